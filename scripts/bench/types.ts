@@ -1,0 +1,27 @@
+/** One printed figure of `npm run bench`. */
+export interface BenchRow {
+  /** What was measured, e.g. "jose ES256 sign". */
+  name: string;
+  value: number;
+  unit: string;
+  /** Optional ratio against a baseline measured in the same run, with the target it is held to. */
+  ratio?: { against: string; value: number; target?: string };
+  note?: string;
+}
+
+/** A bench module's default export. */
+export type Bench = () => Promise<BenchRow[]>;
+
+/** Runs `fn` repeatedly for about `ms` milliseconds and returns operations per second. */
+export async function opsPerSecond(fn: () => unknown | Promise<unknown>, ms = 1500): Promise<number> {
+  for (let i = 0; i < 20; i++) await fn();
+  const start = process.hrtime.bigint();
+  const limit = BigInt(ms) * 1_000_000n;
+  let n = 0;
+  let elapsed = 0n;
+  while ((elapsed = process.hrtime.bigint() - start) < limit) {
+    await fn();
+    n++;
+  }
+  return (n * 1e9) / Number(elapsed);
+}
