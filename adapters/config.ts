@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** Everything the services read from the environment, resolved once (decisions section 1). */
+export interface Config {
+  host: string;
+  port: number;
+  walletPort: number;
+  spiffePort: number;
+  baseUrl: string;
+  walletUrl: string;
+  walletBackendOrigin: string;
+  showcaseBaseUrl: string;
+  dataDir: string;
+  rateLimitPerMinute: number;
+  trustProxy: string[] | false;
+  vendor: string;
+  commit: string;
+  repositoryUrl?: string;
+  version: string;
+  env: Record<string, string | undefined>;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function integer(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, not "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = integer(env, 'PORT', 3000);
+  const walletPort = integer(env, 'WALLET_PORT', 3001);
+  const spiffePort = integer(env, 'SPIFFE_PORT', 8080);
+  const baseUrl = trimSlash(env.BASE_URL || `http://localhost:${port}`);
+  const walletUrl = trimSlash(env.WALLET_URL || `http://localhost:${walletPort}`);
+  const config: Config = {
+    host,
+    port,
+    walletPort,
+    spiffePort,
+    baseUrl,
+    walletUrl,
+    walletBackendOrigin: trimSlash(env.WALLET_BACKEND_ORIGIN || walletUrl),
+    showcaseBaseUrl: trimSlash(env.SHOWCASE_BASE_URL || `http://localhost:${spiffePort}`),
+    dataDir: resolve(env.DATA_DIR || './data'),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100),
+    trustProxy: env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()).filter(Boolean) : false,
+    vendor: env.AGENT_AUTH_VENDOR || 'portico',
+    commit: env.BUILD_COMMIT || gitCommit(),
+    repositoryUrl: env.REPOSITORY_URL ? trimSlash(env.REPOSITORY_URL) : undefined,
+    version: '0.1.0',
+    env,
+    ...overrides,
+  };
+  return config;
+}

@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import type { RevocationEntry } from '../../../projections/revocation-feed.ts';
+import type { MainContext } from '../main/context.ts';
+import { bearerToken, invalidToken } from './bearer.ts';
+
+const LONG_POLL_MS = 25_000;
+const KEEPALIVE_MS = 15_000;
+
+/** Revocation SETs: Server-Sent Events (resumable) and RFC 8936 poll delivery. */
+export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  const { securityEvents, pollDelivery } = ctx;
+  const feed = securityEvents.feed;
+
+  app.get('/agentauth/events', {
+    schema: {
+      summary: 'Revocation Security Event Tokens as Server-Sent Events; resume with Last-Event-ID',
+      tags: ['agentauth'],
+      querystring: { type: 'object', properties: { after: { type: 'integer', minimum: 0 } } },
+    },
+  }, async (request, reply) => {
+    const header = request.headers['last-event-id'];
+    const fromHeader = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+    let cursor = fromHeader ?? (request.query as { after?: number }).after ?? 0;
+
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 3000\n\n');
+
+    let sending = Promise.resolve();
+    const send = (entries: RevocationEntry[]) => {
+      sending = sending.then(async () => {
+        for (const entry of entries) {
+          if (entry.sequence <= cursor) continue;
+          const jwt = await securityEvents.token(entry);
+          cursor = entry.sequence;
+          res.write(`id: ${entry.sequence}\nevent: set\ndata: ${jwt}\n\n`);
+        }
+      });
+    };
+    const listener = (entry: RevocationEntry) => send([entry]);
+    feed.added.on('entry', listener);
+    for (let page = feed.after(cursor, 500); page.length > 0; page = feed.after(page[page.length - 1].sequence, 500)) send(page);
+
+    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+    const stop = () => {
+      clearInterval(keepalive);
+      feed.added.off('entry', listener);
+    };
+    request.raw.on('close', stop);
+    ctx.onClose.push(() => {
+      stop();
+      res.end();
+    });
+  });
+
+  app.post('/agentauth/events/poll', {
+    schema: {
+      summary: 'RFC 8936 poll delivery of revocation SETs for the bearer agent',
+      tags: ['agentauth'],
+      security: [{ bearer: [] }],
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          maxEvents: { type: 'integer', minimum: 0, maximum: 1000 },
+          returnImmediately: { type: 'boolean' },
+          ack: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 200 } },
+          setErrs: {
+            type: 'object',
+            maxProperties: 1000,
+            additionalProperties: {
+              type: 'object',
+              required: ['err', 'description'],
+              properties: { err: { type: 'string', maxLength: 200 }, description: { type: 'string', maxLength: 2000 } },
+            },
+          },
+        },
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: { sets: { type: 'object', additionalProperties: { type: 'string' } }, moreAvailable: { type: 'boolean' } },
+        },
+        401: { $ref: 'OAuthError#' },
+      },
+    },
+  }, async (request) => {
+    const token = bearerToken(request);
+    if (!token) throw invalidToken('An agent access token identifies the receiver');
+    const claims = await ctx.agentAuth.tokens.verifyAccessToken(token, ctx.clock.now());
+    if (!claims) throw invalidToken('The access token is invalid or expired');
+    const body = (request.body ?? {}) as Parameters<typeof pollDelivery.poll>[1];
+    const first = await pollDelivery.poll(claims.sub, body);
+    if (Object.keys(first.sets).length > 0 || body.returnImmediately === true || body.maxEvents === 0) return first;
+    // Long poll (RFC 8936 section 2.4): wait for the next revocation, or answer empty at the deadline.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        feed.added.off('entry', done);
+        resolve();
+      };
+      const timer = setTimeout(done, LONG_POLL_MS);
+      feed.added.on('entry', done);
+      request.raw.on('close', done);
+    });
+    return pollDelivery.pending(claims.sub, body.maxEvents ?? 100);
+  });
+}

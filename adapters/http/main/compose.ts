@@ -1,0 +1,130 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../../config.ts';
+import { FileKeyRing } from '../../keys/file-key-ring.ts';
+import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
+import { systemClock, type Clock } from '../../../services/clock.ts';
+import type { SigningAlg } from '../../../services/keys.ts';
+import { AgentRegistry } from '../../../projections/agent-registry.ts';
+import { RevocationFeed } from '../../../projections/revocation-feed.ts';
+import { ProjectionRunner } from '../../../projections/runner.ts';
+import type { Projection } from '../../../projections/types.ts';
+import { AgentAuthService } from '../../../services/agentauth/service.ts';
+import { agentAuthSettings } from '../../../services/agentauth/settings.ts';
+import { AgentTokens } from '../../../services/agentauth/tokens.ts';
+import { SecurityEvents } from '../../../services/agentauth/security-events.ts';
+import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
+import { installErrorHandling } from '../error-handling.ts';
+import { installRateLimit } from '../rate-limit.ts';
+import { escapeHtml, html, layout } from '../pages/html.ts';
+import type { MainContext } from './context.ts';
+import { MAIN_KEYS, MAIN_PROJECTIONS, MAIN_ROUTES } from './routes.ts';
+
+export interface MainOrigin {
+  app: FastifyInstance;
+  ctx: MainContext;
+  /** Stops accepting requests, lets in-flight ones finish, then closes the event log. */
+  close(): Promise<void>;
+}
+
+export interface MainOptions {
+  clock?: Clock;
+  /** Fastify logger; off by default in tests. */
+  logger?: boolean;
+}
+
+const JSON_BODY_LIMIT = 64 * 1024;
+
+/** Pages answer 404 with HTML; everything else with JSON. */
+const isPage = (path: string) => !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(path) && !/\.(json|txt|md|xml)$/.test(path);
+
+export async function createMainOrigin(config: Config, options: MainOptions = {}): Promise<MainOrigin> {
+  const clock = options.clock ?? systemClock;
+  mkdirSync(config.dataDir, { recursive: true });
+  const keyList: Array<[string, SigningAlg]> = [['agentauth', 'ES256'], ...MAIN_KEYS];
+  const keys = await FileKeyRing.open(config.dataDir, keyList);
+  const log = new SqliteEventLog(join(config.dataDir, 'main.db'));
+
+  const registry = new AgentRegistry();
+  const feed = new RevocationFeed();
+  const projections: Projection[] = [registry, feed, ...MAIN_PROJECTIONS.map((make) => make())];
+  const runner = new ProjectionRunner(log.db, log, projections);
+  runner.start();
+
+  const settings = agentAuthSettings(config.baseUrl, config.vendor);
+  const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock);
+  const securityEvents = new SecurityEvents(feed, keys, settings);
+
+  const ctx: MainContext = {
+    config,
+    clock,
+    log,
+    keys,
+    projections: runner,
+    registry,
+    agentAuth,
+    securityEvents,
+    pollDelivery: new PollDelivery(log, securityEvents, clock),
+    originMetadata: {},
+    apiEndpoints: {
+      health: '/health',
+      agent_registration: '/agentauth/identity',
+      agent_claim: '/agentauth/identity/claim',
+      agent_token: '/agentauth/token',
+      agent_revocation: '/agentauth/revoke',
+      agent_events: '/agentauth/events',
+      agent_auth_guide: '/auth.md',
+      authorization_server_metadata: '/.well-known/oauth-authorization-server',
+    },
+    health: {},
+    onClose: [],
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: config.trustProxy === false ? false : config.trustProxy,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+  app.addSchema({
+    $id: 'OAuthError',
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  });
+  installErrorHandling(app, {
+    isPage,
+    renderNotFoundPage: (request) =>
+      layout('Not found', html`<h1>Not found</h1><p>Nothing lives at <code>${escapeHtml(request.url.split('?')[0])}</code>.</p><p><a href="/">Back to the start</a></p>`),
+  });
+  await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
+  // Collects every route's schema from here on: the OpenAPI contract is generated from what validates.
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Portico gateway', version: config.version, description: 'The main origin of the Portico identity-protocol sandbox.' },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await installRateLimit(app, config.rateLimitPerMinute);
+  for (const plugin of MAIN_ROUTES) await plugin(app, ctx);
+
+  let closed = false;
+  return {
+    app,
+    ctx,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const hook of ctx.onClose) await hook();
+      await app.close();
+      runner.stop();
+      await log.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { SqliteEventLog } from '../../store/sqlite-event-log.ts';
+import type { Clock } from '../../../services/clock.ts';
+import type { KeyRing } from '../../../services/keys.ts';
+import type { ProjectionRunner } from '../../../projections/runner.ts';
+import type { AgentRegistry } from '../../../projections/agent-registry.ts';
+import type { AgentAuthService } from '../../../services/agentauth/service.ts';
+import type { SecurityEvents } from '../../../services/agentauth/security-events.ts';
+import type { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
+
+/** Everything the main origin's route plugins are given; built once in `compose.ts`. */
+export interface MainContext {
+  config: Config;
+  clock: Clock;
+  log: SqliteEventLog;
+  keys: KeyRing;
+  projections: ProjectionRunner;
+  registry: AgentRegistry;
+  agentAuth: AgentAuthService;
+  securityEvents: SecurityEvents;
+  pollDelivery: PollDelivery;
+  /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */
+  originMetadata: Record<string, unknown>;
+  /** Named entries of `GET /api`'s `endpoints` map. */
+  apiEndpoints: Record<string, string>;
+  /** Members of `GET /health`, each computed per request. */
+  health: Record<string, () => unknown>;
+  /** Called, in order, on shutdown before the event log closes. */
+  onClose: Array<() => Promise<void> | void>;
+}
+
+export type RoutePlugin = (app: FastifyInstance, ctx: MainContext) => Promise<void> | void;

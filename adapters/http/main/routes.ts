@@ -1,0 +1,21 @@
+import type { SigningAlg } from '../../../services/keys.ts';
+import type { Projection } from '../../../projections/types.ts';
+import { agentAuthApiRoutes } from '../agentauth/api-routes.ts';
+import { claimPageRoutes } from '../agentauth/claim-page.ts';
+import { agentAuthEventRoutes } from '../agentauth/event-routes.ts';
+import { agentAuthMetadataRoutes } from '../agentauth/metadata-routes.ts';
+import type { RoutePlugin } from './context.ts';
+import { coreRoutes } from './core-routes.ts';
+
+/**
+ * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
+ * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
+ * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
+ */
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, agentAuthMetadataRoutes];
+
+/** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
+export const MAIN_KEYS: Array<[string, SigningAlg]> = [];
+
+/** Projections besides the agent registry and revocation feed. */
+export const MAIN_PROJECTIONS: Array<() => Projection> = [];

@@ -1,0 +1,153 @@
+import { assign, setup } from 'xstate';
+import { CLAIM_CODE_LIFETIME_MS, canDecide, pollOutcome, type Claim, type PollOutcome } from './claim-polling.ts';
+
+/**
+ * The agent lifecycle of spec section 3: registration, single-use assertion redemption, the claim
+ * ceremony, revocation. Every event is a fact the log keeps; `at` is its time in epoch milliseconds.
+ * Secrets never enter: claim tokens, jti values and user codes appear only as SHA-256 hashes.
+ */
+export interface AssertionRecord {
+  /** Epoch seconds, as in the JWT. */
+  exp: number;
+  nbf: number;
+  claimed: boolean;
+  redeemedAt?: number;
+}
+
+export interface AgentContext {
+  agentId: string;
+  claimTokenHash: string;
+  registeredAt: number;
+  assertions: Record<string, AssertionRecord>;
+  claim?: Claim;
+  ownerEmail?: string;
+  claimedAt?: number;
+  revokedAt?: number;
+  /** What the last accepted poll answered. */
+  lastPoll?: PollOutcome;
+}
+
+export interface IssuedAssertion {
+  jtiHash: string;
+  exp: number;
+  nbf: number;
+}
+
+export type AgentEvent =
+  | { type: 'agent.registered'; at: number; agentId: string; claimTokenHash: string; assertion: IssuedAssertion }
+  | { type: 'agent.assertion_redeemed'; at: number; jtiHash: string }
+  | { type: 'agent.claim_started'; at: number; userCodeHash: string; email: string }
+  | { type: 'agent.claim_polled'; at: number; assertion?: IssuedAssertion }
+  | { type: 'agent.claim_approved'; at: number; userCodeHash: string }
+  | { type: 'agent.claim_declined'; at: number; userCodeHash: string }
+  | { type: 'agent.revoked'; at: number };
+
+export type AgentState = 'unregistered' | 'unclaimed' | 'claiming' | 'claimed' | 'revoked';
+
+type E<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
+
+const record = (a: IssuedAssertion, claimed: boolean): Record<string, AssertionRecord> => ({
+  [a.jtiHash]: { exp: a.exp, nbf: a.nbf, claimed },
+});
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
+  },
+  guards: {
+    assertionRedeemable: ({ context }, e: E<'agent.assertion_redeemed'>) => {
+      const a = context.assertions[e.jtiHash];
+      const now = Math.floor(e.at / 1000);
+      return a !== undefined && a.redeemedAt === undefined && now < a.exp && now >= a.nbf;
+    },
+    pollGrants: ({ context }, e: E<'agent.claim_polled'>) =>
+      context.claim !== undefined && pollOutcome(context.claim, e.at) === 'granted' && e.assertion !== undefined,
+    pollWithoutGrant: ({ context }, e: E<'agent.claim_polled'>) =>
+      context.claim !== undefined && pollOutcome(context.claim, e.at) !== 'granted' && e.assertion === undefined,
+    personMayDecide: ({ context }, e: E<'agent.claim_approved'> | E<'agent.claim_declined'>) =>
+      canDecide(context.claim, e.userCodeHash, e.at),
+  },
+  actions: {
+    redeem: assign({
+      assertions: ({ context }, e: E<'agent.assertion_redeemed'>) => ({
+        ...context.assertions,
+        [e.jtiHash]: { ...context.assertions[e.jtiHash], redeemedAt: e.at },
+      }),
+    }),
+    startClaim: assign({
+      claim: (_, e: E<'agent.claim_started'>): Claim => ({
+        userCodeHash: e.userCodeHash,
+        email: e.email,
+        startedAt: e.at,
+        expiresAt: e.at + CLAIM_CODE_LIFETIME_MS,
+        status: 'pending',
+      }),
+      lastPoll: undefined,
+    }),
+    recordPoll: assign(({ context }, e: E<'agent.claim_polled'>) => {
+      const claim = context.claim!;
+      const outcome = pollOutcome(claim, e.at);
+      const status = outcome === 'expired_token' ? 'expired' : claim.status;
+      return { claim: { ...claim, status, lastPollAt: e.at }, lastPoll: outcome };
+    }),
+    grant: assign(({ context }, e: E<'agent.claim_polled'>) => ({
+      assertions: { ...context.assertions, ...record(e.assertion!, true) },
+      ownerEmail: context.claim!.email,
+      claimedAt: e.at,
+      claim: undefined,
+      lastPoll: 'granted' as const,
+    })),
+    approve: assign({ claim: ({ context }) => ({ ...context.claim!, status: 'approved' as const }) }),
+    decline: assign({ claim: ({ context }) => ({ ...context.claim!, status: 'declined' as const }) }),
+    revoke: assign({ revokedAt: (_, e: E<'agent.revoked'>) => e.at, claim: undefined }),
+  },
+}).createMachine({
+  id: 'agent',
+  initial: 'unregistered',
+  context: { agentId: '', claimTokenHash: '', registeredAt: 0, assertions: {} },
+  states: {
+    unregistered: {
+      on: {
+        'agent.registered': {
+          target: 'unclaimed',
+          actions: assign(({ event: e }) => ({
+            agentId: e.agentId,
+            claimTokenHash: e.claimTokenHash,
+            registeredAt: e.at,
+            assertions: record(e.assertion, false),
+          })),
+        },
+      },
+    },
+    unclaimed: {
+      on: {
+        'agent.assertion_redeemed': { guard: { type: 'assertionRedeemable', params: ({ event }) => event }, actions: { type: 'redeem', params: ({ event }) => event } },
+        'agent.claim_started': { target: 'claiming', actions: { type: 'startClaim', params: ({ event }) => event } },
+        'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
+      },
+    },
+    claiming: {
+      on: {
+        'agent.assertion_redeemed': { guard: { type: 'assertionRedeemable', params: ({ event }) => event }, actions: { type: 'redeem', params: ({ event }) => event } },
+        'agent.claim_started': { target: 'claiming', reenter: true, actions: { type: 'startClaim', params: ({ event }) => event } },
+        'agent.claim_polled': [
+          { guard: { type: 'pollGrants', params: ({ event }) => event }, target: 'claimed', actions: { type: 'grant', params: ({ event }) => event } },
+          { guard: { type: 'pollWithoutGrant', params: ({ event }) => event }, actions: { type: 'recordPoll', params: ({ event }) => event } },
+        ],
+        'agent.claim_approved': { guard: { type: 'personMayDecide', params: ({ event }) => event }, actions: 'approve' },
+        'agent.claim_declined': { guard: { type: 'personMayDecide', params: ({ event }) => event }, actions: 'decline' },
+        'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
+      },
+    },
+    claimed: {
+      on: {
+        'agent.assertion_redeemed': { guard: { type: 'assertionRedeemable', params: ({ event }) => event }, actions: { type: 'redeem', params: ({ event }) => event } },
+        'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
+      },
+    },
+    revoked: { type: 'final' },
+  },
+});
+
+export const scopeFor = (claimed: boolean) => (claimed ? 'agent:read agent:write' : 'agent:read');

@@ -1,0 +1,29 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * What one receiver of the revocation feed has acknowledged (RFC 8936 section 2.4): a poll with `ack`
+ * records the jti values, and acknowledged tokens are not delivered to that receiver again.
+ */
+export interface SetReceiverContext {
+  acknowledged: string[];
+}
+
+export type SetReceiverEvent = { type: 'sets.acknowledged'; at: number; jtis: string[] };
+
+export const setReceiverMachine = setup({
+  types: { context: {} as SetReceiverContext, events: {} as SetReceiverEvent },
+  guards: {
+    addsSomething: ({ context }, e: SetReceiverEvent) => e.jtis.some((j) => !context.acknowledged.includes(j)),
+  },
+}).createMachine({
+  id: 'setReceiver',
+  context: { acknowledged: [] },
+  on: {
+    'sets.acknowledged': {
+      guard: { type: 'addsSomething', params: ({ event }) => event },
+      actions: assign({
+        acknowledged: ({ context, event }) => [...new Set([...context.acknowledged, ...event.jtis])],
+      }),
+    },
+  },
+});

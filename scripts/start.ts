@@ -1,0 +1,39 @@
+import { loadConfig } from '../adapters/config.ts';
+
+import { SERVICES, type ServiceName, type RunningService } from '../adapters/services.ts';
+
+/**
+ * `npm start` runs every service of the deployment in one process; `npm start -- main` (or
+ * `npm run start:main`, `start:wallet`, `start:spiffe`) runs one. SIGTERM/SIGINT close HTTP, let
+ * in-flight requests and appends finish, then close SQLite.
+ */
+const config = loadConfig();
+const wanted = (process.argv[2] ? [process.argv[2]] : Object.keys(SERVICES)) as ServiceName[];
+for (const name of wanted) {
+  if (!(name in SERVICES)) {
+    console.error(`unknown service "${name}"; choose one of ${Object.keys(SERVICES).join(', ')}`);
+    process.exit(2);
+  }
+}
+
+const running: RunningService[] = [];
+try {
+  for (const name of wanted) running.push(await SERVICES[name]!(config));
+} catch (error) {
+  console.error(`portico: could not start: ${(error as Error).message}`);
+  for (const s of running) await s.close();
+  process.exit(1);
+}
+for (const s of running) console.log(`portico: ${s.name} listening on ${s.url}`);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`portico: ${signal}, shutting down`);
+  for (const s of running) await s.close();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+

@@ -1,0 +1,98 @@
+import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
+import { OAuthError } from '../errors.ts';
+import { BoundedCache } from './bounded-cache.ts';
+import { fold, persistedState, restore, toMachineEvent } from './fold.ts';
+
+/** Every machine event carries its time. */
+type Timed = { type: string; at: number };
+
+export interface Loaded<M extends AnyStateMachine> {
+  snapshot: SnapshotFrom<M>;
+  version: number;
+}
+
+export type Outcome<M extends AnyStateMachine> =
+  | { accepted: true; snapshot: SnapshotFrom<M>; version: number; events: StoredEvent[] }
+  | { accepted: false; snapshot: SnapshotFrom<M>; version: number };
+
+/** A command: an event, or a decision made from the actor's current state (inside its turn). */
+export type Command<M extends AnyStateMachine> =
+  | (EventFromLogic<M> & Timed)
+  | ((current: Loaded<M>) => (EventFromLogic<M> & Timed) | undefined | Promise<(EventFromLogic<M> & Timed) | undefined>);
+
+const MAX_CONFLICT_RETRIES = 3;
+
+/**
+ * Actors whose state is the fold of their stream through a pure machine. A command becomes a machine
+ * event; if the machine accepts it, the event is appended with the expected version (snapshot cached in
+ * the same transaction) and only then does the in-memory state move. Commands on one stream run one at
+ * a time; actors not in memory are rebuilt from their snapshot and the events after it.
+ */
+export class ActorRuntime<M extends AnyStateMachine> {
+  private readonly cache: BoundedCache<string, Loaded<M>>;
+  private readonly turns = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly log: EventLog,
+    readonly machine: M,
+    readonly streamPrefix: string,
+    cacheSize = 10_000,
+  ) {
+    this.cache = new BoundedCache(cacheSize);
+  }
+
+  streamId(id: string): string {
+    return `${this.streamPrefix}:${id}`;
+  }
+
+  /** The actor's current state, from memory or rebuilt from the log. */
+  async get(id: string): Promise<Loaded<M>> {
+    return this.cache.get(id) ?? this.load(id);
+  }
+
+  /** Runs one command in the actor's turn. */
+  execute(id: string, command: Command<M>): Promise<Outcome<M>> {
+    const previous = this.turns.get(id) ?? Promise.resolve();
+    const turn = previous.then(() => this.run(id, command));
+    const settled = turn.catch(() => undefined);
+    this.turns.set(id, settled);
+    void settled.then(() => {
+      if (this.turns.get(id) === settled) this.turns.delete(id);
+    });
+    return turn;
+  }
+
+  private async run(id: string, command: Command<M>): Promise<Outcome<M>> {
+    for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
+      const current = await this.get(id);
+      const event = typeof command === 'function' ? await (command as (c: Loaded<M>) => unknown)(current) as EventFromLogic<M> & Timed : command;
+      if (!event || !(current.snapshot as AnyMachineSnapshot).can(event)) return { accepted: false, ...current };
+      const [next] = transition(this.machine, current.snapshot, event);
+      const { type, at, ...data } = event;
+      const record: NewEvent = { type, at, data };
+      try {
+        const events = await this.log.append(this.streamId(id), current.version, [record], persistedState(next));
+        const loaded = { snapshot: next as SnapshotFrom<M>, version: current.version + 1 };
+        this.cache.set(id, loaded);
+        return { accepted: true, ...loaded, events };
+      } catch (error) {
+        if (!(error instanceof VersionConflict)) throw error;
+        this.cache.delete(id); // another writer moved the stream: rebuild and decide again
+      }
+    }
+    throw new OAuthError('temporarily_unavailable', 'The resource is busy; try again', 503);
+  }
+
+  private async load(id: string): Promise<Loaded<M>> {
+    const streamId = this.streamId(id);
+    const stored = await this.log.loadSnapshot(streamId);
+    const rest = await this.log.readStream(streamId, stored?.version ?? 0);
+    const snapshot = fold(this.machine, rest, stored ? restore(this.machine, stored.state) : undefined);
+    const loaded = { snapshot: snapshot as SnapshotFrom<M>, version: (stored?.version ?? 0) + rest.length };
+    this.cache.set(id, loaded);
+    return loaded;
+  }
+}
+
+export { toMachineEvent };

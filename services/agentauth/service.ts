@@ -1,0 +1,191 @@
+import { agentMachine, scopeFor } from '../../machines/agent.ts';
+import { pollOutcome } from '../../machines/claim-polling.ts';
+import type { AgentRegistry } from '../../projections/agent-registry.ts';
+import { ActorRuntime } from '../actors/runtime.ts';
+import type { Clock } from '../clock.ts';
+import { OAuthError, invalidRequest } from '../errors.ts';
+import type { EventLog } from '../event-log.ts';
+import { randomBase32, randomToken, sha256 } from '../crypto/random.ts';
+import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, type AgentAuthSettings } from './settings.ts';
+import { AgentTokens, INVALID_ASSERTION, type AgentAccessClaims } from './tokens.ts';
+import { newUserCode, userCodeHash } from './user-code.ts';
+import { CLAIM_CODE_LIFETIME_MS, CLAIM_POLL_INTERVAL_MS } from '../../machines/claim-polling.ts';
+
+export interface Registration {
+  identity_assertion: string;
+  agent_id: string;
+  claim_token: string;
+  identity_type: 'anonymous';
+  claimed: false;
+  expires_in: number;
+  token_endpoint: string;
+  claim_endpoint: string;
+  grant_type: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  identity_assertion?: string;
+  claimed?: true;
+}
+
+export type Decision = 'approve' | 'decline';
+
+// A reasonable email shape; the sandbox sends no mail, so deliverability is not checked.
+const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+const POLL_ERRORS: Record<string, string> = {
+  expired_token: 'The user code has expired; start the claim again for a new one',
+  slow_down: `Polling faster than every ${CLAIM_POLL_INTERVAL_MS / 1000} seconds; wait longer between polls`,
+  access_denied: 'The person declined the claim',
+  authorization_pending: 'The person has not approved the claim yet',
+};
+
+/** Agent self-registration: the use cases of spec section 3's agent lifecycle. */
+export class AgentAuthService {
+  readonly agents: ActorRuntime<typeof agentMachine>;
+  readonly tokens: AgentTokens;
+
+  constructor(
+    log: EventLog,
+    private readonly registry: AgentRegistry,
+    tokens: AgentTokens,
+    readonly settings: AgentAuthSettings,
+    private readonly clock: Clock,
+  ) {
+    this.agents = new ActorRuntime(log, agentMachine, 'agent');
+    this.tokens = tokens;
+  }
+
+  async register(type: unknown): Promise<Registration> {
+    if (type === undefined || type === null || type === '') throw invalidRequest('type is required; use "anonymous"');
+    if (type !== 'anonymous') {
+      throw new OAuthError('unsupported_identity_type', 'Only the "anonymous" identity type is accepted; this deployment federates with no external agent provider');
+    }
+    const at = this.clock.now();
+    const agentId = `agent-${randomBase32(16)}`;
+    const claimToken = randomToken(32);
+    const assertion = await this.tokens.issueAssertion(agentId, false, at, 1);
+    const outcome = await this.agents.execute(agentId, {
+      type: 'agent.registered',
+      at,
+      agentId,
+      claimTokenHash: sha256(claimToken),
+      assertion: assertion.record,
+    });
+    if (!outcome.accepted) throw new OAuthError('temporarily_unavailable', 'Registration could not be recorded; try again', 503);
+    return {
+      identity_assertion: assertion.jwt,
+      agent_id: agentId,
+      claim_token: claimToken,
+      identity_type: 'anonymous',
+      claimed: false,
+      expires_in: ASSERTION_LIFETIME_S,
+      token_endpoint: `${this.settings.issuer}/token`,
+      claim_endpoint: `${this.settings.issuer}/identity/claim`,
+      grant_type: JWT_BEARER_GRANT,
+    };
+  }
+
+  /** RFC 7523 section 2.1: a valid, unused identity assertion for a registered agent. */
+  async redeemAssertion(assertion: string): Promise<TokenResponse> {
+    const at = this.clock.now();
+    const { agentId, jtiHash } = await this.tokens.verifyAssertion(assertion, at);
+    const outcome = await this.agents.execute(agentId, { type: 'agent.assertion_redeemed', at, jtiHash });
+    if (!outcome.accepted) throw new OAuthError('invalid_grant', INVALID_ASSERTION);
+    const scope = scopeFor(outcome.snapshot.value === 'claimed');
+    return this.tokenResponse(agentId, scope, at);
+  }
+
+  async startClaim(claimToken: string, email: string): Promise<{ user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number }> {
+    if (!EMAIL.test(email) || email.length > 254) throw invalidRequest('email must be an email address');
+    const agent = this.agentByClaimToken(claimToken);
+    const at = this.clock.now();
+    const userCode = newUserCode();
+    const outcome = await this.agents.execute(agent.agent_id, { type: 'agent.claim_started', at, userCodeHash: userCodeHash(userCode), email });
+    if (!outcome.accepted) {
+      throw new OAuthError('invalid_grant', outcome.snapshot.value === 'claimed' ? 'The agent is already claimed' : 'The claim token is unknown or revoked');
+    }
+    const verificationUri = `${this.settings.issuer}/claim`;
+    return {
+      user_code: userCode,
+      verification_uri: verificationUri,
+      verification_uri_complete: `${verificationUri}?user_code=${encodeURIComponent(userCode)}`,
+      expires_in: CLAIM_CODE_LIFETIME_MS / 1000,
+      interval: CLAIM_POLL_INTERVAL_MS / 1000,
+    };
+  }
+
+  /** The claim grant: RFC 8628 section 3.5 polling, answered from the agent's claim. */
+  async pollClaim(claimToken: string): Promise<TokenResponse> {
+    const agent = this.agentByClaimToken(claimToken);
+    const at = this.clock.now();
+    let replacement: { jwt: string } | undefined;
+    const outcome = await this.agents.execute(agent.agent_id, async ({ snapshot }) => {
+      const claim = snapshot.context.claim;
+      if (snapshot.value !== 'claiming' || !claim) return undefined;
+      if (pollOutcome(claim, at) !== 'granted') return { type: 'agent.claim_polled', at };
+      const issued = await this.tokens.issueAssertion(agent.agent_id, true, at, 2);
+      replacement = issued;
+      return { type: 'agent.claim_polled', at, assertion: issued.record };
+    });
+    if (!outcome.accepted) throw new OAuthError('invalid_grant', 'No claim is in progress for this claim token');
+    const result = outcome.snapshot.context.lastPoll!;
+    if (result !== 'granted') throw new OAuthError(result, POLL_ERRORS[result]);
+    return {
+      ...(await this.tokenResponse(agent.agent_id, scopeFor(true), at)),
+      identity_assertion: replacement!.jwt,
+      claimed: true,
+    };
+  }
+
+  /** The person's answer on the claim page. Returns the agent id decided on. */
+  async decide(userCode: string, decision: Decision): Promise<string> {
+    const hash = userCodeHash(userCode);
+    const agent = this.registry.byUserCodeHash(hash);
+    if (!agent) throw new OAuthError('invalid_grant', 'This code is unknown or has expired');
+    const at = this.clock.now();
+    const type = decision === 'approve' ? 'agent.claim_approved' : 'agent.claim_declined';
+    const outcome = await this.agents.execute(agent.agent_id, { type, at, userCodeHash: hash });
+    if (!outcome.accepted) throw new OAuthError('invalid_grant', 'This code is unknown, already used or has expired');
+    return agent.agent_id;
+  }
+
+  /** RFC 7009 section 2.2: the same answer whether or not the token was recognised. */
+  async revoke(token: string): Promise<void> {
+    const agent = this.registry.byClaimTokenHash(sha256(token));
+    if (!agent || agent.standing === 'revoked') return;
+    await this.agents.execute(agent.agent_id, { type: 'agent.revoked', at: this.clock.now() });
+  }
+
+  /** The resource agent access tokens open: who the bearer is, as the log says now. */
+  async me(claims: AgentAccessClaims): Promise<{ agent_id: string; claimed: boolean; owner_email?: string; scope: string; revoked: boolean }> {
+    const { snapshot } = await this.agents.get(claims.sub);
+    const ctx = snapshot.context;
+    return {
+      agent_id: claims.sub,
+      claimed: ctx.claimedAt !== undefined,
+      ...(ctx.ownerEmail ? { owner_email: ctx.ownerEmail } : {}),
+      scope: claims.scope,
+      revoked: snapshot.value === 'revoked',
+    };
+  }
+
+  private agentByClaimToken(claimToken: string) {
+    const agent = this.registry.byClaimTokenHash(sha256(claimToken));
+    if (!agent || agent.standing === 'revoked') throw new OAuthError('invalid_grant', 'The claim token is unknown or revoked');
+    return agent;
+  }
+
+  private async tokenResponse(agentId: string, scope: string, at: number): Promise<TokenResponse> {
+    return {
+      access_token: await this.tokens.issueAccessToken(agentId, scope, at),
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_LIFETIME_S,
+      scope,
+    };
+  }
+}

@@ -1,0 +1,19 @@
+import type { JWK, KeyObject } from 'jose';
+
+export type SigningAlg = 'ES256' | 'RS256' | 'EdDSA';
+
+export interface SigningKey {
+  kid: string;
+  alg: SigningAlg;
+  privateKey: KeyObject | CryptoKey;
+  publicKey: KeyObject | CryptoKey;
+  publicJwk: JWK;
+}
+
+/** Named sets of signing keys (one per issuer); private keys never leave this port. */
+export interface KeyRing {
+  /** The current signing key of `set` for `alg`; throws if it was not provisioned. */
+  signing(set: string, alg?: SigningAlg): SigningKey;
+  /** The public keys of `set`, as served at its `jwks_uri`. */
+  jwks(set: string): { keys: JWK[] };
+}
