@@ -21,6 +21,8 @@ export interface TestServerOptions {
   /** Reuse a data directory (e.g. to test a restart). */
   dataDir?: string;
   clock?: ManualClock;
+  /** Listen on this port (e.g. the port of a previous run, so issuer URLs stay the same). */
+  port?: number;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
   const clock = options.clock ?? new ManualClock(Date.now());
   // Bind first to learn the port, then build the config around it.
   const net = await import('node:net');
-  const port = await new Promise<number>((resolve, reject) => {
+  const port = options.port ?? await new Promise<number>((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {

@@ -1,0 +1,17 @@
+import type { AnyStateMachine } from 'xstate';
+import { agentMachine } from './agent.ts';
+import { setReceiverMachine } from './set-receiver.ts';
+
+/**
+ * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
+ * Replay and consistency checks use this; a new kind of actor adds its machine here.
+ */
+export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
+  agent: agentMachine,
+  'set-receiver': setReceiverMachine,
+};
+
+export function machineForStream(streamId: string): AnyStateMachine | undefined {
+  const prefix = streamId.slice(0, streamId.indexOf(':'));
+  return MACHINES_BY_STREAM_PREFIX[prefix];
+}
