@@ -32,7 +32,7 @@ export class AgentRegistry implements Projection {
         registered_at    INTEGER NOT NULL,
         claimed_at       INTEGER,
         revoked_at       INTEGER
-      );
+      ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS agent_registry_user_code ON agent_registry (user_code_hash);
     `);
     this.statements = this.prepare(db);
@@ -44,7 +44,7 @@ export class AgentRegistry implements Projection {
 
   private prepare(db: Database.Database) {
     return {
-      insert: db.prepare('INSERT INTO agent_registry (agent_id, claim_token_hash, standing, registered_at) VALUES (?, ?, ?, ?)'),
+      insert: db.prepare('INSERT OR IGNORE INTO agent_registry (agent_id, claim_token_hash, standing, registered_at) VALUES (?, ?, ?, ?)'),
       claimStarted: db.prepare("UPDATE agent_registry SET standing = 'claiming', user_code_hash = ?, pending_email = ? WHERE agent_id = ?"),
       claimed: db.prepare(
         "UPDATE agent_registry SET standing = 'claimed', user_code_hash = NULL, owner_email = pending_email, pending_email = NULL, claimed_at = ? WHERE agent_id = ?",
@@ -57,10 +57,12 @@ export class AgentRegistry implements Projection {
     };
   }
 
-  apply(events: readonly CommittedEvent[]): void {
+  apply(events: readonly CommittedEvent[]): boolean {
     const s = this.statements!;
+    let changed = false;
     for (const committed of events) {
       if (!committed.streamId.startsWith('agent:')) continue;
+      changed = true;
       const agentId = committed.streamId.slice('agent:'.length);
       const e = { ...committed.data, type: committed.type, at: committed.at } as AgentEvent;
       switch (e.type) {
@@ -78,6 +80,7 @@ export class AgentRegistry implements Projection {
           break;
       }
     }
+    return changed;
   }
 
   byId(agentId: string): AgentRow | undefined {

@@ -43,13 +43,16 @@ export class RevocationFeed implements Projection {
     };
   }
 
-  apply(events: readonly CommittedEvent[]): void {
+  apply(events: readonly CommittedEvent[]): boolean {
+    let changed = false;
     for (const e of events) {
       if (e.type !== 'agent.revoked') continue;
+      changed = true;
       const entry: RevocationEntry = { sequence: e.sequence, jti: `set-${e.sequence}`, agent_id: e.streamId.slice('agent:'.length), at: e.at };
       this.statements!.insert.run(entry.sequence, entry.jti, entry.agent_id, entry.at);
       queueMicrotask(() => this.added.emit('entry', entry)); // listeners see it only after the commit
     }
+    return changed;
   }
 
   after(sequence: number, limit = 100): RevocationEntry[] {

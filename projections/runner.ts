@@ -5,16 +5,23 @@ import type { CommittedEvent, Projection } from './types.ts';
 export interface CommittedSource {
   readAllSync(afterSequence: number, limit: number): CommittedEvent[];
   onCommit(listener: (events: readonly CommittedEvent[]) => void): () => void;
+  /** When the log lives in the same database: run inside each append's transaction. */
+  withinAppend?(handler: (events: readonly CommittedEvent[]) => void): () => void;
 }
 
 const BATCH = 5_000;
+/** How far an untouched projection's stored checkpoint may lag (events re-read after a crash). */
+const CHECKPOINT_LAG = 1_000;
 
 /**
  * Keeps projections level with the log: each applies events and advances its checkpoint in one
  * transaction, so a restart resumes exactly where it stopped; `rebuild` starts over from sequence 0.
+ * When the log shares the projections' database, they are applied inside the append's own transaction
+ * (one commit, never behind); otherwise after each commit.
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
+  private readonly saved = new Map<string, number>();
   private readonly getCheckpoint;
   private readonly putCheckpoint;
   private unsubscribe?: () => void;
@@ -34,16 +41,29 @@ export class ProjectionRunner {
   start(): void {
     for (const p of this.projections) {
       p.setup(this.db);
-      this.positions.set(p.name, this.getCheckpoint.get(p.name)?.sequence ?? 0);
+      const checkpoint = this.getCheckpoint.get(p.name)?.sequence ?? 0;
+      this.positions.set(p.name, checkpoint);
+      this.saved.set(p.name, checkpoint);
       this.catchUp(p);
     }
-    this.unsubscribe = this.source.onCommit((events) => {
+    const follow = (events: readonly CommittedEvent[]) => {
       for (const p of this.projections) this.follow(p, events);
-    });
+    };
+    this.unsubscribe = this.source.withinAppend ? this.source.withinAppend(follow) : this.source.onCommit(follow);
   }
 
+  /** Stops following and writes every checkpoint that lags. */
   stop(): void {
     this.unsubscribe?.();
+    for (const p of this.projections) {
+      const at = this.positions.get(p.name) ?? 0;
+      if (at !== this.saved.get(p.name) && this.db.open) this.saveCheckpoint(p.name, at);
+    }
+  }
+
+  private saveCheckpoint(name: string, sequence: number): void {
+    this.putCheckpoint.run(name, sequence);
+    this.saved.set(name, sequence);
   }
 
   rebuild(name: string): void {
@@ -55,6 +75,7 @@ export class ProjectionRunner {
       this.putCheckpoint.run(p.name, 0);
     })();
     this.positions.set(p.name, 0);
+    this.saved.set(p.name, 0);
     this.catchUp(p);
   }
 
@@ -79,10 +100,13 @@ export class ProjectionRunner {
 
   private applyBatch(p: Projection, events: readonly CommittedEvent[]): void {
     const last = events[events.length - 1].sequence;
-    this.db.transaction(() => {
-      p.apply(events);
-      this.putCheckpoint.run(p.name, last);
-    })();
+    const apply = () => {
+      const changed = p.apply(events) !== false;
+      if (changed || last - (this.saved.get(p.name) ?? 0) >= CHECKPOINT_LAG) this.saveCheckpoint(p.name, last);
+    };
+    // Inside an append the outer transaction already makes this atomic with the events.
+    if (this.db.inTransaction) apply();
+    else this.db.transaction(apply)();
     this.positions.set(p.name, last);
   }
 }

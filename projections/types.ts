@@ -17,6 +17,9 @@ export interface Projection {
   setup(db: Database.Database): void;
   /** Drops the tables, so the runner can rebuild from sequence 0. */
   drop(db: Database.Database): void;
-  /** Applies committed events in order; runs inside the runner's transaction. */
-  apply(events: readonly CommittedEvent[]): void;
+  /**
+   * Applies committed events in order, inside the runner's transaction. Returns false when none of
+   * them concerned this read model (its checkpoint may then be written later, in a batch).
+   */
+  apply(events: readonly CommittedEvent[]): boolean | void;
 }

@@ -20,10 +20,10 @@ export function migrate(db: Database.Database): void {
       stream_id TEXT PRIMARY KEY,
       version   INTEGER NOT NULL,
       state     TEXT    NOT NULL
-    );
+    ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS checkpoints (
       name     TEXT PRIMARY KEY,
       sequence INTEGER NOT NULL
-    );
+    ) WITHOUT ROWID;
   `);
 }

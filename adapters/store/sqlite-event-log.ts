@@ -40,6 +40,7 @@ export interface SqliteEventLogOptions {
 export class SqliteEventLog implements EventLog {
   readonly db: Database.Database;
   private readonly bus = new EventEmitter<{ commit: CommitListener }>();
+  private readonly inTransaction: CommitListener[] = [];
   private readonly statements;
   private closed = false;
 
@@ -84,6 +85,7 @@ export class SqliteEventLog implements EventLog {
         stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
       }
       if (snapshot !== undefined) this.statements.snapshotPut.run(streamId, version, JSON.stringify(snapshot));
+      for (const handler of this.inTransaction) handler(stored);
       return stored;
     })();
 
@@ -127,6 +129,18 @@ export class SqliteEventLog implements EventLog {
   async streamIds(prefix = ''): Promise<string[]> {
     // Upper bound of the prefix range: the prefix followed by the highest code point.
     return this.statements.streams.all(prefix, `${prefix}\u{10FFFF}`).map((r) => r.stream_id);
+  }
+
+  /**
+   * Runs `handler` inside each append's transaction: read models in this database then commit (or roll
+   * back) atomically with the events they fold. A handler that throws aborts the append.
+   */
+  withinAppend(handler: CommitListener): () => void {
+    this.inTransaction.push(handler);
+    return () => {
+      const i = this.inTransaction.indexOf(handler);
+      if (i >= 0) this.inTransaction.splice(i, 1);
+    };
   }
 
   onCommit(listener: CommitListener): () => void {

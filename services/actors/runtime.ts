@@ -1,4 +1,4 @@
-import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
 import { OAuthError } from '../errors.ts';
 import { BoundedCache } from './bounded-cache.ts';
@@ -32,6 +32,8 @@ const MAX_CONFLICT_RETRIES = 3;
 export class ActorRuntime<M extends AnyStateMachine> {
   private readonly cache: BoundedCache<string, Loaded<M>>;
   private readonly turns = new Map<string, Promise<unknown>>();
+  /** Snapshots are immutable, so every new actor can start from this one. */
+  private readonly initial: AnyMachineSnapshot;
 
   constructor(
     private readonly log: EventLog,
@@ -40,6 +42,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
     cacheSize = 10_000,
   ) {
     this.cache = new BoundedCache(cacheSize);
+    this.initial = (initialTransition as unknown as (m: AnyStateMachine) => [AnyMachineSnapshot])(machine)[0];
   }
 
   streamId(id: string): string {
@@ -49,6 +52,16 @@ export class ActorRuntime<M extends AnyStateMachine> {
   /** The actor's current state, from memory or rebuilt from the log. */
   async get(id: string): Promise<Loaded<M>> {
     return this.cache.get(id) ?? this.load(id);
+  }
+
+  /**
+   * Runs the first command of a stream the caller has just named (e.g. a fresh random id): no read of
+   * the log is needed. Should the stream exist after all, the append conflicts and the command is
+   * decided again against the stored state.
+   */
+  create(id: string, command: Command<M>): Promise<Outcome<M>> {
+    if (!this.cache.get(id)) this.cache.set(id, { snapshot: this.initial as SnapshotFrom<M>, version: 0 });
+    return this.execute(id, command);
   }
 
   /** Runs one command in the actor's turn. */
@@ -67,8 +80,11 @@ export class ActorRuntime<M extends AnyStateMachine> {
     for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
       const current = await this.get(id);
       const event = typeof command === 'function' ? await (command as (c: Loaded<M>) => unknown)(current) as EventFromLogic<M> & Timed : command;
-      if (!event || !(current.snapshot as AnyMachineSnapshot).can(event)) return { accepted: false, ...current };
+      if (!event) return { accepted: false, ...current };
       const [next] = transition(this.machine, current.snapshot, event);
+      // xstate returns the same snapshot when no transition is enabled; only then ask `can` (an
+      // enabled transition may also leave the snapshot unchanged).
+      if (next === current.snapshot && !(current.snapshot as AnyMachineSnapshot).can(event)) return { accepted: false, ...current };
       const { type, at, ...data } = event;
       const record: NewEvent = { type, at, data };
       try {
@@ -88,7 +104,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
     const streamId = this.streamId(id);
     const stored = await this.log.loadSnapshot(streamId);
     const rest = await this.log.readStream(streamId, stored?.version ?? 0);
-    const snapshot = fold(this.machine, rest, stored ? restore(this.machine, stored.state) : undefined);
+    const snapshot = fold(this.machine, rest, stored ? restore(this.machine, stored.state) : this.initial);
     const loaded = { snapshot: snapshot as SnapshotFrom<M>, version: (stored?.version ?? 0) + rest.length };
     this.cache.set(id, loaded);
     return loaded;

@@ -69,7 +69,7 @@ export class AgentAuthService {
     const agentId = `agent-${randomBase32(16)}`;
     const claimToken = randomToken(32);
     const assertion = await this.tokens.issueAssertion(agentId, false, at, 1);
-    const outcome = await this.agents.execute(agentId, {
+    const outcome = await this.agents.create(agentId, {
       type: 'agent.registered',
       at,
       agentId,

@@ -1,0 +1,181 @@
+import autocannon from 'autocannon';
+
+import { SignJWT, generateKeyPair, jwtVerify } from 'jose';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initialTransition, transition } from 'xstate';
+import { SqliteEventLog } from '../../adapters/store/sqlite-event-log.ts';
+import { agentMachine, type AgentEvent } from '../../machines/agent.ts';
+import { AgentRegistry } from '../../projections/agent-registry.ts';
+import { RevocationFeed } from '../../projections/revocation-feed.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { fold, toMachineEvent } from '../../services/actors/fold.ts';
+import type { StoredEvent } from '../../services/event-log.ts';
+import { startChildServer } from './support/child-server.ts';
+import { opsPerSecond, type Bench, type BenchRow } from './types.ts';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const RESTART_EVENTS = Number(process.env.BENCH_RESTART_EVENTS ?? 1_000_000);
+
+async function joseRates() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwt = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime('1h').sign(privateKey);
+  const sign = await opsPerSecond(() => new SignJWT({ sub: 'x', scope: 'agent:read' }).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(privateKey));
+  const verify = await opsPerSecond(() => jwtVerify(jwt, publicKey));
+  return { sign, verify, signVerify: 1 / (1 / sign + 1 / verify) };
+}
+
+async function httpRates(): Promise<{ register: number; exchange: number }> {
+  const server = await startChildServer();
+  try {
+    const registration = await autocannon({
+      url: `${server.url}/agentauth/identity`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":"anonymous"}',
+      connections: 16,
+      duration: 5,
+    });
+    // Collect fresh assertions for the exchange run (each redeems once).
+    const assertions: string[] = [];
+    while (assertions.length < 12_000) {
+      const batch = await Promise.all(Array.from({ length: 64 }, () =>
+        fetch(`${server.url}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' }).then((r) => r.json() as Promise<{ identity_assertion: string }>)));
+      for (const b of batch) assertions.push(b.identity_assertion);
+    }
+    let next = 0;
+    const exchange = await autocannon({
+      url: `${server.url}/agentauth/token`,
+      connections: 16,
+      amount: assertions.length,
+      requests: [{
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        setupRequest: (req: Record<string, unknown>) => ({ ...req, body: `grant_type=${encodeURIComponent(JWT_BEARER)}&assertion=${assertions[next++ % assertions.length]}` }),
+      }],
+    });
+    if (exchange.non2xx > 0) throw new Error(`${exchange.non2xx} token exchanges failed`);
+    return { register: registration.requests.average, exchange: exchange.requests.average };
+  } finally {
+    await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+function sessionEvents(streams: number): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  let seq = 0;
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < streams; i++) {
+    const at = t0 + i;
+    const s = Math.floor(at / 1000);
+    const events: AgentEvent[] = [
+      { type: 'agent.registered', at, agentId: `agent-${i}`, claimTokenHash: `h${i}`, assertion: { jtiHash: `j${i}`, exp: s + 600, nbf: s } },
+      { type: 'agent.assertion_redeemed', at: at + 10, jtiHash: `j${i}` },
+      { type: 'agent.claim_started', at: at + 20, userCodeHash: `u${i}`, email: 'p@example.com' },
+      { type: 'agent.claim_polled', at: at + 30 },
+      { type: 'agent.claim_approved', at: at + 40, userCodeHash: `u${i}` },
+      { type: 'agent.claim_polled', at: at + 6_000, assertion: { jtiHash: `k${i}`, exp: s + 700, nbf: s + 6 } },
+    ];
+    events.forEach(({ type, at: when, ...data }, v) => out.push({ sequence: ++seq, streamId: `agent:agent-${i}`, version: v + 1, type, at: when, data }));
+  }
+  return out;
+}
+
+async function appendRate(synchronous: 'NORMAL' | 'FULL'): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-log-'));
+  const log = new SqliteEventLog(join(dir, 'events.db'), { synchronous });
+  let i = 0;
+  const rate = await opsPerSecond(() => log.appendSync(`bench:${i}`, 0, [{ type: 'bench.appended', at: i++, data: { i } }]), 1500);
+  await log.close();
+  rmSync(dir, { recursive: true, force: true });
+  return rate;
+}
+
+function replayRates(): { replay: number; bare: number } {
+  const events = sessionEvents(5_000);
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-replay-'));
+  const file = join(dir, 'events.db');
+  const log = new SqliteEventLog(file);
+  const insert = log.db.prepare('INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)');
+  log.db.transaction(() => { for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at); })();
+
+  // Bare: the same machine events, already in memory, through xstate's transition.
+  const machineEvents = events.map(toMachineEvent);
+  let t = performance.now();
+  let s = initialTransition(agentMachine)[0];
+  for (let i = 0; i < machineEvents.length; i++) {
+    if (i % 6 === 0) s = initialTransition(agentMachine)[0];
+    s = transition(agentMachine, s, machineEvents[i] as AgentEvent)[0];
+  }
+  const bare = machineEvents.length / ((performance.now() - t) / 1000);
+
+  // Replay: read from SQLite, parse, group by stream, fold.
+  t = performance.now();
+  const rows = log.db.prepare<[], { sequence: number; stream_id: string; version: number; type: string; data: string; at: number }>('SELECT * FROM events ORDER BY stream_id, version').all();
+  let current: StoredEvent[] = [];
+  let stream = '';
+  for (const r of rows) {
+    if (r.stream_id !== stream && current.length) {
+      fold(agentMachine, current);
+      current = [];
+    }
+    stream = r.stream_id;
+    current.push({ sequence: r.sequence, streamId: r.stream_id, version: r.version, type: r.type, at: r.at, data: JSON.parse(r.data) });
+  }
+  fold(agentMachine, current);
+  const replay = rows.length / ((performance.now() - t) / 1000);
+  void log.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { replay, bare };
+}
+
+/** Fills a data directory with `count` events (and caught-up projections), then times a cold start. */
+async function restartTime(count: number): Promise<{ startMs: number; healthMs: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-restart-'));
+  const log = new SqliteEventLog(join(dir, 'main.db'));
+  const insert = log.db.prepare('INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)');
+  const events = sessionEvents(Math.ceil(count / 6)).slice(0, count);
+  log.db.transaction(() => { for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at); })();
+  const runner = new ProjectionRunner(log.db, log, [new AgentRegistry(), new RevocationFeed()]);
+  runner.start();
+  runner.stop();
+  await log.close();
+  const started = performance.now();
+  const server = await startChildServer({ dataDir: dir });
+  let healthMs = 0;
+  for (;;) {
+    const res = await fetch(`${server.url}/health`).catch(() => undefined);
+    if (res?.status === 200) {
+      healthMs = performance.now() - started;
+      break;
+    }
+  }
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+  return { startMs: server.startMs, healthMs };
+}
+
+const bench: Bench = async () => {
+  const rows: BenchRow[] = [];
+  const jose = await joseRates();
+  rows.push({ name: 'jose ES256 sign (sequential)', value: jose.sign, unit: 'ops/s' });
+  rows.push({ name: 'jose ES256 verify (sequential)', value: jose.verify, unit: 'ops/s' });
+  const http = await httpRates();
+  rows.push({ name: 'POST /agentauth/identity over HTTP (autocannon, 16 conns)', value: http.register, unit: 'req/s', ratio: { against: 'raw sign', value: http.register / jose.sign, target: '>= 0.50' } });
+  rows.push({ name: 'jwt-bearer exchange at /agentauth/token over HTTP', value: http.exchange, unit: 'req/s', ratio: { against: 'raw sign+verify', value: http.exchange / jose.signVerify, target: '>= 0.50' } });
+  const normal = await appendRate('NORMAL');
+  const full = await appendRate('FULL');
+  rows.push({ name: 'event-log appends, 1 event/tx, synchronous=NORMAL (service)', value: normal, unit: 'appends/s', note: 'target >= 20,000' });
+  rows.push({ name: 'event-log appends, 1 event/tx, synchronous=FULL', value: full, unit: 'appends/s', ratio: { against: 'NORMAL', value: full / normal } });
+  const replay = replayRates();
+  rows.push({ name: 'bare xstate transition fold (in memory)', value: replay.bare, unit: 'events/s' });
+  rows.push({ name: 'replay: read SQLite + parse + fold', value: replay.replay, unit: 'events/s', ratio: { against: 'bare fold', value: replay.replay / replay.bare, target: '>= 0.80' } });
+  const restart = await restartTime(RESTART_EVENTS);
+  rows.push({ name: `restart with ${RESTART_EVENTS.toLocaleString('en-US')} events: /health answers after`, value: restart.healthMs, unit: 'ms', note: 'target <= 3,000' });
+  return rows;
+};
+
+export default bench;
+

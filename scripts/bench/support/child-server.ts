@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+export interface ChildServer {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Milliseconds from spawn until the process printed that it listens. */
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Runs the main origin in its own process (so load generation does not share its event loop). */
+export async function startChildServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portico-bench-'));
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'main'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000000', BUILD_COMMIT: 'bench', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('listening')) resolve();
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code}): ${out}`)));
+  });
+  const startMs = performance.now() - started;
+  return {
+    url,
+    dataDir,
+    child,
+    startMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
