@@ -10,6 +10,9 @@ const KEEPALIVE_MS = 15_000;
 export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { securityEvents, pollDelivery } = ctx;
   const feed = securityEvents.feed;
+  // Long polls end at shutdown instead of holding the server open.
+  const closing = new AbortController();
+  ctx.onClose.push(() => closing.abort());
 
   app.get('/agentauth/events', {
     schema: {
@@ -108,6 +111,7 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
       const timer = setTimeout(done, LONG_POLL_MS);
       feed.added.on('entry', done);
       request.raw.on('close', done);
+      closing.signal.addEventListener('abort', done, { once: true });
     });
     return pollDelivery.pending(claims.sub, body.maxEvents ?? 100);
   });
