@@ -36,13 +36,27 @@ export interface SqliteEventLogOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-/** The append-only event log in one SQLite file (WAL). */
+interface PendingAppend {
+  streamId: string;
+  expectedVersion: number;
+  events: readonly NewEvent[];
+  snapshot: unknown;
+  resolve: (stored: StoredEvent[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The append-only event log in one SQLite file (WAL). Asynchronous appends that arrive in the same
+ * turn of the event loop are committed together in one transaction (group commit): each keeps its own
+ * expected-version check, and each promise settles only after the shared commit.
+ */
 export class SqliteEventLog implements EventLog {
   readonly db: Database.Database;
   private readonly bus = new EventEmitter<{ commit: CommitListener }>();
   private readonly inTransaction: CommitListener[] = [];
   private readonly statements;
   private closed = false;
+  private pending: PendingAppend[] = [];
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
     this.db = new Database(file);
@@ -74,20 +88,63 @@ export class SqliteEventLog implements EventLog {
   }
 
   private readonly appendTx = (streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown) =>
-    this.db.transaction(() => {
-      const actual = this.statements.version.get(streamId)?.v ?? 0;
-      if (actual !== expectedVersion) throw new VersionConflict(streamId, expectedVersion, actual);
-      const stored: StoredEvent[] = [];
-      let version = expectedVersion;
-      for (const e of events) {
-        version += 1;
-        const { sequence } = this.statements.insert.get(streamId, version, e.type, JSON.stringify(e.data), e.at)!;
-        stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
+    this.db.transaction(() => this.insert(streamId, expectedVersion, events, snapshot))();
+
+  /** Writes one append; must run inside a transaction. Throws VersionConflict before writing anything. */
+  private insert(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown): StoredEvent[] {
+    const actual = this.statements.version.get(streamId)?.v ?? 0;
+    if (actual !== expectedVersion) throw new VersionConflict(streamId, expectedVersion, actual);
+    const stored: StoredEvent[] = [];
+    let version = expectedVersion;
+    for (const e of events) {
+      version += 1;
+      const { sequence } = this.statements.insert.get(streamId, version, e.type, JSON.stringify(e.data), e.at)!;
+      stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
+    }
+    if (snapshot !== undefined) this.statements.snapshotPut.run(streamId, version, JSON.stringify(snapshot));
+    for (const handler of this.inTransaction) handler(stored);
+    return stored;
+  }
+
+  private readonly flush = () => {
+    const batch = this.pending;
+    this.pending = [];
+    if (this.closed) {
+      for (const p of batch) p.reject(new Error('event log is closed'));
+      return;
+    }
+    let outcomes: Array<StoredEvent[] | VersionConflict>;
+    try {
+      outcomes = this.db.transaction(() =>
+        batch.map((p) => {
+          try {
+            return this.insert(p.streamId, p.expectedVersion, p.events, p.snapshot);
+          } catch (error) {
+            if (error instanceof VersionConflict) return error;
+            throw error;
+          }
+        }),
+      )();
+    } catch {
+      // Something other than a version conflict failed: commit each append alone so only its own fails.
+      for (const p of batch) {
+        try {
+          p.resolve(this.appendSync(p.streamId, p.expectedVersion, p.events, p.snapshot));
+        } catch (error) {
+          p.reject(error);
+        }
       }
-      if (snapshot !== undefined) this.statements.snapshotPut.run(streamId, version, JSON.stringify(snapshot));
-      for (const handler of this.inTransaction) handler(stored);
-      return stored;
-    })();
+      return;
+    }
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (outcome instanceof VersionConflict) p.reject(outcome);
+      else {
+        if (outcome.length > 0) this.bus.emit('commit', outcome);
+        p.resolve(outcome);
+      }
+    });
+  };
 
   appendSync(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): StoredEvent[] {
     if (this.closed) throw new Error('event log is closed');
@@ -97,8 +154,13 @@ export class SqliteEventLog implements EventLog {
     return stored;
   }
 
-  async append(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): Promise<StoredEvent[]> {
-    return this.appendSync(streamId, expectedVersion, events, snapshot);
+  append(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): Promise<StoredEvent[]> {
+    if (this.closed) return Promise.reject(new Error('event log is closed'));
+    if (events.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(this.flush);
+      this.pending.push({ streamId, expectedVersion, events, snapshot, resolve, reject });
+    });
   }
 
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
@@ -158,6 +220,7 @@ export class SqliteEventLog implements EventLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.pending.length > 0) this.flush(); // finish in-flight appends before closing
     this.closed = true;
     this.bus.removeAllListeners();
     this.db.close();

@@ -66,3 +66,43 @@ describe('SQLite event log', () => {
     expect(log.db.pragma('journal_mode', { simple: true })).toBe('wal');
   });
 });
+
+describe('group commit', () => {
+  it('commits appends of one turn together, each with its own version check', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-log-'));
+    const log = new SqliteEventLog(join(dir, 'events.db'));
+    try {
+      await log.append('s:taken', 0, [{ type: 'first', at: 1, data: {} }]);
+      const commits: number[][] = [];
+      log.onCommit((events) => commits.push(events.map((e) => e.sequence)));
+      const results = await Promise.allSettled([
+        log.append('s:a', 0, [{ type: 'a', at: 2, data: {} }]),
+        log.append('s:taken', 0, [{ type: 'stale', at: 3, data: {} }]),
+        log.append('s:b', 0, [{ type: 'b', at: 4, data: {} }, { type: 'b2', at: 5, data: {} }]),
+        log.append('s:a', 1, [{ type: 'a2', at: 6, data: {} }]),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+      expect((await log.readStream('s:a')).map((e) => e.type)).toEqual(['a', 'a2']);
+      expect((await log.readStream('s:taken')).map((e) => e.type)).toEqual(['first']);
+      expect(commits).toEqual([[2], [3, 4], [5]]);
+      expect(await log.headSequence()).toBe(5);
+    } finally {
+      await log.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('finishes pending appends when closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-log-'));
+    const file = join(dir, 'events.db');
+    const log = new SqliteEventLog(file);
+    const pending = log.append('s:a', 0, [{ type: 'late', at: 1, data: {} }]);
+    await log.close();
+    expect((await pending)[0].type).toBe('late');
+    const reopened = new SqliteEventLog(file);
+    expect((await reopened.readStream('s:a')).map((e) => e.type)).toEqual(['late']);
+    await reopened.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
