@@ -1,6 +1,10 @@
 import type { AnyStateMachine } from 'xstate';
 import { agentMachine } from './agent.ts';
 import { setReceiverMachine } from './set-receiver.ts';
+import { authorizationCodeMachine } from './authorization-code.ts';
+import { interactionMachine } from './interaction.ts';
+import { refreshFamilyMachine } from './refresh-family.ts';
+import { singleUseMachine } from './single-use.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -9,6 +13,10 @@ import { setReceiverMachine } from './set-receiver.ts';
 export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   agent: agentMachine,
   'set-receiver': setReceiverMachine,
+  code: authorizationCodeMachine,
+  refresh: refreshFamilyMachine,
+  interaction: interactionMachine,
+  once: singleUseMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -16,4 +16,6 @@ export interface KeyRing {
   signing(set: string, alg?: SigningAlg): SigningKey;
   /** The public keys of `set`, as served at its `jwks_uri`. */
   jwks(set: string): { keys: JWK[] };
+  /** Private keys of a set whose keys are published on purpose (demo clients); never an issuer's. */
+  publishedPrivateJwks(set: string): { keys: JWK[] };
 }

@@ -5,6 +5,9 @@ import type { KeyRing, SigningAlg, SigningKey } from '../../services/keys.ts';
 
 type StoredKeys = Record<string, JWK[]>;
 
+/** Key sets whose private keys are demo material, published on purpose (e.g. `published:pkjwt-app`). */
+export const PUBLISHED_PREFIX = 'published:';
+
 /**
  * Signing keys kept in `keys.json` (mode 0600) under DATA_DIR, created on first start. Every requested
  * set/alg pair is provisioned by `ensure` before the services start, so lookups afterwards are
@@ -12,6 +15,7 @@ type StoredKeys = Record<string, JWK[]>;
  */
 export class FileKeyRing implements KeyRing {
   private readonly keys = new Map<string, SigningKey[]>();
+  private readonly privateJwks = new Map<string, JWK[]>();
 
   private constructor(private readonly file: string) {}
 
@@ -29,6 +33,7 @@ export class FileKeyRing implements KeyRing {
     if (changed) ring.save(stored);
     for (const [set, jwks] of Object.entries(stored)) {
       ring.keys.set(set, await Promise.all(jwks.map(toSigningKey)));
+      if (set.startsWith(PUBLISHED_PREFIX)) ring.privateJwks.set(set, jwks);
     }
     return ring;
   }
@@ -41,6 +46,11 @@ export class FileKeyRing implements KeyRing {
 
   jwks(set: string): { keys: JWK[] } {
     return { keys: (this.keys.get(set) ?? []).map((k) => k.publicJwk) };
+  }
+
+  publishedPrivateJwks(set: string): { keys: JWK[] } {
+    if (!set.startsWith(PUBLISHED_PREFIX)) throw new Error(`key set "${set}" is not published`);
+    return { keys: this.privateJwks.get(set) ?? [] };
   }
 
   private save(stored: StoredKeys): void {

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../../../services/clock.ts';
 import type { SigningAlg } from '../../../services/keys.ts';
 import { AgentRegistry } from '../../../projections/agent-registry.ts';
 import { RevocationFeed } from '../../../projections/revocation-feed.ts';
+import { RevokedAccessTokens } from '../../../projections/revoked-access-tokens.ts';
 import { ProjectionRunner } from '../../../projections/runner.ts';
 import type { Projection } from '../../../projections/types.ts';
 import { AgentAuthService } from '../../../services/agentauth/service.ts';
@@ -50,7 +51,8 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
 
   const registry = new AgentRegistry();
   const feed = new RevocationFeed();
-  const projections: Projection[] = [registry, feed, ...MAIN_PROJECTIONS.map((make) => make())];
+  const revokedAccessTokens = new RevokedAccessTokens();
+  const projections: Projection[] = [registry, feed, revokedAccessTokens, ...MAIN_PROJECTIONS.map((make) => make())];
   const runner = new ProjectionRunner(log.db, log, projections);
   runner.start();
 
@@ -65,6 +67,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     keys,
     projections: runner,
     registry,
+    revokedAccessTokens,
     agentAuth,
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),

@@ -5,6 +5,7 @@ import type { Clock } from '../../../services/clock.ts';
 import type { KeyRing } from '../../../services/keys.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 import type { AgentRegistry } from '../../../projections/agent-registry.ts';
+import type { RevokedAccessTokens } from '../../../projections/revoked-access-tokens.ts';
 import type { AgentAuthService } from '../../../services/agentauth/service.ts';
 import type { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import type { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
@@ -17,6 +18,7 @@ export interface MainContext {
   keys: KeyRing;
   projections: ProjectionRunner;
   registry: AgentRegistry;
+  revokedAccessTokens: RevokedAccessTokens;
   agentAuth: AgentAuthService;
   securityEvents: SecurityEvents;
   pollDelivery: PollDelivery;

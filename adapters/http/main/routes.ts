@@ -6,16 +6,25 @@ import { agentAuthEventRoutes } from '../agentauth/event-routes.ts';
 import { agentAuthMetadataRoutes } from '../agentauth/metadata-routes.ts';
 import type { RoutePlugin } from './context.ts';
 import { coreRoutes } from './core-routes.ts';
+import { oauthRoutes } from '../oauth/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
-export const MAIN_KEYS: Array<[string, SigningAlg]> = [];
+export const MAIN_KEYS: Array<[string, SigningAlg]> = [
+  ['oidc', 'ES256'],
+  ['oidc', 'RS256'],
+  ['oauth2', 'ES256'],
+  // The private_key_jwt demo client's keys, published with its record.
+  ['published:pkjwt-app', 'ES256'],
+  ['published:pkjwt-app', 'RS256'],
+  ['published:pkjwt-app', 'EdDSA'],
+];
 
 /** Projections besides the agent registry and revocation feed. */
 export const MAIN_PROJECTIONS: Array<() => Projection> = [];

@@ -72,7 +72,7 @@ function play(steps: Step[]) {
         event = { type: 'agent.revoked', at: now };
         break;
     }
-    const { before, ok } = apply(event);
+    const { before, ok } = apply(event!);
     observations.push({ step: st, before, event, ok, after: s, at: now });
   }
   return { final: s, accepted, observations };

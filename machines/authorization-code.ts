@@ -1,0 +1,67 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * An authorization code (RFC 6749 section 4.1.2): issued for one client and redirect URI, redeemable
+ * once before it expires (60 s). A second redemption is a replay (section 10.5): the code becomes
+ * `replayed` and what it produced is revoked.
+ */
+export interface CodeGrant {
+  issuer: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  sub: string;
+  authTime: number;
+  nonce?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export interface CodeProducts {
+  accessJti: string;
+  refreshFamily?: string;
+}
+
+export type CodeEvent =
+  | ({ type: 'code.issued'; at: number } & CodeGrant)
+  | ({ type: 'code.redeemed'; at: number } & CodeProducts)
+  /** `revokes` names what the code produced, so read models can revoke it. */
+  | { type: 'code.replayed'; at: number; revokesAccess: string[]; revokesFamily?: string };
+
+export interface CodeContext {
+  grant?: CodeGrant;
+  redeemedAt?: number;
+  products?: CodeProducts;
+  replayedAt?: number;
+}
+
+export const authorizationCodeMachine = setup({
+  types: { context: {} as CodeContext, events: {} as CodeEvent },
+  guards: {
+    unexpired: ({ context }, e: { at: number }) => e.at < context.grant!.expiresAt,
+  },
+}).createMachine({
+  id: 'authorizationCode',
+  initial: 'unissued',
+  context: {},
+  states: {
+    unissued: {
+      on: { 'code.issued': { target: 'issued', actions: assign(({ event }) => { const { type, at, ...grant } = event; void type; void at; return { grant }; }) } },
+    },
+    issued: {
+      on: {
+        'code.redeemed': {
+          guard: { type: 'unexpired', params: ({ event }) => event },
+          target: 'redeemed',
+          actions: assign(({ event }) => ({ redeemedAt: event.at, products: { accessJti: event.accessJti, refreshFamily: event.refreshFamily } })),
+        },
+      },
+    },
+    redeemed: {
+      on: { 'code.replayed': { target: 'replayed', actions: assign(({ event }) => ({ replayedAt: event.at })) } },
+    },
+    replayed: { type: 'final' },
+  },
+});

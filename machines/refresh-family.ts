@@ -1,0 +1,80 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * A refresh-token family (RFC 6749 section 6, RFC 9700 section 4.14.2): every use rotates the token;
+ * presenting a token that was already rotated away is reuse, which revokes the whole family. Only
+ * hashes of token secrets are kept.
+ */
+export interface FamilyGrant {
+  issuer: string;
+  clientId: string;
+  sub: string;
+  scope: string;
+  authTime: number;
+  /** DPoP key thumbprint the family is bound to (public clients, RFC 9449 section 5). */
+  jkt?: string;
+  /** Epoch milliseconds after which no token of the family is accepted. */
+  expiresAt: number;
+}
+
+export type RefreshEvent =
+  | ({ type: 'refresh.issued'; at: number; tokenHash: string; accessJti: string } & FamilyGrant)
+  | { type: 'refresh.rotated'; at: number; presentedHash: string; tokenHash: string; accessJti: string }
+  | { type: 'refresh.reused'; at: number; presentedHash: string; revokesAccess: string[] }
+  | { type: 'refresh.revoked'; at: number; reason: string; revokesAccess: string[] };
+
+export interface FamilyContext {
+  grant?: FamilyGrant;
+  currentHash?: string;
+  retiredHashes: string[];
+  /** Access tokens minted from this family, revoked with it. */
+  accessJtis: string[];
+  revokedAt?: number;
+  revokedReason?: string;
+}
+
+export const refreshFamilyMachine = setup({
+  types: { context: {} as FamilyContext, events: {} as RefreshEvent },
+  guards: {
+    presentsCurrent: ({ context }, e: { at: number; presentedHash: string }) =>
+      e.presentedHash === context.currentHash && e.at < context.grant!.expiresAt,
+    presentsRetired: ({ context }, e: { presentedHash: string }) => context.retiredHashes.includes(e.presentedHash),
+  },
+}).createMachine({
+  id: 'refreshFamily',
+  initial: 'unissued',
+  context: { retiredHashes: [], accessJtis: [] },
+  states: {
+    unissued: {
+      on: {
+        'refresh.issued': {
+          target: 'active',
+          actions: assign(({ event }) => {
+            const { type, at, tokenHash, accessJti, ...grant } = event;
+            void type; void at;
+            return { grant, currentHash: tokenHash, retiredHashes: [], accessJtis: [accessJti] };
+          }),
+        },
+      },
+    },
+    active: {
+      on: {
+        'refresh.rotated': {
+          guard: { type: 'presentsCurrent', params: ({ event }) => event },
+          actions: assign(({ context, event }) => ({
+            currentHash: event.tokenHash,
+            retiredHashes: [...context.retiredHashes, event.presentedHash],
+            accessJtis: [...context.accessJtis, event.accessJti].slice(-50),
+          })),
+        },
+        'refresh.reused': {
+          guard: { type: 'presentsRetired', params: ({ event }) => event },
+          target: 'revoked',
+          actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: 'reuse' })),
+        },
+        'refresh.revoked': { target: 'revoked', actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: event.reason })) },
+      },
+    },
+    revoked: { type: 'final' },
+  },
+});

@@ -1,0 +1,71 @@
+import { OAuthError } from '../errors.ts';
+import { sha256 } from '../crypto/random.ts';
+import type { OAuthDeps } from './deps.ts';
+import type { TokenEndpoint } from './token-endpoint.ts';
+
+/** RFC 7662 introspection and RFC 7009 revocation for authenticated clients of one issuer. */
+export class TokenIntrospection {
+  constructor(
+    private readonly deps: OAuthDeps,
+    private readonly endpoint: TokenEndpoint,
+  ) {}
+
+  async introspect(request: { body: Record<string, string | undefined>; authorization?: string }): Promise<Record<string, unknown>> {
+    await this.endpoint.authenticate(request);
+    const token = request.body.token;
+    if (!token) throw new OAuthError('invalid_request', 'token is required');
+    const now = this.deps.clock.now();
+    const hint = request.body.token_type_hint;
+    if (hint !== 'refresh_token') {
+      const claims = await this.endpoint.tokens.verifyAccessToken(token, now);
+      if (claims && !this.deps.revoked.isRevoked(claims.jti)) {
+        return {
+          active: true,
+          scope: claims.scope,
+          client_id: claims.client_id,
+          sub: claims.sub,
+          token_type: claims.cnf?.jkt ? 'DPoP' : 'Bearer',
+          exp: claims.exp,
+          iat: claims.iat,
+          iss: claims.iss,
+          aud: claims.aud,
+          jti: claims.jti,
+          ...(claims.cnf ? { cnf: claims.cnf } : {}),
+        };
+      }
+    }
+    const family = await this.refreshFamily(token);
+    if (family) {
+      const g = family.grant!;
+      return { active: true, scope: g.scope, client_id: g.clientId, sub: g.sub, token_type: 'refresh_token', exp: Math.floor(g.expiresAt / 1000), iss: g.issuer, ...(g.jkt ? { cnf: { jkt: g.jkt } } : {}) };
+    }
+    return { active: false };
+  }
+
+  /** Always succeeds for the caller (RFC 7009 section 2.2); revokes only the caller's own tokens. */
+  async revoke(request: { body: Record<string, string | undefined>; authorization?: string }): Promise<void> {
+    const { client } = await this.endpoint.authenticate(request);
+    const token = request.body.token;
+    if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
+    const claims = await this.endpoint.tokens.verifyAccessToken(token, this.deps.clock.now());
+    if (claims) {
+      if (claims.client_id === client.client_id) await this.deps.revokeAccessToken(claims.jti);
+      return;
+    }
+    const [familyId] = token.split('.');
+    const family = await this.refreshFamily(token);
+    if (family && family.grant!.clientId === client.client_id) {
+      await this.deps.families.execute(familyId, ({ snapshot }) => ({ type: 'refresh.revoked', at: this.deps.clock.now(), reason: 'revoked by the client', revokesAccess: snapshot.context.accessJtis }));
+    }
+  }
+
+  private async refreshFamily(token: string) {
+    const [familyId, secret] = token.split('.');
+    if (!familyId || !secret || token.split('.').length !== 2) return undefined;
+    const { snapshot } = await this.deps.families.get(familyId);
+    const ctx = snapshot.context;
+    if (snapshot.value !== 'active' || !ctx.grant || ctx.grant.issuer !== this.endpoint.profile.issuer) return undefined;
+    if (ctx.currentHash !== sha256(secret) || this.deps.clock.now() >= ctx.grant.expiresAt) return undefined;
+    return ctx;
+  }
+}

@@ -1,0 +1,67 @@
+import { OAuthError } from '../errors.ts';
+import type { OAuthDeps } from './deps.ts';
+import { claimsForScope } from './demo-users.ts';
+import { checkDPoP } from './dpop-check.ts';
+import type { IssuerProfile } from './issuers.ts';
+import type { AccessTokenClaims, IssuerTokens } from './tokens.ts';
+
+export interface PresentedToken {
+  /** `Bearer` or `DPoP`, as the Authorization header said; `body` for RFC 6750 section 2.2. */
+  scheme: 'Bearer' | 'DPoP' | 'body';
+  token: string;
+  dpop?: string | string[];
+  method: string;
+  url: string;
+}
+
+/** The 401 of RFC 6750 section 3 (and RFC 9449 section 7.1 for DPoP), with RFC 9728's pointer. */
+export function invalidTokenError(description: string, options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string; error?: string; status?: number } = {}): OAuthError {
+  const error = options.error ?? 'invalid_token';
+  const parts = [`error="${error}"`, `error_description="${description.replace(/"/g, "'")}"`];
+  if (options.resourceMetadata) parts.push(`resource_metadata="${options.resourceMetadata}"`);
+  const scheme = options.scheme ?? 'Bearer';
+  const challenge = scheme === 'DPoP' ? `DPoP algs="ES256 RS256 EdDSA", ${parts.join(', ')}` : `Bearer ${parts.join(', ')}`;
+  return new OAuthError(error, description, options.status ?? 401, { 'www-authenticate': challenge });
+}
+
+/**
+ * Access to a protected resource of one issuer with its access tokens: signature, audience, expiry,
+ * revocation, and for DPoP-bound tokens (`cnf.jkt`) a proof with `ath` from the bound key.
+ */
+export class ProtectedResource {
+  constructor(
+    private readonly deps: OAuthDeps,
+    private readonly tokens: IssuerTokens,
+    readonly profile: IssuerProfile,
+    private readonly resourceMetadata?: string,
+  ) {}
+
+  async authorize(presented: PresentedToken): Promise<AccessTokenClaims> {
+    const fail = (description: string) =>
+      invalidTokenError(description, { scheme: presented.scheme === 'DPoP' ? 'DPoP' : 'Bearer', resourceMetadata: this.resourceMetadata });
+    const claims = await this.tokens.verifyAccessToken(presented.token, this.deps.clock.now());
+    if (!claims) throw fail('The access token is invalid, expired, or not issued for this resource');
+    if (this.deps.revoked.isRevoked(claims.jti)) throw fail('The access token was revoked');
+    const bound = claims.cnf?.jkt;
+    if (bound) {
+      if (presented.scheme !== 'DPoP') throw fail('This access token is DPoP-bound; use the DPoP authorization scheme with a proof');
+      const proof = await checkDPoP(this.deps, presented.dpop, { method: presented.method, url: presented.url, accessToken: presented.token }).catch((e: OAuthError) => {
+        const challenge = invalidTokenError(e.description, { scheme: 'DPoP', error: e.error, resourceMetadata: this.resourceMetadata });
+        throw new OAuthError(challenge.error, challenge.description, 401, { ...e.headers, ...challenge.headers });
+      });
+      if (!proof) throw fail('A DPoP proof is required with a DPoP-bound token');
+      if (proof.jkt !== bound) throw fail('The DPoP proof key is not the key the token is bound to');
+    } else if (presented.scheme === 'DPoP') {
+      throw fail('This access token is not DPoP-bound; use the Bearer scheme');
+    }
+    return claims;
+  }
+
+  /** OpenID Connect Core section 5.3: the claims of the token's subject for its scope. */
+  userInfo(claims: AccessTokenClaims): Record<string, unknown> {
+    if (!claims.scope.split(' ').includes('openid')) throw invalidTokenError('The access token lacks the openid scope', { error: 'insufficient_scope', status: 403, resourceMetadata: this.resourceMetadata });
+    const user = this.deps.users.get(claims.sub);
+    if (!user) throw invalidTokenError('The token subject is not a user', { resourceMetadata: this.resourceMetadata });
+    return claimsForScope(user, claims.scope);
+  }
+}

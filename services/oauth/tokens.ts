@@ -1,0 +1,96 @@
+import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+import { createHash } from 'node:crypto';
+import type { KeyRing } from '../keys.ts';
+import { randomToken } from '../crypto/random.ts';
+import { ACCESS_TOKEN_TTL_S, type IssuerProfile } from './issuers.ts';
+
+export interface AccessTokenClaims extends JWTPayload {
+  sub: string;
+  client_id: string;
+  scope: string;
+  jti: string;
+  cnf?: { jkt: string };
+  auth_time?: number;
+}
+
+/** Left half of the SHA-256 of a token, base64url (OpenID Connect Core 3.1.3.6 at_hash / c_hash). */
+export const halfHash = (value: string) => createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
+
+/** Mints and checks the tokens of one issuer: RFC 9068 access tokens (ES256) and ID tokens (RS256). */
+export class IssuerTokens {
+  constructor(
+    private readonly keys: KeyRing,
+    readonly profile: IssuerProfile,
+  ) {}
+
+  async accessToken(input: { sub: string; clientId: string; scope: string; nowMs: number; authTime?: number; jkt?: string }): Promise<{ token: string; jti: string; expiresIn: number }> {
+    const key = this.keys.signing(this.profile.keySet, 'ES256');
+    const iat = Math.floor(input.nowMs / 1000);
+    const jti = randomToken(16);
+    const token = await new SignJWT({
+      client_id: input.clientId,
+      scope: input.scope,
+      ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
+      ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
+      .setIssuer(this.profile.issuer)
+      .setAudience(this.profile.accessTokenAudience)
+      .setSubject(input.sub)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ACCESS_TOKEN_TTL_S)
+      .setJti(jti)
+      .sign(key.privateKey);
+    return { token, jti, expiresIn: ACCESS_TOKEN_TTL_S };
+  }
+
+  async idToken(input: { sub: string; clientId: string; nowMs: number; authTime: number; nonce?: string; accessToken?: string; code?: string; claims?: Record<string, unknown> }): Promise<string> {
+    const key = this.keys.signing(this.profile.keySet, 'RS256');
+    const iat = Math.floor(input.nowMs / 1000);
+    return new SignJWT({
+      ...input.claims,
+      auth_time: Math.floor(input.authTime / 1000),
+      ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+      ...(input.accessToken ? { at_hash: halfHash(input.accessToken) } : {}),
+      ...(input.code ? { c_hash: halfHash(input.code) } : {}),
+    })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
+      .setIssuer(this.profile.issuer)
+      .setAudience(input.clientId)
+      .setSubject(input.sub)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ACCESS_TOKEN_TTL_S)
+      .sign(key.privateKey);
+  }
+
+  /** A valid access token of this issuer (signature, typ, iss, aud, exp), or undefined. */
+  async verifyAccessToken(token: string, nowMs: number): Promise<AccessTokenClaims | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.keys.signing(this.profile.keySet, 'ES256').publicKey, {
+        algorithms: ['ES256'],
+        typ: 'at+jwt',
+        issuer: this.profile.issuer,
+        audience: this.profile.accessTokenAudience,
+        currentDate: new Date(nowMs),
+        requiredClaims: ['sub', 'jti', 'exp', 'client_id'],
+      });
+      return payload as AccessTokenClaims;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** An ID token this issuer signed for `clientId`, expired or not (RP-initiated logout hints). */
+  async verifyIdTokenHint(token: string): Promise<JWTPayload | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.keys.signing(this.profile.keySet, 'RS256').publicKey, {
+        algorithms: ['RS256'],
+        issuer: this.profile.issuer,
+        currentDate: new Date(0),
+      });
+      return payload;
+    } catch {
+      return undefined;
+    }
+  }
+}
