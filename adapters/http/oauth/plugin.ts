@@ -36,6 +36,16 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
 
   const endpointUrl = (request: FastifyRequest) => `${base}${request.url.split('?')[0]}`;
 
+  // Where the demo clients' browsers land: shows what the authorization server sent back.
+  app.get('/callback', { schema: { summary: 'Redirect target of the demo clients (HTML)', tags: ['oauth2'], querystring: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 } } } }, async (request, reply) => {
+    const { html } = await import('../pages/html.ts');
+    const q = request.query as Record<string, string>;
+    const rows = Object.entries(q).map(([k, v]) => html`<tr><th scope="row"><code>${k}</code></th><td><code>${v}</code></td></tr>`);
+    return sendHtml(reply, 200, 'Authorization response', html`<h1>Authorization response</h1>
+<p>The authorization server redirected the browser here with these parameters. A client now redeems the <code>code</code> at the token endpoint.</p>
+<table>${rows}</table>`);
+  });
+
   app.get('/oauth2/demo/clients', { schema: { summary: 'The published demo clients', tags: ['oauth2'] } }, async () => ({ clients }));
   app.get('/oauth2/demo/users', { schema: { summary: 'The published demo users', tags: ['oauth2'] } }, async () => ({
     users: users.map(({ id, name, email, password, roles, claims }) => ({ id, name, email, password, roles, claims })),

@@ -247,3 +247,26 @@ describe('fuzzed forms', () => {
     }), { numRuns: 100 });
   });
 });
+
+describe('DPoP nonce mode', () => {
+  it('with DPOP_NONCE_REQUIRED=true the token endpoint answers use_dpop_nonce with a DPoP-Nonce, then accepts a proof carrying it', async () => {
+    const nonceServer = await startMainServer({ env: { DPOP_NONCE_REQUIRED: 'true' } });
+    try {
+      const keys = await generateKeyPair('ES256', { extractable: true });
+      const jwk = await exportJWK(keys.publicKey);
+      const htu = `${nonceServer.url}/oauth2/token`;
+      const proof = (nonce?: string) => new SignJWT({ jti: b64url(randomBytes(12)), iat: Math.floor(nonceServer.clock.now() / 1000), htm: 'POST', htu, ...(nonce ? { nonce } : {}) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(keys.privateKey);
+      const auth = { authorization: basic('machine-client', clients['machine-client'].client_secret) };
+      const first = await fetch(htu, form({ grant_type: 'client_credentials' }, { ...auth, dpop: await proof() }));
+      expect(first.status).toBe(400);
+      expect((await first.json()).error).toBe('use_dpop_nonce');
+      const nonce = first.headers.get('dpop-nonce')!;
+      expect(nonce).toBeTruthy();
+      const second = await fetch(htu, form({ grant_type: 'client_credentials' }, { ...auth, dpop: await proof(nonce) }));
+      expect(second.status).toBe(200);
+      expect((await second.json()).token_type).toBe('DPoP');
+    } finally {
+      await nonceServer.close();
+    }
+  });
+});
