@@ -5,6 +5,7 @@ import { authorizationCodeMachine } from './authorization-code.ts';
 import { interactionMachine } from './interaction.ts';
 import { refreshFamilyMachine } from './refresh-family.ts';
 import { singleUseMachine } from './single-use.ts';
+import { flowRunMachine } from './flow-run.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -17,6 +18,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   refresh: refreshFamilyMachine,
   interaction: interactionMachine,
   once: singleUseMachine,
+  run: flowRunMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

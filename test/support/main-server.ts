@@ -52,7 +52,8 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
     RATE_LIMIT_PER_MINUTE: '100000',
     ...options.env,
   });
-  const main = await createMainOrigin(config, { clock });
+  // Flow runs "wait" by moving the manual clock, so a 5 s poll interval costs no real time.
+  const main = await createMainOrigin(config, { clock, wait: async (ms) => clock.advance(ms) });
   await main.app.listen({ host: '127.0.0.1', port });
   return {
     url,

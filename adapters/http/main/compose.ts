@@ -18,6 +18,13 @@ import { agentAuthSettings } from '../../../services/agentauth/settings.ts';
 import { AgentTokens } from '../../../services/agentauth/tokens.ts';
 import { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
+import { Catalog } from '../../../services/content/catalog.ts';
+import { FlowRuns } from '../../../services/flows/runs.ts';
+import { FlowRunners } from '../../../services/flows/registry.ts';
+import { registerAgentAuthRunners } from '../../../services/flows/runners/agentauth.ts';
+import { registerOAuth2Runners } from '../../../services/flows/runners/oauth2.ts';
+import { registerOidcRunners } from '../../../services/flows/runners/oidc.ts';
+import { fileURLToPath } from 'node:url';
 import { installErrorHandling } from '../error-handling.ts';
 import { installRateLimit } from '../rate-limit.ts';
 import { escapeHtml, html, layout } from '../pages/html.ts';
@@ -33,11 +40,14 @@ export interface MainOrigin {
 
 export interface MainOptions {
   clock?: Clock;
+  /** How flow runs wait between steps (e.g. the 5 s claim poll interval); real time by default. */
+  wait?: (ms: number) => Promise<void>;
   /** Fastify logger; off by default in tests. */
   logger?: boolean;
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
+const CONTENT_DIR = fileURLToPath(new URL('../../../content', import.meta.url));
 
 /** Pages answer 404 with HTML; everything else with JSON. */
 const isPage = (path: string) => !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(path) && !/\.(json|txt|md|xml)$/.test(path);
@@ -59,6 +69,12 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const settings = agentAuthSettings(config.baseUrl, config.vendor);
   const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock);
   const securityEvents = new SecurityEvents(feed, keys, settings);
+  const catalog = Catalog.load(CONTENT_DIR);
+  const runners = new FlowRunners();
+  registerOAuth2Runners(runners);
+  registerOidcRunners(runners);
+  registerAgentAuthRunners(runners, settings.claimGrantType);
+  const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const ctx: MainContext = {
     config,
@@ -71,6 +87,8 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     agentAuth,
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),
+    catalog,
+    flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait }),
     originMetadata: {},
     apiEndpoints: {
       health: '/health',

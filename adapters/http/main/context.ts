@@ -9,6 +9,8 @@ import type { RevokedAccessTokens } from '../../../projections/revoked-access-to
 import type { AgentAuthService } from '../../../services/agentauth/service.ts';
 import type { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import type { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
+import type { Catalog } from '../../../services/content/catalog.ts';
+import type { FlowRuns } from '../../../services/flows/runs.ts';
 
 /** Everything the main origin's route plugins are given; built once in `compose.ts`. */
 export interface MainContext {
@@ -22,6 +24,8 @@ export interface MainContext {
   agentAuth: AgentAuthService;
   securityEvents: SecurityEvents;
   pollDelivery: PollDelivery;
+  catalog: Catalog;
+  flowRuns: FlowRuns;
   /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */
   originMetadata: Record<string, unknown>;
   /** Named entries of `GET /api`'s `endpoints` map. */

@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import type { Flow, Protocol } from '../../../services/content/catalog.ts';
+import { notFound } from '../../../services/errors.ts';
+import type { MainContext } from '../main/context.ts';
+
+const errorResponse = { $ref: 'OAuthError#' };
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
+const specSchema = { type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' } } };
+const protocolSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, specs: { type: 'array', items: specSchema }, flows: { type: 'integer' } },
+};
+const stepSchema = { type: 'object', properties: { order: { type: 'integer' }, name: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' }, spec_ref: { type: 'string' } } };
+const flowSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, category: { type: 'string' }, executable: { type: 'boolean' }, steps: { type: 'array', items: stepSchema } },
+};
+const runSchema = { type: 'object', additionalProperties: true, properties: { run_id: { type: 'string' }, protocol: { type: 'string' }, flow: { type: 'string' }, status: { type: 'string' } } };
+
+/** The protocol catalog, the flow runner and runs (spec section 4 "Open read and demo APIs"). */
+export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  const { catalog, flowRuns } = ctx;
+  const protocolRecord = (p: Protocol) => ({ id: p.id, name: p.name, version: p.version, description: p.description, tags: p.tags, specs: p.specs, flows: catalog.flows(p.id).length });
+  const flowRecord = (p: Protocol, f: Flow) => ({ id: f.id, name: f.name, description: f.description, category: f.category, executable: flowRuns.executable(p.id, f.id), steps: f.steps });
+  const protocolOr404 = (id: string) => {
+    const p = catalog.protocol(id);
+    if (!p) throw notFound(`No protocol "${id}"`);
+    return p;
+  };
+
+  app.get('/api/protocols', { schema: { summary: 'Protocol catalog', tags: ['catalog'], response: { 200: { type: 'object', properties: { protocols: { type: 'array', items: protocolSchema } } } } } },
+    async () => ({ protocols: catalog.protocols().map(protocolRecord) }));
+
+  app.get('/api/protocols/:id', { schema: { summary: 'One protocol', tags: ['catalog'], params: idParams, response: { 200: protocolSchema, 404: errorResponse } } },
+    async (request) => protocolRecord(protocolOr404((request.params as { id: string }).id)));
+
+  app.get('/api/protocols/:id/flows', {
+    schema: { summary: 'Flows of a protocol', tags: ['catalog'], params: idParams, response: { 200: { type: 'object', properties: { protocol: { type: 'string' }, flows: { type: 'array', items: flowSchema } } }, 404: errorResponse } },
+  }, async (request) => {
+    const p = protocolOr404((request.params as { id: string }).id);
+    return { protocol: p.id, flows: catalog.flows(p.id).map((f) => flowRecord(p, f)) };
+  });
+
+  app.post('/api/protocols/:id/demo/:flow', {
+    schema: {
+      summary: 'Start a real protocol flow against this origin and capture every exchange',
+      tags: ['catalog'],
+      params: { type: 'object', required: ['id', 'flow'], properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } },
+      body: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        properties: {
+          client_auth: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] },
+          alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'] },
+          token_mode: { type: 'string', enum: ['bearer', 'dpop'] },
+          email: { type: 'string', maxLength: 254 },
+        },
+      },
+      response: { 201: runSchema, 404: errorResponse, 409: errorResponse },
+    },
+  }, async (request, reply) => {
+    const { id, flow } = request.params as { id: string; flow: string };
+    const view = await flowRuns.start(id, flow, (request.body ?? {}) as Record<string, unknown>);
+    reply.code(201).header('location', `/api/runs/${view.run_id}`).header('cache-control', 'no-store');
+    return view;
+  });
+
+  app.get('/api/runs/:id', { schema: { summary: 'A run, as its event stream records it (secrets redacted)', tags: ['catalog'], params: idParams, response: { 200: runSchema, 404: errorResponse } } }, async (request) => {
+    const view = await flowRuns.view((request.params as { id: string }).id);
+    if (!view) throw notFound('No such run');
+    return view;
+  });
+
+  app.get('/api/runs/:id/events', { schema: { summary: 'A run as Server-Sent Events, live until it finishes', tags: ['catalog'], params: idParams } }, async (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    const stored = await ctx.log.readStream(`run:${id}`);
+    if (stored.length === 0) throw notFound('No such run');
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    let last = 0;
+    let unsubscribe = () => {};
+    const send = (e: { version: number; type: string; at: number; data: Record<string, unknown> }) => {
+      if (e.version <= last) return;
+      last = e.version;
+      res.write(`id: ${e.version}\nevent: ${e.type}\ndata: ${JSON.stringify({ at: new Date(e.at).toISOString(), ...e.data })}\n\n`);
+      if (e.type === 'run.finished') {
+        unsubscribe();
+        res.end();
+      }
+    };
+    unsubscribe = flowRuns.follow(id, send);
+    for (const e of stored) send(e);
+    request.raw.on('close', () => unsubscribe());
+    ctx.onClose.push(() => {
+      unsubscribe();
+      if (!res.writableEnded) res.end();
+    });
+  });
+
+  Object.assign(ctx.apiEndpoints, { protocols: '/api/protocols', runs: '/api/runs/{id}' });
+}

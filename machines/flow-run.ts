@@ -1,0 +1,59 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * One execution of a catalog flow: started, then one recorded exchange per HTTP hop, then finished.
+ * The log keeps the exchanges with secrets redacted.
+ */
+export interface RecordedExchange {
+  step: string;
+  request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  response: { status: number; headers: Record<string, string>; body?: unknown };
+  duration_ms: number;
+  annotations: string[];
+  /** JWTs met in the response, decoded (header and claims only: no signature, so not replayable). */
+  tokens?: Array<{ name: string; header: Record<string, unknown>; payload: Record<string, unknown> }>;
+}
+
+export type FlowRunEvent =
+  | { type: 'run.started'; at: number; protocol: string; flow: string; options: Record<string, unknown> }
+  | ({ type: 'run.exchange_recorded'; at: number } & RecordedExchange)
+  | { type: 'run.finished'; at: number; status: 'succeeded' | 'failed'; error?: string };
+
+export interface FlowRunContext {
+  protocol?: string;
+  flow?: string;
+  options?: Record<string, unknown>;
+  startedAt?: number;
+  finishedAt?: number;
+  exchanges: number;
+  error?: string;
+}
+
+export const flowRunMachine = setup({
+  types: { context: {} as FlowRunContext, events: {} as FlowRunEvent },
+}).createMachine({
+  id: 'flowRun',
+  initial: 'new',
+  context: { exchanges: 0 },
+  states: {
+    new: {
+      on: {
+        'run.started': {
+          target: 'running',
+          actions: assign(({ event }) => ({ protocol: event.protocol, flow: event.flow, options: event.options, startedAt: event.at })),
+        },
+      },
+    },
+    running: {
+      on: {
+        'run.exchange_recorded': { actions: assign(({ context }) => ({ exchanges: context.exchanges + 1 })) },
+        'run.finished': [
+          { guard: ({ event }) => event.status === 'succeeded', target: 'succeeded', actions: assign(({ event }) => ({ finishedAt: event.at })) },
+          { target: 'failed', actions: assign(({ event }) => ({ finishedAt: event.at, error: event.error })) },
+        ],
+      },
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+  },
+});

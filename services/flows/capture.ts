@@ -1,0 +1,81 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import type { RecordedExchange } from '../../machines/flow-run.ts';
+
+export interface DecodedToken {
+  name: string;
+  step: string;
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token'];
+const SHOWN_HEADERS = new Set(['content-type', 'authorization', 'dpop', 'www-authenticate', 'location', 'cache-control', 'dpop-nonce']);
+
+/** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */
+export class HttpCapture {
+  readonly exchanges: RecordedExchange[] = [];
+  readonly tokens: DecodedToken[] = [];
+
+  constructor(private readonly onExchange: (exchange: RecordedExchange) => Promise<void>) {}
+
+  /** One request; `annotations` name the rules the step demonstrates. */
+  async send(step: string, url: string, init: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {}, annotations: string[] = []) {
+    const method = init.method ?? (init.form || init.json !== undefined ? 'POST' : 'GET');
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    } else if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    const started = performance.now();
+    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    const duration_ms = Math.round((performance.now() - started) * 100) / 100;
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    } else if (text.length > 600) {
+      parsed = `${text.slice(0, 600)}… (${text.length} bytes)`;
+    }
+    const responseHeaders: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      if (SHOWN_HEADERS.has(k)) responseHeaders[k] = v;
+    });
+    const exchange: RecordedExchange = {
+      step,
+      request: { method, url, headers, ...(init.form ? { body: init.form } : init.json !== undefined ? { body: init.json } : {}) },
+      response: { status: res.status, headers: responseHeaders, ...(parsed !== '' ? { body: parsed } : {}) },
+      duration_ms,
+      annotations,
+    };
+    this.exchanges.push(exchange);
+    if (parsed && typeof parsed === 'object') {
+      const found = this.decodeTokens(step, parsed as Record<string, unknown>);
+      if (found.length > 0) exchange.tokens = found.map(({ name, header, payload }) => ({ name, header, payload }));
+    }
+    await this.onExchange(exchange);
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  }
+
+  private decodeTokens(step: string, body: Record<string, unknown>): DecodedToken[] {
+    const found: DecodedToken[] = [];
+    for (const name of TOKEN_FIELDS) {
+      const value = body[name];
+      if (typeof value !== 'string' || value.split('.').length !== 3) continue;
+      try {
+        found.push({ name, step, header: decodeProtectedHeader(value) as Record<string, unknown>, payload: decodeJwt(value) as Record<string, unknown> });
+      } catch {
+        // not a JWS; opaque tokens are shown as they are
+      }
+    }
+    this.tokens.push(...found);
+    return found;
+  }
+}

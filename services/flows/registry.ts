@@ -1,0 +1,37 @@
+import type { HttpCapture } from './capture.ts';
+
+/** What a runner gets: the origin to talk to, the recording HTTP client, a pause, and the caller's options. */
+export interface RunContext {
+  base: string;
+  http: HttpCapture;
+  /** Waits `ms` (a real pause in service; the clock moves instantly in tests). */
+  wait(ms: number): Promise<void>;
+  options: Record<string, unknown>;
+}
+
+export type FlowRunner = (run: RunContext) => Promise<void>;
+
+/** Runners by `<protocol>/<flow>`; a catalog flow without one is listed with `executable: false`. */
+export class FlowRunners {
+  private readonly runners = new Map<string, FlowRunner>();
+
+  register(protocol: string, flow: string, runner: FlowRunner): this {
+    this.runners.set(`${protocol}/${flow}`, runner);
+    return this;
+  }
+
+  get(protocol: string, flow: string): FlowRunner | undefined {
+    return this.runners.get(`${protocol}/${flow}`);
+  }
+
+  has(protocol: string, flow: string): boolean {
+    return this.runners.has(`${protocol}/${flow}`);
+  }
+}
+
+/** A failed expectation inside a runner: the run ends `failed` with this message. */
+export class FlowFailure extends Error {}
+
+export function expectStatus(actual: number, expected: number, what: string): void {
+  if (actual !== expected) throw new FlowFailure(`${what}: expected HTTP ${expected}, got ${actual}`);
+}

@@ -1,0 +1,107 @@
+import { flowRunMachine, type RecordedExchange } from '../../machines/flow-run.ts';
+import { ActorRuntime } from '../actors/runtime.ts';
+import type { Clock } from '../clock.ts';
+import type { Catalog, FlowStep } from '../content/catalog.ts';
+import { OAuthError, notFound } from '../errors.ts';
+import type { EventLog, StoredEvent } from '../event-log.ts';
+import { randomToken } from '../crypto/random.ts';
+import { HttpCapture, type DecodedToken } from './capture.ts';
+import { redact } from './redact.ts';
+import { FlowFailure, type FlowRunners } from './registry.ts';
+
+export interface RunView {
+  run_id: string;
+  protocol: string;
+  flow: string;
+  status: 'running' | 'succeeded' | 'failed';
+  started_at: string;
+  finished_at?: string;
+  error?: string;
+  steps: FlowStep[];
+  exchanges: RecordedExchange[];
+  tokens: DecodedToken[];
+}
+
+const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/**
+ * Executes catalog flows for real over HTTP against the origin and keeps each run as the event stream
+ * `run:<id>`. The caller of POST gets the full capture; the log (and GET) keeps secrets redacted.
+ */
+export class FlowRuns {
+  readonly actors: ActorRuntime<typeof flowRunMachine>;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly catalog: Catalog,
+    readonly runners: FlowRunners,
+    private readonly deps: { base: string; clock: Clock; wait(ms: number): Promise<void> },
+  ) {
+    this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
+  }
+
+  executable(protocol: string, flow: string): boolean {
+    return this.runners.has(protocol, flow);
+  }
+
+  async start(protocol: string, flowId: string, options: Record<string, unknown>): Promise<RunView> {
+    if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
+    const flow = this.catalog.flow(protocol, flowId);
+    if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
+    const runner = this.runners.get(protocol, flowId);
+    if (!runner) throw new OAuthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`, 409);
+    const id = randomToken(12);
+    const startedAt = this.deps.clock.now();
+    await this.actors.create(id, { type: 'run.started', at: startedAt, protocol, flow: flowId, options: redact(options) as Record<string, unknown> });
+    const http = new HttpCapture(async (exchange) => {
+      await this.actors.execute(id, { type: 'run.exchange_recorded', at: this.deps.clock.now(), ...(redact(exchange) as RecordedExchange) });
+    });
+    let status: 'succeeded' | 'failed' = 'succeeded';
+    let error: string | undefined;
+    try {
+      await runner({ base: this.deps.base, http, wait: this.deps.wait, options });
+    } catch (e) {
+      status = 'failed';
+      error = e instanceof FlowFailure ? e.message : `The flow stopped: ${(e as Error).message}`;
+    }
+    const finishedAt = this.deps.clock.now();
+    await this.actors.execute(id, { type: 'run.finished', at: finishedAt, status, ...(error ? { error } : {}) });
+    return {
+      run_id: id, protocol, flow: flowId, status, started_at: iso(startedAt)!, finished_at: iso(finishedAt),
+      ...(error ? { error } : {}), steps: flow.steps, exchanges: http.exchanges, tokens: http.tokens,
+    };
+  }
+
+  /** A run as the log holds it (secrets redacted), or undefined. */
+  async view(id: string): Promise<RunView | undefined> {
+    const events = await this.log.readStream(`run:${id}`);
+    if (events.length === 0) return undefined;
+    return this.fold(id, events);
+  }
+
+  fold(id: string, events: StoredEvent[]): RunView {
+    const started = events[0].data as { protocol: string; flow: string };
+    const finished = events.find((e) => e.type === 'run.finished');
+    const exchanges = events.filter((e) => e.type === 'run.exchange_recorded').map((e) => e.data as unknown as RecordedExchange);
+    return {
+      run_id: id,
+      protocol: started.protocol,
+      flow: started.flow,
+      status: finished ? (finished.data.status as 'succeeded' | 'failed') : 'running',
+      started_at: iso(events[0].at)!,
+      ...(finished ? { finished_at: iso(finished.at) } : {}),
+      ...(finished?.data.error ? { error: String(finished.data.error) } : {}),
+      steps: this.catalog.flow(started.protocol, started.flow)?.steps ?? [],
+      exchanges,
+      tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),
+    };
+  }
+
+  /** Calls `listener` with each event of run `id` committed from now on; returns an unsubscribe. */
+  follow(id: string, listener: (event: StoredEvent) => void): () => void {
+    const stream = `run:${id}`;
+    return this.log.onCommit((events) => {
+      for (const e of events) if (e.streamId === stream) listener(e);
+    });
+  }
+}
