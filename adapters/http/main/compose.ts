@@ -20,6 +20,7 @@ import { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
 import { Catalog } from '../../../services/content/catalog.ts';
 import { FlowRuns } from '../../../services/flows/runs.ts';
+import { LookingGlass } from '../../../services/lookingglass/service.ts';
 import { FlowRunners } from '../../../services/flows/registry.ts';
 import { registerAgentAuthRunners } from '../../../services/flows/runners/agentauth.ts';
 import { registerOAuth2Runners } from '../../../services/flows/runners/oauth2.ts';
@@ -89,6 +90,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     pollDelivery: new PollDelivery(log, securityEvents, clock),
     catalog,
     flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait }),
+    lookingGlass: new LookingGlass(keys, clock),
     originMetadata: {},
     apiEndpoints: {
       health: '/health',

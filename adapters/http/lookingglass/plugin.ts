@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { MainContext } from '../main/context.ts';
+
+const errorResponse = { $ref: 'OAuthError#' };
+const jwksSchema = { type: 'object', required: ['keys'], properties: { keys: { type: 'array', maxItems: 50, items: { type: 'object' } } } };
+
+/** `POST /api/lookingglass/decode` and `/decode/credential` (decisions section 4). */
+export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  app.post('/api/lookingglass/decode', {
+    schema: {
+      summary: 'Decode a JWT, verify its signature and explain its claims',
+      tags: ['lookingglass'],
+      body: { type: 'object', required: ['token'], additionalProperties: false, properties: { token: { type: 'string', minLength: 1, maxLength: 32_768 }, jwks: jwksSchema } },
+      response: { 400: errorResponse },
+    },
+  }, async (request) => {
+    const { token, jwks } = request.body as { token: string; jwks?: { keys: [] } };
+    return ctx.lookingGlass.decodeJwt(token, jwks);
+  });
+
+  app.post('/api/lookingglass/decode/credential', {
+    bodyLimit: 256 * 1024,
+    schema: {
+      summary: 'Decode a verifiable credential: SD-JWT VC, JWT VC, mdoc or W3C JSON',
+      tags: ['lookingglass'],
+      body: { type: 'object', required: ['credential'], additionalProperties: false, properties: { credential: { type: ['string', 'object'] }, jwks: jwksSchema } },
+      response: { 400: errorResponse, 413: errorResponse },
+    },
+  }, async (request) => {
+    const { credential, jwks } = request.body as { credential: unknown; jwks?: { keys: [] } };
+    return ctx.lookingGlass.decodeCredential(credential, jwks);
+  });
+
+  Object.assign(ctx.apiEndpoints, { lookingglass_decode: '/api/lookingglass/decode', lookingglass_decode_credential: '/api/lookingglass/decode/credential' });
+}

@@ -1,0 +1,111 @@
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, importJWK, type JWK, type JWTHeaderParameters } from 'jose';
+import { OAuthError } from '../errors.ts';
+import { CLAIM_MEANINGS, TIME_CLAIMS } from './claim-meanings.ts';
+import { describeTime } from './time.ts';
+
+export interface DecodedClaim {
+  name: string;
+  value: unknown;
+  meaning: string;
+  reference: string;
+  date?: string;
+  relative?: string;
+}
+
+export interface JwtDecoding {
+  format: 'jwt';
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  signature: { verified: boolean; key_source: string; detail: string };
+  claims: DecodedClaim[];
+  warnings: string[];
+}
+
+export interface KnownIssuerKeys {
+  /** Public keys of our own issuers, by key set name (e.g. agentauth, oidc, oauth2). */
+  sets: Array<{ name: string; keys: JWK[] }>;
+}
+
+const b64json = (part: string): Record<string, unknown> => {
+  const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
+  return value as Record<string, unknown>;
+};
+
+const invalidToken = (detail: string) => new OAuthError('invalid_token', `Not a decodable JWT: ${detail}`);
+
+/** Splits and parses a compact JWS without verifying it. */
+export function parseCompactJws(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
+  const parts = token.trim().split('.');
+  if (parts.length === 5) throw invalidToken('this is an encrypted JWT (JWE); its payload cannot be read without the key');
+  if (parts.length !== 3) throw invalidToken('a compact JWS has three base64url parts separated by dots');
+  if (!parts.slice(0, 2).every((p) => /^[A-Za-z0-9_-]+$/.test(p)) || !/^[A-Za-z0-9_-]*$/.test(parts[2])) throw invalidToken('parts must be base64url');
+  try {
+    return { header: b64json(parts[0]), payload: b64json(parts[1]) };
+  } catch {
+    throw invalidToken('header and payload must be base64url-encoded JSON objects');
+  }
+}
+
+async function verify(token: string, header: Record<string, unknown>, jwks: { keys: JWK[] } | undefined, known: KnownIssuerKeys): Promise<JwtDecoding['signature']> {
+  const alg = String(header.alg ?? '');
+  if (alg === 'none') return { verified: false, key_source: 'none', detail: 'alg "none": the token is unsigned' };
+  if (alg.startsWith('HS')) return { verified: false, key_source: 'none', detail: 'HMAC tokens need the shared secret, which is never sent here' };
+  try {
+    if (jwks) {
+      await compactVerify(token, createLocalJWKSet(jwks));
+      return { verified: true, key_source: 'supplied jwks', detail: 'Signature verified with a key from the JWKS you supplied' };
+    }
+    const kid = header.kid;
+    for (const set of known.sets) {
+      const key = set.keys.find((k) => k.kid === kid);
+      if (!key) continue;
+      await compactVerify(token, await importJWK(key, alg));
+      return { verified: true, key_source: `portico ${set.name} keys`, detail: `Signature verified with this origin's ${set.name} key ${String(kid)}` };
+    }
+    if (header.jwk) {
+      await compactVerify(token, EmbeddedJWK);
+      return { verified: true, key_source: 'embedded jwk', detail: 'Verified with the key in the header: proves possession of that key, not who holds it' };
+    }
+    return { verified: false, key_source: 'none', detail: 'No key to check against: supply the issuer JWKS as "jwks"' };
+  } catch {
+    return { verified: false, key_source: jwks ? 'supplied jwks' : 'portico keys', detail: 'The signature does NOT verify: the token was altered or signed by another key' };
+  }
+}
+
+/** Decodes, verifies and explains a JWT (JWS compact serialization). */
+export async function decodeJwt(token: string, options: { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number }): Promise<JwtDecoding> {
+  const { header, payload } = parseCompactJws(token);
+  let signature: JwtDecoding['signature'];
+  try {
+    decodeProtectedHeader(token);
+    signature = await verify(token, header as JWTHeaderParameters, options.jwks, options.known);
+  } catch {
+    signature = { verified: false, key_source: 'none', detail: 'The header could not be used for verification' };
+  }
+  const claims: DecodedClaim[] = Object.entries(payload).map(([name, value]) => {
+    const known = CLAIM_MEANINGS[name] ?? { meaning: 'Private or unregistered claim', reference: 'RFC 7519 §4.3' };
+    const time = TIME_CLAIMS.has(name) && typeof value === 'number' ? describeTime(value, options.nowMs) : undefined;
+    return { name, value, ...known, ...time };
+  });
+  return { format: 'jwt', header, payload, signature, claims, warnings: warnings(header, payload, signature, options) };
+}
+
+function warnings(header: Record<string, unknown>, payload: Record<string, unknown>, signature: JwtDecoding['signature'], options: { jwks?: { keys: JWK[] }; nowMs: number }): string[] {
+  const out: string[] = [];
+  const now = options.nowMs / 1000;
+  const alg = String(header.alg ?? '');
+  if (alg === 'none') out.push('alg "none": anyone can forge this token; never accept it');
+  if (alg.startsWith('HS') && (options.jwks?.keys.some((k) => k.kty !== 'oct') || header.jwk || header.kid)) {
+    out.push('HS* with public key material around: a verifier that uses a public key as an HMAC secret can be fooled (algorithm confusion)');
+  }
+  if (!signature.verified && alg !== 'none') out.push('signature not verified');
+  if (typeof payload.exp !== 'number') out.push('no exp: the token never expires');
+  else if (payload.exp <= now) out.push('expired');
+  if (typeof payload.nbf === 'number' && payload.nbf > now) out.push('not yet valid (nbf is in the future)');
+  if (typeof payload.iat === 'number' && payload.iat > now + 60) out.push('iat is in the future');
+  if (payload.aud === undefined && header.typ !== 'dpop+jwt') out.push('no aud: any service could be made to accept it');
+  if (typeof payload.exp === 'number' && typeof payload.iat === 'number' && payload.exp - payload.iat > 86_400) out.push('lifetime longer than a day');
+  if (header.jwk && typeof header.jwk === 'object' && 'd' in (header.jwk as object)) out.push('the header carries a PRIVATE key');
+  return out;
+}
