@@ -1,4 +1,4 @@
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, importJWK, type JWK, type JWTHeaderParameters } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, type JWK, type JWTHeaderParameters } from 'jose';
 import { OAuthError } from '../errors.ts';
 import { CLAIM_MEANINGS, TIME_CLAIMS } from './claim-meanings.ts';
 import { describeTime } from './time.ts';
@@ -22,8 +22,8 @@ export interface JwtDecoding {
 }
 
 export interface KnownIssuerKeys {
-  /** Public keys of our own issuers, by key set name (e.g. agentauth, oidc, oauth2). */
-  sets: Array<{ name: string; keys: JWK[] }>;
+  /** A public key of our own issuers by `kid`, imported once, with the name of its key set. */
+  byKid(kid: unknown, alg: string): Promise<{ set: string; key: CryptoKey | Uint8Array } | undefined>;
 }
 
 const b64json = (part: string): Record<string, unknown> => {
@@ -57,11 +57,10 @@ async function verify(token: string, header: Record<string, unknown>, jwks: { ke
       return { verified: true, key_source: 'supplied jwks', detail: 'Signature verified with a key from the JWKS you supplied' };
     }
     const kid = header.kid;
-    for (const set of known.sets) {
-      const key = set.keys.find((k) => k.kid === kid);
-      if (!key) continue;
-      await compactVerify(token, await importJWK(key, alg));
-      return { verified: true, key_source: `portico ${set.name} keys`, detail: `Signature verified with this origin's ${set.name} key ${String(kid)}` };
+    const ours = await known.byKid(kid, alg);
+    if (ours) {
+      await compactVerify(token, ours.key);
+      return { verified: true, key_source: `portico ${ours.set} keys`, detail: `Signature verified with this origin's ${ours.set} key ${String(kid)}` };
     }
     if (header.jwk) {
       await compactVerify(token, EmbeddedJWK);

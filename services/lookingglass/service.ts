@@ -1,4 +1,4 @@
-import type { JWK } from 'jose';
+import { importJWK, type JWK } from 'jose';
 import type { Clock } from '../clock.ts';
 import type { KeyRing } from '../keys.ts';
 import { decodeCredential } from './decode-credential.ts';
@@ -14,8 +14,30 @@ export class LookingGlass {
     private readonly clock: Clock,
   ) {}
 
+  private readonly imported = new Map<string, Promise<{ set: string; key: CryptoKey | Uint8Array } | undefined>>();
+
   private known(): KnownIssuerKeys {
-    return { sets: KNOWN_KEY_SETS.map((name) => ({ name, keys: this.keys.jwks(name).keys })) };
+    return {
+      byKid: (kid, alg) => {
+        const id = `${String(kid)}:${alg}`;
+        let found = this.imported.get(id);
+        if (!found) {
+          found = this.importKey(kid, alg).catch(() => undefined);
+          this.imported.set(id, found);
+          // Only our own keys stay cached; unknown kids (any caller can send them) are not kept.
+          void found.then((hit) => hit || this.imported.delete(id));
+        }
+        return found;
+      },
+    };
+  }
+
+  private async importKey(kid: unknown, alg: string) {
+    for (const set of KNOWN_KEY_SETS) {
+      const jwk = this.keys.jwks(set).keys.find((k) => k.kid === kid);
+      if (jwk && (!jwk.alg || jwk.alg === alg)) return { set, key: await importJWK(jwk, alg) };
+    }
+    return undefined;
   }
 
   decodeJwt(token: string, jwks?: { keys: JWK[] }) {
