@@ -9,13 +9,14 @@ import { coreRoutes } from './core-routes.ts';
 import { oauthRoutes } from '../oauth/plugin.ts';
 import { catalogRoutes } from '../catalog/plugin.ts';
 import { lookingGlassRoutes } from '../lookingglass/plugin.ts';
+import { mcpRoutes } from '../mcp/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [

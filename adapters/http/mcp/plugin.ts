@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
+import { aiCatalog, mcpServerConfig, serverCard } from '../../../services/mcp/config.ts';
+import { buildMcpServer } from '../../../services/mcp/tools.ts';
+import type { MainContext } from '../main/context.ts';
+import { sendDocument } from '../main/documents.ts';
+
+/** `/mcp` (streamable HTTP, SDK v2), `/mcp/server-card` and `/.well-known/ai-catalog.json`. */
+export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  const config = mcpServerConfig(ctx.config.baseUrl, ctx.config.version);
+  const deps = { catalog: ctx.catalog, lookingGlass: ctx.lookingGlass, isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f) };
+  const handler = createMcpHandler(() => buildMcpServer(config, deps), { onerror: (e) => app.log.debug({ err: e }, 'mcp') });
+  ctx.onClose.push(() => handler.close());
+  // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
+  const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
+
+  const toRequest = (request: FastifyRequest) => {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
+    const init: RequestInit = { method: request.method, headers };
+    if (request.method === 'POST') init.body = JSON.stringify(request.body ?? null);
+    return new Request(`${ctx.config.baseUrl}${request.url}`, init);
+  };
+
+  // The SDK answers JSON-RPC errors itself; a body that is not JSON at all becomes a JSON-RPC parse error here.
+  app.register(async (scoped) => {
+    scoped.removeAllContentTypeParsers();
+    scoped.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_req, body, done) => {
+      try {
+        done(null, body === '' ? undefined : JSON.parse(body as string));
+      } catch {
+        done(null, { __invalidJson: true });
+      }
+    });
+    for (const method of ['GET', 'POST', 'DELETE'] as const) {
+      scoped.route({
+        method,
+        url: '/mcp',
+        schema: { summary: 'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt', tags: ['mcp'] },
+        handler: async (request, reply) => {
+          const webRequest = toRequest(request);
+          const rejected = originValidationResponse(webRequest, allowedOrigins);
+          if (rejected) return reply.send(rejected);
+          if ((request.body as { __invalidJson?: boolean } | undefined)?.__invalidJson) {
+            return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
+          }
+          return reply.send(await handler.fetch(webRequest, { parsedBody: request.body }));
+        },
+      });
+    }
+  });
+
+  const card = JSON.stringify(serverCard(config));
+  app.get('/mcp/server-card', { schema: { summary: 'MCP server card', tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply, card, 'application/mcp-server-card+json'));
+  const catalog = JSON.stringify(aiCatalog(config));
+  app.get('/.well-known/ai-catalog.json', { schema: { summary: 'AI catalog: the MCP servers of this deployment', tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply, catalog, 'application/ai-catalog+json'));
+  Object.assign(ctx.apiEndpoints, { mcp: '/mcp', mcp_server_card: '/mcp/server-card' });
+}

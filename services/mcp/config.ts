@@ -1,0 +1,54 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+
+/**
+ * The one description of this origin's MCP server. The server itself, its card and the AI catalog are
+ * all built from it, so what `initialize` / `server/discover` report cannot disagree with them.
+ */
+export interface McpServerConfig {
+  name: string;
+  title: string;
+  version: string;
+  description: string;
+  websiteUrl: string;
+  endpoint: string;
+  cardUrl: string;
+  /** Protocol revisions of the SDK in use, newest first. */
+  protocolVersions: string[];
+  instructions: string;
+}
+
+export function mcpServerConfig(baseUrl: string, version: string): McpServerConfig {
+  const versions = [...SUPPORTED_PROTOCOL_VERSIONS].sort().reverse();
+  return {
+    name: 'io.portico/identity-sandbox',
+    title: 'Portico identity protocol sandbox',
+    version,
+    description: 'Read-only tools over the Portico protocol catalog: list protocols and flows, describe a flow step by step, decode and explain a JWT.',
+    websiteUrl: baseUrl,
+    endpoint: `${baseUrl}/mcp`,
+    cardUrl: `${baseUrl}/mcp/server-card`,
+    protocolVersions: versions.includes(LATEST_PROTOCOL_VERSION) ? versions : [LATEST_PROTOCOL_VERSION, ...versions],
+    instructions: 'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT. To run flows, use the HTTP API at /api (see /llms.txt).',
+  };
+}
+
+/** The MCP server card (served at /mcp/server-card). */
+export function serverCard(c: McpServerConfig) {
+  return {
+    $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+    name: c.name,
+    version: c.version,
+    title: c.title,
+    description: c.description,
+    websiteUrl: c.websiteUrl,
+    remotes: [{ type: 'streamable-http', url: c.endpoint, supportedProtocolVersions: c.protocolVersions }],
+  };
+}
+
+/** The AI catalog (served at /.well-known/ai-catalog.json). */
+export function aiCatalog(c: McpServerConfig) {
+  return {
+    specVersion: '1.0',
+    entries: [{ identifier: c.name, type: 'application/mcp-server-card+json', url: c.cardUrl, name: c.title, description: c.description }],
+  };
+}

@@ -1,0 +1,83 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
+
+let server: TestServer;
+let card: any;
+let aiCatalog: any;
+beforeAll(async () => {
+  server = await startMainServer();
+  card = await (await fetch(`${server.url}/mcp/server-card`)).json();
+  aiCatalog = await (await fetch(`${server.url}/.well-known/ai-catalog.json`)).json();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const TOOLS = ['decode_jwt', 'describe_protocol_flow', 'list_protocol_flows', 'list_protocols'];
+
+async function exercise(client: { listTools(): Promise<any>; callTool(p: any): Promise<any> }) {
+  const tools = await client.listTools();
+  expect(tools.tools.map((t: any) => t.name).sort()).toEqual(TOOLS);
+  for (const t of tools.tools) {
+    expect(t.inputSchema.type).toBe('object');
+    expect(t.annotations?.readOnlyHint).toBe(true);
+  }
+  const protocols = await client.callTool({ name: 'list_protocols', arguments: { query: 'pkce' } });
+  expect(protocols.structuredContent.protocols.map((p: any) => p.id)).toEqual(['oauth2']);
+  const flows = await client.callTool({ name: 'list_protocol_flows', arguments: { protocolId: 'oauth2' } });
+  expect(flows.structuredContent.flows.find((f: any) => f.id === 'authorization-code-pkce').executable).toBe(true);
+  const described = await client.callTool({ name: 'describe_protocol_flow', arguments: { protocolId: 'agentauth', flowId: 'register-and-claim' } });
+  expect(described.structuredContent.steps[1]).toMatchObject({ order: 2, spec_ref: 'RFC 7523 §2.1' });
+  const missing = await client.callTool({ name: 'list_protocol_flows', arguments: { protocolId: 'nope' } });
+  expect(missing.isError).toBe(true);
+  const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+  const decoded = await client.callTool({ name: 'decode_jwt', arguments: { token: reg.identity_assertion } });
+  expect(decoded.structuredContent.signature.verified).toBe(true);
+  expect(decoded.structuredContent.payload.sub).toBe(reg.agent_id);
+  const bad = await client.callTool({ name: 'decode_jwt', arguments: { token: 'not-a-jwt' } });
+  expect(bad.isError).toBe(true);
+}
+
+describe('MCP clients against /mcp', () => {
+  it('SDK v2 client: discovers, lists and calls every tool; its view of the server equals the card and the AI catalog', async () => {
+    const client = new Client({ name: 'portico-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    const info = client.getServerVersion()!;
+    expect(info.name).toBe(card.name);
+    expect(info.version).toBe(card.version);
+    expect(card.remotes[0]).toMatchObject({ type: 'streamable-http', url: `${server.url}/mcp` });
+    const negotiated = client.getNegotiatedProtocolVersion();
+    expect(negotiated).toBeTruthy();
+    expect(card.remotes[0].supportedProtocolVersions).toContain(negotiated);
+    expect(aiCatalog.entries[0]).toMatchObject({ identifier: card.name, type: 'application/mcp-server-card+json', url: `${server.url}/mcp/server-card` });
+    await exercise(client);
+    await client.close();
+  });
+
+  it('SDK 1.x client (initialize handshake of an older revision) gets the same server and tools', async () => {
+    const client = new V1Client({ name: 'portico-test-v1', version: '1.0.0' });
+    const transport = new V1Transport(new URL(`${server.url}/mcp`));
+    await client.connect(transport);
+    expect(client.getServerVersion()).toMatchObject({ name: card.name, version: card.version });
+    expect(card.remotes[0].supportedProtocolVersions).toContain(transport.protocolVersion);
+    await exercise(client as any);
+    await client.close();
+  });
+
+  it('answers malformed JSON-RPC with JSON-RPC errors (never a 5xx) and refuses foreign browser origins', async () => {
+    const post = (body: string, headers: Record<string, string> = {}) => fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    const parse = await post('{not json');
+    expect(parse.status).toBeLessThan(500);
+    expect((await parse.json()).error.code).toBe(-32700);
+    for (const body of ['[]', '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1,"method":"nope"}', '42']) {
+      const res = await post(body);
+      expect(res.status).toBeLessThan(500);
+    }
+    const evil = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { origin: 'https://evil.example' });
+    expect(evil.status).toBe(403);
+    expect((await fetch(`${server.url}/.well-known/mcp/server-card.json`)).status).toBe(404);
+  });
+});
