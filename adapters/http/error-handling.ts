@@ -42,7 +42,7 @@ export function sendError(reply: FastifyReply, error: OAuthError): FastifyReply 
 }
 
 /** The single place where errors become responses: `{error, error_description}`, never a stack. */
-export function installErrorHandling(app: FastifyInstance, options: { isPage: PagePathTest; renderNotFoundPage: (req: FastifyRequest) => string }): void {
+export function installErrorHandling(app: FastifyInstance, options: { isPage: PagePathTest; sendNotFoundPage: (req: FastifyRequest, reply: FastifyReply) => FastifyReply }): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = toOAuthError(error);
     if (mapped.status >= 500) request.log.error({ err: error }, 'unhandled error');
@@ -57,9 +57,7 @@ export function installErrorHandling(app: FastifyInstance, options: { isPage: Pa
       reply.header('allow', allowed.join(', '));
       return sendError(reply, new OAuthError('method_not_allowed', `${request.method} is not allowed on ${path}`, 405));
     }
-    if (options.isPage(path) && request.method === 'GET') {
-      return reply.code(404).type('text/html; charset=utf-8').send(options.renderNotFoundPage(request));
-    }
+    if (options.isPage(path) && request.method === 'GET') return options.sendNotFoundPage(request, reply);
     return sendError(reply, new OAuthError('not_found', `No resource at ${path}`, 404));
   });
 }

@@ -47,7 +47,8 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       tags: ['catalog'],
       params: { type: 'object', required: ['id', 'flow'], properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } },
       body: {
-        type: ['object', 'null'],
+        type: 'object',
+        nullable: true,
         additionalProperties: false,
         properties: {
           client_auth: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] },

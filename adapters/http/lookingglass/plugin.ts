@@ -23,7 +23,7 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
     schema: {
       summary: 'Decode a verifiable credential: SD-JWT VC, JWT VC, mdoc or W3C JSON',
       tags: ['lookingglass'],
-      body: { type: 'object', required: ['credential'], additionalProperties: false, properties: { credential: { type: ['string', 'object'] }, jwks: jwksSchema } },
+      body: { type: 'object', required: ['credential'], additionalProperties: false, properties: { credential: { anyOf: [{ type: 'string' }, { type: 'object' }] }, jwks: jwksSchema } },
       response: { 400: errorResponse, 413: errorResponse },
     },
   }, async (request) => {

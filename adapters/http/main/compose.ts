@@ -28,12 +28,16 @@ import { registerOidcRunners } from '../../../services/flows/runners/oidc.ts';
 import { fileURLToPath } from 'node:url';
 import { installErrorHandling } from '../error-handling.ts';
 import { installRateLimit } from '../rate-limit.ts';
-import { escapeHtml, html, layout } from '../pages/html.ts';
+import { installPageHeaders } from '../pages/links.ts';
+import { sendPage } from '../pages/respond.ts';
+import { notFoundPage } from '../pages/routes.ts';
 import type { MainContext } from './context.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS, MAIN_ROUTES } from './routes.ts';
 
 export interface MainOrigin {
   app: FastifyInstance;
+  /** Every registered route as `METHOD /path/{param}` (HEAD twins left out), for the contract check. */
+  routes: string[];
   ctx: MainContext;
   /** Stops accepting requests, lets in-flight ones finish, then closes the event log. */
   close(): Promise<void>;
@@ -121,9 +125,15 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   });
   installErrorHandling(app, {
     isPage,
-    renderNotFoundPage: (request) =>
-      layout('Not found', html`<h1>Not found</h1><p>Nothing lives at <code>${escapeHtml(request.url.split('?')[0])}</code>.</p><p><a href="/">Back to the start</a></p>`),
+    sendNotFoundPage: (request, reply) => sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404),
   });
+  const routes: string[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && !route.url.includes('*')) routes.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+    }
+  });
+  installPageHeaders(app, config.walletUrl);
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
   // Collects every route's schema from here on: the OpenAPI contract is generated from what validates.
   await app.register(swagger, {
@@ -140,6 +150,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   let closed = false;
   return {
     app,
+    routes,
     ctx,
     async close() {
       if (closed) return;

@@ -34,6 +34,8 @@ export interface MainContext {
   apiEndpoints: Record<string, string>;
   /** Members of `GET /health`, each computed per request. */
   health: Record<string, () => unknown>;
+  /** Conformance pages that may be indexed (sitemap, llms.txt); set by the conformance part when present. */
+  indexableConformancePages?: () => Array<{ path: string; title: string }>;
   /** Called, in order, on shutdown before the event log closes. */
   onClose: Array<() => Promise<void> | void>;
 }

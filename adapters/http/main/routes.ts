@@ -10,13 +10,15 @@ import { oauthRoutes } from '../oauth/plugin.ts';
 import { catalogRoutes } from '../catalog/plugin.ts';
 import { lookingGlassRoutes } from '../lookingglass/plugin.ts';
 import { mcpRoutes } from '../mcp/plugin.ts';
+import { discoveryRoutes } from '../discovery/plugin.ts';
+import { pageRoutes } from '../pages/routes.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, discoveryRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [

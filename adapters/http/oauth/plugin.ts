@@ -37,7 +37,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
   const endpointUrl = (request: FastifyRequest) => `${base}${request.url.split('?')[0]}`;
 
   // Where the demo clients' browsers land: shows what the authorization server sent back.
-  app.get('/callback', { schema: { summary: 'Redirect target of the demo clients (HTML)', tags: ['oauth2'], querystring: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 } } } }, async (request, reply) => {
+  app.get('/callback', { schema: { summary: 'Redirect target of the demo clients (HTML)', tags: ['oauth2'], querystring: { type: 'object', properties: Object.fromEntries(['code', 'state', 'iss', 'error', 'error_description', 'session_state'].map((k) => [k, str()])) } } }, async (request, reply) => {
     const { html } = await import('../pages/html.ts');
     const q = request.query as Record<string, string>;
     const rows = Object.entries(q).map(([k, v]) => html`<tr><th scope="row"><code>${k}</code></th><td><code>${v}</code></td></tr>`);

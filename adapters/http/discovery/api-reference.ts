@@ -1,0 +1,26 @@
+import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { htmlPage } from '../pages/respond.ts';
+
+interface OpenApi {
+  info: { title: string; version: string; description?: string };
+  paths: Record<string, Record<string, { summary?: string; tags?: string[]; requestBody?: unknown; parameters?: unknown[]; responses?: Record<string, unknown> }>>;
+}
+
+/** A readable API reference rendered on the server from the OpenAPI document itself. */
+export function apiReferenceHtml(spec: OpenApi): string {
+  const byTag = new Map<string, string[]>();
+  for (const [path, ops] of Object.entries(spec.paths).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [method, op] of Object.entries(ops)) {
+      const tag = op.tags?.[0] ?? 'other';
+      const responses = Object.keys(op.responses ?? {}).join(', ');
+      const body = op.requestBody ? `<details><summary>Request body</summary><pre><code>${escapeHtml(JSON.stringify(op.requestBody, null, 2))}</code></pre></details>` : '';
+      const params = op.parameters?.length ? `<details><summary>Parameters</summary><pre><code>${escapeHtml(JSON.stringify(op.parameters, null, 2))}</code></pre></details>` : '';
+      const list = byTag.get(tag) ?? [];
+      list.push(`<li><p><code>${method.toUpperCase()} ${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? '')}${responses ? ` <small>(responses: ${escapeHtml(responses)})</small>` : ''}</p>${params}${body}</li>`);
+      byTag.set(tag, list);
+    }
+  }
+  const sections = [...byTag.entries()].map(([tag, items]) => `<h2 id="${escapeHtml(tag)}">${escapeHtml(tag)}</h2><ul>${items.join('')}</ul>`).join('\n');
+  const page = htmlPage({ title: 'API reference', blocks: [] });
+  return page.replace('<main id="main"></main>', `<main id="main"><h1>${escapeHtml(spec.info.title)} ${escapeHtml(spec.info.version)}</h1><p>${escapeHtml(spec.info.description ?? '')} The machine-readable contract is <a href="/openapi.json">/openapi.json</a>.</p>${sections}</main>`);
+}

@@ -1,0 +1,143 @@
+import type { FastifyInstance } from 'fastify';
+import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
+import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { OAuthError } from '../../../services/errors.ts';
+import type { MainContext } from '../main/context.ts';
+import { sendPage } from './respond.ts';
+import { sequenceDiagramSvg } from './sequence-diagram.ts';
+
+const p = (...inlines: Inline[]): Block => ({ kind: 'paragraph', inlines });
+const h = (level: 1 | 2 | 3, text: string): Block => ({ kind: 'heading', level, text });
+
+export function notFoundPage(path: string): PageDocument {
+  return { title: 'Not found', noindex: true, blocks: [h(1, 'Not found'), p('Nothing lives at ', { code: path }, '.'), p({ link: 'Back to the protocol catalog', href: '/' })] };
+}
+
+/** Server-rendered pages with markdown twins: home, protocols, flows, the looking glass, runs. */
+export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  const { catalog, flowRuns } = ctx;
+  const pageSchema = (summary: string, params?: Record<string, unknown>) => ({ summary, tags: ['pages'], ...(params ? { params } : {}) });
+
+  app.get('/', { schema: pageSchema('Home page (HTML, or markdown with Accept: text/markdown)') }, async (request, reply) => sendPage(request, reply, {
+    title: 'Identity protocols you can run',
+    description: 'A live sandbox for OAuth 2.0, OpenID Connect, agent registration and more: run real flows, inspect every token.',
+    blocks: [
+      h(1, 'Identity protocols you can run'),
+      p('Portico runs real authentication and identity protocols on demo data. Start a flow, watch every HTTP exchange, and decode every token. Demo clients and users are published, so every token minted here is public and valid nowhere else.'),
+      { kind: 'notice', tone: 'info', inlines: ['Agents: start with ', { link: '/llms.txt', href: '/llms.txt' }, ', ', { link: 'the agent auth guide', href: '/auth.md' }, ' and ', { link: 'the agent skills', href: '/.well-known/agent-skills/index.json' }, '.'] },
+      h(2, 'Protocols'),
+      { kind: 'table', head: ['Protocol', 'What it does', 'Flows'], rows: catalog.protocols().map((pr) => [[{ link: pr.name, href: `/protocol/${pr.id}` }], [pr.description], [String(catalog.flows(pr.id).length)]]) },
+      h(2, 'Tools'),
+      { kind: 'list', items: [[{ link: 'Looking glass', href: '/looking-glass' }, ': decode and explain a JWT or credential'], [{ link: 'API reference', href: '/docs/api' }, ' and ', { link: 'OpenAPI contract', href: '/openapi.json' }], [{ link: 'MCP server card', href: '/mcp/server-card' }, ': read-only tools at ', { code: '/mcp' }]] },
+    ],
+  }));
+
+  app.get('/protocol/:id', { schema: pageSchema('A protocol and its flows (page)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } }) }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const pr = catalog.protocol(id);
+    if (!pr) return sendPage(request, reply, notFoundPage(request.url), 404);
+    return sendPage(request, reply, {
+      title: pr.name,
+      description: pr.description,
+      blocks: [
+        h(1, pr.name),
+        p(pr.description),
+        p('Version: ', { code: pr.version }),
+        ...(pr.body ? [p(pr.body)] : []),
+        h(2, 'Flows'),
+        { kind: 'table', head: ['Flow', 'Category', 'Runnable'], rows: catalog.flows(pr.id).map((f) => [[{ link: f.name, href: `/protocol/${pr.id}/flow/${f.id}` }], [f.category], [flowRuns.executable(pr.id, f.id) ? 'yes' : 'not in this build']]) },
+        h(2, 'Specifications'),
+        { kind: 'list', items: pr.specs.map((s) => [{ link: s.title, href: s.url }]) },
+      ],
+    });
+  });
+
+  app.get('/protocol/:id/flow/:flow', { schema: pageSchema('A flow: steps, sequence diagram, run instructions (page)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } }) }, async (request, reply) => {
+    const { id, flow } = request.params as { id: string; flow: string };
+    const f = catalog.flow(id, flow);
+    if (!f) return sendPage(request, reply, notFoundPage(request.url), 404);
+    const runnable = flowRuns.executable(id, flow);
+    const stepList: Block = { kind: 'list', ordered: true, items: f.steps.map((s) => [{ strong: s.name }, ` (${s.from} → ${s.to}): ${s.description}`, ...(s.spec_ref ? [' — ', { em: s.spec_ref }] as Inline[] : [])]) };
+    return sendPage(request, reply, {
+      title: f.name,
+      description: f.description,
+      blocks: [
+        h(1, f.name),
+        p(f.description),
+        p('Protocol: ', { link: catalog.protocol(id)!.name, href: `/protocol/${id}` }),
+        h(2, 'Sequence'),
+        { kind: 'figure', html: sequenceDiagramSvg(f.steps, f.name), caption: `${f.steps.length} steps`, markdown: [stepList] },
+        h(2, 'Steps'),
+        stepList,
+        ...(f.body ? [p(f.body)] : []),
+        h(2, 'Run it'),
+        runnable
+          ? { kind: 'html', html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run"><button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p>`, markdown: [p('Run it over the API: ', { code: `POST /api/protocols/${id}/demo/${flow}` })] }
+          : p('This flow is described but cannot be run in this build.'),
+      ],
+    });
+  });
+
+  // Without JavaScript the Run button posts here and lands on the run's page.
+  app.post('/protocol/:id/flow/:flow/run', { schema: pageSchema('Run a flow from its page (form post, redirects to the run)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } }) }, async (request, reply) => {
+    const { id, flow } = request.params as { id: string; flow: string };
+    try {
+      const run = await flowRuns.start(id, flow, {});
+      return reply.redirect(`/runs/${run.run_id}`, 303);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      return sendPage(request, reply, { title: 'Cannot run', noindex: true, blocks: [h(1, 'This flow cannot run'), { kind: 'notice', tone: 'error', inlines: [error.description] }] }, error.status);
+    }
+  });
+
+  app.get('/runs/:id', { schema: pageSchema('A run: every exchange and decoded token (page)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } }) }, async (request, reply) => {
+    const view = await flowRuns.view((request.params as { id: string }).id);
+    if (!view) return sendPage(request, reply, notFoundPage(request.url), 404);
+    const blocks: Block[] = [
+      h(1, `Run of ${view.protocol}/${view.flow}`),
+      { kind: 'notice', tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info', inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])] },
+      p('Started ', { code: view.started_at }, '. Secrets are redacted here; the caller of the run saw them in full. ', { link: 'JSON', href: `/api/runs/${view.run_id}` }),
+      h(2, 'Exchanges'),
+    ];
+    view.exchanges.forEach((x, i) => {
+      blocks.push(h(3, `${i + 1}. ${x.step}`));
+      blocks.push(p({ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${x.duration_ms} ms`));
+      if (x.annotations.length) blocks.push({ kind: 'list', items: x.annotations.map((a) => [a]) });
+      blocks.push({ kind: 'code', lang: 'json', text: JSON.stringify({ request: x.request, response: x.response }, null, 2) });
+    });
+    if (view.tokens.length) {
+      blocks.push(h(2, 'Decoded tokens'));
+      for (const t of view.tokens) blocks.push(h(3, `${t.name} (${'step' in t ? String((t as { step: string }).step) : ''})`), { kind: 'code', lang: 'json', text: JSON.stringify({ header: t.header, payload: t.payload }, null, 2) });
+    }
+    return sendPage(request, reply, { title: `Run ${view.run_id}`, noindex: true, blocks });
+  });
+
+  app.get('/looking-glass', {
+    schema: { ...pageSchema('Looking glass: decode a JWT (page; works without JavaScript)'), querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 32_768 } } } },
+  }, async (request, reply) => {
+    const token = (request.query as { token?: string }).token?.trim();
+    const blocks: Block[] = [
+      h(1, 'Looking glass'),
+      p('Paste a JWT to decode it, check its signature against this origin\'s issuers, and read every claim explained. For credentials use ', { code: 'POST /api/lookingglass/decode/credential' }, '.'),
+      { kind: 'html', html: `<form method="get" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false">${escapeHtml(token ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'GET /looking-glass?token=<JWT>' }, ' or ', { code: 'POST /api/lookingglass/decode' })] },
+    ];
+    if (token) {
+      try {
+        const d = await ctx.lookingGlass.decodeJwt(token);
+        blocks.push(
+          h(2, 'Signature'),
+          { kind: 'notice', tone: d.signature.verified ? 'ok' : 'warning', inlines: [d.signature.detail] },
+          ...(d.warnings.length ? [h(2, 'Warnings'), { kind: 'list', items: d.warnings.map((w) => [w]) } as Block] : []),
+          h(2, 'Claims'),
+          { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], [c.reference]]) },
+          h(2, 'Header'),
+          { kind: 'code', lang: 'json', text: JSON.stringify(d.header, null, 2) },
+        );
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error;
+        blocks.push({ kind: 'notice', tone: 'error', inlines: [error.description] });
+      }
+    }
+    return sendPage(request, reply, { title: 'Looking glass', noindex: Boolean(token), blocks });
+  });
+}

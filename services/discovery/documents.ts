@@ -1,0 +1,68 @@
+/** The discovery documents of the main origin (spec section 4 "Discovery surfaces"). */
+
+export interface IndexablePage {
+  path: string;
+  title: string;
+}
+
+/** RFC 9727 API catalog as an RFC 9264 linkset. */
+export function apiCatalog(base: string) {
+  const api = (anchor: string, desc: string, doc: string, status?: string) => ({
+    anchor,
+    'service-desc': [{ href: desc, type: 'application/openapi+json' }],
+    'service-doc': [{ href: doc, type: 'text/html' }],
+    ...(status ? { status: [{ href: status, type: 'application/json' }] } : {}),
+  });
+  return {
+    linkset: [
+      { anchor: `${base}/.well-known/api-catalog`, item: [{ href: `${base}/api` }, { href: `${base}/oauth2` }, { href: `${base}/agentauth` }, { href: `${base}/mcp` }] },
+      api(`${base}/api`, `${base}/openapi.json`, `${base}/docs/api`, `${base}/health`),
+      { ...api(`${base}/oauth2`, `${base}/openapi.json`, `${base}/docs/api`), 'service-meta': [{ href: `${base}/.well-known/oauth-authorization-server/oauth2`, type: 'application/json' }] },
+      { ...api(`${base}/agentauth`, `${base}/openapi.json`, `${base}/auth.md`), 'service-meta': [{ href: `${base}/.well-known/oauth-authorization-server/agentauth`, type: 'application/json' }] },
+      { anchor: `${base}/mcp`, 'service-desc': [{ href: `${base}/mcp/server-card`, type: 'application/mcp-server-card+json' }], 'service-doc': [{ href: `${base}/.well-known/agent-skills/use-mcp/SKILL.md`, type: 'text/markdown' }] },
+    ],
+  };
+}
+
+/** Content-Signal in every crawl-allowed group. */
+export function robotsTxt(base: string): string {
+  return [
+    '# Portico: a sandbox for identity protocols. Everything here is demo data.',
+    'User-agent: *',
+    'Content-Signal: search=yes, ai-input=yes, ai-train=no',
+    'Allow: /',
+    'Disallow: /oauth2/interaction/',
+    'Disallow: /oidc/interaction/',
+    '',
+    `Sitemap: ${base}/sitemap.xml`,
+    '',
+  ].join('\n');
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export function sitemapXml(base: string, pages: IndexablePage[]): string {
+  const urls = pages.map((p) => `  <url><loc>${escapeXml(base + p.path)}</loc></url>`).join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`;
+}
+
+export function llmsTxt(base: string, wallet: string, pages: IndexablePage[], conformance: IndexablePage[]): string {
+  const list = (items: IndexablePage[]) => items.map((p) => `- [${p.title}](${base}${p.path})`).join('\n');
+  return `# Portico
+
+> A live sandbox where agents and API clients run real authentication and identity protocols (OAuth 2.0, OpenID Connect, agent self-registration, and more) on demo data, and inspect every token and exchange. Every credential here is public and valid nowhere else.
+
+## Start here
+
+- [Agent auth guide](${base}/auth.md): register without an API key, get a token, be claimed by a person
+- [Agent skills](${base}/.well-known/agent-skills/index.json): recipes for the catalog, flows, decoding, MCP
+- [Service index](${base}/api): every API endpoint
+- [OpenAPI contract](${base}/openapi.json) and [API reference](${base}/docs/api)
+- [MCP server card](${base}/mcp/server-card): read-only tools at ${base}/mcp
+- [Wallet harness](${wallet}/llms.txt): OID4VCI and OID4VP from the wallet side
+
+## Protocols
+
+${list(pages)}
+${conformance.length ? `\n## Conformance (self-tests, not certifications)\n\n${list(conformance)}\n` : ''}`;
+}
