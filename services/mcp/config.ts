@@ -1,4 +1,4 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 
 /**
  * The one description of this origin's MCP server. The server itself, its card and the AI catalog are
@@ -12,13 +12,12 @@ export interface McpServerConfig {
   websiteUrl: string;
   endpoint: string;
   cardUrl: string;
-  /** Protocol revisions of the SDK in use, newest first. */
+  /** Protocol revisions the running server answers, newest first (see `withServedVersions`). */
   protocolVersions: string[];
   instructions: string;
 }
 
 export function mcpServerConfig(baseUrl: string, version: string): McpServerConfig {
-  const versions = [...SUPPORTED_PROTOCOL_VERSIONS].sort().reverse();
   return {
     name: 'io.portico/identity-sandbox',
     title: 'Portico identity protocol sandbox',
@@ -27,9 +26,17 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
     websiteUrl: baseUrl,
     endpoint: `${baseUrl}/mcp`,
     cardUrl: `${baseUrl}/mcp/server-card`,
-    protocolVersions: versions.includes(LATEST_PROTOCOL_VERSION) ? versions : [LATEST_PROTOCOL_VERSION, ...versions],
+    protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS].sort().reverse(),
     instructions: 'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT. To run flows, use the HTTP API at /api (see /llms.txt).',
   };
+}
+
+/**
+ * The revisions the SDK serves: the modern ones its `server/discover` reports, and the 2025-era ones
+ * its stateless fallback answers for `initialize` clients.
+ */
+export function withServedVersions(c: McpServerConfig, modern: string[]): McpServerConfig {
+  return { ...c, protocolVersions: [...new Set([...modern, ...SUPPORTED_PROTOCOL_VERSIONS])].sort().reverse() };
 }
 
 /** The MCP server card (served at /mcp/server-card). */

@@ -17,6 +17,17 @@ const result = (structured: Record<string, unknown>) => ({
   content: [{ type: 'text' as const, text: JSON.stringify(structured, null, 2) }],
   structuredContent: structured,
 });
+
+// Compiled once: building the schemas per request would dominate the cost of a stateless call.
+const LIST_PROTOCOLS_IN = fromJsonSchema<{ query?: string }>({ type: 'object', properties: { query: str('Filter, e.g. "pkce" or "credential"') }, additionalProperties: false });
+const LIST_PROTOCOLS_OUT = fromJsonSchema({ type: 'object', properties: { protocols: { type: 'array' } }, required: ['protocols'] });
+const LIST_FLOWS_IN = fromJsonSchema<{ protocolId: string }>({ type: 'object', properties: { protocolId: str('A protocol id from list_protocols') }, required: ['protocolId'], additionalProperties: false });
+const LIST_FLOWS_OUT = fromJsonSchema({ type: 'object', properties: { protocol: { type: 'string' }, flows: { type: 'array' } }, required: ['protocol', 'flows'] });
+const DESCRIBE_IN = fromJsonSchema<{ protocolId: string; flowId: string }>({ type: 'object', properties: { protocolId: str('A protocol id'), flowId: str('A flow id from list_protocol_flows') }, required: ['protocolId', 'flowId'], additionalProperties: false });
+const DESCRIBE_OUT = fromJsonSchema({ type: 'object', properties: { id: { type: 'string' }, steps: { type: 'array' } }, required: ['id', 'steps'] });
+const DECODE_IN = fromJsonSchema<{ token: string }>({ type: 'object', properties: { token: str('A compact JWS', 32_768) }, required: ['token'], additionalProperties: false });
+const DECODE_OUT = fromJsonSchema({ type: 'object', properties: { format: { type: 'string' }, header: { type: 'object' }, payload: { type: 'object' }, signature: { type: 'object' }, claims: { type: 'array' }, warnings: { type: 'array' } }, required: ['format'] });
+
 const toolError = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
 
 /** Builds the MCP server: four read-only tools over the catalog and the looking glass. */
@@ -30,8 +41,8 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
   server.registerTool('list_protocols', {
     title: 'List protocols',
     description: 'The protocols this sandbox runs, optionally filtered by a word in their name, description, tags or aliases.',
-    inputSchema: fromJsonSchema<{ query?: string }>({ type: 'object', properties: { query: str('Filter, e.g. "pkce" or "credential"') }, additionalProperties: false }),
-    outputSchema: fromJsonSchema({ type: 'object', properties: { protocols: { type: 'array' } }, required: ['protocols'] }),
+    inputSchema: LIST_PROTOCOLS_IN,
+    outputSchema: LIST_PROTOCOLS_OUT,
     annotations: READ_ONLY,
   }, async ({ query }) => {
     const q = query?.toLowerCase().trim();
@@ -44,8 +55,8 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
   server.registerTool('list_protocol_flows', {
     title: 'List the flows of a protocol',
     description: 'The flows of one protocol, with whether each can be run through POST /api/protocols/{id}/demo/{flow}.',
-    inputSchema: fromJsonSchema<{ protocolId: string }>({ type: 'object', properties: { protocolId: str('A protocol id from list_protocols') }, required: ['protocolId'], additionalProperties: false }),
-    outputSchema: fromJsonSchema({ type: 'object', properties: { protocol: { type: 'string' }, flows: { type: 'array' } }, required: ['protocol', 'flows'] }),
+    inputSchema: LIST_FLOWS_IN,
+    outputSchema: LIST_FLOWS_OUT,
     annotations: READ_ONLY,
   }, async ({ protocolId }) => {
     if (!catalog.protocol(protocolId)) return toolError(`No protocol "${protocolId}". Call list_protocols for the ids.`);
@@ -56,8 +67,8 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
   server.registerTool('describe_protocol_flow', {
     title: 'Describe a flow',
     description: 'The ordered steps of one flow: who talks to whom, what is sent, and the spec section behind it.',
-    inputSchema: fromJsonSchema<{ protocolId: string; flowId: string }>({ type: 'object', properties: { protocolId: str('A protocol id'), flowId: str('A flow id from list_protocol_flows') }, required: ['protocolId', 'flowId'], additionalProperties: false }),
-    outputSchema: fromJsonSchema({ type: 'object', properties: { id: { type: 'string' }, steps: { type: 'array' } }, required: ['id', 'steps'] }),
+    inputSchema: DESCRIBE_IN,
+    outputSchema: DESCRIBE_OUT,
     annotations: READ_ONLY,
   }, async ({ protocolId, flowId }) => {
     const flow = catalog.flow(protocolId, flowId);
@@ -68,8 +79,8 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
   server.registerTool('decode_jwt', {
     title: 'Decode a JWT',
     description: "Decodes a JWT, verifies its signature when it comes from one of this origin's issuers, and explains every claim.",
-    inputSchema: fromJsonSchema<{ token: string }>({ type: 'object', properties: { token: str('A compact JWS', 32_768) }, required: ['token'], additionalProperties: false }),
-    outputSchema: fromJsonSchema({ type: 'object', properties: { format: { type: 'string' }, header: { type: 'object' }, payload: { type: 'object' }, signature: { type: 'object' }, claims: { type: 'array' }, warnings: { type: 'array' } }, required: ['format'] }),
+    inputSchema: DECODE_IN,
+    outputSchema: DECODE_OUT,
     annotations: READ_ONLY,
   }, async ({ token }) => {
     try {

@@ -1,25 +1,39 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
-import { aiCatalog, mcpServerConfig, serverCard } from '../../../services/mcp/config.ts';
+import { aiCatalog, mcpServerConfig, serverCard, withServedVersions } from '../../../services/mcp/config.ts';
 import { buildMcpServer } from '../../../services/mcp/tools.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 
+const MODERN_PROBE_REVISION = '2026-07-28';
+
+async function discoverVersions(fetchMcp: (r: Request) => Promise<Response>, endpoint: string): Promise<string[]> {
+  const body = { jsonrpc: '2.0', id: 'card', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_PROBE_REVISION, 'io.modelcontextprotocol/clientInfo': { name: 'portico-card', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } };
+  const res = await fetchMcp(new Request(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_PROBE_REVISION, 'mcp-method': 'server/discover' },
+    body: JSON.stringify(body),
+  }));
+  const json = (await res.json().catch(() => ({}))) as { result?: { supportedVersions?: string[] } };
+  return json.result?.supportedVersions ?? [];
+}
+
 /** `/mcp` (streamable HTTP, SDK v2), `/mcp/server-card` and `/.well-known/ai-catalog.json`. */
 export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
-  const config = mcpServerConfig(ctx.config.baseUrl, ctx.config.version);
+  const base = mcpServerConfig(ctx.config.baseUrl, ctx.config.version);
   const deps = { catalog: ctx.catalog, lookingGlass: ctx.lookingGlass, isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f) };
-  const handler = createMcpHandler(() => buildMcpServer(config, deps), { onerror: (e) => app.log.debug({ err: e }, 'mcp') });
+  const handler = createMcpHandler(() => buildMcpServer(base, deps), { onerror: (e) => app.log.debug({ err: e }, 'mcp') });
   ctx.onClose.push(() => handler.close());
+  // Ask the running server which modern revisions it serves, so the card says exactly that.
+  const config = withServedVersions(base, await discoverVersions(handler.fetch, base.endpoint));
   // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
   const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
 
   const toRequest = (request: FastifyRequest) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
-    const init: RequestInit = { method: request.method, headers };
-    if (request.method === 'POST') init.body = JSON.stringify(request.body ?? null);
-    return new Request(`${ctx.config.baseUrl}${request.url}`, init);
+    // The body is already parsed and handed over as `parsedBody`; the Request carries only the envelope.
+    return new Request(`${ctx.config.baseUrl}${request.url}`, { method: request.method, headers });
   };
 
   // The SDK answers JSON-RPC errors itself; a body that is not JSON at all becomes a JSON-RPC parse error here.

@@ -42,17 +42,26 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
 }
 
 describe('MCP clients against /mcp', () => {
-  it('SDK v2 client: discovers, lists and calls every tool; its view of the server equals the card and the AI catalog', async () => {
-    const client = new Client({ name: 'portico-test', version: '1.0.0' });
+  it('SDK v2 client on the 2026-07-28 revision (server/discover): lists and calls every tool; its view of the server equals the card and the AI catalog', async () => {
+    const client = new Client({ name: 'portico-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     const info = client.getServerVersion()!;
     expect(info.name).toBe(card.name);
     expect(info.version).toBe(card.version);
     expect(card.remotes[0]).toMatchObject({ type: 'streamable-http', url: `${server.url}/mcp` });
     const negotiated = client.getNegotiatedProtocolVersion();
-    expect(negotiated).toBeTruthy();
+    expect(negotiated).toBe('2026-07-28');
     expect(card.remotes[0].supportedProtocolVersions).toContain(negotiated);
     expect(aiCatalog.entries[0]).toMatchObject({ identifier: card.name, type: 'application/mcp-server-card+json', url: `${server.url}/mcp/server-card` });
+    await exercise(client);
+    await client.close();
+  });
+
+  it('SDK v2 client without negotiation (2025 initialize) gets the same server', async () => {
+    const client = new Client({ name: 'portico-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    expect(client.getServerVersion()).toMatchObject({ name: card.name, version: card.version });
+    expect(card.remotes[0].supportedProtocolVersions).toContain(client.getNegotiatedProtocolVersion());
     await exercise(client);
     await client.close();
   });
