@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import { createMainOrigin } from './http/main/compose.ts';
+import { createSpiffeService } from './http/spiffe/app.ts';
 
 export interface RunningService {
   name: string;
@@ -17,10 +18,14 @@ async function startMain(config: Config): Promise<RunningService> {
   return { name: 'main', url: config.baseUrl, close: () => main.close() };
 }
 
-/**
- * The services `npm start` runs, in start order. The wallet harness and the workload identity service
- * register here when they exist.
- */
+async function startSpiffe(config: Config): Promise<RunningService> {
+  const spiffe = await createSpiffeService(config);
+  await spiffe.app.listen({ host: config.host, port: config.spiffePort });
+  return { name: 'spiffe', url: config.showcaseBaseUrl, close: () => spiffe.close() };
+}
+
+/** The services `npm start` runs, in start order. The wallet harness registers here when it exists. */
 export const SERVICES: Partial<Record<ServiceName, Starter>> & Record<'main', Starter> = {
   main: startMain,
+  spiffe: startSpiffe,
 };

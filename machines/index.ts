@@ -6,6 +6,7 @@ import { interactionMachine } from './interaction.ts';
 import { refreshFamilyMachine } from './refresh-family.ts';
 import { singleUseMachine } from './single-use.ts';
 import { flowRunMachine } from './flow-run.ts';
+import { spiffeModeMachine } from './spiffe-mode.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -19,6 +20,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   interaction: interactionMachine,
   once: singleUseMachine,
   run: flowRunMachine,
+  'spiffe-mode': spiffeModeMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -1,0 +1,51 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * The workload identity service's mode (spec section 3): demo until a Workload API agent is reachable
+ * (and full mode is enabled), full while it answers, back to demo when it goes away. Attempts are
+ * retried with a backoff that the machine computes from the failures so far.
+ */
+export type SpiffeModeEvent =
+  | { type: 'mode.connect_requested'; at: number; socketPath: string }
+  | { type: 'mode.connected'; at: number; spiffeId?: string }
+  | { type: 'mode.connect_failed'; at: number; reason: string }
+  | { type: 'mode.agent_lost'; at: number; reason: string };
+
+export interface SpiffeModeContext {
+  socketPath?: string;
+  failures: number;
+  lastError?: string;
+  /** When the next attempt is due (epoch ms), after a failure. */
+  retryAt?: number;
+  connectedAt?: number;
+  spiffeId?: string;
+}
+
+export const RETRY_BASE_MS = 1_000;
+export const RETRY_MAX_MS = 60_000;
+export const backoff = (failures: number) => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, failures - 1));
+
+export const spiffeModeMachine = setup({
+  types: { context: {} as SpiffeModeContext, events: {} as SpiffeModeEvent },
+}).createMachine({
+  id: 'spiffeMode',
+  initial: 'demo',
+  context: { failures: 0 },
+  states: {
+    demo: {
+      on: { 'mode.connect_requested': { target: 'connecting', actions: assign(({ event }) => ({ socketPath: event.socketPath })) } },
+    },
+    connecting: {
+      on: {
+        'mode.connected': { target: 'full', actions: assign(({ event }) => ({ failures: 0, lastError: undefined, retryAt: undefined, connectedAt: event.at, spiffeId: event.spiffeId })) },
+        'mode.connect_failed': {
+          target: 'demo',
+          actions: assign(({ context, event }) => ({ failures: context.failures + 1, lastError: event.reason, retryAt: event.at + backoff(context.failures + 1) })),
+        },
+      },
+    },
+    full: {
+      on: { 'mode.agent_lost': { target: 'demo', actions: assign(({ event }) => ({ lastError: event.reason, failures: 1, retryAt: event.at + backoff(1), connectedAt: undefined })) } },
+    },
+  },
+});
