@@ -21,10 +21,8 @@ import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
 import { Catalog } from '../../../services/content/catalog.ts';
 import { FlowRuns } from '../../../services/flows/runs.ts';
 import { LookingGlass } from '../../../services/lookingglass/service.ts';
-import { FlowRunners } from '../../../services/flows/registry.ts';
-import { registerAgentAuthRunners } from '../../../services/flows/runners/agentauth.ts';
-import { registerOAuth2Runners } from '../../../services/flows/runners/oauth2.ts';
-import { registerOidcRunners } from '../../../services/flows/runners/oidc.ts';
+import { Conformance } from '../../../services/conformance/service.ts';
+import { defaultFlowRunners } from '../../../services/flows/default-runners.ts';
 import { fileURLToPath } from 'node:url';
 import { installErrorHandling } from '../error-handling.ts';
 import { installRateLimit } from '../rate-limit.ts';
@@ -52,7 +50,8 @@ export interface MainOptions {
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
-const CONTENT_DIR = fileURLToPath(new URL('../../../content', import.meta.url));
+const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+const CONTENT_DIR = join(ROOT_DIR, 'content');
 
 /** Pages answer 404 with HTML; everything else with JSON. */
 const isPage = (path: string) => !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(path) && !/\.(json|txt|md|xml)$/.test(path);
@@ -75,10 +74,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock);
   const securityEvents = new SecurityEvents(feed, keys, settings);
   const catalog = Catalog.load(CONTENT_DIR);
-  const runners = new FlowRunners();
-  registerOAuth2Runners(runners);
-  registerOidcRunners(runners);
-  registerAgentAuthRunners(runners, settings.claimGrantType);
+  const runners = defaultFlowRunners(settings.claimGrantType);
   const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const ctx: MainContext = {
@@ -95,6 +91,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     catalog,
     flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait }),
     lookingGlass: new LookingGlass(keys, clock),
+    conformance: new Conformance(join(ROOT_DIR, 'conformance/registry.yaml'), config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'), CONTENT_DIR, { commit: config.commit, repositoryUrl: config.repositoryUrl }),
     originMetadata: {},
     apiEndpoints: {
       health: '/health',

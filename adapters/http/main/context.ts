@@ -12,6 +12,7 @@ import type { PollDelivery } from '../../../services/agentauth/poll-delivery.ts'
 import type { Catalog } from '../../../services/content/catalog.ts';
 import type { FlowRuns } from '../../../services/flows/runs.ts';
 import type { LookingGlass } from '../../../services/lookingglass/service.ts';
+import type { Conformance } from '../../../services/conformance/service.ts';
 
 /** Everything the main origin's route plugins are given; built once in `compose.ts`. */
 export interface MainContext {
@@ -28,6 +29,7 @@ export interface MainContext {
   catalog: Catalog;
   flowRuns: FlowRuns;
   lookingGlass: LookingGlass;
+  conformance: Conformance;
   /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */
   originMetadata: Record<string, unknown>;
   /** Named entries of `GET /api`'s `endpoints` map. */

@@ -12,13 +12,15 @@ import { lookingGlassRoutes } from '../lookingglass/plugin.ts';
 import { mcpRoutes } from '../mcp/plugin.ts';
 import { discoveryRoutes } from '../discovery/plugin.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { conformanceRoutes } from '../conformance/plugin.ts';
+import { paletteRoutes } from '../palette/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, discoveryRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, conformanceRoutes, paletteRoutes, discoveryRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [

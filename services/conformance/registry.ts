@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+export interface SpecEntry { id: string; title: string; version: string; url: string }
+export interface RequirementEntry {
+  id: string;
+  spec: string;
+  section: string;
+  section_url: string;
+  level: string;
+  statement: string;
+  roles: string[];
+  tests: Array<{ file: string; name: string }>;
+  implementation: string[];
+}
+export interface Registry { specs: SpecEntry[]; requirements: RequirementEntry[]; digest: string }
+
+export type Verdict = 'PASS' | 'FAIL' | 'MISSING_TEST';
+export interface Report {
+  schema_version: number;
+  commit: string;
+  generated_at: string;
+  registry_digest: string;
+  requirements: Array<{ id: string; verdict: Verdict; tests: Array<{ file: string; name: string; line?: number; verdict: Verdict }> }>;
+}
+
+/** BCP 14 keywords whose failure blocks indexing (spec section 3). */
+export const MUST_FAMILY = new Set(['MUST', 'MUST NOT', 'REQUIRED', 'SHALL', 'SHALL NOT']);
+const LEVELS = new Set([...MUST_FAMILY, 'SHOULD', 'SHOULD NOT', 'RECOMMENDED', 'NOT RECOMMENDED', 'MAY', 'OPTIONAL']);
+const ID = /^[a-z0-9]+(-[a-z0-9]+)*-\d{3}$/;
+
+/** Reads and checks `conformance/registry.yaml`; its digest is the SHA-256 of the file's bytes. */
+export function loadRegistry(file: string): Registry {
+  const bytes = readFileSync(file);
+  const data = parse(bytes.toString('utf8')) as { specs: SpecEntry[]; requirements: RequirementEntry[] };
+  const specIds = new Set(data.specs.map((s) => s.id));
+  const seen = new Set<string>();
+  for (const r of data.requirements) {
+    if (!ID.test(r.id) || !r.id.startsWith(`${r.spec}-`)) throw new Error(`${file}: requirement id "${r.id}" must be <spec>-<nnn>`);
+    if (seen.has(r.id)) throw new Error(`${file}: duplicate requirement id ${r.id}`);
+    seen.add(r.id);
+    if (!specIds.has(r.spec)) throw new Error(`${file}: ${r.id} names unknown spec ${r.spec}`);
+    if (!LEVELS.has(r.level)) throw new Error(`${file}: ${r.id} has unknown level ${r.level}`);
+    for (const t of r.tests) if (!t.name.startsWith(`[${r.id}] `)) throw new Error(`${file}: test "${t.name}" of ${r.id} must be titled "[${r.id}] ..."`);
+  }
+  return { ...data, digest: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** A report counts only when its schema is known and it was made from this very registry. */
+export function loadReport(file: string | undefined, registry: Registry): { report?: Report; problem?: string } {
+  if (!file || !existsSync(file)) return { problem: 'no report loaded' };
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+    if (report.schema_version !== 1) return { problem: `unknown report schema_version ${String(report.schema_version)}` };
+    if (report.registry_digest !== registry.digest) return { problem: 'the report was made from another registry' };
+    return { report };
+  } catch {
+    return { problem: 'the report is not valid JSON' };
+  }
+}
+
+export const explainerPath = (contentDir: string, r: { spec: string; id: string }) => join(contentDir, 'requirements', r.spec, `${r.id}.md`);

@@ -1,0 +1,68 @@
+import Database from 'better-sqlite3';
+
+export interface PaletteResult {
+  id: string;
+  type: string;
+  name: string;
+  summary: string;
+  protocol: string | null;
+  href: string;
+  runnable: boolean;
+  score: number;
+  snippet: string;
+}
+
+interface Row { id: string; type: string; name: string; summary: string; protocol: string | null; href: string; runnable: number; rank: number; snippet: string; aliases: string }
+
+const TYPE_WEIGHT: Record<string, number> = { protocol: 3, concept: 2, flow: 1.5, skill: 1, spec: 1, requirement: 0.5 };
+
+/** Queries over the palette index, opened read-only. */
+export class Palette {
+  private readonly db: Database.Database;
+  private readonly find;
+  private readonly findTyped;
+  private readonly count;
+  readonly version: string;
+  readonly artefacts: number;
+
+  constructor(file: string) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    const meta = new Map(this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
+    this.version = meta.get('index_version') ?? 'unknown';
+    this.artefacts = Number(meta.get('artefacts') ?? 0);
+    const select = `SELECT a.id, a.type, a.name, a.summary, a.protocol, a.href, a.runnable, search.aliases AS aliases,
+      bm25(search, 10.0, 1.0, 6.0) AS rank, snippet(search, 1, '<mark>', '</mark>', '…', 12) AS snippet
+      FROM search JOIN artefacts a ON a.rowid = search.rowid WHERE search MATCH ?`;
+    this.find = this.db.prepare<[string, number], Row>(`${select} ORDER BY rank LIMIT ?`);
+    this.findTyped = this.db.prepare<[string, string, number], Row>(`${select} AND a.type = ? ORDER BY rank LIMIT ?`);
+    this.count = this.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM search WHERE search MATCH ?');
+  }
+
+  /** Words become quoted prefix terms (AND), so user input can never break the FTS5 syntax. */
+  static matchExpression(q: string): string | undefined {
+    const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, 12);
+    return words?.length ? words.map((w) => `"${w}"*`).join(' ') : undefined;
+  }
+
+  query(q: string, options: { scope?: string; limit?: number } = {}): { results: PaletteResult[]; total_candidates: number } {
+    const expr = Palette.matchExpression(q);
+    if (!expr) return { results: [], total_candidates: 0 };
+    const limit = Math.min(Math.max(options.limit ?? 10, 1), 50);
+    const pool = Math.max(limit * 3, 30);
+    const rows = options.scope ? this.findTyped.all(expr, options.scope, pool) : this.find.all(expr, pool);
+    const needle = q.trim().toLowerCase().replace(/\s+/g, ' ');
+    const scored = rows.map((r) => {
+      const aliases = r.aliases.split(' | ').map((a) => a.toLowerCase());
+      let score = -r.rank * (TYPE_WEIGHT[r.type] ?? 1);
+      if (aliases.includes(needle) || r.name.toLowerCase() === needle) score += 25;
+      else if (r.name.toLowerCase().startsWith(needle)) score += 8;
+      return { id: r.id, type: r.type, name: r.name, summary: r.summary, protocol: r.protocol, href: r.href, runnable: r.runnable === 1, score: Math.round(score * 1000) / 1000, snippet: r.snippet };
+    });
+    scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return { results: scored.slice(0, limit), total_candidates: this.count.get(expr)!.n };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
