@@ -44,7 +44,16 @@ export class FlowRuns {
     return this.runners.has(protocol, flow);
   }
 
+  /** Runs a flow to its end and returns the full capture. */
   async start(protocol: string, flowId: string, options: Record<string, unknown>): Promise<RunView> {
+    return (await this.launch(protocol, flowId, options)).done;
+  }
+
+  /**
+   * Records the start of a run and returns its id at once; `done` settles when the run has finished
+   * (for clients that follow the run's event stream while it happens).
+   */
+  async launch(protocol: string, flowId: string, options: Record<string, unknown>): Promise<{ id: string; done: Promise<RunView> }> {
     if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
@@ -53,6 +62,10 @@ export class FlowRuns {
     const id = randomToken(12);
     const startedAt = this.deps.clock.now();
     await this.actors.create(id, { type: 'run.started', at: startedAt, protocol, flow: flowId, options: redact(options) as Record<string, unknown> });
+    return { id, done: this.execute(id, protocol, flowId, flow.steps, runner, options, startedAt) };
+  }
+
+  private async execute(id: string, protocol: string, flowId: string, steps: FlowStep[], runner: NonNullable<ReturnType<FlowRunners['get']>>, options: Record<string, unknown>, startedAt: number): Promise<RunView> {
     const http = new HttpCapture(async (exchange) => {
       await this.actors.execute(id, { type: 'run.exchange_recorded', at: this.deps.clock.now(), ...(redact(exchange) as RecordedExchange) });
     });
@@ -68,7 +81,7 @@ export class FlowRuns {
     await this.actors.execute(id, { type: 'run.finished', at: finishedAt, status, ...(error ? { error } : {}) });
     return {
       run_id: id, protocol, flow: flowId, status, started_at: iso(startedAt)!, finished_at: iso(finishedAt),
-      ...(error ? { error } : {}), steps: flow.steps, exchanges: http.exchanges, tokens: http.tokens,
+      ...(error ? { error } : {}), steps, exchanges: http.exchanges, tokens: http.tokens,
     };
   }
 

@@ -57,13 +57,19 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
           email: { type: 'string', maxLength: 254 },
         },
       },
-      response: { 201: runSchema, 404: errorResponse, 409: errorResponse },
+      response: { 201: runSchema, 202: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' }, events: { type: 'string' } } }, 404: errorResponse, 409: errorResponse },
     },
   }, async (request, reply) => {
     const { id, flow } = request.params as { id: string; flow: string };
-    const view = await flowRuns.start(id, flow, (request.body ?? {}) as Record<string, unknown>);
-    reply.code(201).header('location', `/api/runs/${view.run_id}`).header('cache-control', 'no-store');
-    return view;
+    const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>);
+    reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
+    // RFC 7240: with `Prefer: respond-async` the run id comes back at once; follow /api/runs/{id}/events.
+    if (/\brespond-async\b/i.test(String(request.headers.prefer ?? ''))) {
+      void launched.done.catch(() => undefined);
+      return reply.code(202).header('preference-applied', 'respond-async').send({ run_id: launched.id, status: 'running', events: `/api/runs/${launched.id}/events` });
+    }
+    reply.code(201);
+    return launched.done;
   });
 
   app.get('/api/runs/:id', { schema: { summary: 'A run, as its event stream records it (secrets redacted)', tags: ['catalog'], params: idParams, response: { 200: runSchema, 404: errorResponse } } }, async (request) => {

@@ -30,6 +30,8 @@ export interface MainContext {
   flowRuns: FlowRuns;
   lookingGlass: LookingGlass;
   conformance: Conformance;
+  /** The palette index, once the palette part has opened it. */
+  palette?: import('../../../services/palette/query.ts').Palette;
   /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */
   originMetadata: Record<string, unknown>;
   /** Named entries of `GET /api`'s `endpoints` map. */

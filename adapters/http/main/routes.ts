@@ -12,6 +12,7 @@ import { lookingGlassRoutes } from '../lookingglass/plugin.ts';
 import { mcpRoutes } from '../mcp/plugin.ts';
 import { discoveryRoutes } from '../discovery/plugin.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { assetRoutes } from '../pages/assets.ts';
 import { conformanceRoutes } from '../conformance/plugin.ts';
 import { paletteRoutes } from '../palette/plugin.ts';
 
@@ -20,7 +21,7 @@ import { paletteRoutes } from '../palette/plugin.ts';
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, conformanceRoutes, paletteRoutes, discoveryRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, assetRoutes, conformanceRoutes, paletteRoutes, discoveryRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [

@@ -15,6 +15,7 @@ ${doc.description ? `<meta name="description" content="${escapeHtml(doc.descript
 <header><nav aria-label="Site"><a href="/">Portico</a> <a href="/looking-glass">Looking glass</a> <a href="/docs/api">API</a> <a href="/auth.md">Agent auth</a></nav>
 <span class="notice">sandbox: every token here is public demo data</span></header>
 <main id="main">${renderHtmlBody(doc)}</main>
+<script type="module" src="/assets/app.js"></script>
 <footer>Portico runs real identity protocols on demo data. Nothing here guards anything real. Ask for <code>text/markdown</code> to get this page as markdown.</footer>
 </body></html>`;
 }

@@ -25,6 +25,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       h(1, 'Identity protocols you can run'),
       p('Portico runs real authentication and identity protocols on demo data. Start a flow, watch every HTTP exchange, and decode every token. Demo clients and users are published, so every token minted here is public and valid nowhere else.'),
       { kind: 'notice', tone: 'info', inlines: ['Agents: start with ', { link: '/llms.txt', href: '/llms.txt' }, ', ', { link: 'the agent auth guide', href: '/auth.md' }, ' and ', { link: 'the agent skills', href: '/.well-known/agent-skills/index.json' }, '.'] },
+      { kind: 'html', html: '<form method="get" action="/search" role="search" data-palette><label for="q">Search protocols, flows and concepts</label><input id="q" name="q" type="search" autocomplete="off" placeholder="pkce, device code, mdl…"> <button type="submit">Search</button></form><ul id="palette-results" aria-live="polite"></ul>', markdown: [p('Search: ', { code: 'POST /api/palette/query {"q": "..."}' })] },
       h(2, 'Protocols'),
       { kind: 'table', head: ['Protocol', 'What it does', 'Flows'], rows: catalog.protocols().map((pr) => [[{ link: pr.name, href: `/protocol/${pr.id}` }], [pr.description], [String(catalog.flows(pr.id).length)]]) },
       h(2, 'Tools'),
@@ -72,7 +73,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
         ...(f.body ? [p(f.body)] : []),
         h(2, 'Run it'),
         runnable
-          ? { kind: 'html', html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run"><button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p>`, markdown: [p('Run it over the API: ', { code: `POST /api/protocols/${id}/demo/${flow}` })] }
+          ? { kind: 'html', html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run" data-run-flow="/api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}"><button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p><section id="run-output" aria-live="polite"></section>`, markdown: [p('Run it over the API: ', { code: `POST /api/protocols/${id}/demo/${flow}` })] }
           : p('This flow is described but cannot be run in this build.'),
       ],
     });
@@ -110,6 +111,22 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       for (const t of view.tokens) blocks.push(h(3, `${t.name} (${'step' in t ? String((t as { step: string }).step) : ''})`), { kind: 'code', lang: 'json', text: JSON.stringify({ header: t.header, payload: t.payload }, null, 2) });
     }
     return sendPage(request, reply, { title: `Run ${view.run_id}`, noindex: true, blocks });
+  });
+
+  app.get('/search', {
+    schema: { ...pageSchema('Search results (page; works without JavaScript)'), querystring: { type: 'object', properties: { q: { type: 'string', maxLength: 200 } } } },
+  }, async (request, reply) => {
+    const q = (request.query as { q?: string }).q?.trim() ?? '';
+    const found = q && ctx.palette ? ctx.palette.query(q, { limit: 20 }).results : [];
+    return sendPage(request, reply, {
+      title: q ? `Search: ${q}` : 'Search',
+      noindex: true,
+      blocks: [
+        h(1, 'Search'),
+        { kind: 'html', html: `<form method="get" action="/search" role="search" data-palette><label for="q">Search</label><input id="q" name="q" type="search" value="${escapeHtml(q)}"> <button type="submit">Search</button></form><ul id="palette-results" aria-live="polite"></ul>`, markdown: [p('Query: ', { code: q })] },
+        found.length ? { kind: 'list', items: found.map((r) => [{ link: r.name, href: r.href }, ` — ${r.type}: ${r.summary}`]) } : p(q ? 'Nothing matched.' : 'Type a word: a protocol, a flow, a concept or a requirement id.'),
+      ],
+    });
   });
 
   app.get('/looking-glass', {

@@ -45,6 +45,7 @@ export function openPalette(ctx: MainContext): Palette | undefined {
 /** `POST /api/palette/query`, and the palette members of /health and /api. */
 export async function paletteRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const palette = openPalette(ctx);
+  ctx.palette = palette;
   ctx.health.palette = () => ({ loaded: palette !== undefined, artefacts: palette?.artefacts ?? 0, index_version: palette?.version ?? null });
   if (palette) {
     ctx.apiEndpoints.palette = '/api/palette/query';

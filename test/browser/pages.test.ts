@@ -1,0 +1,169 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { form, json, startMainServer, type TestServer } from '../support/main-server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs it; browser tests never skip in CI`);
+const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+let server: TestServer;
+let browser: Browser;
+beforeAll(async () => {
+  if (!available) return;
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startMainServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A page that records console errors and requests to other origins. */
+async function open(path: string, init?: (page: Page) => Promise<void>) {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  const foreign: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
+  });
+  await init?.(page);
+  await page.goto(server.url + path);
+  return { page, errors, foreign };
+}
+
+async function seriousA11yViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
+  return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+}
+
+describe.skipIf(!available)('pages in Chromium', () => {
+  it('home: the catalog, a live palette search, no third-party requests, no serious accessibility violations', async () => {
+    const { page, errors, foreign } = await open('/');
+    expect(await page.locator('h1').textContent()).toBe('Identity protocols you can run');
+    expect(await page.locator('table a').count()).toBeGreaterThanOrEqual(7);
+    await page.fill('#q', 'pkce');
+    await page.waitForSelector('#palette-results li a');
+    expect(await page.locator('#palette-results').textContent()).toMatch(/PKCE/);
+    await page.screenshot({ path: `${SHOTS}home.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(foreign).toEqual([]);
+    await page.close();
+  });
+
+  it('protocol page, then a flow page with its SVG sequence diagram', async () => {
+    const { page, errors } = await open('/protocol/oidc');
+    await page.screenshot({ path: `${SHOTS}protocol.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.click('text=Authorization code with ID token and UserInfo');
+    await page.waitForSelector('figure svg');
+    expect(await page.locator('figure svg text').first().textContent()).toBeTruthy();
+    await page.screenshot({ path: `${SHOTS}flow.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('runs the authorization code + PKCE flow with ID token and shows exchanges and the decoded ID token as they stream in', async () => {
+    const { page, errors } = await open('/protocol/oidc/flow/authorization-code-id-token');
+    await page.click('button:has-text("Run this flow")');
+    await page.waitForSelector('#run-output [role=status]:has-text("succeeded")', { timeout: 20_000 });
+    const text = (await page.locator('#run-output').textContent())!;
+    expect(text).toContain('Token request');
+    expect(text).toContain('UserInfo request');
+    expect(text).toContain('Decoded id_token');
+    expect(text).toContain('"alg": "RS256"');
+    expect(text).toContain('code_challenge_method=S256');
+    await page.screenshot({ path: `${SHOTS}run.png`, fullPage: true });
+    await page.click('text=Open the full run');
+    await page.waitForSelector('h1:has-text("Run of oidc/authorization-code-id-token")');
+    await page.screenshot({ path: `${SHOTS}run-page.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('decodes a token on the looking glass', async () => {
+    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const { page } = await open('/looking-glass');
+    await page.fill('#token', reg.identity_assertion);
+    await page.click('button:has-text("Decode")');
+    await page.waitForSelector('h2:has-text("Claims")');
+    expect(await page.locator('table').textContent()).toContain('RFC 7519 §4.1.4');
+    expect(await page.locator('.notice.ok').textContent()).toMatch(/verified/);
+    await page.screenshot({ path: `${SHOTS}looking-glass.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('completes an agent claim: the agent over HTTP, the person approving in the browser', async () => {
+    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const claim = (await (await fetch(`${server.url}/agentauth/identity/claim`, json({ claim_token: reg.claim_token, email: 'person@example.com' }))).json()) as any;
+    const poll = async () => (await (await fetch(`${server.url}/agentauth/token`, form({ grant_type: 'urn:portico:agent-auth:grant-type:claim', claim_token: reg.claim_token }))).json()) as any;
+    expect((await poll()).error).toBe('authorization_pending');
+    const { page } = await open('/agentauth/claim');
+    await page.fill('#user_code', claim.user_code);
+    await page.screenshot({ path: `${SHOTS}claim.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.click('button:has-text("Approve")');
+    await page.waitForSelector('h1:has-text("Agent approved")');
+    await page.screenshot({ path: `${SHOTS}claim-approved.png`, fullPage: true });
+    server.clock.advance(5_000);
+    const granted = await poll();
+    expect(granted).toMatchObject({ scope: 'agent:read agent:write', claimed: true });
+    await page.close();
+  });
+
+  it('opens a conformance page', async () => {
+    const { page } = await open('/spec/rfc7523/rfc7523-003');
+    expect(await page.locator('h1').textContent()).toBe('rfc7523-003');
+    expect(await page.locator('main').textContent()).toContain('Not evaluated for this build');
+    expect(await page.locator('meta[name=robots]').getAttribute('content')).toBe('noindex');
+    await page.screenshot({ path: `${SHOTS}conformance.png`, fullPage: true });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('WebMCP: with navigator.modelContext the four tools are registered and answer; without it nothing is', async () => {
+    const { page, errors } = await open('/', async (p) => {
+      await p.addInitScript(() => {
+        const tools: any[] = [];
+        (window as any).__tools = tools;
+        Object.defineProperty(navigator, 'modelContext', { value: { registerTool: (t: any) => tools.push(t) }, configurable: true });
+      });
+    });
+    await page.waitForFunction(() => (window as any).__tools.length === 4);
+    const names = await page.evaluate(() => (window as any).__tools.map((t: any) => t.name).sort());
+    expect(names).toEqual(['decode_token', 'list_protocol_flows', 'open_protocol_page', 'search_protocols']);
+    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const answers = await page.evaluate(async (token) => {
+      const t = Object.fromEntries((window as any).__tools.map((x: any) => [x.name, x]));
+      const search = await t.search_protocols.execute({ query: 'dpop' });
+      const flows = await t.list_protocol_flows.execute({ protocolId: 'oauth2' });
+      const decoded = await t.decode_token.execute({ token });
+      return { dpop: search.results.some((r: any) => r.id === 'concept:dpop'), flows: flows.flows.length, verified: decoded.signature.verified };
+    }, reg.identity_assertion);
+    expect(answers).toEqual({ dpop: true, flows: 7, verified: true });
+    await page.evaluate(() => (window as any).__tools.find((x: any) => x.name === 'open_protocol_page').execute({ protocolId: 'oidc' }));
+    await page.waitForURL(`${server.url}/protocol/oidc`);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    const plain = await open('/');
+    await plain.page.waitForLoadState('networkidle');
+    expect(await plain.page.evaluate(() => 'modelContext' in navigator)).toBe(false);
+    expect(plain.errors).toEqual([]);
+    await plain.page.close();
+  });
+});

@@ -1,0 +1,137 @@
+// The small browser module of Portico's pages: live palette search, streaming flow runs, WebMCP tools.
+// Every page works without it; it only adds the live parts.
+
+type Json = Record<string, any>;
+
+const api = async (path: string, init?: RequestInit): Promise<Json> => {
+  const res = await fetch(path, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error_description ?? body.error ?? `HTTP ${res.status}`);
+  return body;
+};
+const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  api(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+const el = (tag: string, attrs: Record<string, string> = {}, text?: string) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+/** Live results under the search box (the form still works without JavaScript). */
+function palette(): void {
+  const form = document.querySelector<HTMLFormElement>('form[data-palette]');
+  const input = form?.querySelector<HTMLInputElement>('input[name=q]');
+  const list = document.querySelector<HTMLElement>('#palette-results');
+  if (!form || !input || !list) return;
+  let seq = 0;
+  const search = async () => {
+    const mine = ++seq;
+    const q = input.value.trim();
+    if (!q) return void list.replaceChildren();
+    const { results } = await postJson('/api/palette/query', { q, limit: 8 });
+    if (mine !== seq) return;
+    list.replaceChildren(...results.map((r: Json) => {
+      const li = el('li');
+      li.append(el('a', { href: r.href }, r.name), document.createTextNode(` — ${r.type}: ${r.summary}`));
+      return li;
+    }));
+  };
+  input.addEventListener('input', () => void search());
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void search();
+  });
+}
+
+/** Runs a flow and shows each exchange and decoded token as the run's event stream delivers it. */
+function flowRunner(): void {
+  const form = document.querySelector<HTMLFormElement>('form[data-run-flow]');
+  const out = document.querySelector<HTMLElement>('#run-output');
+  if (!form || !out) return;
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const button = form.querySelector('button');
+    if (button) button.disabled = true;
+    out.replaceChildren(el('p', { role: 'status' }, 'Running…'));
+    try {
+      const started = await postJson(form.dataset.runFlow!, {}, { prefer: 'respond-async' });
+      const events = new EventSource(`/api/runs/${started.run_id}/events`);
+      events.addEventListener('run.exchange_recorded', (m) => {
+        const x = JSON.parse((m as MessageEvent).data);
+        const section = el('section', { class: 'exchange' });
+        section.append(el('h3', {}, x.step), el('p', {}, `${x.request.method} ${x.request.url} → ${x.response.status}`));
+        for (const t of x.tokens ?? []) {
+          section.append(el('h4', {}, `Decoded ${t.name}`), el('pre', { tabindex: '0' }, JSON.stringify({ header: t.header, payload: t.payload }, null, 2)));
+        }
+        out.append(section);
+      });
+      events.addEventListener('run.finished', (m) => {
+        const x = JSON.parse((m as MessageEvent).data);
+        out.querySelector('[role=status]')!.textContent = `Run ${x.status}${x.error ? `: ${x.error}` : ''}`;
+        const link = el('p');
+        link.append(el('a', { href: `/runs/${started.run_id}` }, 'Open the full run'));
+        out.append(link);
+        events.close();
+        if (button) button.disabled = false;
+      });
+    } catch (error) {
+      out.replaceChildren(el('p', { role: 'alert' }, (error as Error).message));
+      if (button) button.disabled = false;
+    }
+  });
+}
+
+interface ModelContextTool {
+  name: string;
+  description: string;
+  inputSchema: Json;
+  execute(input: Json): Promise<unknown>;
+}
+
+/** WebMCP (spec discovery rule 6): the page's tools, registered only when the browser offers them. */
+export function webMcpTools(): ModelContextTool[] {
+  return [
+    {
+      name: 'search_protocols',
+      description: 'Search Portico protocols, flows, concepts and requirements',
+      inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+      execute: ({ query }) => postJson('/api/palette/query', { q: String(query), limit: 10 }),
+    },
+    {
+      name: 'list_protocol_flows',
+      description: 'List the flows of a protocol, with whether each can be run',
+      inputSchema: { type: 'object', properties: { protocolId: { type: 'string' } }, required: ['protocolId'] },
+      execute: ({ protocolId }) => api(`/api/protocols/${encodeURIComponent(String(protocolId))}/flows`),
+    },
+    {
+      name: 'decode_token',
+      description: 'Decode a JWT, verify it against this origin\'s issuers and explain its claims',
+      inputSchema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
+      execute: ({ token }) => postJson('/api/lookingglass/decode', { token: String(token) }),
+    },
+    {
+      name: 'open_protocol_page',
+      description: 'Open the page of a protocol in this tab',
+      inputSchema: { type: 'object', properties: { protocolId: { type: 'string' } }, required: ['protocolId'] },
+      execute: async ({ protocolId }) => {
+        const href = `/protocol/${encodeURIComponent(String(protocolId))}`;
+        window.location.assign(href);
+        return { opened: href };
+      },
+    },
+  ];
+}
+
+function webMcp(): void {
+  const mc = (navigator as unknown as { modelContext?: Json }).modelContext;
+  if (!mc) return;
+  const tools = webMcpTools();
+  if (typeof mc.registerTool === 'function') for (const t of tools) mc.registerTool(t);
+  else if (typeof mc.provideContext === 'function') mc.provideContext({ tools });
+}
+
+palette();
+flowRunner();
+webMcp();
