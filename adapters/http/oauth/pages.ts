@@ -1,49 +1,70 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DemoClient } from '../../../services/oauth/demo-clients.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
 import type { AuthorizationRequest } from '../../../machines/interaction.ts';
-import { escapeHtml, html, layout, type Html } from '../pages/html.ts';
+import type { Block, PageDocument } from '../../../services/pages/document.ts';
+import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { sendPage } from '../pages/respond.ts';
 
-export function sendHtml(reply: FastifyReply, status: number, title: string, body: Html): FastifyReply {
-  return reply
-    .code(status)
+/** Login, consent and error pages of the authorization servers: never cached, never framed. */
+export function sendAuthPage(request: FastifyRequest, reply: FastifyReply, status: number, doc: PageDocument): FastifyReply {
+  reply
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action *; frame-ancestors 'none'")
-    .type('text/html; charset=utf-8')
-    .send(layout(title, body));
+    .header('content-security-policy', "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action *; frame-ancestors 'none'");
+  return sendPage(request, reply, { ...doc, noindex: true }, status);
 }
 
-export function loginPage(action: string, client: DemoClient, users: DemoUser[], error?: string): Html {
-  return html`<h1>Sign in</h1>
-<p><strong>${client.client_name}</strong> (<code>${client.client_id}</code>) asks you to sign in.</p>
-<p class="notice">Demo users and their passwords are published at <a href="/oauth2/demo/users">/oauth2/demo/users</a>.</p>
-${error ? html`<p class="notice error" role="alert">${error}</p>` : ''}
-<form method="post" action="${action}">
+export function loginPage(action: string, client: DemoClient, users: DemoUser[], error?: string): PageDocument {
+  return {
+    title: 'Sign in',
+    blocks: [
+      { kind: 'heading', level: 1, text: 'Sign in' },
+      { kind: 'paragraph', inlines: [{ strong: client.client_name }, ' (', { code: client.client_id }, ') asks you to sign in.'] },
+      { kind: 'notice', tone: 'info', inlines: ['Demo users and their passwords are published at ', { link: '/oauth2/demo/users', href: '/oauth2/demo/users' }, '.'] },
+      ...(error ? [{ kind: 'notice', tone: 'error', inlines: [error] } satisfies Block] : []),
+      {
+        kind: 'html',
+        html: `<form method="post" action="${escapeHtml(action)}">
 <label for="username">Demo user</label>
-<select id="username" name="username">${users.map((u) => html`<option value="${u.id}">${u.name} (${u.id})</option>`)}</select>
+<select id="username" name="username">${users.map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(`${u.name} (${u.id})`)}</option>`).join('')}</select>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div>
-</form>`;
+</form>`,
+        markdown: [{ kind: 'paragraph', inlines: ['Sign in: ', { code: `POST ${action}` }, ' with form fields ', { code: 'username' }, ' and ', { code: 'password' }, '.'] }],
+      },
+    ],
+  };
 }
 
-export function consentPage(action: string, client: DemoClient, request: AuthorizationRequest, user: DemoUser): Html {
-  return html`<h1>Allow access?</h1>
-<p>Signed in as <strong>${user.name}</strong> (<code>${user.id}</code>).</p>
-<p><strong>${client.client_name}</strong> (<code>${client.client_id}</code>) asks for:</p>
-<ul>${request.scope.split(' ').map((s) => html`<li><code>${s}</code></li>`)}</ul>
-<p>It will be sent back to <code>${request.redirectUri}</code>.</p>
-<form method="post" action="${action}">
-<button type="submit" name="decision" value="approve">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>`;
+export function consentPage(action: string, client: DemoClient, request: AuthorizationRequest, user: DemoUser): PageDocument {
+  return {
+    title: 'Allow access?',
+    blocks: [
+      { kind: 'heading', level: 1, text: 'Allow access?' },
+      { kind: 'paragraph', inlines: ['Signed in as ', { strong: user.name }, ' (', { code: user.id }, ').'] },
+      { kind: 'paragraph', inlines: [{ strong: client.client_name }, ' (', { code: client.client_id }, ') asks for:'] },
+      { kind: 'list', items: request.scope.split(' ').map((s) => [{ code: s }]) },
+      { kind: 'paragraph', inlines: ['It will be sent back to ', { code: request.redirectUri }, '.'] },
+      {
+        kind: 'html',
+        html: `<form method="post" action="${escapeHtml(action)}"><button type="submit" name="decision" value="approve">Allow</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></form>`,
+        markdown: [{ kind: 'paragraph', inlines: ['Decide: ', { code: `POST ${action}` }, ' with ', { code: 'decision=approve' }, ' or ', { code: 'decision=deny' }, '.'] }],
+      },
+    ],
+  };
 }
 
-export function errorPage(error: string, description: string): Html {
-  return html`<h1>This request cannot continue</h1>
-<p class="notice error" role="alert"><code>${error}</code>: ${description}</p>
-<p>The client's redirect URI could not be trusted, so the error is shown here instead of being sent back.</p>`;
+export function errorPage(error: string, description: string, title = 'This request cannot continue'): PageDocument {
+  return {
+    title,
+    blocks: [
+      { kind: 'heading', level: 1, text: title },
+      { kind: 'notice', tone: 'error', inlines: [{ code: error }, `: ${description}`] },
+      { kind: 'paragraph', inlines: ['The client\'s redirect URI could not be trusted, so the error is shown here instead of being sent back.'] },
+    ],
+  };
 }
 
 /** RFC 6749 section 4.1.2 with response_mode=form_post (OAuth 2.0 Form Post Response Mode). */

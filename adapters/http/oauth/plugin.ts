@@ -11,7 +11,7 @@ import { TokenEndpoint } from '../../../services/oauth/token-endpoint.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
-import { consentPage, errorPage, formPostPage, loginPage, sendHtml } from './pages.ts';
+import { consentPage, errorPage, formPostPage, loginPage, sendAuthPage } from './pages.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -38,12 +38,15 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
 
   // Where the demo clients' browsers land: shows what the authorization server sent back.
   app.get('/callback', { schema: { summary: 'Redirect target of the demo clients (HTML)', tags: ['oauth2'], querystring: { type: 'object', properties: Object.fromEntries(['code', 'state', 'iss', 'error', 'error_description', 'session_state'].map((k) => [k, str()])) } } }, async (request, reply) => {
-    const { html } = await import('../pages/html.ts');
     const q = request.query as Record<string, string>;
-    const rows = Object.entries(q).map(([k, v]) => html`<tr><th scope="row"><code>${k}</code></th><td><code>${v}</code></td></tr>`);
-    return sendHtml(reply, 200, 'Authorization response', html`<h1>Authorization response</h1>
-<p>The authorization server redirected the browser here with these parameters. A client now redeems the <code>code</code> at the token endpoint.</p>
-<table>${rows}</table>`);
+    return sendAuthPage(request, reply, 200, {
+      title: 'Authorization response',
+      blocks: [
+        { kind: 'heading', level: 1, text: 'Authorization response' },
+        { kind: 'paragraph', inlines: ['The authorization server redirected the browser here with these parameters. A client now redeems the ', { code: 'code' }, ' at the token endpoint.'] },
+        { kind: 'table', head: ['Parameter', 'Value'], rows: Object.entries(q).map(([k, v]) => [[{ code: k }], [{ code: v }]]) },
+      ],
+    });
   });
 
   app.get('/oauth2/demo/clients', { schema: { summary: 'The published demo clients', tags: ['oauth2'] } }, async () => ({ clients }));
@@ -67,45 +70,45 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
       for (const [k, v] of Object.entries(outcome.params)) target.searchParams.set(k, v);
       return reply.headers(noStore).redirect(target.href, 303);
     };
-    const authorize = async (params: Record<string, string | undefined>, reply: FastifyReply) => {
+    const authorize = async (params: Record<string, string | undefined>, request: FastifyRequest, reply: FastifyReply) => {
       try {
         return respond(reply, await authorization.start(params));
       } catch (error) {
-        if (error instanceof UntrustedRedirectError) return sendHtml(reply, error.status, 'Authorization error', errorPage(error.error, error.description));
+        if (error instanceof UntrustedRedirectError) return sendAuthPage(request, reply, error.status, errorPage(error.error, error.description));
         throw error;
       }
     };
     const authorizeSchema = { type: 'object', properties: Object.fromEntries(AUTHORIZE_PARAMS.map((k) => [k, str()])) };
     app.get(`${p}/authorize`, { schema: { summary: 'Authorization endpoint (RFC 6749 4.1.1)', tags: [tag], querystring: authorizeSchema } },
-      (request, reply) => authorize(request.query as Record<string, string>, reply));
+      (request, reply) => authorize(request.query as Record<string, string>, request, reply));
     app.post(`${p}/authorize`, { schema: { summary: 'Authorization endpoint, form-encoded (OIDC Core 3.1.2.1)', tags: [tag], body: authorizeSchema } },
-      (request, reply) => authorize(request.body as Record<string, string>, reply));
+      (request, reply) => authorize(request.body as Record<string, string>, request, reply));
 
     const interactionParams = { type: 'object', required: ['id'], properties: { id: str(64) } };
-    const expired = (reply: FastifyReply) => sendHtml(reply, 400, 'Sign-in expired', errorPage('invalid_request', 'This sign-in is unknown, finished or expired. Start again from the application.'));
+    const expired = (request: FastifyRequest, reply: FastifyReply) => sendAuthPage(request, reply, 400, errorPage('invalid_request', 'This sign-in is unknown, finished or expired. Start again from the application.', 'Sign-in expired'));
     app.get(`${p}/interaction/:id`, { schema: { summary: 'Login and consent pages (HTML)', tags: [tag], params: interactionParams } }, async (request, reply) => {
       const { id } = request.params as { id: string };
       const view = await authorization.view(id);
-      if (!view) return expired(reply);
-      if (view.step === 'login') return sendHtml(reply, 200, 'Sign in', loginPage(`${p}/interaction/${id}/login`, view.client, users));
-      return sendHtml(reply, 200, 'Allow access?', consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!));
+      if (!view) return expired(request, reply);
+      if (view.step === 'login') return sendAuthPage(request, reply, 200, loginPage(`${p}/interaction/${id}/login`, view.client, users));
+      return sendAuthPage(request, reply, 200, consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!));
     });
     app.post(`${p}/interaction/:id/login`, { schema: { summary: 'Sign in as a demo user (form post)', tags: [tag], params: interactionParams, body: formBody({ username: str(100), password: str(200) }) } }, async (request, reply) => {
       const { id } = request.params as { id: string };
       const view = await authorization.view(id);
-      if (!view || view.step !== 'login') return expired(reply);
+      if (!view || view.step !== 'login') return expired(request, reply);
       const { username = '', password = '' } = (request.body ?? {}) as { username?: string; password?: string };
       if (!(await authorization.login(id, username, password))) {
-        return sendHtml(reply, 400, 'Sign in', loginPage(`${p}/interaction/${id}/login`, view.client, users, 'Unknown user or wrong password.'));
+        return sendAuthPage(request, reply, 400, loginPage(`${p}/interaction/${id}/login`, view.client, users, 'Unknown user or wrong password.'));
       }
       return reply.redirect(`${p}/interaction/${id}`, 303);
     });
     app.post(`${p}/interaction/:id/consent`, { schema: { summary: 'Allow or deny (form post)', tags: [tag], params: interactionParams, body: formBody({ decision: str(20) }) } }, async (request, reply) => {
       const { id } = request.params as { id: string };
       const view = await authorization.view(id);
-      if (!view || view.step !== 'consent') return expired(reply);
+      if (!view || view.step !== 'consent') return expired(request, reply);
       const decision = ((request.body ?? {}) as { decision?: string }).decision;
-      if (decision !== 'approve' && decision !== 'deny') return sendHtml(reply, 400, 'Allow access?', consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!));
+      if (decision !== 'approve' && decision !== 'deny') return sendAuthPage(request, reply, 400, consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!));
       return respond(reply, await authorization.decide(id, decision === 'approve'));
     });
 
@@ -200,20 +203,19 @@ function registerResource(app: FastifyInstance, ctx: MainContext, deps: OAuthDep
   }, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
     const hint = q.id_token_hint ? await tokenEndpoint.tokens.verifyIdTokenHint(q.id_token_hint) : undefined;
-    if (q.id_token_hint && !hint) return sendHtml(reply, 400, 'Sign-out', errorPage('invalid_request', 'id_token_hint was not issued by this provider'));
+    if (q.id_token_hint && !hint) return sendAuthPage(request, reply, 400, errorPage('invalid_request', 'id_token_hint was not issued by this provider'));
     const clientId = q.client_id ?? (typeof hint?.aud === 'string' ? hint.aud : undefined);
-    if (hint && q.client_id && hint.aud !== q.client_id) return sendHtml(reply, 400, 'Sign-out', errorPage('invalid_request', 'client_id does not match id_token_hint'));
+    if (hint && q.client_id && hint.aud !== q.client_id) return sendAuthPage(request, reply, 400, errorPage('invalid_request', 'client_id does not match id_token_hint'));
     if (q.post_logout_redirect_uri) {
       const client = clientId ? deps.clients.get(clientId) : undefined;
       if (!client || !client.post_logout_redirect_uris.includes(q.post_logout_redirect_uri)) {
-        return sendHtml(reply, 400, 'Sign-out', errorPage('invalid_request', 'post_logout_redirect_uri is not registered for the client'));
+        return sendAuthPage(request, reply, 400, errorPage('invalid_request', 'post_logout_redirect_uri is not registered for the client'));
       }
       const target = new URL(q.post_logout_redirect_uri);
       if (q.state !== undefined) target.searchParams.set('state', q.state);
       return reply.redirect(target.href, 303);
     }
-    const { html } = await import('../pages/html.ts');
-    return sendHtml(reply, 200, 'Signed out', html`<h1>Signed out</h1><p>This provider keeps no sign-in session: every authorization asks the person to sign in again.</p>`);
+    return sendAuthPage(request, reply, 200, { title: 'Signed out', blocks: [{ kind: 'heading', level: 1, text: 'Signed out' }, { kind: 'paragraph', inlines: ['This provider keeps no sign-in session: every authorization asks the person to sign in again.'] }] });
   });
 }
 

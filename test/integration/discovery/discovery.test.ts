@@ -83,7 +83,7 @@ describe('discovery documents', () => {
 });
 
 describe('pages', () => {
-  const PAGES = ['/', '/protocol/oauth2', '/protocol/oauth2/flow/authorization-code-pkce', '/looking-glass', '/agentauth/claim', '/docs/api', '/no-such-page'];
+  const PAGES = ['/', '/protocol/oauth2', '/protocol/oauth2/flow/authorization-code-pkce', '/looking-glass', '/agentauth/claim', '/docs/api', '/no-such-page', '/search?q=dpop', '/spec/rfc7523', '/spec/rfc7523/rfc7523-003', '/callback?code=abc', '/oidc/logout'];
 
   it('every page response carries the Link header of spec rule 2 and Vary: Accept', async () => {
     for (const path of PAGES) {
@@ -96,7 +96,7 @@ describe('pages', () => {
   });
 
   it('serves the markdown twin of a page with the same headings and links', async () => {
-    for (const path of ['/', '/protocol/oauth2', '/protocol/agentauth/flow/register-and-claim']) {
+    for (const path of ['/', '/protocol/oauth2', '/protocol/agentauth/flow/register-and-claim', '/looking-glass', '/agentauth/claim', '/search?q=pkce', '/spec/rfc7523', '/spec/rfc7523/rfc7523-003', '/callback?code=abc&state=xyz', '/no-such-page']) {
       const html = await (await get(path)).text();
       const mdRes = await get(path, { accept: 'text/markdown' });
       expect(mdRes.headers.get('content-type')).toContain('text/markdown');
