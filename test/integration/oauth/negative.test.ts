@@ -270,3 +270,18 @@ describe('DPoP nonce mode', () => {
     }
   });
 });
+
+describe('RP-initiated logout', () => {
+  it('redirects to a registered post_logout_redirect_uri with state, and refuses an unregistered one or a foreign hint', async () => {
+    const tokens = (await redeem(await code())).body;
+    const ok = await fetch(`${server.url}/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: `${server.url}/`, state: 'bye' })}`, { redirect: 'manual' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe(`${server.url}/?state=bye`);
+    const evil = await fetch(`${server.url}/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: 'https://evil.example/' })}`, { redirect: 'manual' });
+    expect(evil.status).toBe(400);
+    expect(evil.headers.get('location')).toBeNull();
+    const foreign = await fetch(`${server.url}/oidc/logout?id_token_hint=${tokens.access_token}`, { redirect: 'manual' });
+    expect(foreign.status).toBe(400);
+    expect((await fetch(`${server.url}/oidc/logout`)).status).toBe(200);
+  });
+});
