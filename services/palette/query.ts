@@ -14,6 +14,8 @@ export interface PaletteResult {
 
 interface Row { id: string; type: string; name: string; summary: string; protocol: string | null; href: string; runnable: number; rank: number; snippet: string; aliases: string }
 
+export const CANDIDATE_COUNT_CAP = 1000;
+
 const TYPE_WEIGHT: Record<string, number> = { protocol: 3, concept: 2, flow: 1.5, skill: 1, spec: 1, requirement: 0.5 };
 
 /** Queries over the palette index, opened read-only. */
@@ -31,11 +33,12 @@ export class Palette {
     this.version = meta.get('index_version') ?? 'unknown';
     this.artefacts = Number(meta.get('artefacts') ?? 0);
     const select = `SELECT a.id, a.type, a.name, a.summary, a.protocol, a.href, a.runnable, search.aliases AS aliases,
-      bm25(search, 10.0, 1.0, 6.0) AS rank, snippet(search, 1, '<mark>', '</mark>', '…', 12) AS snippet
+      bm25(search, 10.0, 1.0, 6.0) AS rank, snippet(search, -1, '<mark>', '</mark>', '…', 12) AS snippet
       FROM search JOIN artefacts a ON a.rowid = search.rowid WHERE search MATCH ?`;
     this.find = this.db.prepare<[string, number], Row>(`${select} ORDER BY rank LIMIT ?`);
     this.findTyped = this.db.prepare<[string, string, number], Row>(`${select} AND a.type = ? ORDER BY rank LIMIT ?`);
-    this.count = this.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM search WHERE search MATCH ?');
+    // Counting is capped: past the cap the exact number tells a person nothing and costs a full scan.
+    this.count = this.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ${CANDIDATE_COUNT_CAP})`);
   }
 
   /** Words become quoted prefix terms (AND), so user input can never break the FTS5 syntax. */
@@ -49,7 +52,14 @@ export class Palette {
     if (!expr) return { results: [], total_candidates: 0 };
     const limit = Math.min(Math.max(options.limit ?? 10, 1), 50);
     const pool = Math.max(limit * 3, 30);
-    const rows = options.scope ? this.findTyped.all(expr, options.scope, pool) : this.find.all(expr, pool);
+    // Name and alias hits are ranked first (they are what a palette is for); body hits fill the rest.
+    const named = `{name aliases} : (${expr})`;
+    const run = (e: string) => (options.scope ? this.findTyped.all(e, options.scope, pool) : this.find.all(e, pool));
+    let rows = run(named);
+    if (rows.length < pool) {
+      const seen = new Set(rows.map((r) => r.id));
+      rows = [...rows, ...run(expr).filter((r) => !seen.has(r.id))];
+    }
     const needle = q.trim().toLowerCase().replace(/\s+/g, ' ');
     const scored = rows.map((r) => {
       const aliases = r.aliases.split(' | ').map((a) => a.toLowerCase());
