@@ -1,0 +1,17 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+/** Ends the run with one plain line, `tests: N passed, N failed, N skipped`, for CI to read. */
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    const count = { passed: 0, failed: 0, skipped: 0 };
+    for (const module of modules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') count.passed++;
+        else if (state === 'failed') count.failed++;
+        else count.skipped++;
+      }
+    }
+    console.log(`tests: ${count.passed} passed, ${count.failed} failed, ${count.skipped} skipped`);
+  }
+}
