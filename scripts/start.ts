@@ -1,5 +1,4 @@
 import { loadConfig } from '../adapters/config.ts';
-
 import { SERVICES, type ServiceName, type RunningService } from '../adapters/services.ts';
 
 /**
