@@ -3,13 +3,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Artefact } from './artefacts.ts';
+import { staticOrder } from './ranking.ts';
 
 /** The index version: a digest of everything indexed, so the same input names the same index. */
 export const indexVersion = (artefacts: Artefact[]) => createHash('sha256').update(JSON.stringify(artefacts)).digest('hex').slice(0, 16);
 
 /**
  * Writes the palette SQLite file (FTS5, porter unicode61) to `file` through a temp file and a rename.
- * Rows go in a fixed order and nothing time-dependent is stored, so the same input gives the same bytes.
+ * Rows go in a fixed order (the static rank) and nothing time-dependent is stored, so the same input gives the same bytes.
  */
 export function buildPaletteIndex(artefacts: Artefact[], file: string): { version: string; artefacts: number } {
   mkdirSync(dirname(file), { recursive: true });
@@ -25,7 +26,7 @@ export function buildPaletteIndex(artefacts: Artefact[], file: string): { versio
       CREATE TABLE aliases (artefact_id TEXT NOT NULL, alias TEXT NOT NULL, PRIMARY KEY (artefact_id, alias)) WITHOUT ROWID;
       CREATE TABLE axis_values (artefact_id TEXT NOT NULL, axis TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (artefact_id, axis, value)) WITHOUT ROWID;
       CREATE TABLE edges (from_id TEXT NOT NULL, to_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (from_id, to_id, kind)) WITHOUT ROWID;
-      CREATE VIRTUAL TABLE search USING fts5(name, body, aliases, tokenize = 'porter unicode61');
+      CREATE VIRTUAL TABLE search USING fts5(name, body, aliases, tokenize = 'porter unicode61', prefix = '1 2 3 4');
     `);
     const version = indexVersion(artefacts);
     const put = {
@@ -37,7 +38,7 @@ export function buildPaletteIndex(artefacts: Artefact[], file: string): { versio
       meta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)'),
     };
     db.transaction(() => {
-      artefacts.forEach((a, i) => {
+      staticOrder(artefacts).forEach((a, i) => {
         const rowid = i + 1;
         put.artefact.run(rowid, a.id, a.type, a.name, a.summary, a.protocol, a.href, a.runnable ? 1 : 0);
         put.search.run(rowid, a.name, `${a.summary}\n${a.body}`, a.aliases.join(' | '));
@@ -47,7 +48,7 @@ export function buildPaletteIndex(artefacts: Artefact[], file: string): { versio
       });
       put.meta.run('index_version', version);
       put.meta.run('artefacts', String(artefacts.length));
-      put.meta.run('schema', '1');
+      put.meta.run('schema', '2');
     })();
     db.exec("INSERT INTO search(search) VALUES ('optimize')");
     db.exec('VACUUM');
