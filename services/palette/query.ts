@@ -69,7 +69,7 @@ export class Palette {
     const needle = q.trim().toLowerCase().replace(/\s+/g, ' ');
     const scored = rows.map((r) => {
       const aliases = r.aliases.split(' | ').map((a) => a.toLowerCase());
-      let score = -r.rank * (TYPE_WEIGHT[r.type] ?? 1);
+      let score = -r.rank * (TYPE_WEIGHT[r.type as keyof typeof TYPE_WEIGHT] ?? 1);
       if (aliases.includes(needle) || r.name.toLowerCase() === needle) score += 25;
       else if (r.name.toLowerCase().startsWith(needle)) score += 8;
       return { id: r.id, type: r.type, name: r.name, summary: r.summary, protocol: r.protocol, href: r.href, runnable: r.runnable === 1, score: Math.round(score * 1000) / 1000, snippet: r.snippet };
