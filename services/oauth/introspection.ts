@@ -15,31 +15,38 @@ export class TokenIntrospection {
     const token = request.body.token;
     if (!token) throw new OAuthError('invalid_request', 'token is required');
     const now = this.deps.clock.now();
-    const hint = request.body.token_type_hint;
-    if (hint !== 'refresh_token') {
-      const claims = await this.endpoint.tokens.verifyAccessToken(token, now);
-      if (claims && !this.deps.revoked.isRevoked(claims.jti)) {
-        return {
-          active: true,
-          scope: claims.scope,
-          client_id: claims.client_id,
-          sub: claims.sub,
-          token_type: claims.cnf?.jkt ? 'DPoP' : 'Bearer',
-          exp: claims.exp,
-          iat: claims.iat,
-          iss: claims.iss,
-          aud: claims.aud,
-          jti: claims.jti,
-          ...(claims.cnf ? { cnf: claims.cnf } : {}),
-        };
-      }
-    }
-    const family = await this.refreshFamily(token);
-    if (family) {
-      const g = family.grant!;
-      return { active: true, scope: g.scope, client_id: g.clientId, sub: g.sub, token_type: 'refresh_token', exp: Math.floor(g.expiresAt / 1000), iss: g.issuer, ...(g.jkt ? { cnf: { jkt: g.jkt } } : {}) };
+    // The hint only chooses which kind is looked up first (RFC 7662 section 2.1).
+    const lookups = request.body.token_type_hint === 'refresh_token' ? [this.asRefreshToken, this.asAccessToken] : [this.asAccessToken, this.asRefreshToken];
+    for (const lookup of lookups) {
+      const found = await lookup.call(this, token, now);
+      if (found) return found;
     }
     return { active: false };
+  }
+
+  private async asAccessToken(token: string, now: number): Promise<Record<string, unknown> | undefined> {
+    const claims = await this.endpoint.tokens.verifyAccessToken(token, now);
+    if (!claims || this.deps.revoked.isRevoked(claims.jti)) return undefined;
+    return {
+      active: true,
+      scope: claims.scope,
+      client_id: claims.client_id,
+      sub: claims.sub,
+      token_type: claims.cnf?.jkt ? 'DPoP' : 'Bearer',
+      exp: claims.exp,
+      iat: claims.iat,
+      iss: claims.iss,
+      aud: claims.aud,
+      jti: claims.jti,
+      ...(claims.cnf ? { cnf: claims.cnf } : {}),
+    };
+  }
+
+  private async asRefreshToken(token: string): Promise<Record<string, unknown> | undefined> {
+    const family = await this.refreshFamily(token);
+    if (!family) return undefined;
+    const g = family.grant!;
+    return { active: true, scope: g.scope, client_id: g.clientId, sub: g.sub, token_type: 'refresh_token', exp: Math.floor(g.expiresAt / 1000), iss: g.issuer, ...(g.jkt ? { cnf: { jkt: g.jkt } } : {}) };
   }
 
   /** Always succeeds for the caller (RFC 7009 section 2.2); revokes only the caller's own tokens. */

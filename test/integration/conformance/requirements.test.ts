@@ -1,41 +1,31 @@
-import { SignJWT, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, type JWK } from 'jose';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeAsBrowser } from '../../support/browser-like.ts';
+import { requirementKit, type RequirementKit } from '../../support/requirement-kit.ts';
 import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // One focused test per registry requirement; the title starts with the requirement id.
 let server: TestServer;
-let clients: Record<string, any>;
+let k: RequirementKit;
 beforeAll(async () => {
   server = await startMainServer();
-  clients = Object.fromEntries((((await (await fetch(`${server.url}/oauth2/demo/clients`)).json()) as any).clients as any[]).map((c) => [c.client_id, c]));
+  k = await requirementKit(server);
 });
 afterAll(async () => {
   await server.close();
 });
 
 const b64 = (b: Buffer) => b.toString('base64url');
-const basic = (id: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${clients[id].client_secret}`).toString('base64')}` });
-const post = async (path: string, init: RequestInit) => {
-  const res = await fetch(server.url + path, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-};
-const authorizeUrl = (params: Record<string, string>, prefix = '/oidc') =>
-  `${server.url}${prefix}/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'demo-app', redirect_uri: `${server.url}/callback`, scope: 'openid offline_access', state: 'st-1', nonce: 'no-1', ...params })}`;
-async function code(params: Record<string, string> = {}) {
-  const landed = await authorizeAsBrowser(authorizeUrl(params));
-  return new URL(landed.location!);
-}
-const redeem = (c: string, extra: Record<string, string> = {}) => post('/oidc/token', form({ grant_type: 'authorization_code', code: c, redirect_uri: `${server.url}/callback`, ...extra }, basic('demo-app')));
-const register = async () => (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
-const redeemAssertion = (assertion: string) => post('/agentauth/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }));
-const poll = (claim_token: string) => post('/agentauth/token', form({ grant_type: 'urn:portico:agent-auth:grant-type:claim', claim_token }));
-const startClaim = async (claim_token: string) => (await post('/agentauth/identity/claim', json({ claim_token, email: 'p@example.com' }))).body;
-async function dpopProof(keys: CryptoKeyPair, htm: string, htu: string) {
-  return new SignJWT({ htm, htu, jti: b64(randomBytes(12)), iat: Math.floor(server.clock.now() / 1000) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).sign(keys.privateKey);
-}
+const basic = (id: string) => k.basic(id);
+const post = (path: string, init: RequestInit) => k.post(path, init);
+const authorizeUrl = (params: Record<string, string>, prefix = '/oidc') => k.authorizeUrl(params, prefix);
+const code = (params: Record<string, string> = {}) => k.code(params);
+const redeem = (c: string, extra: Record<string, string> = {}) => k.redeem(c, extra);
+const register = () => k.register();
+const redeemAssertion = (assertion: string) => k.redeemAssertion(assertion);
+const poll = (claimToken: string) => k.poll(claimToken);
+const startClaim = (claimToken: string) => k.startClaim(claimToken);
+const dpopProof = (keys: CryptoKeyPair, htm: string, htu: string) => k.dpopProof(keys, htm, htu);
 
 describe('RFC 6749', () => {
   it('[rfc6749-001] unregistered redirect URI is refused and never redirected to', async () => {
@@ -132,7 +122,7 @@ describe('RFC 7523', () => {
     expect((await redeemAssertion(reg.identity_assertion)).body.error).toBe('invalid_grant');
   });
   it('[rfc7523-004] a client assertion for another audience is refused', async () => {
-    const jwk = clients['pkjwt-app'].private_jwks.keys.find((k: JWK) => k.alg === 'ES256');
+    const jwk = k.clients['pkjwt-app'].private_jwks.keys.find((k: JWK) => k.alg === 'ES256');
     const assertion = await new SignJWT({ jti: b64(randomBytes(9)) }).setProtectedHeader({ alg: 'ES256', kid: jwk.kid }).setIssuer('pkjwt-app').setSubject('pkjwt-app').setAudience('https://other.example/token').setExpirationTime(Math.floor(server.clock.now() / 1000) + 60).sign(await importJWK(jwk, 'ES256'));
     const res = await post('/oauth2/token', form({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }));
     expect([res.status, res.body.error]).toEqual([401, 'invalid_client']);
