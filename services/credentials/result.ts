@@ -1,0 +1,43 @@
+/**
+ * Verification results. Every verifier in this folder returns either `{ valid: true, ... }` or
+ * `{ valid: false, check, reason }`, where `check` names the step that failed (e.g. `sd_hash`,
+ * `chain`, `device_authentication`). Inside a verifier a failed step throws `CheckFailed`; the
+ * verifier's entry point turns it into the result, so no caller ever has to catch.
+ */
+export type Failure<C extends string> = { valid: false; check: C; reason: string };
+export type Result<T, C extends string> = ({ valid: true } & T) | Failure<C>;
+
+export class CheckFailed<C extends string = string> extends Error {
+  constructor(
+    readonly check: C,
+    readonly reason: string,
+  ) {
+    super(`${check}: ${reason}`);
+    this.name = 'CheckFailed';
+  }
+}
+
+/** Throws `CheckFailed(check, reason)` unless `condition` holds. */
+export function ensure<C extends string>(condition: unknown, check: C, reason: string): asserts condition {
+  if (!condition) throw new CheckFailed(check, reason);
+}
+
+/** Runs a verifier body and maps a thrown `CheckFailed` to a failure result; other errors propagate. */
+export async function runChecks<T, C extends string>(body: () => Promise<T>): Promise<Result<T, C>> {
+  try {
+    return { valid: true, ...(await body()) } as Result<T, C>;
+  } catch (error) {
+    if (error instanceof CheckFailed) return { valid: false, check: error.check as C, reason: error.reason };
+    throw error;
+  }
+}
+
+/** Same as `runChecks` for synchronous bodies. */
+export function runChecksSync<T, C extends string>(body: () => T): Result<T, C> {
+  try {
+    return { valid: true, ...body() } as Result<T, C>;
+  } catch (error) {
+    if (error instanceof CheckFailed) return { valid: false, check: error.check as C, reason: error.reason };
+    throw error;
+  }
+}

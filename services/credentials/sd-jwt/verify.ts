@@ -1,0 +1,119 @@
+import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { publicJwkOf } from '../keys/holder-keys.ts';
+import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
+import { decodeSdJwt, type LocatedDisclosure, type SdJwtCheck } from './decode.ts';
+import { sdHashOf } from './key-binding.ts';
+import { splitSdJwt } from './serialization.ts';
+import { KB_JWT_TYP, LEGACY_SD_JWT_VC_TYP, SD_JWT_VC_TYP } from './types.ts';
+
+const ALGS = ['ES256', 'ES384', 'EdDSA', 'RS256'];
+
+export interface VerifySdJwtVcOptions {
+  /** The issuer's keys (its `jwks_uri` document). */
+  issuerJwks: { keys: JWK[] };
+  /** Verification time, seconds since the epoch. */
+  now: number;
+  /** Allowed clock difference for iat/nbf/exp, seconds (default 60). */
+  clockSkew?: number;
+  expectedIssuer?: string;
+  expectedVcts?: string[];
+  /** When given, a KB-JWT is required and checked against these values. */
+  keyBinding?: {
+    aud: string;
+    nonce: string;
+    /** How old the KB-JWT's `iat` may be, seconds (default 300). */
+    maxAge?: number;
+  };
+  algorithms?: string[];
+}
+
+export interface VerifiedSdJwtVc {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  /** The disclosed claims, merged into the always-visible ones. */
+  claims: Record<string, unknown>;
+  disclosures: LocatedDisclosure[];
+  holderJwk?: JWK;
+  keyBinding?: { aud: unknown; nonce: unknown; iat: number };
+}
+
+async function verifyIssuerSignature(issuerJwt: string, jwks: { keys: JWK[] }, algorithms: string[]): Promise<void> {
+  try {
+    await compactVerify(issuerJwt, createLocalJWKSet(jwks), { algorithms });
+  } catch (error) {
+    throw new CheckFailed('issuer_signature', `the issuer JWT does not verify with the issuer JWKS (${(error as Error).message})`);
+  }
+}
+
+function checkValidity(payload: Record<string, unknown>, now: number, skew: number): void {
+  for (const k of ['iat', 'nbf', 'exp']) ensure(payload[k] === undefined || typeof payload[k] === 'number', 'validity', `${k} must be a number`);
+  ensure(typeof payload.exp !== 'number' || now < payload.exp + skew, 'validity', 'the credential has expired (exp)');
+  ensure(typeof payload.nbf !== 'number' || now >= payload.nbf - skew, 'validity', 'the credential is not yet valid (nbf)');
+  ensure(typeof payload.iat !== 'number' || payload.iat - skew <= now, 'validity', 'the credential is issued in the future (iat)');
+}
+
+async function verifyKeyBinding(kbJwt: string | undefined, decoded: ReturnType<typeof decodeSdJwt>, holderJwk: JWK | undefined, options: NonNullable<VerifySdJwtVcOptions['keyBinding']>, now: number, skew: number, algorithms: string[]) {
+  ensure(holderJwk, 'holder_binding', 'a key binding is required but the credential has no cnf.jwk');
+  ensure(kbJwt, 'kb_jwt', 'a key binding JWT is required but none was presented');
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(kbJwt) as Record<string, unknown>;
+    decodeJwt(kbJwt);
+  } catch {
+    throw new CheckFailed('kb_jwt', 'the key binding JWT is not a JWT');
+  }
+  ensure(header.typ === KB_JWT_TYP, 'kb_jwt', `the key binding JWT typ is ${JSON.stringify(header.typ)}, not ${KB_JWT_TYP}`);
+  ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'kb_jwt', `key binding alg ${JSON.stringify(header.alg)} is not allowed`);
+  let kb: Record<string, unknown>;
+  try {
+    const key = await importJWK(publicJwkOf(holderJwk), header.alg as string);
+    kb = JSON.parse(new TextDecoder().decode((await compactVerify(kbJwt, key, { algorithms })).payload)) as Record<string, unknown>;
+  } catch {
+    throw new CheckFailed('kb_signature', 'the key binding JWT is not signed by the cnf.jwk holder key');
+  }
+  ensure(kb.sd_hash === sdHashOf(decoded.parts.issuerJwt, decoded.parts.disclosures), 'sd_hash', 'sd_hash does not match the presented issuer JWT and disclosures');
+  ensure(kb.nonce === options.nonce, 'nonce', 'the key binding nonce is not the one the verifier sent');
+  ensure(kb.aud === options.aud, 'aud', 'the key binding aud is not this verifier');
+  ensure(typeof kb.iat === 'number', 'kb_freshness', 'the key binding JWT has no numeric iat');
+  const maxAge = options.maxAge ?? 300;
+  ensure(kb.iat <= now + skew, 'kb_freshness', 'the key binding JWT is issued in the future');
+  ensure(kb.iat >= now - maxAge - skew, 'kb_freshness', `the key binding JWT is older than ${maxAge} s`);
+  return { aud: kb.aud, nonce: kb.nonce, iat: kb.iat };
+}
+
+/**
+ * Verifies an SD-JWT VC (or its presentation): issuer signature against the JWKS, `typ`
+ * (`dc+sd-jwt`, or the older `vc+sd-jwt`), digests and disclosures, validity times, and with
+ * `keyBinding` the KB-JWT (holder key from `cnf.jwk`, `sd_hash`, `nonce`, `aud`, freshness).
+ * The result names the first failing check.
+ */
+export function verifySdJwtVc(text: string, options: VerifySdJwtVcOptions): Promise<Result<VerifiedSdJwtVc, SdJwtCheck>> {
+  return runChecks<VerifiedSdJwtVc, SdJwtCheck>(async () => {
+    const algorithms = options.algorithms ?? ALGS;
+    const skew = options.clockSkew ?? 60;
+    // Signature first (RFC 9901 §7.1 step 2), then the disclosures.
+    let issuerJwt: string;
+    let header: Record<string, unknown>;
+    try {
+      issuerJwt = splitSdJwt(text).issuerJwt;
+      header = decodeProtectedHeader(issuerJwt) as Record<string, unknown>;
+    } catch (error) {
+      throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
+    }
+    ensure(header.typ === SD_JWT_VC_TYP || header.typ === LEGACY_SD_JWT_VC_TYP, 'typ', `typ ${JSON.stringify(header.typ)} is not ${SD_JWT_VC_TYP}`);
+    ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'issuer_signature', `alg ${JSON.stringify(header.alg)} is not allowed`);
+    await verifyIssuerSignature(issuerJwt, options.issuerJwks, algorithms);
+    const decoded = decodeSdJwt(text);
+    const { payload } = decoded;
+    ensure(typeof payload.iss === 'string', 'iss', 'the credential has no iss');
+    ensure(options.expectedIssuer === undefined || payload.iss === options.expectedIssuer, 'iss', 'iss is not the expected issuer');
+    ensure(typeof payload.vct === 'string', 'vct', 'an SD-JWT VC needs a vct string');
+    ensure(!options.expectedVcts || options.expectedVcts.includes(payload.vct), 'vct', `vct ${payload.vct} is not one of the expected types`);
+    checkValidity(payload, options.now, skew);
+    const cnf = payload.cnf as { jwk?: JWK } | undefined;
+    ensure(cnf === undefined || (typeof cnf === 'object' && cnf !== null), 'holder_binding', 'cnf must be an object');
+    const holderJwk = cnf?.jwk;
+    const keyBinding = options.keyBinding ? await verifyKeyBinding(decoded.parts.kbJwt, decoded, holderJwk, options.keyBinding, options.now, skew, algorithms) : undefined;
+    return { header, payload, claims: decoded.claims, disclosures: decoded.disclosures, ...(holderJwk ? { holderJwk } : {}), ...(keyBinding ? { keyBinding } : {}) };
+  });
+}
