@@ -7,6 +7,7 @@ import { refreshFamilyMachine } from './refresh-family.ts';
 import { singleUseMachine } from './single-use.ts';
 import { flowRunMachine } from './flow-run.ts';
 import { spiffeModeMachine } from './spiffe-mode.ts';
+import { svidRotationMachine } from './svid-rotation.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -21,6 +22,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   once: singleUseMachine,
   run: flowRunMachine,
   'spiffe-mode': spiffeModeMachine,
+  'x509-svid': svidRotationMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

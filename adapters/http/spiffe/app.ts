@@ -3,35 +3,64 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
+import { GrpcWorkloadApiConnector } from '../../workload-api/client.ts';
+import { tlsDialer } from '../../workload-api/mtls-dialer.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
-import { OAuthError } from '../../../services/errors.ts';
-import { SpiffeMode } from '../../../services/workload/mode.ts';
+import type { SpiffeMode } from '../../../services/workload/mode.ts';
+import type { MtlsDialer, WorkloadApiConnector } from '../../../services/workload/ports.ts';
+import { WorkloadIdentity, unavailable } from '../../../services/workload/service.ts';
 import { SPIFFE_ENDPOINTS, spiffeSettings } from '../../../services/workload/settings.ts';
 import { installErrorHandling } from '../error-handling.ts';
+import { bundleRoutes } from './bundle-routes.ts';
+import type { SpiffeRoutes } from './context.ts';
+import { demoRoutes } from './demo-routes.ts';
+import { statusRoutes } from './status-routes.ts';
+import { svidRoutes } from './svid-routes.ts';
+import { validateRoutes } from './validate-routes.ts';
 
 export interface SpiffeService {
   app: FastifyInstance;
   mode: SpiffeMode;
+  identity: WorkloadIdentity;
   close(): Promise<void>;
 }
 
-const unavailable = () => new OAuthError('temporarily_unavailable', 'SPIFFE Workload API unavailable', 503);
+export interface SpiffeServiceOptions {
+  clock?: Clock;
+  /** How often a connection attempt is considered; the attempt itself waits for the machine's backoff. */
+  retryEveryMs?: number;
+  connector?: WorkloadApiConnector;
+  dialer?: MtlsDialer;
+}
+
+const ROUTES: SpiffeRoutes[] = [statusRoutes, bundleRoutes, svidRoutes, validateRoutes, demoRoutes];
 
 /**
  * The workload identity service on SPIFFE_PORT. In demo mode (the default, or while the Workload API
- * agent is unreachable) every /spiffe/* endpoint answers 503; /health reports the mode.
+ * agent is unreachable) every /spiffe/* endpoint answers 503 before its request is even read; in full
+ * mode they are served from the live Workload API session. /health reports the mode.
  */
-export async function createSpiffeService(config: Config, options: { clock?: Clock; retryEveryMs?: number } = {}): Promise<SpiffeService> {
+export async function createSpiffeService(config: Config, options: SpiffeServiceOptions = {}): Promise<SpiffeService> {
   const clock = options.clock ?? systemClock;
   mkdirSync(config.dataDir, { recursive: true });
   const log = new SqliteEventLog(join(config.dataDir, 'spiffe.db'));
   const settings = spiffeSettings(config.env, config.baseUrl, config.showcaseBaseUrl);
-  const mode = new SpiffeMode(log, settings, clock);
+  const identity = new WorkloadIdentity(log, settings, clock, {
+    connector: options.connector ?? new GrpcWorkloadApiConnector(),
+    dialer: options.dialer ?? tlsDialer,
+  });
+  const mode = identity.mode;
+  await mode.recover();
   await mode.attempt();
-  const timer = settings.enabled ? setInterval(() => void mode.attempt(), options.retryEveryMs ?? 5_000) : undefined;
+  const timer = settings.enabled ? setInterval(() => void mode.attempt().catch(() => undefined), options.retryEveryMs ?? 5_000) : undefined;
   timer?.unref();
 
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
   installErrorHandling(app, { isPage: () => false, sendNotFoundPage: (_req, reply) => reply });
   app.get('/health', async () => {
     const current = await mode.current();
@@ -44,23 +73,26 @@ export async function createSpiffeService(config: Config, options: { clock?: Clo
       ...(current.context.lastError ? { last_error: current.context.lastError } : {}),
     };
   });
-  for (const endpoint of SPIFFE_ENDPOINTS) {
-    app.route({
-      method: endpoint.method,
-      url: endpoint.path,
-      handler: async () => {
-        if ((await mode.current()).mode === 'demo') throw unavailable();
-        // Full mode needs the Workload API client, which this build does not have yet.
-        throw unavailable();
-      },
+  await app.register(async (scope) => {
+    // Demo mode: 503 for every SPIFFE endpoint, whatever the request carries.
+    scope.addHook('onRequest', async () => {
+      if (!mode.session()) throw unavailable();
     });
-  }
+    for (const routes of ROUTES) await routes(scope, { identity });
+  });
+  await app.ready();
+  const missing = SPIFFE_ENDPOINTS.filter((e) => !app.hasRoute({ method: e.method, url: e.path }));
+  if (missing.length > 0) throw new Error(`SPIFFE endpoints without a route: ${missing.map((e) => e.path).join(', ')}`);
+
   return {
     app,
     mode,
+    identity,
     async close() {
       if (timer) clearInterval(timer);
+      await mode.close();
       await app.close();
+      await identity.recorded();
       await log.close();
     },
   };

@@ -1,0 +1,9 @@
+import type { FastifyInstance } from 'fastify';
+import type { WorkloadIdentity } from '../../../services/workload/service.ts';
+
+/** What the workload identity service's route plugins share. */
+export interface SpiffeContext {
+  identity: WorkloadIdentity;
+}
+
+export type SpiffeRoutes = (app: FastifyInstance, ctx: SpiffeContext) => Promise<void>;

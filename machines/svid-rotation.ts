@@ -1,0 +1,59 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * The X.509-SVID of one SPIFFE ID as the workload identity service saw it on the Workload API's
+ * X.509 stream (stream `x509-svid:<spiffe id>`). The first SVID is `observed`; every later SVID with a
+ * different serial number is a rotation. The same SVID sent again (e.g. after a reconnection) is no
+ * rotation and is refused. Only public facts are kept: serial, validity, fingerprint; never the key.
+ */
+export interface SvidFacts {
+  spiffeId: string;
+  serial: string;
+  notBefore: number;
+  notAfter: number;
+  /** SHA-256 of the leaf certificate's DER, hex. */
+  fingerprint: string;
+}
+
+export type SvidRotationEvent =
+  | ({ type: 'svid.observed'; at: number } & SvidFacts)
+  | ({ type: 'svid.rotated'; at: number; previousSerial: string } & SvidFacts);
+
+export interface SvidRotationContext {
+  spiffeId?: string;
+  serial?: string;
+  notBefore?: number;
+  notAfter?: number;
+  fingerprint?: string;
+  firstObservedAt?: number;
+  lastRotatedAt?: number;
+  rotations: number;
+}
+
+const facts = (event: SvidFacts) => ({ spiffeId: event.spiffeId, serial: event.serial, notBefore: event.notBefore, notAfter: event.notAfter, fingerprint: event.fingerprint });
+
+export const svidRotationMachine = setup({
+  types: { context: {} as SvidRotationContext, events: {} as SvidRotationEvent },
+  guards: {
+    /** A rotation names the serial it replaces and brings a different one. */
+    replacesCurrent: ({ context, event }) => event.type === 'svid.rotated' && event.previousSerial === context.serial && event.serial !== context.serial,
+  },
+}).createMachine({
+  id: 'svidRotation',
+  initial: 'unseen',
+  context: { rotations: 0 },
+  states: {
+    unseen: {
+      on: { 'svid.observed': { target: 'tracking', actions: assign(({ event }) => ({ ...facts(event), firstObservedAt: event.at })) } },
+    },
+    tracking: {
+      on: {
+        'svid.rotated': {
+          guard: 'replacesCurrent',
+          target: 'tracking',
+          actions: assign(({ context, event }) => ({ ...facts(event), lastRotatedAt: event.at, rotations: context.rotations + 1 })),
+        },
+      },
+    },
+  },
+});
