@@ -50,8 +50,8 @@ export async function requirementKit(server: TestServer) {
   const pkjwtKey = (alg = 'ES256') => clients['pkjwt-app'].private_jwks.keys.find((k: JWK) => k.alg === alg) as JWK;
   const clientAssertion = async (claims: Record<string, unknown> = {}, options: { aud?: string; key?: JWK; exp?: number | null } = {}) => {
     const jwk = options.key ?? pkjwtKey();
-    let jwt = new SignJWT({ jti: b64(randomBytes(9)), ...claims }).setProtectedHeader({ alg: jwk.alg!, kid: jwk.kid }).setIssuer('pkjwt-app').setSubject('pkjwt-app').setAudience(options.aud ?? `${server.url}/oauth2/token`);
-    if (options.exp !== null) jwt = jwt.setExpirationTime(options.exp ?? now() + 60);
+    const exp = options.exp === null ? {} : { exp: options.exp ?? now() + 60 };
+    const jwt = new SignJWT({ iss: 'pkjwt-app', sub: 'pkjwt-app', aud: options.aud ?? `${server.url}/oauth2/token`, jti: b64(randomBytes(9)), ...exp, ...claims }).setProtectedHeader({ alg: jwk.alg!, kid: jwk.kid });
     return jwt.sign(await importJWK(jwk, jwk.alg));
   };
   return { clients, b64, now, basic, post, get, authorizeUrl, code, redeem, tokensFor, clientCredentials, register, redeemAssertion, poll, startClaim, dpopProof, pkce, pkjwtKey, clientAssertion };
