@@ -1,0 +1,30 @@
+import type { JWK } from 'jose';
+import { sha256 } from '../bytes.ts';
+import { jwkThumbprintBytes } from '../keys/holder-keys.ts';
+import { encodeCbor } from './cbor.ts';
+
+export interface Oid4vpHandoverInput {
+  /** The `client_id` request parameter, including its prefix (e.g. `x509_san_dns:verifier.example`). */
+  clientId: string;
+  nonce: string;
+  /** `response_uri` (or `redirect_uri`, whichever the response mode uses). */
+  responseUri: string;
+  /** For encrypted responses (direct_post.jwt): the verifier's encryption JWK, or its RFC 7638 thumbprint bytes. */
+  encryptionKey?: JWK | Uint8Array;
+}
+
+/**
+ * The OpenID4VP 1.0 redirect handover (Appendix B.2.6.1):
+ * `["OpenID4VPHandover", sha256(cbor([clientId, nonce, jwkThumbprint / null, responseUri]))]`.
+ * The hash is over the CBOR of the info array itself, not a byte-string wrapping of it.
+ */
+export async function oid4vpHandover(input: Oid4vpHandoverInput): Promise<[string, Uint8Array]> {
+  const thumbprint = input.encryptionKey === undefined ? null : input.encryptionKey instanceof Uint8Array ? input.encryptionKey : await jwkThumbprintBytes(input.encryptionKey);
+  const info = encodeCbor([input.clientId, input.nonce, thumbprint, input.responseUri]);
+  return ['OpenID4VPHandover', sha256(info)];
+}
+
+/** `SessionTranscript = [DeviceEngagementBytes: null, EReaderKeyBytes: null, Handover]` for OpenID4VP redirects. */
+export async function oid4vpSessionTranscript(input: Oid4vpHandoverInput): Promise<unknown[]> {
+  return [null, null, await oid4vpHandover(input)];
+}

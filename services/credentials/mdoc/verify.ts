@@ -1,0 +1,200 @@
+import { createHash, type X509Certificate } from 'node:crypto';
+import type { JWK } from 'jose';
+import { CheckFailed, ensure, runChecksSync, type Result } from '../result.ts';
+import { Tag, dataItemBytes, decodeCbor, encodeCbor, isMap, mapGet, tdateSeconds } from './cbor.ts';
+import { coseKeyToJwk } from './cose-key.ts';
+import { HEADER_X5CHAIN, parseCoseSign1, verifyCoseSign1, type CoseSign1 } from './cose-sign1.ts';
+import { deviceAuthenticationBytes } from './device-response.ts';
+import { validateDocumentSignerChain } from './pki.ts';
+
+export type MdocCheck = 'format' | 'chain' | 'signature' | 'digest' | 'validity' | 'doctype' | 'device_authentication';
+
+const DIGESTS: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+
+export interface VerifyIssuerSignedOptions {
+  /** Trusted IACA roots (DER or PEM), e.g. WALLET_MDOC_IACA_ROOT_PEM. */
+  trustedRoots: (Uint8Array | string)[];
+  /** Verification time, seconds since the epoch. */
+  now: number;
+  expectedDocType?: string;
+}
+
+export interface VerifiedMdoc {
+  docType: string;
+  /** Released element values per namespace (CBOR values as decoded: tags stay `Tag`, bytes stay Uint8Array). */
+  claims: Record<string, Record<string, unknown>>;
+  deviceKey: JWK;
+  validity: { signed: number; validFrom: number; validUntil: number };
+  signer: { subject: string; issuer: string };
+}
+
+const fail = (check: MdocCheck, reason: string): never => {
+  throw new CheckFailed(check, reason);
+};
+
+function decodeMso(issuerAuth: CoseSign1): Map<unknown, unknown> {
+  try {
+    const mso = decodeCbor(dataItemBytes(decodeCbor(issuerAuth[2] as Uint8Array)));
+    if (isMap(mso)) return mso;
+  } catch {
+    /* fall through */
+  }
+  return fail('format', 'the IssuerAuth payload is not a tag-24 MobileSecurityObject');
+}
+
+function x5chainOf(issuerAuth: CoseSign1): Uint8Array[] {
+  const raw = issuerAuth[1].get(HEADER_X5CHAIN) ?? mapGet(issuerAuth[0].length ? decodeCbor(issuerAuth[0]) : undefined, HEADER_X5CHAIN);
+  const list = raw instanceof Uint8Array ? [raw] : Array.isArray(raw) ? raw : [];
+  ensure(list.length > 0 && list.every((c) => c instanceof Uint8Array), 'chain', 'IssuerAuth carries no x5chain (label 33)');
+  return list;
+}
+
+/** IssuerSigned checks shared by the wallet (before storing, behaviour 10) and the verifier. */
+function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOptions, documentDocType?: string): VerifiedMdoc {
+  ensure(isMap(issuerSigned), 'format', 'IssuerSigned must be a map');
+  let issuerAuth: CoseSign1;
+  try {
+    issuerAuth = parseCoseSign1(issuerSigned.get('issuerAuth'));
+  } catch (error) {
+    return fail('format', `issuerAuth: ${(error as Error).message}`);
+  }
+  ensure(issuerAuth[2] !== null, 'format', 'issuerAuth has no payload');
+  const mso = decodeMso(issuerAuth);
+  const docType = mso.get('docType');
+  const valueDigests = mso.get('valueDigests');
+  const validityInfo = mso.get('validityInfo');
+  const deviceKeyInfo = mso.get('deviceKeyInfo');
+  ensure(mso.get('version') === '1.0', 'format', 'MSO version must be "1.0"');
+  ensure(typeof docType === 'string' && isMap(valueDigests) && isMap(validityInfo) && isMap(deviceKeyInfo), 'format', 'the MSO lacks docType, valueDigests, validityInfo or deviceKeyInfo');
+
+  // chain, then the IssuerAuth signature with the document signer's key
+  const { leaf } = validateDocumentSignerChain(x5chainOf(issuerAuth), options.trustedRoots, options.now);
+  let signatureOk = false;
+  try {
+    signatureOk = verifyCoseSign1(issuerAuth, leaf as X509Certificate);
+  } catch (error) {
+    fail('signature', (error as Error).message);
+  }
+  ensure(signatureOk, 'signature', 'the IssuerAuth signature does not verify with the document signer certificate');
+
+  ensure(documentDocType === undefined || documentDocType === docType, 'doctype', `the document docType ${documentDocType} differs from the MSO docType ${docType}`);
+  ensure(options.expectedDocType === undefined || options.expectedDocType === docType, 'doctype', `docType ${docType} is not the expected ${options.expectedDocType}`);
+
+  // digests of every released item
+  const hash = DIGESTS[String(mso.get('digestAlgorithm'))];
+  ensure(hash, 'digest', `unsupported digestAlgorithm ${String(mso.get('digestAlgorithm'))}`);
+  const nameSpaces = issuerSigned.get('nameSpaces') ?? new Map();
+  ensure(isMap(nameSpaces), 'format', 'nameSpaces must be a map');
+  const claims: VerifiedMdoc['claims'] = {};
+  for (const [ns, items] of nameSpaces) {
+    ensure(typeof ns === 'string' && Array.isArray(items), 'format', 'each namespace maps a name to an array of items');
+    const expected = valueDigests.get(ns);
+    ensure(isMap(expected), 'digest', `the MSO has no digests for namespace ${ns}`);
+    const seenIds = new Set<number>();
+    const out: Record<string, unknown> = {};
+    for (const wrapped of items) {
+      let item: unknown;
+      try {
+        item = decodeCbor(dataItemBytes(wrapped));
+      } catch {
+        return fail('format', `an item of ${ns} is not a tag-24 IssuerSignedItem`);
+      }
+      const id = mapGet(item, 'digestID');
+      const identifier = mapGet(item, 'elementIdentifier');
+      const random = mapGet(item, 'random');
+      ensure(typeof id === 'number' && typeof identifier === 'string' && random instanceof Uint8Array && isMap(item) && item.has('elementValue'), 'format', `an item of ${ns} lacks digestID, random, elementIdentifier or elementValue`);
+      ensure(!seenIds.has(id) && !Object.hasOwn(out, identifier), 'digest', `${ns}/${identifier}: digestID or element released twice`);
+      seenIds.add(id);
+      const digest: unknown = expected.get(id);
+      ensure(digest instanceof Uint8Array, 'digest', `${ns}/${identifier}: digestID ${id} is not in the MSO`);
+      const actual = createHash(hash).update(encodeCbor(wrapped as Tag)).digest();
+      ensure(actual.equals(Buffer.from(digest)), 'digest', `${ns}/${identifier}: the item does not match its MSO digest`);
+      out[identifier] = item.get('elementValue');
+    }
+    claims[ns] = out;
+  }
+
+  // validity of the MSO at `now`, and signed within the signer certificate's validity
+  let signed: number, validFrom: number, validUntil: number;
+  try {
+    signed = tdateSeconds(validityInfo.get('signed'));
+    validFrom = tdateSeconds(validityInfo.get('validFrom'));
+    validUntil = tdateSeconds(validityInfo.get('validUntil'));
+  } catch (error) {
+    return fail('format', `validityInfo: ${(error as Error).message}`);
+  }
+  ensure(validFrom >= signed && validUntil > validFrom, 'validity', 'validityInfo is inconsistent (signed <= validFrom < validUntil)');
+  ensure(signed * 1000 >= Date.parse(leaf.validFrom) && signed * 1000 <= Date.parse(leaf.validTo), 'validity', 'the MSO was signed outside the document signer certificate validity');
+  ensure(options.now >= validFrom, 'validity', 'the mdoc is not yet valid (validFrom)');
+  ensure(options.now < validUntil, 'validity', 'the mdoc has expired (validUntil)');
+
+  let deviceKey: JWK;
+  try {
+    deviceKey = coseKeyToJwk(deviceKeyInfo.get('deviceKey'));
+  } catch (error) {
+    return fail('format', `deviceKey: ${(error as Error).message}`);
+  }
+  return { docType, claims, deviceKey, validity: { signed, validFrom, validUntil }, signer: { subject: leaf.subject.replace(/\n/g, ', '), issuer: leaf.issuer.replace(/\n/g, ', ') } };
+}
+
+/** Verifies an IssuerSigned (encoded bytes or decoded map): chain to a trusted IACA, signature, digests, docType, validity. */
+export function verifyIssuerSigned(issuerSigned: Uint8Array | Map<unknown, unknown>, options: VerifyIssuerSignedOptions): Result<VerifiedMdoc, MdocCheck> {
+  return runChecksSync<VerifiedMdoc, MdocCheck>(() => {
+    let value: unknown = issuerSigned;
+    if (issuerSigned instanceof Uint8Array) {
+      try {
+        value = decodeCbor(issuerSigned);
+      } catch {
+        fail('format', 'not CBOR');
+      }
+    }
+    return checkIssuerSigned(value, options);
+  });
+}
+
+export interface VerifyDeviceResponseOptions extends VerifyIssuerSignedOptions {
+  /** The SessionTranscript the verifier expects (e.g. `oid4vpSessionTranscript(...)`). */
+  sessionTranscript: unknown;
+}
+
+/** Verifies a DeviceResponse: every document's IssuerSigned, then its DeviceSignature over this SessionTranscript with the MSO device key. */
+export function verifyDeviceResponse(encoded: Uint8Array, options: VerifyDeviceResponseOptions): Result<{ documents: VerifiedMdoc[] }, MdocCheck> {
+  return runChecksSync<{ documents: VerifiedMdoc[] }, MdocCheck>(() => {
+    let response: unknown;
+    try {
+      response = decodeCbor(encoded);
+    } catch {
+      fail('format', 'not CBOR');
+    }
+    ensure(isMap(response), 'format', 'a DeviceResponse is a map');
+    ensure(response.get('version') === '1.0', 'format', 'DeviceResponse version must be "1.0"');
+    ensure(response.get('status') === 0, 'format', `DeviceResponse status is ${String(response.get('status'))}, not 0 (OK)`);
+    const documents = response.get('documents');
+    ensure(Array.isArray(documents) && documents.length > 0, 'format', 'the DeviceResponse has no documents');
+    return {
+      documents: documents.map((doc) => {
+        ensure(isMap(doc) && typeof doc.get('docType') === 'string', 'format', 'a document needs a docType');
+        const docType = doc.get('docType') as string;
+        const verified = checkIssuerSigned(doc.get('issuerSigned'), options, docType);
+        const deviceSigned = doc.get('deviceSigned');
+        ensure(isMap(deviceSigned), 'device_authentication', 'the document has no deviceSigned');
+        const nameSpacesBytes = deviceSigned.get('nameSpaces');
+        ensure(nameSpacesBytes instanceof Tag && nameSpacesBytes.tag === 24, 'device_authentication', 'deviceSigned.nameSpaces must be a tag-24 data item');
+        const deviceAuth = deviceSigned.get('deviceAuth');
+        ensure(isMap(deviceAuth), 'device_authentication', 'deviceSigned has no deviceAuth');
+        ensure(!deviceAuth.has('deviceMac'), 'device_authentication', 'deviceMac is not supported (no reader key agreement in OpenID4VP); a deviceSignature is required');
+        let ok = false;
+        try {
+          const signature = parseCoseSign1(deviceAuth.get('deviceSignature'));
+          ensure(signature[2] === null, 'device_authentication', 'the device signature payload must be detached (nil)');
+          ok = verifyCoseSign1(signature, verified.deviceKey, deviceAuthenticationBytes(options.sessionTranscript, docType, nameSpacesBytes));
+        } catch (error) {
+          if (error instanceof CheckFailed) throw error;
+          fail('device_authentication', (error as Error).message);
+        }
+        ensure(ok, 'device_authentication', 'the device signature does not verify over this SessionTranscript with the MSO device key');
+        return verified;
+      }),
+    };
+  });
+}
