@@ -143,7 +143,8 @@ export async function verifyChain(leaf: Uint8Array, intermediates: readonly Uint
   const leafCert = parsePkijs(leaf);
   const middle = intermediates.map(parsePkijs);
   const trusted = anchors.map(parsePkijs);
-  const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: trusted, certs: [leafCert, ...middle], checkDate: at });
+  // The engine takes the end entity as the last of `certs`.
+  const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: trusted, certs: [...middle, leafCert], checkDate: at });
   let result: { result: boolean; resultMessage: string; certificatePath?: pkijs.Certificate[] };
   try {
     result = await engine.verify();
@@ -151,8 +152,11 @@ export async function verifyChain(leaf: Uint8Array, intermediates: readonly Uint
     result = { result: false, resultMessage: (error as Error).message };
   }
   if (result.result) {
-    const path = (result.certificatePath ?? []).map((c) => distinguishedName(new NodeCertificate(Buffer.from(c.toSchema().toBER(false))).subject));
-    return { ok: true, detail: `chains to an authority of the bundle in ${path.length} step(s)`, path };
+    const subjectOf = (c: pkijs.Certificate) => distinguishedName(new NodeCertificate(Buffer.from(c.toSchema().toBER(false))).subject);
+    const found = (result.certificatePath ?? []).map(subjectOf);
+    const leafSubject = subjectOf(leafCert);
+    const path = found[0] === leafSubject ? found : [leafSubject, ...found];
+    return { ok: true, detail: `chains to an authority of the bundle (${path.length - 1} signature(s) verified)`, path };
   }
   const issuers = [...middle, ...trusted].filter((c) => c.subject.isEqual(leafCert.issuer));
   if (issuers.length === 0) return { ok: false, detail: 'no authority in the bundle (or the chain sent) names the issuer of this certificate' };
