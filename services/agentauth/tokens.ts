@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
+import { signJwt } from '../crypto/jws.ts';
 import type { IssuedAssertion } from '../../machines/agent.ts';
 import { OAuthError } from '../errors.ts';
 import type { KeyRing } from '../keys.ts';
@@ -22,9 +23,8 @@ export class AgentTokens {
     private readonly settings: AgentAuthSettings,
   ) {}
 
-  private sign(payload: JWTPayload): SignJWT {
-    const key = this.keys.signing(KEY_SET, 'ES256');
-    return new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' });
+  private sign(payload: JWTPayload): string {
+    return signJwt(this.keys.signing(KEY_SET, 'ES256'), { typ: 'JWT' }, payload);
   }
 
   /** A fresh assertion for `agentId`; the log keeps only the jti's hash. */
@@ -32,15 +32,7 @@ export class AgentTokens {
     const iat = Math.floor(nowMs / 1000);
     const jti = randomToken(18);
     const exp = iat + ASSERTION_LIFETIME_S;
-    const jwt = await this.sign({ claimed, assertion_version: assertionVersion })
-      .setIssuer(this.settings.issuer)
-      .setAudience(this.settings.issuer)
-      .setSubject(agentId)
-      .setIssuedAt(iat)
-      .setNotBefore(iat)
-      .setExpirationTime(exp)
-      .setJti(jti)
-      .sign(this.keys.signing(KEY_SET, 'ES256').privateKey);
+    const jwt = this.sign({ iss: this.settings.issuer, sub: agentId, aud: this.settings.issuer, iat, nbf: iat, exp, jti, claimed, assertion_version: assertionVersion });
     return { jwt, record: { jtiHash: sha256(jti), exp, nbf: iat } };
   }
 
@@ -63,14 +55,7 @@ export class AgentTokens {
 
   async issueAccessToken(agentId: string, scope: string, nowMs: number): Promise<string> {
     const iat = Math.floor(nowMs / 1000);
-    return this.sign({ scope, client_id: agentId })
-      .setIssuer(this.settings.issuer)
-      .setAudience(this.settings.resourceAudience)
-      .setSubject(agentId)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + ACCESS_TOKEN_LIFETIME_S)
-      .setJti(randomToken(18))
-      .sign(this.keys.signing(KEY_SET, 'ES256').privateKey);
+    return this.sign({ iss: this.settings.issuer, sub: agentId, aud: this.settings.resourceAudience, iat, exp: iat + ACCESS_TOKEN_LIFETIME_S, jti: randomToken(18), scope, client_id: agentId });
   }
 
   /** A usable agent access token, or undefined. */

@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
+import { signJwt } from '../crypto/jws.ts';
 import { createHash } from 'node:crypto';
 import type { KeyRing } from '../keys.ts';
 import { randomToken } from '../crypto/random.ts';
@@ -27,40 +28,36 @@ export class IssuerTokens {
     const key = this.keys.signing(this.profile.keySet, 'ES256');
     const iat = Math.floor(input.nowMs / 1000);
     const jti = randomToken(16);
-    const token = await new SignJWT({
+    const token = signJwt(key, { typ: 'at+jwt' }, {
+      iss: this.profile.issuer,
+      sub: input.sub,
+      aud: this.profile.accessTokenAudience,
+      iat,
+      exp: iat + ACCESS_TOKEN_TTL_S,
+      jti,
       client_id: input.clientId,
       scope: input.scope,
       ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
       ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
-    })
-      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
-      .setIssuer(this.profile.issuer)
-      .setAudience(this.profile.accessTokenAudience)
-      .setSubject(input.sub)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + ACCESS_TOKEN_TTL_S)
-      .setJti(jti)
-      .sign(key.privateKey);
+    });
     return { token, jti, expiresIn: ACCESS_TOKEN_TTL_S };
   }
 
   async idToken(input: { sub: string; clientId: string; nowMs: number; authTime: number; nonce?: string; accessToken?: string; code?: string; claims?: Record<string, unknown> }): Promise<string> {
     const key = this.keys.signing(this.profile.keySet, 'RS256');
     const iat = Math.floor(input.nowMs / 1000);
-    return new SignJWT({
+    return signJwt(key, { typ: 'JWT' }, {
       ...input.claims,
+      iss: this.profile.issuer,
+      sub: input.sub,
+      aud: input.clientId,
+      iat,
+      exp: iat + ACCESS_TOKEN_TTL_S,
       auth_time: Math.floor(input.authTime / 1000),
       ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
       ...(input.accessToken ? { at_hash: halfHash(input.accessToken) } : {}),
       ...(input.code ? { c_hash: halfHash(input.code) } : {}),
-    })
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
-      .setIssuer(this.profile.issuer)
-      .setAudience(input.clientId)
-      .setSubject(input.sub)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + ACCESS_TOKEN_TTL_S)
-      .sign(key.privateKey);
+    });
   }
 
   /** A valid access token of this issuer (signature, typ, iss, aud, exp), or undefined. */
