@@ -1,0 +1,12 @@
+import jsonld, { type DocumentLoader } from 'jsonld';
+import rdfCanonize from 'rdf-canonize';
+
+/**
+ * RDF Dataset Canonicalization (RDFC-1.0) of a JSON-LD document: jsonld turns it into an RDF
+ * dataset (in safe mode, so a term without a definition is an error instead of being silently
+ * dropped from what gets signed), rdf-canonize produces the canonical N-Quads.
+ */
+export async function canonizeJsonLd(document: unknown, documentLoader: DocumentLoader): Promise<string> {
+  const dataset = await jsonld.toRDF(document, { documentLoader, safe: true });
+  return rdfCanonize.canonize(dataset, { algorithm: 'RDFC-1.0' });
+}
