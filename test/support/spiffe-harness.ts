@@ -13,12 +13,15 @@ export const TRUST_DOMAIN = 'portico.test';
 
 export interface SpiffeHarness {
   url: string;
+  /** The running service (replaced by `restartService`). */
   service: SpiffeService;
   agent: TestWorkloadApiServer;
   peer: TestMtlsPeer;
   domain: TestTrustDomain;
   clock: ManualClock;
   dataDir: string;
+  /** Closes the service and starts a new one on the same port and data directory (same event log). */
+  restartService(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,15 +75,23 @@ export async function startSpiffeHarness(options: { domain?: TestTrustDomain; en
     SPIRE_SERVER_ADDRESS: peerAddress,
     ...options.env,
   });
-  const service = await createSpiffeService(config, { clock, retryEveryMs: 25 });
-  await service.app.listen({ host: '127.0.0.1', port });
-  return {
-    url, service, agent, peer, domain, clock, dataDir,
+  const start = async () => {
+    const service = await createSpiffeService(config, { clock, retryEveryMs: 25 });
+    await service.app.listen({ host: '127.0.0.1', port });
+    return service;
+  };
+  const harness: SpiffeHarness = {
+    url, service: await start(), agent, peer, domain, clock, dataDir,
+    async restartService() {
+      await harness.service.close();
+      harness.service = await start();
+    },
     async close() {
-      await service.close();
+      await harness.service.close();
       agent.stop();
       await peer.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return harness;
 }
