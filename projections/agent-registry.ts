@@ -33,7 +33,9 @@ export class AgentRegistry implements Projection {
         claimed_at       INTEGER,
         revoked_at       INTEGER
       ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS agent_registry_user_code ON agent_registry (user_code_hash);
+      DROP INDEX IF EXISTS agent_registry_user_code;
+      -- Only agents with an outstanding code are indexed, so a registration does not touch this index.
+      CREATE INDEX IF NOT EXISTS agent_registry_pending_code ON agent_registry (user_code_hash) WHERE user_code_hash IS NOT NULL;
     `);
     this.statements = this.prepare(db);
   }

@@ -22,6 +22,11 @@ export type Command<M extends AnyStateMachine> =
   | ((current: Loaded<M>) => (EventFromLogic<M> & Timed) | undefined | Promise<(EventFromLogic<M> & Timed) | undefined>);
 
 const MAX_CONFLICT_RETRIES = 3;
+/**
+ * The first event of a stream is stored without a snapshot (its state is the fold of that one event):
+ * the many one-event streams (fresh agents, single-use values, codes) then write one row, not two.
+ */
+const snapshotWanted = (version: number) => version > 1;
 
 /**
  * Actors whose state is the fold of their stream through a pure machine. A command becomes a machine
@@ -88,8 +93,10 @@ export class ActorRuntime<M extends AnyStateMachine> {
       const { type, at, ...data } = event;
       const record: NewEvent = { type, at, data };
       try {
-        const events = await this.log.append(this.streamId(id), current.version, [record], persistedState(next));
-        const loaded = { snapshot: next as SnapshotFrom<M>, version: current.version + 1 };
+        const version = current.version + 1;
+        const snapshot = snapshotWanted(version) ? persistedState(next) : undefined;
+        const events = await this.log.append(this.streamId(id), current.version, [record], snapshot);
+        const loaded = { snapshot: next as SnapshotFrom<M>, version };
         this.cache.set(id, loaded);
         return { accepted: true, ...loaded, events };
       } catch (error) {

@@ -1,6 +1,23 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomFillSync, randomInt } from 'node:crypto';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+// CSPRNG output is drawn in blocks and each byte handed out once: one system call serves many tokens.
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let offset = POOL_SIZE;
+
+/** `n` fresh random bytes (a copy; never shared with another caller). */
+export function randomBytes(n: number): Buffer {
+  if (n > POOL_SIZE) return randomFillSync(Buffer.alloc(n));
+  if (offset + n > POOL_SIZE) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const out = Buffer.from(pool.subarray(offset, offset + n));
+  offset += n;
+  return out;
+}
 
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
 
