@@ -28,6 +28,10 @@ interface RawJwtBundles { bundles: Record<string, Buffer> }
 
 function toUpdate(raw: RawX509Response): X509SvidUpdate {
   if (!raw.svids || raw.svids.length === 0) throw new Error('the agent sent no X.509-SVID for this workload');
+  // Workload API §4.5: a message with a mandatory field left empty is discarded.
+  for (const s of raw.svids) {
+    if (!s.spiffe_id || !s.x509_svid?.length || !s.x509_svid_key?.length || !s.bundle?.length) throw new Error('an X509SVID message lacks a mandatory field');
+  }
   return {
     svids: raw.svids.map((s) => ({
       spiffeId: s.spiffe_id,

@@ -8,7 +8,7 @@ export interface DecodedToken {
   payload: Record<string, unknown>;
 }
 
-const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token'];
+const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid'];
 const SHOWN_HEADERS = new Set(['content-type', 'authorization', 'dpop', 'www-authenticate', 'location', 'cache-control', 'dpop-nonce']);
 
 /** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */

@@ -2,12 +2,24 @@ import { FlowRunners } from './registry.ts';
 import { registerAgentAuthRunners } from './runners/agentauth.ts';
 import { registerOAuth2Runners } from './runners/oauth2.ts';
 import { registerOidcRunners } from './runners/oidc.ts';
+import { registerSpiffeRunners } from './runners/spiffe.ts';
+
+export interface FlowRunnerOptions {
+  /** Base URL of the workload identity service when the deployment runs it in full mode. */
+  spiffeBaseUrl?: string;
+}
 
 /** Every flow runner of this build. */
-export function defaultFlowRunners(claimGrantType: string): FlowRunners {
+export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOptions = {}): FlowRunners {
   const runners = new FlowRunners();
   registerOAuth2Runners(runners);
   registerOidcRunners(runners);
   registerAgentAuthRunners(runners, claimGrantType);
+  if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
+}
+
+/** The SPIFFE flows are runnable where the deployment enables the workload identity service's full mode. */
+export function flowRunnerOptions(env: Record<string, string | undefined>, showcaseBaseUrl: string): FlowRunnerOptions {
+  return env.SHOWCASE_SPIFFE_ENABLED === 'true' ? { spiffeBaseUrl: showcaseBaseUrl } : {};
 }

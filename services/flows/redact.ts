@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** Names whose values are secrets or bearer material and never enter the event log. */
-const SECRET = /token|secret|assertion|^code$|password|verifier|^dpop$|authorization|cookie|claim_token|user_code/i;
+const SECRET = /token|secret|assertion|^code$|password|verifier|^dpop$|authorization|cookie|claim_token|user_code|^svid$/i;
 
 export const fingerprint = (value: string) => `[redacted sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 12)}]`;
 

@@ -68,6 +68,13 @@ function keyUsageOf(ext: pkijs.Extension): string[] {
   return KEY_USAGE_BITS.filter((_, i) => i >> 3 < bits.length && ((bits[i >> 3] >> (7 - (i & 7))) & 1) === 1);
 }
 
+/** The serial as lower-case hex, without the DER sign byte (as OpenSSL and node:crypto show it). */
+function serialHex(bytes: Uint8Array): string {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  return Buffer.from(bytes.subarray(start)).toString('hex');
+}
+
 function distinguishedName(text: string): string {
   return text.split('\n').filter(Boolean).join(', ');
 }
@@ -104,7 +111,7 @@ export function certificateInfo(der: Uint8Array): CertificateInfo {
   const jwk = node.publicKey.export({ format: 'jwk' }) as { kty?: string; crv?: string };
   const details = node.publicKey.asymmetricKeyDetails;
   return {
-    serial: Buffer.from(cert.serialNumber.valueBlock.valueHexView).toString('hex'),
+    serial: serialHex(cert.serialNumber.valueBlock.valueHexView),
     subject: distinguishedName(node.subject),
     issuer: distinguishedName(node.issuer),
     notBefore: cert.notBefore.value,

@@ -4,10 +4,11 @@ import type { WorkloadApiSession } from './ports.ts';
 import { parseSpiffeId } from './spiffe-id.ts';
 
 /**
- * JWT-SVID validation (JWT-SVID standard §3-§5): a JWS signed with an algorithm of the standard's
- * list, `sub` a SPIFFE ID of a trust domain whose JWT bundle we hold, signature verified with that
- * bundle (jose), `aud` containing the validator's audience, `exp` present and in the future. Every
- * check is run and reported, so the verdict says all that is wrong at once.
+ * JWT-SVID validation (JWT-SVID standard §2-§4): a JWS whose protected header has only alg (one of
+ * the standard's list), kid and typ (JWT or JOSE); `sub` a SPIFFE ID of a trust domain whose JWT
+ * bundle we hold; signature verified with that bundle (jose); `aud` containing the validator's
+ * audience; `exp` present and in the future. Every check is run and reported, so the verdict says
+ * all that is wrong at once.
  */
 export interface Check {
   check: string;
@@ -28,6 +29,8 @@ export interface JwtVerdict {
 }
 
 export const JWT_SVID_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+/** JWT-SVID §2: no header members but these. */
+const HEADER_MEMBERS = new Set(['alg', 'kid', 'typ']);
 
 const verdict = (audience: string, checks: Check[], extra: Partial<JwtVerdict> = {}): JwtVerdict => ({
   valid: checks.every((c) => c.ok),
@@ -62,10 +65,17 @@ export async function validateJwtSvid(session: WorkloadApiSession, input: { toke
   const alg = header.alg;
   const algOk = typeof alg === 'string' && JWT_SVID_ALGORITHMS.includes(alg);
   const typOk = header.typ === undefined || header.typ === 'JWT' || header.typ === 'JOSE';
+  const extra = Object.keys(header).filter((k) => !HEADER_MEMBERS.has(k));
   checks.push({
     check: 'header',
-    ok: algOk && typOk,
-    detail: !algOk ? `alg ${JSON.stringify(alg ?? null)} is not one the JWT-SVID standard allows (${JWT_SVID_ALGORITHMS.join(', ')})` : !typOk ? `typ ${JSON.stringify(header.typ)} is neither JWT nor JOSE` : `alg ${alg}${header.typ ? `, typ ${header.typ}` : ''}`,
+    ok: algOk && typOk && extra.length === 0,
+    detail: !algOk
+      ? `alg ${JSON.stringify(alg ?? null)} is not one the JWT-SVID standard allows (${JWT_SVID_ALGORITHMS.join(', ')})`
+      : !typOk
+        ? `typ ${JSON.stringify(header.typ)} is neither JWT nor JOSE`
+        : extra.length > 0
+          ? `header members other than alg, kid and typ are not allowed: ${extra.join(', ')}`
+          : `alg ${alg}${header.typ ? `, typ ${header.typ}` : ''}`,
   });
 
   const sub = parseSpiffeId(typeof claims.sub === 'string' ? claims.sub : '');

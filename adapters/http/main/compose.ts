@@ -22,7 +22,7 @@ import { Catalog } from '../../../services/content/catalog.ts';
 import { FlowRuns } from '../../../services/flows/runs.ts';
 import { LookingGlass } from '../../../services/lookingglass/service.ts';
 import { Conformance } from '../../../services/conformance/service.ts';
-import { defaultFlowRunners } from '../../../services/flows/default-runners.ts';
+import { defaultFlowRunners, flowRunnerOptions } from '../../../services/flows/default-runners.ts';
 import { fileURLToPath } from 'node:url';
 import { installErrorHandling } from '../error-handling.ts';
 import { installRateLimit } from '../rate-limit.ts';
@@ -74,7 +74,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock);
   const securityEvents = new SecurityEvents(feed, keys, settings);
   const catalog = Catalog.load(CONTENT_DIR);
-  const runners = defaultFlowRunners(settings.claimGrantType);
+  const runners = defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.env, config.showcaseBaseUrl));
   const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const ctx: MainContext = {

@@ -150,7 +150,7 @@ describe('X.509-SVID validation negatives', () => {
     const signingKey = await webcrypto.subtle.importKey('pkcs8', ours.key, EC, false, ['sign']);
     const keys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']) as CryptoKeyPair;
     const forged = await x509.X509CertificateGenerator.create({
-      subject: 'O=SPIRE', issuer: ours.leaf.subject, publicKey: keys.publicKey, signingKey, signingAlgorithm: EC,
+      subject: 'O=SPIRE', issuer: ours.leaf.subject, publicKey: keys.publicKey, signingKey, signingAlgorithm: EC, notBefore: new Date(Date.now() - 60_000),
       extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true), new x509.SubjectAlternativeNameExtension([{ type: 'url', value: `spiffe://${TRUST_DOMAIN}/admin` }])],
     });
     const { body } = await post('/spiffe/validate/x509', { pem: pem([new Uint8Array(forged.rawData), ...ours.chain]) });
