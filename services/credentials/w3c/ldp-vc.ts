@@ -67,8 +67,9 @@ export function verifyLdpVp(vp: JsonObject, options: VerifyLdpOptions & { challe
     ensure(proof.valid, proof.valid ? 'proof_signature' : proof.check, proof.valid ? '' : proof.reason);
     ensure(vp.holder === undefined || controllerOf(proof.proof.verificationMethod) === idOf(vp.holder), 'issuer', 'the presentation proof key is not controlled by the holder');
     const credentials = (Array.isArray(vp.verifiableCredential) ? vp.verifiableCredential : [vp.verifiableCredential]).filter(Boolean) as JsonObject[];
+    const { challenge: _challenge, domain: _domain, ...credentialOptions } = options;
     for (const [i, vc] of credentials.entries()) {
-      const r = await verifyLdpVc(vc, options);
+      const r = await verifyLdpVc(vc, credentialOptions);
       ensure(r.valid, 'credential', r.valid ? '' : `credential ${i}: ${r.check}: ${r.reason}`);
     }
     return { credentials };
