@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { certificateInfo } from '../../services/workload/certificate.ts';
 import { splitDer } from '../../services/workload/der.ts';
 import {
   WorkloadApiCallError,
@@ -26,6 +27,12 @@ interface RawX509Svid { spiffe_id: string; x509_svid: Buffer; x509_svid_key: Buf
 interface RawX509Response { svids: RawX509Svid[]; crl: Buffer[]; federated_bundles: Record<string, Buffer> }
 interface RawJwtBundles { bundles: Record<string, Buffer> }
 
+/** Every certificate of a message must parse, or the whole message is discarded. */
+function checked(ders: Uint8Array[]): Uint8Array[] {
+  for (const der of ders) certificateInfo(der);
+  return ders;
+}
+
 function toUpdate(raw: RawX509Response): X509SvidUpdate {
   if (!raw.svids || raw.svids.length === 0) throw new Error('the agent sent no X.509-SVID for this workload');
   // Workload API §4.5: a message with a mandatory field left empty is discarded.
@@ -35,12 +42,12 @@ function toUpdate(raw: RawX509Response): X509SvidUpdate {
   return {
     svids: raw.svids.map((s) => ({
       spiffeId: s.spiffe_id,
-      chain: splitDer(s.x509_svid),
+      chain: checked(splitDer(s.x509_svid)),
       privateKey: new Uint8Array(s.x509_svid_key),
-      bundle: splitDer(s.bundle),
+      bundle: checked(splitDer(s.bundle)),
       ...(s.hint ? { hint: s.hint } : {}),
     })),
-    federatedBundles: Object.fromEntries(Object.entries(raw.federated_bundles ?? {}).map(([td, der]) => [td, splitDer(der)])),
+    federatedBundles: Object.fromEntries(Object.entries(raw.federated_bundles ?? {}).map(([td, der]) => [td, checked(splitDer(der))])),
     crlCount: raw.crl?.length ?? 0,
   };
 }

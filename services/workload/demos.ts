@@ -70,9 +70,15 @@ export async function mtlsDemo(session: WorkloadApiSession, deps: { dialer: Mtls
   }
   const anchorPrints = new Set(anchors.map(fingerprint256));
   const intermediates = dial.peerChain.slice(1).filter((der) => !anchorPrints.has(fingerprint256(der)));
-  const chain = await verifyChain(dial.peerChain[0], intermediates, anchors, new Date(deps.now));
+  const chain = await verifyChain(dial.peerChain[0], intermediates, anchors, new Date(deps.now)).catch((error: Error) => ({ ok: false, detail: `the peer chain could not be read: ${error.message}`, path: undefined }));
   steps.add('Verify the peer chain', chain.ok, `${chain.ok ? chain.detail : `rejected: ${chain.detail}`} (the TLS stack's own verdict against the same bundle: ${dial.tlsAuthorized ? 'authorized' : `not authorized${dial.tlsAuthorizationError ? `, ${dial.tlsAuthorizationError}` : ''}`})`, { bundle_authorities: anchors.length, ...(chain.path ? { path: chain.path } : {}) });
-  const peer = certificateInfo(dial.peerChain[0]);
+  let peer: ReturnType<typeof certificateInfo>;
+  try {
+    peer = certificateInfo(dial.peerChain[0]);
+  } catch (error) {
+    steps.add('Authorize the peer SPIFFE ID', false, `the peer certificate could not be read: ${(error as Error).message}`);
+    return { ...base, outcome: 'failure', steps: steps.list };
+  }
   const id = peer.uriSans.length === 1 ? parseSpiffeId(peer.uriSans[0]) : undefined;
   const member = Boolean(id?.ok && id.value.trustDomain === deps.trustDomain);
   steps.add(

@@ -70,6 +70,7 @@ export async function startSpiffeHarness(options: { domain?: TestTrustDomain; en
     SHOWCASE_BASE_URL: url,
     DATA_DIR: dataDir,
     BUILD_COMMIT: 'test-commit',
+    RATE_LIMIT_PER_MINUTE: '100000',
     SHOWCASE_SPIFFE_ENABLED: 'true',
     SHOWCASE_SPIFFE_SOCKET_PATH: agent.address,
     SPIRE_SERVER_ADDRESS: peerAddress,

@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
 import { GrpcWorkloadApiConnector } from '../../workload-api/client.ts';
 import { tlsDialer } from '../../workload-api/mtls-dialer.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
+import { OAuthError } from '../../../services/errors.ts';
 import type { SpiffeMode } from '../../../services/workload/mode.ts';
 import type { MtlsDialer, WorkloadApiConnector } from '../../../services/workload/ports.ts';
 import { WorkloadIdentity, unavailable } from '../../../services/workload/service.ts';
@@ -62,6 +64,15 @@ export async function createSpiffeService(config: Config, options: SpiffeService
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   installErrorHandling(app, { isPage: () => false, sendNotFoundPage: (_req, reply) => reply });
+  // The SPIFFE demo endpoints are open APIs: the per-IP limit of the read and demo APIs applies (spec section 8).
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    allowList: (request) => !request.url.startsWith('/spiffe/'),
+    addHeaders: { 'retry-after': false, 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    errorResponseBuilder: (_request, context) => new OAuthError('rate_limited', `More than ${context.max} requests a minute from this address`, 429) as never,
+  });
   app.get('/health', async () => {
     const current = await mode.current();
     return {
@@ -73,13 +84,17 @@ export async function createSpiffeService(config: Config, options: SpiffeService
       ...(current.context.lastError ? { last_error: current.context.lastError } : {}),
     };
   });
-  await app.register(async (scope) => {
-    // Demo mode: 503 for every SPIFFE endpoint, whatever the request carries.
-    scope.addHook('onRequest', async () => {
-      if (!mode.session()) throw unavailable();
-    });
-    for (const routes of ROUTES) await routes(scope, { identity });
+  // Demo mode: 503 for every SPIFFE endpoint, whatever the request carries. Added to each route after
+  // the rate limiter's own hook, so that the limit counts these requests too.
+  const demoModeGate = async () => {
+    if (!mode.session()) throw unavailable();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.url?.startsWith('/spiffe/')) return;
+    const existing = route.onRequest ? [route.onRequest].flat() : [];
+    route.onRequest = [...existing, demoModeGate] as typeof route.onRequest;
   });
+  for (const routes of ROUTES) await routes(app, { identity });
   await app.ready();
   const missing = SPIFFE_ENDPOINTS.filter((e) => !app.hasRoute({ method: e.method, url: e.path }));
   if (missing.length > 0) throw new Error(`SPIFFE endpoints without a route: ${missing.map((e) => e.path).join(', ')}`);

@@ -12,7 +12,7 @@ import { SPIFFE_ENDPOINTS } from '../../../services/workload/settings.ts';
 
 async function start(env: Record<string, string> = {}, clock = new ManualClock()) {
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-spiffe-'));
-  const service = await createSpiffeService(loadConfig({ DATA_DIR: dataDir, BASE_URL: 'https://portico.example', ...env }), { clock, retryEveryMs: 3_600_000 });
+  const service = await createSpiffeService(loadConfig({ DATA_DIR: dataDir, BASE_URL: 'https://portico.example', RATE_LIMIT_PER_MINUTE: '100000', ...env }), { clock, retryEveryMs: 3_600_000 });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;
   return { service, url, dataDir, clock };
@@ -71,6 +71,25 @@ describe('workload identity service in demo mode', () => {
     } finally {
       await enabled.service.close();
       rmSync(enabled.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('rate limit', () => {
+  it('the /spiffe/* endpoints share the per-IP limit (429, JSON error, no Retry-After); /health is free', async () => {
+    const limited = await start({ RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${limited.url}/spiffe/status`)).status);
+      expect(statuses).toEqual([503, 503, 503, 429, 429]);
+      const res = await fetch(`${limited.url}/spiffe/svid/x509`);
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(await res.json()).toMatchObject({ error: 'rate_limited' });
+      expect((await fetch(`${limited.url}/health`)).status).toBe(200);
+    } finally {
+      await limited.service.close();
+      rmSync(limited.dataDir, { recursive: true, force: true });
     }
   });
 });
