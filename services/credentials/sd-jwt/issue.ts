@@ -18,8 +18,14 @@ export interface IssueSdJwtVcInput {
   /** Lifetime in seconds (sets `exp`); omit for no expiry. */
   expiresIn?: number;
   notBefore?: number;
-  /** Decoy digests added to every object and array that has selectively disclosable members. */
+  /** Decoy digests added to the `_sd` array of every object that has selectively disclosable members. */
   decoys?: number;
+  /**
+   * Decoy `{"...": digest}` elements added to every array that has selectively disclosable
+   * elements (default 0: some holders, e.g. @sd-jwt's presentation frames, index arrays by their
+   * issued positions, decoys included).
+   */
+  arrayDecoys?: number;
   status?: Record<string, unknown>;
 }
 
@@ -54,7 +60,7 @@ function withDecoys<T>(items: T[], n: number, make: () => T): T[] {
  * sorted `_sd` array, array elements become `{"...": digest}`. Children are packed before their
  * parent, so a nested disclosable claim ends up inside its parent's disclosure.
  */
-function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwtVc['disclosures'], decoys: number): unknown {
+function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwtVc['disclosures'], decoys: { object: number; array: number }): unknown {
   if (Array.isArray(value)) {
     let any = false;
     const packed = value.map((element, i) => {
@@ -66,7 +72,7 @@ function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwt
       out.push({ ...d, path: p });
       return { '...': d.digest };
     });
-    return any ? withDecoys(packed, decoys, () => ({ '...': decoyDigest() })) : packed;
+    return any ? withDecoys(packed, decoys.array, () => ({ '...': decoyDigest() })) : packed;
   }
   if (isPlainObject(value)) {
     const result: Record<string, unknown> = {};
@@ -82,7 +88,7 @@ function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwt
       out.push({ ...d, path: p });
       digests.push(d.digest);
     }
-    if (digests.length) result._sd = withDecoys(digests, decoys, decoyDigest).sort();
+    if (digests.length) result._sd = withDecoys(digests, decoys.object, decoyDigest).sort();
     return result;
   }
   return value;
@@ -97,7 +103,7 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJw
     if (!hasPath(input.claims, path)) throw new Error(`no claim at path ${key(path)}`);
   }
   const disclosures: IssuedSdJwtVc['disclosures'] = [];
-  const packed = pack(input.claims, [], new Set(disclosable.map(key)), disclosures, input.decoys ?? 0) as Record<string, unknown>;
+  const packed = pack(input.claims, [], new Set(disclosable.map(key)), disclosures, { object: input.decoys ?? 0, array: input.arrayDecoys ?? 0 }) as Record<string, unknown>;
   const payload: Record<string, unknown> = {
     iss: input.issuer.iss,
     iat: input.now,

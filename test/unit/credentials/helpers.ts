@@ -51,6 +51,7 @@ export function issuePid(f: SdJwtFixture, overrides: Partial<IssueSdJwtVcInput> 
     now: NOW,
     expiresIn: 86_400,
     decoys: 2,
+    arrayDecoys: 2,
     ...overrides,
   });
 }
