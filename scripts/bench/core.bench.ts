@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { initialTransition, transition } from 'xstate';
 import { SqliteEventLog } from '../../adapters/store/sqlite-event-log.ts';
 import { agentMachine, type AgentEvent } from '../../machines/agent.ts';
-import { AgentRegistry } from '../../projections/agent-registry.ts';
-import { RevocationFeed } from '../../projections/revocation-feed.ts';
+import { createMainProjections } from '../../adapters/http/main/compose.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { fold, toMachineEvent } from '../../services/actors/fold.ts';
 import type { StoredEvent } from '../../services/event-log.ts';
@@ -138,7 +137,8 @@ async function restartTime(count: number): Promise<{ startMs: number; healthMs: 
   const insert = log.db.prepare('INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)');
   const events = sessionEvents(Math.ceil(count / 6)).slice(0, count);
   log.db.transaction(() => { for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at); })();
-  const runner = new ProjectionRunner(log.db, log, [new AgentRegistry(), new RevocationFeed()]);
+  // The service's own projections, caught up as a running service would have left them.
+  const runner = new ProjectionRunner(log.db, log, createMainProjections().all);
   runner.start();
   runner.stop();
   await log.close();

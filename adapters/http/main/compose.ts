@@ -56,6 +56,15 @@ const CONTENT_DIR = join(ROOT_DIR, 'content');
 /** Pages answer 404 with HTML; everything else with JSON. */
 const isPage = (path: string) => !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(path) && !/\.(json|txt|md|xml)$/.test(path);
 
+/** Every read model the main origin keeps in its log's database. */
+export function createMainProjections() {
+  const registry = new AgentRegistry();
+  const feed = new RevocationFeed();
+  const revokedAccessTokens = new RevokedAccessTokens();
+  const all: Projection[] = [registry, feed, revokedAccessTokens, ...MAIN_PROJECTIONS.map((make) => make())];
+  return { registry, feed, revokedAccessTokens, all };
+}
+
 export async function createMainOrigin(config: Config, options: MainOptions = {}): Promise<MainOrigin> {
   const clock = options.clock ?? systemClock;
   mkdirSync(config.dataDir, { recursive: true });
@@ -63,10 +72,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const keys = await FileKeyRing.open(config.dataDir, keyList);
   const log = new SqliteEventLog(join(config.dataDir, 'main.db'));
 
-  const registry = new AgentRegistry();
-  const feed = new RevocationFeed();
-  const revokedAccessTokens = new RevokedAccessTokens();
-  const projections: Projection[] = [registry, feed, revokedAccessTokens, ...MAIN_PROJECTIONS.map((make) => make())];
+  const { registry, feed, revokedAccessTokens, all: projections } = createMainProjections();
   const runner = new ProjectionRunner(log.db, log, projections);
   runner.start();
 
