@@ -1,4 +1,5 @@
-import { Decoder, Encoder, Tag, addExtension } from 'cbor-x';
+import { Encoder, Tag } from 'cbor-x';
+import { decodeStrict } from './cbor-decode.ts';
 
 /**
  * Deterministic CBOR (RFC 8949 §4.2.1) on top of cbor-x:
@@ -10,7 +11,6 @@ import { Decoder, Encoder, Tag, addExtension } from 'cbor-x';
  * Non-integer numbers stay float64 (cbor-x does not pick float16/32); mdoc structures carry none.
  */
 const encoder = new Encoder({ useRecords: false, mapsAsObjects: false, tagUint8Array: false, variableMapSize: true, pack: false });
-const decoder = new Decoder({ useRecords: false, mapsAsObjects: false, tagUint8Array: false } as ConstructorParameters<typeof Decoder>[0]);
 
 export { Tag };
 
@@ -45,20 +45,12 @@ export function encodeCbor(value: unknown): Uint8Array {
 }
 
 /**
- * Decodes CBOR with maps as Maps and every tag kept as a `Tag` (cbor-x would turn tags 0 and 1 into
- * Dates, losing the original text; a tdate must re-encode to the same bytes). cbor-x keeps its
- * tag handlers in module state, so the two date handlers are swapped for the duration of this
- * synchronous call and put back before it returns.
+ * Decodes one CBOR item with maps as Maps and every tag kept as a `Tag` (so a tdate re-encodes to
+ * the same bytes). Uses the strict decoder in cbor-decode.ts, not cbor-x's, whose tag handling is
+ * process-wide state that other libraries change.
  */
 export function decodeCbor(bytes: Uint8Array): unknown {
-  addExtension({ tag: 0, decode: (text: unknown) => new Tag(text, 0) } as never);
-  addExtension({ tag: 1, decode: (n: unknown) => new Tag(n, 1) } as never);
-  try {
-    return decoder.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  } finally {
-    addExtension({ tag: 0, decode: (text: string) => new Date(text) } as never);
-    addExtension({ tag: 1, decode: (epoch: number) => new Date(Math.round(epoch * 1000)) } as never);
-  }
+  return decodeStrict(bytes);
 }
 
 /** `#6.24(bstr .cbor value)`: an embedded, separately encoded data item. */

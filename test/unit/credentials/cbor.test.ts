@@ -66,4 +66,21 @@ describe('deterministic CBOR', () => {
     expect(decoded).toBeInstanceOf(Tag);
     expect((decoded as Tag).value).toBe('2026-01-01T00:00:00Z');
   });
+
+  it('decodes RFC 8949 floats (half, single, double) and refuses indefinite lengths, duplicate keys and trailing bytes', () => {
+    expect([['f93c00', 1], ['f97bff', 65504], ['f90001', 5.960464477539063e-8], ['f9c400', -4], ['fa47c35000', 100000], ['fb3ff199999999999a', 1.1]].map(([h, v]) => [decodeCbor(unhex(h as string)), v]).every(([a, b]) => a === b)).toBe(true);
+    expect(decodeCbor(unhex('3bffffffffffffffff'))).toBe(-18446744073709551616n);
+    expect(() => decodeCbor(unhex('9f0102ff'))).toThrow(/indefinite/);
+    expect(() => decodeCbor(unhex('a201020103'))).toThrow(/duplicate/);
+    expect(() => decodeCbor(unhex('0101'))).toThrow(/trailing/);
+    expect(() => decodeCbor(unhex('5818ff'))).toThrow();
+  });
+
+  it('decodes the same shapes after other libraries register process-wide cbor-x tag handlers', async () => {
+    await import('@owf/mdoc'); // registers cbor-x extensions for tags 0, 24 and 1004
+    const bytes = encodeCbor([new Tag('2026-01-01T00:00:00Z', 0), new Tag(encodeCbor({ a: 1 }), 24), fullDate('1990-04-12')]);
+    const decoded = decodeCbor(bytes) as Tag[];
+    expect(decoded.every((t) => t instanceof Tag)).toBe(true);
+    expect(hex(encodeCbor(decoded))).toBe(hex(bytes));
+  });
 });
