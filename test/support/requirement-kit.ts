@@ -1,7 +1,8 @@
 import { SignJWT, exportJWK, importJWK, type JWK } from 'jose';
 import { createHash, randomBytes } from 'node:crypto';
 import { authorizeAsBrowser } from './browser-like.ts';
-import { form, json, type TestServer } from './main-server.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { form, json, startMainServer, type TestServer } from './main-server.ts';
 
 /** The requests the requirement tests share, bound to one running main origin. */
 export async function requirementKit(server: TestServer) {
@@ -58,3 +59,16 @@ export async function requirementKit(server: TestServer) {
 }
 
 export type RequirementKit = Awaited<ReturnType<typeof requirementKit>>;
+
+/** Starts a main origin for the enclosing test file and hands its kit to the tests. */
+export function useRequirementKit(): { server: TestServer; k: RequirementKit } {
+  const ctx = {} as { server: TestServer; k: RequirementKit };
+  beforeAll(async () => {
+    ctx.server = await startMainServer();
+    ctx.k = await requirementKit(ctx.server);
+  });
+  afterAll(async () => {
+    await ctx.server.close();
+  });
+  return ctx;
+}

@@ -1,23 +1,15 @@
 import { SignJWT, createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requirementKit, type RequirementKit } from '../../support/requirement-kit.ts';
-import { form, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { describe, expect, it } from 'vitest';
+import { useRequirementKit } from '../../support/requirement-kit.ts';
+import { form } from '../../support/main-server.ts';
 
 // Requirements of RFC 8414, 8628, 9449, 9728 and OpenID Connect Core; each title starts with its registry id.
-let server: TestServer;
-let k: RequirementKit;
-beforeAll(async () => {
-  server = await startMainServer();
-  k = await requirementKit(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+const ctx = useRequirementKit();
 
-const metadata = async (path: string) => (await (await fetch(server.url + path)).json()) as any;
-const tokenUrl = () => `${server.url}/oauth2/token`;
-const withProof = (proof: string) => k.clientCredentials('machine-client', {}, { dpop: proof });
+const metadata = async (path: string) => (await (await fetch(ctx.server.url + path)).json()) as any;
+const tokenUrl = () => `${ctx.server.url}/oauth2/token`;
+const withProof = (proof: string) => ctx.k.clientCredentials('machine-client', {}, { dpop: proof });
 const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
 const dpopKeys = () => generateKeyPair('ES256', { extractable: true });
 
@@ -30,7 +22,7 @@ describe('RFC 8414', () => {
     }
   });
   it('[rfc8414-003] the metadata is a JSON object served with application/json', async () => {
-    const res = await fetch(`${server.url}/.well-known/oauth-authorization-server/oauth2`);
+    const res = await fetch(`${ctx.server.url}/.well-known/oauth-authorization-server/oauth2`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
@@ -42,130 +34,130 @@ describe('RFC 8414', () => {
   });
   it('[rfc8414-005] the advertised endpoints answer', async () => {
     const m = await metadata('/.well-known/oauth-authorization-server/oauth2');
-    expect((await k.post(new URL(m.introspection_endpoint).pathname, form({ token: 'x' }, k.basic('machine-client')))).status).toBe(200);
-    expect((await k.post(new URL(m.revocation_endpoint).pathname, form({ token: 'x' }, k.basic('machine-client')))).status).toBe(200);
+    expect((await ctx.k.post(new URL(m.introspection_endpoint).pathname, form({ token: 'x' }, ctx.k.basic('machine-client')))).status).toBe(200);
+    expect((await ctx.k.post(new URL(m.revocation_endpoint).pathname, form({ token: 'x' }, ctx.k.basic('machine-client')))).status).toBe(200);
     expect(((await (await fetch(m.jwks_uri)).json()) as any).keys.length).toBeGreaterThan(0);
   });
   it('[rfc8414-006] every advertised grant type is served', async () => {
     const m = await metadata('/.well-known/oauth-authorization-server/oauth2');
     for (const grant of m.grant_types_supported as string[]) {
-      const res = await k.post('/oauth2/token', form({ grant_type: grant }, k.basic('demo-app')));
+      const res = await ctx.k.post('/oauth2/token', form({ grant_type: grant }, ctx.k.basic('demo-app')));
       expect(res.body.error, grant).not.toBe('unsupported_grant_type');
     }
   });
   it('[rfc8414-007] the metadata URL of an issuer with a path inserts the well-known segment before the path', async () => {
-    expect((await fetch(`${server.url}/oauth2/.well-known/oauth-authorization-server`)).status).toBe(404);
-    expect((await metadata('/.well-known/oauth-authorization-server/oauth2')).issuer).toBe(`${server.url}/oauth2`);
+    expect((await fetch(`${ctx.server.url}/oauth2/.well-known/oauth-authorization-server`)).status).toBe(404);
+    expect((await metadata('/.well-known/oauth-authorization-server/oauth2')).issuer).toBe(`${ctx.server.url}/oauth2`);
   });
 });
 
 describe('RFC 8628 (agent claim)', () => {
   it('[rfc8628-005] the claim start answers user_code, verification_uri, expires_in and interval', async () => {
-    const claim = await k.startClaim((await k.register()).claim_token);
-    expect(claim).toMatchObject({ verification_uri: `${server.url}/agentauth/claim`, expires_in: 600, interval: 5 });
+    const claim = await ctx.k.startClaim((await ctx.k.register()).claim_token);
+    expect(claim).toMatchObject({ verification_uri: `${ctx.server.url}/agentauth/claim`, expires_in: 600, interval: 5 });
     expect(claim.user_code).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
     expect(new URL(claim.verification_uri_complete).searchParams.get('user_code')).toBe(claim.user_code);
   });
   it('[rfc8628-006] after approval the poll returns tokens once', async () => {
-    const reg = await k.register();
-    const claim = await k.startClaim(reg.claim_token);
-    await fetch(`${server.url}/agentauth/claim`, form({ user_code: claim.user_code, decision: 'approve' }));
-    const ok = await k.poll(reg.claim_token);
+    const reg = await ctx.k.register();
+    const claim = await ctx.k.startClaim(reg.claim_token);
+    await fetch(`${ctx.server.url}/agentauth/claim`, form({ user_code: claim.user_code, decision: 'approve' }));
+    const ok = await ctx.k.poll(reg.claim_token);
     expect(ok.status).toBe(200);
     expect(ok.body.access_token).toBeTypeOf('string');
-    server.clock.advance(6_000);
-    expect((await k.poll(reg.claim_token)).status).toBe(400);
+    ctx.server.clock.advance(6_000);
+    expect((await ctx.k.poll(reg.claim_token)).status).toBe(400);
   });
   it('[rfc8628-007] the user code uses a reduced alphabet without vowels', async () => {
-    const codes = await Promise.all(Array.from({ length: 5 }, async () => (await k.startClaim((await k.register()).claim_token)).user_code as string));
+    const codes = await Promise.all(Array.from({ length: 5 }, async () => (await ctx.k.startClaim((await ctx.k.register()).claim_token)).user_code as string));
     for (const c of codes) expect(c).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
   });
   it('[rfc8628-008] the person may type the user code in lower case and with spaces', async () => {
-    const reg = await k.register();
-    const claim = await k.startClaim(reg.claim_token);
-    const res = await fetch(`${server.url}/agentauth/claim`, form({ user_code: ` ${claim.user_code.toLowerCase().replace('-', ' ')} `, decision: 'approve' }));
+    const reg = await ctx.k.register();
+    const claim = await ctx.k.startClaim(reg.claim_token);
+    const res = await fetch(`${ctx.server.url}/agentauth/claim`, form({ user_code: ` ${claim.user_code.toLowerCase().replace('-', ' ')} `, decision: 'approve' }));
     expect(res.status).toBe(200);
-    expect((await k.poll(reg.claim_token)).status).toBe(200);
+    expect((await ctx.k.poll(reg.claim_token)).status).toBe(200);
   });
 });
 
 describe('RFC 9449', () => {
   it('[rfc9449-004] a proof not typed dpop+jwt is refused', async () => {
-    const proof = await k.dpopProof(await dpopKeys(), 'POST', tokenUrl(), {}, { typ: 'JWT' });
+    const proof = await ctx.k.dpopProof(await dpopKeys(), 'POST', tokenUrl(), {}, { typ: 'JWT' });
     expect((await withProof(proof)).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-005] a proof whose jwk header holds a private key is refused', async () => {
     const keys = await dpopKeys();
-    const proof = await k.dpopProof(keys, 'POST', tokenUrl(), {}, { jwk: await exportJWK(keys.privateKey) });
+    const proof = await ctx.k.dpopProof(keys, 'POST', tokenUrl(), {}, { jwk: await exportJWK(keys.privateKey) });
     expect((await withProof(proof)).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-006] a proof for another method is refused', async () => {
-    expect((await withProof(await k.dpopProof(await dpopKeys(), 'GET', tokenUrl()))).body.error).toBe('invalid_dpop_proof');
+    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'GET', tokenUrl()))).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-007] a proof issued too long ago is refused', async () => {
-    expect((await withProof(await k.dpopProof(await dpopKeys(), 'POST', tokenUrl(), { iat: k.now() - 3600 }))).body.error).toBe('invalid_dpop_proof');
+    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'POST', tokenUrl(), { iat: ctx.k.now() - 3600 }))).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-008] a proof not signed by the key in its header is refused', async () => {
     const keys = await dpopKeys();
     const other = await dpopKeys();
-    const proof = await k.dpopProof(keys, 'POST', tokenUrl(), {}, { jwk: await exportJWK(other.publicKey) });
+    const proof = await ctx.k.dpopProof(keys, 'POST', tokenUrl(), {}, { jwk: await exportJWK(other.publicKey) });
     expect((await withProof(proof)).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-009] a symmetric or none alg is refused', async () => {
     const secret = new TextEncoder().encode('0123456789abcdef0123456789abcdef');
     const keys = await dpopKeys();
-    const hs = await new SignJWT({ htm: 'POST', htu: tokenUrl(), jti: 'hs-proof-0001', iat: k.now() }).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).sign(secret);
+    const hs = await new SignJWT({ htm: 'POST', htu: tokenUrl(), jti: 'hs-proof-0001', iat: ctx.k.now() }).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).sign(secret);
     expect((await withProof(hs)).body.error).toBe('invalid_dpop_proof');
-    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) })).toString('base64url')}.${Buffer.from(JSON.stringify({ htm: 'POST', htu: tokenUrl(), jti: 'none-proof-01', iat: k.now() })).toString('base64url')}.`;
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) })).toString('base64url')}.${Buffer.from(JSON.stringify({ htm: 'POST', htu: tokenUrl(), jti: 'none-proof-01', iat: ctx.k.now() })).toString('base64url')}.`;
     expect((await withProof(none)).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-010] a DPoP-bound token is refused under the Bearer scheme', async () => {
     const keys = await dpopKeys();
-    const { challenge, verifier } = k.pkce();
-    const c = (await k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
-    const tokens = (await k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await k.dpopProof(keys, 'POST', `${server.url}/oidc/token`) })).body;
+    const { challenge, verifier } = ctx.k.pkce();
+    const c = (await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
+    const tokens = (await ctx.k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).body;
     expect(tokens.token_type).toBe('DPoP');
-    expect((await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
-    const proof = await k.dpopProof(keys, 'GET', `${server.url}/oidc/userinfo`, { ath: ath(tokens.access_token) });
-    expect((await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: proof } })).status).toBe(200);
+    expect((await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    const proof = await ctx.k.dpopProof(keys, 'GET', `${ctx.server.url}/oidc/userinfo`, { ath: ath(tokens.access_token) });
+    expect((await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: proof } })).status).toBe(200);
   });
   it('[rfc9449-011] at a resource the proof must carry the hash of the access token', async () => {
     const keys = await dpopKeys();
-    const { challenge, verifier } = k.pkce();
-    const c = (await k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
-    const tokens = (await k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await k.dpopProof(keys, 'POST', `${server.url}/oidc/token`) })).body;
-    const res = await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await k.dpopProof(keys, 'GET', `${server.url}/oidc/userinfo`, { ath: ath('another token') }) } });
+    const { challenge, verifier } = ctx.k.pkce();
+    const c = (await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
+    const tokens = (await ctx.k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).body;
+    const res = await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await ctx.k.dpopProof(keys, 'GET', `${ctx.server.url}/oidc/userinfo`, { ath: ath('another token') }) } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^DPoP /);
   });
   it('[rfc9449-012] a public client refresh token is bound to the DPoP key', async () => {
     const keys = await dpopKeys();
-    const { challenge, verifier } = k.pkce();
-    const c = (await k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
-    const tokens = (await k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await k.dpopProof(keys, 'POST', `${server.url}/oidc/token`) })).body;
-    const refresh = (headers: Record<string, string>) => k.post('/oidc/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'public-app' }, headers));
-    expect((await refresh({ dpop: await k.dpopProof(await dpopKeys(), 'POST', `${server.url}/oidc/token`) })).body.error).toBe('invalid_grant');
-    expect((await refresh({ dpop: await k.dpopProof(keys, 'POST', `${server.url}/oidc/token`) })).status).toBe(200);
+    const { challenge, verifier } = ctx.k.pkce();
+    const c = (await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
+    const tokens = (await ctx.k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).body;
+    const refresh = (headers: Record<string, string>) => ctx.k.post('/oidc/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'public-app' }, headers));
+    expect((await refresh({ dpop: await ctx.k.dpopProof(await dpopKeys(), 'POST', `${ctx.server.url}/oidc/token`) })).body.error).toBe('invalid_grant');
+    expect((await refresh({ dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).status).toBe(200);
   });
   it('[rfc9449-013] the metadata advertises the DPoP signing algorithms', async () => {
     expect((await metadata('/.well-known/oauth-authorization-server/oauth2')).dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
   });
   it('[rfc9449-014] the jkt in the token is the RFC 7638 thumbprint of the proof key', async () => {
     const keys = await dpopKeys();
-    const res = await withProof(await k.dpopProof(keys, 'POST', tokenUrl()));
+    const res = await withProof(await ctx.k.dpopProof(keys, 'POST', tokenUrl()));
     const { calculateJwkThumbprint } = await import('jose');
     expect((decodeJwt(res.body.access_token) as any).cnf.jkt).toBe(await calculateJwkThumbprint(await exportJWK(keys.publicKey)));
   });
   it('[rfc9449-015] htu is compared without query and fragment', async () => {
-    expect((await withProof(await k.dpopProof(await dpopKeys(), 'POST', `${tokenUrl()}?x=1#frag`))).status).toBe(200);
+    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'POST', `${tokenUrl()}?x=1#frag`))).status).toBe(200);
   });
 });
 
 describe('RFC 9728', () => {
   it('[rfc9728-003] the protected resource metadata lists its authorization servers', async () => {
     const m = await metadata('/.well-known/oauth-protected-resource/oauth2/resource');
-    expect(m.resource).toBe(`${server.url}/oauth2/resource`);
-    expect(m.authorization_servers).toContain(`${server.url}/oauth2`);
+    expect(m.resource).toBe(`${ctx.server.url}/oauth2/resource`);
+    expect(m.authorization_servers).toContain(`${ctx.server.url}/oauth2`);
   });
   it('[rfc9728-004] every listed authorization server publishes metadata naming itself', async () => {
     const m = await metadata('/.well-known/oauth-protected-resource');
@@ -176,19 +168,19 @@ describe('RFC 9728', () => {
     }
   });
   it('[rfc9728-005] the metadata is JSON served with application/json', async () => {
-    const res = await fetch(`${server.url}/.well-known/oauth-protected-resource/oidc/userinfo`);
+    const res = await fetch(`${ctx.server.url}/.well-known/oauth-protected-resource/oidc/userinfo`);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 });
 
 describe('RFC 9207', () => {
   it('[rfc9207-001] the authorization response carries the issuer in iss', async () => {
-    expect((await k.code()).searchParams.get('iss')).toBe(server.url);
-    expect((await k.code({ scope: 'api:read' }, { prefix: '/oauth2' })).searchParams.get('iss')).toBe(`${server.url}/oauth2`);
+    expect((await ctx.k.code()).searchParams.get('iss')).toBe(ctx.server.url);
+    expect((await ctx.k.code({ scope: 'api:read' }, { prefix: '/oauth2' })).searchParams.get('iss')).toBe(`${ctx.server.url}/oauth2`);
   });
   it('[rfc9207-002] error responses to the client carry the issuer too', async () => {
-    const res = await fetch(k.authorizeUrl({ response_type: 'token' }), { redirect: 'manual' });
-    expect(new URL(res.headers.get('location')!).searchParams.get('iss')).toBe(server.url);
+    const res = await fetch(ctx.k.authorizeUrl({ response_type: 'token' }), { redirect: 'manual' });
+    expect(new URL(res.headers.get('location')!).searchParams.get('iss')).toBe(ctx.server.url);
   });
   it('[rfc9207-003] the metadata says that iss is returned', async () => {
     for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/oauth2']) {
@@ -199,78 +191,78 @@ describe('RFC 9207', () => {
 
 describe('OpenID Connect Core', () => {
   it('[oidc-core-004] the ID token names the issuer and the client as audience', async () => {
-    const claims = decodeJwt((await k.tokensFor()).id_token);
-    expect(claims.iss).toBe(server.url);
+    const claims = decodeJwt((await ctx.k.tokensFor()).id_token);
+    expect(claims.iss).toBe(ctx.server.url);
     expect(claims.aud === 'demo-app' || (Array.isArray(claims.aud) && claims.aud.includes('demo-app'))).toBe(true);
   });
   it('[oidc-core-005] the ID token carries iss, sub, aud, exp and iat', async () => {
-    const claims = decodeJwt((await k.tokensFor()).id_token);
+    const claims = decodeJwt((await ctx.k.tokensFor()).id_token);
     for (const name of ['iss', 'sub', 'aud', 'exp', 'iat']) expect(claims[name], name).toBeDefined();
     expect(claims.exp!).toBeGreaterThan(claims.iat!);
   });
   it('[oidc-core-006] at_hash is the left half of the SHA-256 of the access token', async () => {
-    const tokens = await k.tokensFor();
+    const tokens = await ctx.k.tokensFor();
     const half = createHash('sha256').update(tokens.access_token).digest().subarray(0, 16).toString('base64url');
     expect(decodeJwt(tokens.id_token).at_hash).toBe(half);
   });
   it('[oidc-core-007] the ID token verifies with the published keys and an advertised algorithm', async () => {
-    const tokens = await k.tokensFor();
+    const tokens = await ctx.k.tokensFor();
     const m = await metadata('/.well-known/openid-configuration');
-    const { protectedHeader } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(m.jwks_uri)), { issuer: server.url, audience: 'demo-app', currentDate: new Date(server.clock.now()) });
+    const { protectedHeader } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(m.jwks_uri)), { issuer: ctx.server.url, audience: 'demo-app', currentDate: new Date(ctx.server.clock.now()) });
     expect(m.id_token_signing_alg_values_supported).toContain(protectedHeader.alg);
   });
   it('[oidc-core-008] an authentication request without redirect_uri is shown as an error, not redirected', async () => {
-    const url = new URL(k.authorizeUrl({}));
+    const url = new URL(ctx.k.authorizeUrl({}));
     url.searchParams.delete('redirect_uri');
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });
   it('[oidc-core-009] prompt=none without a session is login_required', async () => {
-    const res = await fetch(k.authorizeUrl({ prompt: 'none' }), { redirect: 'manual' });
+    const res = await fetch(ctx.k.authorizeUrl({ prompt: 'none' }), { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
   it('[oidc-core-010] the ID token carries auth_time', async () => {
-    const claims = decodeJwt((await k.tokensFor({ max_age: '60' })).id_token);
+    const claims = decodeJwt((await ctx.k.tokensFor({ max_age: '60' })).id_token);
     expect(claims.auth_time).toBeTypeOf('number');
-    expect(Math.abs((claims.auth_time as number) - k.now())).toBeLessThan(5);
+    expect(Math.abs((claims.auth_time as number) - ctx.k.now())).toBeLessThan(5);
   });
   it('[oidc-core-011] UserInfo returns the claims of the granted scopes only', async () => {
-    const withEmail = await k.tokensFor({ scope: 'openid email' });
-    const info = (await (await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${withEmail.access_token}` } })).json()) as any;
+    const withEmail = await ctx.k.tokensFor({ scope: 'openid email' });
+    const info = (await (await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${withEmail.access_token}` } })).json()) as any;
     expect(info.email).toBeTypeOf('string');
     expect(info.name).toBeUndefined();
-    const bare = await k.tokensFor({ scope: 'openid' });
-    const plain = (await (await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${bare.access_token}` } })).json()) as any;
+    const bare = await ctx.k.tokensFor({ scope: 'openid' });
+    const plain = (await (await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${bare.access_token}` } })).json()) as any;
     expect(Object.keys(plain)).toEqual(['sub']);
   });
   it('[oidc-core-012] sub is stable for one person across sign-ins and differs between people', async () => {
-    const a1 = decodeJwt((await k.tokensFor()).id_token).sub;
-    const a2 = decodeJwt((await k.tokensFor()).id_token).sub;
-    const bob = decodeJwt((await k.redeem((await k.code({}, { username: 'bob' })).searchParams.get('code')!)).body.id_token).sub;
+    const a1 = decodeJwt((await ctx.k.tokensFor()).id_token).sub;
+    const a2 = decodeJwt((await ctx.k.tokensFor()).id_token).sub;
+    const bob = decodeJwt((await ctx.k.redeem((await ctx.k.code({}, { username: 'bob' })).searchParams.get('code')!)).body.id_token).sub;
     expect(a1).toBe(a2);
     expect(bob).not.toBe(a1);
   });
   it('[oidc-core-013] request objects are refused with request_not_supported', async () => {
-    const res = await fetch(k.authorizeUrl({ request: 'eyJhbGciOiJub25lIn0.e30.' }), { redirect: 'manual' });
+    const res = await fetch(ctx.k.authorizeUrl({ request: 'eyJhbGciOiJub25lIn0.e30.' }), { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('request_not_supported');
   });
   it('[oidc-core-014] a refreshed ID token keeps iss and sub', async () => {
-    const first = await k.tokensFor();
-    const refreshed = (await k.post('/oidc/token', form({ grant_type: 'refresh_token', refresh_token: first.refresh_token }, k.basic('demo-app')))).body;
+    const first = await ctx.k.tokensFor();
+    const refreshed = (await ctx.k.post('/oidc/token', form({ grant_type: 'refresh_token', refresh_token: first.refresh_token }, ctx.k.basic('demo-app')))).body;
     const [a, b] = [decodeJwt(first.id_token), decodeJwt(refreshed.id_token)];
     expect([b.iss, b.sub]).toEqual([a.iss, a.sub]);
   });
   it('[oidc-core-016] response_mode=form_post returns the code in an auto-submitting form', async () => {
     const { authorizeAsBrowser } = await import('../../support/browser-like.ts');
-    const landed = await authorizeAsBrowser(k.authorizeUrl({ response_mode: 'form_post' }));
-    expect(landed.formPost?.action).toBe(`${server.url}/callback`);
+    const landed = await authorizeAsBrowser(ctx.k.authorizeUrl({ response_mode: 'form_post' }));
+    expect(landed.formPost?.action).toBe(`${ctx.server.url}/callback`);
     expect(landed.formPost?.fields.code).toBeTypeOf('string');
     expect(landed.formPost?.fields.state).toBe('st-1');
   });
   it('[oidc-core-017] UserInfo is served as JSON for a valid token', async () => {
-    const tokens = await k.tokensFor({ scope: 'openid profile' });
-    const res = await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const tokens = await ctx.k.tokensFor({ scope: 'openid profile' });
+    const res = await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(((await res.json()) as any).name).toBeTypeOf('string');
   });

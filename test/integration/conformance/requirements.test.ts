@@ -1,31 +1,23 @@
 import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, type JWK } from 'jose';
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requirementKit, type RequirementKit } from '../../support/requirement-kit.ts';
-import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { describe, expect, it } from 'vitest';
+import { useRequirementKit } from '../../support/requirement-kit.ts';
+import { form, json } from '../../support/main-server.ts';
 
 // One focused test per registry requirement; the title starts with the requirement id.
-let server: TestServer;
-let k: RequirementKit;
-beforeAll(async () => {
-  server = await startMainServer();
-  k = await requirementKit(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+const ctx = useRequirementKit();
 
 const b64 = (b: Buffer) => b.toString('base64url');
-const basic = (id: string) => k.basic(id);
-const post = (path: string, init: RequestInit) => k.post(path, init);
-const authorizeUrl = (params: Record<string, string>, prefix = '/oidc') => k.authorizeUrl(params, prefix);
-const code = (params: Record<string, string> = {}) => k.code(params);
-const redeem = (c: string, extra: Record<string, string> = {}) => k.redeem(c, extra);
-const register = () => k.register();
-const redeemAssertion = (assertion: string) => k.redeemAssertion(assertion);
-const poll = (claimToken: string) => k.poll(claimToken);
-const startClaim = (claimToken: string) => k.startClaim(claimToken);
-const dpopProof = (keys: CryptoKeyPair, htm: string, htu: string) => k.dpopProof(keys, htm, htu);
+const basic = (id: string) => ctx.k.basic(id);
+const post = (path: string, init: RequestInit) => ctx.k.post(path, init);
+const authorizeUrl = (params: Record<string, string>, prefix = '/oidc') => ctx.k.authorizeUrl(params, prefix);
+const code = (params: Record<string, string> = {}) => ctx.k.code(params);
+const redeem = (c: string, extra: Record<string, string> = {}) => ctx.k.redeem(c, extra);
+const register = () => ctx.k.register();
+const redeemAssertion = (assertion: string) => ctx.k.redeemAssertion(assertion);
+const poll = (claimToken: string) => ctx.k.poll(claimToken);
+const startClaim = (claimToken: string) => ctx.k.startClaim(claimToken);
+const dpopProof = (keys: CryptoKeyPair, htm: string, htu: string) => ctx.k.dpopProof(keys, htm, htu);
 
 describe('RFC 6749', () => {
   it('[rfc6749-001] unregistered redirect URI is refused and never redirected to', async () => {
@@ -65,7 +57,7 @@ describe('RFC 6749', () => {
     expect(agent.headers.get('cache-control')).toBe('no-store');
   });
   it('[rfc6749-008] a repeated parameter is refused', async () => {
-    const res = await fetch(`${server.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic('machine-client') }, body: 'grant_type=client_credentials&scope=api%3Aread&scope=api%3Awrite' });
+    const res = await fetch(`${ctx.server.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic('machine-client') }, body: 'grant_type=client_credentials&scope=api%3Aread&scope=api%3Awrite' });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe('invalid_request');
   });
@@ -80,7 +72,7 @@ describe('RFC 6749', () => {
 
 describe('RFC 6750', () => {
   it('[rfc6750-001] UserInfo without a token answers 401 with a Bearer challenge', async () => {
-    const res = await fetch(`${server.url}/oidc/userinfo`);
+    const res = await fetch(`${ctx.server.url}/oidc/userinfo`);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
   });
@@ -93,12 +85,12 @@ describe('RFC 6750', () => {
 
 describe('RFC 7009', () => {
   it('[rfc7009-001] revocation answers 200 for an unknown token', async () => {
-    expect((await fetch(`${server.url}/agentauth/revoke`, form({ token: 'never-issued' }))).status).toBe(200);
-    expect((await fetch(`${server.url}/oauth2/revoke`, form({ token: 'never-issued' }, basic('demo-app')))).status).toBe(200);
+    expect((await fetch(`${ctx.server.url}/agentauth/revoke`, form({ token: 'never-issued' }))).status).toBe(200);
+    expect((await fetch(`${ctx.server.url}/oauth2/revoke`, form({ token: 'never-issued' }, basic('demo-app')))).status).toBe(200);
   });
   it('[rfc7009-002] a revoked access token is inactive', async () => {
     const t = (await post('/oauth2/token', form({ grant_type: 'client_credentials' }, basic('machine-client')))).body.access_token;
-    await fetch(`${server.url}/oauth2/revoke`, form({ token: t }, basic('machine-client')));
+    await fetch(`${ctx.server.url}/oauth2/revoke`, form({ token: t }, basic('machine-client')));
     expect((await post('/oauth2/introspect', form({ token: t }, basic('machine-client')))).body).toEqual({ active: false });
   });
 });
@@ -107,13 +99,13 @@ describe('RFC 7523', () => {
   it('[rfc7523-001] a forged assertion is invalid_grant', async () => {
     const reg = await register();
     const { privateKey } = await generateKeyPair('ES256');
-    const now = Math.floor(server.clock.now() / 1000);
-    const forged = await new SignJWT({ jti: 'f' }).setProtectedHeader({ alg: 'ES256', kid: decodeProtectedHeader(reg.identity_assertion).kid, typ: 'JWT' }).setIssuer(`${server.url}/agentauth`).setAudience(`${server.url}/agentauth`).setSubject(reg.agent_id).setIssuedAt(now).setNotBefore(now).setExpirationTime(now + 60).sign(privateKey);
+    const now = Math.floor(ctx.server.clock.now() / 1000);
+    const forged = await new SignJWT({ jti: 'f' }).setProtectedHeader({ alg: 'ES256', kid: decodeProtectedHeader(reg.identity_assertion).kid, typ: 'JWT' }).setIssuer(`${ctx.server.url}/agentauth`).setAudience(`${ctx.server.url}/agentauth`).setSubject(reg.agent_id).setIssuedAt(now).setNotBefore(now).setExpirationTime(now + 60).sign(privateKey);
     expect((await redeemAssertion(forged)).body.error).toBe('invalid_grant');
   });
   it('[rfc7523-002] an expired assertion is refused', async () => {
     const reg = await register();
-    server.clock.advance(600_000);
+    ctx.server.clock.advance(600_000);
     expect((await redeemAssertion(reg.identity_assertion)).body.error).toBe('invalid_grant');
   });
   it('[rfc7523-003] a replayed assertion is refused', async () => {
@@ -122,8 +114,8 @@ describe('RFC 7523', () => {
     expect((await redeemAssertion(reg.identity_assertion)).body.error).toBe('invalid_grant');
   });
   it('[rfc7523-004] a client assertion for another audience is refused', async () => {
-    const jwk = k.clients['pkjwt-app'].private_jwks.keys.find((k: JWK) => k.alg === 'ES256');
-    const assertion = await new SignJWT({ jti: b64(randomBytes(9)) }).setProtectedHeader({ alg: 'ES256', kid: jwk.kid }).setIssuer('pkjwt-app').setSubject('pkjwt-app').setAudience('https://other.example/token').setExpirationTime(Math.floor(server.clock.now() / 1000) + 60).sign(await importJWK(jwk, 'ES256'));
+    const jwk = ctx.k.clients['pkjwt-app'].private_jwks.keys.find((key: JWK) => key.alg === 'ES256');
+    const assertion = await new SignJWT({ jti: b64(randomBytes(9)) }).setProtectedHeader({ alg: 'ES256', kid: jwk.kid }).setIssuer('pkjwt-app').setSubject('pkjwt-app').setAudience('https://other.example/token').setExpirationTime(Math.floor(ctx.server.clock.now() / 1000) + 60).sign(await importJWK(jwk, 'ES256'));
     const res = await post('/oauth2/token', form({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }));
     expect([res.status, res.body.error]).toEqual([401, 'invalid_client']);
   });
@@ -154,12 +146,12 @@ describe('RFC 7662', () => {
 describe('RFC 8414', () => {
   it('[rfc8414-001] every metadata document names its own issuer', async () => {
     const cases: Array<[string, string]> = [
-      ['/.well-known/oauth-authorization-server/oauth2', `${server.url}/oauth2`],
-      ['/.well-known/oauth-authorization-server/agentauth', `${server.url}/agentauth`],
-      ['/.well-known/oauth-authorization-server', server.url],
-      ['/.well-known/openid-configuration', server.url],
+      ['/.well-known/oauth-authorization-server/oauth2', `${ctx.server.url}/oauth2`],
+      ['/.well-known/oauth-authorization-server/agentauth', `${ctx.server.url}/agentauth`],
+      ['/.well-known/oauth-authorization-server', ctx.server.url],
+      ['/.well-known/openid-configuration', ctx.server.url],
     ];
-    for (const [path, issuer] of cases) expect(((await (await fetch(server.url + path)).json()) as any).issuer).toBe(issuer);
+    for (const [path, issuer] of cases) expect(((await (await fetch(ctx.server.url + path)).json()) as any).issuer).toBe(issuer);
   });
 });
 
@@ -173,19 +165,19 @@ describe('RFC 8628 (agent claim)', () => {
     const reg = await register();
     await startClaim(reg.claim_token);
     await poll(reg.claim_token);
-    server.clock.advance(1000);
+    ctx.server.clock.advance(1000);
     expect((await poll(reg.claim_token)).body.error).toBe('slow_down');
   });
   it('[rfc8628-003] a lapsed code is expired_token', async () => {
     const reg = await register();
     await startClaim(reg.claim_token);
-    server.clock.advance(600_000);
+    ctx.server.clock.advance(600_000);
     expect((await poll(reg.claim_token)).body.error).toBe('expired_token');
   });
   it('[rfc8628-004] a declined claim is access_denied', async () => {
     const reg = await register();
     const claim = await startClaim(reg.claim_token);
-    await fetch(`${server.url}/agentauth/claim`, form({ user_code: claim.user_code, decision: 'decline' }));
+    await fetch(`${ctx.server.url}/agentauth/claim`, form({ user_code: claim.user_code, decision: 'decline' }));
     expect((await poll(reg.claim_token)).body.error).toBe('access_denied');
   });
 });
@@ -205,18 +197,18 @@ describe('RFC 9068', () => {
 describe('RFC 9449', () => {
   it('[rfc9449-001] a proof for another URI is invalid_dpop_proof', async () => {
     const keys = await generateKeyPair('ES256', { extractable: true });
-    const res = await post('/oauth2/token', form({ grant_type: 'client_credentials' }, { ...basic('machine-client'), dpop: await dpopProof(keys, 'POST', `${server.url}/elsewhere`) }));
+    const res = await post('/oauth2/token', form({ grant_type: 'client_credentials' }, { ...basic('machine-client'), dpop: await dpopProof(keys, 'POST', `${ctx.server.url}/elsewhere`) }));
     expect([res.status, res.body.error]).toEqual([400, 'invalid_dpop_proof']);
   });
   it('[rfc9449-002] a valid proof yields token_type DPoP with cnf.jkt', async () => {
     const keys = await generateKeyPair('ES256', { extractable: true });
-    const res = await post('/oauth2/token', form({ grant_type: 'client_credentials' }, { ...basic('machine-client'), dpop: await dpopProof(keys, 'POST', `${server.url}/oauth2/token`) }));
+    const res = await post('/oauth2/token', form({ grant_type: 'client_credentials' }, { ...basic('machine-client'), dpop: await dpopProof(keys, 'POST', `${ctx.server.url}/oauth2/token`) }));
     expect(res.body.token_type).toBe('DPoP');
     expect((decodeJwt(res.body.access_token) as any).cnf.jkt).toBeTruthy();
   });
   it('[rfc9449-003] a replayed proof is refused', async () => {
     const keys = await generateKeyPair('ES256', { extractable: true });
-    const proof = await dpopProof(keys, 'POST', `${server.url}/oauth2/token`);
+    const proof = await dpopProof(keys, 'POST', `${ctx.server.url}/oauth2/token`);
     expect((await post('/oauth2/token', form({ grant_type: 'client_credentials' }, { ...basic('machine-client'), dpop: proof }))).status).toBe(200);
     expect((await post('/oauth2/token', form({ grant_type: 'client_credentials' }, { ...basic('machine-client'), dpop: proof }))).body.error).toBe('invalid_dpop_proof');
   });
@@ -224,12 +216,12 @@ describe('RFC 9449', () => {
 
 describe('RFC 9728', () => {
   it('[rfc9728-001] protected resource metadata names its own resource', async () => {
-    expect(((await (await fetch(`${server.url}/.well-known/oauth-protected-resource`)).json()) as any).resource).toBe(server.url);
-    expect(((await (await fetch(`${server.url}/.well-known/oauth-protected-resource/oidc/userinfo`)).json()) as any).resource).toBe(`${server.url}/oidc/userinfo`);
+    expect(((await (await fetch(`${ctx.server.url}/.well-known/oauth-protected-resource`)).json()) as any).resource).toBe(ctx.server.url);
+    expect(((await (await fetch(`${ctx.server.url}/.well-known/oauth-protected-resource/oidc/userinfo`)).json()) as any).resource).toBe(`${ctx.server.url}/oidc/userinfo`);
   });
   it('[rfc9728-002] the UserInfo challenge points at its metadata', async () => {
-    const res = await fetch(`${server.url}/oidc/userinfo`);
-    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/oidc/userinfo"`);
+    const res = await fetch(`${ctx.server.url}/oidc/userinfo`);
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${ctx.server.url}/.well-known/oauth-protected-resource/oidc/userinfo"`);
   });
 });
 
@@ -244,7 +236,7 @@ describe('OpenID Connect Core', () => {
   });
   it('[oidc-core-003] UserInfo sub equals the ID token sub', async () => {
     const tokens = (await redeem((await code()).searchParams.get('code')!)).body;
-    const info = (await (await fetch(`${server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as any;
+    const info = (await (await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as any;
     expect(info.sub).toBe(decodeJwt(tokens.id_token).sub);
   });
 });
