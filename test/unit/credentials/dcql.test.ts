@@ -33,6 +33,14 @@ describe('DCQL claims path pointers (OpenID4VP 1.0 §7)', () => {
     expect(selectClaims((pid as { claims: unknown }).claims, ['nationalities', 'x'])).toEqual([]);
     expect(selectClaims((pid as { claims: unknown }).claims, ['given_name', 0])).toEqual([]);
   });
+
+  it('fails the whole pointer when a selected element has the wrong type or the selection is empty (§7.1.1)', () => {
+    const root = { mixed: [{ x: 1 }, 5], nested: [[1], 'x'], empty: [], some: [{ x: 1 }, { y: 2 }] };
+    expect(selectClaims(root, ['mixed', null, 'x'])).toEqual([]); // 5 is not an object
+    expect(selectClaims(root, ['nested', null, 0])).toEqual([]); // 'x' is not an array
+    expect(selectClaims(root, ['empty', null])).toEqual([]); // nothing selected
+    expect(selectClaims(root, ['some', null, 'x'])).toEqual([{ path: ['some', 0, 'x'], value: 1 }]); // objects without the key drop out
+  });
 });
 
 describe('DCQL evaluation', () => {
