@@ -113,7 +113,7 @@ function toLib(c: StoredCredential): DcqlCredential {
   const base = { cryptographic_holder_binding: c.cryptographicHolderBinding, ...(c.authorities ? { authority: c.authorities[0] as { type: 'aki'; values: [string, ...string[]] } } : {}) };
   if (c.format === 'mso_mdoc') return { ...base, credential_format: 'mso_mdoc', doctype: c.doctype, namespaces: c.namespaces };
   if (c.format === 'dc+sd-jwt' || c.format === 'vc+sd-jwt') return { ...base, credential_format: c.format, vct: c.vct, claims: c.claims as never };
-  return { ...base, credential_format: c.format as 'ldp_vc' | 'jwt_vc_json', type: c.type, claims: c.claims as never };
+  return { ...base, credential_format: c.format as 'ldp_vc' | 'jwt_vc_json', type: (c as { type: string[] }).type, claims: c.claims as never };
 }
 
 describe('DCQL decisions equal the dcql package on generated queries and wallets', () => {
