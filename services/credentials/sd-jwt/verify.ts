@@ -9,7 +9,7 @@ import { KB_JWT_TYP, LEGACY_SD_JWT_VC_TYP, SD_JWT_VC_TYP } from './types.ts';
 const ALGS = ['ES256', 'ES384', 'EdDSA', 'RS256'];
 
 export interface VerifySdJwtVcOptions {
-  /** The issuer's keys (its `jwks_uri` document). */
+  /** The issuer's keys (its `jwks_uri` document). Treated as immutable: imported keys are cached per object, so pass a new object when the keys change. */
   issuerJwks: { keys: JWK[] };
   /** Verification time, seconds since the epoch. */
   now: number;
@@ -37,9 +37,31 @@ export interface VerifiedSdJwtVc {
   keyBinding?: { aud: unknown; nonce: unknown; iat: number };
 }
 
+/** One key-set resolver per JWKS object, so imported keys are reused across verifications. */
+const keySets = new WeakMap<object, ReturnType<typeof createLocalJWKSet>>();
+function keySetOf(jwks: { keys: JWK[] }) {
+  let set = keySets.get(jwks);
+  if (!set) keySets.set(jwks, (set = createLocalJWKSet(jwks)));
+  return set;
+}
+
+/** Imported holder keys by JWK and alg (bounded), so a wallet's repeated presentations skip re-importing. */
+const holderKeys = new Map<string, Promise<CryptoKey | Uint8Array>>();
+function holderKey(jwk: JWK, alg: string) {
+  const id = `${alg}:${JSON.stringify(publicJwkOf(jwk))}`;
+  let key = holderKeys.get(id);
+  if (!key) {
+    if (holderKeys.size >= 256) holderKeys.delete(holderKeys.keys().next().value as string);
+    key = importJWK(publicJwkOf(jwk), alg);
+    key.catch(() => holderKeys.delete(id));
+    holderKeys.set(id, key);
+  }
+  return key;
+}
+
 async function verifyIssuerSignature(issuerJwt: string, jwks: { keys: JWK[] }, algorithms: string[]): Promise<void> {
   try {
-    await compactVerify(issuerJwt, createLocalJWKSet(jwks), { algorithms });
+    await compactVerify(issuerJwt, keySetOf(jwks), { algorithms });
   } catch (error) {
     throw new CheckFailed('issuer_signature', `the issuer JWT does not verify with the issuer JWKS (${(error as Error).message})`);
   }
@@ -66,7 +88,7 @@ async function verifyKeyBinding(kbJwt: string | undefined, decoded: ReturnType<t
   ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'kb_jwt', `key binding alg ${JSON.stringify(header.alg)} is not allowed`);
   let kb: Record<string, unknown>;
   try {
-    const key = await importJWK(publicJwkOf(holderJwk), header.alg as string);
+    const key = await holderKey(holderJwk, header.alg as string);
     kb = JSON.parse(new TextDecoder().decode((await compactVerify(kbJwt, key, { algorithms })).payload)) as Record<string, unknown>;
   } catch {
     throw new CheckFailed('kb_signature', 'the key binding JWT is not signed by the cnf.jwk holder key');
