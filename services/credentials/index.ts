@@ -8,6 +8,7 @@
  * - `w3c/`     jwt_vc_json(-ld) VC/VP JWTs, ldp_vc with Data Integrity (ecdsa-rdfc-2019, eddsa-rdfc-2022)
  * - `keys/`    holder keys, RFC 7638 thumbprints, did:key, did:jwk, did:web
  * - `dcql/`    DCQL query evaluation over stored credentials of any format
+ * - `x509/`    certificate path validation, `x5c` checks and `x509_hash` for OpenID4VP request objects
  *
  * Verifiers return `{ valid: true, ... }` or `{ valid: false, check, reason }` (see result.ts).
  */
@@ -18,7 +19,9 @@ export * as sdJwt from './sd-jwt/index.ts';
 export * as mdoc from './mdoc/index.ts';
 export * as w3c from './w3c/index.ts';
 export * as dcql from './dcql/index.ts';
+export * as x509 from './x509/index.ts';
 export { issueSdJwtVc, presentSdJwtVc, verifySdJwtVc } from './sd-jwt/index.ts';
 export { issueMdoc, createDeviceResponse, verifyIssuerSigned, verifyDeviceResponse, oid4vpSessionTranscript, createIacaRoot, createDocumentSigner } from './mdoc/index.ts';
 export { issueJwtVc, verifyJwtVc, createJwtVp, verifyJwtVp, issueLdpVc, verifyLdpVc, createLdpVp, verifyLdpVp, createDocumentLoader } from './w3c/index.ts';
 export { evaluateDcql, validateDcqlQuery, DcqlQueryError } from './dcql/index.ts';
+export { validateX5c, x509Hash } from './x509/index.ts';
