@@ -5,7 +5,7 @@ import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { OAuthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
-import { randomBase32, randomToken, sha256 } from '../crypto/random.ts';
+import { timeOrderedBase32, randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, type AgentAuthSettings } from './settings.ts';
 import { AgentTokens, INVALID_ASSERTION, type AgentAccessClaims } from './tokens.ts';
 import { newUserCode, userCodeHash } from './user-code.ts';
@@ -66,19 +66,26 @@ export class AgentAuthService {
       throw new OAuthError('unsupported_identity_type', 'Only the "anonymous" identity type is accepted; this deployment federates with no external agent provider');
     }
     const at = this.clock.now();
-    const agentId = `agent-${randomBase32(16)}`;
     const claimToken = randomToken(32);
-    const assertion = await this.tokens.issueAssertion(agentId, false, at, 1);
-    const outcome = await this.agents.create(agentId, {
-      type: 'agent.registered',
-      at,
-      agentId,
-      claimTokenHash: sha256(claimToken),
-      assertion: assertion.record,
-    });
-    if (!outcome.accepted) throw new OAuthError('temporarily_unavailable', 'Registration could not be recorded; try again', 503);
+    // Ids are time-ordered with 35 random bits; the rare id already taken is drawn again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const agentId = `agent-${timeOrderedBase32(at)}`;
+      const assertion = await this.tokens.issueAssertion(agentId, false, at, 1);
+      const outcome = await this.agents.create(agentId, {
+        type: 'agent.registered',
+        at,
+        agentId,
+        claimTokenHash: sha256(claimToken),
+        assertion: assertion.record,
+      });
+      if (outcome.accepted) return this.registration(agentId, claimToken, assertion.jwt);
+    }
+    throw new OAuthError('temporarily_unavailable', 'Registration could not be recorded; try again', 503);
+  }
+
+  private registration(agentId: string, claimToken: string, assertion: string): Registration {
     return {
-      identity_assertion: assertion.jwt,
+      identity_assertion: assertion,
       agent_id: agentId,
       claim_token: claimToken,
       identity_type: 'anonymous',

@@ -1,0 +1,30 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { randomBase32, randomBytes, timeOrderedBase32 } from '../../../services/crypto/random.ts';
+
+describe('random identifiers', () => {
+  it('time-ordered ids are 16 base32 characters that sort by their millisecond', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 45 - 2 }), fc.integer({ min: 1, max: 10 ** 9 }), (t, gap) => {
+        const a = timeOrderedBase32(t);
+        const b = timeOrderedBase32(Math.min(t + gap, 2 ** 45 - 1));
+        expect(a).toMatch(/^[a-z2-7]{16}$/);
+        expect(a < b).toBe(true);
+      }),
+    );
+  });
+
+  it('ids of the same millisecond differ in their random part', () => {
+    const ids = new Set(Array.from({ length: 10_000 }, () => timeOrderedBase32(1_800_000_000_000)));
+    expect(ids.size).toBe(10_000);
+    expect(new Set([...ids].map((id) => id.slice(0, 9))).size).toBe(1);
+  });
+
+  it('pooled random bytes are never handed out twice', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 2_000; i++) seen.add(randomBytes(16).toString('hex'));
+    expect(seen.size).toBe(2_000);
+    expect(randomBytes(5_000)).toHaveLength(5_000);
+    expect(randomBase32(40)).toMatch(/^[a-z2-7]{40}$/);
+  });
+});
