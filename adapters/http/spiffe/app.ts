@@ -1,4 +1,3 @@
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,12 +6,12 @@ import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
 import { GrpcWorkloadApiConnector } from '../../workload-api/client.ts';
 import { tlsDialer } from '../../workload-api/mtls-dialer.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
-import { OAuthError } from '../../../services/errors.ts';
 import type { SpiffeMode } from '../../../services/workload/mode.ts';
 import type { MtlsDialer, WorkloadApiConnector } from '../../../services/workload/ports.ts';
 import { WorkloadIdentity, unavailable } from '../../../services/workload/service.ts';
 import { SPIFFE_ENDPOINTS, spiffeSettings } from '../../../services/workload/settings.ts';
 import { installErrorHandling } from '../error-handling.ts';
+import { installRateLimit } from '../rate-limit.ts';
 import { bundleRoutes } from './bundle-routes.ts';
 import type { SpiffeRoutes } from './context.ts';
 import { demoRoutes } from './demo-routes.ts';
@@ -65,14 +64,7 @@ export async function createSpiffeService(config: Config, options: SpiffeService
   });
   installErrorHandling(app, { isPage: () => false, sendNotFoundPage: (_req, reply) => reply });
   // The SPIFFE demo endpoints are open APIs: the per-IP limit of the read and demo APIs applies (spec section 8).
-  await app.register(rateLimit, {
-    global: true,
-    max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    allowList: (request) => !request.url.startsWith('/spiffe/'),
-    addHeaders: { 'retry-after': false, 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
-    errorResponseBuilder: (_request, context) => new OAuthError('rate_limited', `More than ${context.max} requests a minute from this address`, 429) as never,
-  });
+  await installRateLimit(app, config.rateLimitPerMinute, (url) => url.startsWith('/spiffe/'));
   app.get('/health', async () => {
     const current = await mode.current();
     return {
