@@ -1,5 +1,6 @@
 import { compactVerify, createLocalJWKSet, importJWK, type JWK } from 'jose';
-import { createHash } from 'node:crypto';
+import { CheckFailed } from '../credentials/result.ts';
+import { parseDisclosure, rebuildClaims, sdHashOf, splitSdJwt, type Disclosure as CodecDisclosure, type SdJwtParts } from '../credentials/sd-jwt/index.ts';
 import { OAuthError } from '../errors.ts';
 import { parseCompactJws } from './decode-jwt.ts';
 import { describeTime } from './time.ts';
@@ -15,58 +16,14 @@ export interface Disclosure {
 }
 
 const invalid = (detail: string) => new OAuthError('invalid_credential', `Not a decodable SD-JWT: ${detail}`);
-const digestOf = (disclosure: string) => createHash('sha256').update(disclosure, 'ascii').digest('base64url');
 
-function parseDisclosure(encoded: string): Disclosure {
-  let parsed: unknown;
+/** Runs a codec step, turning its plain or named-check failure into a 400 invalid_credential. */
+function codec<T>(step: () => T): T {
   try {
-    parsed = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid('a disclosure is not base64url JSON');
+    return step();
+  } catch (error) {
+    throw invalid(error instanceof CheckFailed ? error.reason : (error as Error).message);
   }
-  if (!Array.isArray(parsed) || (parsed.length !== 2 && parsed.length !== 3) || typeof parsed[0] !== 'string') throw invalid('a disclosure must be [salt, name, value] or [salt, value]');
-  if (parsed.length === 3 && typeof parsed[1] !== 'string') throw invalid('a disclosure name must be a string');
-  return { disclosure: encoded, digest: digestOf(encoded), salt: parsed[0], ...(parsed.length === 3 ? { name: parsed[1] as string, value: parsed[2] } : { value: parsed[1] }), referenced: false };
-}
-
-/**
- * Rebuilds the claims from the issuer payload and the disclosures (RFC 9901 §7.1 steps 3-4): each `_sd`
- * digest is replaced by its disclosed claim, each `{"...": digest}` array element by its value.
- */
-function reconstruct(value: unknown, byDigest: Map<string, Disclosure>, seen: Set<string>): unknown {
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    for (const element of value) {
-      if (element && typeof element === 'object' && !Array.isArray(element) && Object.keys(element).length === 1 && '...' in element) {
-        const d = byDigest.get(String((element as Record<string, unknown>)['...']));
-        if (d && d.name === undefined) {
-          if (seen.has(d.digest)) throw invalid('a digest is referenced twice');
-          seen.add(d.digest);
-          d.referenced = true;
-          out.push(reconstruct(d.value, byDigest, seen));
-        }
-        continue; // undisclosed or decoy element
-      }
-      out.push(reconstruct(element, byDigest, seen));
-    }
-    return out;
-  }
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    const obj = value as Record<string, unknown>;
-    for (const [k, v] of Object.entries(obj)) if (k !== '_sd' && k !== '_sd_alg') out[k] = reconstruct(v, byDigest, seen);
-    for (const digest of Array.isArray(obj._sd) ? obj._sd : []) {
-      const d = byDigest.get(String(digest));
-      if (!d || d.name === undefined) continue; // decoy or undisclosed
-      if (seen.has(d.digest)) throw invalid('a digest is referenced twice');
-      if (d.name in out) throw invalid(`disclosed claim "${d.name}" already exists in the payload`);
-      seen.add(d.digest);
-      d.referenced = true;
-      out[d.name] = reconstruct(d.value, byDigest, seen);
-    }
-    return out;
-  }
-  return value;
 }
 
 export interface SdJwtDecoding {
@@ -87,17 +44,16 @@ export function looksLikeSdJwt(text: string): boolean {
 
 /** Decodes an SD-JWT (VC): digests recomputed and checked, claims rebuilt, key binding checked. */
 export async function decodeSdJwt(text: string, options: { jwks?: { keys: JWK[] }; nowMs: number }): Promise<SdJwtDecoding> {
-  const parts = text.trim().split('~');
-  const issuerJwt = parts[0];
-  const kbJwt = parts[parts.length - 1] || undefined;
-  const disclosures = parts.slice(1, -1).filter(Boolean).map(parseDisclosure);
+  const parts: SdJwtParts = codec(() => splitSdJwt(text));
+  const { issuerJwt, kbJwt } = parts;
+  const parsed = codec(() => parts.disclosures.map(parseDisclosure));
   const { header, payload } = parseCompactJws(issuerJwt);
   const warnings: string[] = [];
   const alg = payload._sd_alg ?? 'sha-256';
   if (alg !== 'sha-256') throw invalid(`unsupported _sd_alg ${String(alg)}`);
-  const byDigest = new Map(disclosures.map((d) => [d.digest, d]));
-  if (byDigest.size !== disclosures.length) throw invalid('the same disclosure appears twice');
-  const claims = reconstruct(payload, byDigest, new Set()) as Record<string, unknown>;
+  // Lenient on purpose: unreferenced disclosures are shown and warned about, not refused.
+  const { claims, unreferenced } = codec(() => rebuildClaims(payload, parsed, 'lenient'));
+  const disclosures = parsed.map((d: CodecDisclosure): Disclosure => ({ disclosure: d.encoded, digest: d.digest, salt: d.salt, ...(d.name === undefined ? {} : { name: d.name }), value: d.value, referenced: !unreferenced.includes(d) }));
   for (const d of disclosures) if (!d.referenced) warnings.push(`disclosure ${d.name ?? '(array element)'} is not referenced by any digest: it must be rejected`);
   const typ = typeof header.typ === 'string' ? header.typ : undefined;
   if (typ === 'vc+sd-jwt') warnings.push('typ vc+sd-jwt is the older name; dc+sd-jwt is current');
@@ -117,7 +73,7 @@ export async function decodeSdJwt(text: string, options: { jwks?: { keys: JWK[] 
   let holder_binding: SdJwtDecoding['holder_binding'] = { ...(cnf ? { cnf } : {}), key_binding_jwt: false, detail: cnf ? 'Holder key present, but no key binding JWT was presented' : 'No holder binding (cnf) in the credential' };
   if (kbJwt) {
     const kb = parseCompactJws(kbJwt);
-    const sdHash = createHash('sha256').update(text.trim().slice(0, text.trim().length - kbJwt.length), 'ascii').digest('base64url');
+    const sdHash = sdHashOf(issuerJwt, parts.disclosures);
     let verified = false;
     let detail = 'Key binding JWT present but the credential has no cnf.jwk to check it';
     if (cnf?.jwk) {

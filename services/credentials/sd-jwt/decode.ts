@@ -42,6 +42,94 @@ export interface DecodedSdJwt {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+export interface RebuiltClaims {
+  /** The payload with every referenced disclosure substituted and digests removed. */
+  claims: Record<string, unknown>;
+  /** The referenced disclosures, in the order they were substituted, with where they landed. */
+  disclosures: LocatedDisclosure[];
+  /** Disclosures no digest refers to (always empty in strict mode, which rejects them). */
+  unreferenced: Disclosure[];
+}
+
+/**
+ * Rebuilds claims from an issuer payload and parsed disclosures (RFC 9901 §7.1 steps 3-5).
+ * Both modes reject a disclosure given twice (`duplicate_disclosure`), a digest that resolves to a
+ * disclosure twice (`duplicate_digest`) and a disclosed name that already exists (`claim_collision`).
+ * `strict` (verification) also rejects repeated undisclosed digests, malformed `_sd`, disclosures
+ * of the wrong kind for where they are referenced and unreferenced disclosures. `lenient` (for
+ * tools that show problems, such as the looking glass) skips those and reports the unreferenced ones.
+ */
+export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosure[], mode: 'strict' | 'lenient'): RebuiltClaims {
+  const strict = mode === 'strict';
+  const byDigest = new Map<string, Disclosure>();
+  for (const d of parsed) {
+    ensure(!byDigest.has(d.digest), 'duplicate_disclosure', 'the same disclosure is presented twice');
+    byDigest.set(d.digest, d);
+  }
+
+  const seen = new Set<string>();
+  const located: LocatedDisclosure[] = [];
+  const see = (digest: unknown) => {
+    if (strict) ensure(typeof digest === 'string', 'format', 'a digest must be a string');
+    const d = typeof digest === 'string' ? byDigest.get(digest) : undefined;
+    if (!strict && !d) return undefined;
+    ensure(!seen.has(digest as string), 'duplicate_digest', 'a digest value appears more than once in the payload and disclosures');
+    seen.add(digest as string);
+    return d;
+  };
+  /** A disclosure of the wrong kind: an error in strict mode, treated as undisclosed in lenient mode. */
+  const rightKind = (ok: boolean, reason: string) => {
+    if (strict) ensure(ok, 'disclosure_format', reason);
+    return ok;
+  };
+
+  const rebuild = (value: unknown, path: ClaimPath): unknown => {
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      for (const element of value) {
+        if (isPlainObject(element) && Object.keys(element).length === 1 && '...' in element) {
+          const d = strict ? see(element['...']) : byDigest.get(String(element['...']));
+          if (!d || !rightKind(d.name === undefined, 'an object-member disclosure is referenced as an array element')) continue; // undisclosed element or decoy
+          if (!strict) see(d.digest);
+          const p = [...path, out.length];
+          located.push({ ...d, path: p });
+          out.push(rebuild(d.value, p));
+          continue;
+        }
+        out.push(rebuild(element, [...path, out.length]));
+      }
+      return out;
+    }
+    if (isPlainObject(value)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        if (k === '_sd' || (k === '_sd_alg' && path.length === 0)) continue;
+        out[k] = rebuild(v, [...path, k]);
+      }
+      if (value._sd !== undefined) {
+        if (strict) ensure(Array.isArray(value._sd), 'format', '_sd must be an array of digests');
+        for (const digest of Array.isArray(value._sd) ? value._sd : []) {
+          const d = strict ? see(digest) : byDigest.get(String(digest));
+          if (!d || !rightKind(d.name !== undefined, 'an array-element disclosure is referenced from _sd')) continue; // undisclosed claim or decoy
+          if (!strict) see(d.digest);
+          const name = d.name as string;
+          ensure(!Object.hasOwn(out, name), 'claim_collision', `disclosed claim "${name}" already exists at that level`);
+          const p = [...path, name];
+          located.push({ ...d, path: p });
+          out[name] = rebuild(d.value, p);
+        }
+      }
+      return out;
+    }
+    return value;
+  };
+
+  const claims = rebuild(payload, []) as Record<string, unknown>;
+  const unreferenced = parsed.filter((d) => !located.some((l) => l.digest === d.digest));
+  if (strict) ensure(unreferenced.length === 0, 'disclosure_unreferenced', `${unreferenced.length} disclosure(s) match no digest in the payload (tampered, or a child presented without its parent)`);
+  return { claims, disclosures: located, unreferenced };
+}
+
 /**
  * Parses an SD-JWT and rebuilds its claims (RFC 9901 §7.1 steps 3-5), rejecting with a named check:
  * a digest seen twice (`duplicate_digest`), a disclosure given twice (`duplicate_disclosure`), a
@@ -71,63 +159,6 @@ export function decodeSdJwt(text: string): DecodedSdJwt {
       throw new CheckFailed('disclosure_format', (error as Error).message);
     }
   }
-  const byDigest = new Map<string, Disclosure>();
-  for (const d of parsed) {
-    ensure(!byDigest.has(d.digest), 'duplicate_disclosure', 'the same disclosure is presented twice');
-    byDigest.set(d.digest, d);
-  }
-
-  const seen = new Set<string>();
-  const located: LocatedDisclosure[] = [];
-  const see = (digest: unknown) => {
-    ensure(typeof digest === 'string', 'format', 'a digest must be a string');
-    ensure(!seen.has(digest), 'duplicate_digest', 'a digest value appears more than once in the payload and disclosures');
-    seen.add(digest);
-    return byDigest.get(digest);
-  };
-
-  const rebuild = (value: unknown, path: ClaimPath): unknown => {
-    if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      for (const element of value) {
-        if (isPlainObject(element) && Object.keys(element).length === 1 && '...' in element) {
-          const d = see(element['...']);
-          if (!d) continue; // undisclosed element or decoy
-          ensure(d.name === undefined, 'disclosure_format', 'an object-member disclosure is referenced as an array element');
-          const p = [...path, out.length];
-          located.push({ ...d, path: p });
-          out.push(rebuild(d.value, p));
-          continue;
-        }
-        out.push(rebuild(element, [...path, out.length]));
-      }
-      return out;
-    }
-    if (isPlainObject(value)) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        if (k === '_sd' || (k === '_sd_alg' && path.length === 0)) continue;
-        out[k] = rebuild(v, [...path, k]);
-      }
-      if (value._sd !== undefined) {
-        ensure(Array.isArray(value._sd), 'format', '_sd must be an array of digests');
-        for (const digest of value._sd) {
-          const d = see(digest);
-          if (!d) continue; // undisclosed claim or decoy
-          ensure(d.name !== undefined, 'disclosure_format', 'an array-element disclosure is referenced from _sd');
-          ensure(!Object.hasOwn(out, d.name), 'claim_collision', `disclosed claim "${d.name}" already exists at that level`);
-          const p = [...path, d.name];
-          located.push({ ...d, path: p });
-          out[d.name] = rebuild(d.value, p);
-        }
-      }
-      return out;
-    }
-    return value;
-  };
-
-  const claims = rebuild(payload, []) as Record<string, unknown>;
-  const unreferenced = parsed.filter((d) => !located.some((l) => l.digest === d.digest));
-  ensure(unreferenced.length === 0, 'disclosure_unreferenced', `${unreferenced.length} disclosure(s) match no digest in the payload (tampered, or a child presented without its parent)`);
-  return { parts, header, payload, claims, disclosures: located };
+  const { claims, disclosures } = rebuildClaims(payload, parsed, 'strict');
+  return { parts, header, payload, claims, disclosures };
 }
