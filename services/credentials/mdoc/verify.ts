@@ -11,6 +11,12 @@ export type MdocCheck = 'format' | 'chain' | 'signature' | 'digest' | 'validity'
 
 const DIGESTS: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
 
+/** The node:crypto hash for an MSO `digestAlgorithm`, or undefined when it is not supported. */
+export const msoDigestHash = (digestAlgorithm: unknown): string | undefined => (Object.hasOwn(DIGESTS, String(digestAlgorithm)) ? DIGESTS[String(digestAlgorithm)] : undefined);
+
+/** What the MSO's valueDigests lists for an IssuerSignedItem: the hash of its encoded tag-24 wrapping (ISO 18013-5 §9.1.2.5). */
+export const issuerSignedItemDigest = (hash: string, wrapped: Tag): Buffer => createHash(hash).update(encodeCbor(wrapped)).digest();
+
 export interface VerifyIssuerSignedOptions {
   /** Trusted IACA roots (DER or PEM), e.g. WALLET_MDOC_IACA_ROOT_PEM. */
   trustedRoots: (Uint8Array | string)[];
@@ -81,7 +87,7 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
   ensure(options.expectedDocType === undefined || options.expectedDocType === docType, 'doctype', `docType ${docType} is not the expected ${options.expectedDocType}`);
 
   // digests of every released item
-  const hash = DIGESTS[String(mso.get('digestAlgorithm'))];
+  const hash = msoDigestHash(mso.get('digestAlgorithm'));
   ensure(hash, 'digest', `unsupported digestAlgorithm ${String(mso.get('digestAlgorithm'))}`);
   const nameSpaces = issuerSigned.get('nameSpaces') ?? new Map();
   ensure(isMap(nameSpaces), 'format', 'nameSpaces must be a map');
@@ -107,7 +113,7 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
       seenIds.add(id);
       const digest: unknown = expected.get(id);
       ensure(digest instanceof Uint8Array, 'digest', `${ns}/${identifier}: digestID ${id} is not in the MSO`);
-      const actual = createHash(hash).update(encodeCbor(wrapped as Tag)).digest();
+      const actual = issuerSignedItemDigest(hash, wrapped as Tag);
       ensure(actual.equals(Buffer.from(digest)), 'digest', `${ns}/${identifier}: the item does not match its MSO digest`);
       out[identifier] = item.get('elementValue');
     }
