@@ -14,7 +14,7 @@ const str = (description: string, maxLength = 200) => ({ type: 'string', descrip
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 const result = (structured: Record<string, unknown>) => ({
-  content: [{ type: 'text' as const, text: JSON.stringify(structured, null, 2) }],
+  content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
   structuredContent: structured,
 });
 

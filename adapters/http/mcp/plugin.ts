@@ -58,7 +58,12 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
           if ((request.body as { __invalidJson?: boolean } | undefined)?.__invalidJson) {
             return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
           }
-          return reply.send(await handler.fetch(webRequest, { parsedBody: request.body }));
+          const response = await handler.fetch(webRequest, { parsedBody: request.body });
+          // A JSON answer is sent as a string; only event streams need the Response's body stream.
+          if (!response.headers.get('content-type')?.startsWith('application/json')) return reply.send(response);
+          reply.code(response.status);
+          response.headers.forEach((value, name) => void reply.header(name, value));
+          return reply.send(await response.text());
         },
       });
     }
