@@ -62,16 +62,18 @@ export interface VerifiedJwtVc {
   credential: JsonObject;
 }
 
+/** Header and claims of a JWT before any check; anything else is a `format` failure. */
+function decodeUnverified(jwt: string): { header: JsonObject; claims: JsonObject } {
+  try {
+    return { header: decodeProtectedHeader(jwt) as JsonObject, claims: decodeJwt(jwt) as JsonObject };
+  } catch {
+    throw new CheckFailed('format', 'not a JWT');
+  }
+}
+
 export function verifyJwtVc(jwt: string, options: VerifyJwtVcOptions): Promise<Result<VerifiedJwtVc, JwtVcCheck>> {
   return runChecks<VerifiedJwtVc, JwtVcCheck>(async () => {
-    let header: JsonObject;
-    let claims: JsonObject;
-    try {
-      header = decodeProtectedHeader(jwt) as JsonObject;
-      claims = decodeJwt(jwt) as JsonObject;
-    } catch {
-      throw new CheckFailed('format', 'not a JWT');
-    }
+    const { header, claims } = decodeUnverified(jwt);
     const payload = await verifyWithIssuerKey(jwt, header, claims.iss, options.issuerJwks, 'signature');
     const skew = options.clockSkew ?? 60;
     ensure(typeof payload.exp !== 'number' || options.now < payload.exp + skew, 'validity', 'the credential has expired (exp)');
@@ -112,14 +114,7 @@ export async function createJwtVp(input: { holder: SigningKey & { did: string };
  */
 export function verifyJwtVp(jwt: string, options: VerifyJwtVcOptions & { aud: string; nonce: string; maxAge?: number }): Promise<Result<{ holder: string; credentials: VerifiedJwtVc[] }, JwtVcCheck>> {
   return runChecks<{ holder: string; credentials: VerifiedJwtVc[] }, JwtVcCheck>(async () => {
-    let header: JsonObject;
-    let claims: JsonObject;
-    try {
-      header = decodeProtectedHeader(jwt) as JsonObject;
-      claims = decodeJwt(jwt) as JsonObject;
-    } catch {
-      throw new CheckFailed('format', 'not a JWT');
-    }
+    const { header, claims } = decodeUnverified(jwt);
     ensure(typeof claims.iss === 'string' && claims.iss.startsWith('did:'), 'holder_binding', 'the VP iss must be the holder DID');
     const payload = await verifyWithIssuerKey(jwt, header, claims.iss, undefined, 'signature');
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
