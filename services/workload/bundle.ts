@@ -54,17 +54,19 @@ export function bundleKeys(session: WorkloadApiSession, trustDomain: string): Ar
 }
 
 /**
- * `spiffe_sequence`: moves by one each time the served bundle of a trust domain differs from the
- * last one served or observed (process-local: it restarts at 1 with the service).
+ * `spiffe_sequence`: rises each time the served bundle of a trust domain differs from the last one
+ * served. Nothing is stored: a process starts a trust domain at the current Unix time in milliseconds, so
+ * the numbers keep rising across restarts (a restart may move them once without a bundle change).
  */
 export class BundleSequence {
   private readonly seen = new Map<string, { digest: string; sequence: number }>();
 
-  observe(trustDomain: string, keys: unknown[]): number {
+  /** `nowMs` seeds a trust domain's first number, so sequences keep rising across service restarts. */
+  observe(trustDomain: string, keys: unknown[], nowMs: number): number {
     const digest = createHash('sha256').update(JSON.stringify(keys)).digest('hex');
     const last = this.seen.get(trustDomain);
     if (last?.digest === digest) return last.sequence;
-    const sequence = (last?.sequence ?? 0) + 1;
+    const sequence = Math.max((last?.sequence ?? 0) + 1, Math.floor(nowMs));
     this.seen.set(trustDomain, { digest, sequence });
     return sequence;
   }

@@ -213,7 +213,7 @@ export class WorkloadIdentity {
   bundleJwks() {
     const session = this.session();
     const keys = bundleKeys(session, this.settings.trustDomain);
-    return { keys, spiffe_sequence: this.sequence.observe(this.settings.trustDomain, keys), spiffe_refresh_hint: REFRESH_HINT_SECONDS };
+    return { keys, spiffe_sequence: this.sequence.observe(this.settings.trustDomain, keys, this.clock.now()), spiffe_refresh_hint: REFRESH_HINT_SECONDS };
   }
 
   trustBundle() {
@@ -223,7 +223,7 @@ export class WorkloadIdentity {
     const update = session.x509();
     return {
       trust_domain: td,
-      spiffe_sequence: this.sequence.observe(td, keys),
+      spiffe_sequence: this.sequence.observe(td, keys, this.clock.now()),
       refresh_hint_seconds: REFRESH_HINT_SECONDS,
       x509_authorities: x509Authorities(session, td).map((der) => summary(certificateInfo(der))),
       jwt_authorities: jwtAuthorities(session, td).map((k) => ({ kid: k.kid ?? null, kty: k.kty ?? null, ...(k.crv ? { crv: k.crv } : {}), ...(k.alg ? { alg: k.alg } : {}) })),
