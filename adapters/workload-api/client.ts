@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { certificateInfo } from '../../services/workload/certificate.ts';
 import { splitDer } from '../../services/workload/der.ts';
+import { nullRecord, recordFrom } from '../../services/untrusted/keys.ts';
 import {
   WorkloadApiCallError,
   type JwtBundles,
@@ -47,13 +48,13 @@ function toUpdate(raw: RawX509Response): X509SvidUpdate {
       bundle: checked(splitDer(s.bundle)),
       ...(s.hint ? { hint: s.hint } : {}),
     })),
-    federatedBundles: Object.fromEntries(Object.entries(raw.federated_bundles ?? {}).map(([td, der]) => [td, checked(splitDer(der))])),
+    federatedBundles: recordFrom(Object.entries(raw.federated_bundles ?? {}).map(([td, der]) => [td, checked(splitDer(der))] as const)),
     crlCount: raw.crl?.length ?? 0,
   };
 }
 
 function toJwtBundles(raw: RawJwtBundles): JwtBundles {
-  const out: JwtBundles = {};
+  const out: JwtBundles = nullRecord();
   for (const [td, bytes] of Object.entries(raw.bundles ?? {})) {
     try {
       const parsed = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
+import { nullRecord } from '../../services/untrusted/keys.ts';
 
 /** The Workload API proto (adapters/workload-api/workload.proto), loaded once. */
 export const WORKLOAD_PROTO = fileURLToPath(new URL('./workload.proto', import.meta.url));
@@ -31,7 +32,7 @@ type ProtoValue = { kind?: string; nullValue?: unknown; numberValue?: number; st
 type ProtoStruct = { fields?: Record<string, ProtoValue> };
 
 export function structToJson(struct: ProtoStruct | null | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = nullRecord();
   for (const [key, value] of Object.entries(struct?.fields ?? {})) out[key] = valueToJson(value);
   return out;
 }

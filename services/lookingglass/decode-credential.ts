@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import { OAuthError } from '../errors.ts';
+import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
 import { decodeJwt, parseCompactJws, type KnownIssuerKeys } from './decode-jwt.ts';
 import { decodeMdoc, looksLikeMdoc } from './decode-mdoc.ts';
 import { decodeSdJwt, looksLikeSdJwt } from './decode-sd-jwt.ts';
@@ -9,6 +10,7 @@ const invalid = (detail: string) => new OAuthError('invalid_credential', detail)
 
 /** Detects the format of a credential (string or JSON object) and decodes it. */
 export async function decodeCredential(input: unknown, options: { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number }) {
+  if (!withinNesting(input)) throw invalid(`a credential must not nest deeper than ${MAX_NESTING} levels`);
   if (input && typeof input === 'object' && !Array.isArray(input)) return decodeJsonVc(input as Record<string, unknown>, options.nowMs);
   if (typeof input !== 'string' || input.trim() === '') throw invalid('credential must be a non-empty string or a JSON object');
   const text = input.trim();
@@ -20,6 +22,7 @@ export async function decodeCredential(input: unknown, options: { jwks?: { keys:
       throw invalid('credential looks like JSON but does not parse');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('a JSON credential must be an object');
+    if (!withinNesting(parsed)) throw invalid(`a credential must not nest deeper than ${MAX_NESTING} levels`);
     return decodeJsonVc(parsed as Record<string, unknown>, options.nowMs);
   }
   if (looksLikeSdJwt(text)) return decodeSdJwt(text, options);

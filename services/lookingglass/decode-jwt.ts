@@ -1,5 +1,6 @@
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, type JWK, type JWTHeaderParameters } from 'jose';
 import { OAuthError } from '../errors.ts';
+import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
 import { CLAIM_MEANINGS, TIME_CLAIMS } from './claim-meanings.ts';
 import { describeTime } from './time.ts';
 
@@ -29,8 +30,11 @@ export interface KnownIssuerKeys {
 const b64json = (part: string): Record<string, unknown> => {
   const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
+  if (!withinNesting(value)) throw new NestingError();
   return value as Record<string, unknown>;
 };
+
+class NestingError extends Error {}
 
 const invalidToken = (detail: string) => new OAuthError('invalid_token', `Not a decodable JWT: ${detail}`);
 
@@ -42,7 +46,8 @@ export function parseCompactJws(token: string): { header: Record<string, unknown
   if (!parts.slice(0, 2).every((p) => /^[A-Za-z0-9_-]+$/.test(p)) || !/^[A-Za-z0-9_-]*$/.test(parts[2])) throw invalidToken('parts must be base64url');
   try {
     return { header: b64json(parts[0]), payload: b64json(parts[1]) };
-  } catch {
+  } catch (error) {
+    if (error instanceof NestingError) throw invalidToken(`header and payload must not nest deeper than ${MAX_NESTING} levels`);
     throw invalidToken('header and payload must be base64url-encoded JSON objects');
   }
 }
@@ -83,7 +88,7 @@ export async function decodeJwt(token: string, options: { jwks?: { keys: JWK[] }
     signature = { verified: false, key_source: 'none', detail: 'The header could not be used for verification' };
   }
   const claims: DecodedClaim[] = Object.entries(payload).map(([name, value]) => {
-    const known = CLAIM_MEANINGS[name] ?? { meaning: 'Private or unregistered claim', reference: 'RFC 7519 §4.3' };
+    const known = (Object.hasOwn(CLAIM_MEANINGS, name) ? CLAIM_MEANINGS[name] : undefined) ?? { meaning: 'Private or unregistered claim', reference: 'RFC 7519 §4.3' };
     const time = TIME_CLAIMS.has(name) && typeof value === 'number' ? describeTime(value, options.nowMs) : undefined;
     return { name, value, ...known, ...time };
   });

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { HEADER_X5CHAIN, Tag, dataItemBytes, decodeCbor, issuerSignedItemDigest, msoDigestHash, parseCoseSign1, tdateSeconds, verifyCoseSign1, type CoseSign1 } from '../credentials/mdoc/index.ts';
 import { OAuthError } from '../errors.ts';
+import { isPrototypeName, nullRecord, recordFrom } from '../untrusted/keys.ts';
 
 // All CBOR reading goes through the codec's strict decoder: cbor-x's decoder depends on tag handlers
 // that @auth0/mdl and @owf/mdoc replace process-wide when they are imported.
@@ -39,10 +40,11 @@ function isoDate(value: unknown): string | undefined {
   }
 }
 
+/** CBOR as JSON: maps become prototype-free objects, byte strings base64url, big integers decimal strings. */
 function toPlain(value: unknown): unknown {
-  if (isMap(value)) return Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), toPlain(v)]));
+  if (isMap(value)) return recordFrom([...value.entries()].map(([k, v]) => [String(k), toPlain(v)] as const));
   if (Array.isArray(value)) return value.map(toPlain);
-  if (value instanceof Tag) return isoDate(value) ?? (value.tag === 1004 || value.tag === 0 ? value.value : { tag: value.tag, value: toPlain(value.value) });
+  if (value instanceof Tag) return isoDate(value) ?? (value.tag === 1004 || value.tag === 0 ? toPlain(value.value) : { tag: value.tag, value: toPlain(value.value) });
   if (value instanceof Uint8Array) return { bytes: Buffer.from(value).toString('base64url') };
   if (typeof value === 'bigint') return value.toString();
   return value;
@@ -97,7 +99,7 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
   const valueDigests = get(mso, 'valueDigests');
 
   const elements: MdocElement[] = [];
-  const claims: Record<string, Record<string, unknown>> = {};
+  const claims = nullRecord<Record<string, unknown>>();
   const nameSpaces = get(issuerSigned, 'nameSpaces');
   if (!isMap(nameSpaces)) throw invalid('nameSpaces must be a map');
   for (const [ns, items] of nameSpaces) {
@@ -107,13 +109,14 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
       const item = decodeOrInvalid(wrapped.value as Uint8Array, 'an IssuerSignedItem is not CBOR');
       const digestId = Number(get(item, 'digestID'));
       const identifier = String(get(item, 'elementIdentifier'));
+      if (isPrototypeName(ns) || isPrototypeName(identifier)) throw invalid(`namespace and element names must not be __proto__, constructor or prototype (${String(ns)}/${identifier})`);
       const value = toPlain(get(item, 'elementValue'));
       const expected = bytes(get(get(valueDigests, ns), digestId));
       const actual = issuerSignedItemDigest(hashName, wrapped);
       const matches = expected !== undefined && Buffer.from(expected).equals(actual);
       if (!matches) warnings.push(`digest of ${String(ns)}/${identifier} does not match the MSO`);
       elements.push({ namespace: String(ns), identifier, value, digest_id: digestId, digest_matches: matches });
-      (claims[String(ns)] ??= {})[identifier] = value;
+      (claims[String(ns)] ??= nullRecord())[identifier] = value;
     }
   }
 

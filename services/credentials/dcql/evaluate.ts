@@ -1,6 +1,7 @@
 import { selectClaims, valueMatches } from './claims-path.ts';
 import type { ClaimMatch, CredentialMatch, CredentialQuery, CredentialQueryResult, DcqlQuery, DcqlResult, StoredCredential } from './types.ts';
 import { validateDcqlQuery } from './validate.ts';
+import { nullRecord } from '../../untrusted/keys.ts';
 
 const SD_JWT_FORMATS = ['dc+sd-jwt', 'vc+sd-jwt'];
 
@@ -48,7 +49,7 @@ function matchCredential(query: CredentialQuery, credential: StoredCredential): 
  */
 export function evaluateDcql(query: DcqlQuery, credentials: StoredCredential[]): DcqlResult {
   validateDcqlQuery(query);
-  const queries: Record<string, CredentialQueryResult> = {};
+  const queries = nullRecord<CredentialQueryResult>();
   for (const cq of query.credentials) {
     const matches = credentials.map((c) => matchCredential(cq, c)).filter((m): m is CredentialMatch => m !== undefined);
     queries[cq.id] = { queryId: cq.id, matches, success: matches.length > 0 };
@@ -57,7 +58,7 @@ export function evaluateDcql(query: DcqlQuery, credentials: StoredCredential[]):
   const satisfied = credentialSets ? credentialSets.every((s) => !s.required || s.matchingOptions.length > 0) : query.credentials.every((cq) => queries[cq.id].success);
   if (!satisfied) return { satisfied, queries, ...(credentialSets ? { credentialSets } : {}) };
   const wanted = credentialSets ? credentialSets.flatMap((s) => s.matchingOptions[0] ?? []) : query.credentials.map((cq) => cq.id);
-  const selection: Record<string, CredentialMatch[]> = {};
+  const selection = nullRecord<CredentialMatch[]>();
   for (const id of new Set(wanted)) {
     const cq = query.credentials.find((c) => c.id === id)!;
     selection[id] = cq.multiple ? queries[id].matches : queries[id].matches.slice(0, 1);

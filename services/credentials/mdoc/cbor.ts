@@ -14,7 +14,11 @@ const encoder = new Encoder({ useRecords: false, mapsAsObjects: false, tagUint8A
 
 export { Tag };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
 const MAX_32 = 0xffffffff;
 
 function canonical(value: unknown): unknown {

@@ -1,5 +1,6 @@
 import { createHash, type X509Certificate } from 'node:crypto';
 import type { JWK } from 'jose';
+import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
 import { CheckFailed, ensure, runChecksSync, type Result } from '../result.ts';
 import { Tag, dataItemBytes, decodeCbor, encodeCbor, isMap, mapGet, tdateSeconds } from './cbor.ts';
 import { coseKeyToJwk } from './cose-key.ts';
@@ -91,13 +92,14 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
   ensure(hash, 'digest', `unsupported digestAlgorithm ${String(mso.get('digestAlgorithm'))}`);
   const nameSpaces = issuerSigned.get('nameSpaces') ?? new Map();
   ensure(isMap(nameSpaces), 'format', 'nameSpaces must be a map');
-  const claims: VerifiedMdoc['claims'] = {};
+  const claims: VerifiedMdoc['claims'] = nullRecord();
   for (const [ns, items] of nameSpaces) {
     ensure(typeof ns === 'string' && Array.isArray(items), 'format', 'each namespace maps a name to an array of items');
+    ensure(!isPrototypeName(ns), 'format', `a namespace must not be named ${ns}`);
     const expected = valueDigests.get(ns);
     ensure(isMap(expected), 'digest', `the MSO has no digests for namespace ${ns}`);
     const seenIds = new Set<number>();
-    const out: Record<string, unknown> = {};
+    const out = nullRecord();
     for (const wrapped of items) {
       let item: unknown;
       try {
@@ -109,6 +111,7 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
       const identifier = mapGet(item, 'elementIdentifier');
       const random = mapGet(item, 'random');
       ensure(typeof id === 'number' && typeof identifier === 'string' && random instanceof Uint8Array && isMap(item) && item.has('elementValue'), 'format', `an item of ${ns} lacks digestID, random, elementIdentifier or elementValue`);
+      ensure(!isPrototypeName(identifier), 'format', `an element must not be named ${identifier}`);
       ensure(!seenIds.has(id) && !Object.hasOwn(out, identifier), 'digest', `${ns}/${identifier}: digestID or element released twice`);
       seenIds.add(id);
       const digest: unknown = expected.get(id);

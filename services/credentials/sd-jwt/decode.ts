@@ -1,4 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { MAX_NESTING } from '../../untrusted/depth.ts';
+import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
 import { CheckFailed, ensure } from '../result.ts';
 import { parseDisclosure, type Disclosure } from './disclosure.ts';
 import { splitSdJwt } from './serialization.ts';
@@ -84,6 +86,7 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
   };
 
   const rebuild = (value: unknown, path: ClaimPath): unknown => {
+    ensure(path.length <= MAX_NESTING, 'format', `claims are nested deeper than ${MAX_NESTING} levels`);
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       for (const element of value) {
@@ -101,9 +104,10 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
       return out;
     }
     if (isPlainObject(value)) {
-      const out: Record<string, unknown> = {};
+      const out = nullRecord();
       for (const [k, v] of Object.entries(value)) {
         if (k === '_sd' || (k === '_sd_alg' && path.length === 0)) continue;
+        ensure(!isPrototypeName(k), 'format', `a claim must not be named ${k}`);
         out[k] = rebuild(v, [...path, k]);
       }
       if (value._sd !== undefined) {

@@ -2,6 +2,7 @@ import { SignJWT, type JWK } from 'jose';
 import { randomInt } from 'node:crypto';
 import { publicJwkOf } from '../keys/holder-keys.ts';
 import { createDisclosure, decoyDigest, type Disclosure } from './disclosure.ts';
+import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
 import { NEVER_DISCLOSABLE, SD_JWT_VC_TYP, type ClaimPath, type SigningKey } from './types.ts';
 
 export interface IssueSdJwtVcInput {
@@ -75,9 +76,10 @@ function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwt
     return any ? withDecoys(packed, decoys.array, () => ({ '...': decoyDigest() })) : packed;
   }
   if (isPlainObject(value)) {
-    const result: Record<string, unknown> = {};
+    const result = nullRecord();
     const digests: string[] = [];
     for (const [name, member] of Object.entries(value)) {
+      if (isPrototypeName(name)) throw new Error(`a claim must not be named ${name}`);
       const p = [...path, name];
       const inner = pack(member, p, sd, out, decoys);
       if (!sd.has(key(p))) {

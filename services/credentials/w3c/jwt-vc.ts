@@ -2,6 +2,7 @@ import { SignJWT, compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHe
 import { randomUUID } from 'node:crypto';
 import { DidResolutionError } from '../keys/did-document.ts';
 import { resolveVerificationKey } from '../keys/resolve.ts';
+import { MAX_NESTING, withinNesting } from '../../untrusted/depth.ts';
 import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
 import type { SigningKey } from '../sd-jwt/types.ts';
 import { canonizeJsonLd } from './canonize.ts';
@@ -64,11 +65,14 @@ export interface VerifiedJwtVc {
 
 /** Header and claims of a JWT before any check; anything else is a `format` failure. */
 function decodeUnverified(jwt: string): { header: JsonObject; claims: JsonObject } {
+  let decoded: { header: JsonObject; claims: JsonObject };
   try {
-    return { header: decodeProtectedHeader(jwt) as JsonObject, claims: decodeJwt(jwt) as JsonObject };
+    decoded = { header: decodeProtectedHeader(jwt) as JsonObject, claims: decodeJwt(jwt) as JsonObject };
   } catch {
     throw new CheckFailed('format', 'not a JWT');
   }
+  ensure(withinNesting(decoded.claims), 'format', `the claims nest deeper than ${MAX_NESTING} levels`);
+  return decoded;
 }
 
 export function verifyJwtVc(jwt: string, options: VerifyJwtVcOptions): Promise<Result<VerifiedJwtVc, JwtVcCheck>> {

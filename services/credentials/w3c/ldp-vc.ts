@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { MAX_NESTING, withinNesting } from '../../untrusted/depth.ts';
 import { ensure, runChecks, type Result } from '../result.ts';
 import { addDataIntegrityProof, verifyDataIntegrityProof, type Cryptosuite, type DataIntegrityCheck } from './data-integrity.ts';
 
@@ -41,6 +42,7 @@ function checkCredentialShape(vc: JsonObject, now: number): void {
 /** Verifies an `ldp_vc`: shape, validity period, proof, and that the proof's key belongs to the issuer. */
 export function verifyLdpVc(vc: JsonObject, options: VerifyLdpOptions): Promise<Result<{ credential: JsonObject; publicJwk: JWK }, LdpCheck>> {
   return runChecks<{ credential: JsonObject; publicJwk: JWK }, LdpCheck>(async () => {
+    ensure(withinNesting(vc), 'credential_format', `the credential nests deeper than ${MAX_NESTING} levels`);
     checkCredentialShape(vc, options.now);
     const result = await verifyDataIntegrityProof(vc, { ...options, expectedProofPurpose: 'assertionMethod' });
     ensure(result.valid, result.valid ? 'proof_signature' : result.check, result.valid ? '' : result.reason);
@@ -62,6 +64,7 @@ export function createLdpVp(input: { credentials: JsonObject[]; holder: string; 
 /** Verifies an `ldp_vc` presentation: its proof (challenge, domain, holder key) and each credential. */
 export function verifyLdpVp(vp: JsonObject, options: VerifyLdpOptions & { challenge: string; domain: string }): Promise<Result<{ credentials: JsonObject[] }, LdpCheck>> {
   return runChecks<{ credentials: JsonObject[] }, LdpCheck>(async () => {
+    ensure(withinNesting(vp), 'credential_format', `the presentation nests deeper than ${MAX_NESTING} levels`);
     ensure(Array.isArray(vp.type) && vp.type.includes('VerifiablePresentation'), 'credential_format', 'type must include VerifiablePresentation');
     const proof = await verifyDataIntegrityProof(vp, { ...options, expectedProofPurpose: 'authentication' });
     ensure(proof.valid, proof.valid ? 'proof_signature' : proof.check, proof.valid ? '' : proof.reason);
