@@ -1,7 +1,8 @@
 import { assign, setup } from 'xstate';
 
 /**
- * One execution of a catalog flow: started, then one recorded exchange per HTTP hop, then finished.
+ * One execution of a catalog flow: started, then one recorded exchange per HTTP hop, then finished
+ * (or interrupted, when the process stopped before the run could finish).
  * The log keeps the exchanges with secrets redacted.
  */
 export interface RecordedExchange {
@@ -17,7 +18,9 @@ export interface RecordedExchange {
 export type FlowRunEvent =
   | { type: 'run.started'; at: number; protocol: string; flow: string; options: Record<string, unknown> }
   | ({ type: 'run.exchange_recorded'; at: number } & RecordedExchange)
-  | { type: 'run.finished'; at: number; status: 'succeeded' | 'failed'; error?: string };
+  | { type: 'run.finished'; at: number; status: 'succeeded' | 'failed'; error?: string }
+  /** The process stopped while the run was under way; appended when the service starts again. */
+  | { type: 'run.interrupted'; at: number; reason: string };
 
 export interface FlowRunContext {
   protocol?: string;
@@ -51,9 +54,11 @@ export const flowRunMachine = setup({
           { guard: ({ event }) => event.status === 'succeeded', target: 'succeeded', actions: assign(({ event }) => ({ finishedAt: event.at })) },
           { target: 'failed', actions: assign(({ event }) => ({ finishedAt: event.at, error: event.error })) },
         ],
+        'run.interrupted': { target: 'interrupted', actions: assign(({ event }) => ({ finishedAt: event.at, error: event.reason })) },
       },
     },
     succeeded: { type: 'final' },
+    interrupted: { type: 'final' },
     failed: { type: 'final' },
   },
 });

@@ -1,10 +1,22 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { OAuthError } from '../../services/errors.ts';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-/** Paths whose 404 is a page rather than JSON. */
+/** Paths whose errors are pages rather than JSON. */
 export type PagePathTest = (path: string) => boolean;
+
+/** How a service shows errors on its page paths; JSON everywhere else. */
+export interface ErrorPages {
+  isPage: PagePathTest;
+  sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  /** An error page (HTML or its markdown twin) with the error's status; without it page paths get JSON too. */
+  sendErrorPage?: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => FastifyReply;
+}
+
+const pathOf = (url: string) => url.split('?')[0];
 
 function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
@@ -20,6 +32,10 @@ function toOAuthError(error: FastifyError | Error): OAuthError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new OAuthError('invalid_request', 'The request body could not be parsed', 400);
+    case 'FST_ERR_BAD_URL':
+      return new OAuthError('invalid_request', 'The URL is not valid (a percent-encoding in the path does not decode)', 400);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new OAuthError('invalid_request', 'A path segment is longer than 100 characters', 414);
   }
   if (e instanceof SyntaxError) return new OAuthError('invalid_request', 'The request body could not be parsed', 400);
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
@@ -41,23 +57,81 @@ export function sendError(reply: FastifyReply, error: OAuthError): FastifyReply 
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toJSON());
 }
 
+/** An error as this path shows errors: a page on page paths (when the service has pages), else JSON. */
+function renderError(request: FastifyRequest, reply: FastifyReply, error: OAuthError, pages: ErrorPages): FastifyReply {
+  reply.removeHeader('retry-after');
+  if (pages.sendErrorPage && pages.isPage(pathOf(request.url)) && error.status !== 405) {
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    return pages.sendErrorPage(request, reply, error);
+  }
+  return sendError(reply, error);
+}
+
 /** The single place where errors become responses: `{error, error_description}`, never a stack. */
-export function installErrorHandling(app: FastifyInstance, options: { isPage: PagePathTest; sendNotFoundPage: (req: FastifyRequest, reply: FastifyReply) => FastifyReply }): void {
+export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = toOAuthError(error);
     if (mapped.status >= 500) request.log.error({ err: error }, 'unhandled error');
-    reply.removeHeader('retry-after');
-    return sendError(reply, mapped);
+    return renderError(request, reply, mapped, pages);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
+    const path = pathOf(request.url);
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }));
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, new OAuthError('method_not_allowed', `${request.method} is not allowed on ${path}`, 405));
     }
-    if (options.isPage(path) && request.method === 'GET') return options.sendNotFoundPage(request, reply);
+    if (pages.isPage(path) && request.method === 'GET') return pages.sendNotFoundPage(request, reply);
     return sendError(reply, new OAuthError('not_found', `No resource at ${path}`, 404));
   });
+}
+
+/** A response written straight to the socket, for errors met before HTTP parsing finished. */
+function writeSocketError(socket: Socket, status: number, reason: string, error: OAuthError): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify(error.toJSON());
+  socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') writeSocketError(socket, 408, 'Request Timeout', new OAuthError('invalid_request', 'The request was not received in time', 408));
+  else if (error.code === 'HPE_HEADER_OVERFLOW') writeSocketError(socket, 431, 'Request Header Fields Too Large', new OAuthError('invalid_request', 'The request headers are larger than 16 KiB', 431));
+  else writeSocketError(socket, 400, 'Bad Request', new OAuthError('invalid_request', 'The HTTP request is malformed', 400));
+  socket.destroy();
+}
+
+/** How long a client may take to send a whole request (headers and body); streams of responses are not affected. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Fastify options every service of the deployment shares, so that no status leaves in fastify's own
+ * shape: errors met while routing (a URL that does not decode, an over-long path parameter) and on
+ * the socket (header overflow, a body that never arrives) are rendered as `{error, error_description}`.
+ * Requests that arrive while the server drains are answered by `refuseWhileClosing`, not by fastify.
+ */
+export function sharedServerOptions(pages: Pick<ErrorPages, 'isPage' | 'sendErrorPage'>, requestTimeoutMs = REQUEST_TIMEOUT_MS): FastifyHttpOptions<Server> {
+  const renderPages: ErrorPages = { ...pages, sendNotFoundPage: (_request, reply) => reply };
+  return {
+    requestTimeout: requestTimeoutMs,
+    // Node checks request deadlines on this interval (30 s by default, which would double the timeout).
+    http: { connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs },
+    return503OnClosing: false,
+    frameworkErrors: (error, request, reply) => {
+      renderError(request, reply, toOAuthError(error), renderPages);
+    },
+    clientErrorHandler,
+  };
+}
+
+/** While the server drains, requests that still arrive on open keep-alive connections get a 503 in our shape. */
+export function refuseWhileClosing(app: FastifyInstance): { close(): void } {
+  let closing = false;
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    return sendError(reply, new OAuthError('temporarily_unavailable', 'The server is shutting down', 503));
+  });
+  return { close: () => { closing = true; } };
 }

@@ -1,20 +1,42 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
 import { OAuthError } from '../../services/errors.ts';
 
-/** Path prefixes that share the per-IP limit (decisions section 1). Pages, /health and discovery are free. */
-const LIMITED = [/^\/api(\/|$|\?)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp(\/|$|\?)/];
+/**
+ * Route patterns that share the per-IP limit (decisions section 1), plus the page route that starts
+ * flow runs (issue 13 item 4). Pages, /health and discovery are free. The decision is made on the
+ * route the router matched, never on the raw URL: `/%61pi/...` reaches `/api/...` and counts as it.
+ */
+const LIMITED = [/^\/api(\/|$)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp(\/|$)/, /^\/protocol\/:id\/flow\/:flow\/run$/];
 
-export const isRateLimited = (url: string) => LIMITED.some((re) => re.test(url));
+export const isRateLimited = (routePattern: string) => LIMITED.some((re) => re.test(routePattern));
 
-export async function installRateLimit(app: FastifyInstance, perMinute: number, limited: (url: string) => boolean = isRateLimited): Promise<void> {
+/** The pattern of the route that serves the request (`/api/protocols/:id`), or '' when none matched. */
+export const matchedRoute = (request: FastifyRequest) => request.routeOptions.url ?? '';
+
+/**
+ * A header that marks the server's own calls (a flow run's exchanges against this origin) so they
+ * never count against anybody: the run counted once against its caller when it was started.
+ */
+export interface InternalCaller {
+  header: string;
+  value: string;
+}
+
+const sameSecret = (given: unknown, expected: Buffer) => typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), expected);
+
+export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string) => boolean; internal?: InternalCaller } = {}): Promise<void> {
+  const limited = options.limited ?? isRateLimited;
+  const internalSecret = options.internal ? Buffer.from(options.internal.value) : undefined;
+  const isInternal = (request: FastifyRequest) => internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
     timeWindow: 60_000,
-    allowList: (request) => !limited(request.url),
+    allowList: (request) => !limited(matchedRoute(request)) || isInternal(request),
     addHeaders: { 'retry-after': false, 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
     errorResponseBuilder: (_request, context) =>
-      new OAuthError('rate_limited', `More than ${context.max} requests a minute from this address`, 429) as never,
+      new OAuthError('rate_limited', `More than ${context.max} requests a minute from this address; try again in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds`, 429) as never,
   });
 }

@@ -16,7 +16,11 @@ export class HttpCapture {
   readonly exchanges: RecordedExchange[] = [];
   readonly tokens: DecodedToken[] = [];
 
-  constructor(private readonly onExchange: (exchange: RecordedExchange) => Promise<void>) {}
+  constructor(
+    private readonly onExchange: (exchange: RecordedExchange) => Promise<void>,
+    /** A header sent, unrecorded, on requests to our own origin: the server's own calls are not rate limited. */
+    private readonly internal?: { origin: string; header: string; value: string },
+  ) {}
 
   /** One request; `annotations` name the rules the step demonstrates. */
   async send(step: string, url: string, init: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {}, annotations: string[] = []) {
@@ -31,7 +35,8 @@ export class HttpCapture {
       body = JSON.stringify(init.json);
     }
     const started = performance.now();
-    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+    const sent = this.internal && new URL(url).origin === this.internal.origin ? { ...headers, [this.internal.header]: this.internal.value } : headers;
+    const res = await fetch(url, { method, headers: sent, body, redirect: 'manual' });
     const text = await res.text();
     const duration_ms = Math.round((performance.now() - started) * 100) / 100;
     let parsed: unknown = text;

@@ -13,7 +13,7 @@ export interface RunView {
   run_id: string;
   protocol: string;
   flow: string;
-  status: 'running' | 'succeeded' | 'failed';
+  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
   started_at: string;
   finished_at?: string;
   error?: string;
@@ -35,7 +35,7 @@ export class FlowRuns {
     private readonly log: EventLog,
     private readonly catalog: Catalog,
     readonly runners: FlowRunners,
-    private readonly deps: { base: string; clock: Clock; wait(ms: number): Promise<void> },
+    private readonly deps: { base: string; clock: Clock; wait(ms: number): Promise<void>; internal?: { header: string; value: string } },
   ) {
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
   }
@@ -66,9 +66,10 @@ export class FlowRuns {
   }
 
   private async execute(id: string, protocol: string, flowId: string, steps: FlowStep[], runner: NonNullable<ReturnType<FlowRunners['get']>>, options: Record<string, unknown>, startedAt: number): Promise<RunView> {
+    const internal = this.deps.internal && { origin: new URL(this.deps.base).origin, ...this.deps.internal };
     const http = new HttpCapture(async (exchange) => {
       await this.actors.execute(id, { type: 'run.exchange_recorded', at: this.deps.clock.now(), ...(redact(exchange) as RecordedExchange) });
-    });
+    }, internal);
     let status: 'succeeded' | 'failed' = 'succeeded';
     let error: string | undefined;
     try {
@@ -85,6 +86,22 @@ export class FlowRuns {
     };
   }
 
+  /**
+   * Closes runs that a stopped process left under way: each gets `run.interrupted`, so its status
+   * is final and its event stream ends. Called once at start, before requests are served.
+   */
+  async interruptUnfinished(): Promise<number> {
+    let closed = 0;
+    for (const stream of await this.log.streamIds('run:')) {
+      const id = stream.slice('run:'.length);
+      const { snapshot } = await this.actors.get(id);
+      if (!snapshot.matches('running')) continue;
+      await this.actors.execute(id, { type: 'run.interrupted', at: this.deps.clock.now(), reason: 'The service stopped while this run was under way' });
+      closed += 1;
+    }
+    return closed;
+  }
+
   /** A run as the log holds it (secrets redacted), or undefined. */
   async view(id: string): Promise<RunView | undefined> {
     const events = await this.log.readStream(`run:${id}`);
@@ -94,16 +111,16 @@ export class FlowRuns {
 
   fold(id: string, events: StoredEvent[]): RunView {
     const started = events[0].data as { protocol: string; flow: string };
-    const finished = events.find((e) => e.type === 'run.finished');
+    const finished = events.find((e) => e.type === 'run.finished' || e.type === 'run.interrupted');
     const exchanges = events.filter((e) => e.type === 'run.exchange_recorded').map((e) => e.data as unknown as RecordedExchange);
     return {
       run_id: id,
       protocol: started.protocol,
       flow: started.flow,
-      status: finished ? (finished.data.status as 'succeeded' | 'failed') : 'running',
+      status: !finished ? 'running' : finished.type === 'run.interrupted' ? 'interrupted' : (finished.data.status as 'succeeded' | 'failed'),
       started_at: iso(events[0].at)!,
       ...(finished ? { finished_at: iso(finished.at) } : {}),
-      ...(finished?.data.error ? { error: String(finished.data.error) } : {}),
+      ...(finished?.data.error ? { error: String(finished.data.error) } : finished?.data.reason ? { error: String(finished.data.reason) } : {}),
       steps: this.catalog.flow(started.protocol, started.flow)?.steps ?? [],
       exchanges,
       tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../adapters/config.ts';
-import { createMainOrigin, type MainOrigin } from '../../adapters/http/main/compose.ts';
+import { createMainOrigin, type MainOptions, type MainOrigin } from '../../adapters/http/main/compose.ts';
 import { ManualClock } from '../../services/clock.ts';
 
 export interface TestServer {
@@ -23,6 +23,8 @@ export interface TestServerOptions {
   clock?: ManualClock;
   /** Listen on this port (e.g. the port of a previous run, so issuer URLs stay the same). */
   port?: number;
+  /** Passed to createMainOrigin (lower SSE bounds, a short request timeout). */
+  origin?: Pick<MainOptions, 'sseLimits' | 'requestTimeoutMs'>;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   // Flow runs "wait" by moving the manual clock, so a 5 s poll interval costs no real time.
-  const main = await createMainOrigin(config, { clock, wait: async (ms) => clock.advance(ms) });
+  const main = await createMainOrigin(config, { clock, wait: async (ms) => clock.advance(ms), ...options.origin });
   await main.app.listen({ host: '127.0.0.1', port });
   return {
     url,

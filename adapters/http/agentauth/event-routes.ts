@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { RevocationEntry } from '../../../projections/revocation-feed.ts';
 import type { MainContext } from '../main/context.ts';
+import { resumableQuery, resumeCursor } from '../sse.ts';
 import { bearerToken, invalidToken } from './bearer.ts';
 
 const LONG_POLL_MS = 25_000;
-const KEEPALIVE_MS = 15_000;
 
 /** Revocation SETs: Server-Sent Events (resumable) and RFC 8936 poll delivery. */
 export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
@@ -16,50 +16,28 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
 
   app.get('/agentauth/events', {
     schema: {
-      summary: 'Revocation Security Event Tokens as Server-Sent Events; resume with Last-Event-ID',
+      summary: 'Revocation Security Event Tokens as Server-Sent Events; resume with Last-Event-ID or ?after=<sequence>',
       tags: ['agentauth'],
-      querystring: { type: 'object', properties: { after: { type: 'integer', minimum: 0 } } },
+      querystring: resumableQuery,
     },
   }, async (request, reply) => {
-    const header = request.headers['last-event-id'];
-    const fromHeader = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
-    let cursor = fromHeader ?? (request.query as { after?: number }).after ?? 0;
-
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    res.write('retry: 3000\n\n');
-
+    let cursor = resumeCursor(request);
+    const listener = (entry: RevocationEntry) => send([entry]);
+    const stream = ctx.sse.start(request, reply, () => feed.added.off('entry', listener));
     let sending = Promise.resolve();
     const send = (entries: RevocationEntry[]) => {
       sending = sending.then(async () => {
         for (const entry of entries) {
+          if (stream.ended) return;
           if (entry.sequence <= cursor) continue;
           const jwt = await securityEvents.token(entry);
           cursor = entry.sequence;
-          res.write(`id: ${entry.sequence}\nevent: set\ndata: ${jwt}\n\n`);
+          stream.send({ id: entry.sequence, event: 'set', data: jwt });
         }
       });
     };
-    const listener = (entry: RevocationEntry) => send([entry]);
     feed.added.on('entry', listener);
-    for (let page = feed.after(cursor, 500); page.length > 0; page = feed.after(page[page.length - 1].sequence, 500)) send(page);
-
-    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
-    const stop = () => {
-      clearInterval(keepalive);
-      feed.added.off('entry', listener);
-    };
-    request.raw.on('close', stop);
-    ctx.onClose.push(() => {
-      stop();
-      res.end();
-    });
+    for (let page = feed.after(cursor, 500); page.length > 0 && !stream.ended; page = feed.after(page[page.length - 1].sequence, 500)) send(page);
   });
 
   app.post('/agentauth/events/poll', {
@@ -106,6 +84,8 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
       const done = () => {
         clearTimeout(timer);
         feed.added.off('entry', done);
+        request.raw.off('close', done);
+        closing.signal.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, LONG_POLL_MS);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Flow, Protocol } from '../../../services/content/catalog.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
+import { resumableQuery, resumeCursor } from '../sse.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
@@ -78,31 +79,23 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
     return view;
   });
 
-  app.get('/api/runs/:id/events', { schema: { summary: 'A run as Server-Sent Events, live until it finishes', tags: ['catalog'], params: idParams } }, async (request, reply) => {
+  app.get('/api/runs/:id/events', {
+    schema: { summary: 'A run as Server-Sent Events, live until it finishes; resume with Last-Event-ID or ?after=<version>', tags: ['catalog'], params: idParams, querystring: resumableQuery },
+  }, async (request, reply) => {
     const id = (request.params as { id: string }).id;
     const stored = await ctx.log.readStream(`run:${id}`);
     if (stored.length === 0) throw notFound('No such run');
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    let last = 0;
+    let last = resumeCursor(request);
     let unsubscribe = () => {};
+    const stream = ctx.sse.start(request, reply, () => unsubscribe());
     const send = (e: { version: number; type: string; at: number; data: Record<string, unknown> }) => {
-      if (e.version <= last) return;
+      if (e.version <= last || stream.ended) return;
       last = e.version;
-      res.write(`id: ${e.version}\nevent: ${e.type}\ndata: ${JSON.stringify({ at: new Date(e.at).toISOString(), ...e.data })}\n\n`);
-      if (e.type === 'run.finished') {
-        unsubscribe();
-        res.end();
-      }
+      stream.send({ id: e.version, event: e.type, data: JSON.stringify({ at: new Date(e.at).toISOString(), ...e.data }) });
+      if (e.type === 'run.finished' || e.type === 'run.interrupted') stream.end();
     };
     unsubscribe = flowRuns.follow(id, send);
     for (const e of stored) send(e);
-    request.raw.on('close', () => unsubscribe());
-    ctx.onClose.push(() => {
-      unsubscribe();
-      if (!res.writableEnded) res.end();
-    });
   });
 
   Object.assign(ctx.apiEndpoints, { protocols: '/api/protocols', runs: '/api/runs/{id}' });

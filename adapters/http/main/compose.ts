@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import { mkdirSync } from 'node:fs';
@@ -24,11 +24,14 @@ import { LookingGlass } from '../../../services/lookingglass/service.ts';
 import { Conformance } from '../../../services/conformance/service.ts';
 import { defaultFlowRunners, flowRunnerOptions } from '../../../services/flows/default-runners.ts';
 import { fileURLToPath } from 'node:url';
-import { installErrorHandling } from '../error-handling.ts';
+import { randomToken } from '../../../services/crypto/random.ts';
+import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
+import type { OAuthError } from '../../../services/errors.ts';
 import { installRateLimit } from '../rate-limit.ts';
+import { SseHub, type SseLimits } from '../sse.ts';
 import { installPageHeaders } from '../pages/links.ts';
 import { sendPage } from '../pages/respond.ts';
-import { notFoundPage } from '../pages/routes.ts';
+import { errorPage, notFoundPage } from '../pages/routes.ts';
 import type { MainContext } from './context.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS, MAIN_ROUTES } from './routes.ts';
 
@@ -47,6 +50,10 @@ export interface MainOptions {
   wait?: (ms: number) => Promise<void>;
   /** Fastify logger; off by default in tests. */
   logger?: boolean;
+  /** Bounds of the SSE streams (tests lower them). */
+  sseLimits?: SseLimits;
+  /** How long a client may take to send a whole request (tests shorten it). */
+  requestTimeoutMs?: number;
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
@@ -82,6 +89,8 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const catalog = Catalog.load(CONTENT_DIR);
   const runners = defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.env, config.showcaseBaseUrl));
   const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // The server's own calls during flow runs carry this per-process secret and are never rate limited.
+  const internal = { header: 'x-portico-internal', value: randomToken(32) };
 
   const ctx: MainContext = {
     config,
@@ -95,8 +104,9 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),
     catalog,
-    flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait }),
+    flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait, internal }),
     lookingGlass: new LookingGlass(keys, clock),
+    sse: new SseHub(options.sseLimits),
     conformance: new Conformance(join(ROOT_DIR, 'conformance/registry.yaml'), config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'), CONTENT_DIR, { commit: config.commit, repositoryUrl: config.repositoryUrl }),
     originMetadata: {},
     apiEndpoints: {
@@ -113,23 +123,27 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     onClose: [],
   };
 
+  const pages = {
+    isPage,
+    sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) => sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404),
+    sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => sendPage(request, reply, errorPage(error), error.status),
+  };
+  await ctx.flowRuns.interruptUnfinished();
   const app = Fastify({
+    ...sharedServerOptions(pages, options.requestTimeoutMs),
     logger: options.logger ?? false,
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
-    return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
+  const draining = refuseWhileClosing(app);
   app.addSchema({
     $id: 'OAuthError',
     type: 'object',
     required: ['error'],
     properties: { error: { type: 'string' }, error_description: { type: 'string' } },
   });
-  installErrorHandling(app, {
-    isPage,
-    sendNotFoundPage: (request, reply) => sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404),
-  });
+  installErrorHandling(app, pages);
   const routes: string[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -147,7 +161,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await installRateLimit(app, config.rateLimitPerMinute);
+  await installRateLimit(app, config.rateLimitPerMinute, { internal });
   for (const plugin of MAIN_ROUTES) await plugin(app, ctx);
 
   let closed = false;
@@ -158,6 +172,8 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     async close() {
       if (closed) return;
       closed = true;
+      draining.close();
+      ctx.sse.closeAll();
       for (const hook of ctx.onClose) await hook();
       await app.close();
       runner.stop();

@@ -13,6 +13,7 @@ import type { Catalog } from '../../../services/content/catalog.ts';
 import type { FlowRuns } from '../../../services/flows/runs.ts';
 import type { LookingGlass } from '../../../services/lookingglass/service.ts';
 import type { Conformance } from '../../../services/conformance/service.ts';
+import type { SseHub } from '../sse.ts';
 
 /** Everything the main origin's route plugins are given; built once in `compose.ts`. */
 export interface MainContext {
@@ -30,6 +31,8 @@ export interface MainContext {
   flowRuns: FlowRuns;
   lookingGlass: LookingGlass;
   conformance: Conformance;
+  /** Every Server-Sent Event stream of the origin (bounded, heartbeats, released on close). */
+  sse: SseHub;
   /** The palette index, once the palette part has opened it. */
   palette?: import('../../../services/palette/query.ts').Palette;
   /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */

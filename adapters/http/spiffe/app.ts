@@ -10,7 +10,7 @@ import type { SpiffeMode } from '../../../services/workload/mode.ts';
 import type { MtlsDialer, WorkloadApiConnector } from '../../../services/workload/ports.ts';
 import { WorkloadIdentity, unavailable } from '../../../services/workload/service.ts';
 import { SPIFFE_ENDPOINTS, spiffeSettings } from '../../../services/workload/settings.ts';
-import { installErrorHandling } from '../error-handling.ts';
+import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
 import { installRateLimit } from '../rate-limit.ts';
 import { bundleRoutes } from './bundle-routes.ts';
 import type { SpiffeRoutes } from './context.ts';
@@ -57,14 +57,15 @@ export async function createSpiffeService(config: Config, options: SpiffeService
   timer?.unref();
 
   const app = Fastify({
+    ...sharedServerOptions({ isPage: () => false }),
     logger: false,
     bodyLimit: 64 * 1024,
-    return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
+  const draining = refuseWhileClosing(app);
   installErrorHandling(app, { isPage: () => false, sendNotFoundPage: (_req, reply) => reply });
   // The SPIFFE demo endpoints are open APIs: the per-IP limit of the read and demo APIs applies (spec section 8).
-  await installRateLimit(app, config.rateLimitPerMinute, (url) => url.startsWith('/spiffe/'));
+  await installRateLimit(app, config.rateLimitPerMinute, { limited: (route) => route.startsWith('/spiffe/') });
   app.get('/health', async () => {
     const current = await mode.current();
     return {
@@ -97,6 +98,7 @@ export async function createSpiffeService(config: Config, options: SpiffeService
     identity,
     async close() {
       if (timer) clearInterval(timer);
+      draining.close();
       await mode.close();
       await app.close();
       await identity.recorded();
