@@ -1,27 +1,69 @@
 import { createHash } from 'node:crypto';
 
-/** Names whose values are secrets or bearer material and never enter the event log. */
-const SECRET = /token|secret|assertion|^code$|password|verifier|^dpop$|authorization|cookie|claim_token|user_code|^svid$/i;
+/**
+ * What a run keeps in the event log: every secret replaced by a fingerprint, decided on the value as
+ * well as on its name. Values: JWTs (JWS, JWE, SD-JWT) wherever they stand, and the private members
+ * of any JWK. Names: credentials and bearer material only (`client_secret`, `*_token`, `code`, ...),
+ * never public metadata whose names merely mention them (`token_endpoint`, `authorization_endpoint`,
+ * `id_token_signing_alg_values_supported`, `token_type`).
+ */
+const SECRET_NAME = /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre-authorized_code|tx_code|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
+
+/** RFC 7517/7518 members that hold private or symmetric key material. */
+const PRIVATE_JWK_MEMBERS = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv']);
 
 export const fingerprint = (value: string) => `[redacted sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 12)}]`;
 
-/** A deep copy with every secret-named value replaced by a fingerprint. */
+export const isSecretName = (name: string) => SECRET_NAME.test(name);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A base64url segment that decodes to a JSON object with `alg` (or `enc`): a JOSE header. */
+function isJoseHeader(segment: string): boolean {
+  if (!/^eyJ[A-Za-z0-9_-]+$/.test(segment)) return false;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return isObject(header) && (typeof header.alg === 'string' || typeof header.enc === 'string');
+  } catch {
+    return false;
+  }
+}
+
+/** A compact JWS or JWE, an SD-JWT, or either behind an auth scheme (`Bearer`, `DPoP`). */
+export function looksLikeJwt(value: string): boolean {
+  const token = value.replace(/^(Bearer|DPoP)\s+/i, '').split('~')[0];
+  const parts = token.split('.');
+  return (parts.length === 3 || parts.length === 5) && isJoseHeader(parts[0]);
+}
+
+const isJwk = (v: Record<string, unknown>) => typeof v.kty === 'string';
+
+/** A deep copy with every secret replaced by a fingerprint. */
 export function redact(value: unknown, key = ''): unknown {
   if (key === 'tokens' || key === 'payload' || key === 'header') return value; // decoded claims, not bearer material
   if (typeof value === 'string') {
-    if (SECRET.test(key)) return fingerprint(value);
+    if (isSecretName(key) || looksLikeJwt(value)) return fingerprint(value);
     if (/^https?:\/\//.test(value)) return redactUrl(value);
     return value;
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, key));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, k)]));
+  if (isObject(value)) {
+    const jwk = isJwk(value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jwk && PRIVATE_JWK_MEMBERS.has(k) && typeof v === 'string' ? fingerprint(v) : redact(v, k)]));
+  }
   return value;
 }
 
+/** Query and fragment parameters of a URL, redacted by the same rules. */
 function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    for (const [k, v] of [...u.searchParams]) if (SECRET.test(k)) u.searchParams.set(k, fingerprint(v));
+    for (const [k, v] of [...u.searchParams]) if (isSecretName(k) || looksLikeJwt(v)) u.searchParams.set(k, fingerprint(v));
+    if (u.hash.length > 1) {
+      const fragment = new URLSearchParams(u.hash.slice(1));
+      for (const [k, v] of [...fragment]) if (isSecretName(k) || looksLikeJwt(v)) fragment.set(k, fingerprint(v));
+      u.hash = fragment.toString();
+    }
     return u.href;
   } catch {
     return url;

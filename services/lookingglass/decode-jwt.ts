@@ -25,6 +25,8 @@ export interface JwtDecoding {
 export interface KnownIssuerKeys {
   /** A public key of our own issuers by `kid`, imported once, with the name of its key set. */
   byKid(kid: unknown, alg: string): Promise<{ set: string; key: CryptoKey | Uint8Array } | undefined>;
+  /** The key set of one of our issuers, when `iss` names it. */
+  keySetOf(iss: unknown): string | undefined;
 }
 
 const b64json = (part: string): Record<string, unknown> => {
@@ -52,10 +54,30 @@ export function parseCompactJws(token: string): { header: Record<string, unknown
   }
 }
 
-async function verify(token: string, header: Record<string, unknown>, jwks: { keys: JWK[] } | undefined, known: KnownIssuerKeys): Promise<JwtDecoding['signature']> {
+/**
+ * A token whose `iss` names one of this origin's issuers verifies with that issuer's keys and no
+ * others: neither a key in its own header nor a JWKS the caller supplies can vouch for our issuers.
+ */
+async function verifyAsOurIssuer(token: string, header: Record<string, unknown>, set: string, known: KnownIssuerKeys): Promise<JwtDecoding['signature']> {
+  const source = `portico ${set} keys`;
+  const ours = await known.byKid(header.kid, String(header.alg ?? ''));
+  if (!ours || ours.set !== set) {
+    return { verified: false, key_source: source, detail: `iss names this origin's ${set} issuer, but the token is not signed by one of that issuer's keys: it is forged` };
+  }
+  try {
+    await compactVerify(token, ours.key);
+    return { verified: true, key_source: source, detail: `Signature verified with this origin's ${set} key ${String(header.kid)}` };
+  } catch {
+    return { verified: false, key_source: source, detail: `The signature does NOT verify with this origin's ${set} key ${String(header.kid)}: the token was altered` };
+  }
+}
+
+async function verify(token: string, header: Record<string, unknown>, payload: Record<string, unknown>, jwks: { keys: JWK[] } | undefined, known: KnownIssuerKeys): Promise<JwtDecoding['signature']> {
   const alg = String(header.alg ?? '');
   if (alg === 'none') return { verified: false, key_source: 'none', detail: 'alg "none": the token is unsigned' };
   if (alg.startsWith('HS')) return { verified: false, key_source: 'none', detail: 'HMAC tokens need the shared secret, which is never sent here' };
+  const ourIssuer = known.keySetOf(payload.iss);
+  if (ourIssuer) return verifyAsOurIssuer(token, header, ourIssuer, known);
   try {
     if (jwks) {
       await compactVerify(token, createLocalJWKSet(jwks));
@@ -69,7 +91,7 @@ async function verify(token: string, header: Record<string, unknown>, jwks: { ke
     }
     if (header.jwk) {
       await compactVerify(token, EmbeddedJWK);
-      return { verified: true, key_source: 'embedded jwk', detail: 'Verified with the key in the header: proves possession of that key, not who holds it' };
+      return { verified: true, key_source: 'embedded jwk', detail: 'Verified only with the key the token carries in its own header: this proves possession of that key, not who issued the token' };
     }
     return { verified: false, key_source: 'none', detail: 'No key to check against: supply the issuer JWKS as "jwks"' };
   } catch {
@@ -83,7 +105,7 @@ export async function decodeJwt(token: string, options: { jwks?: { keys: JWK[] }
   let signature: JwtDecoding['signature'];
   try {
     decodeProtectedHeader(token);
-    signature = await verify(token, header as JWTHeaderParameters, options.jwks, options.known);
+    signature = await verify(token, header as JWTHeaderParameters, payload, options.jwks, options.known);
   } catch {
     signature = { verified: false, key_source: 'none', detail: 'The header could not be used for verification' };
   }
@@ -104,6 +126,8 @@ function warnings(header: Record<string, unknown>, payload: Record<string, unkno
     out.push('HS* with public key material around: a verifier that uses a public key as an HMAC secret can be fooled (algorithm confusion)');
   }
   if (!signature.verified && alg !== 'none') out.push('signature not verified');
+  if (signature.key_source === 'embedded jwk') out.push('self-signed: the only key that verifies it is the one embedded in its header, so anyone could have made it; trust it only if you know that key');
+  if (!signature.verified && signature.key_source.startsWith('portico ')) out.push(`claims to come from this origin (iss ${String(payload.iss)}) but is not signed by that issuer's keys`);
   if (typeof payload.exp !== 'number') out.push('no exp: the token never expires');
   else if (payload.exp <= now) out.push('expired');
   if (typeof payload.nbf === 'number' && payload.nbf > now) out.push('not yet valid (nbf is in the future)');

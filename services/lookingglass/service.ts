@@ -7,11 +7,16 @@ import { decodeJwt, type KnownIssuerKeys } from './decode-jwt.ts';
 /** Key sets of this origin's issuers whose tokens the looking glass verifies without being given keys. */
 export const KNOWN_KEY_SETS = ['agentauth', 'oidc', 'oauth2'];
 
+/** The `iss` values of this origin's issuers and their key sets. */
+export const ourIssuers = (baseUrl: string): ReadonlyMap<string, string> => new Map([[`${baseUrl}/agentauth`, 'agentauth'], [baseUrl, 'oidc'], [`${baseUrl}/oauth2`, 'oauth2']]);
+
 /** Decodes and explains tokens and credentials (POST /api/lookingglass/*, the MCP decode tool). */
 export class LookingGlass {
   constructor(
     private readonly keys: KeyRing,
     private readonly clock: Clock,
+    /** Our issuers by `iss` value, each with its key set (e.g. `{base}/agentauth` -> `agentauth`). */
+    private readonly issuers: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   private readonly imported = new Map<string, Promise<{ set: string; key: CryptoKey | Uint8Array } | undefined>>();
@@ -29,6 +34,7 @@ export class LookingGlass {
         }
         return found;
       },
+      keySetOf: (iss) => (typeof iss === 'string' ? this.issuers.get(iss) : undefined),
     };
   }
 

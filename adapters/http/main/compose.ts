@@ -20,7 +20,7 @@ import { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
 import { Catalog } from '../../../services/content/catalog.ts';
 import { FlowRuns } from '../../../services/flows/runs.ts';
-import { LookingGlass } from '../../../services/lookingglass/service.ts';
+import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service.ts';
 import { Conformance } from '../../../services/conformance/service.ts';
 import { defaultFlowRunners, flowRunnerOptions } from '../../../services/flows/default-runners.ts';
 import { fileURLToPath } from 'node:url';
@@ -105,7 +105,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
     pollDelivery: new PollDelivery(log, securityEvents, clock),
     catalog,
     flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait, internal }),
-    lookingGlass: new LookingGlass(keys, clock),
+    lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
     sse: new SseHub(options.sseLimits),
     conformance: new Conformance(join(ROOT_DIR, 'conformance/registry.yaml'), config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'), CONTENT_DIR, { commit: config.commit, repositoryUrl: config.repositoryUrl }),
     originMetadata: {},
