@@ -22,6 +22,12 @@ if (!file || !existsSync(file)) {
   process.exit(2);
 }
 
+// A reader that stops early (`| head`) is not an error of the replay.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 const db = new Database(file, { readonly: true, fileMustExist: true });
 const streams = values.stream
   ? [values.stream]
@@ -75,4 +81,5 @@ if (values.json) {
   console.log(`\n${reports.length} stream(s), ${differing.length} differing${differing.length ? `: ${differing.map((r) => r.stream).join(', ')}` : ''}`);
 }
 db.close();
-process.exit(differing.length > 0 ? 1 : 0);
+// Exit once stdout has drained: process.exit() here would cut a piped timeline short.
+process.exitCode = differing.length > 0 ? 1 : 0;

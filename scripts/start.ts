@@ -25,11 +25,18 @@ try {
 }
 for (const s of running) console.log(`portico: ${s.name} listening on ${s.url}`);
 
+// npm runs this file with `exec node`, so the signal a supervisor sends to the started process
+// (systemd, a container runtime, npm forwarding it) reaches this process, which stops every service.
+const STOP_DEADLINE_MS = 10_000;
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`portico: ${signal}, shutting down`);
+  setTimeout(() => {
+    console.error(`portico: services did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting`);
+    process.exit(1);
+  }, STOP_DEADLINE_MS).unref();
   for (const s of running) await s.close();
   process.exit(0);
 };

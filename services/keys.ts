@@ -18,4 +18,6 @@ export interface KeyRing {
   jwks(set: string): { keys: JWK[] };
   /** Private keys of a set whose keys are published on purpose (demo clients); never an issuer's. */
   publishedPrivateJwks(set: string): { keys: JWK[] };
+  /** A 256-bit server secret by name (e.g. the key of user-code hashes); created with the keys, never published. */
+  secret(name: string): Uint8Array;
 }

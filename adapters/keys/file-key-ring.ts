@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
@@ -7,6 +8,10 @@ type StoredKeys = Record<string, JWK[]>;
 
 /** Key sets whose private keys are demo material, published on purpose (e.g. `published:pkjwt-app`). */
 export const PUBLISHED_PREFIX = 'published:';
+/** Server secrets, stored as symmetric (`oct`) JWKs beside the signing keys. */
+const SECRET_PREFIX = 'secret:';
+/** Secrets every service may ask for; each is created on first start. */
+const SECRETS = ['user-code'];
 
 /**
  * Signing keys kept in `keys.json` (mode 0600) under DATA_DIR, created on first start. Every requested
@@ -16,6 +21,7 @@ export const PUBLISHED_PREFIX = 'published:';
 export class FileKeyRing implements KeyRing {
   private readonly keys = new Map<string, SigningKey[]>();
   private readonly privateJwks = new Map<string, JWK[]>();
+  private readonly secrets = new Map<string, Uint8Array>();
 
   private constructor(private readonly file: string) {}
 
@@ -30,8 +36,17 @@ export class FileKeyRing implements KeyRing {
         changed = true;
       }
     }
+    for (const name of SECRETS) {
+      if (stored[`${SECRET_PREFIX}${name}`]?.length) continue;
+      stored[`${SECRET_PREFIX}${name}`] = [{ kty: 'oct', kid: name, k: randomBytes(32).toString('base64url') }];
+      changed = true;
+    }
     if (changed) ring.save(stored);
     for (const [set, jwks] of Object.entries(stored)) {
+      if (set.startsWith(SECRET_PREFIX)) {
+        ring.secrets.set(set.slice(SECRET_PREFIX.length), Buffer.from(jwks[0].k!, 'base64url'));
+        continue;
+      }
       ring.keys.set(set, await Promise.all(jwks.map(toSigningKey)));
       if (set.startsWith(PUBLISHED_PREFIX)) ring.privateJwks.set(set, jwks);
     }
@@ -51,6 +66,12 @@ export class FileKeyRing implements KeyRing {
   publishedPrivateJwks(set: string): { keys: JWK[] } {
     if (!set.startsWith(PUBLISHED_PREFIX)) throw new Error(`key set "${set}" is not published`);
     return { keys: this.privateJwks.get(set) ?? [] };
+  }
+
+  secret(name: string): Uint8Array {
+    const secret = this.secrets.get(name);
+    if (!secret) throw new Error(`no server secret "${name}" provisioned`);
+    return secret;
   }
 
   private save(stored: StoredKeys): void {

@@ -8,7 +8,7 @@ import type { EventLog } from '../event-log.ts';
 import { timeOrderedBase32, randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, type AgentAuthSettings } from './settings.ts';
 import { AgentTokens, INVALID_ASSERTION, type AgentAccessClaims } from './tokens.ts';
-import { newUserCode, userCodeHash } from './user-code.ts';
+import { newUserCode } from './user-code.ts';
 import { CLAIM_CODE_LIFETIME_MS, CLAIM_POLL_INTERVAL_MS } from '../../machines/claim-polling.ts';
 
 export interface Registration {
@@ -55,6 +55,8 @@ export class AgentAuthService {
     tokens: AgentTokens,
     readonly settings: AgentAuthSettings,
     private readonly clock: Clock,
+    /** Keyed hash of user codes (see user-code.ts). */
+    private readonly userCodeHash: (code: string) => string,
   ) {
     this.agents = new ActorRuntime(log, agentMachine, 'agent');
     this.tokens = tokens;
@@ -112,7 +114,7 @@ export class AgentAuthService {
     const agent = this.agentByClaimToken(claimToken);
     const at = this.clock.now();
     const userCode = newUserCode();
-    const outcome = await this.agents.execute(agent.agent_id, { type: 'agent.claim_started', at, userCodeHash: userCodeHash(userCode), email });
+    const outcome = await this.agents.execute(agent.agent_id, { type: 'agent.claim_started', at, userCodeHash: this.userCodeHash(userCode), email });
     if (!outcome.accepted) {
       throw new OAuthError('invalid_grant', outcome.snapshot.value === 'claimed' ? 'The agent is already claimed' : 'The claim token is unknown or revoked');
     }
@@ -151,7 +153,7 @@ export class AgentAuthService {
 
   /** The person's answer on the claim page. Returns the agent id decided on. */
   async decide(userCode: string, decision: Decision): Promise<string> {
-    const hash = userCodeHash(userCode);
+    const hash = this.userCodeHash(userCode);
     const agent = this.registry.byUserCodeHash(hash);
     if (!agent) throw new OAuthError('invalid_grant', 'This code is unknown or has expired');
     const at = this.clock.now();

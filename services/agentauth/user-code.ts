@@ -1,4 +1,5 @@
-import { randomFrom, sha256 } from '../crypto/random.ts';
+import { createHmac } from 'node:crypto';
+import { randomFrom } from '../crypto/random.ts';
 
 /** Consonants only, so no word can be spelled and no letter is mistaken for a digit (RFC 8628 6.1). */
 const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -11,4 +12,8 @@ export const newUserCode = () => {
 /** What a person types, made comparable: trimmed, upper case, spaces and dashes removed. */
 export const normalizeUserCode = (input: string) => input.trim().toUpperCase().replace(/[\s-]+/g, '');
 
-export const userCodeHash = (input: string) => sha256(`user-code:${normalizeUserCode(input)}`);
+/**
+ * What the log keeps of a user code: an HMAC under a server secret. The code space is small (20^8),
+ * so a plain hash in the log could be reversed offline by trying every code; without the secret it cannot.
+ */
+export const userCodeHasher = (secret: Uint8Array) => (input: string) => createHmac('sha256', secret).update(normalizeUserCode(input)).digest('base64url');

@@ -16,6 +16,7 @@ import type { Projection } from '../../../projections/types.ts';
 import { AgentAuthService } from '../../../services/agentauth/service.ts';
 import { agentAuthSettings } from '../../../services/agentauth/settings.ts';
 import { AgentTokens } from '../../../services/agentauth/tokens.ts';
+import { userCodeHasher } from '../../../services/agentauth/user-code.ts';
 import { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
 import { Catalog } from '../../../services/content/catalog.ts';
@@ -84,7 +85,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   runner.start();
 
   const settings = agentAuthSettings(config.baseUrl, config.vendor);
-  const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock);
+  const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock, userCodeHasher(keys.secret('user-code')));
   const securityEvents = new SecurityEvents(feed, keys, settings);
   const catalog = Catalog.load(CONTENT_DIR);
   const runners = defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.env, config.showcaseBaseUrl));

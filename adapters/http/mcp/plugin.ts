@@ -39,7 +39,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
   // The SDK answers JSON-RPC errors itself; a body that is not JSON at all becomes a JSON-RPC parse error here.
   app.register(async (scoped) => {
     scoped.removeAllContentTypeParsers();
-    scoped.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_req, body, done) => {
+    scoped.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
       try {
         done(null, body === '' ? undefined : JSON.parse(body as string));
       } catch {
