@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import { createMainOrigin } from './http/main/compose.ts';
 import { createSpiffeService } from './http/spiffe/app.ts';
+import { createWalletService } from './http/wallet/app.ts';
 
 export interface RunningService {
   name: string;
@@ -10,7 +11,8 @@ export interface RunningService {
 
 export type ServiceName = 'main' | 'wallet' | 'spiffe';
 
-type Starter = (config: Config) => Promise<RunningService>;
+/** `together`: the services started in this process (the wallet trusts the main origin's roots when beside it). */
+type Starter = (config: Config, together: readonly ServiceName[]) => Promise<RunningService>;
 
 async function startMain(config: Config): Promise<RunningService> {
   const main = await createMainOrigin(config, { logger: config.env.LOG_LEVEL ? true : false });
@@ -24,8 +26,16 @@ async function startSpiffe(config: Config): Promise<RunningService> {
   return { name: 'spiffe', url: config.showcaseBaseUrl, close: () => spiffe.close() };
 }
 
-/** The services `npm start` runs, in start order. The wallet harness registers here when it exists. */
-export const SERVICES: Partial<Record<ServiceName, Starter>> & Record<'main', Starter> = {
+async function startWallet(config: Config, together: readonly ServiceName[]): Promise<RunningService> {
+  // Beside the main origin the wallet also trusts its IACA root and verifier CA (none exist in this build yet).
+  const wallet = await createWalletService(config, together.includes('main') ? { embeddedTrust: { mdocIacaRootsPem: [], verifierTrustAnchorsPem: [] } } : {});
+  await wallet.app.listen({ host: config.host, port: config.walletPort });
+  return { name: 'wallet', url: config.walletUrl, close: () => wallet.close() };
+}
+
+/** The services `npm start` runs, in start order. */
+export const SERVICES: Record<ServiceName, Starter> = {
   main: startMain,
+  wallet: startWallet,
   spiffe: startSpiffe,
 };

@@ -17,7 +17,7 @@ for (const name of wanted) {
 
 const running: RunningService[] = [];
 try {
-  for (const name of wanted) running.push(await SERVICES[name]!(config));
+  for (const name of wanted) running.push(await SERVICES[name](config, wanted));
 } catch (error) {
   console.error(`portico: could not start: ${(error as Error).message}`);
   for (const s of running) await s.close();

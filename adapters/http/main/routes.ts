@@ -15,13 +15,14 @@ import { pageRoutes } from '../pages/routes.ts';
 import { assetRoutes } from '../pages/assets.ts';
 import { conformanceRoutes } from '../conformance/plugin.ts';
 import { paletteRoutes } from '../palette/plugin.ts';
+import { walletForwardRoutes } from './wallet-forward.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, assetRoutes, conformanceRoutes, paletteRoutes, discoveryRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, assetRoutes, conformanceRoutes, paletteRoutes, walletForwardRoutes, discoveryRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [

@@ -1,0 +1,128 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
+import type { Config } from '../../config.ts';
+import { GuardedHttp, type Resolver } from '../../outbound/guarded-http.ts';
+import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
+import { loadWalletSettings } from '../../wallet/config.ts';
+import { loadDeviceKey } from '../../wallet/device-key.ts';
+import { systemClock, type Clock } from '../../../services/clock.ts';
+import type { OAuthError } from '../../../services/errors.ts';
+import { WalletSessions } from '../../../services/wallet/sessions.ts';
+import { trustedOrigins } from '../../../services/wallet/settings.ts';
+import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
+import { errorPage, notFoundPage } from '../pages/routes.ts';
+import { sendPage } from '../pages/respond.ts';
+import { installRateLimit } from '../rate-limit.ts';
+import type { WalletContext, WalletTrust } from './context.ts';
+import { installWalletCors } from './cors.ts';
+import { discoveryRoutes } from './discovery-routes.ts';
+import { WALLET_CHROME, consentRoutes } from './pages.ts';
+import { notYetBuiltRoutes } from './pending-routes.ts';
+import { sessionRoutes } from './session-routes.ts';
+
+export interface WalletService {
+  app: FastifyInstance;
+  ctx: WalletContext;
+  close(): Promise<void>;
+}
+
+export interface WalletOptions {
+  clock?: Clock;
+  /** DNS for the outbound guard (tests stub it). */
+  resolver?: Resolver;
+  /** Roots the wallet trusts beyond its variables (the main origin's, under `npm start`). */
+  embeddedTrust?: Pick<WalletTrust, 'mdocIacaRootsPem' | 'verifierTrustAnchorsPem'>;
+  requestTimeoutMs?: number;
+  /** Sessions held at once (memory bound). */
+  maxSessions?: number;
+}
+
+const JSON_BODY_LIMIT = 64 * 1024;
+const ROUTES = [discoveryRoutes, sessionRoutes, consentRoutes, notYetBuiltRoutes];
+/** Paths of the wallet whose errors are pages. */
+const isPage = (path: string) => path === '/' || path.startsWith('/consent/');
+/** The JSON API paths that share the per-IP limit (decisions section 10). */
+const isLimited = (route: string) => /^\/api\//.test(route) || route === '/submit' || route === '/authorize';
+
+/** Peers whose X-Forwarded-* headers are believed: loopback, or the TRUST_PROXY list. */
+function forwardingTrust(config: Config) {
+  const listed = new Set(config.trustProxy || []);
+  return (peer: string | undefined) => {
+    if (!peer || !ipaddr.isValid(peer)) return false;
+    const address = ipaddr.process(peer);
+    return address.range() === 'loopback' || listed.has(address.toString()) || listed.has(peer);
+  };
+}
+
+/** The wallet harness on WALLET_PORT (spec section 4 "Wallet harness", decisions section 10). */
+export async function createWalletService(config: Config, options: WalletOptions = {}): Promise<WalletService> {
+  const settings = loadWalletSettings(config);
+  const clock = options.clock ?? systemClock;
+  const deviceKey = await loadDeviceKey(settings.deviceKeyPath);
+  mkdirSync(config.dataDir, { recursive: true });
+  const log = new SqliteEventLog(join(config.dataDir, 'wallet.db'));
+  const walletHost = new URL(config.walletUrl).host;
+  const trust: WalletTrust = {
+    mdocIacaRootsPem: [...settings.mdocIacaRootsPem, ...(options.embeddedTrust?.mdocIacaRootsPem ?? [])],
+    verifierTrustAnchorsPem: [...settings.verifierTrustAnchorsPem, ...(options.embeddedTrust?.verifierTrustAnchorsPem ?? [])],
+    mode: options.embeddedTrust ? 'embedded' : 'standalone',
+  };
+  const outbound = new GuardedHttp({ trustedOrigins: trustedOrigins(settings), allowExternal: settings.allowExternalVerifiers, dnsOverrides: settings.dnsOverrides, resolver: options.resolver });
+  const ctx: WalletContext = {
+    config,
+    settings,
+    clock,
+    sessions: new WalletSessions({ ttlMs: settings.sessionTtlMs, strict: settings.strictSessionIsolation, signingAlg: settings.defaultSigningAlg, didMethod: settings.didMethod, walletHost, maxSessions: options.maxSessions ?? 50_000 }, clock),
+    deviceKey,
+    outbound,
+    trust,
+    log,
+    trustsForwarding: forwardingTrust(config),
+  };
+
+  const pages = {
+    isPage,
+    sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) => sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404, WALLET_CHROME),
+    sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => sendPage(request, reply, errorPage(error), error.status, WALLET_CHROME),
+  };
+  const app = Fastify({
+    ...sharedServerOptions(pages, options.requestTimeoutMs),
+    logger: false,
+    bodyLimit: JSON_BODY_LIMIT,
+    // Behind the main origin's forward every request comes from it: the client address is in X-Forwarded-For.
+    trustProxy: (address: string) => ctx.trustsForwarding(address),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+  const draining = refuseWhileClosing(app);
+  app.addSchema({ $id: 'OAuthError', type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } });
+  installErrorHandling(app, pages);
+  // Every answer of the wallet is about one session's keys and credentials: never cached.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/api/') || request.url === '/submit') reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  installWalletCors(app, settings.allowedCorsOrigins);
+  await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
+  await installRateLimit(app, config.rateLimitPerMinute, { limited: isLimited });
+  for (const routes of ROUTES) await routes(app, ctx);
+
+  const sweeper = setInterval(() => ctx.sessions.sweep(), 60_000);
+  sweeper.unref();
+  let closed = false;
+  return {
+    app,
+    ctx,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweeper);
+      draining.close();
+      await app.close();
+      await outbound.close();
+      await log.close();
+    },
+  };
+}

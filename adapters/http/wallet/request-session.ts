@@ -1,0 +1,30 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { invalidRequest } from '../../../services/errors.ts';
+import type { WalletSession } from '../../../services/wallet/sessions.ts';
+import type { WalletContext } from './context.ts';
+
+export const SESSION_HEADER = 'x-wallet-session';
+export const SESSION_COOKIE = 'wallet_session';
+
+/** The value of one cookie in a Cookie header, or undefined. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+/**
+ * The request's session (decisions section 10): `X-Wallet-Session`, else the `wallet_session` cookie,
+ * else minted. The id is echoed on the response; a minted one is also set as a cookie for TTL seconds.
+ */
+export async function requestSession(ctx: WalletContext, request: FastifyRequest, reply: FastifyReply): Promise<WalletSession> {
+  const header = request.headers[SESSION_HEADER];
+  if (Array.isArray(header)) throw invalidRequest('Send X-Wallet-Session once');
+  const requested = header ?? cookieValue(request.headers.cookie, SESSION_COOKIE);
+  const { session, minted } = await ctx.sessions.resolve(requested === '' ? undefined : requested);
+  reply.header(SESSION_HEADER, session.id);
+  if (minted) reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${Math.floor(ctx.settings.sessionTtlMs / 1000)}; HttpOnly; SameSite=Lax`);
+  return session;
+}

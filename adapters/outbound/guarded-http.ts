@@ -1,0 +1,191 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+import { Agent, request, type Dispatcher } from 'undici';
+import { UpstreamError, destinationNotAllowed, externalDisabled, type OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../services/wallet/outbound.ts';
+
+/** Resolves a host name to its addresses (A and AAAA). Injected in tests. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+export interface GuardPolicy {
+  /** Origins that pass without the external rules (the configured target and issuer). */
+  trustedOrigins: ReadonlySet<string>;
+  /** WALLET_ALLOW_EXTERNAL_VERIFIERS. */
+  allowExternal: boolean;
+  /** WALLET_DNS_OVERRIDES: consulted before DNS. */
+  dnsOverrides?: ReadonlyMap<string, string[]>;
+  resolver?: Resolver;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = ['authorization', 'dpop', 'cookie', 'oauth-client-attestation', 'oauth-client-attestation-pop'];
+
+const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Host names that never leave the machine or the site (decisions section 10). */
+export function checkHostName(host: string): void {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) throw destinationNotAllowed('localhost names are refused');
+  if (name.endsWith('.local')) throw destinationNotAllowed('.local names are refused');
+  if (name.endsWith('.internal')) throw destinationNotAllowed('.internal names are refused');
+}
+
+/** An address is allowed only in ipaddr.js's `unicast` range (IPv4-mapped IPv6 judged as the IPv4 address). */
+export function checkAddress(address: string): void {
+  if (!ipaddr.isValid(address)) throw destinationNotAllowed(`${address} is not an IP address`);
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range !== 'unicast') throw destinationNotAllowed(`${parsed.toString()} is in the ${range} range`);
+}
+
+/** The rules of an external URL that need no DNS: https, no userinfo, an acceptable host name or IP literal. */
+export function checkExternalUrl(url: URL): void {
+  if (url.protocol !== 'https:') throw destinationNotAllowed('external destinations must use https');
+  if (url.username || url.password) throw destinationNotAllowed('URLs with userinfo are refused');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return checkAddress(host);
+  checkHostName(host);
+}
+
+/**
+ * Resolves `host` (overrides first) and vets every answer: one refused address refuses the host, so
+ * a name that answers both a public and a private address never connects.
+ */
+export async function vettedAddresses(host: string, resolver: Resolver, overrides?: ReadonlyMap<string, string[]>): Promise<string[]> {
+  const name = host.toLowerCase();
+  let addresses: string[];
+  try {
+    addresses = overrides?.get(name) ?? (await resolver(name));
+  } catch {
+    throw destinationNotAllowed(`${name} does not resolve`);
+  }
+  if (addresses.length === 0) throw destinationNotAllowed(`${name} does not resolve`);
+  for (const address of addresses) checkAddress(address);
+  return addresses;
+}
+
+/**
+ * The lookup undici's connector calls when it dials: it resolves and vets in the same step and hands
+ * the connection exactly the vetted addresses, so DNS rebinding between a check and the dial cannot
+ * switch the destination.
+ */
+export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string, string[]>) {
+  return (hostname: string, options: { all?: boolean; family?: number | string }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+    vettedAddresses(hostname, resolver, overrides).then(
+      (addresses) => {
+        const entries = addresses.map((address) => ({ address, family: ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4 }));
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0].address, entries[0].family);
+      },
+      (error: Error) => callback(error, ''),
+    );
+  };
+}
+
+async function readCapped(body: Dispatcher.ResponseData<unknown>["body"], maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new UpstreamError(`the response is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The refusal hidden in a connector error, when the checked lookup refused the destination. */
+const refusalIn = (error: unknown): Error | undefined => {
+  for (let e = error as { cause?: unknown; error?: string } | undefined; e; e = e.cause as typeof e) {
+    if (e instanceof Error && (e as { error?: string }).error === 'destination_not_allowed') return e;
+  }
+  return undefined;
+};
+
+/**
+ * The wallet's HTTP client (decisions section 10): trusted origins pass; anything else needs
+ * WALLET_ALLOW_EXTERNAL_VERIFIERS, https, no userinfo, an acceptable host and only `unicast` addresses,
+ * dialled through the checked lookup; at most two redirects, each checked again; 10 s; 1 MiB.
+ * Failures are `UpstreamError`s that never carry upstream bytes.
+ */
+export class GuardedHttp implements OutboundHttp {
+  private readonly external: Agent;
+  private readonly trusted: Agent;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+
+  constructor(private readonly policy: GuardPolicy) {
+    this.timeoutMs = policy.timeoutMs ?? 10_000;
+    this.maxBytes = policy.maxBytes ?? 1024 * 1024;
+    this.maxRedirects = policy.maxRedirects ?? 2;
+    const timeouts = { headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, connectTimeout: this.timeoutMs };
+    this.external = new Agent({ ...timeouts, connect: { lookup: checkedLookup(policy.resolver ?? systemResolver, policy.dnsOverrides) as never } });
+    this.trusted = new Agent(timeouts);
+  }
+
+  /** Which rules a URL meets before anything is sent; returns the agent to dial it with. */
+  private admit(url: URL): Agent {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw destinationNotAllowed('only http(s) URLs are fetched');
+    if (this.policy.trustedOrigins.has(url.origin) && !url.username && !url.password) return this.trusted;
+    if (!this.policy.allowExternal) throw externalDisabled(url.href);
+    checkExternalUrl(url);
+    return this.external;
+  }
+
+  async send(target: string, init: OutboundRequest = {}): Promise<OutboundResponse> {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw destinationNotAllowed('not an absolute URL');
+    }
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    let method = init.method ?? 'GET';
+    let body = init.body;
+    let headers = { ...init.headers };
+    const hops: string[] = [];
+    for (;;) {
+      const agent = this.admit(url);
+      hops.push(url.href);
+      let response: Dispatcher.ResponseData<unknown>;
+      try {
+        response = await request(url, { method, headers, body, dispatcher: agent, signal: deadline, maxRedirections: 0 } as Parameters<typeof request>[1]);
+      } catch (error) {
+        const refusal = refusalIn(error);
+        if (refusal) throw refusal;
+        throw new UpstreamError(deadline.aborted ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`);
+      }
+      const status = response.statusCode;
+      const location = response.headers.location;
+      if (REDIRECTS.has(status) && typeof location === 'string') {
+        response.body.resume();
+        if (hops.length > this.maxRedirects) throw new UpstreamError(`more than ${this.maxRedirects} redirects`, status);
+        const next = new URL(location, url);
+        if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k.toLowerCase())));
+        if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+          headers = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'content-type'));
+        }
+        url = next;
+        continue;
+      }
+      const data = await readCapped(response.body, this.maxBytes).catch((error: unknown) => {
+        throw error instanceof UpstreamError ? error : new UpstreamError(deadline.aborted ? `no answer within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
+      });
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      return { status, headers: flat, body: data, url: url.href, hops };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.external.close(), this.trusted.close()]);
+  }
+}

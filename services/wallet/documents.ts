@@ -1,0 +1,91 @@
+import type { Block, PageDocument } from '../pages/document.ts';
+
+/**
+ * The wallet origin's discovery documents (spec section 4 "Wallet harness", decisions section 10),
+ * built for the origin the request reached (directly, or behind the main origin's `/wallet-harness/`).
+ */
+export interface WalletEndpoint {
+  method: 'GET' | 'POST';
+  path: string;
+  purpose: string;
+  /** A runnable curl command; `$W` is the wallet origin, `$S` a session id. */
+  curl: string;
+  /** False while the capability is not in this build: the endpoint answers 501 `not_implemented`. */
+  available: boolean;
+}
+
+const SESSION = `-H "X-Wallet-Session: $S"`;
+const JSON_BODY = `-H 'content-type: application/json'`;
+
+export const WALLET_ENDPOINTS: WalletEndpoint[] = [
+  { method: 'GET', path: '/health', purpose: 'Health: mode, HAIP material, device key persistence', curl: 'curl -s $W/health', available: true },
+  { method: 'GET', path: '/api/session', purpose: 'The session: holder DID and key thumbprints, device key, credentials (creates the session when new)', curl: `curl -s $W/api/session ${SESSION}`, available: true },
+  { method: 'POST', path: '/api/issue', purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")', curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'`, available: false },
+  { method: 'POST', path: '/api/import', purpose: 'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance', curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'`, available: false },
+  { method: 'GET', path: '/api/oid4vci/callback', purpose: 'OID4VCI authorization callback (redirect target of the authorization server)', curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."', available: false },
+  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference)', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'`, available: false },
+  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"..."}'`, available: false },
+  { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'`, available: false },
+  { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."', available: false },
+];
+
+const status = (e: WalletEndpoint) => (e.available ? '' : ' (not in this build yet: answers 501 not_implemented)');
+
+/** `/llms.txt`: what the wallet is and where an agent starts. */
+export function walletLlmsTxt(origin: string, main: string): string {
+  return `# Portico wallet harness
+
+> A headless wallet for the OpenID credential protocols: OID4VCI issuance and OID4VP presentation from the wallet's side, driven over a JSON API. Everything is demo data; keys and credentials live in memory per session.
+
+Start here:
+
+- [API recipes](${origin}/llms-full.txt): every endpoint with a runnable curl example and the exact headers
+- [Agent skill](${origin}/.well-known/agent-skills/use-wallet-harness/SKILL.md): how to drive the wallet step by step
+- [API catalog](${origin}/.well-known/api-catalog): RFC 9727 linkset of this API
+- [Health](${origin}/health)
+
+How sessions work: send \`X-Wallet-Session: <id>\` (1 to 128 of A-Z a-z 0-9 . _ -) on every call, or let the first call mint one (\`ws_...\`, echoed in the response header and set as the \`wallet_session\` cookie). Sessions live in memory for WALLET_SESSION_TTL, renewed by every call; nothing is shared between sessions except the mdoc device key.
+
+Counterparty: the main origin ${main} (its OID4VCI issuer and OID4VP verifier).
+`;
+}
+
+/** The recipes (`/llms-full.txt` and `GET /` as markdown), as one document model. */
+export function walletRecipes(origin: string): PageDocument {
+  const blocks: Block[] = [
+    { kind: 'heading', level: 1, text: 'Wallet harness API recipes' },
+    { kind: 'paragraph', inlines: ['Set ', { code: `W=${origin}` }, ' and a session id, for example ', { code: 'S=my-run-1' }, '. Every call takes ', { code: 'X-Wallet-Session: $S' }, '; JSON bodies take ', { code: 'content-type: application/json' }, ' and at most 64 KiB. Errors are ', { code: '{error, error_description}' }, '. The JSON API is rate limited per client address.'] },
+    { kind: 'code', lang: 'sh', text: `W=${origin}\nS=my-run-1` },
+  ];
+  for (const e of WALLET_ENDPOINTS) {
+    blocks.push({ kind: 'heading', level: 2, text: `${e.method} ${e.path}` });
+    blocks.push({ kind: 'paragraph', inlines: [`${e.purpose}${status(e)}.`] });
+    blocks.push({ kind: 'code', lang: 'sh', text: e.curl });
+  }
+  blocks.push(
+    { kind: 'heading', level: 2, text: 'Headers' },
+    { kind: 'list', items: [
+      [{ code: 'X-Wallet-Session' }, ': the session; echoed on every response. Without it the wallet mints one (strict isolation) and sets the ', { code: 'wallet_session' }, ' cookie.'],
+      [{ code: 'Origin' }, ': browsers on an allowed origin (WALLET_ALLOWED_CORS_ORIGINS) get CORS headers; ', { code: 'X-Wallet-Session' }, ' is allowed and exposed.'],
+    ] },
+    { kind: 'heading', level: 2, text: 'Outbound requests' },
+    { kind: 'paragraph', inlines: ['The wallet fetches only through its guard: the configured target and issuer pass; anything else must be https, without userinfo, with a public host whose every address is public, at most two redirects, 10 s and 1 MiB. Refusals are ', { code: '400 destination_not_allowed' }, ' (nothing sent) or ', { code: '403 external_verifiers_disabled' }, '; upstream failures ', { code: '502 upstream_error' }, ' with the upstream status, never its body.'] },
+  );
+  return { title: 'Wallet harness API recipes', description: 'Every wallet endpoint with a runnable curl example', blocks };
+}
+
+/** RFC 9727 linkset of the wallet API. */
+export function walletApiCatalog(origin: string) {
+  return {
+    linkset: [
+      { anchor: `${origin}/.well-known/api-catalog`, item: [{ href: `${origin}/api` }] },
+      {
+        anchor: `${origin}/api`,
+        'service-doc': [{ href: `${origin}/llms-full.txt`, type: 'text/markdown' }, { href: `${origin}/.well-known/agent-skills/use-wallet-harness/SKILL.md`, type: 'text/markdown' }],
+        status: [{ href: `${origin}/health`, type: 'application/json' }],
+      },
+    ],
+  };
+}
+
+export const walletRobotsTxt = () => ['# Portico wallet harness: demo data only.', 'User-agent: *', 'Content-Signal: search=yes, ai-input=yes, ai-train=no', 'Allow: /', 'Disallow: /consent/', 'Disallow: /api/', ''].join('\n');
