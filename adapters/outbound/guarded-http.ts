@@ -33,12 +33,30 @@ export function checkHostName(host: string): void {
   if (name.endsWith('.internal')) throw destinationNotAllowed('.internal names are refused');
 }
 
-/** An address is allowed only in ipaddr.js's `unicast` range (IPv4-mapped IPv6 judged as the IPv4 address). */
+/** Verdicts per address text (the same few addresses come back on every dial); bounded. */
+const verdicts = new Map<string, string | null>();
+const MAX_VERDICTS = 1024;
+
+/** Why an address is refused, or null: only ipaddr.js's `unicast` range passes (IPv4-mapped IPv6 judged as the IPv4 address). */
+function addressRefusal(address: string): string | null {
+  const known = verdicts.get(address);
+  if (known !== undefined) return known;
+  let verdict: string | null;
+  try {
+    const parsed = ipaddr.process(address);
+    const range = parsed.range();
+    verdict = range === 'unicast' ? null : `${parsed.toString()} is in the ${range} range`;
+  } catch {
+    verdict = `${address} is not an IP address`;
+  }
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  verdicts.set(address, verdict);
+  return verdict;
+}
+
 export function checkAddress(address: string): void {
-  if (!ipaddr.isValid(address)) throw destinationNotAllowed(`${address} is not an IP address`);
-  const parsed = ipaddr.process(address);
-  const range = parsed.range();
-  if (range !== 'unicast') throw destinationNotAllowed(`${parsed.toString()} is in the ${range} range`);
+  const refusal = addressRefusal(address);
+  if (refusal) throw destinationNotAllowed(refusal);
 }
 
 /** The rules of an external URL that need no DNS: https, no userinfo, an acceptable host name or IP literal. */
@@ -46,7 +64,8 @@ export function checkExternalUrl(url: URL): void {
   if (url.protocol !== 'https:') throw destinationNotAllowed('external destinations must use https');
   if (url.username || url.password) throw destinationNotAllowed('URLs with userinfo are refused');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host)) return checkAddress(host);
+  // IP literals are judged as addresses; anything else is a name (parsing every name as an IP costs).
+  if (/^[\d.]+$/.test(host) || host.includes(':')) return checkAddress(host);
   checkHostName(host);
 }
 
@@ -85,7 +104,14 @@ export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string
   };
 }
 
-async function readCapped(body: Dispatcher.ResponseData<unknown>["body"], maxBytes: number): Promise<Buffer> {
+async function readCapped(body: Dispatcher.ResponseData<unknown>["body"], declared: string | string[] | undefined, maxBytes: number): Promise<Buffer> {
+  // A declared length is enforced by undici (it never delivers more), so a small one is read whole.
+  const length = typeof declared === 'string' && /^\d{1,12}$/.test(declared) ? Number(declared) : undefined;
+  if (length !== undefined && length > maxBytes) {
+    body.destroy();
+    throw new UpstreamError(`the response is larger than ${maxBytes} bytes`);
+  }
+  if (length !== undefined) return Buffer.from(await body.arrayBuffer());
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -98,6 +124,8 @@ async function readCapped(body: Dispatcher.ResponseData<unknown>["body"], maxByt
   }
   return Buffer.concat(chunks);
 }
+
+const isTimeout = (error: unknown) => /Timeout/.test(String((error as { code?: string; name?: string })?.code ?? (error as Error)?.name ?? ''));
 
 /** The refusal hidden in a connector error, when the checked lookup refused the destination. */
 const refusalIn = (error: unknown): Error | undefined => {
@@ -145,7 +173,6 @@ export class GuardedHttp implements OutboundHttp {
     } catch {
       throw destinationNotAllowed('not an absolute URL');
     }
-    const deadline = AbortSignal.timeout(this.timeoutMs);
     let method = init.method ?? 'GET';
     let body = init.body;
     let headers = { ...init.headers };
@@ -155,11 +182,12 @@ export class GuardedHttp implements OutboundHttp {
       hops.push(url.href);
       let response: Dispatcher.ResponseData<unknown>;
       try {
-        response = await request(url, { method, headers, body, dispatcher: agent, signal: deadline, maxRedirections: 0 } as Parameters<typeof request>[1]);
+        // The agents' connect, headers and body timeouts bound every hop.
+        response = await request(url.href, { method, headers, body, dispatcher: agent });
       } catch (error) {
         const refusal = refusalIn(error);
         if (refusal) throw refusal;
-        throw new UpstreamError(deadline.aborted ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`);
+        throw new UpstreamError(isTimeout(error) ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`);
       }
       const status = response.statusCode;
       const location = response.headers.location;
@@ -176,9 +204,12 @@ export class GuardedHttp implements OutboundHttp {
         url = next;
         continue;
       }
-      const data = await readCapped(response.body, this.maxBytes).catch((error: unknown) => {
-        throw error instanceof UpstreamError ? error : new UpstreamError(deadline.aborted ? `no answer within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
-      });
+      let data: Buffer;
+      try {
+        data = await readCapped(response.body, response.headers['content-length'], this.maxBytes);
+      } catch (error) {
+        throw error instanceof UpstreamError ? error : new UpstreamError(isTimeout(error) ? `no answer within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
+      }
       const flat: Record<string, string> = {};
       for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
       return { status, headers: flat, body: data, url: url.href, hops };

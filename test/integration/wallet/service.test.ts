@@ -145,6 +145,18 @@ describe('fuzzed requests on every wallet endpoint', () => {
   }, 60_000);
 });
 
+describe('the wallet event log', () => {
+  it('lives at DATA_DIR/wallet.db and npm run replay reads it', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const db = join(w.dataDir, 'wallet.db');
+    expect(existsSync(db)).toBe(true);
+    const replay = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', db], { cwd: fileURLToPath(new URL('../../../', import.meta.url)), encoding: 'utf8' });
+    expect(replay.status).toBe(0);
+    expect(replay.stdout.trim().split('\n').pop()).toMatch(/^\d+ stream\(s\), 0 differing$/);
+  });
+});
+
 describe('the device key', () => {
   it('persists at WALLET_DEVICE_KEY_PATH (0600) across restarts; without it each start has a new one', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
