@@ -1,6 +1,5 @@
-import type Database from 'better-sqlite3';
 import { EventEmitter } from 'eventemitter3';
-import type { CommittedEvent, Projection } from './types.ts';
+import { sql, type CommittedEvent, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
 
 export interface RevocationEntry {
   /** The log sequence of the revocation; also the SSE event id. */
@@ -10,56 +9,47 @@ export interface RevocationEntry {
   at: number;
 }
 
+const entryOf = (e: CommittedEvent): RevocationEntry => ({ sequence: e.sequence, jti: `set-${e.sequence}`, agent_id: e.streamId.slice('agent:'.length), at: e.at });
+
 /**
  * The ordered feed of agent revocations from which Security Event Tokens are delivered. Each entry's
- * `jti` is derived from its log position, so a rebuild yields the same identifiers.
+ * `jti` is derived from its log position, so a rebuild yields the same identifiers. Live listeners
+ * hear of an entry only once it is committed.
  */
 export class RevocationFeed implements Projection {
   readonly name = 'revocation_feed';
+  readonly tables = ['revocation_feed'];
   readonly added = new EventEmitter<{ entry: (entry: RevocationEntry) => void }>();
-  private statements?: ReturnType<RevocationFeed['prepare']>;
+  private reader?: ReadModelReader;
 
-  setup(db: Database.Database): void {
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS revocation_feed (
-        sequence INTEGER PRIMARY KEY,
-        jti      TEXT NOT NULL UNIQUE,
-        agent_id TEXT NOT NULL,
-        at       INTEGER NOT NULL
-      );
-    `);
-    this.statements = this.prepare(db);
+  schema(): string[] {
+    return ['CREATE TABLE IF NOT EXISTS revocation_feed (sequence BIGINT PRIMARY KEY, jti TEXT NOT NULL UNIQUE, agent_id TEXT NOT NULL, at BIGINT NOT NULL)'];
   }
 
-  drop(db: Database.Database): void {
-    db.exec('DROP TABLE IF EXISTS revocation_feed');
+  attach(reader: ReadModelReader): void {
+    this.reader = reader;
   }
 
-  private prepare(db: Database.Database) {
-    return {
-      insert: db.prepare('INSERT OR IGNORE INTO revocation_feed (sequence, jti, agent_id, at) VALUES (?, ?, ?, ?)'),
-      after: db.prepare<[number, number], RevocationEntry>('SELECT * FROM revocation_feed WHERE sequence > ? ORDER BY sequence LIMIT ?'),
-      byJti: db.prepare<[string], RevocationEntry>('SELECT * FROM revocation_feed WHERE jti = ?'),
-    };
+  apply(events: readonly CommittedEvent[]): SqlStatement[] {
+    return events.filter((e) => e.type === 'agent.revoked').map(entryOf).map((entry) =>
+      sql('INSERT INTO revocation_feed (sequence, jti, agent_id, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', entry.sequence, entry.jti, entry.agent_id, entry.at));
   }
 
-  apply(events: readonly CommittedEvent[]): boolean {
-    let changed = false;
-    for (const e of events) {
-      if (e.type !== 'agent.revoked') continue;
-      changed = true;
-      const entry: RevocationEntry = { sequence: e.sequence, jti: `set-${e.sequence}`, agent_id: e.streamId.slice('agent:'.length), at: e.at };
-      this.statements!.insert.run(entry.sequence, entry.jti, entry.agent_id, entry.at);
-      queueMicrotask(() => this.added.emit('entry', entry)); // listeners see it only after the commit
-    }
-    return changed;
+  committed(events: readonly CommittedEvent[]): void {
+    for (const e of events) if (e.type === 'agent.revoked') this.added.emit('entry', entryOf(e));
   }
 
-  after(sequence: number, limit = 100): RevocationEntry[] {
-    return this.statements!.after.all(sequence, limit);
+  private get read(): ReadModelReader {
+    if (!this.reader) throw new Error('revocation_feed is not attached to a store');
+    return this.reader;
   }
 
-  byJti(jti: string): RevocationEntry | undefined {
-    return this.statements!.byJti.get(jti);
+  async after(sequence: number, limit = 100): Promise<RevocationEntry[]> {
+    const rows = await this.read.all<RevocationEntry>('SELECT sequence, jti, agent_id, at FROM revocation_feed WHERE sequence > ? ORDER BY sequence LIMIT ?', [sequence, limit]);
+    return rows.map((r) => ({ ...r, sequence: Number(r.sequence), at: Number(r.at) }));
+  }
+
+  byJti(jti: string): Promise<RevocationEntry | undefined> {
+    return this.read.get<RevocationEntry>('SELECT sequence, jti, agent_id, at FROM revocation_feed WHERE jti = ?', [jti]);
   }
 }

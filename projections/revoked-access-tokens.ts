@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3';
-import type { CommittedEvent, Projection } from './types.ts';
+import { sql, type CommittedEvent, type Dialect, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
 
 /**
  * Access-token `jti` values that are revoked before they expire: by RFC 7009 revocation
@@ -7,34 +6,31 @@ import type { CommittedEvent, Projection } from './types.ts';
  */
 export class RevokedAccessTokens implements Projection {
   readonly name = 'revoked_access_tokens';
-  private insert?: Database.Statement<[string, number]>;
-  private lookup?: Database.Statement<[string], { jti: string }>;
+  readonly tables = ['revoked_access_tokens'];
+  private reader?: ReadModelReader;
 
-  setup(db: Database.Database): void {
-    db.exec('CREATE TABLE IF NOT EXISTS revoked_access_tokens (jti TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL) WITHOUT ROWID');
-    this.insert = db.prepare('INSERT OR IGNORE INTO revoked_access_tokens (jti, revoked_at) VALUES (?, ?)');
-    this.lookup = db.prepare('SELECT jti FROM revoked_access_tokens WHERE jti = ?');
+  schema(dialect: Dialect): string[] {
+    return [`CREATE TABLE IF NOT EXISTS revoked_access_tokens (jti TEXT PRIMARY KEY, revoked_at BIGINT NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`];
   }
 
-  drop(db: Database.Database): void {
-    db.exec('DROP TABLE IF EXISTS revoked_access_tokens');
+  attach(reader: ReadModelReader): void {
+    this.reader = reader;
   }
 
-  apply(events: readonly CommittedEvent[]): boolean {
-    let changed = false;
+  apply(events: readonly CommittedEvent[]): SqlStatement[] {
+    const out: SqlStatement[] = [];
+    const revoke = (jti: string, at: number) => out.push(sql('INSERT INTO revoked_access_tokens (jti, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING', jti, at));
     for (const e of events) {
-      if (e.type === 'value.used' && e.streamId.startsWith('once:access-revoked:')) {
-        this.insert!.run(e.streamId.slice('once:access-revoked:'.length), e.at);
-        changed = true;
-      } else if (e.type === 'code.replayed' || e.type === 'refresh.reused' || e.type === 'refresh.revoked') {
-        for (const jti of (e.data.revokesAccess as string[] | undefined) ?? []) this.insert!.run(jti, e.at);
-        changed = true;
+      if (e.type === 'value.used' && e.streamId.startsWith('once:access-revoked:')) revoke(e.streamId.slice('once:access-revoked:'.length), e.at);
+      else if (e.type === 'code.replayed' || e.type === 'refresh.reused' || e.type === 'refresh.revoked') {
+        for (const jti of (e.data.revokesAccess as string[] | undefined) ?? []) revoke(jti, e.at);
       }
     }
-    return changed;
+    return out;
   }
 
-  isRevoked(jti: string): boolean {
-    return this.lookup!.get(jti) !== undefined;
+  async isRevoked(jti: string): Promise<boolean> {
+    if (!this.reader) throw new Error('revoked_access_tokens is not attached to a store');
+    return (await this.reader.get('SELECT jti FROM revoked_access_tokens WHERE jti = ?', [jti])) !== undefined;
   }
 }

@@ -1,112 +1,124 @@
-import type Database from 'better-sqlite3';
-import type { CommittedEvent, Projection } from './types.ts';
-
-/** What the runner needs of the event log. */
-export interface CommittedSource {
-  readAllSync(afterSequence: number, limit: number): CommittedEvent[];
-  onCommit(listener: (events: readonly CommittedEvent[]) => void): () => void;
-  /** When the log lives in the same database: run inside each append's transaction. */
-  withinAppend?(handler: (events: readonly CommittedEvent[]) => void): () => void;
-}
+import { saveCheckpoint, type CommittedEvent, type Fold, type Projection, type ProjectionStore, type SqlStatement } from './types.ts';
 
 const BATCH = 5_000;
 /** How far an untouched projection's stored checkpoint may lag (events re-read after a crash). */
 const CHECKPOINT_LAG = 1_000;
 
 /**
- * Keeps projections level with the log: each applies events and advances its checkpoint in one
- * transaction, so a restart resumes exactly where it stopped; `rebuild` starts over from sequence 0.
- * When the log shares the projections' database, they are applied inside the append's own transaction
- * (one commit, never behind); otherwise after each commit.
+ * Keeps projections level with the log through a store-neutral port: each fold writes a read model's
+ * rows and its checkpoint in one transaction, so a restart resumes exactly where it stopped; `rebuild`
+ * starts over from sequence 0. Positions advance only once the store reports the commit, so a
+ * rolled-back append never moves a read model ahead of the log.
  */
 export class ProjectionRunner {
+  /** Committed positions, and those of folds whose transaction is still open. */
   private readonly positions = new Map<string, number>();
+  private tentative = new Map<string, number>();
   private readonly saved = new Map<string, number>();
-  private readonly getCheckpoint;
-  private readonly putCheckpoint;
+  private readonly catchingUp = new Set<string>();
   private unsubscribe?: () => void;
 
   constructor(
-    private readonly db: Database.Database,
-    private readonly source: CommittedSource,
+    private readonly store: ProjectionStore,
     private readonly projections: readonly Projection[],
-  ) {
-    this.getCheckpoint = db.prepare<[string], { sequence: number }>('SELECT sequence FROM checkpoints WHERE name = ?');
-    this.putCheckpoint = db.prepare<[string, number]>(
-      'INSERT INTO checkpoints (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence',
-    );
-  }
+  ) {}
 
   /** Creates tables, catches up from each checkpoint, then follows new commits. */
-  start(): void {
+  async start(): Promise<void> {
     for (const p of this.projections) {
-      p.setup(this.db);
-      const checkpoint = this.getCheckpoint.get(p.name)?.sequence ?? 0;
+      await this.store.execute(p.schema(this.store.dialect));
+      p.attach(this.store.reader);
+      const checkpoint = await this.store.checkpoint(p.name);
       this.positions.set(p.name, checkpoint);
       this.saved.set(p.name, checkpoint);
-      this.catchUp(p);
+      await this.catchUp(p);
     }
-    const follow = (events: readonly CommittedEvent[]) => {
-      for (const p of this.projections) this.follow(p, events);
-    };
-    this.unsubscribe = this.source.withinAppend ? this.source.withinAppend(follow) : this.source.onCommit(follow);
+    this.tentative = new Map(this.positions);
+    this.unsubscribe = this.store.follow((events) => this.fold(events));
   }
 
   /** Stops following and writes every checkpoint that lags. */
-  stop(): void {
+  async stop(): Promise<void> {
     this.unsubscribe?.();
-    for (const p of this.projections) {
-      const at = this.positions.get(p.name) ?? 0;
-      if (at !== this.saved.get(p.name) && this.db.open) this.saveCheckpoint(p.name, at);
-    }
+    const lagging = this.projections.filter((p) => (this.positions.get(p.name) ?? 0) !== this.saved.get(p.name));
+    if (lagging.length > 0) await this.store.write(lagging.map((p) => saveCheckpoint(p.name, this.positions.get(p.name) ?? 0)));
   }
 
-  private saveCheckpoint(name: string, sequence: number): void {
-    this.putCheckpoint.run(name, sequence);
-    this.saved.set(name, sequence);
-  }
-
-  rebuild(name: string): void {
+  async rebuild(name: string): Promise<void> {
     const p = this.projections.find((x) => x.name === name);
     if (!p) throw new Error(`no projection named ${name}`);
-    this.db.transaction(() => {
-      p.drop(this.db);
-      p.setup(this.db);
-      this.putCheckpoint.run(p.name, 0);
-    })();
-    this.positions.set(p.name, 0);
-    this.saved.set(p.name, 0);
-    this.catchUp(p);
+    this.catchingUp.add(p.name);
+    try {
+      await this.store.write([...p.tables.map((t) => ({ sql: `DROP TABLE IF EXISTS ${t}`, params: [] })), saveCheckpoint(p.name, 0)]);
+      await this.store.execute(p.schema(this.store.dialect));
+      this.positions.set(p.name, 0);
+      this.tentative.set(p.name, 0);
+      this.saved.set(p.name, 0);
+    } finally {
+      this.catchingUp.delete(p.name);
+    }
+    await this.catchUp(p);
   }
 
   position(name: string): number {
     return this.positions.get(name) ?? 0;
   }
 
-  private follow(p: Projection, events: readonly CommittedEvent[]): void {
-    const at = this.positions.get(p.name) ?? 0;
-    if (events.length > 0 && events[0].sequence === at + 1) this.applyBatch(p, events);
-    else this.catchUp(p); // a gap (e.g. an earlier failure): read what is missing from the log
-  }
-
-  private catchUp(p: Projection): void {
-    for (;;) {
-      const batch = this.source.readAllSync(this.positions.get(p.name) ?? 0, BATCH);
-      if (batch.length === 0) return;
-      this.applyBatch(p, batch);
-      if (batch.length < BATCH) return;
+  /** One commit's statements for every projection that is level with the log; a gap is caught up after. */
+  private fold(events: readonly CommittedEvent[]): Fold {
+    const statements: SqlStatement[] = [];
+    const advanced: Array<[Projection, number, boolean]> = [];
+    const gaps: Projection[] = [];
+    const last = events[events.length - 1]?.sequence ?? 0;
+    for (const p of this.projections) {
+      if (this.catchingUp.has(p.name) || events.length === 0) continue;
+      const at = this.tentative.get(p.name) ?? 0;
+      if (events[0].sequence !== at + 1) {
+        gaps.push(p);
+        continue;
+      }
+      const rows = p.apply(events);
+      statements.push(...rows);
+      const checkpoint = rows.length > 0 || last - (this.saved.get(p.name) ?? 0) >= CHECKPOINT_LAG;
+      if (checkpoint) statements.push(saveCheckpoint(p.name, last));
+      this.tentative.set(p.name, last);
+      advanced.push([p, last, checkpoint]);
     }
+    return {
+      statements,
+      committed: () => {
+        for (const [p, at, checkpointed] of advanced) {
+          this.positions.set(p.name, at);
+          if (checkpointed) this.saved.set(p.name, at);
+          p.committed?.(events);
+        }
+        // A failed catch-up leaves the projection behind; the next commit finds the gap and tries again.
+        for (const p of gaps) this.catchUp(p).catch(() => undefined);
+      },
+      rolledBack: () => {
+        this.tentative = new Map(this.positions);
+      },
+    };
   }
 
-  private applyBatch(p: Projection, events: readonly CommittedEvent[]): void {
-    const last = events[events.length - 1].sequence;
-    const apply = () => {
-      const changed = p.apply(events) !== false;
-      if (changed || last - (this.saved.get(p.name) ?? 0) >= CHECKPOINT_LAG) this.saveCheckpoint(p.name, last);
-    };
-    // Inside an append the outer transaction already makes this atomic with the events.
-    if (this.db.inTransaction) apply();
-    else this.db.transaction(apply)();
-    this.positions.set(p.name, last);
+  /** Reads what the projection has not seen from the log and folds it, batch by batch. */
+  private async catchUp(p: Projection): Promise<void> {
+    if (this.catchingUp.has(p.name)) return;
+    this.catchingUp.add(p.name);
+    try {
+      for (;;) {
+        const batch = await this.store.readAll(this.positions.get(p.name) ?? 0, BATCH);
+        if (batch.length === 0) return;
+        const last = batch[batch.length - 1].sequence;
+        await this.store.write([...p.apply(batch), saveCheckpoint(p.name, last)]);
+        this.positions.set(p.name, last);
+        this.tentative.set(p.name, last);
+        this.saved.set(p.name, last);
+        p.committed?.(batch);
+        if (batch.length < BATCH) return;
+      }
+    } finally {
+      this.catchingUp.delete(p.name);
+    }
   }
 }

@@ -50,10 +50,21 @@ interface PendingAppend {
  * turn of the event loop are committed together in one transaction (group commit): each keeps its own
  * expected-version check, and each promise settles only after the shared commit.
  */
+/** What an in-transaction handler learns after the transaction ends. */
+export interface TransactionOutcome {
+  committed(): void;
+  rolledBack(): void;
+}
+
+/** Runs inside an append's transaction; may return callbacks for the transaction's outcome. */
+export type InTransactionHandler = (events: readonly StoredEvent[]) => TransactionOutcome | void;
+
 export class SqliteEventLog implements EventLog {
   readonly db: Database.Database;
   private readonly bus = new EventEmitter<{ commit: CommitListener }>();
-  private readonly inTransaction: CommitListener[] = [];
+  private readonly inTransaction: InTransactionHandler[] = [];
+  /** Outcome callbacks of the handlers that ran in the open transaction. */
+  private outcomes: TransactionOutcome[] = [];
   private readonly statements;
   private closed = false;
   private pending: PendingAppend[] = [];
@@ -90,7 +101,25 @@ export class SqliteEventLog implements EventLog {
   }
 
   private readonly appendTx = (streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown) =>
-    this.db.transaction(() => this.insert(streamId, expectedVersion, events, snapshot))();
+    this.transact(() => this.insert(streamId, expectedVersion, events, snapshot));
+
+  /** Runs `body` in one transaction and tells the in-transaction handlers whether it committed. */
+  private transact<T>(body: () => T): T {
+    this.outcomes = [];
+    let result: T;
+    try {
+      result = this.db.transaction(body)();
+    } catch (error) {
+      const outcomes = this.outcomes;
+      this.outcomes = [];
+      for (const o of outcomes) o.rolledBack();
+      throw error;
+    }
+    const outcomes = this.outcomes;
+    this.outcomes = [];
+    for (const o of outcomes) o.committed();
+    return result;
+  }
 
   /** Writes one append; must run inside a transaction. Throws VersionConflict before writing anything. */
   private insert(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown): StoredEvent[] {
@@ -104,7 +133,10 @@ export class SqliteEventLog implements EventLog {
       stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
     }
     if (snapshot !== undefined) this.statements.snapshotPut.run(streamId, version, JSON.stringify(snapshot));
-    for (const handler of this.inTransaction) handler(stored);
+    for (const handler of this.inTransaction) {
+      const outcome = handler(stored);
+      if (outcome) this.outcomes.push(outcome);
+    }
     return stored;
   }
 
@@ -117,7 +149,7 @@ export class SqliteEventLog implements EventLog {
     }
     let outcomes: Array<StoredEvent[] | VersionConflict>;
     try {
-      outcomes = this.db.transaction(() =>
+      outcomes = this.transact(() =>
         batch.map((p) => {
           try {
             return this.insert(p.streamId, p.expectedVersion, p.events, p.snapshot);
@@ -126,7 +158,7 @@ export class SqliteEventLog implements EventLog {
             throw error;
           }
         }),
-      )();
+      );
     } catch {
       // Something other than a version conflict failed: commit each append alone so only its own fails.
       for (const p of batch) {
@@ -199,7 +231,7 @@ export class SqliteEventLog implements EventLog {
    * Runs `handler` inside each append's transaction: read models in this database then commit (or roll
    * back) atomically with the events they fold. A handler that throws aborts the append.
    */
-  withinAppend(handler: CommitListener): () => void {
+  withinAppend(handler: InTransactionHandler): () => void {
     this.inTransaction.push(handler);
     return () => {
       const i = this.inTransaction.indexOf(handler);

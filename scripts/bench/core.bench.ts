@@ -9,6 +9,7 @@ import { SqliteEventLog } from '../../adapters/store/sqlite-event-log.ts';
 import { agentMachine, type AgentEvent } from '../../machines/agent.ts';
 import { createMainProjections } from '../../adapters/http/main/compose.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
+import { SqliteProjectionStore } from '../../adapters/store/sqlite-projection-store.ts';
 import { fold, toMachineEvent } from '../../services/actors/fold.ts';
 import type { StoredEvent } from '../../services/event-log.ts';
 import { startChildServer } from './support/child-server.ts';
@@ -140,9 +141,9 @@ async function restartTime(count: number): Promise<{ startMs: number; healthMs: 
   const events = sessionEvents(Math.ceil(count / 6)).slice(0, count);
   log.db.transaction(() => { for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at); })();
   // The service's own projections, caught up as a running service would have left them.
-  const runner = new ProjectionRunner(log.db, log, createMainProjections().all);
-  runner.start();
-  runner.stop();
+  const runner = new ProjectionRunner(new SqliteProjectionStore(log), createMainProjections().all);
+  await runner.start();
+  await runner.stop();
   await log.close();
   const started = performance.now();
   const server = await startChildServer({ dataDir: dir });

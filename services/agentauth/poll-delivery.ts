@@ -32,7 +32,9 @@ export class PollDelivery {
 
   /** Records acks and error reports, then returns what is still undelivered to `receiver`. */
   async poll(receiver: string, request: PollRequest): Promise<PollResponse> {
-    const handled = [...(request.ack ?? []), ...Object.keys(request.setErrs ?? {})].filter((jti) => this.events.feed.byJti(jti));
+    const named = [...(request.ack ?? []), ...Object.keys(request.setErrs ?? {})];
+    const known = await Promise.all(named.map((jti) => this.events.feed.byJti(jti)));
+    const handled = named.filter((_jti, i) => known[i] !== undefined);
     if (handled.length > 0) await this.receivers.execute(receiver, { type: 'sets.acknowledged', at: this.clock.now(), jtis: handled });
     return this.pending(receiver, request.maxEvents ?? DEFAULT_MAX_EVENTS);
   }
@@ -43,7 +45,7 @@ export class PollDelivery {
     let count = 0;
     let after = 0;
     for (;;) {
-      const page = this.events.feed.after(after, 500);
+      const page = await this.events.feed.after(after, 500);
       if (page.length === 0) return { sets, moreAvailable: false };
       for (const entry of page) {
         after = entry.sequence;

@@ -111,7 +111,7 @@ export class AgentAuthService {
 
   async startClaim(claimToken: string, email: string): Promise<{ user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number }> {
     if (!EMAIL.test(email) || email.length > 254) throw invalidRequest('email must be an email address');
-    const agent = this.agentByClaimToken(claimToken);
+    const agent = await this.agentByClaimToken(claimToken);
     const at = this.clock.now();
     const userCode = newUserCode();
     const outcome = await this.agents.execute(agent.agent_id, { type: 'agent.claim_started', at, userCodeHash: this.userCodeHash(userCode), email });
@@ -130,7 +130,7 @@ export class AgentAuthService {
 
   /** The claim grant: RFC 8628 section 3.5 polling, answered from the agent's claim. */
   async pollClaim(claimToken: string): Promise<TokenResponse> {
-    const agent = this.agentByClaimToken(claimToken);
+    const agent = await this.agentByClaimToken(claimToken);
     const at = this.clock.now();
     let replacement: { jwt: string } | undefined;
     const outcome = await this.agents.execute(agent.agent_id, async ({ snapshot }) => {
@@ -154,7 +154,7 @@ export class AgentAuthService {
   /** The person's answer on the claim page. Returns the agent id decided on. */
   async decide(userCode: string, decision: Decision): Promise<string> {
     const hash = this.userCodeHash(userCode);
-    const agent = this.registry.byUserCodeHash(hash);
+    const agent = await this.registry.byUserCodeHash(hash);
     if (!agent) throw new OAuthError('invalid_grant', 'This code is unknown or has expired');
     const at = this.clock.now();
     const type = decision === 'approve' ? 'agent.claim_approved' : 'agent.claim_declined';
@@ -165,7 +165,7 @@ export class AgentAuthService {
 
   /** RFC 7009 section 2.2: the same answer whether or not the token was recognised. */
   async revoke(token: string): Promise<void> {
-    const agent = this.registry.byClaimTokenHash(sha256(token));
+    const agent = await this.registry.byClaimTokenHash(sha256(token));
     if (!agent || agent.standing === 'revoked') return;
     await this.agents.execute(agent.agent_id, { type: 'agent.revoked', at: this.clock.now() });
   }
@@ -183,8 +183,8 @@ export class AgentAuthService {
     };
   }
 
-  private agentByClaimToken(claimToken: string) {
-    const agent = this.registry.byClaimTokenHash(sha256(claimToken));
+  private async agentByClaimToken(claimToken: string) {
+    const agent = await this.registry.byClaimTokenHash(sha256(claimToken));
     if (!agent || agent.standing === 'revoked') throw new OAuthError('invalid_grant', 'The claim token is unknown or revoked');
     return agent;
   }

@@ -26,7 +26,7 @@ export class TokenIntrospection {
 
   private async asAccessToken(token: string, now: number): Promise<Record<string, unknown> | undefined> {
     const claims = await this.endpoint.tokens.verifyAccessToken(token, now);
-    if (!claims || this.deps.revoked.isRevoked(claims.jti)) return undefined;
+    if (!claims || (await this.deps.revoked.isRevoked(claims.jti))) return undefined;
     return {
       active: true,
       scope: claims.scope,

@@ -41,7 +41,7 @@ export class ProtectedResource {
       invalidTokenError(description, { scheme: presented.scheme === 'DPoP' ? 'DPoP' : 'Bearer', resourceMetadata: this.resourceMetadata });
     const claims = await this.tokens.verifyAccessToken(presented.token, this.deps.clock.now());
     if (!claims) throw fail('The access token is invalid, expired, or not issued for this resource');
-    if (this.deps.revoked.isRevoked(claims.jti)) throw fail('The access token was revoked');
+    if (await this.deps.revoked.isRevoked(claims.jti)) throw fail('The access token was revoked');
     const bound = claims.cnf?.jkt;
     if (bound) {
       if (presented.scheme !== 'DPoP') throw fail('This access token is DPoP-bound; use the DPoP authorization scheme with a proof');

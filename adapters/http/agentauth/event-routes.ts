@@ -22,7 +22,9 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
     },
   }, async (request, reply) => {
     let cursor = resumeCursor(request);
-    const listener = (entry: RevocationEntry) => send([entry]);
+    // Live entries wait here while the backlog is read, so the stream stays in sequence order.
+    let held: RevocationEntry[] | undefined = [];
+    const listener = (entry: RevocationEntry) => (held ? held.push(entry) : send([entry]));
     const stream = ctx.sse.start(request, reply, () => feed.added.off('entry', listener));
     let sending = Promise.resolve();
     const send = (entries: RevocationEntry[]) => {
@@ -37,7 +39,10 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
       });
     };
     feed.added.on('entry', listener);
-    for (let page = feed.after(cursor, 500); page.length > 0 && !stream.ended; page = feed.after(page[page.length - 1].sequence, 500)) send(page);
+    for (let page = await feed.after(cursor, 500); page.length > 0 && !stream.ended; page = await feed.after(page[page.length - 1].sequence, 500)) send(page);
+    const backlogDone = held;
+    held = undefined;
+    send(backlogDone);
   });
 
   app.post('/agentauth/events/poll', {

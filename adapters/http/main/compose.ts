@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import { FileKeyRing } from '../../keys/file-key-ring.ts';
 import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
+import { SqliteProjectionStore } from '../../store/sqlite-projection-store.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
 import type { SigningAlg } from '../../../services/keys.ts';
 import { AgentRegistry } from '../../../projections/agent-registry.ts';
@@ -81,8 +82,8 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const log = new SqliteEventLog(join(config.dataDir, 'main.db'));
 
   const { registry, feed, revokedAccessTokens, all: projections } = createMainProjections();
-  const runner = new ProjectionRunner(log.db, log, projections);
-  runner.start();
+  const runner = new ProjectionRunner(new SqliteProjectionStore(log), projections);
+  await runner.start();
 
   const settings = agentAuthSettings(config.baseUrl, config.vendor);
   const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock, userCodeHasher(keys.secret('user-code')));
@@ -177,7 +178,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
       ctx.sse.closeAll();
       for (const hook of ctx.onClose) await hook();
       await app.close();
-      runner.stop();
+      await runner.stop();
       await log.close();
     },
   };

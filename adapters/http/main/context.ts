@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
-import type { SqliteEventLog } from '../../store/sqlite-event-log.ts';
+import type { EventLog } from '../../../services/event-log.ts';
 import type { Clock } from '../../../services/clock.ts';
 import type { KeyRing } from '../../../services/keys.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
@@ -19,7 +19,8 @@ import type { SseHub } from '../sse.ts';
 export interface MainContext {
   config: Config;
   clock: Clock;
-  log: SqliteEventLog;
+  /** The event log, by its interface: SQLite today, another store behind the same contract. */
+  log: EventLog;
   keys: KeyRing;
   projections: ProjectionRunner;
   registry: AgentRegistry;

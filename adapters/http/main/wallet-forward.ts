@@ -88,7 +88,7 @@ export async function walletForwardRoutes(app: FastifyInstance, ctx: MainContext
         return reply.send(upstream.body);
       },
     });
-    scoped.get(WALLET_PREFIX, { schema: { hide: true } as never }, async (_request, reply) => reply.redirect(`${WALLET_PREFIX}/`, 308));
+    scoped.get(WALLET_PREFIX, { schema: { summary: 'Redirects to /wallet-harness/', tags: ['wallet'] } }, async (_request, reply) => reply.redirect(`${WALLET_PREFIX}/`, 308));
   });
   Object.assign(ctx.apiEndpoints, { wallet_harness: `${WALLET_PREFIX}/` });
 }

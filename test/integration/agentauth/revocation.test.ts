@@ -18,7 +18,7 @@ const post = (path: string, init: RequestInit) => fetch(server.url + path, init)
 const register = async () => (await post('/agentauth/identity', json({ type: 'anonymous' }))).json() as Promise<Record<string, string>>;
 const token = async (assertion: string) => (await post('/agentauth/token', form({ grant_type: JWT_BEARER, assertion }))).json() as Promise<Record<string, string>>;
 const revoke = (tokenValue: string) => post('/agentauth/revoke', form({ token: tokenValue }));
-const eventCount = () => server.main.ctx.log.db.prepare("SELECT count(*) AS n FROM events WHERE type = 'agent.revoked'").get() as { n: number };
+const eventCount = async () => ({ n: (await server.main.ctx.log.readAll(0, 1_000_000)).filter((e) => e.type === 'agent.revoked').length });
 
 /** Reads SSE messages until `count` `set` events have arrived. */
 async function readSse(path: string, count: number, headers: Record<string, string> = {}) {
@@ -61,10 +61,10 @@ describe('revocation', () => {
     const reg = await register();
     const spare = await register(); // an unrelated agent stays untouched
     const access = await token(reg.identity_assertion);
-    const before = eventCount().n;
+    const before = (await eventCount()).n;
     expect((await revoke(reg.claim_token)).status).toBe(200);
     expect((await revoke(reg.claim_token)).status).toBe(200);
-    expect(eventCount().n).toBe(before + 1);
+    expect((await eventCount()).n).toBe(before + 1);
 
     const again = await register();
     void again;
@@ -96,7 +96,7 @@ describe('revocation', () => {
     await revoke(a.claim_token);
 
     const jwks = createLocalJWKSet((await (await fetch(`${server.url}/agentauth/jwks`)).json()) as never);
-    const first = await readSse('/agentauth/events', eventCount().n);
+    const first = await readSse('/agentauth/events', (await eventCount()).n);
     const last = first[first.length - 1];
     const { payload, protectedHeader } = await jwtVerify(last.data, jwks, { issuer: `${server.url}/agentauth`, typ: 'secevent+jwt' });
     expect(protectedHeader.alg).toBe('ES256');

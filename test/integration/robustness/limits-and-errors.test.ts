@@ -129,7 +129,7 @@ describe('Server-Sent Events (item 3)', () => {
     };
     await revokeOne();
     await revokeOne();
-    const ids = s.main.ctx.securityEvents.feed.after(0, 10).map((e) => e.sequence);
+    const ids = (await s.main.ctx.securityEvents.feed.after(0, 10)).map((e) => e.sequence);
     expect(ids.length).toBe(2);
     const readFirstId = async (url: string, headers: Record<string, string> = {}) => {
       const stream = await open(url, headers);
