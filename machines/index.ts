@@ -8,6 +8,7 @@ import { singleUseMachine } from './single-use.ts';
 import { flowRunMachine } from './flow-run.ts';
 import { spiffeModeMachine } from './spiffe-mode.ts';
 import { svidRotationMachine } from './svid-rotation.ts';
+import { issuanceMachine } from './issuance.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -23,6 +24,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   run: flowRunMachine,
   'spiffe-mode': spiffeModeMachine,
   'x509-svid': svidRotationMachine,
+  issuance: issuanceMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

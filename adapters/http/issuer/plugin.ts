@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { exportJWK } from 'jose';
+import { loadIssuerPki } from '../../issuer/pki-file.ts';
+import { signJwt } from '../../../services/crypto/jws.ts';
+import { OAuthError } from '../../../services/errors.ts';
+import { IssuerService } from '../../../services/issuer/service.ts';
+import { ISSUING_COUNTRY, authorizationServerMetadata, credentialIssuerMetadata, degreeVct, issuerSettings } from '../../../services/issuer/settings.ts';
+import { demoUsers } from '../../../services/oauth/demo-users.ts';
+import type { MainContext } from '../main/context.ts';
+
+const errorResponse = { $ref: 'OAuthError#' };
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** The OID4VCI issuer at `{base}/oid4vci` and its authorization server (decisions section 8). */
+export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  const settings = issuerSettings(ctx.config.baseUrl, ctx.config.env);
+  const pki = await loadIssuerPki(ctx.config.dataDir, settings.issuer, ISSUING_COUNTRY, ctx.clock.now());
+  const users = new Map(demoUsers(ctx.config.env).map((u) => [u.id, u]));
+  const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
+  const dsJwk = { ...(await exportJWK(pki.documentSigner.publicKey)), alg: 'ES256', use: 'sig', kid: 'document-signer', x5c: [Buffer.from(pki.documentSigner.certificate).toString('base64')] };
+  const presented = (request: FastifyRequest) => {
+    const interaction = request.headers['x-fapi-interaction-id'];
+    return {
+      method: request.method,
+      url: `${ctx.config.baseUrl}${request.url.split('?')[0]}`,
+      authorization: request.headers.authorization,
+      dpop: request.headers.dpop,
+      ...(typeof interaction === 'string' && UUID.test(interaction) ? { interactionId: interaction } : {}),
+    };
+  };
+  const tags = ['oid4vci'];
+
+  app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, async (request, reply) => {
+    const metadata = credentialIssuerMetadata(settings);
+    if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
+      const iat = Math.floor(ctx.clock.now() / 1000);
+      const jwt = signJwt({ alg: 'ES256', kid: undefined as never, privateKey: pki.documentSigner.privateKey, publicKey: pki.documentSigner.publicKey, publicJwk: {} }, { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c }, { ...metadata, sub: settings.issuer, iat, exp: iat + 300 });
+      return reply.type('application/jwt').send(jwt);
+    }
+    return metadata;
+  });
+  app.get('/.well-known/oauth-authorization-server/oid4vci', { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } }, async () => authorizationServerMetadata(settings));
+  app.get('/oid4vci/.well-known/jwks.json', { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } }, async () => ({ keys: [...ctx.keys.jwks('oid4vci').keys, dsJwk] }));
+  app.get('/oid4vci/iaca.pem', { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } }, async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem));
+  app.get('/oid4vci/credential-types/university-degree', { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } }, async () => ({
+    vct: degreeVct(ctx.config.baseUrl),
+    name: 'University degree (demo)',
+    description: 'A demo degree credential issued by Portico; every claim is selectively disclosable.',
+    claims: ['given_name', 'family_name', 'degree', 'department', 'graduation_year'].map((name) => ({ path: [name], sd: 'always', display: [{ locale: 'en-US', label: name.replace(/_/g, ' ') }] })),
+  }));
+
+  app.post('/oid4vci/offers', {
+    schema: {
+      summary: 'Create a credential offer (pre-authorized code, optional tx_code, by value or by reference)',
+      tags,
+      body: {
+        type: 'object',
+        nullable: true,
+        additionalProperties: false,
+        properties: {
+          credential_configuration_ids: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', maxLength: 100 } },
+          grant: { type: 'string', enum: ['pre-authorized_code', 'authorization_code'] },
+          tx_code: { type: 'boolean' },
+          deferred: { type: 'boolean' },
+          by_value: { type: 'boolean' },
+          user: { type: 'string', maxLength: 50 },
+        },
+      },
+      response: { 201: { type: 'object', additionalProperties: true }, 400: errorResponse },
+    },
+  }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (body.deferred === true) throw new OAuthError('invalid_request', 'Deferred issuance is not in this build yet', 400);
+    reply.code(201).header('cache-control', 'no-store');
+    return issuer.createOffer(body);
+  });
+  app.get('/oid4vci/credential-offer/:id', { schema: { summary: 'A credential offer by reference', tags, params: idParams, response: { 404: errorResponse } } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return issuer.fetchOffer((request.params as { id: string }).id);
+  });
+  app.get('/oid4vci/offers/:id/status', { schema: { summary: 'What the wallet did with an offer (fold of its stream)', tags, params: idParams, response: { 404: errorResponse } } }, async (request) => issuer.status((request.params as { id: string }).id));
+
+  app.post('/oid4vci/token', {
+    schema: {
+      summary: 'Token endpoint of the issuer: pre-authorized_code grant, optional tx_code, optional DPoP',
+      tags,
+      body: { type: 'object', properties: { grant_type: { type: 'string', maxLength: 200 }, 'pre-authorized_code': { type: 'string', maxLength: 200 }, tx_code: { type: 'string', maxLength: 20 } } },
+      response: { 400: errorResponse },
+    },
+  }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return issuer.token((request.body ?? {}) as Record<string, string>, presented(request));
+  });
+  app.post('/oid4vci/nonce', { schema: { summary: 'A fresh c_nonce for key proofs', tags } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return issuer.nonce();
+  });
+  app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
+    if (/^application\/jwt/.test(String(request.headers['content-type'] ?? ''))) throw new OAuthError('invalid_encryption_parameters', 'Encrypted credential requests are not in this build yet', 400);
+    reply.header('cache-control', 'no-store');
+    return issuer.credential(request.body, presented(request));
+  });
+  app.post('/oid4vci/notification', { schema: { summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted', tags, response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
+    await issuer.notification(request.body, presented(request));
+    return reply.code(204).send();
+  });
+
+  Object.assign(ctx.apiEndpoints, { oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci', oid4vci_offers: '/oid4vci/offers' });
+}

@@ -1,0 +1,42 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { exportJWK, importJWK, type JWK } from 'jose';
+import { createDocumentSigner, createIacaRoot, type CertifiedKey } from '../../services/credentials/mdoc/index.ts';
+import type { IssuerPki } from '../../services/issuer/settings.ts';
+
+interface StoredKey { pem: string; privateJwk: JWK }
+const DAY = 86_400_000;
+
+async function restore(stored: StoredKey): Promise<CertifiedKey> {
+  const cert = new X509Certificate(stored.pem);
+  const { d: _d, ...publicJwk } = stored.privateJwk;
+  return {
+    certificate: new Uint8Array(cert.raw),
+    pem: stored.pem,
+    privateKey: (await importJWK({ ...stored.privateJwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
+    publicKey: (await importJWK({ ...publicJwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
+  };
+}
+
+const store = async (key: CertifiedKey): Promise<StoredKey> => ({ pem: key.pem, privateJwk: await exportJWK(key.privateKey) });
+
+/**
+ * The issuer's mdoc PKI (decisions section 8): an IACA root and a document signer whose `C` is the
+ * mDL's issuing country, made on first start and kept in `$DATA_DIR/mdoc/pki.json` (mode 0600,
+ * written to a temporary file and renamed).
+ */
+export async function loadIssuerPki(dataDir: string, issuerUrl: string, country: string, nowMs: number): Promise<IssuerPki> {
+  const file = join(dataDir, 'mdoc', 'pki.json');
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { iaca: StoredKey; documentSigner: StoredKey };
+    return { iaca: await restore(stored.iaca), documentSigner: await restore(stored.documentSigner) };
+  }
+  const iaca = await createIacaRoot({ name: `CN=Portico IACA, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY), issuerUrl });
+  const documentSigner = await createDocumentSigner({ iaca, name: `CN=Portico Document Signer, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY), issuerUrl });
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ iaca: await store(iaca), documentSigner: await store(documentSigner) }, null, 2), { mode: 0o600 });
+  renameSync(tmp, file);
+  return { iaca, documentSigner };
+}

@@ -1,0 +1,132 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * One credential offer of the OID4VCI issuer and what the wallet did with it (decisions section 8),
+ * stream `issuance:<offer_id>`: offered -> (offer fetched) -> token -> credential -> notified, or
+ * expired (lapsed, or the pre-authorized code burned by wrong transaction codes). Secrets arrive as
+ * hashes only. Time comes inside the events.
+ */
+export const TX_CODE_ATTEMPTS = 5;
+
+export type IssuanceGrant = 'pre-authorized_code' | 'authorization_code';
+
+export type IssuanceEvent =
+  | {
+      type: 'issuance.offered';
+      at: number;
+      grant: IssuanceGrant;
+      configuration_ids: string[];
+      code_hash?: string;
+      tx_code_hash?: string;
+      expires_at: number;
+      by_value: boolean;
+      user: string;
+    }
+  | { type: 'issuance.offer_fetched'; at: number }
+  | { type: 'issuance.tx_code_rejected'; at: number }
+  | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string }
+  | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string }
+  | { type: 'issuance.notified'; at: number; event: 'credential_accepted' | 'credential_failure' | 'credential_deleted'; interaction_id?: string }
+  | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' };
+
+export interface IssuanceContext {
+  grant?: IssuanceGrant;
+  configurationIds: string[];
+  codeHash?: string;
+  txCodeHash?: string;
+  txCodeFailures: number;
+  expiresAt: number;
+  user?: string;
+  offerFetched: boolean;
+  tokenHash?: string;
+  tokenType?: 'Bearer' | 'DPoP';
+  dpopJkt?: string;
+  clientId?: string;
+  scope?: string;
+  configurationId?: string;
+  proofCount?: number;
+  holderJkts: string[];
+  notificationIdHash?: string;
+  notificationEvent?: string;
+  interactionId?: string;
+  expiredReason?: string;
+}
+
+const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
+
+export const issuanceMachine = setup({
+  types: { context: {} as IssuanceContext, events: {} as IssuanceEvent },
+  guards: {
+    /** Tokens are issued only for a live offer. */
+    offerLive: ({ context, event }) => before(context, event.at),
+    /** The fifth wrong transaction code burns the pre-authorized code. */
+    lastTxCodeAttempt: ({ context }) => context.txCodeFailures + 1 >= TX_CODE_ATTEMPTS,
+    /** After `credential_accepted` only a repeat or `credential_deleted` is taken. */
+    notificationAllowed: ({ context, event }) => event.type === 'issuance.notified' && (context.notificationEvent !== 'credential_accepted' || event.event !== 'credential_failure'),
+  },
+  actions: {
+    recordCredential: assign(({ event }) => {
+      if (event.type !== 'issuance.credential_issued') return {};
+      return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) };
+    }),
+  },
+}).createMachine({
+  id: 'issuance',
+  initial: 'new',
+  context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [] },
+  states: {
+    new: {
+      on: {
+        'issuance.offered': {
+          target: 'offered',
+          actions: assign(({ event }) => ({ grant: event.grant, configurationIds: event.configuration_ids, codeHash: event.code_hash, txCodeHash: event.tx_code_hash, expiresAt: event.expires_at, user: event.user })),
+        },
+      },
+    },
+    offered: {
+      on: {
+        'issuance.offer_fetched': { target: 'offer_fetched', guard: 'offerLive', actions: assign({ offerFetched: true }) },
+        'issuance.tx_code_rejected': [
+          { guard: 'lastTxCodeAttempt', target: 'expired', actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1, expiredReason: 'tx_code_burned' })) },
+          { actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })) },
+        ],
+        'issuance.token_issued': {
+          target: 'token_issued',
+          guard: 'offerLive',
+          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope })),
+        },
+        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+      },
+    },
+    offer_fetched: {
+      on: {
+        'issuance.offer_fetched': { guard: 'offerLive' },
+        'issuance.tx_code_rejected': [
+          { guard: 'lastTxCodeAttempt', target: 'expired', actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1, expiredReason: 'tx_code_burned' })) },
+          { actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })) },
+        ],
+        'issuance.token_issued': {
+          target: 'token_issued',
+          guard: 'offerLive',
+          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope })),
+        },
+        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+      },
+    },
+    token_issued: {
+      on: { 'issuance.credential_issued': { target: 'credential_issued', actions: 'recordCredential' } },
+    },
+    credential_issued: {
+      on: {
+        'issuance.credential_issued': { actions: 'recordCredential' },
+        'issuance.notified': { target: 'notified', guard: 'notificationAllowed', actions: assign(({ event }) => ({ notificationEvent: event.event, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) })) },
+      },
+    },
+    notified: {
+      on: {
+        'issuance.notified': { guard: 'notificationAllowed', actions: assign(({ context, event }) => ({ notificationEvent: context.notificationEvent === 'credential_accepted' && event.event === 'credential_accepted' ? context.notificationEvent : event.event })) },
+      },
+    },
+    expired: { type: 'final' },
+  },
+});

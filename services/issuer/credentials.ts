@@ -1,0 +1,77 @@
+import type { JWK } from 'jose';
+import { fullDate, issueMdoc } from '../credentials/mdoc/index.ts';
+import { issueSdJwtVc } from '../credentials/sd-jwt/issue.ts';
+import type { KeyRing } from '../keys.ts';
+import { ISSUING_COUNTRY, MDL_NAMESPACE, MDOC_TTL_S, SD_JWT_TTL_S, type CredentialConfiguration, type IssuerPki, type IssuerSettings } from './settings.ts';
+
+export interface IssueContext {
+  settings: IssuerSettings;
+  pki: IssuerPki;
+  keys: KeyRing;
+  holderJwk: JWK;
+  user: { id: string; claims: Record<string, unknown> };
+  nowMs: number;
+}
+
+const DAY_S = 86_400;
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+/** The demo mDL elements of a user (org.iso.18013.5.1), dates as CBOR full-date tags. */
+function mdlElements(user: IssueContext['user'], now: number): Record<string, unknown> {
+  const given = String(user.claims.given_name ?? user.id);
+  const family = String(user.claims.family_name ?? 'Demo');
+  return {
+    family_name: family,
+    given_name: given,
+    birth_date: fullDate('1990-04-12'),
+    issue_date: fullDate(isoDay(now)),
+    expiry_date: fullDate(isoDay(now + 5 * 365 * DAY_S)),
+    issuing_country: ISSUING_COUNTRY,
+    issuing_authority: 'Portico Demo Licensing Authority',
+    document_number: `PD-${user.id.toUpperCase()}-0001`,
+    portrait: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]),
+    driving_privileges: [{ vehicle_category_code: 'B', issue_date: fullDate('2010-06-01'), expiry_date: fullDate(isoDay(now + 5 * 365 * DAY_S)) }],
+    un_distinguishing_sign: 'F',
+    age_over_18: true,
+    age_over_21: true,
+  };
+}
+
+/** The demo degree claims of a user; every one selectively disclosable. */
+const degreeClaims = (user: IssueContext['user']) => ({
+  given_name: String(user.claims.given_name ?? user.id),
+  family_name: String(user.claims.family_name ?? 'Demo'),
+  degree: 'Bachelor of Science',
+  department: 'Computer Science',
+  graduation_year: 2012,
+});
+
+/** One credential of `configuration` bound to the holder key, through the codec layer. */
+export async function issueCredential(configuration: CredentialConfiguration, ctx: IssueContext): Promise<string> {
+  const now = Math.floor(ctx.nowMs / 1000);
+  if (configuration.format === 'mso_mdoc') {
+    const { encoded } = issueMdoc({
+      docType: configuration.type,
+      namespaces: { [MDL_NAMESPACE]: mdlElements(ctx.user, now) },
+      deviceKey: ctx.holderJwk,
+      signer: { privateKey: ctx.pki.documentSigner.privateKey, x5chain: [ctx.pki.documentSigner.certificate] },
+      signed: now,
+      validFrom: now,
+      validUntil: now + MDOC_TTL_S,
+    });
+    return Buffer.from(encoded).toString('base64url');
+  }
+  const key = ctx.keys.signing('oid4vci', 'ES256');
+  const claims = degreeClaims(ctx.user);
+  const issued = await issueSdJwtVc({
+    issuer: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: key.kid, iss: ctx.settings.issuer },
+    vct: configuration.type,
+    claims,
+    disclosable: Object.keys(claims).map((name) => [name]),
+    holderJwk: ctx.holderJwk,
+    now,
+    expiresIn: SD_JWT_TTL_S,
+  });
+  return issued.sdJwt;
+}
+

@@ -1,0 +1,303 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeJwt, jwtVerify, type JWK } from 'jose';
+import { issuanceMachine, TX_CODE_ATTEMPTS, type IssuanceContext } from '../../machines/issuance.ts';
+import { singleUseMachine } from '../../machines/single-use.ts';
+import { ActorRuntime } from '../actors/runtime.ts';
+import type { Clock } from '../clock.ts';
+import { signJwt } from '../crypto/jws.ts';
+import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
+import { verifyDPoPProof, type VerifiedProof } from '../dpop/proof.ts';
+import { DPoPNonces } from '../dpop/nonce.ts';
+import { OAuthError, invalidRequest, notFound } from '../errors.ts';
+import type { EventLog } from '../event-log.ts';
+import type { KeyRing } from '../keys.ts';
+import { issueCredential } from './credentials.ts';
+import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
+import { BATCH_SIZE, NONCE_TTL_S, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
+
+export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+const KEY_SET = 'oid4vci';
+
+export interface OfferInput {
+  credential_configuration_ids?: string[];
+  grant?: 'pre-authorized_code' | 'authorization_code';
+  tx_code?: boolean;
+  by_value?: boolean;
+  user?: string;
+}
+
+export interface PresentedRequest {
+  method: string;
+  url: string;
+  authorization?: string;
+  dpop?: string | string[];
+  /** `x-fapi-interaction-id`, when the wallet sent one (a UUID). */
+  interactionId?: string;
+}
+
+const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
+/** Codes and ids that name their offer (`<offer_id>.<secret>`), so no lookup table is needed. */
+const offerOf = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined);
+const sameHash = (value: string, stored: string | undefined) => stored !== undefined && stored.length === hash(value).length && timingSafeEqual(Buffer.from(hash(value)), Buffer.from(stored));
+const sixDigits = () => String(randomBytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
+
+/**
+ * The OID4VCI issuer and its authorization server for the pre-authorized code flow (decisions
+ * section 8): offers, token, nonce, credential and notification, each offer an `issuance:<id>`
+ * stream. Codes, tokens and ids are stored only as hashes.
+ */
+export class IssuerService {
+  readonly offers: ActorRuntime<typeof issuanceMachine>;
+  private readonly once: ActorRuntime<typeof singleUseMachine>;
+  /** Separate nonce sources for the authorization server and the resource (credential) side. */
+  readonly asNonces: DPoPNonces;
+  readonly rsNonces: DPoPNonces;
+
+  constructor(
+    log: EventLog,
+    private readonly keys: KeyRing,
+    readonly pki: IssuerPki,
+    readonly settings: IssuerSettings,
+    private readonly clock: Clock,
+    private readonly users: ReadonlyMap<string, { id: string; claims: Record<string, unknown> }>,
+  ) {
+    this.offers = new ActorRuntime(log, issuanceMachine, 'issuance');
+    this.once = new ActorRuntime(log, singleUseMachine, 'once');
+    this.asNonces = new DPoPNonces(clock);
+    this.rsNonces = new DPoPNonces(clock);
+  }
+
+  private async useOnce(purpose: string, value: string): Promise<boolean> {
+    return (await this.once.execute(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose })).accepted;
+  }
+
+  // ----- offers -----
+
+  async createOffer(input: OfferInput) {
+    const ids = input.credential_configuration_ids ?? [...this.settings.configurations.keys()].slice(0, 1);
+    if (ids.length === 0 || ids.some((id) => !this.settings.configurations.has(id))) throw invalidRequest('credential_configuration_ids names an unknown configuration');
+    if ((input.grant ?? 'pre-authorized_code') !== 'pre-authorized_code') throw new OAuthError('invalid_request', 'Only the pre-authorized_code grant is offered in this build', 400);
+    const user = input.user ?? 'alice';
+    if (!this.users.has(user)) throw invalidRequest(`user must be one of ${[...this.users.keys()].join(', ')}`);
+    const offerId = randomToken(12);
+    const code = `${offerId}.${randomToken(24)}`;
+    const txCode = input.tx_code === true ? sixDigits() : undefined;
+    const at = this.clock.now();
+    await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'pre-authorized_code', configuration_ids: ids, code_hash: hash(code), ...(txCode ? { tx_code_hash: hash(txCode) } : {}), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user });
+    const offer = this.offerDocument(ids, code, txCode !== undefined);
+    const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
+    if (input.by_value !== true) this.keepCode(offerId, { code, txCode: txCode !== undefined, expiresAt: at + OFFER_TTL_S * 1000 });
+    const credentialOffer = input.by_value === true ? { credential_offer: offer } : { credential_offer_uri: offerUri };
+    const query = input.by_value === true ? `credential_offer=${encodeURIComponent(JSON.stringify(offer))}` : `credential_offer_uri=${encodeURIComponent(offerUri)}`;
+    return {
+      offer_id: offerId,
+      ...credentialOffer,
+      offer_url: `openid-credential-offer://?${query}`,
+      pre_authorized_code: code,
+      ...(txCode ? { tx_code_value: txCode } : {}),
+      status_uri: `${this.settings.issuer}/offers/${offerId}/status`,
+      expires_in: OFFER_TTL_S,
+    };
+  }
+
+  private offerDocument(ids: string[], code: string, txCode: boolean) {
+    return {
+      credential_issuer: this.settings.issuer,
+      credential_configuration_ids: ids,
+      grants: {
+        [PRE_AUTHORIZED_GRANT]: {
+          'pre-authorized_code': code,
+          ...(txCode ? { tx_code: { length: 6, input_mode: 'numeric', description: 'The six digits shown with the offer' } } : {}),
+        },
+      },
+    };
+  }
+
+  /** The offer document by reference (OpenID4VCI 1.0 §4.1.3); the wallet's fetch is recorded. */
+  async fetchOffer(offerId: string): Promise<unknown> {
+    const { snapshot, version } = await this.offers.get(offerId);
+    if (version === 0) throw notFound('No such credential offer');
+    if (snapshot.context.expiresAt <= this.clock.now() || snapshot.status === 'done') throw notFound('The credential offer has expired');
+    const stored = this.offerCodes.get(offerId);
+    if (!stored) throw notFound('The credential offer can no longer be fetched (the issuer restarted); ask for a new one');
+    await this.offers.execute(offerId, { type: 'issuance.offer_fetched', at: this.clock.now() });
+    return this.offerDocument(snapshot.context.configurationIds, stored.code, stored.txCode);
+  }
+
+  /**
+   * Pre-authorized codes of live by-reference offers, in memory only (the log keeps hashes), so the
+   * offer document can be served when the wallet dereferences it. Lapsed entries are dropped.
+   */
+  private readonly offerCodes = new Map<string, { code: string; txCode: boolean; expiresAt: number }>();
+
+  private keepCode(offerId: string, entry: { code: string; txCode: boolean; expiresAt: number }): void {
+    const now = this.clock.now();
+    for (const [id, kept] of this.offerCodes) if (kept.expiresAt <= now) this.offerCodes.delete(id);
+    this.offerCodes.set(offerId, entry);
+  }
+
+  async status(offerId: string) {
+    const { snapshot, version } = await this.offers.get(offerId);
+    if (version === 0) throw notFound('No such credential offer');
+    const c: IssuanceContext = snapshot.context;
+    const lapsed = snapshot.value !== 'expired' && c.expiresAt <= this.clock.now() && (snapshot.value === 'offered' || snapshot.value === 'offer_fetched');
+    const status = lapsed ? 'expired' : String(snapshot.value);
+    return {
+      status,
+      terminal: status === 'expired' || status === 'notified',
+      grant: c.grant,
+      ...(c.clientId ? { client_id: c.clientId } : {}),
+      attested: false,
+      challenge_used: false,
+      ...(c.tokenType ? { token_type: c.tokenType } : {}),
+      dpop_nonce_challenges: 0,
+      ...(c.configurationId ? { configuration_id: c.configurationId } : {}),
+      ...(c.proofCount !== undefined ? { proof_count: c.proofCount, holder_jkts: c.holderJkts } : {}),
+      request_encrypted: false,
+      response_encrypted: false,
+      ...(c.notificationEvent ? { notification_event: c.notificationEvent } : {}),
+      ...(c.interactionId ? { interaction_id: c.interactionId } : {}),
+    };
+  }
+
+  // ----- token endpoint -----
+
+  /** A DPoP proof at one of the issuer's endpoints: verified, nonce (when required), single use. */
+  private async dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined> {
+    if (request.dpop === undefined) return undefined;
+    if (Array.isArray(request.dpop)) throw new OAuthError('invalid_dpop_proof', 'Send exactly one DPoP header', 400);
+    const proof = await verifyDPoPProof(request.dpop, { method: request.method, url: request.url, nowMs: this.clock.now(), accessToken });
+    if (this.settings.dpopNonceRequired) {
+      const nonces = side === 'as' ? this.asNonces : this.rsNonces;
+      if (!nonces.accepts(decodeJwt(request.dpop).nonce)) {
+        if (side === 'as') throw new OAuthError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', 400, { 'dpop-nonce': nonces.current() });
+        throw new OAuthError('use_dpop_nonce', 'Resource server requires nonce in DPoP proof', 401, { 'dpop-nonce': nonces.current(), 'www-authenticate': 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"' });
+      }
+    }
+    if (!(await this.useOnce('dpop-jti', `${proof.jkt}:${proof.jti}`))) throw new OAuthError('invalid_dpop_proof', 'The DPoP proof was already used (jti replay)', 400);
+    return proof;
+  }
+
+  async token(form: Record<string, string | undefined>, request: PresentedRequest) {
+    const grant = form.grant_type;
+    if (grant !== PRE_AUTHORIZED_GRANT) throw new OAuthError('unsupported_grant_type', 'This authorization server issues tokens for the pre-authorized_code grant only', 400);
+    const code = form['pre-authorized_code'];
+    if (!code) throw invalidRequest('pre-authorized_code is required');
+    const proof = await this.dpop(request, 'as');
+    const offerId = offerOf(code);
+    const loaded = offerId ? await this.offers.get(offerId) : undefined;
+    const c = loaded?.snapshot.context;
+    const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
+    if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash)) throw invalidGrant('The pre-authorized code is unknown');
+    if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched') throw invalidGrant('The pre-authorized code was already used, burned or has expired');
+    if (c.expiresAt <= this.clock.now()) throw invalidGrant('The pre-authorized code has expired');
+    const txCode = form.tx_code;
+    if (c.txCodeHash && txCode === undefined) throw invalidRequest('tx_code is required for this offer');
+    if (!c.txCodeHash && txCode !== undefined) throw invalidRequest('This offer has no tx_code');
+    if (c.txCodeHash && !sameHash(txCode!, c.txCodeHash)) {
+      await this.offers.execute(offerId, { type: 'issuance.tx_code_rejected', at: this.clock.now() });
+      const left = TX_CODE_ATTEMPTS - c.txCodeFailures - 1;
+      throw invalidGrant(left > 0 ? `The tx_code is wrong (${left} attempt(s) left)` : 'The tx_code is wrong; the pre-authorized code is burned');
+    }
+    // Every other check passed: only now is the code consumed (the token_issued transition).
+    const at = this.clock.now();
+    const jti = randomToken(16);
+    const scope = c.configurationIds.map((id) => this.settings.configurations.get(id)!.scope).join(' ');
+    const key = this.keys.signing(KEY_SET, 'ES256');
+    const iat = Math.floor(at / 1000);
+    const token = signJwt(key, { typ: 'at+jwt' }, {
+      iss: this.settings.issuer, aud: this.settings.issuer, sub: c.user, iat, exp: iat + TOKEN_TTL_S, jti, scope, issuance: offerId,
+      ...(proof ? { cnf: { jkt: proof.jkt } } : {}),
+    });
+    const outcome = await this.offers.execute(offerId, { type: 'issuance.token_issued', at, token_hash: hash(token), token_type: proof ? 'DPoP' : 'Bearer', ...(proof ? { dpop_jkt: proof.jkt } : {}), scope });
+    if (!outcome.accepted) throw invalidGrant('The pre-authorized code was already used');
+    return { access_token: token, token_type: proof ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_S, scope };
+  }
+
+  // ----- nonce endpoint -----
+
+  /** A fresh c_nonce: expiry and randomness under an HMAC (no state until it is used). */
+  nonce(): { c_nonce: string } {
+    const exp = Math.floor(this.clock.now() / 1000) + NONCE_TTL_S;
+    const body = `${exp}.${randomToken(16)}`;
+    return { c_nonce: `${body}.${createHmac('sha256', this.keys.secret('c-nonce')).update(body).digest('base64url')}` };
+  }
+
+  /** Known (our HMAC), not expired, and not used before: then spent. */
+  private async spendNonce(nonce: string): Promise<void> {
+    const [exp, random, mac] = nonce.split('.');
+    const body = `${exp}.${random}`;
+    const expected = createHmac('sha256', this.keys.secret('c-nonce')).update(body).digest('base64url');
+    const invalid = (why: string) => new OAuthError('invalid_nonce', why, 400);
+    if (!mac || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) throw invalid('The c_nonce is not one this issuer gave out');
+    if (Number(exp) <= this.clock.now() / 1000) throw invalid('The c_nonce has expired; get a new one from the nonce endpoint');
+    if (!(await this.useOnce('c-nonce', nonce))) throw invalid('The c_nonce was already used; get a new one from the nonce endpoint');
+  }
+
+  // ----- credential endpoint -----
+
+  private async accessToken(request: PresentedRequest) {
+    const match = /^(Bearer|DPoP) ([A-Za-z0-9._~+/-]+=*)$/.exec(request.authorization ?? '');
+    const unauthorized = (why: string) => new OAuthError('invalid_token', why, 401, { 'www-authenticate': `${match?.[1] === 'DPoP' ? 'DPoP' : 'Bearer'} error="invalid_token", error_description="${why}"` });
+    if (!match) throw unauthorized('An access token from the token endpoint is required');
+    const key = this.keys.signing(KEY_SET, 'ES256');
+    let claims: Record<string, unknown>;
+    try {
+      claims = (await jwtVerify(match[2], key.publicKey, { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', currentDate: new Date(this.clock.now()) })).payload as Record<string, unknown>;
+    } catch {
+      throw unauthorized('The access token is invalid or expired');
+    }
+    const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
+    if (bound) {
+      if (match[1] !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');
+      const proof = await this.dpop(request, 'rs', match[2]);
+      if (!proof || proof.jkt !== bound) throw unauthorized('The DPoP proof key is not the key the token is bound to');
+    } else if (match[1] === 'DPoP') throw unauthorized('This access token is not DPoP-bound: use the Bearer scheme');
+    return { token: match[2], claims, offerId: String(claims.issuance ?? '') };
+  }
+
+  async credential(body: unknown, request: PresentedRequest) {
+    const { token, claims, offerId } = await this.accessToken(request);
+    const loaded = await this.offers.get(offerId);
+    if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw new OAuthError('invalid_token', 'The access token does not belong to a live offer', 401, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
+    const req = body as Record<string, unknown>;
+    const hasId = req.credential_identifier !== undefined;
+    const hasConfig = req.credential_configuration_id !== undefined;
+    if (hasId === hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
+    if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
+    const configurationId = String(req.credential_configuration_id);
+    const configuration = this.settings.configurations.get(configurationId);
+    if (!configuration) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
+    if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw new OAuthError('insufficient_scope', `The access token was not issued for ${configurationId}`, 403);
+    if (req.credential_response_encryption !== undefined) throw new OAuthError('invalid_encryption_parameters', 'Response encryption needs an encrypted request (application/jwt)', 400);
+    const proofs = req.proofs as { jwt?: unknown } | undefined;
+    if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0) throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
+    if (proofs.jwt.length > BATCH_SIZE) throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
+    const checked: CheckedProof[] = [];
+    for (const jwt of proofs.jwt) checked.push(await checkProof(jwt, { issuer: this.settings.issuer, algs: configuration.proofAlgs, nowMs: this.clock.now() }));
+    await this.spendNonce(checkProofSet(checked));
+    const user = this.users.get(String(claims.sub ?? 'alice'))!;
+    const credentials = [];
+    for (const proof of checked) credentials.push({ credential: await issueCredential(configuration, { settings: this.settings, pki: this.pki, keys: this.keys, holderJwk: proof.jwk as JWK, user, nowMs: this.clock.now() }) });
+    const notificationId = `${offerId}.${randomToken(16)}`;
+    const interactionId = request.interactionId;
+    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at: this.clock.now(), configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}) });
+    return { credentials, notification_id: notificationId };
+  }
+
+  // ----- notification endpoint -----
+
+  async notification(body: unknown, request: PresentedRequest): Promise<void> {
+    const { offerId } = await this.accessToken(request);
+    const req = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+    const id = req.notification_id;
+    const event = req.event;
+    if (typeof id !== 'string' || offerOf(id) !== offerId) throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
+    const { snapshot } = await this.offers.get(offerId);
+    if (!sameHash(id, snapshot.context.notificationIdHash)) throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
+    if (event !== 'credential_accepted' && event !== 'credential_failure' && event !== 'credential_deleted') throw new OAuthError('invalid_notification_request', 'event must be credential_accepted, credential_failure or credential_deleted', 400);
+    const outcome = await this.offers.execute(offerId, { type: 'issuance.notified', at: this.clock.now(), event, ...(request.interactionId ? { interaction_id: request.interactionId } : {}) });
+    if (!outcome.accepted) throw new OAuthError('invalid_notification_request', 'After credential_accepted only credential_deleted (or a repeat) is taken', 400);
+  }
+}

@@ -1,0 +1,83 @@
+import type { CertifiedKey } from '../credentials/mdoc/index.ts';
+
+/** The issuer's mdoc PKI: IACA root and document signer (its `C` is the mDL's issuing country). */
+export interface IssuerPki {
+  iaca: CertifiedKey;
+  documentSigner: CertifiedKey;
+}
+
+export type ConfigurationFormat = 'mso_mdoc' | 'dc+sd-jwt';
+
+/** One credential configuration of the issuer (decisions section 8). */
+export interface CredentialConfiguration {
+  id: string;
+  format: ConfigurationFormat;
+  scope: string;
+  /** mdoc doctype or SD-JWT VC vct. */
+  type: string;
+  proofAlgs: string[];
+}
+
+export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
+export const MDL_NAMESPACE = 'org.iso.18013.5.1';
+export const BATCH_SIZE = 2;
+export const OFFER_TTL_S = 600;
+export const TOKEN_TTL_S = 300;
+export const NONCE_TTL_S = 300;
+export const SD_JWT_TTL_S = 24 * 3600;
+export const MDOC_TTL_S = 180 * 86_400;
+export const ISSUING_COUNTRY = 'FR';
+
+export interface IssuerSettings {
+  base: string;
+  /** `{base}/oid4vci`: credential issuer and its own authorization server. */
+  issuer: string;
+  configurations: ReadonlyMap<string, CredentialConfiguration>;
+  dpopNonceRequired: boolean;
+}
+
+export const degreeVct = (base: string) => `${base}/oid4vci/credential-types/university-degree`;
+
+export function issuerSettings(base: string, env: Record<string, string | undefined>): IssuerSettings {
+  const configurations: CredentialConfiguration[] = [
+    { id: 'MobileDrivingLicenceMsoMdoc', format: 'mso_mdoc', scope: 'vc:mdl', type: MDL_DOCTYPE, proofAlgs: ['ES256'] },
+    { id: 'UniversityDegreeCredential', format: 'dc+sd-jwt', scope: 'vc:university_degree', type: degreeVct(base), proofAlgs: ['ES256', 'EdDSA'] },
+  ];
+  return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true' };
+}
+
+/** `/.well-known/openid-credential-issuer/oid4vci` (OpenID4VCI 1.0 §12.2). */
+export function credentialIssuerMetadata(s: IssuerSettings) {
+  const configurations: Record<string, unknown> = {};
+  for (const c of s.configurations.values()) {
+    const proof = { proof_types_supported: { jwt: { proof_signing_alg_values_supported: c.proofAlgs } } };
+    configurations[c.id] = c.format === 'mso_mdoc'
+      ? { format: c.format, scope: c.scope, doctype: c.type, cryptographic_binding_methods_supported: ['cose_key'], credential_signing_alg_values_supported: [-7], ...proof, credential_metadata: { display: [{ name: 'Mobile driving licence (demo)', locale: 'en-US' }] } }
+      : { format: c.format, scope: c.scope, vct: c.type, cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], ...proof, credential_metadata: { display: [{ name: 'University degree (demo)', locale: 'en-US' }] } };
+  }
+  return {
+    credential_issuer: s.issuer,
+    authorization_servers: [s.issuer],
+    credential_endpoint: `${s.issuer}/credential`,
+    nonce_endpoint: `${s.issuer}/nonce`,
+    notification_endpoint: `${s.issuer}/notification`,
+    batch_credential_issuance: { batch_size: BATCH_SIZE },
+    display: [{ name: 'Portico demo issuer', locale: 'en-US' }],
+    credential_configurations_supported: configurations,
+  };
+}
+
+/** `/.well-known/oauth-authorization-server/oid4vci` (RFC 8414), for the pre-authorized code grant. */
+export function authorizationServerMetadata(s: IssuerSettings) {
+  return {
+    issuer: s.issuer,
+    token_endpoint: `${s.issuer}/token`,
+    jwks_uri: `${s.issuer}/.well-known/jwks.json`,
+    grant_types_supported: ['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+    response_types_supported: ['code'],
+    token_endpoint_auth_methods_supported: ['none'],
+    dpop_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
+    'pre-authorized_grant_anonymous_access_supported': true,
+    scopes_supported: [...s.configurations.values()].map((c) => c.scope),
+  };
+}

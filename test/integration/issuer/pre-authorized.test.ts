@@ -1,0 +1,211 @@
+import 'reflect-metadata';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
+import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+
+// Issue 15 (the core of it): the pre-authorized code flow of the OID4VCI issuer, over HTTP.
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+let server: TestServer;
+let issuer: string;
+beforeAll(async () => {
+  server = await startMainServer();
+  issuer = `${server.url}/oid4vci`;
+});
+afterAll(async () => {
+  await server.close();
+});
+
+type Json = Record<string, any>;
+const post = async (path: string, init: RequestInit) => {
+  const res = await fetch(`${server.url}${path}`, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json };
+};
+const holder = async () => {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  return { privateKey, jwk: await exportJWK(publicKey) };
+};
+const proof = async (key: { privateKey: CryptoKey; jwk: JWK }, nonce: string | undefined, overrides: { typ?: string; aud?: string; iat?: number; header?: Json } = {}) =>
+  new SignJWT({ ...(nonce !== undefined ? { nonce } : {}) })
+    .setProtectedHeader({ alg: 'ES256', typ: overrides.typ ?? 'openid4vci-proof+jwt', jwk: key.jwk, ...overrides.header })
+    .setAudience(overrides.aud ?? issuer)
+    .setIssuedAt(overrides.iat ?? Math.floor(server.clock.now() / 1000))
+    .sign(key.privateKey);
+
+async function offerAndToken(body: Json = {}, txFromOffer = true) {
+  const offer = await post('/oid4vci/offers', json(body));
+  expect(offer.status).toBe(201);
+  const token = await post('/oid4vci/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': offer.body.pre_authorized_code, ...(txFromOffer && offer.body.tx_code_value ? { tx_code: offer.body.tx_code_value } : {}) }));
+  return { offer: offer.body, token };
+}
+const nonce = async () => (await post('/oid4vci/nonce', { method: 'POST' })).body.c_nonce as string;
+const credential = (token: string, body: Json) => post('/oid4vci/credential', json(body, { authorization: `Bearer ${token}` }));
+
+describe('OID4VCI issuer: metadata', () => {
+  it('publishes issuer and authorization server metadata, JWKS, IACA and vct metadata', async () => {
+    const meta = (await (await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json;
+    expect(meta).toMatchObject({ credential_issuer: issuer, credential_endpoint: `${issuer}/credential`, nonce_endpoint: `${issuer}/nonce`, batch_credential_issuance: { batch_size: 2 } });
+    expect(Object.keys(meta.credential_configurations_supported)).toEqual(['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential']);
+    const signed = await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`, { headers: { accept: 'application/jwt' } });
+    expect(signed.headers.get('content-type')).toContain('application/jwt');
+    const jwt = await signed.text();
+    const header = JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString());
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'openidvci-issuer-metadata+jwt' });
+    const { X509Certificate } = await import('node:crypto');
+    const ds = new X509Certificate(Buffer.from(header.x5c[0], 'base64'));
+    const verified = await jwtVerify(jwt, ds.publicKey, { typ: 'openidvci-issuer-metadata+jwt' });
+    expect(verified.payload.sub).toBe(issuer);
+    const as = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server/oid4vci`)).json()) as Json;
+    expect(as).toMatchObject({ issuer, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/.well-known/jwks.json`, 'pre-authorized_grant_anonymous_access_supported': true });
+    expect((await fetch(`${server.url}/.well-known/openid-credential-issuer`)).status).toBe(404);
+    expect(await (await fetch(`${issuer}/iaca.pem`)).text()).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  });
+});
+
+describe('OID4VCI issuer: the pre-authorized code flow', () => {
+  it('offer by reference with tx_code -> token -> nonce -> SD-JWT VC verified by @sd-jwt/sd-jwt-vc with keys from jwks_uri', async () => {
+    const created = await post('/oid4vci/offers', json({ credential_configuration_ids: ['UniversityDegreeCredential'], tx_code: true }));
+    expect(created.body.offer_url).toMatch(/^openid-credential-offer:\/\/\?credential_offer_uri=/);
+    expect(created.body.tx_code_value).toMatch(/^\d{6}$/);
+    const offer = (await (await fetch(created.body.credential_offer_uri)).json()) as Json;
+    const grant = offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'];
+    expect(grant.tx_code).toEqual({ length: 6, input_mode: 'numeric', description: expect.any(String) });
+    const token = await post('/oid4vci/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': grant['pre-authorized_code'], tx_code: created.body.tx_code_value }));
+    expect(token.status).toBe(200);
+    expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 300, scope: 'vc:university_degree' });
+    expect(token.body.refresh_token).toBeUndefined();
+    expect(token.body.c_nonce).toBeUndefined();
+    const key = await holder();
+    const issued = await credential(token.body.access_token, { credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [await proof(key, await nonce())] } });
+    expect(issued.status).toBe(200);
+    expect(issued.body.notification_id).toEqual(expect.any(String));
+    const sdJwt = issued.body.credentials[0].credential as string;
+
+    const jwks = (await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
+    const issuerJwk = jwks.keys.find((k) => k.kid === JSON.parse(Buffer.from(sdJwt.split('.')[0], 'base64url').toString()).kid)!;
+    const verifier = await ES256.getVerifier(issuerJwk as JsonWebKey);
+    const sdjwt = new SDJwtVcInstance({ hasher: digest, verifier });
+    const result = await sdjwt.verify(sdJwt);
+    expect(result.payload).toMatchObject({ iss: issuer, vct: `${issuer}/credential-types/university-degree`, given_name: 'Alice', degree: 'Bachelor of Science', cnf: { jwk: { x: key.jwk.x } } });
+    expect(result.payload.sub).toBeUndefined();
+
+    const notified = await post('/oid4vci/notification', json({ notification_id: issued.body.notification_id, event: 'credential_accepted' }, { authorization: `Bearer ${token.body.access_token}`, 'x-fapi-interaction-id': '1b4e28ba-2fa1-41d2-883f-0016d3cca427' }));
+    expect(notified.status).toBe(204);
+    expect((await post('/oid4vci/notification', json({ notification_id: issued.body.notification_id, event: 'credential_failure' }, { authorization: `Bearer ${token.body.access_token}` }))).body.error).toBe('invalid_notification_request');
+    const status = (await (await fetch(created.body.status_uri)).json()) as Json;
+    expect(status).toMatchObject({ status: 'notified', terminal: true, grant: 'pre-authorized_code', token_type: 'Bearer', configuration_id: 'UniversityDegreeCredential', proof_count: 1, holder_jkts: [await calculateJwkThumbprint(key.jwk)], notification_event: 'credential_accepted', interaction_id: '1b4e28ba-2fa1-41d2-883f-0016d3cca427' });
+  });
+
+  it('batch of two mdocs bound to pairwise-distinct keys, IssuerAuth chaining to the served IACA, DPoP-bound token', async () => {
+    const created = await post('/oid4vci/offers', json({ credential_configuration_ids: ['MobileDrivingLicenceMsoMdoc'], by_value: true }));
+    expect(created.body.credential_offer.credential_issuer).toBe(issuer);
+    const dpopKey = await holder();
+    const dpop = async (htm: string, htu: string, ath?: string) => new SignJWT({ htm, htu, jti: crypto.randomUUID(), ...(ath ? { ath } : {}) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: dpopKey.jwk }).setIssuedAt(Math.floor(server.clock.now() / 1000)).sign(dpopKey.privateKey);
+    const token = await post('/oid4vci/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': created.body.pre_authorized_code }, { dpop: await dpop('POST', `${issuer}/token`) }));
+    expect(token.body.token_type).toBe('DPoP');
+    const at = token.body.access_token as string;
+    const { createHash } = await import('node:crypto');
+    const ath = createHash('sha256').update(at).digest('base64url');
+    const [a, b] = [await holder(), await holder()];
+    const n = await nonce();
+    const bearer = await credential(at, { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', proofs: { jwt: [await proof(a, n)] } });
+    expect(bearer.status).toBe(401);
+    const issued = await post('/oid4vci/credential', json({ credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', proofs: { jwt: [await proof(a, n), await proof(b, n)] } }, { authorization: `DPoP ${at}`, dpop: await dpop('POST', `${issuer}/credential`, ath) }));
+    expect(issued.status).toBe(200);
+    expect(issued.body.credentials).toHaveLength(2);
+    const iaca = await (await fetch(`${issuer}/iaca.pem`)).text();
+    const now = Math.floor(server.clock.now() / 1000);
+    const verified = issued.body.credentials.map((c: { credential: string }) => verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), { trustedRoots: [iaca], now }));
+    for (const v of verified) expect(v).toMatchObject({ valid: true, docType: 'org.iso.18013.5.1.mDL' });
+    expect(verified.map((v: any) => v.deviceKey.x)).toEqual([a.jwk.x, b.jwk.x]);
+    expect(verified[0].claims['org.iso.18013.5.1'].issuing_country).toBe('FR');
+  });
+});
+
+describe('OID4VCI issuer: a negative per rule', () => {
+  it('token: unsupported grant, unknown code, missing or unexpected tx_code, a code used twice, the fifth wrong tx_code burns it', async () => {
+    const grant = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+    expect((await post('/oid4vci/token', form({ grant_type: 'refresh_token', refresh_token: 'x' }))).body.error).toBe('unsupported_grant_type');
+    expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': 'nope' }))).body.error).toBe('invalid_grant');
+    const withTx = (await post('/oid4vci/offers', json({ tx_code: true }))).body;
+    expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': withTx.pre_authorized_code }))).body.error).toBe('invalid_request');
+    const plain = (await post('/oid4vci/offers', json({}))).body;
+    expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': plain.pre_authorized_code, tx_code: '123456' }))).body.error).toBe('invalid_request');
+    expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': plain.pre_authorized_code }))).status).toBe(200);
+    expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': plain.pre_authorized_code }))).body.error).toBe('invalid_grant');
+    const wrong = withTx.tx_code_value === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++) expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': withTx.pre_authorized_code, tx_code: wrong }))).body.error).toBe('invalid_grant');
+    expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': withTx.pre_authorized_code, tx_code: withTx.tx_code_value }))).body.error).toBe('invalid_grant');
+    expect(((await (await fetch(withTx.status_uri)).json()) as Json).status).toBe('expired');
+  });
+
+  it('credential: each invalid_proof cause, invalid_nonce, batch size, id-field rule, unknown configuration, scope, token', async () => {
+    const { token } = await offerAndToken({ credential_configuration_ids: ['UniversityDegreeCredential'] });
+    const at = token.body.access_token as string;
+    const key = await holder();
+    const ask = async (proofs: string[], extra: Json = {}) => (await credential(at, { credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: proofs }, ...extra })).body.error;
+    expect(await ask([await proof(key, await nonce(), { typ: 'JWT' })])).toBe('invalid_proof');
+    expect(await ask([await proof(key, await nonce(), { aud: 'https://other.example' })])).toBe('invalid_proof');
+    expect(await ask([await proof(key, await nonce(), { iat: Math.floor(server.clock.now() / 1000) - 301 })])).toBe('invalid_proof');
+    expect(await ask([await proof(key, await nonce(), { iat: Math.floor(server.clock.now() / 1000) + 61 })])).toBe('invalid_proof');
+    expect(await ask([await proof(key, undefined)])).toBe('invalid_proof');
+    expect(await ask([await proof(key, await nonce(), { header: { kid: 'did:example:123' } })])).toBe('invalid_proof');
+    expect(await ask([await proof(key, await nonce(), { header: { jwk: { ...key.jwk, d: 'private' } } })])).toBe('invalid_proof');
+    expect(await ask(['not-a-jwt'])).toBe('invalid_proof');
+    const n = await nonce();
+    expect(await ask([await proof(key, n), await proof(key, n)])).toBe('invalid_proof'); // repeated key
+    expect(await ask([await proof(key, n), await proof(await holder(), await nonce())])).toBe('invalid_nonce'); // mixed
+    expect(await ask([await proof(key, 'forged.nonce.value')])).toBe('invalid_nonce');
+    expect(await ask([await proof(key, n)])).toBeUndefined();
+    expect(await ask([await proof(key, n)])).toBe('invalid_nonce'); // used
+    expect(await ask([await proof(key, await nonce()), await proof(await holder(), await nonce()), await proof(await holder(), await nonce())])).toBe('invalid_credential_request');
+    expect((await credential(at, { credential_configuration_id: 'UniversityDegreeCredential', credential_identifier: 'x', proofs: { jwt: [] } })).body.error).toBe('invalid_credential_request');
+    expect((await credential(at, { credential_configuration_id: 'Nope', proofs: { jwt: [await proof(key, await nonce())] } })).body.error).toBe('unknown_credential_configuration');
+    const scoped = await credential(at, { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', proofs: { jwt: [await proof(key, await nonce())] } });
+    expect([scoped.status, scoped.body.error]).toEqual([403, 'insufficient_scope']);
+    const none = await post('/oid4vci/credential', json({ credential_configuration_id: 'UniversityDegreeCredential' }));
+    expect([none.status, none.body.error]).toEqual([401, 'invalid_token']);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('an expired c_nonce is refused, and an expired access token', async () => {
+    const stale = await nonce();
+    const { token: old } = await offerAndToken();
+    server.clock.advance(301_000);
+    const { token } = await offerAndToken();
+    const key = await holder();
+    expect((await credential(token.body.access_token, { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', proofs: { jwt: [await proof(key, stale)] } })).body.error).toBe('invalid_nonce');
+    const expired = await credential(old.body.access_token, { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', proofs: { jwt: [await proof(key, await nonce())] } });
+    expect([expired.status, expired.body.error]).toEqual([401, 'invalid_token']);
+  });
+
+  it('fuzzed bodies never give a 5xx', async () => {
+    const { token } = await offerAndToken();
+    for (const body of ['', '[]', '{"proofs":1}', '{"credential_configuration_id":{}}', '{"proofs":{"jwt":[1,2]},"credential_configuration_id":"UniversityDegreeCredential"}', '{"__proto__":{"x":1}}']) {
+      for (const path of ['/oid4vci/credential', '/oid4vci/notification', '/oid4vci/offers', '/oid4vci/token']) {
+        const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.body.access_token}` }, body });
+        expect(res.status, `${path} ${body}`).toBeLessThan(500);
+      }
+    }
+  });
+});
+
+describe('OID4VCI issuer: the log', () => {
+  it('keeps no code, token or nonce whole, and npm run replay folds every issuance stream', async () => {
+    const { offer, token } = await offerAndToken({ tx_code: true });
+    const rows = new Database(join(server.dataDir, 'main.db'), { readonly: true }).prepare("SELECT data FROM events WHERE stream_id LIKE 'issuance:%' OR stream_id LIKE 'once:c-nonce:%'").all() as Array<{ data: string }>;
+    const raw = rows.map((r) => r.data).join('\n');
+    expect(rows.length).toBeGreaterThan(5);
+    for (const secret of [offer.pre_authorized_code, offer.tx_code_value, token.body.access_token]) expect(raw).not.toContain(secret);
+    const replay = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', join(server.dataDir, 'main.db'), '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+    expect(replay.status, replay.stdout.slice(-500)).toBe(0);
+    expect(replay.stdout).toMatch(/issuance:[A-Za-z0-9_-]+ {2}\(\d+ events, (consistent|no snapshot)/);
+  });
+});
