@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { clientAuthenticationAnonymous, type Jwk, type JwtSigner } from '@openid4vc/oauth2';
+import { Openid4vciClient } from '@openid4vc/openid4vci';
+import { setGlobalConfig } from '@openid4vc/utils';
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
+import { verifySdJwtVc } from '../../../services/credentials/sd-jwt/verify.ts';
+import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
+
+// Issue 15: @openid4vc/openid4vci 0.4.6, unmodified, as the wallet against our issuer on loopback.
+setGlobalConfig({ allowInsecureUrls: true });
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startMainServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** Holder keys by thumbprint: the peer names the key to sign with by its public JWK. */
+const privateKeys = new Map<string, CryptoKey>();
+async function newKey(): Promise<Jwk> {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = (await exportJWK(publicKey)) as Jwk;
+  privateKeys.set(await calculateJwkThumbprint(jwk as JWK), privateKey);
+  return jwk;
+}
+
+const client = new Openid4vciClient({
+  callbacks: {
+    hash: (data, alg) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest()),
+    generateRandom: (n) => new Uint8Array(randomBytes(n)),
+    clientAuthentication: clientAuthenticationAnonymous(),
+    signJwt: async (signer: JwtSigner, { header, payload }) => {
+      if (signer.method !== 'jwk') throw new Error(`test signer does not do ${signer.method}`);
+      const key = privateKeys.get(await calculateJwkThumbprint(signer.publicJwk as JWK))!;
+      const jwt = await new SignJWT(payload as Record<string, unknown>).setProtectedHeader({ ...header, alg: signer.alg } as never).sign(key);
+      return { jwt, signerJwk: signer.publicJwk };
+    },
+  },
+});
+
+async function issueWithPeer(body: Record<string, unknown>, configurationId: string, options: { dpop?: boolean; proofs?: number } = {}) {
+  const created = (await (await fetch(`${server.url}/oid4vci/offers`, json(body))).json()) as { offer_url: string; tx_code_value?: string; status_uri: string };
+  const credentialOffer = await client.resolveCredentialOffer(created.offer_url);
+  const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+  const dpopSigner = options.dpop ? { method: 'jwk' as const, alg: 'ES256', publicJwk: await newKey() } : undefined;
+  const { accessTokenResponse, dpop } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, txCode: created.tx_code_value, ...(dpopSigner ? { dpop: { signer: dpopSigner } } : {}) });
+  const { c_nonce } = await client.requestNonce({ issuerMetadata });
+  const holders = await Promise.all(Array.from({ length: options.proofs ?? 1 }, () => newKey()));
+  const proofs = await Promise.all(holders.map(async (publicJwk) => (await client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: configurationId, signer: { method: 'jwk', alg: 'ES256', publicJwk }, nonce: c_nonce })).jwt));
+  const response = await client.retrieveCredentials({ issuerMetadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: configurationId, proofs: { jwt: proofs }, ...(dpop ? { dpop } : {}) });
+  return { created, issuerMetadata, accessTokenResponse, response, holders, dpop };
+}
+
+describe('@openid4vc/openid4vci as the wallet', () => {
+  it('reads the offer by reference and the metadata, redeems a tx_code, proves a key and gets an SD-JWT VC', async () => {
+    const { created, issuerMetadata, accessTokenResponse, response, holders } = await issueWithPeer({ credential_configuration_ids: ['UniversityDegreeCredential'], tx_code: true }, 'UniversityDegreeCredential');
+    expect(issuerMetadata.credentialIssuer.credential_issuer).toBe(`${server.url}/oid4vci`);
+    expect(accessTokenResponse.token_type).toBe('Bearer');
+    const body = response.credentialResponse as { credentials: Array<{ credential: string }>; notification_id: string };
+    const jwks = (await (await fetch(`${server.url}/oid4vci/.well-known/jwks.json`)).json()) as { keys: JWK[] };
+    const verified = await verifySdJwtVc(body.credentials[0].credential, { issuerJwks: jwks, now: Math.floor(server.clock.now() / 1000) } as never);
+    expect(verified).toMatchObject({ valid: true });
+    expect((verified as { holderJwk: JWK }).holderJwk.x).toBe(holders[0].x);
+    const notified = await client.sendNotification({ issuerMetadata, accessToken: accessTokenResponse.access_token, notification: { notificationId: body.notification_id, event: 'credential_accepted' } });
+    expect(notified.response.status).toBe(204);
+    expect(((await (await fetch(created.status_uri)).json()) as { status: string }).status).toBe('notified');
+  });
+
+  it('by value, DPoP-bound, a batch of two mdocs under the served IACA', async () => {
+    const { accessTokenResponse, response, holders } = await issueWithPeer({ credential_configuration_ids: ['MobileDrivingLicenceMsoMdoc'], by_value: true }, 'MobileDrivingLicenceMsoMdoc', { dpop: true, proofs: 2 });
+    expect(accessTokenResponse.token_type).toBe('DPoP');
+    const credentials = (response.credentialResponse as { credentials: Array<{ credential: string }> }).credentials;
+    expect(credentials).toHaveLength(2);
+    const iaca = await (await fetch(`${server.url}/oid4vci/iaca.pem`)).text();
+    const results = credentials.map((c) => verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), { trustedRoots: [iaca], now: Math.floor(server.clock.now() / 1000) }));
+    expect(results.map((r) => (r as { valid: boolean; deviceKey: JWK }).deviceKey?.x)).toEqual(holders.map((h) => h.x));
+  });
+});
