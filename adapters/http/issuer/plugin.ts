@@ -90,7 +90,10 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     },
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return issuer.token((request.body ?? {}) as Record<string, string>, presented(request));
+    const response = await issuer.token((request.body ?? {}) as Record<string, string>, presented(request));
+    // RFC 9449 §8.2: a fresh nonce with the successful answer, from the authorization server's source.
+    if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.asNonces.current());
+    return response;
   });
   app.post('/oid4vci/nonce', { schema: { summary: 'A fresh c_nonce for key proofs', tags } }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
@@ -99,7 +102,9 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
     if (/^application\/jwt/.test(String(request.headers['content-type'] ?? ''))) throw new OAuthError('invalid_encryption_parameters', 'Encrypted credential requests are not in this build yet', 400);
     reply.header('cache-control', 'no-store');
-    return issuer.credential(request.body, presented(request));
+    const response = await issuer.credential(request.body, presented(request));
+    if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
+    return response;
   });
   app.post('/oid4vci/notification', { schema: { summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted', tags, response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
     await issuer.notification(request.body, presented(request));

@@ -57,6 +57,29 @@ async function issueWithPeer(body: Record<string, unknown>, configurationId: str
 }
 
 describe('@openid4vc/openid4vci as the wallet', () => {
+  it('with DPOP_NONCE_REQUIRED=true the peer retries use_dpop_nonce at the token (400) and credential (401) endpoints, each side with its own nonce', async () => {
+    const strict = await startMainServer({ env: { DPOP_NONCE_REQUIRED: 'true' } });
+    try {
+      const created = (await (await fetch(`${strict.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredential'] }))).json()) as { offer_url: string; status_uri: string };
+      const credentialOffer = await client.resolveCredentialOffer(created.offer_url);
+      const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+      const signer = { method: 'jwk' as const, alg: 'ES256', publicJwk: await newKey() };
+      const { accessTokenResponse, dpop } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, dpop: { signer } });
+      expect(accessTokenResponse.token_type).toBe('DPoP');
+      expect(dpop?.nonce).toEqual(expect.any(String));
+      const { c_nonce } = await client.requestNonce({ issuerMetadata });
+      const holder = await newKey();
+      const proof = (await client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: 'UniversityDegreeCredential', signer: { method: 'jwk', alg: 'ES256', publicJwk: holder }, nonce: c_nonce })).jwt;
+      // The token's nonce came from the authorization server; the resource side challenges again with its own.
+      const response = await client.retrieveCredentials({ issuerMetadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'UniversityDegreeCredential', proofs: { jwt: [proof] }, dpop: { signer, nonce: dpop!.nonce } });
+      expect((response.credentialResponse as { credentials: unknown[] }).credentials).toHaveLength(1);
+      expect(response.dpop?.nonce).toEqual(expect.any(String));
+      expect(response.dpop?.nonce).not.toBe(dpop!.nonce);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('reads the offer by reference and the metadata, redeems a tx_code, proves a key and gets an SD-JWT VC', async () => {
     const { created, issuerMetadata, accessTokenResponse, response, holders } = await issueWithPeer({ credential_configuration_ids: ['UniversityDegreeCredential'], tx_code: true }, 'UniversityDegreeCredential');
     expect(issuerMetadata.credentialIssuer.credential_issuer).toBe(`${server.url}/oid4vci`);
