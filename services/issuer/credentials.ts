@@ -1,8 +1,10 @@
 import type { JWK } from 'jose';
 import { fullDate, issueMdoc } from '../credentials/mdoc/index.ts';
 import { issueSdJwtVc } from '../credentials/sd-jwt/issue.ts';
-import type { KeyRing } from '../keys.ts';
-import { ISSUING_COUNTRY, MDL_NAMESPACE, MDOC_TTL_S, SD_JWT_TTL_S, type CredentialConfiguration, type IssuerPki, type IssuerSettings } from './settings.ts';
+import { didJwkFromJwk } from '../credentials/keys/index.ts';
+import { issueJwtVc, issueLdpVc } from '../credentials/w3c/index.ts';
+import type { KeyRing, SigningKey } from '../keys.ts';
+import { DEGREE_TYPES, ISSUING_COUNTRY, MDL_NAMESPACE, MDOC_TTL_S, SD_JWT_TTL_S, W3C_CONTEXT, type CredentialConfiguration, type IssuerPki, type IssuerSettings } from './settings.ts';
 
 export interface IssueContext {
   settings: IssuerSettings;
@@ -46,8 +48,11 @@ const degreeClaims = (user: IssueContext['user']) => ({
   graduation_year: 2012,
 });
 
+/** A credential as the credential response carries it: a string, or a JSON object for `ldp_vc`. */
+export type IssuedCredential = string | Record<string, unknown>;
+
 /** One credential of `configuration` bound to the holder key, through the codec layer. */
-export async function issueCredential(configuration: CredentialConfiguration, ctx: IssueContext): Promise<string> {
+export async function issueCredential(configuration: CredentialConfiguration, ctx: IssueContext): Promise<IssuedCredential> {
   const now = Math.floor(ctx.nowMs / 1000);
   if (configuration.format === 'mso_mdoc') {
     const { encoded } = issueMdoc({
@@ -63,6 +68,7 @@ export async function issueCredential(configuration: CredentialConfiguration, ct
   }
   const key = ctx.keys.signing('oid4vci', 'ES256');
   const claims = degreeClaims(ctx.user);
+  if (configuration.format !== 'dc+sd-jwt') return issueW3c(configuration, ctx, key, claims, now);
   const issued = await issueSdJwtVc({
     issuer: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: key.kid, iss: ctx.settings.issuer },
     vct: configuration.type,
@@ -75,3 +81,27 @@ export async function issueCredential(configuration: CredentialConfiguration, ct
   return issued.sdJwt;
 }
 
+
+const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * W3C credentials (`jwt_vc_json`, `jwt_vc_json-ld`, `ldp_vc`): the issuer is the did:jwk of the
+ * issuer key, the subject the did:jwk of the proven holder key; `ldp_vc` is secured with
+ * `ecdsa-rdfc-2019` by that key.
+ */
+async function issueW3c(configuration: CredentialConfiguration, ctx: IssueContext, key: SigningKey, claims: Record<string, unknown>, now: number): Promise<IssuedCredential> {
+  const issuerDid = didJwkFromJwk(key.publicJwk);
+  const credential = {
+    '@context': [W3C_CONTEXT],
+    type: DEGREE_TYPES,
+    issuer: issuerDid,
+    validFrom: isoSeconds(now),
+    validUntil: isoSeconds(now + SD_JWT_TTL_S),
+    credentialSubject: { id: didJwkFromJwk(ctx.holderJwk), ...claims },
+  };
+  if (configuration.format === 'ldp_vc') {
+    return (await issueLdpVc(credential, { cryptosuite: 'ecdsa-rdfc-2019', privateKey: key.privateKey as CryptoKey, verificationMethod: `${issuerDid}#0` }, now));
+  }
+  const format = configuration.format === 'jwt_vc_json-ld' ? 'jwt_vc_json-ld' : 'jwt_vc_json';
+  return issueJwtVc({ format, credential, issuer: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: `${issuerDid}#0` }, now, expiresIn: SD_JWT_TTL_S });
+}

@@ -6,14 +6,16 @@ export interface IssuerPki {
   documentSigner: CertifiedKey;
 }
 
-export type ConfigurationFormat = 'mso_mdoc' | 'dc+sd-jwt';
+export type ConfigurationFormat = 'mso_mdoc' | 'dc+sd-jwt' | 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
+export const W3C_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
+export const DEGREE_TYPES = ['VerifiableCredential', 'UniversityDegreeCredential'];
 
 /** One credential configuration of the issuer (decisions section 8). */
 export interface CredentialConfiguration {
   id: string;
   format: ConfigurationFormat;
   scope: string;
-  /** mdoc doctype or SD-JWT VC vct. */
+  /** mdoc doctype or SD-JWT VC vct; for W3C formats the last of the credential types. */
   type: string;
   proofAlgs: string[];
 }
@@ -42,6 +44,9 @@ export function issuerSettings(base: string, env: Record<string, string | undefi
   const configurations: CredentialConfiguration[] = [
     { id: 'MobileDrivingLicenceMsoMdoc', format: 'mso_mdoc', scope: 'vc:mdl', type: MDL_DOCTYPE, proofAlgs: ['ES256'] },
     { id: 'UniversityDegreeCredential', format: 'dc+sd-jwt', scope: 'vc:university_degree', type: degreeVct(base), proofAlgs: ['ES256', 'EdDSA'] },
+    { id: 'UniversityDegreeCredentialJWT', format: 'jwt_vc_json', scope: 'vc:university_degree_jwt', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
+    { id: 'UniversityDegreeCredentialJWTLD', format: 'jwt_vc_json-ld', scope: 'vc:university_degree_jwtld', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
+    { id: 'UniversityDegreeCredentialLDP', format: 'ldp_vc', scope: 'vc:university_degree_ldp', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
   ];
   return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true' };
 }
@@ -51,9 +56,7 @@ export function credentialIssuerMetadata(s: IssuerSettings) {
   const configurations: Record<string, unknown> = {};
   for (const c of s.configurations.values()) {
     const proof = { proof_types_supported: { jwt: { proof_signing_alg_values_supported: c.proofAlgs } } };
-    configurations[c.id] = c.format === 'mso_mdoc'
-      ? { format: c.format, scope: c.scope, doctype: c.type, cryptographic_binding_methods_supported: ['cose_key'], credential_signing_alg_values_supported: [-7], ...proof, credential_metadata: { display: [{ name: 'Mobile driving licence (demo)', locale: 'en-US' }] } }
-      : { format: c.format, scope: c.scope, vct: c.type, cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], ...proof, credential_metadata: { display: [{ name: 'University degree (demo)', locale: 'en-US' }] } };
+    configurations[c.id] = configurationMetadata(c, proof);
   }
   return {
     credential_issuer: s.issuer,
@@ -65,6 +68,23 @@ export function credentialIssuerMetadata(s: IssuerSettings) {
     display: [{ name: 'Portico demo issuer', locale: 'en-US' }],
     credential_configurations_supported: configurations,
   };
+}
+
+/** One entry of `credential_configurations_supported` (OpenID4VCI 1.0 §12.2.4 and Appendix A). */
+function configurationMetadata(c: CredentialConfiguration, proof: Record<string, unknown>): Record<string, unknown> {
+  const degree = { credential_metadata: { display: [{ name: 'University degree (demo)', locale: 'en-US' }] } };
+  switch (c.format) {
+    case 'mso_mdoc':
+      return { format: c.format, scope: c.scope, doctype: c.type, cryptographic_binding_methods_supported: ['cose_key'], credential_signing_alg_values_supported: [-7], ...proof, credential_metadata: { display: [{ name: 'Mobile driving licence (demo)', locale: 'en-US' }] } };
+    case 'dc+sd-jwt':
+      return { format: c.format, scope: c.scope, vct: c.type, cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], ...proof, ...degree };
+    case 'jwt_vc_json':
+      return { format: c.format, scope: c.scope, credential_definition: { type: DEGREE_TYPES }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['ES256'], ...proof, ...degree };
+    case 'jwt_vc_json-ld':
+      return { format: c.format, scope: c.scope, credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['ES256'], ...proof, ...degree };
+    case 'ldp_vc':
+      return { format: c.format, scope: c.scope, credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['ecdsa-rdfc-2019'], ...proof, ...degree };
+  }
 }
 
 /** `/.well-known/oauth-authorization-server/oid4vci` (RFC 8414), for the pre-authorized code grant. */

@@ -52,7 +52,8 @@ describe('OID4VCI issuer: metadata', () => {
   it('publishes issuer and authorization server metadata, JWKS, IACA and vct metadata', async () => {
     const meta = (await (await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json;
     expect(meta).toMatchObject({ credential_issuer: issuer, credential_endpoint: `${issuer}/credential`, nonce_endpoint: `${issuer}/nonce`, batch_credential_issuance: { batch_size: 2 } });
-    expect(Object.keys(meta.credential_configurations_supported)).toEqual(['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential']);
+    expect(Object.keys(meta.credential_configurations_supported)).toEqual(['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP']);
+    expect(meta.credential_configurations_supported.UniversityDegreeCredentialLDP).toMatchObject({ format: 'ldp_vc', credential_definition: { '@context': ['https://www.w3.org/ns/credentials/v2'] }, credential_signing_alg_values_supported: ['ecdsa-rdfc-2019'] });
     const signed = await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`, { headers: { accept: 'application/jwt' } });
     expect(signed.headers.get('content-type')).toContain('application/jwt');
     const jwt = await signed.text();
@@ -126,6 +127,31 @@ describe('OID4VCI issuer: the pre-authorized code flow', () => {
     for (const v of verified) expect(v).toMatchObject({ valid: true, docType: 'org.iso.18013.5.1.mDL' });
     expect(verified.map((v: any) => v.deviceKey.x)).toEqual([a.jwk.x, b.jwk.x]);
     expect(verified[0].claims['org.iso.18013.5.1'].issuing_country).toBe('FR');
+  });
+});
+
+describe('OID4VCI issuer: W3C formats', () => {
+  it('jwt_vc_json, jwt_vc_json-ld and ldp_vc verify through the codec, bound to the holder DID', async () => {
+    const { verifyJwtVc, verifyLdpVc } = await import('../../../services/credentials/w3c/index.ts');
+    const { didJwkFromJwk } = await import('../../../services/credentials/keys/index.ts');
+    for (const id of ['UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP']) {
+      const { token } = await offerAndToken({ credential_configuration_ids: [id] });
+      const key = await holder();
+      const issued = await credential(token.body.access_token, { credential_configuration_id: id, proofs: { jwt: [await proof(key, await nonce())] } });
+      expect(issued.status, id).toBe(200);
+      const vc = issued.body.credentials[0].credential;
+      const now = Math.floor(server.clock.now() / 1000);
+      if (id === 'UniversityDegreeCredentialLDP') {
+        expect(typeof vc).toBe('object');
+        const verified = await verifyLdpVc(vc, { now });
+        expect(verified, JSON.stringify(verified)).toMatchObject({ valid: true });
+        expect(vc.credentialSubject.id).toBe(didJwkFromJwk(key.jwk));
+      } else {
+        const verified = await verifyJwtVc(vc, { format: id === 'UniversityDegreeCredentialJWT' ? 'jwt_vc_json' : 'jwt_vc_json-ld', now });
+        expect(verified, JSON.stringify(verified)).toMatchObject({ valid: true });
+        expect((verified as any).credential.credentialSubject).toMatchObject({ id: didJwkFromJwk(key.jwk), degree: 'Bachelor of Science' });
+      }
+    }
   });
 });
 
