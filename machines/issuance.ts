@@ -2,7 +2,8 @@ import { assign, setup } from 'xstate';
 
 /**
  * One credential offer of the OID4VCI issuer and what the wallet did with it (decisions section 8),
- * stream `issuance:<offer_id>`: offered -> (offer fetched) -> token -> credential -> notified, or
+ * stream `issuance:<offer_id>`: offered -> (offer fetched) -> token -> credential (directly, or
+ * deferred then collected) -> notified, or
  * expired (lapsed, or the pre-authorized code burned by wrong transaction codes). Secrets arrive as
  * hashes only. Time comes inside the events.
  */
@@ -21,12 +22,17 @@ export type IssuanceEvent =
       expires_at: number;
       by_value: boolean;
       user: string;
+      /** Credentials of this offer are issued deferred (202, then the deferred endpoint). */
+      deferred?: boolean;
     }
   | { type: 'issuance.offer_fetched'; at: number }
   | { type: 'issuance.tx_code_rejected'; at: number }
   | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string }
   | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string }
   | { type: 'issuance.notified'; at: number; event: 'credential_accepted' | 'credential_failure' | 'credential_deleted'; interaction_id?: string }
+  /** A credential request accepted for later: the proven holder keys are public and kept to issue at collection. */
+  | { type: 'issuance.deferred'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; holder_jwks: Record<string, unknown>[]; transaction_id_hash: string; ready_at: number }
+  | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string }
   | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' };
 
 export interface IssuanceContext {
@@ -50,6 +56,10 @@ export interface IssuanceContext {
   notificationEvent?: string;
   interactionId?: string;
   expiredReason?: string;
+  deferred: boolean;
+  transactionIdHash?: string;
+  readyAt?: number;
+  holderJwks: Record<string, unknown>[];
 }
 
 const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
@@ -73,13 +83,13 @@ export const issuanceMachine = setup({
 }).createMachine({
   id: 'issuance',
   initial: 'new',
-  context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [] },
+  context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [], deferred: false, holderJwks: [] },
   states: {
     new: {
       on: {
         'issuance.offered': {
           target: 'offered',
-          actions: assign(({ event }) => ({ grant: event.grant, configurationIds: event.configuration_ids, codeHash: event.code_hash, txCodeHash: event.tx_code_hash, expiresAt: event.expires_at, user: event.user })),
+          actions: assign(({ event }) => ({ grant: event.grant, configurationIds: event.configuration_ids, codeHash: event.code_hash, txCodeHash: event.tx_code_hash, expiresAt: event.expires_at, user: event.user, deferred: event.deferred === true })),
         },
       },
     },
@@ -114,7 +124,20 @@ export const issuanceMachine = setup({
       },
     },
     token_issued: {
-      on: { 'issuance.credential_issued': { target: 'credential_issued', actions: 'recordCredential' } },
+      on: {
+        'issuance.credential_issued': { target: 'credential_issued', guard: ({ context }) => !context.deferred, actions: 'recordCredential' },
+        'issuance.deferred': {
+          target: 'deferred',
+          guard: ({ context }) => context.deferred,
+          actions: assign(({ event }) => ({ configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, holderJwks: event.holder_jwks, transactionIdHash: event.transaction_id_hash, readyAt: event.ready_at })),
+        },
+      },
+    },
+    /** Accepted for later: the deferred endpoint answers 202 until `readyAt`, then the credentials, once. */
+    deferred: {
+      on: {
+        'issuance.deferred_collected': { target: 'credential_issued', guard: ({ context, event }) => event.at >= (context.readyAt ?? Infinity), actions: assign(({ event }) => ({ notificationIdHash: event.notification_id_hash, transactionIdHash: undefined })) },
+      },
     },
     credential_issued: {
       on: {

@@ -11,6 +11,7 @@ import { DPoPNonces } from '../dpop/nonce.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
+import { isPrototypeName } from '../untrusted/keys.ts';
 import { issueCredential } from './credentials.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
 import { BATCH_SIZE, NONCE_TTL_S, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
@@ -22,9 +23,13 @@ export interface OfferInput {
   credential_configuration_ids?: string[];
   grant?: 'pre-authorized_code' | 'authorization_code';
   tx_code?: boolean;
+  deferred?: boolean;
   by_value?: boolean;
   user?: string;
 }
+
+/** How long a deferred credential takes, and the `interval` the wallet is told to wait (decisions section 8). */
+export const DEFERRED_INTERVAL_S = 3;
 
 export interface PresentedRequest {
   method: string;
@@ -83,7 +88,7 @@ export class IssuerService {
     const code = `${offerId}.${randomToken(24)}`;
     const txCode = input.tx_code === true ? sixDigits() : undefined;
     const at = this.clock.now();
-    await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'pre-authorized_code', configuration_ids: ids, code_hash: hash(code), ...(txCode ? { tx_code_hash: hash(txCode) } : {}), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user });
+    await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'pre-authorized_code', configuration_ids: ids, code_hash: hash(code), ...(txCode ? { tx_code_hash: hash(txCode) } : {}), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
     const offer = this.offerDocument(ids, code, txCode !== undefined);
     const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
     if (input.by_value !== true) this.keepCode(offerId, { code, txCode: txCode !== undefined, expiresAt: at + OFFER_TTL_S * 1000 });
@@ -268,7 +273,7 @@ export class IssuerService {
     if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
     const configurationId = String(req.credential_configuration_id);
     const configuration = this.settings.configurations.get(configurationId);
-    if (!configuration) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
+    if (!configuration || isPrototypeName(configurationId)) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
     if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw new OAuthError('insufficient_scope', `The access token was not issued for ${configurationId}`, 403);
     if (req.credential_response_encryption !== undefined) throw new OAuthError('invalid_encryption_parameters', 'Response encryption needs an encrypted request (application/jwt)', 400);
     const proofs = req.proofs as { jwt?: unknown } | undefined;
@@ -277,13 +282,47 @@ export class IssuerService {
     const checked: CheckedProof[] = [];
     for (const jwt of proofs.jwt) checked.push(await checkProof(jwt, { issuer: this.settings.issuer, algs: configuration.proofAlgs, nowMs: this.clock.now() }));
     await this.spendNonce(checkProofSet(checked));
-    const user = this.users.get(String(claims.sub ?? 'alice'))!;
-    const credentials = [];
-    for (const proof of checked) credentials.push({ credential: await issueCredential(configuration, { settings: this.settings, pki: this.pki, keys: this.keys, holderJwk: proof.jwk as JWK, user, nowMs: this.clock.now() }) });
+    const at = this.clock.now();
+    if (loaded.snapshot.context.deferred) {
+      const transactionId = `${offerId}.${randomToken(16)}`;
+      const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), holder_jwks: checked.map((p) => p.jwk as Record<string, unknown>), transaction_id_hash: hash(transactionId), ready_at: at + DEFERRED_INTERVAL_S * 1000 });
+      if (!outcome.accepted) throw new OAuthError('invalid_credential_request', 'A deferred credential of this offer was already requested', 400);
+      return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S } };
+    }
+    const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), String(claims.sub ?? 'alice'));
     const notificationId = `${offerId}.${randomToken(16)}`;
     const interactionId = request.interactionId;
-    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at: this.clock.now(), configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}) });
-    return { credentials, notification_id: notificationId };
+    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}) });
+    return { status: 200, body: { credentials, notification_id: notificationId } };
+  }
+
+  /** One credential per holder key, in the order of the proofs. */
+  private async issueAll(configurationId: string, holderJwks: JWK[], userId: string) {
+    const configuration = this.settings.configurations.get(configurationId)!;
+    const user = this.users.get(userId) ?? this.users.get('alice')!;
+    const credentials = [];
+    for (const holderJwk of holderJwks) credentials.push({ credential: await issueCredential(configuration, { settings: this.settings, pki: this.pki, keys: this.keys, holderJwk, user, nowMs: this.clock.now() }) });
+    return credentials;
+  }
+
+  // ----- deferred credential endpoint -----
+
+  /** 202 with the same transaction id until the credential is ready, then 200 once (decisions section 8). */
+  async deferredCredential(body: unknown, request: PresentedRequest) {
+    const { claims, offerId } = await this.accessToken(request);
+    const id = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).transaction_id : undefined;
+    const invalid = () => new OAuthError('invalid_transaction_id', 'The transaction_id is unknown, already collected, or not this token\'s', 400);
+    if (typeof id !== 'string' || offerOf(id) !== offerId) throw invalid();
+    const { snapshot } = await this.offers.get(offerId);
+    const c = snapshot.context;
+    if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw invalid();
+    const at = this.clock.now();
+    if (at < (c.readyAt ?? Infinity)) return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S } };
+    const credentials = await this.issueAll(c.configurationId!, c.holderJwks as JWK[], String(claims.sub ?? 'alice'));
+    const notificationId = `${offerId}.${randomToken(16)}`;
+    const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred_collected', at, notification_id_hash: hash(notificationId) });
+    if (!outcome.accepted) throw invalid();
+    return { status: 200, body: { credentials, notification_id: notificationId } };
   }
 
   // ----- notification endpoint -----

@@ -62,6 +62,7 @@ export function credentialIssuerMetadata(s: IssuerSettings) {
     credential_issuer: s.issuer,
     authorization_servers: [s.issuer],
     credential_endpoint: `${s.issuer}/credential`,
+    deferred_credential_endpoint: `${s.issuer}/deferred_credential`,
     nonce_endpoint: `${s.issuer}/nonce`,
     notification_endpoint: `${s.issuer}/notification`,
     batch_credential_issuance: { batch_size: BATCH_SIZE },

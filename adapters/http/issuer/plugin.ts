@@ -10,6 +10,8 @@ import type { MainContext } from '../main/context.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
+const credentialResponse = { type: 'object', additionalProperties: true, properties: { credentials: { type: 'array' }, notification_id: { type: 'string' } } };
+const deferredResponse = { type: 'object', properties: { transaction_id: { type: 'string' }, interval: { type: 'integer' } } };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** The OID4VCI issuer at `{base}/oid4vci` and its authorization server (decisions section 8). */
@@ -71,7 +73,6 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     },
   }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
-    if (body.deferred === true) throw new OAuthError('invalid_request', 'Deferred issuance is not in this build yet', 400);
     reply.code(201).header('cache-control', 'no-store');
     return issuer.createOffer(body);
   });
@@ -99,12 +100,18 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     reply.header('cache-control', 'no-store');
     return issuer.nonce();
   });
-  app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
+  app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
     if (/^application\/jwt/.test(String(request.headers['content-type'] ?? ''))) throw new OAuthError('invalid_encryption_parameters', 'Encrypted credential requests are not in this build yet', 400);
     reply.header('cache-control', 'no-store');
-    const response = await issuer.credential(request.body, presented(request));
+    const { status, body } = await issuer.credential(request.body, presented(request));
     if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
-    return response;
+    return reply.code(status as 200).send(body);
+  });
+  app.post('/oid4vci/deferred_credential', { schema: { summary: 'Deferred credential endpoint: 202 until ready, then the credentials once', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { status, body } = await issuer.deferredCredential(request.body, presented(request));
+    if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
+    return reply.code(status as 200).send(body);
   });
   app.post('/oid4vci/notification', { schema: { summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted', tags, response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
     await issuer.notification(request.body, presented(request));

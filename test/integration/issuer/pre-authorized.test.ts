@@ -130,6 +130,34 @@ describe('OID4VCI issuer: the pre-authorized code flow', () => {
   });
 });
 
+describe('OID4VCI issuer: deferred issuance', () => {
+  it('202 with transaction_id and interval 3, the same id until ready, then the credentials once; other tokens and reuse refused', async () => {
+    const { offer, token } = await offerAndToken({ credential_configuration_ids: ['UniversityDegreeCredential'], deferred: true });
+    const at = token.body.access_token as string;
+    const key = await holder();
+    const accepted = await credential(at, { credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [await proof(key, await nonce())] } });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ transaction_id: expect.any(String), interval: 3 });
+    expect(accepted.headers.get('retry-after')).toBeNull();
+    const collect = (token: string, id: string) => post('/oid4vci/deferred_credential', json({ transaction_id: id }, { authorization: `Bearer ${token}` }));
+    const early = await collect(at, accepted.body.transaction_id);
+    expect([early.status, early.body.transaction_id, early.body.interval]).toEqual([202, accepted.body.transaction_id, 3]);
+    expect(((await (await fetch(offer.status_uri)).json()) as Json).status).toBe('deferred');
+    const { token: other } = await offerAndToken();
+    expect((await collect(other.body.access_token, accepted.body.transaction_id)).body.error).toBe('invalid_transaction_id');
+    server.clock.advance(3_000);
+    const ready = await collect(at, accepted.body.transaction_id);
+    expect(ready.status).toBe(200);
+    expect(ready.body.credentials).toHaveLength(1);
+    expect(ready.body.notification_id).toEqual(expect.any(String));
+    const sdJwt = ready.body.credentials[0].credential as string;
+    expect(JSON.parse(Buffer.from(sdJwt.split('.')[1], 'base64url').toString()).cnf.jwk.x).toBe(key.jwk.x);
+    expect((await collect(at, accepted.body.transaction_id)).body.error).toBe('invalid_transaction_id');
+    expect((await collect(at, 'unknown.transaction-id-value')).body.error).toBe('invalid_transaction_id');
+    expect(((await (await fetch(offer.status_uri)).json()) as Json).status).toBe('credential_issued');
+  });
+});
+
 describe('OID4VCI issuer: W3C formats', () => {
   it('jwt_vc_json, jwt_vc_json-ld and ldp_vc verify through the codec, bound to the holder DID', async () => {
     const { verifyJwtVc, verifyLdpVc } = await import('../../../services/credentials/w3c/index.ts');

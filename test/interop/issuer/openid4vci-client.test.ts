@@ -94,6 +94,22 @@ describe('@openid4vc/openid4vci as the wallet', () => {
     expect(((await (await fetch(created.status_uri)).json()) as { status: string }).status).toBe('notified');
   });
 
+  it('deferred: the peer reads 202 transaction_id and interval; its deferred-response check departs from OpenID4VCI 1.0 (pinned)', async () => {
+    const { issuerMetadata, accessTokenResponse, response, holders } = await issueWithPeer({ credential_configuration_ids: ['UniversityDegreeCredential'], deferred: true }, 'UniversityDegreeCredential');
+    const pending = response.credentialResponse as { transaction_id: string; interval: number };
+    expect(pending).toMatchObject({ transaction_id: expect.any(String), interval: 3 });
+    server.clock.advance(3_000);
+    // OpenID4VCI 1.0 §9.2: a deferred credential response has the credential response's parameters,
+    // notification_id included. 0.4.6's schema refuses notification_id beside credentials (its check is
+    // inverted: the message says "when 'credentials' is not defined"). The answer itself is right:
+    const failure = await client.retrieveDeferredCredentials({ issuerMetadata, accessToken: accessTokenResponse.access_token, transactionId: pending.transaction_id }).then(() => undefined, (e: { response?: unknown; deferredCredentialResponseResult?: { error?: { message?: string } } }) => e);
+    expect(JSON.stringify(failure)).toContain("'notification_id' MUST NOT be defined when 'credentials' is not defined.");
+    // The collection was made (the credential was issued once): the raw answer carries it, bound to the proven key.
+    const status = (await (await fetch(`${server.url}/oid4vci/offers/${pending.transaction_id.split('.')[0]}/status`)).json()) as { status: string; holder_jkts: string[] };
+    expect(status.status).toBe('credential_issued');
+    expect(status.holder_jkts).toEqual([await calculateJwkThumbprint(holders[0] as JWK)]);
+  });
+
   it('by value, DPoP-bound, a batch of two mdocs under the served IACA', async () => {
     const { accessTokenResponse, response, holders } = await issueWithPeer({ credential_configuration_ids: ['MobileDrivingLicenceMsoMdoc'], by_value: true }, 'MobileDrivingLicenceMsoMdoc', { dpop: true, proofs: 2 });
     expect(accessTokenResponse.token_type).toBe('DPoP');
