@@ -2,6 +2,7 @@ import { FlowRunners } from './registry.ts';
 import { registerAgentAuthRunners } from './runners/agentauth.ts';
 import { registerOAuth2Runners } from './runners/oauth2.ts';
 import { registerOidcRunners } from './runners/oidc.ts';
+import { registerOid4vciRunners } from './runners/oid4vci.ts';
 import { registerSpiffeRunners } from './runners/spiffe.ts';
 
 export interface FlowRunnerOptions {
@@ -15,6 +16,7 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerOAuth2Runners(runners);
   registerOidcRunners(runners);
   registerAgentAuthRunners(runners, claimGrantType);
+  registerOid4vciRunners(runners);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
 }

@@ -1,0 +1,47 @@
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+
+const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+
+/** The wallet's side of a pre-authorized issuance, every hop over HTTP and recorded. */
+async function preAuthorized(run: RunContext, offerOptions: { tx_code?: boolean; deferred?: boolean }): Promise<void> {
+  const configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential');
+  const created = await run.http.send('Issuer creates a credential offer', `${run.base}/oid4vci/offers`, { json: { credential_configuration_ids: [configuration], ...offerOptions } }, ['The issuer hands the wallet openid-credential-offer://?credential_offer_uri=... (a QR code or a link)']);
+  expectStatus(created.status, 201, 'offer');
+  const offer = await run.http.send('Wallet dereferences the offer', created.body.credential_offer_uri, {}, ['OpenID4VCI §4.1.3: credential_offer_uri by GET']);
+  expectStatus(offer.status, 200, 'offer document');
+  const metadata = await run.http.send('Credential issuer metadata', `${run.base}/.well-known/openid-credential-issuer/oid4vci`, {}, ['OpenID4VCI §12.2.2: the well-known segment goes before the issuer path']);
+  expectStatus(metadata.status, 200, 'issuer metadata');
+  if (metadata.body.credential_issuer !== offer.body.credential_issuer) throw new FlowFailure('credential_issuer of the metadata differs from the offer');
+  const as = await run.http.send('Authorization server metadata', `${run.base}/.well-known/oauth-authorization-server/oid4vci`, {}, ['RFC 8414: token_endpoint of the issuer\'s own authorization server']);
+  expectStatus(as.status, 200, 'authorization server metadata');
+  const grant = offer.body.grants[PRE_AUTHORIZED] as { 'pre-authorized_code': string; tx_code?: unknown };
+  const token = await run.http.send('Token request (pre-authorized code)', as.body.token_endpoint, {
+    form: { grant_type: PRE_AUTHORIZED, 'pre-authorized_code': grant['pre-authorized_code'], ...(grant.tx_code ? { tx_code: created.body.tx_code_value } : {}) },
+  }, [grant.tx_code ? 'OpenID4VCI §6.1: tx_code, sent to the person out of band (five wrong tries burn the code)' : 'OpenID4VCI §6.1: anonymous pre-authorized access, no client authentication']);
+  expectStatus(token.status, 200, 'token');
+  const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' }, ['OpenID4VCI §7: a fresh c_nonce for the key proofs']);
+  expectStatus(nonce.status, 200, 'nonce');
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const proof = await new SignJWT({ nonce: nonce.body.c_nonce })
+    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) })
+    .setAudience(metadata.body.credential_issuer)
+    .setIssuedAt()
+    .sign(privateKey);
+  const authorization = { authorization: `Bearer ${token.body.access_token}` };
+  let issued = await run.http.send('Credential request with a key proof', metadata.body.credential_endpoint, { json: { credential_configuration_id: configuration, proofs: { jwt: [proof] } }, headers: authorization }, ['OpenID4VCI Appendix F.1: typ openid4vci-proof+jwt, aud the issuer, nonce the c_nonce', 'The credential is bound to the proof key']);
+  if (offerOptions.deferred) {
+    expectStatus(issued.status, 202, 'deferred acceptance');
+    await run.wait(Number(issued.body.interval ?? 3) * 1000);
+    issued = await run.http.send('Deferred credential request', metadata.body.deferred_credential_endpoint, { json: { transaction_id: issued.body.transaction_id }, headers: authorization }, ['OpenID4VCI §9: 202 with the same transaction_id until ready, then the credential once']);
+  }
+  expectStatus(issued.status, 200, 'credential');
+  const notified = await run.http.send('Notification: credential accepted', metadata.body.notification_endpoint, { json: { notification_id: issued.body.notification_id, event: 'credential_accepted' }, headers: authorization }, ['OpenID4VCI §11: 204']);
+  expectStatus(notified.status, 204, 'notification');
+}
+
+export function registerOid4vciRunners(runners: FlowRunners): void {
+  runners.register('oid4vci', 'pre-authorized-code', (run) => preAuthorized(run, {}));
+  runners.register('oid4vci', 'pre-authorized-tx-code', (run) => preAuthorized(run, { tx_code: true }));
+  runners.register('oid4vci', 'deferred', (run) => preAuthorized(run, { deferred: true }));
+}
