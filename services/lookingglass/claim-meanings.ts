@@ -41,3 +41,26 @@ export const CLAIM_MEANINGS: Record<string, { meaning: string; reference: string
 };
 
 export const TIME_CLAIMS = new Set(['exp', 'nbf', 'iat', 'auth_time', 'updated_at']);
+
+/** What a token is, by its `typ` header, and the claims whose meaning differs in that kind of token. */
+export const TOKEN_KINDS: Record<string, { kind: string; reference: string; claims?: Record<string, { meaning: string; reference: string }> }> = {
+  'at+jwt': { kind: 'OAuth 2.0 access token (JWT profile)', reference: 'RFC 9068' },
+  'dpop+jwt': { kind: 'DPoP proof of possession', reference: 'RFC 9449 §4' },
+  'secevent+jwt': { kind: 'Security Event Token', reference: 'RFC 8417' },
+  'openid4vci-proof+jwt': {
+    kind: 'OpenID4VCI key proof: the wallet proves it holds the key the credential will be bound to',
+    reference: 'OpenID4VCI 1.0 Appendix F.1',
+    claims: {
+      nonce: { meaning: 'The c_nonce from the issuer\'s nonce endpoint: makes the proof fresh and single use', reference: 'OpenID4VCI 1.0 §7, Appendix F.1' },
+      aud: { meaning: 'The credential issuer identifier the proof is for', reference: 'OpenID4VCI 1.0 Appendix F.1' },
+      iss: { meaning: 'The client_id of the wallet (absent for anonymous pre-authorized access)', reference: 'OpenID4VCI 1.0 Appendix F.1' },
+    },
+  },
+  'key-attestation+jwt': { kind: 'OpenID4VCI key attestation: a wallet provider vouches for how the keys are stored', reference: 'OpenID4VCI 1.0 Appendix D' },
+  'oauth-client-attestation+jwt': { kind: 'OAuth client attestation, issued by the client\'s attester', reference: 'draft-ietf-oauth-attestation-based-client-auth' },
+  'oauth-client-attestation-pop+jwt': { kind: 'Proof of possession of a client attestation key', reference: 'draft-ietf-oauth-attestation-based-client-auth' },
+  'openidvci-issuer-metadata+jwt': { kind: 'Signed credential issuer metadata', reference: 'OpenID4VCI 1.0 §12.2.3' },
+  'dc+sd-jwt': { kind: 'SD-JWT VC issuer-signed part (decode the whole credential at /api/lookingglass/decode/credential)', reference: 'SD-JWT VC' },
+  'kb+jwt': { kind: 'SD-JWT key binding JWT', reference: 'RFC 9901 §4.3' },
+  'oauth-authz-req+jwt': { kind: 'Signed authorization request (request object)', reference: 'RFC 9101, OpenID4VP 1.0 §5' },
+};

@@ -1,7 +1,7 @@
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, type JWK, type JWTHeaderParameters } from 'jose';
 import { OAuthError } from '../errors.ts';
 import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
-import { CLAIM_MEANINGS, TIME_CLAIMS } from './claim-meanings.ts';
+import { CLAIM_MEANINGS, TIME_CLAIMS, TOKEN_KINDS } from './claim-meanings.ts';
 import { describeTime } from './time.ts';
 
 export interface DecodedClaim {
@@ -18,6 +18,8 @@ export interface JwtDecoding {
   header: Record<string, unknown>;
   payload: Record<string, unknown>;
   signature: { verified: boolean; key_source: string; detail: string };
+  /** What the token is, when its `typ` says so. */
+  kind?: { typ: string; kind: string; reference: string };
   claims: DecodedClaim[];
   warnings: string[];
 }
@@ -109,12 +111,17 @@ export async function decodeJwt(token: string, options: { jwks?: { keys: JWK[] }
   } catch {
     signature = { verified: false, key_source: 'none', detail: 'The header could not be used for verification' };
   }
+  const typ = typeof header.typ === 'string' ? header.typ : undefined;
+  const kind = typ !== undefined && Object.hasOwn(TOKEN_KINDS, typ) ? TOKEN_KINDS[typ] : undefined;
   const claims: DecodedClaim[] = Object.entries(payload).map(([name, value]) => {
-    const known = (Object.hasOwn(CLAIM_MEANINGS, name) ? CLAIM_MEANINGS[name] : undefined) ?? { meaning: 'Private or unregistered claim', reference: 'RFC 7519 §4.3' };
+    const specific = kind?.claims && Object.hasOwn(kind.claims, name) ? kind.claims[name] : undefined;
+    const known = specific ?? (Object.hasOwn(CLAIM_MEANINGS, name) ? CLAIM_MEANINGS[name] : undefined) ?? { meaning: 'Private or unregistered claim', reference: 'RFC 7519 §4.3' };
     const time = TIME_CLAIMS.has(name) && typeof value === 'number' ? describeTime(value, options.nowMs) : undefined;
     return { name, value, ...known, ...time };
   });
-  return { format: 'jwt', header, payload, signature, claims, warnings: warnings(header, payload, signature, options) };
+  const found = warnings(header, payload, signature, options);
+  if (typ === 'openid4vci-proof+jwt' && payload.nonce === undefined) found.push('a key proof without nonce: issuers with a nonce endpoint refuse it (invalid_proof)');
+  return { format: 'jwt', header, payload, signature, ...(kind && typ ? { kind: { typ, kind: kind.kind, reference: kind.reference } } : {}), claims, warnings: found };
 }
 
 function warnings(header: Record<string, unknown>, payload: Record<string, unknown>, signature: JwtDecoding['signature'], options: { jwks?: { keys: JWK[] }; nowMs: number }): string[] {

@@ -251,6 +251,22 @@ describe('OID4VCI issuer: a negative per rule', () => {
   });
 });
 
+describe('the looking glass explains the issuance artefacts', () => {
+  it('a key proof: its kind, what nonce and aud mean in it, the embedded key; the access token by its typ', async () => {
+    const key = await holder();
+    const decoded = (await post('/api/lookingglass/decode', json({ token: await proof(key, await nonce()) }))).body;
+    expect(decoded.kind).toMatchObject({ typ: 'openid4vci-proof+jwt', reference: 'OpenID4VCI 1.0 Appendix F.1' });
+    expect(decoded.claims.find((c: Json) => c.name === 'nonce').meaning).toMatch(/c_nonce/);
+    expect(decoded.signature).toMatchObject({ verified: true, key_source: 'embedded jwk' });
+    const withoutNonce = (await post('/api/lookingglass/decode', json({ token: await proof(key, undefined) }))).body;
+    expect(withoutNonce.warnings.join(' ')).toMatch(/without nonce/);
+    const { token } = await offerAndToken();
+    const at = (await post('/api/lookingglass/decode', json({ token: token.body.access_token }))).body;
+    expect(at.kind.typ).toBe('at+jwt');
+    expect(at.signature).toMatchObject({ verified: true, key_source: 'portico oid4vci keys' });
+  });
+});
+
 describe('OID4VCI issuer: the log', () => {
   it('keeps no code, token or nonce whole, and npm run replay folds every issuance stream', async () => {
     const { offer, token } = await offerAndToken({ tx_code: true });
