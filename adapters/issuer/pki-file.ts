@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { exportJWK, importJWK, type JWK } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { createDocumentSigner, createIacaRoot, type CertifiedKey } from '../../services/credentials/mdoc/index.ts';
 import type { IssuerPki } from '../../services/issuer/settings.ts';
 
@@ -30,7 +30,7 @@ export async function loadIssuerPki(dataDir: string, issuerUrl: string, country:
   const file = join(dataDir, 'mdoc', 'pki.json');
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { iaca: StoredKey; documentSigner: StoredKey };
-    return { iaca: await restore(stored.iaca), documentSigner: await restore(stored.documentSigner) };
+    return { iaca: await restore(stored.iaca), documentSigner: await restore(stored.documentSigner), requestEncryption: await loadRequestEncryptionKey(dataDir) };
   }
   const iaca = await createIacaRoot({ name: `CN=Portico IACA, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY), issuerUrl });
   const documentSigner = await createDocumentSigner({ iaca, name: `CN=Portico Document Signer, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY), issuerUrl });
@@ -38,5 +38,25 @@ export async function loadIssuerPki(dataDir: string, issuerUrl: string, country:
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ iaca: await store(iaca), documentSigner: await store(documentSigner) }, null, 2), { mode: 0o600 });
   renameSync(tmp, file);
-  return { iaca, documentSigner };
+  return { iaca, documentSigner, requestEncryption: await loadRequestEncryptionKey(dataDir) };
+}
+
+/**
+ * The issuer's credential request encryption key (P-256, ECDH-ES, `kid` `req-enc-1`), kept in
+ * `$DATA_DIR/oid4vci/encryption.json` (0600) so wallets holding the published key keep working.
+ */
+async function loadRequestEncryptionKey(dataDir: string): Promise<IssuerPki['requestEncryption']> {
+  const file = join(dataDir, 'oid4vci', 'encryption.json');
+  let privateJwk: JWK;
+  if (existsSync(file)) privateJwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  else {
+    const { privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
+    privateJwk = { ...(await exportJWK(privateKey)), kid: 'req-enc-1', use: 'enc', alg: 'ECDH-ES' };
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(privateJwk), { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+  const { d: _d, ...publicJwk } = privateJwk;
+  return { publicJwk, privateKey: (await importJWK(privateJwk, 'ECDH-ES')) as CryptoKey };
 }

@@ -13,6 +13,7 @@ import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { isPrototypeName } from '../untrusted/keys.ts';
 import { issueCredential } from './credentials.ts';
+import { decryptRequest, responseEncryptionOf, type ResponseEncryption } from './encryption.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
 import { BATCH_SIZE, NONCE_TTL_S, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
 
@@ -261,8 +262,23 @@ export class IssuerService {
     return { token: match[2], claims, offerId: String(claims.issuance ?? '') };
   }
 
-  async credential(body: unknown, request: PresentedRequest) {
+  /**
+   * Encryption rules of a credential or deferred request (decisions section 8): required encryption
+   * absent, or response encryption asked in plain JSON, is `invalid_encryption_parameters`.
+   */
+  private async openRequest(body: unknown, encrypted: boolean): Promise<{ request: unknown; encryptTo?: ResponseEncryption }> {
+    const request = encrypted ? await decryptRequest(body, this.pki.requestEncryption) : body;
+    if (!encrypted && this.settings.encryptionRequired) throw new OAuthError('invalid_encryption_parameters', 'This issuer requires encrypted credential requests (application/jwt)', 400);
+    const params = request && typeof request === 'object' && !Array.isArray(request) ? (request as Record<string, unknown>).credential_response_encryption : undefined;
+    if (!encrypted && params !== undefined) throw new OAuthError('invalid_encryption_parameters', 'Response encryption needs an encrypted request (application/jwt)', 400);
+    const encryptTo = responseEncryptionOf(params);
+    if (this.settings.encryptionRequired && !encryptTo) throw new OAuthError('invalid_encryption_parameters', 'This issuer requires credential_response_encryption', 400);
+    return { request, ...(encryptTo ? { encryptTo } : {}) };
+  }
+
+  async credential(rawBody: unknown, request: PresentedRequest, encrypted = false) {
     const { token, claims, offerId } = await this.accessToken(request);
+    const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
     const loaded = await this.offers.get(offerId);
     if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw new OAuthError('invalid_token', 'The access token does not belong to a live offer', 401, { 'www-authenticate': 'Bearer error="invalid_token"' });
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
@@ -275,7 +291,6 @@ export class IssuerService {
     const configuration = this.settings.configurations.get(configurationId);
     if (!configuration || isPrototypeName(configurationId)) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
     if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw new OAuthError('insufficient_scope', `The access token was not issued for ${configurationId}`, 403);
-    if (req.credential_response_encryption !== undefined) throw new OAuthError('invalid_encryption_parameters', 'Response encryption needs an encrypted request (application/jwt)', 400);
     const proofs = req.proofs as { jwt?: unknown } | undefined;
     if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0) throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
     if (proofs.jwt.length > BATCH_SIZE) throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
@@ -287,13 +302,13 @@ export class IssuerService {
       const transactionId = `${offerId}.${randomToken(16)}`;
       const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), holder_jwks: checked.map((p) => p.jwk as Record<string, unknown>), transaction_id_hash: hash(transactionId), ready_at: at + DEFERRED_INTERVAL_S * 1000 });
       if (!outcome.accepted) throw new OAuthError('invalid_credential_request', 'A deferred credential of this offer was already requested', 400);
-      return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S } };
+      return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S }, encryptTo };
     }
     const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), String(claims.sub ?? 'alice'));
     const notificationId = `${offerId}.${randomToken(16)}`;
     const interactionId = request.interactionId;
     await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}) });
-    return { status: 200, body: { credentials, notification_id: notificationId } };
+    return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
   }
 
   /** One credential per holder key, in the order of the proofs. */
@@ -308,8 +323,9 @@ export class IssuerService {
   // ----- deferred credential endpoint -----
 
   /** 202 with the same transaction id until the credential is ready, then 200 once (decisions section 8). */
-  async deferredCredential(body: unknown, request: PresentedRequest) {
+  async deferredCredential(rawBody: unknown, request: PresentedRequest, encrypted = false) {
     const { claims, offerId } = await this.accessToken(request);
+    const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
     const id = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).transaction_id : undefined;
     const invalid = () => new OAuthError('invalid_transaction_id', 'The transaction_id is unknown, already collected, or not this token\'s', 400);
     if (typeof id !== 'string' || offerOf(id) !== offerId) throw invalid();
@@ -317,12 +333,12 @@ export class IssuerService {
     const c = snapshot.context;
     if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw invalid();
     const at = this.clock.now();
-    if (at < (c.readyAt ?? Infinity)) return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S } };
+    if (at < (c.readyAt ?? Infinity)) return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
     const credentials = await this.issueAll(c.configurationId!, c.holderJwks as JWK[], String(claims.sub ?? 'alice'));
     const notificationId = `${offerId}.${randomToken(16)}`;
     const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred_collected', at, notification_id_hash: hash(notificationId) });
     if (!outcome.accepted) throw invalid();
-    return { status: 200, body: { credentials, notification_id: notificationId } };
+    return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
   }
 
   // ----- notification endpoint -----

@@ -1,10 +1,15 @@
+import type { JWK } from 'jose';
 import type { CertifiedKey } from '../credentials/mdoc/index.ts';
 
 /** The issuer's mdoc PKI: IACA root and document signer (its `C` is the mDL's issuing country). */
 export interface IssuerPki {
   iaca: CertifiedKey;
   documentSigner: CertifiedKey;
+  /** ECDH-ES key wallets encrypt credential requests to (`kid` `req-enc-1`). */
+  requestEncryption: { publicJwk: JWK; privateKey: CryptoKey };
 }
+
+export const ENC_VALUES = ['A128GCM', 'A256GCM'];
 
 export type ConfigurationFormat = 'mso_mdoc' | 'dc+sd-jwt' | 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
 export const W3C_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
@@ -36,6 +41,8 @@ export interface IssuerSettings {
   issuer: string;
   configurations: ReadonlyMap<string, CredentialConfiguration>;
   dpopNonceRequired: boolean;
+  /** OID4VCI_ENCRYPTION_REQUIRED: credential requests and responses must be encrypted. */
+  encryptionRequired: boolean;
 }
 
 export const degreeVct = (base: string) => `${base}/oid4vci/credential-types/university-degree`;
@@ -48,11 +55,11 @@ export function issuerSettings(base: string, env: Record<string, string | undefi
     { id: 'UniversityDegreeCredentialJWTLD', format: 'jwt_vc_json-ld', scope: 'vc:university_degree_jwtld', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
     { id: 'UniversityDegreeCredentialLDP', format: 'ldp_vc', scope: 'vc:university_degree_ldp', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
   ];
-  return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true' };
+  return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true', encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true' };
 }
 
 /** `/.well-known/openid-credential-issuer/oid4vci` (OpenID4VCI 1.0 §12.2). */
-export function credentialIssuerMetadata(s: IssuerSettings) {
+export function credentialIssuerMetadata(s: IssuerSettings, requestEncryptionJwk: JWK) {
   const configurations: Record<string, unknown> = {};
   for (const c of s.configurations.values()) {
     const proof = { proof_types_supported: { jwt: { proof_signing_alg_values_supported: c.proofAlgs } } };
@@ -66,6 +73,8 @@ export function credentialIssuerMetadata(s: IssuerSettings) {
     nonce_endpoint: `${s.issuer}/nonce`,
     notification_endpoint: `${s.issuer}/notification`,
     batch_credential_issuance: { batch_size: BATCH_SIZE },
+    credential_request_encryption: { jwks: { keys: [requestEncryptionJwk] }, enc_values_supported: ENC_VALUES, encryption_required: s.encryptionRequired },
+    credential_response_encryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ENC_VALUES, encryption_required: s.encryptionRequired },
     display: [{ name: 'Portico demo issuer', locale: 'en-US' }],
     credential_configurations_supported: configurations,
   };

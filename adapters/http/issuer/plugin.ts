@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK } from 'jose';
 import { loadIssuerPki } from '../../issuer/pki-file.ts';
 import { signJwt } from '../../../services/crypto/jws.ts';
 import { OAuthError } from '../../../services/errors.ts';
+import { encryptResponse, type ResponseEncryption } from '../../../services/issuer/encryption.ts';
 import { IssuerService } from '../../../services/issuer/service.ts';
 import { ISSUING_COUNTRY, authorizationServerMetadata, credentialIssuerMetadata, degreeVct, issuerSettings } from '../../../services/issuer/settings.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
@@ -34,7 +35,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const tags = ['oid4vci'];
 
   app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, async (request, reply) => {
-    const metadata = credentialIssuerMetadata(settings);
+    const metadata = credentialIssuerMetadata(settings, pki.requestEncryption.publicJwk);
     if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
       const iat = Math.floor(ctx.clock.now() / 1000);
       const jwt = signJwt({ alg: 'ES256', kid: undefined as never, privateKey: pki.documentSigner.privateKey, publicKey: pki.documentSigner.publicKey, publicJwk: {} }, { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c }, { ...metadata, sub: settings.issuer, iat, exp: iat + 300 });
@@ -100,18 +101,21 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     reply.header('cache-control', 'no-store');
     return issuer.nonce();
   });
-  app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
-    if (/^application\/jwt/.test(String(request.headers['content-type'] ?? ''))) throw new OAuthError('invalid_encryption_parameters', 'Encrypted credential requests are not in this build yet', 400);
-    reply.header('cache-control', 'no-store');
-    const { status, body } = await issuer.credential(request.body, presented(request));
+  // Encrypted credential and deferred requests arrive as compact JWE (application/jwt).
+  app.addContentTypeParser('application/jwt', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => done(null, body));
+  const encrypted = (request: FastifyRequest) => /^application\/jwt\b/.test(String(request.headers['content-type'] ?? ''));
+  const answer = async (reply: FastifyReply, result: { status: number; body: unknown; encryptTo?: ResponseEncryption }) => {
     if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
-    return reply.code(status as 200).send(body);
+    if (result.encryptTo) return reply.code(result.status as 200).type('application/jwt').serializer((s: unknown) => String(s)).send(await encryptResponse(result.body, result.encryptTo));
+    return reply.code(result.status as 200).send(result.body);
+  };
+  app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return answer(reply, await issuer.credential(request.body, presented(request), encrypted(request)));
   });
   app.post('/oid4vci/deferred_credential', { schema: { summary: 'Deferred credential endpoint: 202 until ready, then the credentials once', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const { status, body } = await issuer.deferredCredential(request.body, presented(request));
-    if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
-    return reply.code(status as 200).send(body);
+    return answer(reply, await issuer.deferredCredential(request.body, presented(request), encrypted(request)));
   });
   app.post('/oid4vci/notification', { schema: { summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted', tags, response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
     await issuer.notification(request.body, presented(request));

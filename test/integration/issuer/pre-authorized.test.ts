@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
+import { CompactEncrypt, SignJWT, calculateJwkThumbprint, compactDecrypt, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
 import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
@@ -127,6 +127,60 @@ describe('OID4VCI issuer: the pre-authorized code flow', () => {
     for (const v of verified) expect(v).toMatchObject({ valid: true, docType: 'org.iso.18013.5.1.mDL' });
     expect(verified.map((v: any) => v.deviceKey.x)).toEqual([a.jwk.x, b.jwk.x]);
     expect(verified[0].claims['org.iso.18013.5.1'].issuing_country).toBe('FR');
+  });
+});
+
+describe('OID4VCI issuer: encryption', () => {
+  async function encryptTo(body: Json, enc = 'A256GCM') {
+    const meta = (await (await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json;
+    const { importJWK } = await import('jose');
+    const key = meta.credential_request_encryption.jwks.keys[0];
+    return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(body))).setProtectedHeader({ alg: 'ECDH-ES', enc, kid: key.kid }).encrypt(await importJWK(key, 'ECDH-ES'));
+  }
+  const sendJwe = (token: string, jwe: string, path = '/oid4vci/credential') => post(path, { method: 'POST', headers: { 'content-type': 'application/jwt', authorization: `Bearer ${token}` }, body: jwe });
+
+  it('an encrypted request with credential_response_encryption gets a JWE answer (ECDH-ES, A128GCM or A256GCM)', async () => {
+    const meta = (await (await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json;
+    expect(meta.credential_request_encryption).toMatchObject({ enc_values_supported: ['A128GCM', 'A256GCM'], encryption_required: false, jwks: { keys: [{ kid: 'req-enc-1', kty: 'EC', crv: 'P-256' }] } });
+    expect(meta.credential_request_encryption.jwks.keys[0].d).toBeUndefined();
+    const { token } = await offerAndToken({ credential_configuration_ids: ['UniversityDegreeCredential'] });
+    const wallet = await generateKeyPair('ECDH-ES', { crv: 'P-256' });
+    for (const enc of ['A128GCM', 'A256GCM']) {
+      const jwe = await encryptTo({ credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [await proof(await holder(), await nonce())] }, credential_response_encryption: { jwk: await exportJWK(wallet.publicKey), enc } }, enc);
+      const res = await fetch(`${server.url}/oid4vci/credential`, { method: 'POST', headers: { 'content-type': 'application/jwt', authorization: `Bearer ${token.body.access_token}` }, body: jwe });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/jwt');
+      const { plaintext, protectedHeader } = await compactDecrypt(await res.text(), wallet.privateKey);
+      expect(protectedHeader).toMatchObject({ alg: 'ECDH-ES', enc });
+      expect(JSON.parse(new TextDecoder().decode(plaintext)).credentials).toHaveLength(1);
+    }
+  });
+
+  it('invalid_encryption_parameters: response encryption in plain JSON, a JWE that does not decrypt, an unsupported enc; errors stay plain JSON', async () => {
+    const { token } = await offerAndToken({ credential_configuration_ids: ['UniversityDegreeCredential'] });
+    const at = token.body.access_token as string;
+    const wallet = await generateKeyPair('ECDH-ES', { crv: 'P-256' });
+    const plain = await credential(at, { credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [await proof(await holder(), await nonce())] }, credential_response_encryption: { jwk: await exportJWK(wallet.publicKey), enc: 'A128GCM' } });
+    expect(plain.body.error).toBe('invalid_encryption_parameters');
+    expect((await sendJwe(at, 'a.b.c.d.e')).body.error).toBe('invalid_encryption_parameters');
+    const badEnc = await sendJwe(at, await encryptTo({ credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [await proof(await holder(), await nonce())] }, credential_response_encryption: { jwk: await exportJWK(wallet.publicKey), enc: 'A192GCM' } }));
+    expect(badEnc.body.error).toBe('invalid_encryption_parameters');
+    const wrongProof = await sendJwe(at, await encryptTo({ credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [await proof(await holder(), await nonce(), { typ: 'JWT' })] }, credential_response_encryption: { jwk: await exportJWK(wallet.publicKey), enc: 'A128GCM' } }));
+    expect([wrongProof.status, wrongProof.body.error, wrongProof.headers.get('content-type')]).toEqual([400, 'invalid_proof', 'application/json; charset=utf-8']);
+  });
+
+  it('with OID4VCI_ENCRYPTION_REQUIRED=true a plain request, or one without response encryption, is refused', async () => {
+    const strict = await startMainServer({ env: { OID4VCI_ENCRYPTION_REQUIRED: 'true' } });
+    try {
+      const offer = (await (await fetch(`${strict.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredential'] }))).json()) as Json;
+      const token = (await (await fetch(`${strict.url}/oid4vci/token`, form({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': offer.pre_authorized_code }))).json()) as Json;
+      const res = await fetch(`${strict.url}/oid4vci/credential`, json({ credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [] } }, { authorization: `Bearer ${token.access_token}` }));
+      expect(((await res.json()) as Json).error).toBe('invalid_encryption_parameters');
+      const meta = (await (await fetch(`${strict.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json;
+      expect(meta.credential_response_encryption.encryption_required).toBe(true);
+    } finally {
+      await strict.close();
+    }
   });
 });
 
