@@ -19,6 +19,8 @@ export type IssuanceEvent =
       configuration_ids: string[];
       code_hash?: string;
       tx_code_hash?: string;
+      /** authorization_code offers: the issuer_state the wallet sends back at PAR. */
+      issuer_state_hash?: string;
       expires_at: number;
       by_value: boolean;
       user: string;
@@ -26,6 +28,26 @@ export type IssuanceEvent =
       deferred?: boolean;
     }
   | { type: 'issuance.offer_fetched'; at: number }
+  /** A pushed authorization request (RFC 9126) for this issuance: wallet-initiated (from `new`) or with the offer's issuer_state. */
+  | {
+      type: 'issuance.authorization_requested';
+      at: number;
+      client_id: string;
+      redirect_uri: string;
+      code_challenge: string;
+      configuration_ids: string[];
+      authorization_details: boolean;
+      state?: string;
+      dpop_jkt?: string;
+      request_uri_hash: string;
+      request_expires_at: number;
+      /** For a wallet-initiated issuance: until when a token may be issued. */
+      expires_at?: number;
+    }
+  /** The request_uri was used at the authorization endpoint (single use): the person signs in and consents. */
+  | { type: 'issuance.authorization_started'; at: number; interaction_id: string }
+  | { type: 'issuance.code_issued'; at: number; code_hash: string; sub: string; code_expires_at: number }
+  | { type: 'issuance.authorization_declined'; at: number }
   | { type: 'issuance.tx_code_rejected'; at: number }
   | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string }
   | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string }
@@ -33,13 +55,14 @@ export type IssuanceEvent =
   /** A credential request accepted for later: the proven holder keys are public and kept to issue at collection. */
   | { type: 'issuance.deferred'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; holder_jwks: Record<string, unknown>[]; transaction_id_hash: string; ready_at: number }
   | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string }
-  | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' };
+  | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' | 'code_expired' };
 
 export interface IssuanceContext {
   grant?: IssuanceGrant;
   configurationIds: string[];
   codeHash?: string;
   txCodeHash?: string;
+  issuerStateHash?: string;
   txCodeFailures: number;
   expiresAt: number;
   user?: string;
@@ -60,6 +83,12 @@ export interface IssuanceContext {
   transactionIdHash?: string;
   readyAt?: number;
   holderJwks: Record<string, unknown>[];
+  /** Authorization code flow (PAR, authorize, code). */
+  par?: { clientId: string; redirectUri: string; codeChallenge: string; authorizationDetails: boolean; state?: string; dpopJkt?: string; requestUriHash: string; requestExpiresAt: number };
+  /** The login/consent interaction of the authorization endpoint. */
+  loginInteractionId?: string;
+  authCodeHash?: string;
+  authCodeExpiresAt?: number;
 }
 
 const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
@@ -67,6 +96,12 @@ const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
 export const issuanceMachine = setup({
   types: { context: {} as IssuanceContext, events: {} as IssuanceEvent },
   guards: {
+    /** An offer made for the authorization code grant (its issuer_state) may be requested by PAR. */
+    offersAuthorizationCode: ({ context }) => context.grant === 'authorization_code' && context.par === undefined,
+    /** The pushed request is used once, before it lapses. */
+    requestUriLive: ({ context, event }) => context.par !== undefined && event.at < context.par.requestExpiresAt,
+    /** The code lives 60 s. */
+    codeLive: ({ context, event }) => context.authCodeExpiresAt !== undefined && event.at < context.authCodeExpiresAt,
     /** Tokens are issued only for a live offer. */
     offerLive: ({ context, event }) => before(context, event.at),
     /** The fifth wrong transaction code burns the pre-authorized code. */
@@ -75,6 +110,16 @@ export const issuanceMachine = setup({
     notificationAllowed: ({ context, event }) => event.type === 'issuance.notified' && (context.notificationEvent !== 'credential_accepted' || event.event !== 'credential_failure'),
   },
   actions: {
+    recordAuthorizationRequest: assign(({ context, event }) => {
+      if (event.type !== 'issuance.authorization_requested') return {};
+      return {
+        grant: 'authorization_code' as const,
+        configurationIds: event.configuration_ids,
+        clientId: event.client_id,
+        expiresAt: event.expires_at ?? context.expiresAt,
+        par: { clientId: event.client_id, redirectUri: event.redirect_uri, codeChallenge: event.code_challenge, authorizationDetails: event.authorization_details, state: event.state, dpopJkt: event.dpop_jkt, requestUriHash: event.request_uri_hash, requestExpiresAt: event.request_expires_at },
+      };
+    }),
     recordCredential: assign(({ event }) => {
       if (event.type !== 'issuance.credential_issued') return {};
       return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) };
@@ -87,9 +132,10 @@ export const issuanceMachine = setup({
   states: {
     new: {
       on: {
+        'issuance.authorization_requested': { target: 'authorization_requested', actions: 'recordAuthorizationRequest' },
         'issuance.offered': {
           target: 'offered',
-          actions: assign(({ event }) => ({ grant: event.grant, configurationIds: event.configuration_ids, codeHash: event.code_hash, txCodeHash: event.tx_code_hash, expiresAt: event.expires_at, user: event.user, deferred: event.deferred === true })),
+          actions: assign(({ event }) => ({ grant: event.grant, configurationIds: event.configuration_ids, codeHash: event.code_hash, txCodeHash: event.tx_code_hash, issuerStateHash: event.issuer_state_hash, expiresAt: event.expires_at, user: event.user, deferred: event.deferred === true })),
         },
       },
     },
@@ -106,6 +152,7 @@ export const issuanceMachine = setup({
           actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope })),
         },
         'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+        'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
       },
     },
     offer_fetched: {
@@ -119,6 +166,32 @@ export const issuanceMachine = setup({
           target: 'token_issued',
           guard: 'offerLive',
           actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope })),
+        },
+        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+        'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
+      },
+    },
+    /** PAR accepted; its request_uri waits for the authorization endpoint. */
+    authorization_requested: {
+      on: {
+        'issuance.authorization_started': { target: 'authorizing', guard: 'requestUriLive', actions: assign(({ event }) => ({ loginInteractionId: event.interaction_id })) },
+        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+      },
+    },
+    /** The person signs in and consents (or declines). */
+    authorizing: {
+      on: {
+        'issuance.code_issued': { target: 'code_issued', actions: assign(({ event }) => ({ authCodeHash: event.code_hash, authCodeExpiresAt: event.code_expires_at, user: event.sub })) },
+        'issuance.authorization_declined': { target: 'expired', actions: assign({ expiredReason: 'declined' }) },
+      },
+    },
+    /** A code waits for the token endpoint: once, within 60 s. */
+    code_issued: {
+      on: {
+        'issuance.token_issued': {
+          target: 'token_issued',
+          guard: 'codeLive',
+          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, authCodeHash: undefined })),
         },
         'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
       },

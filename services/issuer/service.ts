@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeJwt, jwtVerify, type JWK } from 'jose';
 import { issuanceMachine, TX_CODE_ATTEMPTS, type IssuanceContext } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
@@ -45,6 +45,30 @@ const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]
 /** Codes and ids that name their offer (`<offer_id>.<secret>`), so no lookup table is needed. */
 const offerOf = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined);
 const sameHash = (value: string, stored: string | undefined) => stored !== undefined && stored.length === hash(value).length && timingSafeEqual(Buffer.from(hash(value)), Buffer.from(stored));
+/**
+ * The id-field rule of a credential request (OpenID4VCI 1.0 §8.2): with credential_identifiers in the
+ * token, exactly credential_identifier; otherwise exactly credential_configuration_id.
+ */
+function requestedConfiguration(req: Record<string, unknown>, details: unknown): string {
+  const identifiers = new Map<string, string>();
+  for (const d of Array.isArray(details) ? details : []) for (const id of (d as { credential_identifiers?: string[] }).credential_identifiers ?? []) identifiers.set(id, String((d as { credential_configuration_id?: string }).credential_configuration_id));
+  const hasId = req.credential_identifier !== undefined;
+  const hasConfig = req.credential_configuration_id !== undefined;
+  if (hasId && hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
+  if (identifiers.size > 0) {
+    if (!hasId || hasConfig) throw new OAuthError('invalid_credential_request', 'This token carries credential_identifiers: send credential_identifier (and no credential_configuration_id)', 400);
+    const configuration = identifiers.get(String(req.credential_identifier));
+    if (!configuration) throw new OAuthError('unknown_credential_identifier', 'The credential_identifier is not one the token was issued for', 400);
+    return configuration;
+  }
+  if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
+  if (!hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
+  return String(req.credential_configuration_id);
+}
+
+/** RFC 7636 §4.6: BASE64URL(SHA-256(code_verifier)) equals the challenge. */
+const checkPkce = (verifier: string | undefined, challenge: string) =>
+  typeof verifier === 'string' && /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier) && createHash('sha256').update(verifier).digest('base64url') === challenge;
 const sixDigits = () => String(randomBytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
 
 /**
@@ -64,7 +88,7 @@ export class IssuerService {
     private readonly keys: KeyRing,
     readonly pki: IssuerPki,
     readonly settings: IssuerSettings,
-    private readonly clock: Clock,
+    readonly clock: Clock,
     private readonly users: ReadonlyMap<string, { id: string; claims: Record<string, unknown> }>,
   ) {
     this.offers = new ActorRuntime(log, issuanceMachine, 'issuance');
@@ -82,13 +106,28 @@ export class IssuerService {
   async createOffer(input: OfferInput) {
     const ids = input.credential_configuration_ids ?? [...this.settings.configurations.keys()].slice(0, 1);
     if (ids.length === 0 || ids.some((id) => !this.settings.configurations.has(id))) throw invalidRequest('credential_configuration_ids names an unknown configuration');
-    if ((input.grant ?? 'pre-authorized_code') !== 'pre-authorized_code') throw new OAuthError('invalid_request', 'Only the pre-authorized_code grant is offered in this build', 400);
     const user = input.user ?? 'alice';
     if (!this.users.has(user)) throw invalidRequest(`user must be one of ${[...this.users.keys()].join(', ')}`);
     const offerId = randomToken(12);
+    const at = this.clock.now();
+    if (input.grant === 'authorization_code') {
+      if (input.tx_code === true) throw invalidRequest('tx_code belongs to the pre-authorized_code grant');
+      const issuerState = `${offerId}.${randomToken(24)}`;
+      await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'authorization_code', configuration_ids: ids, issuer_state_hash: hash(issuerState), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
+      const offer = { credential_issuer: this.settings.issuer, credential_configuration_ids: ids, grants: { authorization_code: { issuer_state: issuerState } } };
+      const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
+      if (input.by_value !== true) this.keepCode(offerId, { code: issuerState, txCode: false, expiresAt: at + OFFER_TTL_S * 1000 });
+      return {
+        offer_id: offerId,
+        ...(input.by_value === true ? { credential_offer: offer } : { credential_offer_uri: offerUri }),
+        offer_url: `openid-credential-offer://?${input.by_value === true ? `credential_offer=${encodeURIComponent(JSON.stringify(offer))}` : `credential_offer_uri=${encodeURIComponent(offerUri)}`}`,
+        issuer_state: issuerState,
+        status_uri: `${this.settings.issuer}/offers/${offerId}/status`,
+        expires_in: OFFER_TTL_S,
+      };
+    }
     const code = `${offerId}.${randomToken(24)}`;
     const txCode = input.tx_code === true ? sixDigits() : undefined;
-    const at = this.clock.now();
     await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'pre-authorized_code', configuration_ids: ids, code_hash: hash(code), ...(txCode ? { tx_code_hash: hash(txCode) } : {}), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
     const offer = this.offerDocument(ids, code, txCode !== undefined);
     const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
@@ -127,6 +166,7 @@ export class IssuerService {
     const stored = this.offerCodes.get(offerId);
     if (!stored) throw notFound('The credential offer can no longer be fetched (the issuer restarted); ask for a new one');
     await this.offers.execute(offerId, { type: 'issuance.offer_fetched', at: this.clock.now() });
+    if (snapshot.context.grant === 'authorization_code') return { credential_issuer: this.settings.issuer, credential_configuration_ids: snapshot.context.configurationIds, grants: { authorization_code: { issuer_state: stored.code } } };
     return this.offerDocument(snapshot.context.configurationIds, stored.code, stored.txCode);
   }
 
@@ -169,7 +209,7 @@ export class IssuerService {
   // ----- token endpoint -----
 
   /** A DPoP proof at one of the issuer's endpoints: verified, nonce (when required), single use. */
-  private async dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined> {
+  async dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined> {
     if (request.dpop === undefined) return undefined;
     if (Array.isArray(request.dpop)) throw new OAuthError('invalid_dpop_proof', 'Send exactly one DPoP header', 400);
     const proof = await verifyDPoPProof(request.dpop, { method: request.method, url: request.url, nowMs: this.clock.now(), accessToken });
@@ -186,7 +226,8 @@ export class IssuerService {
 
   async token(form: Record<string, string | undefined>, request: PresentedRequest) {
     const grant = form.grant_type;
-    if (grant !== PRE_AUTHORIZED_GRANT) throw new OAuthError('unsupported_grant_type', 'This authorization server issues tokens for the pre-authorized_code grant only', 400);
+    if (grant === 'authorization_code') return this.redeemCode(form, request);
+    if (grant !== PRE_AUTHORIZED_GRANT) throw new OAuthError('unsupported_grant_type', 'This authorization server issues tokens for the pre-authorized_code and authorization_code grants only', 400);
     const code = form['pre-authorized_code'];
     if (!code) throw invalidRequest('pre-authorized_code is required');
     const proof = await this.dpop(request, 'as');
@@ -206,18 +247,51 @@ export class IssuerService {
       throw invalidGrant(left > 0 ? `The tx_code is wrong (${left} attempt(s) left)` : 'The tx_code is wrong; the pre-authorized code is burned');
     }
     // Every other check passed: only now is the code consumed (the token_issued transition).
+    const minted = await this.mintToken(offerId, c, { proof });
+    if (!minted) throw invalidGrant('The pre-authorized code was already used');
+    return minted;
+  }
+
+  /**
+   * An access token for the offer (at+jwt, ES256, aud = issuer, cnf.jkt when DPoP-bound), recorded as
+   * the token_issued transition; undefined when that transition was refused (code already used).
+   * With authorization_details the token carries credential_identifiers (`<configuration>#1`).
+   */
+  private async mintToken(offerId: string, c: IssuanceContext, options: { proof?: VerifiedProof; clientId?: string }) {
     const at = this.clock.now();
-    const jti = randomToken(16);
     const scope = c.configurationIds.map((id) => this.settings.configurations.get(id)!.scope).join(' ');
-    const key = this.keys.signing(KEY_SET, 'ES256');
+    const identifiers = c.par?.authorizationDetails ? c.configurationIds.map((id) => ({ type: 'openid_credential', credential_configuration_id: id, credential_identifiers: [`${id}#1`] })) : undefined;
     const iat = Math.floor(at / 1000);
-    const token = signJwt(key, { typ: 'at+jwt' }, {
-      iss: this.settings.issuer, aud: this.settings.issuer, sub: c.user, iat, exp: iat + TOKEN_TTL_S, jti, scope, issuance: offerId,
-      ...(proof ? { cnf: { jkt: proof.jkt } } : {}),
+    const token = signJwt(this.keys.signing(KEY_SET, 'ES256'), { typ: 'at+jwt' }, {
+      iss: this.settings.issuer, aud: this.settings.issuer, sub: c.user, iat, exp: iat + TOKEN_TTL_S, jti: randomToken(16), scope, issuance: offerId,
+      ...(options.clientId ? { client_id: options.clientId } : {}),
+      ...(identifiers ? { authorization_details: identifiers } : {}),
+      ...(options.proof ? { cnf: { jkt: options.proof.jkt } } : {}),
     });
-    const outcome = await this.offers.execute(offerId, { type: 'issuance.token_issued', at, token_hash: hash(token), token_type: proof ? 'DPoP' : 'Bearer', ...(proof ? { dpop_jkt: proof.jkt } : {}), scope });
-    if (!outcome.accepted) throw invalidGrant('The pre-authorized code was already used');
-    return { access_token: token, token_type: proof ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_S, scope };
+    const outcome = await this.offers.execute(offerId, { type: 'issuance.token_issued', at, token_hash: hash(token), token_type: options.proof ? 'DPoP' : 'Bearer', ...(options.proof ? { dpop_jkt: options.proof.jkt } : {}), ...(options.clientId ? { client_id: options.clientId } : {}), scope });
+    if (!outcome.accepted) return undefined;
+    return { access_token: token, token_type: options.proof ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_S, scope, ...(identifiers ? { authorization_details: identifiers } : {}) };
+  }
+
+  /** The authorization_code grant (RFC 6749 §4.1.3 with RFC 7636 and RFC 9449): the PAR's client, redirect_uri, verifier and DPoP key. */
+  private async redeemCode(form: Record<string, string | undefined>, request: PresentedRequest) {
+    const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
+    const code = form.code;
+    if (!code) throw invalidRequest('code is required');
+    if (!form.client_id) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
+    const proof = await this.dpop(request, 'as');
+    const offerId = offerOf(code);
+    const loaded = offerId ? await this.offers.get(offerId) : undefined;
+    const c = loaded?.snapshot.context;
+    if (!offerId || !loaded || !c || loaded.snapshot.value !== 'code_issued' || !sameHash(code, c.authCodeHash) || !c.par) throw invalidGrant('The authorization code is unknown or was already used');
+    if ((c.authCodeExpiresAt ?? 0) <= this.clock.now()) throw invalidGrant('The authorization code has expired');
+    if (form.client_id !== c.par.clientId) throw invalidGrant('The code was issued to another client');
+    if (form.redirect_uri !== c.par.redirectUri) throw invalidGrant('redirect_uri differs from the pushed authorization request');
+    if (!checkPkce(form.code_verifier, c.par.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
+    if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt) throw new OAuthError('invalid_dpop_proof', 'The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)', 400);
+    const minted = await this.mintToken(offerId, c, { proof, clientId: c.par.clientId });
+    if (!minted) throw invalidGrant('The authorization code was already used');
+    return minted;
   }
 
   // ----- nonce endpoint -----
@@ -283,11 +357,7 @@ export class IssuerService {
     if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw new OAuthError('invalid_token', 'The access token does not belong to a live offer', 401, { 'www-authenticate': 'Bearer error="invalid_token"' });
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
     const req = body as Record<string, unknown>;
-    const hasId = req.credential_identifier !== undefined;
-    const hasConfig = req.credential_configuration_id !== undefined;
-    if (hasId === hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
-    if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
-    const configurationId = String(req.credential_configuration_id);
+    const configurationId = requestedConfiguration(req, claims.authorization_details);
     const configuration = this.settings.configurations.get(configurationId);
     if (!configuration || isPrototypeName(configurationId)) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
     if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw new OAuthError('insufficient_scope', `The access token was not issued for ${configurationId}`, 403);
@@ -295,7 +365,8 @@ export class IssuerService {
     if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0) throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
     if (proofs.jwt.length > BATCH_SIZE) throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
     const checked: CheckedProof[] = [];
-    for (const jwt of proofs.jwt) checked.push(await checkProof(jwt, { issuer: this.settings.issuer, algs: configuration.proofAlgs, nowMs: this.clock.now() }));
+    const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
+    for (const jwt of proofs.jwt) checked.push(await checkProof(jwt, { issuer: this.settings.issuer, algs: configuration.proofAlgs, nowMs: this.clock.now(), ...(clientId ? { clientId } : {}) }));
     await this.spendNonce(checkProofSet(checked));
     const at = this.clock.now();
     if (loaded.snapshot.context.deferred) {

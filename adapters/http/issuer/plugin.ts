@@ -4,7 +4,9 @@ import { loadIssuerPki } from '../../issuer/pki-file.ts';
 import { signJwt } from '../../../services/crypto/jws.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import { encryptResponse, type ResponseEncryption } from '../../../services/issuer/encryption.ts';
+import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import { IssuerService } from '../../../services/issuer/service.ts';
+import { issuerAuthorizationRoutes } from './authorization-routes.ts';
 import { ISSUING_COUNTRY, authorizationServerMetadata, credentialIssuerMetadata, degreeVct, issuerSettings } from '../../../services/issuer/settings.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import type { MainContext } from '../main/context.ts';
@@ -19,8 +21,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-
 export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const settings = issuerSettings(ctx.config.baseUrl, ctx.config.env);
   const pki = await loadIssuerPki(ctx.config.dataDir, settings.issuer, ISSUING_COUNTRY, ctx.clock.now());
-  const users = new Map(demoUsers(ctx.config.env).map((u) => [u.id, u]));
+  const userList = demoUsers(ctx.config.env);
+  const users = new Map(userList.map((u) => [u.id, u]));
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
+  const authorization = new IssuerAuthorization(ctx.log, issuer);
   const dsJwk = { ...(await exportJWK(pki.documentSigner.publicKey)), alg: 'ES256', use: 'sig', kid: 'document-signer', x5c: [Buffer.from(pki.documentSigner.certificate).toString('base64')] };
   const presented = (request: FastifyRequest) => {
     const interaction = request.headers['x-fapi-interaction-id'];
@@ -33,6 +37,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     };
   };
   const tags = ['oid4vci'];
+  issuerAuthorizationRoutes(app, { authorization, users: userList, presented });
 
   app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, async (request, reply) => {
     const metadata = credentialIssuerMetadata(settings, pki.requestEncryption.publicJwk);
@@ -87,7 +92,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     schema: {
       summary: 'Token endpoint of the issuer: pre-authorized_code grant, optional tx_code, optional DPoP',
       tags,
-      body: { type: 'object', properties: { grant_type: { type: 'string', maxLength: 200 }, 'pre-authorized_code': { type: 'string', maxLength: 200 }, tx_code: { type: 'string', maxLength: 20 } } },
+      body: { type: 'object', properties: Object.fromEntries([['grant_type', 200], ['pre-authorized_code', 200], ['tx_code', 20], ['code', 200], ['redirect_uri', 2000], ['code_verifier', 200], ['client_id', 200]].map(([k, n]) => [k, { type: 'string', maxLength: n }])) },
       response: { 400: errorResponse },
     },
   }, async (request, reply) => {

@@ -15,7 +15,7 @@ export function sendAuthPage(request: FastifyRequest, reply: FastifyReply, statu
   return sendPage(request, reply, { ...doc, noindex: true }, status);
 }
 
-export function loginPage(action: string, client: DemoClient, users: DemoUser[], error?: string): PageDocument {
+export function loginPage(action: string, client: Pick<DemoClient, 'client_id' | 'client_name'>, users: DemoUser[], error?: string): PageDocument {
   return {
     title: 'Sign in',
     blocks: [
@@ -38,7 +38,7 @@ export function loginPage(action: string, client: DemoClient, users: DemoUser[],
   };
 }
 
-export function consentPage(action: string, client: DemoClient, request: AuthorizationRequest, user: DemoUser): PageDocument {
+export function consentPage(action: string, client: Pick<DemoClient, 'client_id' | 'client_name'>, request: AuthorizationRequest, user: DemoUser): PageDocument {
   return {
     title: 'Allow access?',
     blocks: [

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { clientAuthenticationAnonymous, type Jwk, type JwtSigner } from '@openid4vc/oauth2';
-import { Openid4vciClient } from '@openid4vc/openid4vci';
+import { clientAuthenticationAnonymous, clientAuthenticationNone, type Jwk, type JwtSigner } from '@openid4vc/oauth2';
+import { Openid4vciClient, type Openid4vciClientOptions } from '@openid4vc/openid4vci';
 import { setGlobalConfig } from '@openid4vc/utils';
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -29,8 +29,7 @@ async function newKey(): Promise<Jwk> {
   return jwk;
 }
 
-const client = new Openid4vciClient({
-  callbacks: {
+const callbacks: Openid4vciClientOptions['callbacks'] = {
     hash: (data, alg) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest()),
     generateRandom: (n) => new Uint8Array(randomBytes(n)),
     clientAuthentication: clientAuthenticationAnonymous(),
@@ -40,8 +39,10 @@ const client = new Openid4vciClient({
       const jwt = await new SignJWT(payload as Record<string, unknown>).setProtectedHeader({ ...header, alg: signer.alg } as never).sign(key);
       return { jwt, signerJwk: signer.publicJwk };
     },
-  },
-});
+};
+const client = new Openid4vciClient({ callbacks });
+/** A public client with a client_id (RFC 6749 §4.1.3): the authorization code grant needs it at the token endpoint. */
+const publicClient = new Openid4vciClient({ callbacks: { ...callbacks, clientAuthentication: clientAuthenticationNone({ clientId: 'peer-wallet' }) } });
 
 async function issueWithPeer(body: Record<string, unknown>, configurationId: string, options: { dpop?: boolean; proofs?: number } = {}) {
   const created = (await (await fetch(`${server.url}/oid4vci/offers`, json(body))).json()) as { offer_url: string; tx_code_value?: string; status_uri: string };
@@ -57,6 +58,28 @@ async function issueWithPeer(body: Record<string, unknown>, configurationId: str
 }
 
 describe('@openid4vc/openid4vci as the wallet', () => {
+  it('authorization code: the peer pushes the request (PAR required), the person consents, the code and PKCE verifier give a DPoP token, then a credential', async () => {
+    const created = (await (await fetch(`${server.url}/oid4vci/offers`, json({ grant: 'authorization_code', credential_configuration_ids: ['UniversityDegreeCredential'] }))).json()) as { offer_url: string; status_uri: string };
+    const credentialOffer = await client.resolveCredentialOffer(created.offer_url);
+    const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer);
+    const redirectUri = 'https://wallet.example/cb';
+    const signer = { method: 'jwk' as const, alg: 'ES256', publicJwk: await newKey() };
+    const { authorizationRequestUrl, pkce, dpop } = await client.createAuthorizationRequestUrlFromOffer({ credentialOffer, issuerMetadata, clientId: 'peer-wallet', redirectUri, dpop: { signer } });
+    const url = new URL(authorizationRequestUrl);
+    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    const { authorizeAsBrowser } = await import('../../support/browser-like.ts');
+    const landed = new URL((await authorizeAsBrowser(authorizationRequestUrl)).location!);
+    expect(landed.searchParams.get('iss')).toBe(`${server.url}/oid4vci`);
+    const { accessTokenResponse, dpop: tokenDpop } = await publicClient.retrieveAuthorizationCodeAccessTokenFromOffer({ credentialOffer, issuerMetadata, authorizationCode: landed.searchParams.get('code')!, pkceCodeVerifier: pkce?.codeVerifier, redirectUri, dpop: dpop ?? { signer } });
+    expect(accessTokenResponse.token_type).toBe('DPoP');
+    const { c_nonce } = await client.requestNonce({ issuerMetadata });
+    const holder = await newKey();
+    const proof = (await client.createCredentialRequestJwtProof({ issuerMetadata, credentialConfigurationId: 'UniversityDegreeCredential', signer: { method: 'jwk', alg: 'ES256', publicJwk: holder }, nonce: c_nonce, clientId: 'peer-wallet' })).jwt;
+    const response = await client.retrieveCredentials({ issuerMetadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'UniversityDegreeCredential', proofs: { jwt: [proof] }, dpop: tokenDpop ?? { signer } });
+    expect((response.credentialResponse as { credentials: unknown[] }).credentials).toHaveLength(1);
+    expect(((await (await fetch(created.status_uri)).json()) as { client_id: string }).client_id).toBe('peer-wallet');
+  });
+
   it('with DPOP_NONCE_REQUIRED=true the peer retries use_dpop_nonce at the token (400) and credential (401) endpoints, each side with its own nonce', async () => {
     const strict = await startMainServer({ env: { DPOP_NONCE_REQUIRED: 'true' } });
     try {
