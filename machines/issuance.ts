@@ -41,6 +41,8 @@ export type IssuanceEvent =
       dpop_jkt?: string;
       request_uri_hash: string;
       request_expires_at: number;
+      /** The client authenticated with a client attestation at PAR. */
+      attested?: boolean;
       /** For a wallet-initiated issuance: until when a token may be issued. */
       expires_at?: number;
     }
@@ -49,8 +51,8 @@ export type IssuanceEvent =
   | { type: 'issuance.code_issued'; at: number; code_hash: string; sub: string; code_expires_at: number }
   | { type: 'issuance.authorization_declined'; at: number }
   | { type: 'issuance.tx_code_rejected'; at: number }
-  | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string }
-  | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string }
+  | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string; attested?: boolean; challenge_used?: boolean }
+  | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string; key_attestation?: { key_storage: string[]; user_authentication: string[] } }
   | { type: 'issuance.notified'; at: number; event: 'credential_accepted' | 'credential_failure' | 'credential_deleted'; interaction_id?: string }
   /** A credential request accepted for later: the proven holder keys are public and kept to issue at collection. */
   | { type: 'issuance.deferred'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; holder_jwks: Record<string, unknown>[]; transaction_id_hash: string; ready_at: number }
@@ -79,12 +81,15 @@ export interface IssuanceContext {
   notificationEvent?: string;
   interactionId?: string;
   expiredReason?: string;
+  attested?: boolean;
+  challengeUsed?: boolean;
+  keyAttestation?: { key_storage: string[]; user_authentication: string[] };
   deferred: boolean;
   transactionIdHash?: string;
   readyAt?: number;
   holderJwks: Record<string, unknown>[];
   /** Authorization code flow (PAR, authorize, code). */
-  par?: { clientId: string; redirectUri: string; codeChallenge: string; authorizationDetails: boolean; state?: string; dpopJkt?: string; requestUriHash: string; requestExpiresAt: number };
+  par?: { clientId: string; redirectUri: string; codeChallenge: string; authorizationDetails: boolean; state?: string; dpopJkt?: string; requestUriHash: string; requestExpiresAt: number; attested: boolean };
   /** The login/consent interaction of the authorization endpoint. */
   loginInteractionId?: string;
   authCodeHash?: string;
@@ -117,12 +122,12 @@ export const issuanceMachine = setup({
         configurationIds: event.configuration_ids,
         clientId: event.client_id,
         expiresAt: event.expires_at ?? context.expiresAt,
-        par: { clientId: event.client_id, redirectUri: event.redirect_uri, codeChallenge: event.code_challenge, authorizationDetails: event.authorization_details, state: event.state, dpopJkt: event.dpop_jkt, requestUriHash: event.request_uri_hash, requestExpiresAt: event.request_expires_at },
+        par: { clientId: event.client_id, redirectUri: event.redirect_uri, codeChallenge: event.code_challenge, authorizationDetails: event.authorization_details, state: event.state, dpopJkt: event.dpop_jkt, requestUriHash: event.request_uri_hash, requestExpiresAt: event.request_expires_at, attested: event.attested === true },
       };
     }),
     recordCredential: assign(({ event }) => {
       if (event.type !== 'issuance.credential_issued') return {};
-      return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) };
+      return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}), ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}) };
     }),
   },
 }).createMachine({
@@ -149,7 +154,7 @@ export const issuanceMachine = setup({
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'offerLive',
-          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope })),
+          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true })),
         },
         'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
         'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
@@ -165,7 +170,7 @@ export const issuanceMachine = setup({
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'offerLive',
-          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope })),
+          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true })),
         },
         'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
         'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
@@ -191,7 +196,7 @@ export const issuanceMachine = setup({
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'codeLive',
-          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, authCodeHash: undefined })),
+          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true, authCodeHash: undefined })),
         },
         'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
       },

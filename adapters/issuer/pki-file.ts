@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { createDocumentSigner, createIacaRoot, type CertifiedKey } from '../../services/credentials/mdoc/index.ts';
+import { createSigningCertificate } from '../../services/credentials/x509/generate.ts';
 import type { IssuerPki } from '../../services/issuer/settings.ts';
 
 interface StoredKey { pem: string; privateJwk: JWK }
@@ -30,7 +31,7 @@ export async function loadIssuerPki(dataDir: string, issuerUrl: string, country:
   const file = join(dataDir, 'mdoc', 'pki.json');
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { iaca: StoredKey; documentSigner: StoredKey };
-    return { iaca: await restore(stored.iaca), documentSigner: await restore(stored.documentSigner), requestEncryption: await loadRequestEncryptionKey(dataDir) };
+    return { iaca: await restore(stored.iaca), documentSigner: await restore(stored.documentSigner), requestEncryption: await loadRequestEncryptionKey(dataDir), attester: await loadDemoAttester(dataDir, nowMs) };
   }
   const iaca = await createIacaRoot({ name: `CN=Portico IACA, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY), issuerUrl });
   const documentSigner = await createDocumentSigner({ iaca, name: `CN=Portico Document Signer, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY), issuerUrl });
@@ -38,7 +39,7 @@ export async function loadIssuerPki(dataDir: string, issuerUrl: string, country:
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ iaca: await store(iaca), documentSigner: await store(documentSigner) }, null, 2), { mode: 0o600 });
   renameSync(tmp, file);
-  return { iaca, documentSigner, requestEncryption: await loadRequestEncryptionKey(dataDir) };
+  return { iaca, documentSigner, requestEncryption: await loadRequestEncryptionKey(dataDir), attester: await loadDemoAttester(dataDir, nowMs) };
 }
 
 /**
@@ -59,4 +60,25 @@ async function loadRequestEncryptionKey(dataDir: string): Promise<IssuerPki['req
   }
   const { d: _d, ...publicJwk } = privateJwk;
   return { publicJwk, privateKey: (await importJWK(privateJwk, 'ECDH-ES')) as CryptoKey };
+}
+
+/**
+ * The demo attester (decisions section 8): a CA and two signing certificates, one for client
+ * attestations and one for key attestations. Their private keys are published on purpose at
+ * `/oid4vci/demo/attester`, shaped for the wallet's WALLET_CLIENT_ATTESTATION_*_JWK_JSON.
+ */
+async function loadDemoAttester(dataDir: string, nowMs: number): Promise<IssuerPki['attester']> {
+  const file = join(dataDir, 'oid4vci', 'attester.json');
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { ca: StoredKey; clientAttester: StoredKey; keyAttester: StoredKey };
+    return { ca: await restore(stored.ca), clientAttester: await restore(stored.clientAttester), keyAttester: await restore(stored.keyAttester) };
+  }
+  const ca = await createIacaRoot({ name: 'CN=Portico Demo Wallet Attester CA, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY) });
+  const clientAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Client Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
+  const keyAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Key Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ ca: await store(ca), clientAttester: await store(clientAttester), keyAttester: await store(keyAttester) }, null, 2), { mode: 0o600 });
+  renameSync(tmp, file);
+  return { ca, clientAttester, keyAttester };
 }

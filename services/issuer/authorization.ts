@@ -79,8 +79,11 @@ export class IssuerAuthorization {
 
   /** RFC 9126 §2: the pushed authorization request, its rules one by one. */
   async par(form: Record<string, string | undefined>, request: PresentedRequest): Promise<{ request_uri: string; expires_in: number }> {
+    // Client attestation first: a request that fails later has still spent its PoP jti.
+    const attested = await this.issuer.attestedClient(request);
     if (form.request !== undefined || form.request_uri !== undefined) throw invalidRequest('Request objects and request_uri are not accepted at the PAR endpoint');
     if (!form.client_id || !CLIENT_ID.test(form.client_id)) throw new OAuthError('invalid_client', 'client_id is required', 401);
+    if (attested && attested.clientId !== form.client_id) throw new OAuthError('invalid_client', 'client_id differs from the sub of the client attestation', 401);
     if (form.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code', 400);
     if (!acceptableRedirectUri(form.redirect_uri)) throw invalidRequest('redirect_uri must be https, or http on a loopback host, without a fragment');
     if (form.code_challenge_method !== 'S256' || !form.code_challenge || !PKCE_CHALLENGE.test(form.code_challenge)) throw invalidRequest('PKCE with code_challenge_method S256 is required');
@@ -103,6 +106,7 @@ export class IssuerAuthorization {
     }
     const { ids, details } = requestedConfigurations(form, this.issuer, offered);
     if (offered && ids.some((id) => !offered.includes(id))) throw new OAuthError('invalid_authorization_details', 'The request asks for configurations the offer does not offer', 400);
+    this.issuer.requireHaipClient(ids, attested, proof);
     const requestUri = `${streamId}.${randomToken(24)}`;
     const outcome = await this.issuer.offers.execute(streamId, {
       type: 'issuance.authorization_requested',
@@ -116,6 +120,7 @@ export class IssuerAuthorization {
       ...(dpopJkt ? { dpop_jkt: dpopJkt } : {}),
       request_uri_hash: hash(requestUri),
       request_expires_at: at + PAR_TTL_S * 1000,
+      ...(attested ? { attested: true } : {}),
       ...(form.issuer_state === undefined ? { expires_at: at + OFFER_TTL_S * 1000 } : {}),
     });
     if (!outcome.accepted) throw invalidRequest('This offer was already requested for authorization');

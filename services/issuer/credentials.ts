@@ -69,8 +69,12 @@ export async function issueCredential(configuration: CredentialConfiguration, ct
   const key = ctx.keys.signing('oid4vci', 'ES256');
   const claims = degreeClaims(ctx.user);
   if (configuration.format !== 'dc+sd-jwt') return issueW3c(configuration, ctx, key, claims, now);
+  // HAIP SD-JWT VCs are signed by the document signer and carry its certificate (x5c); others by the issuer key (kid).
+  const signer = configuration.haip
+    ? { alg: 'ES256' as const, privateKey: ctx.pki.documentSigner.privateKey, iss: ctx.settings.issuer, x5c: [Buffer.from(ctx.pki.documentSigner.certificate).toString('base64')] }
+    : { alg: 'ES256' as const, privateKey: key.privateKey as CryptoKey, kid: key.kid, iss: ctx.settings.issuer };
   const issued = await issueSdJwtVc({
-    issuer: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: key.kid, iss: ctx.settings.issuer },
+    issuer: signer,
     vct: configuration.type,
     claims,
     disclosable: Object.keys(claims).map((name) => [name]),

@@ -24,6 +24,8 @@ export interface CheckedProof {
   jwk: JWK;
   jkt: string;
   nonce: string;
+  /** The `key_attestation` header parameter, when the proof carries one (checked per configuration). */
+  keyAttestation?: unknown;
 }
 
 const invalidProof = (description: string) => new OAuthError('invalid_proof', description, 400);
@@ -101,7 +103,7 @@ export async function checkProof(jwt: unknown, context: ProofContext): Promise<C
     throw invalidProof('The proof signature does not verify with its key');
   }
   const nonce = checkProofClaims(claims, context);
-  return { jwk, jkt: await calculateJwkThumbprint(jwk), nonce };
+  return { jwk, jkt: await calculateJwkThumbprint(jwk), nonce, ...(header.key_attestation !== undefined ? { keyAttestation: header.key_attestation } : {}) };
 }
 
 /** Proofs of one request: pairwise-distinct keys, and one nonce shared by all of them. */

@@ -14,6 +14,7 @@ import type { KeyRing } from '../keys.ts';
 import { isPrototypeName } from '../untrusted/keys.ts';
 import { issueCredential } from './credentials.ts';
 import { decryptRequest, responseEncryptionOf, type ResponseEncryption } from './encryption.ts';
+import { checkClientAttestation, checkKeyAttestation, type AttestationTrust, type AttestedClient, type AttestedKeyLevels } from './attestation.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
 import { BATCH_SIZE, NONCE_TTL_S, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
 
@@ -39,6 +40,9 @@ export interface PresentedRequest {
   dpop?: string | string[];
   /** `x-fapi-interaction-id`, when the wallet sent one (a UUID). */
   interactionId?: string;
+  /** `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP` headers. */
+  clientAttestation?: string | string[];
+  clientAttestationPop?: string | string[];
 }
 
 const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
@@ -95,6 +99,28 @@ export class IssuerService {
     this.once = new ActorRuntime(log, singleUseMachine, 'once');
     this.asNonces = new DPoPNonces(clock);
     this.rsNonces = new DPoPNonces(clock);
+  }
+
+  /** Where attestations come from: the demo attester CA, and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM. */
+  private attestationTrust(): AttestationTrust {
+    return {
+      issuer: this.settings.issuer,
+      trustAnchors: [this.pki.attester.ca.pem, ...this.settings.attestationTrustAnchorsPem],
+      nowMs: this.clock.now(),
+      useOnce: (purpose, value) => this.useOnce(purpose, value),
+      spendChallenge: (challenge) => this.spendStateless('attestation-challenge', challenge).then(() => true, () => false),
+    };
+  }
+
+  /** The client attestation of a request, when it carries one; its PoP jti is spent on first sight. */
+  async attestedClient(request: PresentedRequest): Promise<AttestedClient | undefined> {
+    if (request.clientAttestation === undefined && request.clientAttestationPop === undefined) return undefined;
+    return checkClientAttestation(request.clientAttestation, request.clientAttestationPop, this.attestationTrust());
+  }
+
+  /** `POST /oid4vci/challenge`: an attestation_challenge for the client attestation PoP. */
+  challenge(): { attestation_challenge: string } {
+    return { attestation_challenge: this.statelessValue('attestation-challenge') };
   }
 
   private async useOnce(purpose: string, value: string): Promise<boolean> {
@@ -193,12 +219,13 @@ export class IssuerService {
       terminal: status === 'expired' || status === 'notified',
       grant: c.grant,
       ...(c.clientId ? { client_id: c.clientId } : {}),
-      attested: false,
-      challenge_used: false,
+      attested: c.attested === true || c.par?.attested === true,
+      challenge_used: c.challengeUsed === true,
       ...(c.tokenType ? { token_type: c.tokenType } : {}),
       dpop_nonce_challenges: 0,
       ...(c.configurationId ? { configuration_id: c.configurationId } : {}),
       ...(c.proofCount !== undefined ? { proof_count: c.proofCount, holder_jkts: c.holderJkts } : {}),
+      ...(c.keyAttestation ? { key_attestation: c.keyAttestation } : {}),
       request_encrypted: false,
       response_encrypted: false,
       ...(c.notificationEvent ? { notification_event: c.notificationEvent } : {}),
@@ -229,6 +256,8 @@ export class IssuerService {
     if (grant === 'authorization_code') return this.redeemCode(form, request);
     if (grant !== PRE_AUTHORIZED_GRANT) throw new OAuthError('unsupported_grant_type', 'This authorization server issues tokens for the pre-authorized_code and authorization_code grants only', 400);
     const code = form['pre-authorized_code'];
+    // Client attestation first: a request that fails later has still spent its PoP jti.
+    const attested = await this.attestedClient(request);
     if (!code) throw invalidRequest('pre-authorized_code is required');
     const proof = await this.dpop(request, 'as');
     const offerId = offerOf(code);
@@ -246,8 +275,9 @@ export class IssuerService {
       const left = TX_CODE_ATTEMPTS - c.txCodeFailures - 1;
       throw invalidGrant(left > 0 ? `The tx_code is wrong (${left} attempt(s) left)` : 'The tx_code is wrong; the pre-authorized code is burned');
     }
+    this.requireHaipClient(c.configurationIds, attested, proof);
     // Every other check passed: only now is the code consumed (the token_issued transition).
-    const minted = await this.mintToken(offerId, c, { proof });
+    const minted = await this.mintToken(offerId, c, { proof, ...(attested ? { clientId: attested.clientId, attested } : {}) });
     if (!minted) throw invalidGrant('The pre-authorized code was already used');
     return minted;
   }
@@ -257,7 +287,14 @@ export class IssuerService {
    * the token_issued transition; undefined when that transition was refused (code already used).
    * With authorization_details the token carries credential_identifiers (`<configuration>#1`).
    */
-  private async mintToken(offerId: string, c: IssuanceContext, options: { proof?: VerifiedProof; clientId?: string }) {
+  /** HAIP configurations need an attested client and a DPoP-bound token. */
+  requireHaipClient(configurationIds: string[], attested: AttestedClient | undefined, proof: VerifiedProof | undefined): void {
+    if (!configurationIds.some((id) => this.settings.configurations.get(id)?.haip)) return;
+    if (!attested) throw new OAuthError('invalid_client', 'HAIP configurations need client attestation (attest_jwt_client_auth)', 401);
+    if (!proof) throw new OAuthError('invalid_dpop_proof', 'HAIP configurations need a DPoP proof', 400);
+  }
+
+  private async mintToken(offerId: string, c: IssuanceContext, options: { proof?: VerifiedProof; clientId?: string; attested?: AttestedClient }) {
     const at = this.clock.now();
     const scope = c.configurationIds.map((id) => this.settings.configurations.get(id)!.scope).join(' ');
     const identifiers = c.par?.authorizationDetails ? c.configurationIds.map((id) => ({ type: 'openid_credential', credential_configuration_id: id, credential_identifiers: [`${id}#1`] })) : undefined;
@@ -268,7 +305,7 @@ export class IssuerService {
       ...(identifiers ? { authorization_details: identifiers } : {}),
       ...(options.proof ? { cnf: { jkt: options.proof.jkt } } : {}),
     });
-    const outcome = await this.offers.execute(offerId, { type: 'issuance.token_issued', at, token_hash: hash(token), token_type: options.proof ? 'DPoP' : 'Bearer', ...(options.proof ? { dpop_jkt: options.proof.jkt } : {}), ...(options.clientId ? { client_id: options.clientId } : {}), scope });
+    const outcome = await this.offers.execute(offerId, { type: 'issuance.token_issued', at, token_hash: hash(token), token_type: options.proof ? 'DPoP' : 'Bearer', ...(options.proof ? { dpop_jkt: options.proof.jkt } : {}), ...(options.clientId ? { client_id: options.clientId } : {}), scope, ...(options.attested ? { attested: true, challenge_used: options.attested.challengeUsed } : {}) });
     if (!outcome.accepted) return undefined;
     return { access_token: token, token_type: options.proof ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_S, scope, ...(identifiers ? { authorization_details: identifiers } : {}) };
   }
@@ -278,18 +315,23 @@ export class IssuerService {
     const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
     const code = form.code;
     if (!code) throw invalidRequest('code is required');
-    if (!form.client_id) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
+    const attested = await this.attestedClient(request);
+    const clientId = attested?.clientId ?? form.client_id;
+    if (!clientId) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
+    if (attested && form.client_id !== undefined && form.client_id !== attested.clientId) throw new OAuthError('invalid_client', 'client_id differs from the attested client', 401);
     const proof = await this.dpop(request, 'as');
     const offerId = offerOf(code);
     const loaded = offerId ? await this.offers.get(offerId) : undefined;
     const c = loaded?.snapshot.context;
     if (!offerId || !loaded || !c || loaded.snapshot.value !== 'code_issued' || !sameHash(code, c.authCodeHash) || !c.par) throw invalidGrant('The authorization code is unknown or was already used');
     if ((c.authCodeExpiresAt ?? 0) <= this.clock.now()) throw invalidGrant('The authorization code has expired');
-    if (form.client_id !== c.par.clientId) throw invalidGrant('The code was issued to another client');
+    if (clientId !== c.par.clientId) throw invalidGrant('The code was issued to another client');
+    if (c.par.attested && !attested) throw new OAuthError('invalid_client', 'The pushed request was attested: the token request needs the client attestation too', 401);
+    this.requireHaipClient(c.configurationIds, attested, proof);
     if (form.redirect_uri !== c.par.redirectUri) throw invalidGrant('redirect_uri differs from the pushed authorization request');
     if (!checkPkce(form.code_verifier, c.par.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
     if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt) throw new OAuthError('invalid_dpop_proof', 'The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)', 400);
-    const minted = await this.mintToken(offerId, c, { proof, clientId: c.par.clientId });
+    const minted = await this.mintToken(offerId, c, { proof, clientId: c.par.clientId, ...(attested ? { attested } : {}) });
     if (!minted) throw invalidGrant('The authorization code was already used');
     return minted;
   }
@@ -298,20 +340,28 @@ export class IssuerService {
 
   /** A fresh c_nonce: expiry and randomness under an HMAC (no state until it is used). */
   nonce(): { c_nonce: string } {
-    const exp = Math.floor(this.clock.now() / 1000) + NONCE_TTL_S;
-    const body = `${exp}.${randomToken(16)}`;
-    return { c_nonce: `${body}.${createHmac('sha256', this.keys.secret('c-nonce')).update(body).digest('base64url')}` };
+    return { c_nonce: this.statelessValue('c-nonce') };
   }
 
-  /** Known (our HMAC), not expired, and not used before: then spent. */
-  private async spendNonce(nonce: string): Promise<void> {
-    const [exp, random, mac] = nonce.split('.');
-    const body = `${exp}.${random}`;
-    const expected = createHmac('sha256', this.keys.secret('c-nonce')).update(body).digest('base64url');
+  /** `<exp>.<random>.<HMAC(purpose, exp.random)>`: needs no storage until it is spent. */
+  private statelessValue(purpose: string): string {
+    const exp = Math.floor(this.clock.now() / 1000) + NONCE_TTL_S;
+    const body = `${exp}.${randomToken(16)}`;
+    return `${body}.${createHmac('sha256', this.keys.secret('c-nonce')).update(`${purpose}:${body}`).digest('base64url')}`;
+  }
+
+  /** Known (our HMAC for this purpose), not expired, and not used before: then spent. */
+  private async spendStateless(purpose: string, value: string): Promise<void> {
+    const [exp, random, mac] = value.split('.');
+    const expected = createHmac('sha256', this.keys.secret('c-nonce')).update(`${purpose}:${exp}.${random}`).digest('base64url');
     const invalid = (why: string) => new OAuthError('invalid_nonce', why, 400);
-    if (!mac || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) throw invalid('The c_nonce is not one this issuer gave out');
-    if (Number(exp) <= this.clock.now() / 1000) throw invalid('The c_nonce has expired; get a new one from the nonce endpoint');
-    if (!(await this.useOnce('c-nonce', nonce))) throw invalid('The c_nonce was already used; get a new one from the nonce endpoint');
+    if (!mac || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) throw invalid(`The ${purpose} value is not one this issuer gave out`);
+    if (Number(exp) <= this.clock.now() / 1000) throw invalid(`The ${purpose} value has expired; get a new one`);
+    if (!(await this.useOnce(purpose, value))) throw invalid(`The ${purpose} value was already used; get a new one`);
+  }
+
+  private spendNonce(nonce: string): Promise<void> {
+    return this.spendStateless('c-nonce', nonce);
   }
 
   // ----- credential endpoint -----
@@ -367,7 +417,13 @@ export class IssuerService {
     const checked: CheckedProof[] = [];
     const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
     for (const jwt of proofs.jwt) checked.push(await checkProof(jwt, { issuer: this.settings.issuer, algs: configuration.proofAlgs, nowMs: this.clock.now(), ...(clientId ? { clientId } : {}) }));
-    await this.spendNonce(checkProofSet(checked));
+    const cNonce = checkProofSet(checked);
+    let keyAttestation: AttestedKeyLevels | undefined;
+    if (configuration.haip) {
+      const trust = this.attestationTrust();
+      for (const p of checked) keyAttestation = await checkKeyAttestation(p.keyAttestation, { proofJwk: p.jwk, cNonce, required: configuration.haip.keyAttestationsRequired, trust });
+    }
+    await this.spendNonce(cNonce);
     const at = this.clock.now();
     if (loaded.snapshot.context.deferred) {
       const transactionId = `${offerId}.${randomToken(16)}`;
@@ -378,7 +434,7 @@ export class IssuerService {
     const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), String(claims.sub ?? 'alice'));
     const notificationId = `${offerId}.${randomToken(16)}`;
     const interactionId = request.interactionId;
-    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}) });
+    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}), ...(keyAttestation ? { key_attestation: keyAttestation } : {}) });
     return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
   }
 

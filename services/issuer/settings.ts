@@ -7,6 +7,14 @@ export interface IssuerPki {
   documentSigner: CertifiedKey;
   /** ECDH-ES key wallets encrypt credential requests to (`kid` `req-enc-1`). */
   requestEncryption: { publicJwk: JWK; privateKey: CryptoKey };
+  /** The demo wallet attester: its CA is a trust anchor of client and key attestations. */
+  attester: { ca: CertifiedKey; clientAttester: CertifiedKey; keyAttester: CertifiedKey };
+}
+
+/** key_attestations_required of a HAIP configuration: levels the key attestation must assert (one of each listed). */
+export interface KeyAttestationsRequired {
+  key_storage?: string[];
+  user_authentication?: string[];
 }
 
 export const ENC_VALUES = ['A128GCM', 'A256GCM'];
@@ -23,6 +31,8 @@ export interface CredentialConfiguration {
   /** mdoc doctype or SD-JWT VC vct; for W3C formats the last of the credential types. */
   type: string;
   proofAlgs: string[];
+  /** HAIP configurations: client attestation and DPoP at PAR and token, key attestations in proofs. */
+  haip?: { keyAttestationsRequired: KeyAttestationsRequired };
 }
 
 export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
@@ -43,6 +53,8 @@ export interface IssuerSettings {
   dpopNonceRequired: boolean;
   /** OID4VCI_ENCRYPTION_REQUIRED: credential requests and responses must be encrypted. */
   encryptionRequired: boolean;
+  /** OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM: attester roots besides the demo attester CA. */
+  attestationTrustAnchorsPem: string[];
 }
 
 export const degreeVct = (base: string) => `${base}/oid4vci/credential-types/university-degree`;
@@ -50,19 +62,21 @@ export const degreeVct = (base: string) => `${base}/oid4vci/credential-types/uni
 export function issuerSettings(base: string, env: Record<string, string | undefined>): IssuerSettings {
   const configurations: CredentialConfiguration[] = [
     { id: 'MobileDrivingLicenceMsoMdoc', format: 'mso_mdoc', scope: 'vc:mdl', type: MDL_DOCTYPE, proofAlgs: ['ES256'] },
+    { id: 'MobileDrivingLicenceMsoMdocHAIP', format: 'mso_mdoc', scope: 'vc:mdl_haip', type: MDL_DOCTYPE, proofAlgs: ['ES256'], haip: { keyAttestationsRequired: { key_storage: ['iso_18045_moderate'], user_authentication: ['iso_18045_moderate'] } } },
     { id: 'UniversityDegreeCredential', format: 'dc+sd-jwt', scope: 'vc:university_degree', type: degreeVct(base), proofAlgs: ['ES256', 'EdDSA'] },
+    { id: 'UniversityDegreeCredentialHAIP', format: 'dc+sd-jwt', scope: 'vc:university_degree_haip', type: degreeVct(base), proofAlgs: ['ES256'], haip: { keyAttestationsRequired: {} } },
     { id: 'UniversityDegreeCredentialJWT', format: 'jwt_vc_json', scope: 'vc:university_degree_jwt', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
     { id: 'UniversityDegreeCredentialJWTLD', format: 'jwt_vc_json-ld', scope: 'vc:university_degree_jwtld', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
     { id: 'UniversityDegreeCredentialLDP', format: 'ldp_vc', scope: 'vc:university_degree_ldp', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
   ];
-  return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true', encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true' };
+  return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true', encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true', attestationTrustAnchorsPem: env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [] };
 }
 
 /** `/.well-known/openid-credential-issuer/oid4vci` (OpenID4VCI 1.0 §12.2). */
 export function credentialIssuerMetadata(s: IssuerSettings, requestEncryptionJwk: JWK) {
   const configurations: Record<string, unknown> = {};
   for (const c of s.configurations.values()) {
-    const proof = { proof_types_supported: { jwt: { proof_signing_alg_values_supported: c.proofAlgs } } };
+    const proof = { proof_types_supported: { jwt: { proof_signing_alg_values_supported: c.proofAlgs, ...(c.haip ? { key_attestations_required: c.haip.keyAttestationsRequired } : {}) } } };
     configurations[c.id] = configurationMetadata(c, proof);
   }
   return {
@@ -109,7 +123,10 @@ export function authorizationServerMetadata(s: IssuerSettings) {
     grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'],
     response_types_supported: ['code'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
+    token_endpoint_auth_methods_supported: ['none', 'attest_jwt_client_auth'],
+    challenge_endpoint: `${s.issuer}/challenge`,
+    client_attestation_pop_signing_alg_values_supported: ['ES256'],
+    client_attestation_signing_alg_values_supported: ['ES256'],
     authorization_details_types_supported: ['openid_credential'],
     authorization_response_iss_parameter_supported: true,
     dpop_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],

@@ -34,6 +34,8 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
       authorization: request.headers.authorization,
       dpop: request.headers.dpop,
       ...(typeof interaction === 'string' && UUID.test(interaction) ? { interactionId: interaction } : {}),
+      clientAttestation: request.headers['oauth-client-attestation'],
+      clientAttestationPop: request.headers['oauth-client-attestation-pop'],
     };
   };
   const tags = ['oid4vci'];
@@ -102,6 +104,20 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.asNonces.current());
     return response;
   });
+  app.post('/oid4vci/challenge', { schema: { summary: 'An attestation_challenge for the client attestation PoP', tags } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return issuer.challenge();
+  });
+  // The demo attester's private keys are published on purpose: any wallet may play an attested one here.
+  const attesterJwk = async (key: typeof pki.attester.clientAttester, kid: string) => ({
+    ...(await exportJWK(key.privateKey)), kid, alg: 'ES256',
+    x5c: [Buffer.from(key.certificate).toString('base64'), Buffer.from(pki.attester.ca.certificate).toString('base64')],
+  });
+  const attester = { client_attestation_attester_jwk: await attesterJwk(pki.attester.clientAttester, 'demo-client-attester'), key_attestation_jwk: await attesterJwk(pki.attester.keyAttester, 'demo-key-attester') };
+  app.get('/oid4vci/demo/attester', { schema: { summary: 'Demo wallet attester private JWKs (+x5c), ready for WALLET_CLIENT_ATTESTATION_*_JWK_JSON', tags } }, async () => ({
+    ...attester,
+    env: { WALLET_CLIENT_ATTESTATION_ATTESTER_JWK_JSON: JSON.stringify(attester.client_attestation_attester_jwk), WALLET_CLIENT_ATTESTATION_KEY_ATTESTATION_JWK_JSON: JSON.stringify(attester.key_attestation_jwk) },
+  }));
   app.post('/oid4vci/nonce', { schema: { summary: 'A fresh c_nonce for key proofs', tags } }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return issuer.nonce();

@@ -52,7 +52,8 @@ describe('OID4VCI issuer: metadata', () => {
   it('publishes issuer and authorization server metadata, JWKS, IACA and vct metadata', async () => {
     const meta = (await (await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json;
     expect(meta).toMatchObject({ credential_issuer: issuer, credential_endpoint: `${issuer}/credential`, nonce_endpoint: `${issuer}/nonce`, batch_credential_issuance: { batch_size: 2 } });
-    expect(Object.keys(meta.credential_configurations_supported)).toEqual(['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP']);
+    expect(Object.keys(meta.credential_configurations_supported)).toEqual(['MobileDrivingLicenceMsoMdoc', 'MobileDrivingLicenceMsoMdocHAIP', 'UniversityDegreeCredential', 'UniversityDegreeCredentialHAIP', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP']);
+    expect(meta.credential_configurations_supported.MobileDrivingLicenceMsoMdocHAIP.proof_types_supported.jwt.key_attestations_required).toEqual({ key_storage: ['iso_18045_moderate'], user_authentication: ['iso_18045_moderate'] });
     expect(meta.credential_configurations_supported.UniversityDegreeCredentialLDP).toMatchObject({ format: 'ldp_vc', credential_definition: { '@context': ['https://www.w3.org/ns/credentials/v2'] }, credential_signing_alg_values_supported: ['ecdsa-rdfc-2019'] });
     const signed = await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`, { headers: { accept: 'application/jwt' } });
     expect(signed.headers.get('content-type')).toContain('application/jwt');
