@@ -52,12 +52,14 @@ export type IssuanceEvent =
   | { type: 'issuance.authorization_declined'; at: number }
   | { type: 'issuance.tx_code_rejected'; at: number }
   | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string; attested?: boolean; challenge_used?: boolean }
-  | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string; key_attestation?: { key_storage: string[]; user_authentication: string[] } }
+  | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string; key_attestation?: { key_storage: string[]; user_authentication: string[] }; request_encrypted?: boolean; response_encrypted?: boolean }
   | { type: 'issuance.notified'; at: number; event: 'credential_accepted' | 'credential_failure' | 'credential_deleted'; interaction_id?: string }
   /** A credential request accepted for later: the proven holder keys are public and kept to issue at collection. */
   | { type: 'issuance.deferred'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; holder_jwks: Record<string, unknown>[]; transaction_id_hash: string; ready_at: number }
   | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string }
-  | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' | 'code_expired' };
+  | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' | 'code_expired' }
+  /** A DPoP nonce challenge (use_dpop_nonce) was answered to this issuance's wallet, by the AS or the RS. */
+  | { type: 'issuance.nonce_challenged'; at: number; side: 'as' | 'rs' };
 
 export interface IssuanceContext {
   grant?: IssuanceGrant;
@@ -84,6 +86,9 @@ export interface IssuanceContext {
   attested?: boolean;
   challengeUsed?: boolean;
   keyAttestation?: { key_storage: string[]; user_authentication: string[] };
+  dpopNonceChallenges: number;
+  requestEncrypted?: boolean;
+  responseEncrypted?: boolean;
   deferred: boolean;
   transactionIdHash?: string;
   readyAt?: number;
@@ -127,13 +132,15 @@ export const issuanceMachine = setup({
     }),
     recordCredential: assign(({ event }) => {
       if (event.type !== 'issuance.credential_issued') return {};
-      return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}), ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}) };
+      return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}), ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}), requestEncrypted: event.request_encrypted === true, responseEncrypted: event.response_encrypted === true };
     }),
   },
 }).createMachine({
   id: 'issuance',
   initial: 'new',
-  context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [], deferred: false, holderJwks: [] },
+  context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [], deferred: false, holderJwks: [], dpopNonceChallenges: 0 },
+  // Nonce challenges are counted whatever the state, until the issuance is over.
+  on: { 'issuance.nonce_challenged': { actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })) } },
   states: {
     new: {
       on: {

@@ -222,12 +222,12 @@ export class IssuerService {
       attested: c.attested === true || c.par?.attested === true,
       challenge_used: c.challengeUsed === true,
       ...(c.tokenType ? { token_type: c.tokenType } : {}),
-      dpop_nonce_challenges: 0,
+      dpop_nonce_challenges: c.dpopNonceChallenges,
       ...(c.configurationId ? { configuration_id: c.configurationId } : {}),
       ...(c.proofCount !== undefined ? { proof_count: c.proofCount, holder_jkts: c.holderJkts } : {}),
       ...(c.keyAttestation ? { key_attestation: c.keyAttestation } : {}),
-      request_encrypted: false,
-      response_encrypted: false,
+      request_encrypted: c.requestEncrypted === true,
+      response_encrypted: c.responseEncrypted === true,
       ...(c.notificationEvent ? { notification_event: c.notificationEvent } : {}),
       ...(c.interactionId ? { interaction_id: c.interactionId } : {}),
     };
@@ -259,7 +259,7 @@ export class IssuerService {
     // Client attestation first: a request that fails later has still spent its PoP jti.
     const attested = await this.attestedClient(request);
     if (!code) throw invalidRequest('pre-authorized_code is required');
-    const proof = await this.dpop(request, 'as');
+    const proof = await this.recordingChallenges(offerOf(code), 'as', () => this.dpop(request, 'as'));
     const offerId = offerOf(code);
     const loaded = offerId ? await this.offers.get(offerId) : undefined;
     const c = loaded?.snapshot.context;
@@ -287,6 +287,18 @@ export class IssuerService {
    * the token_issued transition; undefined when that transition was refused (code already used).
    * With authorization_details the token carries credential_identifiers (`<configuration>#1`).
    */
+  /** Runs a DPoP check; a use_dpop_nonce challenge it answers is recorded on the issuance, when known. */
+  private async recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T> {
+    try {
+      return await check();
+    } catch (error) {
+      if (offerId && error instanceof OAuthError && error.error === 'use_dpop_nonce' && (await this.offers.get(offerId)).version > 0) {
+        await this.offers.execute(offerId, { type: 'issuance.nonce_challenged', at: this.clock.now(), side });
+      }
+      throw error;
+    }
+  }
+
   /** HAIP configurations need an attested client and a DPoP-bound token. */
   requireHaipClient(configurationIds: string[], attested: AttestedClient | undefined, proof: VerifiedProof | undefined): void {
     if (!configurationIds.some((id) => this.settings.configurations.get(id)?.haip)) return;
@@ -319,7 +331,7 @@ export class IssuerService {
     const clientId = attested?.clientId ?? form.client_id;
     if (!clientId) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
     if (attested && form.client_id !== undefined && form.client_id !== attested.clientId) throw new OAuthError('invalid_client', 'client_id differs from the attested client', 401);
-    const proof = await this.dpop(request, 'as');
+    const proof = await this.recordingChallenges(offerOf(code), 'as', () => this.dpop(request, 'as'));
     const offerId = offerOf(code);
     const loaded = offerId ? await this.offers.get(offerId) : undefined;
     const c = loaded?.snapshot.context;
@@ -380,7 +392,7 @@ export class IssuerService {
     const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
     if (bound) {
       if (match[1] !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');
-      const proof = await this.dpop(request, 'rs', match[2]);
+      const proof = await this.recordingChallenges(typeof claims.issuance === 'string' ? claims.issuance : undefined, 'rs', () => this.dpop(request, 'rs', match[2]));
       if (!proof || proof.jkt !== bound) throw unauthorized('The DPoP proof key is not the key the token is bound to');
     } else if (match[1] === 'DPoP') throw unauthorized('This access token is not DPoP-bound: use the Bearer scheme');
     return { token: match[2], claims, offerId: String(claims.issuance ?? '') };
@@ -434,7 +446,7 @@ export class IssuerService {
     const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), String(claims.sub ?? 'alice'));
     const notificationId = `${offerId}.${randomToken(16)}`;
     const interactionId = request.interactionId;
-    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}), ...(keyAttestation ? { key_attestation: keyAttestation } : {}) });
+    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}), ...(keyAttestation ? { key_attestation: keyAttestation } : {}), request_encrypted: encrypted, response_encrypted: encryptTo !== undefined });
     return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
   }
 

@@ -155,6 +155,8 @@ describe('OID4VCI issuer: encryption', () => {
       expect(protectedHeader).toMatchObject({ alg: 'ECDH-ES', enc });
       expect(JSON.parse(new TextDecoder().decode(plaintext)).credentials).toHaveLength(1);
     }
+    const offerId = JSON.parse(Buffer.from(String(token.body.access_token).split('.')[1], 'base64url').toString()).issuance;
+    expect((await (await fetch(`${server.url}/oid4vci/offers/${offerId}/status`)).json())).toMatchObject({ request_encrypted: true, response_encrypted: true });
   });
 
   it('invalid_encryption_parameters: response encryption in plain JSON, a JWE that does not decrypt, an unsupported enc; errors stay plain JSON', async () => {

@@ -98,6 +98,8 @@ describe('@openid4vc/openid4vci as the wallet', () => {
       expect((response.credentialResponse as { credentials: unknown[] }).credentials).toHaveLength(1);
       expect(response.dpop?.nonce).toEqual(expect.any(String));
       expect(response.dpop?.nonce).not.toBe(dpop!.nonce);
+      // Each side challenged once, and the issuance records both.
+      expect(((await (await fetch(created.status_uri)).json()) as { dpop_nonce_challenges: number }).dpop_nonce_challenges).toBe(2);
     } finally {
       await strict.close();
     }
