@@ -1,4 +1,6 @@
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { createHash, randomBytes } from 'node:crypto';
+import { authorizeAsPerson } from './oauth-helpers.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -44,4 +46,40 @@ export function registerOid4vciRunners(runners: FlowRunners): void {
   runners.register('oid4vci', 'pre-authorized-code', (run) => preAuthorized(run, {}));
   runners.register('oid4vci', 'pre-authorized-tx-code', (run) => preAuthorized(run, { tx_code: true }));
   runners.register('oid4vci', 'deferred', (run) => preAuthorized(run, { deferred: true }));
+  registerOid4vciAuthorizationCodeRunner(runners);
+}
+
+/** The wallet's side (and, as a separate actor, the person's) of the authorization code flow with PAR. */
+async function authorizationCode(run: RunContext): Promise<void> {
+  const configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential');
+  const created = await run.http.send('Issuer creates an offer for the authorization code grant', `${run.base}/oid4vci/offers`, { json: { credential_configuration_ids: [configuration], grant: 'authorization_code' } }, ['OpenID4VCI §4.1.1: issuer_state ties the authorization to this offer']);
+  expectStatus(created.status, 201, 'offer');
+  const metadata = await run.http.send('Credential issuer metadata', `${run.base}/.well-known/openid-credential-issuer/oid4vci`);
+  const as = await run.http.send('Authorization server metadata', `${run.base}/.well-known/oauth-authorization-server/oid4vci`, {}, ['require_pushed_authorization_requests: true']);
+  expectStatus(as.status, 200, 'authorization server metadata');
+  const clientId = 'portico-demo-wallet';
+  const redirectUri = `${run.base}/callback`;
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const par = await run.http.send('Pushed authorization request', as.body.pushed_authorization_request_endpoint, {
+    form: { client_id: clientId, response_type: 'code', redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'demo-state', issuer_state: created.body.issuer_state, authorization_details: JSON.stringify([{ type: 'openid_credential', credential_configuration_id: configuration }]) },
+  }, ['RFC 9126 §2.1: the request goes to the server directly, not through the browser', 'PKCE S256 is required']);
+  expectStatus(par.status, 201, 'PAR');
+  const authorizeUrl = `${as.body.authorization_endpoint}?${new URLSearchParams({ client_id: clientId, request_uri: par.body.request_uri })}`;
+  const landed = await authorizeAsPerson(run, authorizeUrl);
+  if (landed.searchParams.get('iss') !== as.body.issuer) throw new FlowFailure('iss is not the issuer (RFC 9207)');
+  const code = landed.searchParams.get('code');
+  if (!code) throw new FlowFailure(`no code: ${landed.searchParams.get('error') ?? 'unknown error'}`);
+  const token = await run.http.send('Token request (authorization code + PKCE)', as.body.token_endpoint, { form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } }, ['RFC 7636 §4.5: the verifier proves the request came from this wallet', 'authorization_details come back with credential_identifiers']);
+  expectStatus(token.status, 200, 'token');
+  const identifier = token.body.authorization_details?.[0]?.credential_identifiers?.[0];
+  const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' });
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const proof = await new SignJWT({ nonce: nonce.body.c_nonce, iss: clientId }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) }).setAudience(metadata.body.credential_issuer).setIssuedAt().sign(privateKey);
+  const issued = await run.http.send('Credential request by credential_identifier', metadata.body.credential_endpoint, { json: { credential_identifier: identifier, proofs: { jwt: [proof] } }, headers: { authorization: `Bearer ${token.body.access_token}` } }, ['OpenID4VCI §8.2: with credential_identifiers in the token, the request names one of them', 'The proof iss is the client_id']);
+  expectStatus(issued.status, 200, 'credential');
+}
+
+export function registerOid4vciAuthorizationCodeRunner(runners: FlowRunners): void {
+  runners.register('oid4vci', 'authorization-code', authorizationCode);
 }
