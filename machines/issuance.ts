@@ -120,6 +120,12 @@ export const issuanceMachine = setup({
     notificationAllowed: ({ context, event }) => event.type === 'issuance.notified' && (context.notificationEvent !== 'credential_accepted' || event.event !== 'credential_failure'),
   },
   actions: {
+    countTxCodeFailure: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })),
+    recordExpiry: assign(({ event }) => (event.type === 'issuance.expired' ? { expiredReason: event.reason } : {})),
+    recordToken: assign(({ event }) => {
+      if (event.type !== 'issuance.token_issued') return {};
+      return { tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true };
+    }),
     recordAuthorizationRequest: assign(({ context, event }) => {
       if (event.type !== 'issuance.authorization_requested') return {};
       return {
@@ -154,32 +160,26 @@ export const issuanceMachine = setup({
     offered: {
       on: {
         'issuance.offer_fetched': { target: 'offer_fetched', guard: 'offerLive', actions: assign({ offerFetched: true }) },
-        'issuance.tx_code_rejected': [
-          { guard: 'lastTxCodeAttempt', target: 'expired', actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1, expiredReason: 'tx_code_burned' })) },
-          { actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })) },
-        ],
+        'issuance.tx_code_rejected': [{ guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', assign({ expiredReason: 'tx_code_burned' })] }, { actions: 'countTxCodeFailure' }],
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'offerLive',
-          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true })),
+          actions: 'recordToken',
         },
-        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
         'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
       },
     },
     offer_fetched: {
       on: {
         'issuance.offer_fetched': { guard: 'offerLive' },
-        'issuance.tx_code_rejected': [
-          { guard: 'lastTxCodeAttempt', target: 'expired', actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1, expiredReason: 'tx_code_burned' })) },
-          { actions: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })) },
-        ],
+        'issuance.tx_code_rejected': [{ guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', assign({ expiredReason: 'tx_code_burned' })] }, { actions: 'countTxCodeFailure' }],
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'offerLive',
-          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true })),
+          actions: 'recordToken',
         },
-        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
         'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
       },
     },
@@ -187,7 +187,7 @@ export const issuanceMachine = setup({
     authorization_requested: {
       on: {
         'issuance.authorization_started': { target: 'authorizing', guard: 'requestUriLive', actions: assign(({ event }) => ({ loginInteractionId: event.interaction_id })) },
-        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
       },
     },
     /** The person signs in and consents (or declines). */
@@ -203,9 +203,9 @@ export const issuanceMachine = setup({
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'codeLive',
-          actions: assign(({ event }) => ({ tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true, authCodeHash: undefined })),
+          actions: ['recordToken', assign({ authCodeHash: undefined })],
         },
-        'issuance.expired': { target: 'expired', actions: assign(({ event }) => ({ expiredReason: event.reason })) },
+        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
       },
     },
     token_issued: {

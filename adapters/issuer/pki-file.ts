@@ -15,7 +15,8 @@ async function restore(stored: StoredKey): Promise<CertifiedKey> {
   return {
     certificate: new Uint8Array(cert.raw),
     pem: stored.pem,
-    privateKey: (await importJWK({ ...stored.privateJwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
+    // Extractable: the demo attester's private keys are published, and a restart must be able to publish them again.
+    privateKey: (await importJWK({ ...stored.privateJwk, alg: 'ES256' }, 'ES256', { extractable: true })) as CryptoKey,
     publicKey: (await importJWK({ ...publicJwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
   };
 }

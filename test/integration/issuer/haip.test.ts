@@ -122,3 +122,22 @@ describe('HAIP issuance', () => {
     expect(header.kid).toBeUndefined();
   });
 });
+
+describe('issuer material across a restart', () => {
+  it('the IACA, the request encryption key and the demo attester stay the same, and are served again', async () => {
+    const first = await startMainServer();
+    const read = async (s: TestServer) => ({
+      iaca: await (await fetch(`${s.url}/oid4vci/iaca.pem`)).text(),
+      enc: ((await (await fetch(`${s.url}/.well-known/openid-credential-issuer/oid4vci`)).json()) as Json).credential_request_encryption.jwks.keys[0].x,
+      attester: ((await (await fetch(`${s.url}/oid4vci/demo/attester`)).json()) as Json).client_attestation_attester_jwk.d,
+    });
+    const before = await read(first);
+    await first.close({ keepData: true });
+    const again = await startMainServer({ dataDir: first.dataDir });
+    try {
+      expect(await read(again)).toEqual(before);
+    } finally {
+      await again.close();
+    }
+  });
+});
