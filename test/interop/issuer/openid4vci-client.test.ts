@@ -5,7 +5,8 @@ import { setGlobalConfig } from '@openid4vc/utils';
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
+import { Verifier } from '@auth0/mdl';
+import { createDeviceResponse, dataItem, decodeCbor, encodeCbor, oid4vpSessionTranscript, verifyIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
 import { verifySdJwtVc } from '../../../services/credentials/sd-jwt/verify.ts';
 import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
@@ -143,5 +144,14 @@ describe('@openid4vc/openid4vci as the wallet', () => {
     const iaca = await (await fetch(`${server.url}/oid4vci/iaca.pem`)).text();
     const results = credentials.map((c) => verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), { trustedRoots: [iaca], now: Math.floor(server.clock.now() / 1000) }));
     expect(results.map((r) => (r as { valid: boolean; deviceKey: JWK }).deviceKey?.x)).toEqual(holders.map((h) => h.x));
+    // @auth0/mdl's Verifier, unmodified, on a DeviceResponse made from the first issued mdoc and its device key.
+    const decoded = decodeCbor(Buffer.from(credentials[0].credential, 'base64url')) as Map<string, unknown>;
+    const sessionTranscript = await oid4vpSessionTranscript({ clientId: 'x509_san_dns:verifier.example', nonce: 'n-1', responseUri: 'https://verifier.example/response' });
+    const deviceKey = privateKeys.get(await calculateJwkThumbprint(holders[0] as JWK))!;
+    const deviceResponse = createDeviceResponse({ issuerSigned: { nameSpaces: decoded.get('nameSpaces'), issuerAuth: decoded.get('issuerAuth') } as never, disclose: 'all', deviceKey: { privateKey: deviceKey }, sessionTranscript });
+    const checks: Array<{ status: string; check: string }> = [];
+    await new Verifier([iaca]).verify(deviceResponse, { encodedSessionTranscript: encodeCbor(dataItem(sessionTranscript)), onCheck: (c) => void checks.push(c) });
+    expect(checks.filter((c) => c.status !== 'PASSED')).toEqual([]);
+    expect(checks.map((c) => c.check)).toEqual(expect.arrayContaining(['Issuer certificate must be valid', 'Issuer signature must be valid', 'Device signature must be valid']));
   });
 });
