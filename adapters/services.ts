@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from './config.ts';
 import { createMainOrigin } from './http/main/compose.ts';
 import { createSpiffeService } from './http/spiffe/app.ts';
@@ -26,9 +28,16 @@ async function startSpiffe(config: Config): Promise<RunningService> {
   return { name: 'spiffe', url: config.showcaseBaseUrl, close: () => spiffe.close() };
 }
 
+/** The main origin's roots in a shared DATA_DIR: its issuer's IACA (the verifier CA arrives with the verifier). */
+function mainOriginRoots(config: Config): { mdocIacaRootsPem: string[]; verifierTrustAnchorsPem: string[] } {
+  const pki = join(config.dataDir, 'mdoc', 'pki.json');
+  const iaca = existsSync(pki) ? (JSON.parse(readFileSync(pki, 'utf8')) as { iaca?: { pem?: string } }).iaca?.pem : undefined;
+  return { mdocIacaRootsPem: iaca ? [iaca] : [], verifierTrustAnchorsPem: [] };
+}
+
 async function startWallet(config: Config, together: readonly ServiceName[]): Promise<RunningService> {
-  // Beside the main origin the wallet also trusts its IACA root and verifier CA (none exist in this build yet).
-  const wallet = await createWalletService(config, together.includes('main') ? { embeddedTrust: { mdocIacaRootsPem: [], verifierTrustAnchorsPem: [] } } : {});
+  // Beside the main origin (started first) the wallet also trusts its IACA root (decisions section 10).
+  const wallet = await createWalletService(config, together.includes('main') ? { embeddedTrust: mainOriginRoots(config) } : {});
   await wallet.app.listen({ host: config.host, port: config.walletPort });
   return { name: 'wallet', url: config.walletUrl, close: () => wallet.close() };
 }
