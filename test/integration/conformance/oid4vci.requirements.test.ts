@@ -1,4 +1,5 @@
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { form, json } from '../../support/main-server.ts';
 import { useRequirementKit } from '../../support/requirement-kit.ts';
@@ -93,3 +94,27 @@ describe('OpenID4VCI 1.0', () => {
     expect((await notify('unknown')).body.error).toBe('invalid_notification_id');
   });
 });
+
+describe('RFC 9126 (pushed authorization requests) at the issuer', () => {
+  const challenge = () => createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+  const par = (extra: Record<string, string> = {}) => ctx.k.post('/oid4vci/par', form({ client_id: 'w', response_type: 'code', redirect_uri: 'https://wallet.example/cb', code_challenge: challenge(), code_challenge_method: 'S256', scope: 'vc:mdl', ...extra }));
+  it('[rfc9126-001] a pushed request is answered 201 with request_uri and expires_in', async () => {
+    const res = await par();
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: 90 });
+  });
+  it('[rfc9126-002] the request_uri is used once at the authorization endpoint', async () => {
+    const { body } = await par();
+    const go = () => fetch(`${ctx.server.url}/oid4vci/authorize?${new URLSearchParams({ client_id: 'w', request_uri: body.request_uri })}`, { redirect: 'manual' });
+    expect((await go()).status).toBe(303);
+    expect((await go()).status).toBe(400);
+  });
+  it('[rfc9126-003] a request_uri parameter in the pushed request is refused', async () => {
+    expect((await par({ request_uri: 'urn:ietf:params:oauth:request_uri:x' })).body.error).toBe('invalid_request');
+  });
+  it('[rfc9126-004] the authorization server metadata says PAR is required and where its endpoint is', async () => {
+    const meta = (await ctx.k.get('/.well-known/oauth-authorization-server/oid4vci')).body;
+    expect(meta).toMatchObject({ pushed_authorization_request_endpoint: `${issuer()}/par`, require_pushed_authorization_requests: true });
+  });
+});
+
