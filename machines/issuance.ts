@@ -145,8 +145,8 @@ export const issuanceMachine = setup({
   id: 'issuance',
   initial: 'new',
   context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [], deferred: false, holderJwks: [], dpopNonceChallenges: 0 },
-  // Nonce challenges are counted whatever the state, until the issuance is over.
-  on: { 'issuance.nonce_challenged': { actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })) } },
+  // Nonce challenges are counted whatever the state, until the issuance has expired.
+  on: { 'issuance.nonce_challenged': { guard: ({ context }) => context.expiredReason === undefined, actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })) } },
   states: {
     new: {
       on: {

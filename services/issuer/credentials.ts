@@ -16,6 +16,7 @@ export interface IssueContext {
 }
 
 const DAY_S = 86_400;
+const MDOC_BACKDATE_S = 300;
 const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
 /** The demo mDL elements of a user (org.iso.18013.5.1), dates as CBOR full-date tags. */
@@ -60,8 +61,10 @@ export async function issueCredential(configuration: CredentialConfiguration, ct
       namespaces: { [MDL_NAMESPACE]: mdlElements(ctx.user, now) },
       deviceKey: ctx.holderJwk,
       signer: { privateKey: ctx.pki.documentSigner.privateKey, x5chain: [ctx.pki.documentSigner.certificate] },
-      signed: now,
-      validFrom: now,
+      // Signed and valid from a few minutes back (ISO 18013-5 wants validFrom >= signed), so a verifier
+      // whose clock runs behind ours still accepts it.
+      signed: now - MDOC_BACKDATE_S,
+      validFrom: now - MDOC_BACKDATE_S,
       validUntil: now + MDOC_TTL_S,
     });
     return Buffer.from(encoded).toString('base64url');

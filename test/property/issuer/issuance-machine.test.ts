@@ -61,3 +61,60 @@ describe('issuance machine properties', () => {
     }), { numRuns: 2000 });
   });
 });
+
+describe('issuance machine properties: authorization code, deferred, nonce challenges', () => {
+  const at = fc.integer({ min: 0, max: 700_000 });
+  const event: fc.Arbitrary<IssuanceEvent> = fc.oneof(
+    at.map((t) => ({ type: 'issuance.authorization_requested' as const, at: t, client_id: 'w', redirect_uri: 'https://w/cb', code_challenge: 'c', configuration_ids: ['UniversityDegreeCredential'], authorization_details: false, request_uri_hash: 'r', request_expires_at: t + 90_000, expires_at: t + 600_000 })),
+    at.map((t) => ({ type: 'issuance.authorization_started' as const, at: t, interaction_id: 'i' })),
+    at.map((t) => ({ type: 'issuance.code_issued' as const, at: t, code_hash: 'h', sub: 'alice', code_expires_at: t + 60_000 })),
+    at.map((t) => ({ type: 'issuance.authorization_declined' as const, at: t })),
+    at.map((t) => ({ type: 'issuance.token_issued' as const, at: t, token_hash: 't', token_type: 'DPoP' as const, scope: 's' })),
+    at.map((t) => ({ type: 'issuance.nonce_challenged' as const, at: t, side: 'as' as const })),
+    at.map((t) => ({ type: 'issuance.credential_issued' as const, at: t, configuration_id: 'UniversityDegreeCredential', proof_count: 1, holder_jkts: ['k'], notification_id_hash: 'n' })),
+  );
+
+  it('wallet-initiated: a code only after the request_uri was used in time; a token only from a live code, once; challenges counted until the end', () => {
+    fc.assert(fc.property(fc.array(event, { maxLength: 25 }), (events) => {
+      let [snapshot] = initialTransition(issuanceMachine);
+      let challenges = 0;
+      let tokens = 0;
+      for (const e of events) {
+        const before = snapshot;
+        [snapshot] = transition(issuanceMachine, snapshot, e);
+        if (e.type === 'issuance.nonce_challenged' && before.value !== 'expired') challenges += 1;
+        if (snapshot.value === 'authorizing' && before.value !== 'authorizing') {
+          expect(before.value).toBe('authorization_requested');
+          expect(e.at).toBeLessThan(before.context.par!.requestExpiresAt);
+        }
+        if (snapshot.value === 'code_issued' && before.value !== 'code_issued') expect(before.value).toBe('authorizing');
+        if (snapshot.value === 'token_issued' && before.value !== 'token_issued') {
+          tokens += 1;
+          expect(before.value).toBe('code_issued');
+          expect(e.at).toBeLessThan(before.context.authCodeExpiresAt!);
+        }
+      }
+      expect(tokens).toBeLessThanOrEqual(1);
+      expect(snapshot.context.dpopNonceChallenges).toBe(challenges);
+    }), { numRuns: 2000 });
+  });
+
+  it('deferred: a deferred offer never issues directly, and collection waits for readyAt', () => {
+    const deferredEvent: fc.Arbitrary<IssuanceEvent> = fc.oneof(
+      at.map((t) => ({ type: 'issuance.token_issued' as const, at: t, token_hash: 't', token_type: 'Bearer' as const, scope: 's' })),
+      at.map((t) => ({ type: 'issuance.credential_issued' as const, at: t, configuration_id: 'c', proof_count: 1, holder_jkts: ['k'], notification_id_hash: 'n' })),
+      at.map((t) => ({ type: 'issuance.deferred' as const, at: t, configuration_id: 'c', proof_count: 1, holder_jkts: ['k'], holder_jwks: [], transaction_id_hash: 'x', ready_at: t + 3_000 })),
+      at.map((t) => ({ type: 'issuance.deferred_collected' as const, at: t, notification_id_hash: 'n' })),
+    );
+    fc.assert(fc.property(fc.array(deferredEvent, { maxLength: 20 }), (events) => {
+      let [snapshot] = initialTransition(issuanceMachine);
+      [snapshot] = transition(issuanceMachine, snapshot, { type: 'issuance.offered', at: 0, grant: 'pre-authorized_code', configuration_ids: ['c'], code_hash: 'h', expires_at: 600_000, by_value: false, user: 'alice', deferred: true });
+      for (const e of events) {
+        const before = snapshot;
+        [snapshot] = transition(issuanceMachine, snapshot, e);
+        if (e.type === 'issuance.credential_issued') expect(snapshot.value === 'credential_issued' && before.value === 'token_issued').toBe(false);
+        if (snapshot.value === 'credential_issued' && before.value === 'deferred') expect(e.at).toBeGreaterThanOrEqual(before.context.readyAt!);
+      }
+    }), { numRuns: 2000 });
+  });
+});
