@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import { startChildServer } from './support/child-server.ts';
 import type { Bench } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONCURRENCY = 8;
 const DURATION_MS = 5_000;
 
@@ -45,16 +48,39 @@ async function flowsPerSecond(base: string, configuration: string): Promise<numb
   return done / seconds;
 }
 
+/** The peer issuer (support/peer-issuer.ts) in its own process, like ours. */
+async function startPeer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/support/peer-issuer.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`peer issuer exited (${code}): ${out}`)));
+  });
+  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+}
+
 const bench: Bench = async () => {
   const server = await startChildServer();
+  const peer = await startPeer();
   try {
-    const sdJwt = await flowsPerSecond(server.url, 'UniversityDegreeCredential');
-    const mdoc = await flowsPerSecond(server.url, 'MobileDrivingLicenceMsoMdoc');
-    return [
-      { name: 'pre-authorized issuance end to end, SD-JWT VC (4 requests)', value: sdJwt, unit: 'flows/s', note: 'peer issuer (Openid4vciIssuer) comparison: not measured yet' },
-      { name: 'pre-authorized issuance end to end, mdoc (4 requests)', value: mdoc, unit: 'flows/s' },
-    ];
+    const rows = [];
+    for (const [label, configuration] of [['SD-JWT VC', 'UniversityDegreeCredential'], ['mdoc', 'MobileDrivingLicenceMsoMdoc']] as const) {
+      // Interleaved, so neither side gets a quieter stretch of the machine.
+      const ours = await flowsPerSecond(server.url, configuration);
+      const theirs = await flowsPerSecond(peer.url, configuration);
+      rows.push(
+        { name: `peer issuer (Openid4vciIssuer + @sd-jwt / @auth0/mdl), ${label}`, value: theirs, unit: 'flows/s' },
+        { name: `pre-authorized issuance end to end, ${label} (4 requests)`, value: ours, unit: 'flows/s', ratio: { against: 'peer issuer', value: ours / theirs, target: '>= 1.5' } },
+      );
+    }
+    return rows;
   } finally {
+    await peer.stop();
     await server.stop();
     rmSync(server.dataDir, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 import { SignJWT, type JWK } from 'jose';
 import { randomInt } from 'node:crypto';
+import { signJwt } from '../../crypto/jws.ts';
 import { publicJwkOf } from '../keys/holder-keys.ts';
 import { createDisclosure, decoyDigest, type Disclosure } from './disclosure.ts';
 import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
@@ -118,6 +119,10 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJw
     ...(disclosures.length ? { _sd_alg: 'sha-256' } : {}),
   };
   const header = { alg: input.issuer.alg, typ: SD_JWT_VC_TYP, ...(input.issuer.kid ? { kid: input.issuer.kid } : {}), ...(input.issuer.x5c ? { x5c: input.issuer.x5c } : {}) };
-  const jwt = await new SignJWT(payload).setProtectedHeader(header).sign(input.issuer.privateKey);
+  // ES256, RS256 and EdDSA are signed synchronously with node:crypto (services/crypto/jws.ts); others through jose.
+  const { alg } = input.issuer;
+  const jwt = alg === 'ES256' || alg === 'RS256' || alg === 'EdDSA'
+    ? signJwt({ alg, kid: input.issuer.kid as string, privateKey: input.issuer.privateKey, publicKey: input.issuer.privateKey, publicJwk: {} }, header, payload)
+    : await new SignJWT(payload).setProtectedHeader(header).sign(input.issuer.privateKey);
   return { sdJwt: `${[jwt, ...disclosures.map((d) => d.encoded)].join('~')}~`, disclosures, payload };
 }
