@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { SqliteEventLog } from '../adapters/store/sqlite-event-log.ts';
+import type { EventLog } from '../services/event-log.ts';
 import { parseArgs } from 'node:util';
 import { machineForStream } from '../machines/index.ts';
 import { fold, persistedState, sameState, toMachineEvent } from '../services/actors/fold.ts';
@@ -10,7 +11,6 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
  * resulting state), rebuilds every actor by folding its events through its machine, and exits 1
  * naming each stream whose fold differs from the snapshot the service holds.
  */
-interface Row { sequence: number; stream_id: string; version: number; type: string; data: string; at: number }
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -28,37 +28,33 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const db = new Database(file, { readonly: true, fileMustExist: true });
-const streams = values.stream
-  ? [values.stream]
-  : db.prepare<[], { stream_id: string }>('SELECT DISTINCT stream_id FROM events ORDER BY stream_id').all().map((r) => r.stream_id);
-const readStream = db.prepare<[string], Row>('SELECT * FROM events WHERE stream_id = ? ORDER BY version');
-const readSnapshot = db.prepare<[string], { version: number; state: string }>('SELECT version, state FROM snapshots WHERE stream_id = ?');
+// Everything is read through the event-log interface, so another store can be replayed the same way.
+const log: EventLog = new SqliteEventLog(file, { readonly: true });
+const streams = values.stream ? [values.stream] : await log.streamIds();
 
 type Step = { sequence: number; version: number; at: string; type: string; state?: unknown; data: unknown };
 type Report = { stream: string; events: number; state?: unknown; context?: unknown; verdict: 'consistent' | 'differs' | 'no snapshot' | 'no machine'; detail?: string; timeline: Step[] };
 
 const reports: Report[] = [];
 for (const stream of streams) {
-  const rows = readStream.all(stream);
+  const rows = await log.readStream(stream);
   const machine = machineForStream(stream);
   const timeline: Step[] = [];
   let snapshot: AnyMachineSnapshot | undefined = machine ? initialTransition(machine)[0] : undefined;
   for (const r of rows) {
-    const event = { type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> };
-    if (machine && snapshot) snapshot = transition(machine, snapshot, toMachineEvent(event))[0];
-    timeline.push({ sequence: r.sequence, version: r.version, at: new Date(r.at).toISOString(), type: r.type, state: snapshot?.value, data: event.data });
+    if (machine && snapshot) snapshot = transition(machine, snapshot, toMachineEvent(r))[0];
+    timeline.push({ sequence: r.sequence, version: r.version, at: new Date(r.at).toISOString(), type: r.type, state: snapshot?.value, data: r.data });
   }
   const report: Report = { stream, events: rows.length, verdict: 'no machine', timeline };
   if (machine && snapshot) {
     report.state = snapshot.value;
     report.context = snapshot.context;
-    const stored = readSnapshot.get(stream);
+    const stored = await log.loadSnapshot(stream);
     if (!stored) report.verdict = 'no snapshot';
     else {
       // The stored snapshot may lag the log (a cache); compare it with the fold up to its version.
-      const upTo = fold(machine, rows.slice(0, stored.version).map((r) => ({ ...r, streamId: r.stream_id, data: JSON.parse(r.data) as Record<string, unknown> })));
-      const same = stored.version <= rows.length && sameState(persistedState(upTo), JSON.parse(stored.state));
+      const upTo = fold(machine, rows.slice(0, stored.version));
+      const same = stored.version <= rows.length && sameState(persistedState(upTo), stored.state);
       report.verdict = same ? 'consistent' : 'differs';
       if (!same) report.detail = `snapshot at version ${stored.version} does not equal the fold of the first ${stored.version} events`;
     }
@@ -80,6 +76,6 @@ if (values.json) {
   }
   console.log(`\n${reports.length} stream(s), ${differing.length} differing${differing.length ? `: ${differing.map((r) => r.stream).join(', ')}` : ''}`);
 }
-db.close();
+await log.close();
 // Exit once stdout has drained: process.exit() here would cut a piped timeline short.
 process.exitCode = differing.length > 0 ? 1 : 0;

@@ -34,6 +34,8 @@ export interface SqliteEventLogOptions {
    * promises; `FULL` also survives power loss at a large cost in appends per second.
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /** Opens an existing log for reading only (replay, inspection): no schema change, no appends. */
+  readonly?: boolean;
 }
 
 interface PendingAppend {
@@ -70,13 +72,15 @@ export class SqliteEventLog implements EventLog {
   private pending: PendingAppend[] = [];
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    this.db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
+    if (!options.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    }
     this.db.pragma('busy_timeout = 5000');
     // Checkpoints run on the committing thread; every 10,000 pages (40 MB of WAL) keeps them rare.
-    this.db.pragma('wal_autocheckpoint = 10000');
-    migrate(this.db);
+    if (!options.readonly) this.db.pragma('wal_autocheckpoint = 10000');
+    if (!options.readonly) migrate(this.db);
     const db = this.db;
     this.statements = {
       version: db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = ?'),
