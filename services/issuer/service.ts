@@ -188,7 +188,10 @@ export class IssuerService {
   async fetchOffer(offerId: string): Promise<unknown> {
     const { snapshot, version } = await this.offers.get(offerId);
     if (version === 0) throw notFound('No such credential offer');
-    if (snapshot.context.expiresAt <= this.clock.now() || snapshot.status === 'done') throw notFound('The credential offer has expired');
+    if (snapshot.context.expiresAt <= this.clock.now() || snapshot.status === 'done') {
+      await this.recordLapse(offerId);
+      throw notFound('The credential offer has expired');
+    }
     const stored = this.offerCodes.get(offerId);
     if (!stored) throw notFound('The credential offer can no longer be fetched (the issuer restarted); ask for a new one');
     await this.offers.execute(offerId, { type: 'issuance.offer_fetched', at: this.clock.now() });
@@ -218,6 +221,8 @@ export class IssuerService {
       status,
       terminal: status === 'expired' || status === 'notified',
       grant: c.grant,
+      // Who started it: the issuer's offer, or the wallet on its own (PAR without issuer_state).
+      requested_by: c.codeHash || c.issuerStateHash ? 'offer' : 'wallet',
       ...(c.clientId ? { client_id: c.clientId } : {}),
       attested: c.attested === true || c.par?.attested === true,
       challenge_used: c.challengeUsed === true,
@@ -266,7 +271,10 @@ export class IssuerService {
     const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
     if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash)) throw invalidGrant('The pre-authorized code is unknown');
     if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched') throw invalidGrant('The pre-authorized code was already used, burned or has expired');
-    if (c.expiresAt <= this.clock.now()) throw invalidGrant('The pre-authorized code has expired');
+    if (c.expiresAt <= this.clock.now()) {
+      await this.recordLapse(offerId);
+      throw invalidGrant('The pre-authorized code has expired');
+    }
     const txCode = form.tx_code;
     if (c.txCodeHash && txCode === undefined) throw invalidRequest('tx_code is required for this offer');
     if (!c.txCodeHash && txCode !== undefined) throw invalidRequest('This offer has no tx_code');
@@ -296,6 +304,14 @@ export class IssuerService {
         await this.offers.execute(offerId, { type: 'issuance.nonce_challenged', at: this.clock.now(), side });
       }
       throw error;
+    }
+  }
+
+  /** An offer met after its lifetime is closed in the log (`issuance.expired`, reason lapsed) the first time. */
+  private async recordLapse(offerId: string): Promise<void> {
+    const { snapshot } = await this.offers.get(offerId);
+    if (snapshot.value === 'offered' || snapshot.value === 'offer_fetched' || snapshot.value === 'authorization_requested' || snapshot.value === 'code_issued') {
+      await this.offers.execute(offerId, { type: 'issuance.expired', at: this.clock.now(), reason: 'lapsed' });
     }
   }
 

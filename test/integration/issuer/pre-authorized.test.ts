@@ -286,6 +286,18 @@ describe('OID4VCI issuer: a negative per rule', () => {
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
   });
 
+  it('a lapsed offer is expired in the status and closed in the log when touched', async () => {
+    const offer = (await post('/oid4vci/offers', json({}))).body;
+    expect(((await (await fetch(offer.status_uri)).json()) as Json).requested_by).toBe('offer');
+    server.clock.advance(601_000);
+    expect(((await (await fetch(offer.status_uri)).json()) as Json).status).toBe('expired');
+    expect((await fetch(offer.credential_offer_uri)).status).toBe(404);
+    const token = await post('/oid4vci/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': offer.pre_authorized_code }));
+    expect(token.body.error).toBe('invalid_grant');
+    const events = (await server.main.ctx.log.readStream(`issuance:${offer.offer_id}`)).map((e) => e.type);
+    expect(events.filter((t) => t === 'issuance.expired')).toHaveLength(1);
+  });
+
   it('an expired c_nonce is refused, and an expired access token', async () => {
     const stale = await nonce();
     const { token: old } = await offerAndToken();

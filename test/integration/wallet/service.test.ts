@@ -145,6 +145,25 @@ describe('fuzzed requests on every wallet endpoint', () => {
   }, 60_000);
 });
 
+describe('the wallet rate limit', () => {
+  it('counts /api/*, /submit and /authorize per client address; discovery and pages stay free', async () => {
+    const s = await startWalletServer({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
+    try {
+      expect((await fetch(`${s.url}/api/session`, { headers: { 'x-wallet-session': 'a' } })).status).toBe(200);
+      expect((await fetch(`${s.url}/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(501);
+      const limited = await fetch(`${s.url}/api/session`, { headers: { 'x-wallet-session': 'a' } });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBeNull();
+      expect(((await limited.json()) as { error: string }).error).toBe('rate_limited');
+      expect((await fetch(`${s.url}/%61pi/session`)).status).toBe(429);
+      expect((await fetch(`${s.url}/health`)).status).toBe(200);
+      expect((await fetch(`${s.url}/llms.txt`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('the wallet event log', () => {
   it('lives at DATA_DIR/wallet.db and npm run replay reads it', async () => {
     const { spawnSync } = await import('node:child_process');
