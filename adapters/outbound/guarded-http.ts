@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent, request, type Dispatcher } from 'undici';
+import { nullRecord } from '../../services/untrusted/keys.ts';
 import { UpstreamError, destinationNotAllowed, externalDisabled, type OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../services/wallet/outbound.ts';
 
 /** Resolves a host name to its addresses (A and AAAA). Injected in tests. */
@@ -210,7 +211,7 @@ export class GuardedHttp implements OutboundHttp {
       } catch (error) {
         throw error instanceof UpstreamError ? error : new UpstreamError(isTimeout(error) ? `no answer within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
       }
-      const flat: Record<string, string> = {};
+      const flat = nullRecord<string>(); // header names come from the upstream
       for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
       return { status, headers: flat, body: data, url: url.href, hops };
     }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request as undiciRequest } from 'undici';
 import { OAuthError } from '../../../services/errors.ts';
+import { nullRecord } from '../../../services/untrusted/keys.ts';
 import { sendError } from '../error-handling.ts';
 import type { MainContext } from './context.ts';
 
@@ -11,7 +12,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 
 /** Request headers for the wallet: hop-by-hop ones dropped, the X-Forwarded-* set describing this origin. */
 function forwardedHeaders(request: FastifyRequest, base: URL): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = nullRecord<string>(); // header names come from the client
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-forwarded-')) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
