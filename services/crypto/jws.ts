@@ -1,4 +1,4 @@
-import { KeyObject, sign } from 'node:crypto';
+import { KeyObject, createHash, createPublicKey, sign, verify } from 'node:crypto';
 import type { SigningKey } from '../keys.ts';
 
 const keyObjects = new WeakMap<CryptoKey, KeyObject>();
@@ -26,4 +26,46 @@ export function signJwt(key: SigningKey, header: Record<string, unknown>, payloa
     : key.alg === 'RS256' ? sign('sha256', input, privateKey)
     : sign(null, input, privateKey);
   return `${input.toString('latin1')}.${signature.toString('base64url')}`;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** The curve each synchronously verified algorithm requires of its key (RFC 7518 §3.4, RFC 8037 §3.1). */
+const SYNC_VERIFY_CURVES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['ES256', ['P-256']],
+  ['EdDSA', ['Ed25519', 'Ed448']],
+]);
+
+/**
+ * Whether `alg` over `jwk` can be verified by `verifyJwsSync`: ES256 and EdDSA on their own curves, and
+ * no `crit` or `b64` header (those go to jose, which applies RFC 7515 §4.1.11 and RFC 7797).
+ */
+export function canVerifySync(header: Record<string, unknown>, jwk: { kty?: unknown; crv?: unknown }, alg: string): boolean {
+  const curves = SYNC_VERIFY_CURVES.get(alg);
+  return curves !== undefined && typeof jwk.crv === 'string' && curves.includes(jwk.crv) && header.crit === undefined && header.b64 === undefined;
+}
+
+/**
+ * Verifies a JWS compact serialization with a public JWK on the event loop (see `signJwt` for why).
+ * Callers check `canVerifySync` first; anything malformed is simply not verified.
+ */
+export function verifyJwsSync(jws: string, jwk: Record<string, unknown>, alg: string): boolean {
+  const parts = jws.split('.');
+  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return false;
+  try {
+    const key = createPublicKey({ key: jwk, format: 'jwk' });
+    const input = Buffer.from(`${parts[0]}.${parts[1]}`);
+    const signature = Buffer.from(parts[2], 'base64url');
+    return alg === 'ES256' ? verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature) : verify(null, input, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+/** RFC 7638 thumbprint (SHA-256, base64url) of an EC, OKP or RSA public JWK, computed synchronously. */
+export function jwkThumbprintSync(jwk: Record<string, unknown>): string {
+  const members = jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : jwk.kty === 'OKP' ? ['crv', 'kty', 'x'] : jwk.kty === 'RSA' ? ['e', 'kty', 'n'] : undefined;
+  if (!members || members.some((m) => typeof jwk[m] !== 'string')) throw new TypeError('unsupported JWK for a thumbprint');
+  const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`;
+  return createHash('sha256').update(canonical).digest('base64url');
 }

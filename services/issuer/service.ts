@@ -206,8 +206,13 @@ export class IssuerService {
   private readonly offerCodes = new Map<string, { code: string; txCode: boolean; expiresAt: number }>();
 
   private keepCode(offerId: string, entry: { code: string; txCode: boolean; expiresAt: number }): void {
+    // Every offer lives OFFER_TTL_S, so insertion order is expiry order: sweep from the oldest and stop
+    // at the first live one (a full scan per offer made offer creation quadratic under load).
     const now = this.clock.now();
-    for (const [id, kept] of this.offerCodes) if (kept.expiresAt <= now) this.offerCodes.delete(id);
+    for (const [id, kept] of this.offerCodes) {
+      if (kept.expiresAt > now) break;
+      this.offerCodes.delete(id);
+    }
     this.offerCodes.set(offerId, entry);
   }
 
