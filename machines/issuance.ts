@@ -103,6 +103,14 @@ export interface IssuanceContext {
 
 const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
 
+/** What an offer answers before its token, whether or not the wallet has fetched it yet. */
+const redeemable = {
+  'issuance.tx_code_rejected': [{ guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', 'recordTxCodeBurned'] }, { actions: 'countTxCodeFailure' }],
+  'issuance.token_issued': { target: 'token_issued', guard: 'offerLive', actions: 'recordToken' },
+  'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
+  'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
+} as const;
+
 export const issuanceMachine = setup({
   types: { context: {} as IssuanceContext, events: {} as IssuanceEvent },
   guards: {
@@ -121,6 +129,7 @@ export const issuanceMachine = setup({
   },
   actions: {
     countTxCodeFailure: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })),
+    recordTxCodeBurned: assign({ expiredReason: 'tx_code_burned' }),
     recordExpiry: assign(({ event }) => (event.type === 'issuance.expired' ? { expiredReason: event.reason } : {})),
     recordToken: assign(({ event }) => {
       if (event.type !== 'issuance.token_issued') return {};
@@ -160,27 +169,13 @@ export const issuanceMachine = setup({
     offered: {
       on: {
         'issuance.offer_fetched': { target: 'offer_fetched', guard: 'offerLive', actions: assign({ offerFetched: true }) },
-        'issuance.tx_code_rejected': [{ guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', assign({ expiredReason: 'tx_code_burned' })] }, { actions: 'countTxCodeFailure' }],
-        'issuance.token_issued': {
-          target: 'token_issued',
-          guard: 'offerLive',
-          actions: 'recordToken',
-        },
-        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
-        'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
+        ...redeemable,
       },
     },
     offer_fetched: {
       on: {
         'issuance.offer_fetched': { guard: 'offerLive' },
-        'issuance.tx_code_rejected': [{ guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', assign({ expiredReason: 'tx_code_burned' })] }, { actions: 'countTxCodeFailure' }],
-        'issuance.token_issued': {
-          target: 'token_issued',
-          guard: 'offerLive',
-          actions: 'recordToken',
-        },
-        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
-        'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
+        ...redeemable,
       },
     },
     /** PAR accepted; its request_uri waits for the authorization endpoint. */
