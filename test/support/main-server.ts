@@ -79,3 +79,10 @@ export function form(body: Record<string, string>, headers: Record<string, strin
 export function json(body: unknown, headers: Record<string, string> = {}): RequestInit {
   return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
+
+/** One request to a test server; the body parsed as JSON when there is one. */
+export async function exchange(base: string, path: string, init: RequestInit): Promise<{ status: number; headers: Headers; body: Record<string, any> }> {
+  const res = await fetch(`${base}${path}`, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}

@@ -2,7 +2,7 @@ import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK }
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeAsBrowser } from '../../support/browser-like.ts';
-import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // Issue 15: the authorization code flow of the issuer: PAR (required), authorize with client_id and
 // request_uri only, login and consent, code with iss, token with PKCE and the PAR's DPoP key.
@@ -17,11 +17,7 @@ afterAll(async () => {
 });
 
 type Json = Record<string, any>;
-const post = async (path: string, init: RequestInit) => {
-  const res = await fetch(`${server.url}${path}`, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json };
-};
+const post = (path: string, init: RequestInit) => exchange(server.url, path, init);
 const pkce = () => {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };

@@ -1,7 +1,7 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // Issue 15: HAIP configurations: client attestation + PoP (challenge endpoint), DPoP, key attestations with levels.
 let server: TestServer;
@@ -18,11 +18,7 @@ afterAll(async () => {
 
 type Json = Record<string, any>;
 const now = () => Math.floor(server.clock.now() / 1000);
-const post = async (path: string, init: RequestInit) => {
-  const res = await fetch(`${server.url}${path}`, init);
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
-};
+const post = (path: string, init: RequestInit) => exchange(server.url, path, init);
 const keyPair = async () => {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   return { privateKey, jwk: await exportJWK(publicKey) };

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { CompactEncrypt, SignJWT, calculateJwkThumbprint, compactDecrypt, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
-import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // Issue 15 (the core of it): the pre-authorized code flow of the OID4VCI issuer, over HTTP.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -23,11 +23,7 @@ afterAll(async () => {
 });
 
 type Json = Record<string, any>;
-const post = async (path: string, init: RequestInit) => {
-  const res = await fetch(`${server.url}${path}`, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json };
-};
+const post = (path: string, init: RequestInit) => exchange(server.url, path, init);
 const holder = async () => {
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   return { privateKey, jwk: await exportJWK(publicKey) };
