@@ -41,8 +41,10 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const tags = ['oid4vci'];
   issuerAuthorizationRoutes(app, { authorization, users: userList, presented });
 
+  // Both documents follow from settings fixed at start: built once, served as they are.
+  const metadata = credentialIssuerMetadata(settings, pki.requestEncryption.publicJwk);
+  const asMetadata = authorizationServerMetadata(settings);
   app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, async (request, reply) => {
-    const metadata = credentialIssuerMetadata(settings, pki.requestEncryption.publicJwk);
     if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
       const iat = Math.floor(ctx.clock.now() / 1000);
       const jwt = signJwt({ alg: 'ES256', kid: undefined as never, privateKey: pki.documentSigner.privateKey, publicKey: pki.documentSigner.publicKey, publicJwk: {} }, { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c }, { ...metadata, sub: settings.issuer, iat, exp: iat + 300 });
@@ -50,7 +52,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     }
     return metadata;
   });
-  app.get('/.well-known/oauth-authorization-server/oid4vci', { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } }, async () => authorizationServerMetadata(settings));
+  app.get('/.well-known/oauth-authorization-server/oid4vci', { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } }, async () => asMetadata);
   app.get('/oid4vci/.well-known/jwks.json', { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } }, async () => ({ keys: [...ctx.keys.jwks('oid4vci').keys, dsJwk] }));
   app.get('/oid4vci/iaca.pem', { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } }, async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem));
   app.get('/oid4vci/credential-types/university-degree', { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } }, async () => ({
