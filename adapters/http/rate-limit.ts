@@ -24,7 +24,12 @@ export interface InternalCaller {
   value: string;
 }
 
-const sameSecret = (given: unknown, expected: Buffer) => typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), expected);
+/** Lengths compared in bytes: a header with non-ASCII characters is longer in UTF-8 than in characters. */
+function sameSecret(given: unknown, expected: Buffer): boolean {
+  if (typeof given !== 'string') return false;
+  const bytes = Buffer.from(given);
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+}
 
 export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string) => boolean; internal?: InternalCaller } = {}): Promise<void> {
   const limited = options.limited ?? isRateLimited;

@@ -86,6 +86,17 @@ describe('flow runs and the limit (item 4)', () => {
     expect((await fetch(`${s.url}/api/protocols`, { headers: { 'x-portico-internal': 'guess' } })).status).toBe(200);
     expect((await fetch(`${s.url}/api/protocols`, { headers: { 'x-portico-internal': 'guess' } })).status).toBe(429);
   });
+
+  it('a guess with non-ASCII bytes and the secret\'s length in characters is refused, not a 500', async () => {
+    const s = await start({ env: { RATE_LIMIT_PER_MINUTE: '1' } });
+    // The secret is 43 base64url characters. These 42 bytes arrive as 43 (latin1) characters, whose
+    // UTF-8 form is 45 bytes: equal in characters, not in bytes.
+    const request = `GET /api/protocols HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-portico-internal: ${'a'.repeat(41)}\u00e9\r\n\r\n`;
+    expect(await rawExchange(s.url, request)).toMatch(/^HTTP\/1\.1 200 /);
+    const second = await rawExchange(s.url, request);
+    expect(second).toMatch(/^HTTP\/1\.1 429 /);
+    expect(second).toContain('"error":"rate_limited"');
+  });
 });
 
 describe('Server-Sent Events (item 3)', () => {
