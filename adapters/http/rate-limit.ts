@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
+import { sameText } from '../../services/crypto/compare.ts';
 import { OAuthError } from '../../services/errors.ts';
 
 /**
@@ -24,16 +24,11 @@ export interface InternalCaller {
   value: string;
 }
 
-/** Lengths compared in bytes: a header with non-ASCII characters is longer in UTF-8 than in characters. */
-function sameSecret(given: unknown, expected: Buffer): boolean {
-  if (typeof given !== 'string') return false;
-  const bytes = Buffer.from(given);
-  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
-}
+const sameSecret = (given: unknown, expected: string) => typeof given === 'string' && sameText(given, expected);
 
 export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string) => boolean; internal?: InternalCaller } = {}): Promise<void> {
   const limited = options.limited ?? isRateLimited;
-  const internalSecret = options.internal ? Buffer.from(options.internal.value) : undefined;
+  const internalSecret = options.internal?.value;
   const isInternal = (request: FastifyRequest) => internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
   await app.register(rateLimit, {
     global: true,

@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { sameText } from '../crypto/compare.ts';
 import { decodeJwt, jwtVerify, type JWK } from 'jose';
 import { issuanceMachine, TX_CODE_ATTEMPTS, type IssuanceContext } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
@@ -48,7 +49,7 @@ export interface PresentedRequest {
 const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
 /** Codes and ids that name their offer (`<offer_id>.<secret>`), so no lookup table is needed. */
 const offerOf = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined);
-const sameHash = (value: string, stored: string | undefined) => stored !== undefined && stored.length === hash(value).length && timingSafeEqual(Buffer.from(hash(value)), Buffer.from(stored));
+const sameHash = (value: string, stored: string | undefined) => stored !== undefined && sameText(hash(value), stored);
 /**
  * The id-field rule of a credential request (OpenID4VCI 1.0 §8.2): with credential_identifiers in the
  * token, exactly credential_identifier; otherwise exactly credential_configuration_id.
@@ -388,7 +389,7 @@ export class IssuerService {
     const [exp, random, mac] = value.split('.');
     const expected = createHmac('sha256', this.keys.secret('c-nonce')).update(`${purpose}:${exp}.${random}`).digest('base64url');
     const invalid = (why: string) => new OAuthError('invalid_nonce', why, 400);
-    if (!mac || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) throw invalid(`The ${purpose} value is not one this issuer gave out`);
+    if (!mac || !sameText(mac, expected)) throw invalid(`The ${purpose} value is not one this issuer gave out`);
     if (Number(exp) <= this.clock.now() / 1000) throw invalid(`The ${purpose} value has expired; get a new one`);
     if (!(await this.useOnce(purpose, value))) throw invalid(`The ${purpose} value was already used; get a new one`);
   }

@@ -1,5 +1,5 @@
 import { decodeJwt, importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
-import { timingSafeEqual } from 'node:crypto';
+import { sameText } from '../crypto/compare.ts';
 import { OAuthError } from '../errors.ts';
 import type { ClientAuthMethod, DemoClient } from './demo-clients.ts';
 
@@ -48,11 +48,6 @@ export interface ClientAuthDeps {
 const invalidClient = (description: string, basicTried: boolean) =>
   new OAuthError('invalid_client', description, 401, basicTried ? { 'www-authenticate': 'Basic realm="portico", error="invalid_client"' } : {});
 
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 function parseBasic(header: string): { id: string; secret: string } | undefined {
   const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header.trim());
@@ -113,7 +108,7 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
     throw invalidClient(`This client is registered for ${client.token_endpoint_auth_method}, not ${method}`, basicTried);
   }
   if (method === 'client_secret_basic' || method === 'client_secret_post') {
-    if (!secret || !client.client_secret || !sameSecret(secret, client.client_secret)) throw invalidClient('Client authentication failed', basicTried);
+    if (!secret || !client.client_secret || !sameText(secret, client.client_secret)) throw invalidClient('Client authentication failed', basicTried);
   }
   if (method === 'private_key_jwt') await checkAssertion(body.client_assertion!, client, deps);
   return { client, method };

@@ -270,6 +270,8 @@ describe('OID4VCI issuer: a negative per rule', () => {
     expect(await ask([await proof(key, n), await proof(key, n)])).toBe('invalid_proof'); // repeated key
     expect(await ask([await proof(key, n), await proof(await holder(), await nonce())])).toBe('invalid_nonce'); // mixed
     expect(await ask([await proof(key, 'forged.nonce.value')])).toBe('invalid_nonce');
+    // A forged MAC as long as a real one in characters (43) but longer in UTF-8 bytes.
+    expect(await ask([await proof(key, `${n.split('.').slice(0, 2).join('.')}.${'a'.repeat(42)}\u00e9`)])).toBe('invalid_nonce');
     expect(await ask([await proof(key, n)])).toBeUndefined();
     expect(await ask([await proof(key, n)])).toBe('invalid_nonce'); // used
     expect(await ask([await proof(key, await nonce()), await proof(await holder(), await nonce()), await proof(await holder(), await nonce())])).toBe('invalid_credential_request');
