@@ -1,27 +1,12 @@
-import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import { createDocumentSigner, createIacaRoot, type CertifiedKey } from '../../services/credentials/mdoc/index.ts';
+import { createDocumentSigner, createIacaRoot } from '../../services/credentials/mdoc/index.ts';
+import { loadOrCreateCertifiedKeys } from '../keys/certified-key-file.ts';
 import { createSigningCertificate } from '../../services/credentials/x509/generate.ts';
 import type { IssuerPki } from '../../services/issuer/settings.ts';
 
-interface StoredKey { pem: string; privateJwk: JWK }
 const DAY = 86_400_000;
-
-async function restore(stored: StoredKey): Promise<CertifiedKey> {
-  const cert = new X509Certificate(stored.pem);
-  const { d: _d, ...publicJwk } = stored.privateJwk;
-  return {
-    certificate: new Uint8Array(cert.raw),
-    pem: stored.pem,
-    // Extractable: the demo attester's private keys are published, and a restart must be able to publish them again.
-    privateKey: (await importJWK({ ...stored.privateJwk, alg: 'ES256' }, 'ES256', { extractable: true })) as CryptoKey,
-    publicKey: (await importJWK({ ...publicJwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
-  };
-}
-
-const store = async (key: CertifiedKey): Promise<StoredKey> => ({ pem: key.pem, privateJwk: await exportJWK(key.privateKey) });
 
 /**
  * The issuer's mdoc PKI (decisions section 8): an IACA root and a document signer whose `C` is the
@@ -29,17 +14,11 @@ const store = async (key: CertifiedKey): Promise<StoredKey> => ({ pem: key.pem, 
  * written to a temporary file and renamed).
  */
 export async function loadIssuerPki(dataDir: string, issuerUrl: string, country: string, nowMs: number): Promise<IssuerPki> {
-  const file = join(dataDir, 'mdoc', 'pki.json');
-  if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { iaca: StoredKey; documentSigner: StoredKey };
-    return { iaca: await restore(stored.iaca), documentSigner: await restore(stored.documentSigner), requestEncryption: await loadRequestEncryptionKey(dataDir), attester: await loadDemoAttester(dataDir, nowMs) };
-  }
-  const iaca = await createIacaRoot({ name: `CN=Portico IACA, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY), issuerUrl });
-  const documentSigner = await createDocumentSigner({ iaca, name: `CN=Portico Document Signer, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY), issuerUrl });
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ iaca: await store(iaca), documentSigner: await store(documentSigner) }, null, 2), { mode: 0o600 });
-  renameSync(tmp, file);
+  const { iaca, documentSigner } = await loadOrCreateCertifiedKeys(join(dataDir, 'mdoc', 'pki.json'), async () => {
+    const root = await createIacaRoot({ name: `CN=Portico IACA, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY), issuerUrl });
+    const signer = await createDocumentSigner({ iaca: root, name: `CN=Portico Document Signer, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY), issuerUrl });
+    return { iaca: root, documentSigner: signer };
+  });
   return { iaca, documentSigner, requestEncryption: await loadRequestEncryptionKey(dataDir), attester: await loadDemoAttester(dataDir, nowMs) };
 }
 
@@ -69,17 +48,10 @@ async function loadRequestEncryptionKey(dataDir: string): Promise<IssuerPki['req
  * `/oid4vci/demo/attester`, shaped for the wallet's WALLET_CLIENT_ATTESTATION_*_JWK_JSON.
  */
 async function loadDemoAttester(dataDir: string, nowMs: number): Promise<IssuerPki['attester']> {
-  const file = join(dataDir, 'oid4vci', 'attester.json');
-  if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { ca: StoredKey; clientAttester: StoredKey; keyAttester: StoredKey };
-    return { ca: await restore(stored.ca), clientAttester: await restore(stored.clientAttester), keyAttester: await restore(stored.keyAttester) };
-  }
-  const ca = await createIacaRoot({ name: 'CN=Portico Demo Wallet Attester CA, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY) });
-  const clientAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Client Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
-  const keyAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Key Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ ca: await store(ca), clientAttester: await store(clientAttester), keyAttester: await store(keyAttester) }, null, 2), { mode: 0o600 });
-  renameSync(tmp, file);
-  return { ca, clientAttester, keyAttester };
+  return loadOrCreateCertifiedKeys(join(dataDir, 'oid4vci', 'attester.json'), async () => {
+    const ca = await createIacaRoot({ name: 'CN=Portico Demo Wallet Attester CA, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY) });
+    const clientAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Client Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
+    const keyAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Key Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
+    return { ca, clientAttester, keyAttester };
+  });
 }

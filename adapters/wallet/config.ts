@@ -1,3 +1,4 @@
+import { pemCertificatesOf } from '../pem-env.ts';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
@@ -61,26 +62,11 @@ export function parseDuration(name: string, value: string): number {
   return ms;
 }
 
-/** PEM text or the path of a PEM file; every certificate in it must parse. Several values add up. */
-function pemCertificates(env: Env, name: string): string[] {
-  const value = raw(env, name);
-  if (value === undefined) return [];
-  let text = value;
-  if (!value.includes('-----BEGIN')) {
-    if (!existsSync(value)) throw new WalletConfigError(name, `is neither PEM text nor the path of a readable file ("${value}")`);
-    text = readFileSync(value, 'utf8');
-  }
-  const pems = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (pems.length === 0) throw new WalletConfigError(name, 'holds no PEM CERTIFICATE block');
-  for (const pem of pems) {
-    try {
-      new X509Certificate(pem);
-    } catch {
-      throw new WalletConfigError(name, 'holds a certificate that does not parse');
-    }
-  }
-  return pems;
-}
+/** PEM text or the path of a PEM file; every certificate in it must parse. */
+const pemCertificates = (env: Env, name: string): string[] =>
+  pemCertificatesOf(raw(env, name), (reason) => {
+    throw new WalletConfigError(name, reason);
+  });
 
 /** A private EC or OKP JWK as JSON (with `d`), optionally carrying `x5c`. */
 function privateJwk(env: Env, name: string): JWK | undefined {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK } from 'jose';
 import { loadIssuerPki } from '../../issuer/pki-file.ts';
 import { signJwt } from '../../../services/crypto/jws.ts';
+import { didJwkFromJwk } from '../../../services/credentials/keys/did-jwk.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import { encryptResponse, type ResponseEncryption } from '../../../services/issuer/encryption.ts';
 import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
@@ -145,5 +146,17 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     return reply.code(204).send();
   });
 
+  // The verifier trusts what this issuer signs: its JWKS (as served), the DIDs of its keys, its IACA.
+  let servedJwks = { keys: [...ctx.keys.jwks('oid4vci').keys, dsJwk] };
+  ctx.credentialTrust = {
+    issuer: settings.issuer,
+    jwks: () => {
+      const current = ctx.keys.jwks('oid4vci').keys;
+      if (current.length + 1 !== servedJwks.keys.length || current.some((k, i) => k.kid !== servedJwks.keys[i].kid)) servedJwks = { keys: [...current, dsJwk] };
+      return servedJwks;
+    },
+    w3cIssuers: () => ctx.keys.jwks('oid4vci').keys.map((k) => didJwkFromJwk(k)),
+    iacaRoots: [pki.iaca.pem],
+  };
   Object.assign(ctx.apiEndpoints, { oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci', oid4vci_offers: '/oid4vci/offers' });
 }

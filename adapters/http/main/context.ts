@@ -44,6 +44,8 @@ export interface MainContext {
   health: Record<string, () => unknown>;
   /** Conformance pages that may be indexed (sitemap, llms.txt); set by the conformance part when present. */
   indexableConformancePages?: () => Array<{ path: string; title: string }>;
+  /** Whom the OID4VP verifier trusts for credentials (our issuer's keys and IACA); set by the issuer part. */
+  credentialTrust?: import('../../../services/verifier/settings.ts').CredentialTrust;
   /** Called, in order, on shutdown before the event log closes. */
   onClose: Array<() => Promise<void> | void>;
 }

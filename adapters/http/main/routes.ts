@@ -17,13 +17,14 @@ import { conformanceRoutes } from '../conformance/plugin.ts';
 import { paletteRoutes } from '../palette/plugin.ts';
 import { walletForwardRoutes } from './wallet-forward.ts';
 import { issuerRoutes } from '../issuer/plugin.ts';
+import { verifierRoutes } from '../verifier/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, assetRoutes, conformanceRoutes, paletteRoutes, issuerRoutes, walletForwardRoutes, discoveryRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, assetRoutes, conformanceRoutes, paletteRoutes, issuerRoutes, verifierRoutes, walletForwardRoutes, discoveryRoutes, agentAuthMetadataRoutes];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [
@@ -32,6 +33,9 @@ export const MAIN_KEYS: Array<[string, SigningAlg]> = [
   ['oauth2', 'ES256'],
   // The OID4VCI issuer (and its authorization server): access tokens and SD-JWT VCs.
   ['oid4vci', 'ES256'],
+  // The OID4VP verifier: request objects (did:jwk, attested key) and its verifier attestation issuer.
+  ['oid4vp', 'ES256'],
+  ['oid4vp-attestation', 'ES256'],
   // The private_key_jwt demo client's keys, published with its record.
   ['published:pkjwt-app', 'ES256'],
   ['published:pkjwt-app', 'RS256'],

@@ -10,8 +10,11 @@ const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const crypto = webcrypto as unknown as Crypto;
 const serial = () => Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
 
-/** A P-256 signing certificate issued by `ca` (keyUsage digitalSignature, critical): for attesters and the like. */
-export async function createSigningCertificate(input: { ca: CertifiedKey; name: string; notBefore: Date; notAfter: Date }): Promise<CertifiedKey> {
+/** Subject alternative names of a signing certificate (e.g. the verifier host for `x509_san_dns`). */
+export type AltName = { type: 'dns' | 'ip' | 'url'; value: string };
+
+/** A P-256 signing certificate issued by `ca` (keyUsage digitalSignature, critical): for attesters, request-object signers and the like. */
+export async function createSigningCertificate(input: { ca: CertifiedKey; name: string; notBefore: Date; notAfter: Date; altNames?: AltName[] }): Promise<CertifiedKey> {
   const keys = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
   const ca = new x509.X509Certificate(Buffer.from(input.ca.certificate));
   const cert = await x509.X509CertificateGenerator.create(
@@ -29,6 +32,7 @@ export async function createSigningCertificate(input: { ca: CertifiedKey; name: 
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
         await x509.AuthorityKeyIdentifierExtension.create(input.ca.publicKey, false, crypto),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+        ...(input.altNames?.length ? [new x509.SubjectAlternativeNameExtension(input.altNames, false)] : []),
       ],
     },
     crypto,

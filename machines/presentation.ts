@@ -1,0 +1,150 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * One OID4VP presentation request of the verifier (decisions section 9), stream
+ * `presentation:<request_id>`: created -> fetched (request object by reference) -> answered ->
+ * verified | rejected, or wallet_error, or expired. A by-value request is answered from `created`.
+ * No vp_token and no private key ever reaches an event; the state arrives only as a hash.
+ */
+export type ClientIdPrefix = 'redirect_uri' | 'x509_san_dns' | 'x509_hash' | 'verifier_attestation' | 'decentralized_identifier';
+export type ResponseMode = 'direct_post' | 'direct_post.jwt';
+
+export interface PresentationReason {
+  credential_query_id?: string;
+  check: string;
+  reason: string;
+}
+
+export interface DisclosedPresentation {
+  format: string;
+  issuer: string;
+  claims: unknown;
+}
+
+export type PresentationEvent =
+  | {
+      type: 'presentation.created';
+      at: number;
+      client_id: string;
+      client_id_prefix: ClientIdPrefix;
+      response_mode: ResponseMode;
+      /** How the request object is fetched; absent for by-value requests. */
+      request_uri_method?: 'get' | 'post';
+      nonce: string;
+      state_hash: string;
+      dcql_query: unknown;
+      expires_at: number;
+      profile?: 'haip';
+      /** direct_post.jwt: the content encryptions offered and the verifier's ephemeral public key (the private half stays in memory). */
+      enc_values?: string[];
+      enc_jwk?: Record<string, unknown>;
+    }
+  | { type: 'presentation.request_fetched'; at: number; method: 'get' | 'post'; wallet_nonce?: string }
+  | { type: 'presentation.response_received'; at: number; enc: string | null }
+  | { type: 'presentation.verified'; at: number; presentations: Record<string, DisclosedPresentation[]>; response_code_hash?: string }
+  | { type: 'presentation.rejected'; at: number; reasons: PresentationReason[]; presentations?: Record<string, DisclosedPresentation[]>; response_code_hash?: string }
+  | { type: 'presentation.wallet_error'; at: number; error: string; error_description?: string }
+  | { type: 'presentation.expired'; at: number };
+
+export interface PresentationContext {
+  clientId: string;
+  prefix?: ClientIdPrefix;
+  responseMode: ResponseMode;
+  requestUriMethod?: 'get' | 'post';
+  nonce: string;
+  stateHash: string;
+  dcqlQuery: unknown;
+  expiresAt: number;
+  profile?: 'haip';
+  encValues?: string[];
+  encJwk?: Record<string, unknown>;
+  fetches: number;
+  walletNonce?: string;
+  enc?: string | null;
+  reasons: PresentationReason[];
+  presentations?: Record<string, DisclosedPresentation[]>;
+  responseCodeHash?: string;
+  walletError?: { error: string; error_description?: string };
+}
+
+const live = (context: PresentationContext, at: number) => at < context.expiresAt;
+
+/** What a request that has not been answered yet may receive. */
+const unanswered = {
+  'presentation.response_received': { target: 'answered', guard: 'live', actions: 'recordResponse' },
+  'presentation.wallet_error': { target: 'wallet_error', guard: 'live', actions: 'recordWalletError' },
+  'presentation.expired': { target: 'expired', guard: 'lapsed' },
+} as const;
+
+export const presentationMachine = setup({
+  types: { context: {} as PresentationContext, events: {} as PresentationEvent },
+  guards: {
+    /** Anything the wallet does counts only before the request lapses (300 s). */
+    live: ({ context, event }) => live(context, event.at),
+    lapsed: ({ context, event }) => !live(context, event.at),
+    /** By-reference requests are fetched with the method they were created for. */
+    fetchable: ({ context, event }) => event.type === 'presentation.request_fetched' && context.requestUriMethod === event.method && live(context, event.at),
+  },
+  actions: {
+    recordFetch: assign(({ context, event }) => (event.type === 'presentation.request_fetched' ? { fetches: context.fetches + 1, walletNonce: event.wallet_nonce } : {})),
+    recordResponse: assign(({ event }) => (event.type === 'presentation.response_received' ? { enc: event.enc } : {})),
+    recordWalletError: assign(({ event }) => (event.type === 'presentation.wallet_error' ? { walletError: { error: event.error, ...(event.error_description ? { error_description: event.error_description } : {}) } } : {})),
+    recordVerdict: assign(({ event }) => {
+      if (event.type === 'presentation.verified') return { presentations: event.presentations, responseCodeHash: event.response_code_hash };
+      if (event.type === 'presentation.rejected') return { reasons: event.reasons, presentations: event.presentations, responseCodeHash: event.response_code_hash };
+      return {};
+    }),
+  },
+}).createMachine({
+  id: 'presentation',
+  initial: 'new',
+  context: { clientId: '', responseMode: 'direct_post', nonce: '', stateHash: '', dcqlQuery: null, expiresAt: 0, fetches: 0, reasons: [] },
+  states: {
+    new: {
+      on: {
+        'presentation.created': {
+          target: 'created',
+          actions: assign(({ event }) => ({
+            clientId: event.client_id,
+            prefix: event.client_id_prefix,
+            responseMode: event.response_mode,
+            requestUriMethod: event.request_uri_method,
+            nonce: event.nonce,
+            stateHash: event.state_hash,
+            dcqlQuery: event.dcql_query,
+            expiresAt: event.expires_at,
+            profile: event.profile,
+            encValues: event.enc_values,
+            encJwk: event.enc_jwk,
+          })),
+        },
+      },
+    },
+    created: {
+      on: {
+        'presentation.request_fetched': { target: 'fetched', guard: 'fetchable', actions: 'recordFetch' },
+        ...unanswered,
+      },
+    },
+    /** The wallet may fetch again (a retry) until it answers. */
+    fetched: {
+      on: {
+        'presentation.request_fetched': { guard: 'fetchable', actions: 'recordFetch' },
+        ...unanswered,
+      },
+    },
+    /** A response arrived; its verdict follows (the vp_token itself is never stored). */
+    answered: {
+      on: {
+        'presentation.verified': { target: 'verified', actions: 'recordVerdict' },
+        'presentation.rejected': { target: 'rejected', actions: 'recordVerdict' },
+      },
+    },
+    verified: { type: 'final' },
+    rejected: { type: 'final' },
+    wallet_error: { type: 'final' },
+    expired: { type: 'final' },
+  },
+});
+
+export type PresentationStatus = 'new' | 'created' | 'fetched' | 'answered' | 'verified' | 'rejected' | 'wallet_error' | 'expired';
