@@ -97,7 +97,6 @@ export function signRequestObject(input: { id: string; state: RequestState; stat
   return signJwt(key, { typ: REQUEST_OBJECT_TYP, ...header }, {
     ...requestParameters(input.id, input.state, input.stateValue, input.settings),
     aud: SELF_ISSUED_AUDIENCE,
-    iss: input.state.clientId,
     iat: input.nowS,
     exp: Math.min(input.nowS + REQUEST_TTL_S, Math.floor(input.state.expiresAt / 1000)),
     jti: input.id,

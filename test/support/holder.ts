@@ -13,14 +13,20 @@ export async function holderKey(): Promise<HolderKey> {
   return { privateKey, publicKey, jwk: await exportJWK(publicKey) };
 }
 
-/** One credential of `configurationId` from our issuer over HTTP (pre-authorized code, one JWT proof). */
-export async function issueFromOurIssuer(baseUrl: string, configurationId: string, holder: HolderKey, nowS: number, user = 'alice'): Promise<string | Record<string, unknown>> {
+/**
+ * One credential of `configurationId` from our issuer over HTTP (pre-authorized code, one JWT proof).
+ * `via` is where the requests go when BASE_URL names a host the test cannot dial.
+ */
+export async function issueFromOurIssuer(baseUrl: string, configurationId: string, holder: HolderKey, nowS: number, options: { user?: string; via?: string } = {}): Promise<string | Record<string, unknown>> {
+  const user = options.user ?? 'alice';
+  const audience = `${baseUrl}/oid4vci`;
+  baseUrl = options.via ?? baseUrl;
   const offer = await exchange(baseUrl, '/oid4vci/offers', json({ credential_configuration_ids: [configurationId], user }));
   if (offer.status !== 201) throw new Error(`offer: ${JSON.stringify(offer.body)}`);
   const token = await exchange(baseUrl, '/oid4vci/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': offer.body.pre_authorized_code }));
   if (token.status !== 200) throw new Error(`token: ${JSON.stringify(token.body)}`);
   const nonce = (await exchange(baseUrl, '/oid4vci/nonce', { method: 'POST' })).body.c_nonce as string;
-  const proof = await new SignJWT({ nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: holder.jwk }).setAudience(`${baseUrl}/oid4vci`).setIssuedAt(nowS).sign(holder.privateKey);
+  const proof = await new SignJWT({ nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: holder.jwk }).setAudience(audience).setIssuedAt(nowS).sign(holder.privateKey);
   const credential = await exchange(baseUrl, '/oid4vci/credential', json({ credential_configuration_id: configurationId, proofs: { jwt: [proof] } }, { authorization: `Bearer ${token.body.access_token}` }));
   if (credential.status !== 200) throw new Error(`credential: ${JSON.stringify(credential.body)}`);
   return credential.body.credentials[0].credential;

@@ -23,6 +23,8 @@ export interface TestServerOptions {
   clock?: ManualClock;
   /** Listen on this port (e.g. the port of a previous run, so issuer URLs stay the same). */
   port?: number;
+  /** The host name of BASE_URL (default 127.0.0.1), e.g. `localhost` where a DNS name is needed (x509_san_dns). */
+  baseHost?: string;
   /** Passed to createMainOrigin (lower SSE bounds, a short request timeout). */
   origin?: Pick<MainOptions, 'sseLimits' | 'requestTimeoutMs'>;
 }
@@ -44,7 +46,7 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
       probe.close(() => resolve(p));
     });
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${options.baseHost ?? '127.0.0.1'}:${port}`;
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: String(port),
