@@ -9,6 +9,7 @@ import { flowRunMachine } from './flow-run.ts';
 import { spiffeModeMachine } from './spiffe-mode.ts';
 import { svidRotationMachine } from './svid-rotation.ts';
 import { issuanceMachine } from './issuance.ts';
+import { presentationMachine } from './presentation.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -25,6 +26,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'spiffe-mode': spiffeModeMachine,
   'x509-svid': svidRotationMachine,
   issuance: issuanceMachine,
+  presentation: presentationMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {
