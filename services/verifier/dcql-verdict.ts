@@ -23,3 +23,22 @@ export function unsatisfied(query: DcqlQuery, answered: ReadonlySet<string>): Pr
 
 /** True when the query as a whole is satisfied by these answers. */
 export const dcqlSatisfied = (query: DcqlQuery, answered: ReadonlySet<string>) => unsatisfied(query, answered).length === 0;
+
+/**
+ * The DCQL verdict over verified presentations (query id -> the credentials presented under it):
+ * each must answer its own credential query, then the query as a whole must be satisfied.
+ * `failed` names queries whose presentations did not all verify (they count as unanswered).
+ */
+export function dcqlReasons(query: DcqlQuery, presented: ReadonlyMap<string, StoredCredential[]>, failed: ReadonlySet<string> = new Set()): PresentationReason[] {
+  const queries = new Map(query.credentials.map((c) => [c.id, c]));
+  const reasons: PresentationReason[] = [];
+  const answered = new Set<string>();
+  for (const [queryId, credentials] of presented) {
+    const credentialQuery = queries.get(queryId);
+    if (!credentialQuery) continue;
+    const mismatched = credentials.filter((c) => !answersQuery(credentialQuery, c)).length;
+    for (let i = 0; i < mismatched; i++) reasons.push({ credential_query_id: queryId, check: 'dcql', reason: 'a presented credential does not match this credential query' });
+    if (mismatched === 0 && credentials.length > 0 && !failed.has(queryId)) answered.add(queryId);
+  }
+  return [...reasons, ...unsatisfied(query, answered)];
+}

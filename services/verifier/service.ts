@@ -4,13 +4,13 @@ import { presentationMachine, type ClientIdPrefix, type DisclosedPresentation, t
 import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { DcqlQueryError, validateDcqlQuery } from '../credentials/dcql/validate.ts';
-import type { CredentialQuery, DcqlQuery } from '../credentials/dcql/types.ts';
+import type { CredentialQuery, DcqlQuery, StoredCredential } from '../credentials/dcql/types.ts';
 import { sameText } from '../crypto/compare.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
-import { answersQuery, unsatisfied } from './dcql-verdict.ts';
+import { dcqlReasons } from './dcql-verdict.ts';
 import { checkPresentation, type Presented } from './presentations.ts';
 import { clientIdOf, ephemeralEncryptionKey, requestParameters, sanDnsPossible, signRequestObject } from './request-object.ts';
 import { CLIENT_ID_PREFIXES, CONTENT_ENCRYPTIONS, DEFAULT_DCQL_QUERY, REQUEST_TTL_S, RESPONSE_MODES, type CredentialTrust, type VerifierPki, type VerifierSettings } from './settings.ts';
@@ -345,21 +345,23 @@ export class VerifierService {
     };
     const reasons: PresentationReason[] = [];
     const presentations: Record<string, DisclosedPresentation[]> = {};
-    const answered = new Set<string>();
+    const presented = new Map<string, StoredCredential[]>();
+    const failed = new Set<string>();
     for (const [queryId, items] of answers) {
       const credentialQuery = queries.get(queryId)!;
       const verified: Presented[] = [];
       for (const [index, item] of items.entries()) {
         const outcome = await checkPresentation(credentialQuery.format, item, `${queryId}.${index}`, ctx);
-        if (!outcome.ok) reasons.push({ credential_query_id: queryId, check: outcome.check, reason: outcome.reason });
-        else verified.push(...outcome.credentials);
+        if (outcome.ok) verified.push(...outcome.credentials);
+        else {
+          failed.add(queryId);
+          reasons.push({ credential_query_id: queryId, check: outcome.check, reason: outcome.reason });
+        }
       }
-      const mismatched = verified.filter((p) => !answersQuery(credentialQuery, p.stored));
-      for (const _ of mismatched) reasons.push({ credential_query_id: queryId, check: 'dcql', reason: 'a presented credential does not match this credential query' });
       if (verified.length > 0) presentations[queryId] = verified.map((p) => p.disclosed);
-      if (verified.length === items.length && mismatched.length === 0) answered.add(queryId);
+      presented.set(queryId, verified.map((p) => p.stored));
     }
-    reasons.push(...unsatisfied(query, answered));
+    reasons.push(...dcqlReasons(query, presented, failed));
     return { reasons, presentations };
   }
 

@@ -1,0 +1,58 @@
+/**
+ * Issue 16: the verifier's DCQL verdict over a vp_token (each presentation answers the credential
+ * query it is presented under; then credential_sets / every query) equals the `dcql` package's
+ * `DcqlPresentationResult.fromDcqlPresentation(...).can_be_satisfied`, on generated queries and
+ * presentation records. The spec divergence of claims path processing documented in
+ * test/interop/credentials/dcql.test.ts is excluded the same way and counted.
+ */
+import { DcqlPresentationResult, DcqlQuery as LibQuery } from 'dcql';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { StoredCredential } from '../../../services/credentials/dcql/index.ts';
+import { dcqlReasons } from '../../../services/verifier/dcql-verdict.ts';
+import { divergent, query, toLib, wallet } from '../../support/dcql-arbitraries.ts';
+
+describe('verifier DCQL verdict equals the dcql package on generated presentations', () => {
+  it('property: verified iff dcql says the presentation record satisfies the query', () => {
+    let accepted = 0;
+    let excluded = 0;
+    fc.assert(
+      fc.property(
+        query.chain((q) => fc.tuple(fc.constant(q), wallet, fc.array(fc.tuple(fc.constantFrom(...q.credentials.map((c) => c.id)), fc.integer({ min: 0, max: 4 })), { maxLength: 4 }))),
+        ([q, creds, picks]) => {
+          // A presentation record: query id -> the wallet credentials handed in under it (one unless `multiple`).
+          const presented = new Map<string, StoredCredential[]>();
+          for (const [queryId, index] of picks) {
+            const c = creds[index];
+            if (!c) continue;
+            const list = presented.get(queryId) ?? [];
+            const multiple = q.credentials.find((cq) => cq.id === queryId)?.multiple === true;
+            if (list.length === 0 || multiple) presented.set(queryId, [...list, c]);
+          }
+          if (divergent(q, [...presented.values()].flat())) {
+            excluded++;
+            fc.pre(false);
+          }
+          const parsed = LibQuery.parse(q as never);
+          LibQuery.validate(parsed);
+          const record = Object.fromEntries([...presented].map(([id, list]) => [id, list.map(toLib)]));
+          // dcql throws (instead of answering false) for some invalid records, e.g. a credential of another
+          // format than its query's; a throw is its "not satisfied".
+          let theirs: boolean;
+          try {
+            theirs = DcqlPresentationResult.fromDcqlPresentation(record as never, { dcqlQuery: parsed }).can_be_satisfied;
+          } catch {
+            theirs = false;
+          }
+          const ours = dcqlReasons(q, presented).length === 0;
+          if (ours) accepted++;
+          expect(ours).toBe(theirs);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    // Both verdicts occur, and the excluded corner stays a corner.
+    expect(accepted).toBeGreaterThan(20);
+    expect(excluded).toBeLessThan(150);
+  });
+});
