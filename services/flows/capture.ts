@@ -8,7 +8,7 @@ export interface DecodedToken {
   payload: Record<string, unknown>;
 }
 
-const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid'];
+const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid', 'request_object'];
 const SHOWN_HEADERS = new Set(['content-type', 'authorization', 'dpop', 'www-authenticate', 'location', 'cache-control', 'dpop-nonce']);
 
 /** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */
@@ -61,8 +61,10 @@ export class HttpCapture {
       annotations,
     };
     this.exchanges.push(exchange);
-    if (parsed && typeof parsed === 'object') {
-      const found = this.decodeTokens(step, parsed as Record<string, unknown>);
+    // A signed request object (RFC 9101) is a token of the run too.
+    const tokenCarrier = (res.headers.get('content-type') ?? '').startsWith('application/oauth-authz-req+jwt') ? { request_object: text } : parsed;
+    if (tokenCarrier && typeof tokenCarrier === 'object') {
+      const found = this.decodeTokens(step, tokenCarrier as Record<string, unknown>);
       if (found.length > 0) exchange.tokens = found.map(({ name, header, payload }) => ({ name, header, payload }));
     }
     await this.onExchange(exchange);

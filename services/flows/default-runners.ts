@@ -3,6 +3,7 @@ import { registerAgentAuthRunners } from './runners/agentauth.ts';
 import { registerOAuth2Runners } from './runners/oauth2.ts';
 import { registerOidcRunners } from './runners/oidc.ts';
 import { registerOid4vciRunners } from './runners/oid4vci.ts';
+import { registerOid4vpRunners } from './runners/oid4vp.ts';
 import { registerSpiffeRunners } from './runners/spiffe.ts';
 
 export interface FlowRunnerOptions {
@@ -17,6 +18,7 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerOidcRunners(runners);
   registerAgentAuthRunners(runners, claimGrantType);
   registerOid4vciRunners(runners);
+  registerOid4vpRunners(runners);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
 }

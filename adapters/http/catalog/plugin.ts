@@ -57,6 +57,7 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
           token_mode: { type: 'string', enum: ['bearer', 'dpop'] },
           email: { type: 'string', maxLength: 254 },
           credential_configuration_id: { type: 'string', enum: ['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'] },
+          credential: { type: 'string', enum: ['sd-jwt', 'mdoc'] },
         },
       },
       response: { 201: runSchema, 202: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' }, events: { type: 'string' } } }, 404: errorResponse, 409: errorResponse },

@@ -1,13 +1,22 @@
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { createHash, randomBytes } from 'node:crypto';
 import { authorizeAsPerson } from './oauth-helpers.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
-/** The wallet's side of a pre-authorized issuance, every hop over HTTP and recorded. */
-async function preAuthorized(run: RunContext, offerOptions: { tx_code?: boolean; deferred?: boolean }): Promise<void> {
-  const configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential');
+/** What a wallet holds after an issuance: the credential and the key it is bound to. */
+export interface HeldCredential {
+  credential: string | Record<string, unknown>;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+/**
+ * The wallet's side of a pre-authorized issuance, every hop over HTTP and recorded; returns what the
+ * wallet now holds (flows of other protocols start from it).
+ */
+export async function preAuthorized(run: RunContext, offerOptions: { tx_code?: boolean; deferred?: boolean }, configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential')): Promise<HeldCredential> {
   const created = await run.http.send('Issuer creates a credential offer', `${run.base}/oid4vci/offers`, { json: { credential_configuration_ids: [configuration], ...offerOptions } }, ['The issuer hands the wallet openid-credential-offer://?credential_offer_uri=... (a QR code or a link)']);
   expectStatus(created.status, 201, 'offer');
   const offer = await run.http.send('Wallet dereferences the offer', created.body.credential_offer_uri, {}, ['OpenID4VCI §4.1.3: credential_offer_uri by GET']);
@@ -25,8 +34,9 @@ async function preAuthorized(run: RunContext, offerOptions: { tx_code?: boolean;
   const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' }, ['OpenID4VCI §7: a fresh c_nonce for the key proofs']);
   expectStatus(nonce.status, 200, 'nonce');
   const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const publicJwk = await exportJWK(publicKey);
   const proof = await new SignJWT({ nonce: nonce.body.c_nonce })
-    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) })
+    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk })
     .setAudience(metadata.body.credential_issuer)
     .setIssuedAt()
     .sign(privateKey);
@@ -40,12 +50,13 @@ async function preAuthorized(run: RunContext, offerOptions: { tx_code?: boolean;
   expectStatus(issued.status, 200, 'credential');
   const notified = await run.http.send('Notification: credential accepted', metadata.body.notification_endpoint, { json: { notification_id: issued.body.notification_id, event: 'credential_accepted' }, headers: authorization }, ['OpenID4VCI §11: 204']);
   expectStatus(notified.status, 204, 'notification');
+  return { credential: issued.body.credentials[0].credential, privateKey, publicJwk };
 }
 
 export function registerOid4vciRunners(runners: FlowRunners): void {
-  runners.register('oid4vci', 'pre-authorized-code', (run) => preAuthorized(run, {}));
-  runners.register('oid4vci', 'pre-authorized-tx-code', (run) => preAuthorized(run, { tx_code: true }));
-  runners.register('oid4vci', 'deferred', (run) => preAuthorized(run, { deferred: true }));
+  runners.register('oid4vci', 'pre-authorized-code', async (run) => void (await preAuthorized(run, {})));
+  runners.register('oid4vci', 'pre-authorized-tx-code', async (run) => void (await preAuthorized(run, { tx_code: true })));
+  runners.register('oid4vci', 'deferred', async (run) => void (await preAuthorized(run, { deferred: true })));
   registerOid4vciAuthorizationCodeRunner(runners);
 }
 
