@@ -62,5 +62,21 @@ export const TOKEN_KINDS: Record<string, { kind: string; reference: string; clai
   'openidvci-issuer-metadata+jwt': { kind: 'Signed credential issuer metadata', reference: 'OpenID4VCI 1.0 §12.2.3' },
   'dc+sd-jwt': { kind: 'SD-JWT VC issuer-signed part (decode the whole credential at /api/lookingglass/decode/credential)', reference: 'SD-JWT VC' },
   'kb+jwt': { kind: 'SD-JWT key binding JWT', reference: 'RFC 9901 §4.3' },
-  'oauth-authz-req+jwt': { kind: 'Signed authorization request (request object)', reference: 'RFC 9101, OpenID4VP 1.0 §5' },
+  'oauth-authz-req+jwt': {
+    kind: 'Signed authorization request (request object)',
+    reference: 'RFC 9101, OpenID4VP 1.0 §5',
+    claims: {
+      client_id: { meaning: 'The verifier, as <prefix>:<identifier>; the prefix (x509_san_dns, x509_hash, verifier_attestation, decentralized_identifier, redirect_uri) says how the wallet authenticates the request', reference: 'OpenID4VP 1.0 §5.9' },
+      aud: { meaning: 'https://self-issued.me/v2: the request is for any wallet (static discovery)', reference: 'OpenID4VP 1.0 §5.8' },
+      response_uri: { meaning: 'Where the wallet POSTs its response (direct_post, direct_post.jwt)', reference: 'OpenID4VP 1.0 §8.2' },
+      response_mode: { meaning: 'direct_post: a form POST of vp_token and state; direct_post.jwt: the same inside an ECDH-ES JWE', reference: 'OpenID4VP 1.0 §8.2, §8.3' },
+      nonce: { meaning: 'Bound into every presentation (KB-JWT nonce, mdoc handover, VP nonce or challenge): prevents replay', reference: 'OpenID4VP 1.0 §5.2, §14.1' },
+      state: { meaning: 'Returned with the response so the verifier finds its request', reference: 'OpenID4VP 1.0 §5.2' },
+      dcql_query: { meaning: 'What the verifier asks for: credential queries by format and claims, optionally credential_sets and claim_sets', reference: 'OpenID4VP 1.0 §6' },
+      client_metadata: { meaning: 'vp_formats_supported and, for encrypted responses, jwks (the ephemeral ECDH-ES key) and encrypted_response_enc_values_supported', reference: 'OpenID4VP 1.0 §5.1' },
+      wallet_nonce: { meaning: 'The nonce the wallet sent when POSTing to request_uri, echoed to prove this object was made for that fetch', reference: 'OpenID4VP 1.0 §5.10' },
+      jti: { meaning: 'Identifier of the request object (here the request id)', reference: 'RFC 7519 §4.1.7' },
+    },
+  },
+  'verifier-attestation+jwt': { kind: 'Verifier attestation: a trusted party vouches for the verifier\'s request-signing key (cnf) and redirect_uris', reference: 'OpenID4VP 1.0 §12' },
 };

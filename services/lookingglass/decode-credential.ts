@@ -8,10 +8,40 @@ import { describeTime } from './time.ts';
 
 const invalid = (detail: string) => new OAuthError('invalid_credential', detail);
 
+type DecodeOptions = { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number };
+
+/** An OpenID4VP vp_token (1.0 §8.1): a JSON object keyed by credential query id, each value an array of presentations. */
+const isVpToken = (value: Record<string, unknown>) => value['@context'] === undefined && Object.keys(value).length > 0 && Object.values(value).every((v) => Array.isArray(v) && v.length > 0);
+const MAX_VP_TOKEN_PRESENTATIONS = 20;
+
+/** Decodes each presentation of a vp_token with the credential decoders; a bad one is reported, not fatal. */
+async function decodeVpToken(token: Record<string, unknown>, options: DecodeOptions) {
+  const entries = Object.entries(token);
+  if (entries.reduce((n, [, list]) => n + (list as unknown[]).length, 0) > MAX_VP_TOKEN_PRESENTATIONS) throw invalid(`a vp_token of more than ${MAX_VP_TOKEN_PRESENTATIONS} presentations is not decoded here`);
+  const presentations: Array<{ credential_query_id: string; index: number; decoded?: unknown; error?: string }> = [];
+  for (const [id, list] of entries) {
+    for (const [index, item] of (list as unknown[]).entries()) {
+      try {
+        presentations.push({ credential_query_id: id, index, decoded: await decodeCredential(item, options) });
+      } catch (error) {
+        presentations.push({ credential_query_id: id, index, error: error instanceof OAuthError ? error.description : 'could not be decoded' });
+      }
+    }
+  }
+  return {
+    format: 'vp_token',
+    reference: 'OpenID4VP 1.0 §8.1',
+    detail: 'A vp_token keyed by credential query id; each presentation is decoded below. Nonce and audience bindings are shown per presentation (KB-JWT, mdoc device signature, VP nonce/challenge); checking them needs the request.',
+    presentations,
+  };
+}
+
 /** Detects the format of a credential (string or JSON object) and decodes it. */
-export async function decodeCredential(input: unknown, options: { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number }) {
+export async function decodeCredential(input: unknown, options: DecodeOptions): Promise<unknown> {
   if (!withinNesting(input)) throw invalid(`a credential must not nest deeper than ${MAX_NESTING} levels`);
-  if (input && typeof input === 'object' && !Array.isArray(input)) return decodeJsonVc(input as Record<string, unknown>, options.nowMs);
+  if (input && typeof input === 'object' && !Array.isArray(input)) {
+    return isVpToken(input as Record<string, unknown>) ? decodeVpToken(input as Record<string, unknown>, options) : decodeJsonVc(input as Record<string, unknown>, options.nowMs);
+  }
   if (typeof input !== 'string' || input.trim() === '') throw invalid('credential must be a non-empty string or a JSON object');
   const text = input.trim();
   if (text.startsWith('{')) {
@@ -23,7 +53,7 @@ export async function decodeCredential(input: unknown, options: { jwks?: { keys:
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('a JSON credential must be an object');
     if (!withinNesting(parsed)) throw invalid(`a credential must not nest deeper than ${MAX_NESTING} levels`);
-    return decodeJsonVc(parsed as Record<string, unknown>, options.nowMs);
+    return isVpToken(parsed as Record<string, unknown>) ? decodeVpToken(parsed as Record<string, unknown>, options) : decodeJsonVc(parsed as Record<string, unknown>, options.nowMs);
   }
   if (looksLikeSdJwt(text)) return decodeSdJwt(text, options);
   if (text.split('.').length === 3) {

@@ -1,3 +1,5 @@
+import { X509Certificate } from 'node:crypto';
+import { x509Hash } from '../credentials/x509/chain.ts';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, type JWK, type JWTHeaderParameters } from 'jose';
 import { OAuthError } from '../errors.ts';
 import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
@@ -91,6 +93,7 @@ async function verify(token: string, header: Record<string, unknown>, payload: R
       await compactVerify(token, ours.key);
       return { verified: true, key_source: `portico ${ours.set} keys`, detail: `Signature verified with this origin's ${ours.set} key ${String(kid)}` };
     }
+    if (Array.isArray(header.x5c) && typeof header.x5c[0] === 'string') return verifyWithX5cLeaf(token, header.x5c[0]);
     if (header.jwk) {
       await compactVerify(token, EmbeddedJWK);
       return { verified: true, key_source: 'embedded jwk', detail: 'Verified only with the key the token carries in its own header: this proves possession of that key, not who issued the token' };
@@ -98,6 +101,25 @@ async function verify(token: string, header: Record<string, unknown>, payload: R
     return { verified: false, key_source: 'none', detail: 'No key to check against: supply the issuer JWKS as "jwks"' };
   } catch {
     return { verified: false, key_source: jwks ? 'supplied jwks' : 'portico keys', detail: 'The signature does NOT verify: the token was altered or signed by another key' };
+  }
+}
+
+/**
+ * A token carrying its certificate (`x5c`, e.g. an OpenID4VP request object): the leaf's key checks
+ * the signature, which proves nothing about trust until the chain is checked against a known CA.
+ */
+async function verifyWithX5cLeaf(token: string, leafBase64: string): Promise<JwtDecoding['signature']> {
+  let leaf: X509Certificate;
+  try {
+    leaf = new X509Certificate(Buffer.from(leafBase64, 'base64'));
+  } catch {
+    return { verified: false, key_source: 'x5c leaf certificate', detail: 'The first x5c entry is not a certificate' };
+  }
+  try {
+    await compactVerify(token, leaf.publicKey);
+    return { verified: true, key_source: 'x5c leaf certificate', detail: `Verified with the key of the x5c leaf (subject ${leaf.subject.replace(/\n/g, ', ')}; x509_hash ${x509Hash(leaf.raw)}). Whom to trust depends on its chain: check it against a CA you already trust` };
+  } catch {
+    return { verified: false, key_source: 'x5c leaf certificate', detail: 'The signature does NOT verify with the key of the x5c leaf certificate' };
   }
 }
 

@@ -21,7 +21,7 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
   app.post('/api/lookingglass/decode/credential', {
     bodyLimit: 256 * 1024,
     schema: {
-      summary: 'Decode a verifiable credential: SD-JWT VC, JWT VC, mdoc or W3C JSON',
+      summary: 'Decode a verifiable credential (SD-JWT VC, JWT VC, mdoc, W3C JSON) or an OpenID4VP vp_token',
       tags: ['lookingglass'],
       body: { type: 'object', required: ['credential'], additionalProperties: false, properties: { credential: { anyOf: [{ type: 'string' }, { type: 'object' }] }, jwks: jwksSchema } },
       response: { 400: errorResponse, 413: errorResponse },
