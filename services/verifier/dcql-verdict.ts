@@ -27,7 +27,8 @@ export const dcqlSatisfied = (query: DcqlQuery, answered: ReadonlySet<string>) =
 /**
  * The DCQL verdict over verified presentations (query id -> the credentials presented under it):
  * each must answer its own credential query, then the query as a whole must be satisfied.
- * `failed` names queries whose presentations did not all verify (they count as unanswered).
+ * `failed` names queries with a presentation that did not verify. A query answered wrongly (or not
+ * verified) is reported for that, not as missing as well: the verdict is a rejection either way.
  */
 export function dcqlReasons(query: DcqlQuery, presented: ReadonlyMap<string, StoredCredential[]>, failed: ReadonlySet<string> = new Set()): PresentationReason[] {
   const queries = new Map(query.credentials.map((c) => [c.id, c]));
@@ -38,7 +39,8 @@ export function dcqlReasons(query: DcqlQuery, presented: ReadonlyMap<string, Sto
     if (!credentialQuery) continue;
     const mismatched = credentials.filter((c) => !answersQuery(credentialQuery, c)).length;
     for (let i = 0; i < mismatched; i++) reasons.push({ credential_query_id: queryId, check: 'dcql', reason: 'a presented credential does not match this credential query' });
-    if (mismatched === 0 && credentials.length > 0 && !failed.has(queryId)) answered.add(queryId);
+    // A query that was answered, even wrongly, already has its reason; it is not reported missing too.
+    if (credentials.length > 0 || failed.has(queryId)) answered.add(queryId);
   }
   return [...reasons, ...unsatisfied(query, answered)];
 }

@@ -244,7 +244,8 @@ export class VerifierService {
     const id = requestIdOfState(input.state);
     if (!id) throw invalidRequest(input.state === undefined ? 'state is required' : 'state names no request');
     const loaded = await this.answerable(id, input.state as string);
-    if (loaded.snapshot.context.responseMode === 'direct_post.jwt') throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
+    // OpenID4VP 1.0 §8.3.1: a wallet that cannot encrypt may still send an error in the clear, never a vp_token.
+    if (loaded.snapshot.context.responseMode === 'direct_post.jwt' && (input.error === undefined || input.vp_token !== undefined)) throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
     return this.take(id, input, null);
   }
 

@@ -218,6 +218,10 @@ describe('OID4VP verifier: request lifecycle', () => {
     expect((await result(c)).status).toBe('created');
     expect(await post('/oid4vp/response', form({ response: await encrypt({ vp_token: { degree: [vp] }, state: c.state }, 'A256GCM') }))).toMatchObject({ status: 200, body: {} });
     expect(await result(c)).toMatchObject({ status: 'verified', enc: 'A256GCM' });
+    // A wallet that cannot encrypt may still answer an error in the clear (OpenID4VP 1.0 §8.3.1).
+    const declined = await create({ response_mode: 'direct_post.jwt', dcql_query: degreeQuery() });
+    expect(await post('/oid4vp/response', form({ error: 'access_denied', state: declined.state }))).toMatchObject({ status: 200, body: {} });
+    expect(await result(declined)).toMatchObject({ status: 'wallet_error', wallet_error: { error: 'access_denied' } });
   });
 
   it('HAIP: x509_hash + direct_post.jwt by default; the response returns redirect_uri with a response_code the result checks', async () => {
