@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer, startPeerProcess } from './support/child-server.ts';
 import type { Bench } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONCURRENCY = 8;
 const DURATION_MS = 5_000;
 
@@ -48,25 +45,9 @@ async function flowsPerSecond(base: string, configuration: string): Promise<numb
   return done / seconds;
 }
 
-/** The peer issuer (support/peer-issuer.ts) in its own process, like ours. */
-async function startPeer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/support/peer-issuer.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`peer issuer exited (${code}): ${out}`)));
-  });
-  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
-}
-
 const bench: Bench = async () => {
   const server = await startChildServer();
-  const peer = await startPeer();
+  const peer = await startPeerProcess('scripts/bench/support/peer-issuer.ts');
   try {
     const rows = [];
     for (const [label, configuration] of [['SD-JWT VC', 'UniversityDegreeCredential'], ['mdoc', 'MobileDrivingLicenceMsoMdoc']] as const) {

@@ -16,10 +16,15 @@ export type Outcome<M extends AnyStateMachine> =
   | { accepted: true; snapshot: SnapshotFrom<M>; version: number; events: StoredEvent[] }
   | { accepted: false; snapshot: SnapshotFrom<M>; version: number };
 
-/** A command: an event, or a decision made from the actor's current state (inside its turn). */
+type MachineEvent<M extends AnyStateMachine> = EventFromLogic<M> & Timed;
+/**
+ * A command: an event, or a decision made from the actor's current state (inside its turn). A
+ * decision may produce several events, appended together in one transaction only if the machine
+ * accepts each in turn.
+ */
 export type Command<M extends AnyStateMachine> =
-  | (EventFromLogic<M> & Timed)
-  | ((current: Loaded<M>) => (EventFromLogic<M> & Timed) | undefined | Promise<(EventFromLogic<M> & Timed) | undefined>);
+  | MachineEvent<M>
+  | ((current: Loaded<M>) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>);
 
 const MAX_CONFLICT_RETRIES = 3;
 /**
@@ -45,6 +50,8 @@ export class ActorRuntime<M extends AnyStateMachine> {
     readonly machine: M,
     readonly streamPrefix: string,
     cacheSize = 10_000,
+    /** Short streams (a few events each) fold faster than a snapshot is written: they may go without. */
+    private readonly snapshots = true,
   ) {
     this.cache = new BoundedCache(cacheSize);
     this.initial = (initialTransition as unknown as (m: AnyStateMachine) => [AnyMachineSnapshot])(machine)[0];
@@ -84,21 +91,25 @@ export class ActorRuntime<M extends AnyStateMachine> {
   private async run(id: string, command: Command<M>): Promise<Outcome<M>> {
     for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
       const current = await this.get(id);
-      const event = typeof command === 'function' ? await (command as (c: Loaded<M>) => unknown)(current) as EventFromLogic<M> & Timed : command;
-      if (!event) return { accepted: false, ...current };
-      const [next] = transition(this.machine, current.snapshot, event);
-      // xstate returns the same snapshot when no transition is enabled; only then ask `can` (an
-      // enabled transition may also leave the snapshot unchanged).
-      if (next === current.snapshot && !(current.snapshot as AnyMachineSnapshot).can(event)) return { accepted: false, ...current };
-      const { type, at, ...data } = event;
-      const record: NewEvent = { type, at, data };
+      const decided = typeof command === 'function' ? await (command as (c: Loaded<M>) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>)(current) : command;
+      const events = decided === undefined ? [] : Array.isArray(decided) ? decided : [decided];
+      if (events.length === 0) return { accepted: false, ...current };
+      let next = current.snapshot as AnyMachineSnapshot;
+      for (const event of events) {
+        const [after] = transition(this.machine, next as SnapshotFrom<M>, event) as unknown as [AnyMachineSnapshot];
+        // xstate returns the same snapshot when no transition is enabled; only then ask `can` (an
+        // enabled transition may also leave the snapshot unchanged).
+        if (after === next && !next.can(event)) return { accepted: false, ...current };
+        next = after;
+      }
+      const records: NewEvent[] = events.map(({ type, at, ...data }) => ({ type, at, data }));
       try {
-        const version = current.version + 1;
-        const snapshot = snapshotWanted(version) ? persistedState(next) : undefined;
-        const events = await this.log.append(this.streamId(id), current.version, [record], snapshot);
+        const version = current.version + events.length;
+        const snapshot = this.snapshots && snapshotWanted(version) ? persistedState(next) : undefined;
+        const stored = await this.log.append(this.streamId(id), current.version, records, snapshot);
         const loaded = { snapshot: next as SnapshotFrom<M>, version };
         this.cache.set(id, loaded);
-        return { accepted: true, ...loaded, events };
+        return { accepted: true, ...loaded, events: stored };
       } catch (error) {
         if (!(error instanceof VersionConflict)) throw error;
         this.cache.delete(id); // another writer moved the stream: rebuild and decide again

@@ -50,10 +50,35 @@ export function canVerifySync(header: Record<string, unknown>, jwk: { kty?: unkn
  * Callers check `canVerifySync` first; anything malformed is simply not verified.
  */
 export function verifyJwsSync(jws: string, jwk: Record<string, unknown>, alg: string): boolean {
+  let key: KeyObject;
+  try {
+    key = publicKeyOf(jwk);
+  } catch {
+    return false;
+  }
+  return verifyJwsWithKeySync(jws, key, alg);
+}
+
+/** Public keys imported from JWKs, by their members (bounded): verifiers see the same keys again and again. */
+const importedKeys = new Map<string, KeyObject>();
+const IMPORTED_KEYS_MAX = 1024;
+function publicKeyOf(jwk: Record<string, unknown>): KeyObject {
+  const id = JSON.stringify([jwk.kty, jwk.crv, jwk.x, jwk.y, jwk.n, jwk.e]);
+  let key = importedKeys.get(id);
+  if (!key) {
+    const { kty, crv, x, y, n, e } = jwk;
+    key = createPublicKey({ key: { kty, crv, x, y, n, e } as never, format: 'jwk' });
+    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.delete(importedKeys.keys().next().value as string);
+    importedKeys.set(id, key);
+  }
+  return key;
+}
+
+/** `verifyJwsSync` with a key already imported. */
+export function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
   const parts = jws.split('.');
   if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return false;
   try {
-    const key = createPublicKey({ key: jwk, format: 'jwk' });
     const input = Buffer.from(`${parts[0]}.${parts[1]}`);
     const signature = Buffer.from(parts[2], 'base64url');
     return alg === 'ES256' ? verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature) : verify(null, input, key, signature);

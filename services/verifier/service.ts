@@ -111,8 +111,6 @@ export class VerifierService {
   readonly requests: ActorRuntime<typeof presentationMachine>;
   /** direct_post.jwt decryption keys by request id, until the request lapses. */
   private readonly decryptionKeys = new Map<string, { privateKey: KeyObject; expiresAt: number }>();
-  /** Verifications under way, so a result read waits for the verdict instead of seeing `answered`. */
-  private readonly verifying = new Map<string, Promise<unknown>>();
   private readonly stateSecret: Uint8Array;
 
   constructor(
@@ -123,7 +121,8 @@ export class VerifierService {
     private readonly trust: CredentialTrust,
     readonly clock: Clock,
   ) {
-    this.requests = new ActorRuntime(log, presentationMachine, 'presentation');
+    // Presentation streams hold a handful of events: folding them beats writing snapshots.
+    this.requests = new ActorRuntime(log, presentationMachine, 'presentation', 10_000, false);
     this.stateSecret = keys.secret('oid4vp-state');
   }
 
@@ -278,8 +277,11 @@ export class VerifierService {
     const key = this.decryptionKeys.get(id);
     if (!key) {
       // The key lived only in memory: after a restart this request can never be answered.
-      await this.requests.execute(id, { type: 'presentation.response_received', at: this.clock.now(), enc: null });
-      await this.requests.execute(id, { type: 'presentation.rejected', at: this.clock.now(), reasons: [{ check: 'decryption', reason: 'the ephemeral decryption key of this request is gone (the verifier restarted)' }] });
+      const at = this.clock.now();
+      await this.requests.execute(id, () => [
+        { type: 'presentation.response_received', at, enc: null },
+        { type: 'presentation.rejected', at, reasons: [{ check: 'decryption', reason: 'the ephemeral decryption key of this request is gone (the verifier restarted)' }] },
+      ]);
       throw invalidRequest('The response cannot be decrypted');
     }
     let payload: Record<string, unknown>;
@@ -298,36 +300,28 @@ export class VerifierService {
     return this.take(id, payload, enc);
   }
 
-  /** A wallet error, or a vp_token to verify: recorded as received, then judged. */
+  /**
+   * A wallet error, or a vp_token to verify. The verdict is reached first and appended together with
+   * `response_received` in one transaction, taken only while the request is still unanswered: of two
+   * concurrent answers one wins, and no crash leaves a request answered without a verdict.
+   */
   private async take(id: string, input: ResponseInput, enc: string | null): Promise<Record<string, unknown>> {
-    const at = this.clock.now();
     if (input.error !== undefined) {
       if (typeof input.error !== 'string' || !ERROR_CODE.test(input.error)) throw invalidRequest('error must be an error code');
       const description = typeof input.error_description === 'string' ? input.error_description.slice(0, 500) : undefined;
-      const outcome = await this.requests.execute(id, { type: 'presentation.wallet_error', at, error: input.error, ...(description ? { error_description: description } : {}) });
+      const outcome = await this.requests.execute(id, { type: 'presentation.wallet_error', at: this.clock.now(), error: input.error, ...(description ? { error_description: description } : {}) });
       if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
       return {};
     }
     if (input.vp_token === undefined) throw invalidRequest('vp_token (or error) is required');
-    const received = await this.requests.execute(id, { type: 'presentation.response_received', at, enc });
-    if (!received.accepted) throw invalidRequest('The request can no longer be answered');
-    const verdict = this.judge(id, received.snapshot.context, input.vp_token);
-    this.verifying.set(id, verdict);
-    try {
-      return await verdict;
-    } finally {
-      this.verifying.delete(id);
-    }
-  }
-
-  /** Every presentation checked by its format, then DCQL; the verdict appended with the disclosed claims only. */
-  private async judge(id: string, request: RequestState, vpToken: unknown): Promise<Record<string, unknown>> {
-    const { reasons, presentations } = await this.verifyVpToken(request, vpToken);
-    const haip = request.profile === 'haip';
-    const responseCode = haip ? randomToken(24) : undefined;
+    const request = (await this.requests.get(id)).snapshot.context;
+    const { reasons, presentations } = await this.verifyVpToken(request, input.vp_token);
+    const responseCode = request.profile === 'haip' ? randomToken(24) : undefined;
     const at = this.clock.now();
     const common = { at, ...(Object.keys(presentations).length ? { presentations } : {}), ...(responseCode ? { response_code_hash: hashOf(responseCode) } : {}) };
-    await this.requests.execute(id, reasons.length === 0 ? { type: 'presentation.verified', ...common, presentations } : { type: 'presentation.rejected', ...common, reasons });
+    const verdict: PresentationEvent = reasons.length === 0 ? { type: 'presentation.verified', ...common, presentations } : { type: 'presentation.rejected', ...common, reasons };
+    const outcome = await this.requests.execute(id, () => [{ type: 'presentation.response_received', at, enc }, verdict]);
+    if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
     return responseCode ? { redirect_uri: `${this.settings.baseUrl}/oid4vp/result/${id}?response_code=${responseCode}` } : {};
   }
 
@@ -371,13 +365,8 @@ export class VerifierService {
   /** `GET /oid4vp/result/{id}`; with HAIP's `response_code`, the code must be the one handed out. */
   async result(id: string, responseCode?: string): Promise<ResultDocument> {
     if (!REQUEST_ID.test(id)) throw notFound('No such presentation request');
-    await this.verifying.get(id)?.catch(() => undefined);
-    let loaded = await this.current(id);
+    const loaded = await this.current(id);
     if (loaded.snapshot.value === 'new') throw notFound('No such presentation request');
-    if (loaded.snapshot.value === 'answered' && !this.verifying.has(id)) {
-      // Answered but never judged: the verifier stopped in between, and the vp_token is not kept.
-      loaded = await this.requests.execute(id, { type: 'presentation.rejected', at: this.clock.now(), reasons: [{ check: 'vp_token', reason: 'verification was interrupted (the verifier stopped); the vp_token is not kept, so it cannot be checked again' }] });
-    }
     const context = loaded.snapshot.context;
     if (responseCode !== undefined && (context.responseCodeHash === undefined || !sameText(hashOf(responseCode), context.responseCodeHash))) throw invalidRequest('response_code is not the one issued for this request');
     const status = loaded.snapshot.value as ResultDocument['status'];

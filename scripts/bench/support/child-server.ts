@@ -58,3 +58,19 @@ export async function startChildServer(options: { dataDir?: string; env?: Record
       }),
   };
 }
+
+/** A peer implementation (a script printing `listening <url>`) in its own process, like ours. */
+export async function startPeerProcess(script: string, env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${out}`)));
+  });
+  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+}

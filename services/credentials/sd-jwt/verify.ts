@@ -1,5 +1,6 @@
 import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { publicJwkOf } from '../keys/holder-keys.ts';
+import { canVerifySync, verifyJwsSync } from '../../crypto/jws.ts';
 import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
 import { decodeSdJwt, type LocatedDisclosure, type SdJwtCheck } from './decode.ts';
 import { sdHashOf } from './key-binding.ts';
@@ -59,12 +60,42 @@ function holderKey(jwk: JWK, alg: string) {
   return key;
 }
 
+/**
+ * The issuer's keys that could have signed a JWT with this header: the one named by `kid`, or
+ * without a `kid` every key of the JWKS.
+ */
+const candidateKeys = (jwks: { keys: JWK[] }, header: Record<string, unknown>) => (header.kid === undefined ? jwks.keys : jwks.keys.filter((k) => k.kid === header.kid));
+
 async function verifyIssuerSignature(issuerJwt: string, jwks: { keys: JWK[] }, algorithms: string[]): Promise<void> {
+  // ES256/EdDSA keys are checked on the event loop (node:crypto); anything else goes to jose.
+  let header: Record<string, unknown> | undefined;
+  try {
+    header = decodeProtectedHeader(issuerJwt) as Record<string, unknown>;
+  } catch {
+    header = undefined;
+  }
+  const alg = typeof header?.alg === 'string' ? header.alg : '';
+  const candidates = header ? candidateKeys(jwks, header).filter((k) => k.alg === undefined || k.alg === alg) : [];
+  if (header && algorithms.includes(alg) && candidates.length > 0 && candidates.every((k) => canVerifySync(header, k, alg))) {
+    if (candidates.some((k) => verifyJwsSync(issuerJwt, k as Record<string, unknown>, alg))) return;
+    throw new CheckFailed('issuer_signature', 'the issuer JWT does not verify with the issuer JWKS (signature verification failed)');
+  }
   try {
     await compactVerify(issuerJwt, keySetOf(jwks), { algorithms });
   } catch (error) {
     throw new CheckFailed('issuer_signature', `the issuer JWT does not verify with the issuer JWKS (${(error as Error).message})`);
   }
+}
+
+/** The KB-JWT signature by the holder key: on the event loop where node:crypto can, else jose. */
+async function verifyHolderSignature(kbJwt: string, header: Record<string, unknown>, holderJwk: JWK, algorithms: string[]): Promise<Record<string, unknown>> {
+  const alg = header.alg as string;
+  if (canVerifySync(header, holderJwk, alg)) {
+    if (!verifyJwsSync(kbJwt, holderJwk as Record<string, unknown>, alg)) throw new Error('signature');
+    return JSON.parse(Buffer.from(kbJwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+  }
+  const key = await holderKey(holderJwk, alg);
+  return JSON.parse(new TextDecoder().decode((await compactVerify(kbJwt, key, { algorithms })).payload)) as Record<string, unknown>;
 }
 
 function checkValidity(payload: Record<string, unknown>, now: number, skew: number): void {
@@ -88,11 +119,11 @@ async function verifyKeyBinding(kbJwt: string | undefined, decoded: ReturnType<t
   ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'kb_jwt', `key binding alg ${JSON.stringify(header.alg)} is not allowed`);
   let kb: Record<string, unknown>;
   try {
-    const key = await holderKey(holderJwk, header.alg as string);
-    kb = JSON.parse(new TextDecoder().decode((await compactVerify(kbJwt, key, { algorithms })).payload)) as Record<string, unknown>;
+    kb = await verifyHolderSignature(kbJwt, header, holderJwk, algorithms);
   } catch {
     throw new CheckFailed('kb_signature', 'the key binding JWT is not signed by the cnf.jwk holder key');
   }
+  ensure(kb && typeof kb === 'object' && !Array.isArray(kb), 'kb_jwt', 'the key binding JWT payload is not a JSON object');
   ensure(kb.sd_hash === sdHashOf(decoded.parts.issuerJwt, decoded.parts.disclosures), 'sd_hash', 'sd_hash does not match the presented issuer JWT and disclosures');
   ensure(kb.nonce === options.nonce, 'nonce', 'the key binding nonce is not the one the verifier sent');
   ensure(kb.aud === options.aud, 'aud', 'the key binding aud is not this verifier');

@@ -12,8 +12,34 @@ export function certificateDer(cert: Uint8Array | string): Uint8Array {
   return cert.includes('-----BEGIN') ? new Uint8Array(new X509Certificate(cert).raw) : new Uint8Array(Buffer.from(cert, 'base64'));
 }
 
+/**
+ * Parsed certificates by their encoding (bounded): a verifier meets the same document signers and
+ * roots on every presentation, and parsing (node:crypto, pkijs for key usage) dominates otherwise.
+ */
+const parsedCertificates = new Map<string, X509Certificate>();
+const PARSED_MAX = 512;
+export function parseCertificate(cert: Uint8Array | string): X509Certificate {
+  const id = typeof cert === 'string' ? cert : Buffer.from(cert).toString('base64');
+  let parsed = parsedCertificates.get(id);
+  if (!parsed) {
+    parsed = new X509Certificate(typeof cert === 'string' ? cert : Buffer.from(cert));
+    if (parsedCertificates.size >= PARSED_MAX) parsedCertificates.delete(parsedCertificates.keys().next().value as string);
+    parsedCertificates.set(id, parsed);
+  }
+  return parsed;
+}
+
+const keyUsages = new WeakMap<X509Certificate, number | undefined>();
+
 /** The first byte of the keyUsage BIT STRING, read with pkijs; undefined when the extension is absent. */
 export function keyUsageOf(cert: X509Certificate): number | undefined {
+  if (keyUsages.has(cert)) return keyUsages.get(cert);
+  const usage = readKeyUsage(cert);
+  keyUsages.set(cert, usage);
+  return usage;
+}
+
+function readKeyUsage(cert: X509Certificate): number | undefined {
   const parsed = pkijs.Certificate.fromBER(new Uint8Array(cert.raw));
   const ext = parsed.extensions?.find((e) => e.extnID === '2.5.29.15');
   if (!ext) return undefined;
@@ -36,8 +62,8 @@ export function validatePath<C extends string>(chainDer: Uint8Array[], anchors: 
   let chain: X509Certificate[];
   let roots: X509Certificate[];
   try {
-    chain = chainDer.map((c) => new X509Certificate(c));
-    roots = anchors.map((r) => new X509Certificate(typeof r === 'string' ? r : Buffer.from(r)));
+    chain = chainDer.map((c) => parseCertificate(c));
+    roots = anchors.map((r) => parseCertificate(r));
   } catch {
     throw new CheckFailed(check, 'a certificate cannot be parsed');
   }

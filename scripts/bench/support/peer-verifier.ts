@@ -1,0 +1,136 @@
+/**
+ * An OID4VP verifier built from the peer libraries, for `npm run bench -- verifier`: requests and
+ * responses through @openid4vc/openid4vp's Openid4vpVerifier (direct_post, redirect_uri client id),
+ * SD-JWT VCs verified by @sd-jwt/sd-jwt-vc (KB-JWT nonce, then aud checked on its output), mdocs by
+ * @auth0/mdl's Verifier over an @owf/mdoc OpenID4VP session transcript, DCQL by `dcql`. State in
+ * memory. It trusts the issuer at PORTICO_URL (its JWKS and IACA), like ours. Prints `listening <url>`.
+ */
+import 'reflect-metadata';
+import { Verifier as MdlVerifier } from '@auth0/mdl';
+import { SessionTranscript } from '@owf/mdoc';
+import { Openid4vpVerifier } from '@openid4vc/openid4vp';
+import { setGlobalConfig } from '@openid4vc/utils';
+import { ES256, digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { Tag, encode } from 'cbor-x';
+import { DcqlPresentationResult, DcqlQuery } from 'dcql';
+import Fastify from 'fastify';
+import formbody from '@fastify/formbody';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { compactVerify, createLocalJWKSet, type JWK } from 'jose';
+
+setGlobalConfig({ allowInsecureUrls: true });
+const portico = process.env.PORTICO_URL!;
+const port = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port: p } = probe.address() as { port: number };
+    probe.close(() => resolve(p));
+  });
+});
+const base = `http://127.0.0.1:${port}`;
+const responseUri = `${base}/oid4vp/response`;
+const clientId = `redirect_uri:${responseUri}`;
+const issuerJwks = (await (await fetch(`${portico}/oid4vci/.well-known/jwks.json`)).json()) as { keys: JWK[] };
+const iaca = await (await fetch(`${portico}/oid4vci/iaca.pem`)).text();
+const keySet = createLocalJWKSet(issuerJwks);
+const mdl = new MdlVerifier([iaca]);
+const hash = (data: Uint8Array, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest());
+const owfCrypto = { crypto: { digest: ({ bytes }: { bytes: Uint8Array }) => hash(bytes, 'sha-256') } } as never;
+
+const openid4vp = new Openid4vpVerifier({
+  callbacks: {
+    hash,
+    generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
+    signJwt: () => { throw new Error('unsigned requests only'); },
+    verifyJwt: () => { throw new Error('unsigned responses only'); },
+    decryptJwe: () => { throw new Error('direct_post only'); },
+    encryptJwe: () => { throw new Error('direct_post only'); },
+  } as never,
+});
+
+/** The SD-JWT verifier: issuer key from the issuer's JWKS, KB-JWT verified with the cnf key. */
+const sdJwt = new SDJwtVcInstance({
+  hasher: digest,
+  hashAlg: 'sha-256',
+  verifier: async (data: string, signature: string) => {
+    const jwt = `${data}.${signature}`;
+    try {
+      await compactVerify(jwt, keySet);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  kbVerifier: async (data: string, signature: string, payload: { cnf?: { jwk?: JWK } }) => {
+    const jwk = payload?.cnf?.jwk;
+    if (!jwk) return false;
+    const verify = await ES256.getVerifier(jwk as never);
+    return verify(data, signature);
+  },
+} as never);
+
+type Request = { payload: Record<string, any>; query: ReturnType<typeof DcqlQuery.parse>; result?: Record<string, unknown> };
+const requests = new Map<string, Request>();
+
+const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+await app.register(formbody);
+
+app.post('/oid4vp/request/create', async (request, reply) => {
+  const body = (request.body ?? {}) as { dcql_query?: unknown };
+  const state = Buffer.from(randomBytes(16)).toString('base64url');
+  const nonce = Buffer.from(randomBytes(24)).toString('base64url');
+  const query = DcqlQuery.parse(body.dcql_query as never);
+  DcqlQuery.validate(query);
+  const created = await openid4vp.createOpenId4vpAuthorizationRequest({
+    authorizationRequestPayload: { response_type: 'vp_token', client_id: clientId, response_mode: 'direct_post', response_uri: responseUri, nonce, state, dcql_query: body.dcql_query as never, client_metadata: { vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {} } } as never },
+  });
+  requests.set(state, { payload: created.authorizationRequestPayload as Record<string, any>, query });
+  return reply.code(201).send({ request_id: state, state, nonce, client_id: clientId, response_uri: responseUri, authorization_request_uri: created.authorizationRequest, result_uri: `${base}/oid4vp/result/${state}` });
+});
+
+/** One presentation checked by the libraries; returns the claims DCQL sees. */
+async function verifyPresentation(format: string, presentation: string, request: Request): Promise<Record<string, unknown>> {
+  if (format === 'dc+sd-jwt') {
+    const verified = await sdJwt.verify(presentation, { keyBindingNonce: request.payload.nonce } as never);
+    const kb = (verified as { kb?: { payload: { aud?: unknown } } }).kb;
+    if (kb?.payload.aud !== clientId) throw new Error('aud');
+    return { credential_format: 'dc+sd-jwt', vct: (verified.payload as { vct: string }).vct, claims: verified.payload, cryptographic_holder_binding: true };
+  }
+  const transcript = await SessionTranscript.forOid4Vp({ clientId, nonce: request.payload.nonce, responseUri }, owfCrypto);
+  const mdoc = await mdl.verify(Buffer.from(presentation, 'base64url'), { encodedSessionTranscript: encode(new Tag(transcript.encode(), 24)) });
+  const doc = mdoc.documents[0];
+  const namespaces: Record<string, Record<string, unknown>> = {};
+  for (const ns of doc.issuerSignedNameSpaces) namespaces[ns] = doc.getIssuerNameSpace(ns);
+  return { credential_format: 'mso_mdoc', doctype: doc.docType, namespaces, cryptographic_holder_binding: true };
+}
+
+app.post('/oid4vp/response', async (request, reply) => {
+  const body = request.body as Record<string, unknown>;
+  const pending = requests.get(String(body.state));
+  if (!pending || pending.result) return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown or answered state' });
+  const parsed = await openid4vp.parseOpenid4vpAuthorizationResponse({ authorizationResponse: body, authorizationRequestPayload: pending.payload as never, callbacks: {} as never });
+  const vpToken = (parsed as unknown as { dcql: { presentations: Record<string, unknown[]> } }).dcql.presentations;
+  try {
+    const record: Record<string, unknown[]> = {};
+    for (const [id, list] of Object.entries(vpToken)) {
+      const format = pending.query.credentials.find((c) => c.id === id)!.format;
+      record[id] = await Promise.all(list.map((p) => verifyPresentation(format, String(p), pending)));
+    }
+    const verdict = DcqlPresentationResult.fromDcqlPresentation(record as never, { dcqlQuery: pending.query });
+    pending.result = { status: verdict.can_be_satisfied ? 'verified' : 'rejected' };
+  } catch (error) {
+    pending.result = { status: 'rejected', reason: (error as Error).message };
+  }
+  return {};
+});
+
+app.get('/oid4vp/result/:id', async (request, reply) => {
+  const found = requests.get((request.params as { id: string }).id);
+  if (!found) return reply.code(404).send({ error: 'not_found' });
+  return { request_id: (request.params as { id: string }).id, ...(found.result ?? { status: 'created' }) };
+});
+
+await app.listen({ host: '127.0.0.1', port });
+console.log(`listening ${base}`);
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
