@@ -4,7 +4,7 @@ import { holderKey, issueFromOurIssuer, presentMdoc } from '../../test/support/h
 import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
-import { startChildServer, startPeerProcess } from './support/child-server.ts';
+import { cpuSecondsOf, startChildServer, startPeerProcess } from './support/child-server.ts';
 import type { Bench } from './types.ts';
 
 const CONCURRENCY = 8;
@@ -20,7 +20,7 @@ const QUERIES = {
  * request -> (the wallet builds its presentation here, in the load generator) -> POST the response
  * -> GET the result, which must be `verified`. CONCURRENCY flows at a time for DURATION_MS.
  */
-async function flowsPerSecond(base: string, kind: keyof typeof QUERIES, present: (created: Record<string, any>) => Promise<Record<string, string[]>>): Promise<number> {
+async function measure(base: string, pid: number, kind: keyof typeof QUERIES, present: (created: Record<string, any>) => Promise<Record<string, string[]>>): Promise<{ perSecond: number; cpuMicros: number }> {
   const agent = new Agent({ connections: CONCURRENCY * 2 });
   const call = async (method: 'GET' | 'POST', url: string, body?: { json?: unknown; form?: Record<string, string> }) => {
     const res = await request(url, {
@@ -42,6 +42,7 @@ async function flowsPerSecond(base: string, kind: keyof typeof QUERIES, present:
   };
   for (let i = 0; i < 20; i++) await flow();
   let done = 0;
+  const cpuBefore = cpuSecondsOf(pid);
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() - started < DURATION_MS) {
@@ -50,8 +51,9 @@ async function flowsPerSecond(base: string, kind: keyof typeof QUERIES, present:
     }
   }));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSecondsOf(pid) - cpuBefore;
   await agent.close();
-  return done / seconds;
+  return { perSecond: done / seconds, cpuMicros: (cpu / done) * 1e6 };
 }
 
 const bench: Bench = async () => {
@@ -75,11 +77,14 @@ const bench: Bench = async () => {
     const rows = [];
     for (const kind of ['SD-JWT VC', 'mdoc'] as const) {
       // Interleaved, so neither side gets a quieter stretch of the machine.
-      const ours = await flowsPerSecond(server.url, kind, presenters[kind]);
-      const theirs = await flowsPerSecond(peer.url, kind, presenters[kind]);
+      const ours = await measure(server.url, server.child.pid!, kind, presenters[kind]);
+      const theirs = await measure(peer.url, peer.pid, kind, presenters[kind]);
       rows.push(
-        { name: `peer verifier (Openid4vpVerifier + @sd-jwt / @auth0/mdl + dcql), ${kind}`, value: theirs, unit: 'flows/s' },
-        { name: `presentation create -> answer -> result, ${kind} (3 requests)`, value: ours, unit: 'flows/s', ratio: { against: 'peer verifier', value: ours / theirs, target: '>= 1.5' } },
+        { name: `peer verifier (Openid4vpVerifier + @sd-jwt / @auth0/mdl + dcql), ${kind}`, value: theirs.perSecond, unit: 'flows/s' },
+        { name: `presentation create -> answer -> result, ${kind} (3 requests)`, value: ours.perSecond, unit: 'flows/s', ratio: { against: 'peer verifier', value: ours.perSecond / theirs.perSecond, target: '>= 1.5' } },
+        { name: `  server CPU per flow, peer, ${kind}`, value: theirs.cpuMicros, unit: 'µs' },
+        // Lower is better: the ratio is the peer's CPU per flow over ours.
+        { name: `  server CPU per flow, ours, ${kind}`, value: ours.cpuMicros, unit: 'µs', ratio: { against: 'peer CPU per flow (theirs / ours)', value: theirs.cpuMicros / ours.cpuMicros } },
       );
     }
     return rows;
