@@ -28,15 +28,23 @@ async function startSpiffe(config: Config): Promise<RunningService> {
   return { name: 'spiffe', url: config.showcaseBaseUrl, close: () => spiffe.close() };
 }
 
-/** The main origin's roots in a shared DATA_DIR: its issuer's IACA (the verifier CA arrives with the verifier). */
+/** A certificate kept in a JSON file of the shared DATA_DIR (written by the main origin at its start). */
+function storedPem(file: string, key: string): string[] {
+  if (!existsSync(file)) return [];
+  const pem = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, { pem?: string } | undefined>)[key]?.pem;
+  return pem ? [pem] : [];
+}
+
+/** The main origin's roots in a shared DATA_DIR: its issuer's IACA and its verifier's request-signing CA. */
 function mainOriginRoots(config: Config): { mdocIacaRootsPem: string[]; verifierTrustAnchorsPem: string[] } {
-  const pki = join(config.dataDir, 'mdoc', 'pki.json');
-  const iaca = existsSync(pki) ? (JSON.parse(readFileSync(pki, 'utf8')) as { iaca?: { pem?: string } }).iaca?.pem : undefined;
-  return { mdocIacaRootsPem: iaca ? [iaca] : [], verifierTrustAnchorsPem: [] };
+  return {
+    mdocIacaRootsPem: storedPem(join(config.dataDir, 'mdoc', 'pki.json'), 'iaca'),
+    verifierTrustAnchorsPem: storedPem(join(config.dataDir, 'oid4vp', 'x509.json'), 'ca'),
+  };
 }
 
 async function startWallet(config: Config, together: readonly ServiceName[]): Promise<RunningService> {
-  // Beside the main origin (started first) the wallet also trusts its IACA root (decisions section 10).
+  // Beside the main origin (started first) the wallet also trusts its IACA root and verifier CA (decisions section 10).
   const wallet = await createWalletService(config, together.includes('main') ? { embeddedTrust: mainOriginRoots(config) } : {});
   await wallet.app.listen({ host: config.host, port: config.walletPort });
   return { name: 'wallet', url: config.walletUrl, close: () => wallet.close() };
