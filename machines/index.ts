@@ -10,6 +10,7 @@ import { spiffeModeMachine } from './spiffe-mode.ts';
 import { svidRotationMachine } from './svid-rotation.ts';
 import { issuanceMachine } from './issuance.ts';
 import { presentationMachine } from './presentation.ts';
+import { walletExchangeMachine } from './wallet-exchange.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -27,6 +28,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'x509-svid': svidRotationMachine,
   issuance: issuanceMachine,
   presentation: presentationMachine,
+  'wallet-exchange': walletExchangeMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

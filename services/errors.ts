@@ -19,8 +19,11 @@ export class OAuthError extends Error {
     return this.status;
   }
 
+  /** Members a response adds beside `error` and `error_description` (e.g. the wallet's `_protocol_exchanges`). */
+  extra?: Record<string, unknown>;
+
   toJSON(): { error: string; error_description: string } {
-    return { error: this.error, error_description: this.description };
+    return { ...this.extra, error: this.error, error_description: this.description };
   }
 }
 

@@ -40,6 +40,8 @@ export interface WalletSession {
   activeCredentialId: string | null;
   /** Presentation requests resolved and waiting for consent, by request id. */
   pending: Map<string, unknown>;
+  /** Private keys of batch credentials bound to keys other than the holder or device key, by thumbprint. */
+  batchKeys: Map<string, KeyPair>;
 }
 
 export interface SessionPolicy {
@@ -136,7 +138,7 @@ export class WalletSessions {
     const holder = await generateHolderKey(this.policy.signingAlg);
     const { did, didDocument } = await this.identify(holder);
     const now = this.clock.now();
-    const session: WalletSession = { id, holder, did, didDocument, createdAt: now, expiresAt: now + this.policy.ttlMs, credentials: new Map(), activeCredentialId: null, pending: new Map() };
+    const session: WalletSession = { id, holder, did, didDocument, createdAt: now, expiresAt: now + this.policy.ttlMs, credentials: new Map(), activeCredentialId: null, pending: new Map(), batchKeys: new Map() };
     this.sessions.delete(id);
     if (this.sessions.size >= this.policy.maxSessions) this.evictOne();
     this.sessions.set(id, session);

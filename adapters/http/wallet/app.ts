@@ -22,6 +22,9 @@ import { discoveryRoutes } from './discovery-routes.ts';
 import { WALLET_CHROME, consentRoutes } from './pages.ts';
 import { notYetBuiltRoutes } from './pending-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
+import { issuanceRoutes } from './issuance-routes.ts';
+import { WalletExchanges } from '../../../services/wallet/exchange.ts';
+import { WalletIssuance } from '../../../services/wallet/issuance/service.ts';
 
 export interface WalletService {
   app: FastifyInstance;
@@ -38,10 +41,12 @@ export interface WalletOptions {
   requestTimeoutMs?: number;
   /** Sessions held at once (memory bound). */
   maxSessions?: number;
+  /** Pauses between deferred-credential polls (tests move a clock instead of sleeping). */
+  wait?: (ms: number) => Promise<void>;
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
-const ROUTES = [discoveryRoutes, sessionRoutes, consentRoutes, notYetBuiltRoutes];
+const ROUTES = [discoveryRoutes, sessionRoutes, issuanceRoutes, consentRoutes, notYetBuiltRoutes];
 /** Paths of the wallet whose errors are pages. */
 const isPage = (path: string) => path === '/' || path.startsWith('/consent/');
 /** The JSON API paths that share the per-IP limit (decisions section 10). */
@@ -70,6 +75,7 @@ export async function createWalletService(config: Config, options: WalletOptions
     verifierTrustAnchorsPem: [...settings.verifierTrustAnchorsPem, ...(options.embeddedTrust?.verifierTrustAnchorsPem ?? [])],
     mode: options.embeddedTrust ? 'embedded' : 'standalone',
   };
+  const exchanges = new WalletExchanges(log, clock);
   const outbound = new GuardedHttp({ trustedOrigins: trustedOrigins(settings), allowExternal: settings.allowExternalVerifiers, dnsOverrides: settings.dnsOverrides, resolver: options.resolver });
   const ctx: WalletContext = {
     config,
@@ -80,8 +86,19 @@ export async function createWalletService(config: Config, options: WalletOptions
     outbound,
     trust,
     log,
+    issuance: undefined as unknown as WalletIssuance,
     trustsForwarding: forwardingTrust(config),
   };
+  ctx.issuance = new WalletIssuance({
+    settings,
+    outbound,
+    exchanges,
+    clock,
+    deviceKey,
+    iacaRoots: trust.mdocIacaRootsPem,
+    trustedOrigins: trustedOrigins(settings),
+    wait: options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  });
 
   const pages = {
     isPage,

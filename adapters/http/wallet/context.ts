@@ -6,6 +6,7 @@ import type { DeviceKey } from '../../../services/wallet/device-key.ts';
 import type { OutboundHttp } from '../../../services/wallet/outbound.ts';
 import type { WalletSessions } from '../../../services/wallet/sessions.ts';
 import type { WalletSettings } from '../../../services/wallet/settings.ts';
+import type { WalletIssuance } from '../../../services/wallet/issuance/service.ts';
 
 /** Trust material the wallet holds beyond its variables (under `npm start`: the main origin's roots). */
 export interface WalletTrust {
@@ -26,6 +27,8 @@ export interface WalletContext {
   trust: WalletTrust;
   /** The wallet's own event log (`wallet.db`): exchange steps, secrets as fingerprints. */
   log: SqliteEventLog;
+  /** The OID4VCI client side (issue, import, callback). */
+  issuance: WalletIssuance;
   /** Whether a request's X-Forwarded-* headers may be believed (loopback or TRUST_PROXY peers). */
   trustsForwarding(peer: string | undefined): boolean;
 }
