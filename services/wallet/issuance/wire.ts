@@ -68,6 +68,9 @@ export function nonceChallenge(response: OutboundResponse, side: 'as' | 'rs'): s
   return undefined;
 }
 
+/** Whether a request carries a DPoP proof: with a DPoP-bound access token, or where the caller asks for one (token, PAR). */
+const dpopBound = (request: WireRequest, options: { dpop?: boolean }) => (request.accessToken ? request.accessToken.type.toLowerCase() === 'dpop' : options.dpop === true);
+
 /** A fresh interaction id for requests to the resource server (`x-fapi-interaction-id`, a UUIDv4). */
 export const interactionId = () => randomUUID();
 
@@ -90,7 +93,7 @@ export class IssuerWire {
     const method = request.method ?? (request.form || request.json !== undefined || request.jwe ? 'POST' : 'GET');
     let response = await this.send(method, url, request, options);
     const side = options.side;
-    const nonce = this.dpop && options.dpop && side ? nonceChallenge(response, side) : undefined;
+    const nonce = this.dpop && dpopBound(request, options) && side ? nonceChallenge(response, side) : undefined;
     if (nonce && this.dpop) {
       await this.record(step, method, url, request, response, 'use_dpop_nonce: retried once with the server nonce, a fresh DPoP proof and a fresh PoP jti');
       this.dpop.nonces.set(new URL(url).origin, nonce);
@@ -113,8 +116,7 @@ export class IssuerWire {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.json);
     }
-    const dpopBound = request.accessToken ? request.accessToken.type.toLowerCase() === 'dpop' : options.dpop === true;
-    if (this.dpop && dpopBound) headers.dpop = await dpopProof(this.dpop, method, url, request.accessToken?.value);
+    if (this.dpop && dpopBound(request, options)) headers.dpop = await dpopProof(this.dpop, method, url, request.accessToken?.value);
     if (request.accessToken) headers.authorization = `${request.accessToken.type.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer'} ${request.accessToken.value}`;
     if (options.attest && this.attestation) {
       headers['oauth-client-attestation'] = this.attestation.attestation;
