@@ -23,10 +23,10 @@ export const WALLET_ENDPOINTS: WalletEndpoint[] = [
   { method: 'POST', path: '/api/issue', purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")', curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'`, available: true },
   { method: 'POST', path: '/api/import', purpose: 'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance', curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'`, available: true },
   { method: 'GET', path: '/api/oid4vci/callback', purpose: 'OID4VCI authorization callback (redirect target of the authorization server)', curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."', available: true },
-  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference)', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'`, available: false },
-  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"..."}'`, available: false },
-  { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'`, available: false },
-  { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."', available: false },
+  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference)', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'`, available: true },
+  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"..."}'`, available: true },
+  { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'`, available: true },
+  { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."', available: true },
 ];
 
 const status = (e: WalletEndpoint) => (e.available ? '' : ' (not in this build yet: answers 501 not_implemented)');

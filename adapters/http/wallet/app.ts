@@ -25,6 +25,8 @@ import { sessionRoutes } from './session-routes.ts';
 import { issuanceRoutes } from './issuance-routes.ts';
 import { WalletExchanges } from '../../../services/wallet/exchange.ts';
 import { WalletIssuance } from '../../../services/wallet/issuance/service.ts';
+import { WalletPresentation } from '../../../services/wallet/presentation/service.ts';
+import { presentationRoutes } from './presentation-routes.ts';
 
 export interface WalletService {
   app: FastifyInstance;
@@ -46,7 +48,7 @@ export interface WalletOptions {
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
-const ROUTES = [discoveryRoutes, sessionRoutes, issuanceRoutes, consentRoutes, notYetBuiltRoutes];
+const ROUTES = [discoveryRoutes, sessionRoutes, issuanceRoutes, presentationRoutes, consentRoutes, notYetBuiltRoutes];
 /** Paths of the wallet whose errors are pages. */
 const isPage = (path: string) => path === '/' || path.startsWith('/consent/');
 /** The JSON API paths that share the per-IP limit (decisions section 10). */
@@ -87,6 +89,7 @@ export async function createWalletService(config: Config, options: WalletOptions
     trust,
     log,
     issuance: undefined as unknown as WalletIssuance,
+    presentation: undefined as unknown as WalletPresentation,
     trustsForwarding: forwardingTrust(config),
   };
   ctx.issuance = new WalletIssuance({
@@ -99,6 +102,7 @@ export async function createWalletService(config: Config, options: WalletOptions
     trustedOrigins: trustedOrigins(settings),
     wait: options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   });
+  ctx.presentation = new WalletPresentation({ settings, outbound, exchanges, clock, deviceKey, issuance: ctx.issuance, verifierTrustAnchorsPem: trust.verifierTrustAnchorsPem, trustedOrigins: trustedOrigins(settings) });
 
   const pages = {
     isPage,

@@ -7,6 +7,7 @@ import type { OutboundHttp } from '../../../services/wallet/outbound.ts';
 import type { WalletSessions } from '../../../services/wallet/sessions.ts';
 import type { WalletSettings } from '../../../services/wallet/settings.ts';
 import type { WalletIssuance } from '../../../services/wallet/issuance/service.ts';
+import type { WalletPresentation } from '../../../services/wallet/presentation/service.ts';
 
 /** Trust material the wallet holds beyond its variables (under `npm start`: the main origin's roots). */
 export interface WalletTrust {
@@ -29,6 +30,8 @@ export interface WalletContext {
   log: SqliteEventLog;
   /** The OID4VCI client side (issue, import, callback). */
   issuance: WalletIssuance;
+  /** The OID4VP holder side (resolve, present, submit, authorize, consent). */
+  presentation: WalletPresentation;
   /** Whether a request's X-Forwarded-* headers may be believed (loopback or TRUST_PROXY peers). */
   trustsForwarding(peer: string | undefined): boolean;
 }

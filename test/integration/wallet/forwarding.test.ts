@@ -33,7 +33,9 @@ describe('the /wallet-harness/ forward', () => {
     expect(recipes).toContain(`${main.url}/wallet-harness/llms-full.txt`);
     // Bodies are streamed through; the wallet's own answers (and limits) come back as they are.
     const post = await fetch(`${main.url}/wallet-harness/api/issue`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': id }, body: '{"credential_configuration_id":"x"}' });
-    expect(post.status).toBe(501);
+    // This wallet's issuer (BASE_URL) does not listen: the wallet's own 502, streamed back as it is.
+    expect(post.status).toBe(502);
+    expect(await post.json()).toMatchObject({ error: 'upstream_error' });
     const big = await fetch(`${main.url}/wallet-harness/api/issue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }) });
     expect(big.status).toBe(413);
     const bare = await fetch(`${main.url}/wallet-harness`, { redirect: 'manual' });

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { startWalletServer, type TestWallet } from '../../support/wallet-server.ts';
+
+// Issue 19: the wallet's OID4VP holder against our verifier, judged by the verifier's result document.
+let main: TestServer;
+let wallet: TestWallet;
+beforeAll(async () => {
+  main = await startMainServer();
+  const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
+  const verifierCa = await (await fetch(`${main.url}/oid4vp/ca.pem`)).text();
+  wallet = await startWalletServer({
+    clock: main.clock,
+    env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: verifierCa, WALLET_TRUSTED_VERIFIER_ATTESTATION_ISSUERS: `${main.url}/oid4vp/verifier-attestation` },
+  });
+});
+afterAll(async () => {
+  await wallet.close();
+  await main.close();
+});
+
+let n = 0;
+const session = () => `it-present-${++n}`;
+const call = async (s: string, path: string, body?: unknown) => {
+  const res = await fetch(`${wallet.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'x-wallet-session': s, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
+const create = async (body: Record<string, unknown>) => (await exchange(main.url, '/oid4vp/request/create', json(body))).body;
+const result = async (created: Record<string, any>) => (await exchange(main.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+const degree = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] };
+
+describe('wallet OID4VP holder against our verifier', () => {
+  for (const prefix of ['redirect_uri', 'x509_hash', 'verifier_attestation', 'decentralized_identifier']) {
+    for (const mode of ['direct_post', 'direct_post.jwt']) {
+      it(`/submit ${prefix} + ${mode}: auto-issues the degree, discloses exactly the asked claims, verified`, async () => {
+        const created = await create({ client_id_prefix: prefix, response_mode: mode, dcql_query: degree });
+        const submitted = await call(session(), '/submit', { uri: created.authorization_request_uri });
+        expect(submitted.status, JSON.stringify(submitted.body).slice(0, 600)).toBe(200);
+        expect(submitted.body).toMatchObject({ upstream_status: 200, presented: [expect.any(String)] });
+        if (mode === 'direct_post.jwt') expect(submitted.body.enc).toBe('A128GCM');
+        const doc = await result(created);
+        expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
+        expect(Object.keys(doc.presentations.degree[0].claims).sort()).toEqual(['degree', 'family_name']);
+      });
+    }
+  }
+
+  it('the mDL over direct_post.jwt with A256GCM: the device key signs over the handover with the key thumbprint', async () => {
+    const s = session();
+    const created = await create({ client_id_prefix: 'x509_hash', response_mode: 'direct_post.jwt', encrypted_response_enc_values_supported: ['A128GCM', 'A256GCM'] });
+    const resolved = await call(s, '/api/resolve', { uri: created.authorization_request_uri });
+    expect(resolved.body).toMatchObject({ client_id_prefix: 'x509_hash', trust: { trusted_target: true, verified: true }, credential_matches: { satisfiable: false }, inferred_configuration_id: 'MobileDrivingLicenceMsoMdoc' });
+    expect((await call(s, '/api/present', { request_id: resolved.body.request_id })).body.error).toBe('no_matching_credential');
+    expect((await call(s, '/api/issue', { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc' })).status).toBe(200);
+    const again = await call(s, '/api/resolve', { uri: created.authorization_request_uri });
+    expect(again.body.credential_matches.satisfiable).toBe(true);
+    const presented = await call(s, '/api/present', { request_id: again.body.request_id });
+    expect(presented.body).toMatchObject({ upstream_status: 200, enc: 'A256GCM' });
+    const doc = await result(created);
+    expect(doc).toMatchObject({ status: 'verified', enc: 'A256GCM' });
+    expect(doc.presentations.mdl[0].claims['org.iso.18013.5.1']).toEqual({ family_name: expect.any(String), document_number: 'PD-ALICE-0001' });
+  });
+
+  it('request_uri_method post: a fresh wallet_nonce goes out and must come back', async () => {
+    const created = await create({ client_id_prefix: 'x509_hash', request_uri_method: 'post', dcql_query: degree });
+    const submitted = await call(session(), '/submit', { uri: created.authorization_request_uri });
+    expect(submitted.status, JSON.stringify(submitted.body).slice(0, 400)).toBe(200);
+    const fetchHop = submitted.body._protocol_exchanges.find((e: { step: string }) => e.step === 'request_object');
+    expect(fetchHop).toMatchObject({ method: 'POST', request: { body: { wallet_nonce: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) } } });
+    expect((await result(created)).status).toBe('verified');
+  });
+
+  it('HAIP: the verifier redirect_uri on http is refused by the rule, not followed', async () => {
+    const s = session();
+    await call(s, '/api/issue', { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc' });
+    const created = await create({ profile: 'haip' });
+    const presented = await call(s, '/submit', { uri: created.authorization_request_uri });
+    expect(presented.body).toMatchObject({ upstream_status: 200, redirect_uri_refused: 'not https' });
+    expect(presented.body.redirect_uri).toBeUndefined();
+    expect((await result(created)).status).toBe('verified');
+  });
+
+  it('refuses: an untrusted verifier attestation issuer, an unanchored x509 chain, transaction_data', async () => {
+    const strict = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url } });
+    try {
+      const attested = await create({ client_id_prefix: 'verifier_attestation', dcql_query: degree });
+      const res = await fetch(`${strict.url}/api/resolve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'strict' }, body: JSON.stringify({ uri: attested.authorization_request_uri }) });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error_description: string }).error_description).toMatch(/WALLET_TRUSTED_VERIFIER_ATTESTATION_ISSUERS/);
+      const hashed = await create({ client_id_prefix: 'x509_hash', dcql_query: degree });
+      const resolved = (await (await fetch(`${strict.url}/api/resolve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'strict' }, body: JSON.stringify({ uri: hashed.authorization_request_uri }) })).json()) as Record<string, any>;
+      expect(resolved.trust).toMatchObject({ verified: false, error: expect.stringContaining('trusted anchor') });
+      const presented = await fetch(`${strict.url}/api/present`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'strict' }, body: JSON.stringify({ request_id: resolved.request_id }) });
+      expect(presented.status).toBe(400);
+    } finally {
+      await strict.close();
+    }
+    const byValue = await create({ dcql_query: degree });
+    const uri = new URL(byValue.authorization_request_uri);
+    uri.searchParams.set('transaction_data', JSON.stringify(['eyJ0eXBlIjoieCJ9']));
+    expect((await call(session(), '/api/resolve', { uri: uri.toString() })).body.error).toBe('invalid_transaction_data');
+  });
+
+  it('/authorize leads to the consent page; the person picks one claim and presents, or declines', async () => {
+    const s = session();
+    // family_name is wanted but optional (claim_sets): the person may withhold it.
+    const optional = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ id: 'f', path: ['family_name'] }, { id: 'd', path: ['degree'] }], claim_sets: [['f', 'd'], ['d']] }] };
+    const created = await create({ client_id_prefix: 'x509_hash', dcql_query: optional });
+    const authorize = await fetch(`${wallet.url}/authorize?${new URL(created.authorization_request_uri).searchParams}`, { headers: { 'x-wallet-session': s }, redirect: 'manual' });
+    expect(authorize.status).toBe(302);
+    const consent = authorize.headers.get('location')!;
+    expect(consent).toMatch(/^\/consent\/req_/);
+    const page = await (await fetch(`${wallet.url}${consent}`, { headers: { 'x-wallet-session': s, accept: 'text/html' } })).text();
+    expect(page).toContain(created.client_id);
+    expect(page).toContain('degree|[&quot;degree&quot;]');
+    expect(page).toContain('degree|[&quot;family_name&quot;]');
+    const approved = await fetch(`${wallet.url}${consent}`, { method: 'POST', headers: { 'x-wallet-session': s, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams([['decision', 'approve'], ['claim', 'degree|["degree"]']]).toString() });
+    expect(approved.status).toBe(200);
+    const doc = await result(created);
+    expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
+    expect(Object.keys(doc.presentations.degree[0].claims)).toEqual(['degree']);
+
+    const second = await create({ client_id_prefix: 'x509_hash', dcql_query: degree });
+    const again = await fetch(`${wallet.url}/authorize?${new URL(second.authorization_request_uri).searchParams}`, { headers: { 'x-wallet-session': s }, redirect: 'manual' });
+    await fetch(`${wallet.url}${again.headers.get('location')}`, { method: 'POST', headers: { 'x-wallet-session': s, 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=decline' });
+    expect(await result(second)).toMatchObject({ status: 'wallet_error', wallet_error: { error: 'access_denied' } });
+  });
+});
