@@ -126,3 +126,43 @@ describe('wallet OID4VP holder against our verifier', () => {
     expect(await result(second)).toMatchObject({ status: 'wallet_error', wallet_error: { error: 'access_denied' } });
   });
 });
+
+describe('the mdoc device key across a restart (behaviour 3)', () => {
+  it('with WALLET_DEVICE_KEY_PATH an mdoc imported again after a restart still presents; without it the import is refused', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'device-key-'));
+    const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
+    const verifierCa = await (await fetch(`${main.url}/oid4vp/ca.pem`)).text();
+    const env = { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: verifierCa, WALLET_DEVICE_KEY_PATH: join(dir, 'device.p8') };
+    const post = (w: TestWallet, path: string, body: unknown) => fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'device' }, body: JSON.stringify(body) });
+    try {
+      const first = await startWalletServer({ clock: main.clock, env });
+      await post(first, '/api/issue', { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc' });
+      const held = ((await (await fetch(`${first.url}/api/session`, { headers: { 'x-wallet-session': 'device' } })).json()) as { credentials: Array<{ active: boolean; credential: string }> }).credentials.find((c) => c.active)!.credential;
+      await first.close();
+
+      const second = await startWalletServer({ clock: main.clock, env });
+      try {
+        const imported = await post(second, '/api/import', { credential: held, format: 'mso_mdoc' });
+        expect(imported.status, JSON.stringify(await imported.clone().json()).slice(0, 300)).toBe(200);
+        const created = await create({ client_id_prefix: 'x509_hash', response_mode: 'direct_post.jwt' });
+        expect((await post(second, '/api/present', { uri: created.authorization_request_uri })).status).toBe(200);
+        expect((await result(created)).status).toBe('verified');
+      } finally {
+        await second.close();
+      }
+      const ephemeral = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca } });
+      try {
+        const refused = await post(ephemeral, '/api/import', { credential: held, format: 'mso_mdoc' });
+        expect(refused.status).toBe(400);
+        expect(await refused.json()).toMatchObject({ error: 'invalid_credential', check: 'holder_binding' });
+      } finally {
+        await ephemeral.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
