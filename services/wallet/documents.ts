@@ -10,26 +10,23 @@ export interface WalletEndpoint {
   purpose: string;
   /** A runnable curl command; `$W` is the wallet origin, `$S` a session id. */
   curl: string;
-  /** False while the capability is not in this build: the endpoint answers 501 `not_implemented`. */
-  available: boolean;
 }
 
 const SESSION = `-H "X-Wallet-Session: $S"`;
 const JSON_BODY = `-H 'content-type: application/json'`;
 
 export const WALLET_ENDPOINTS: WalletEndpoint[] = [
-  { method: 'GET', path: '/health', purpose: 'Health: mode, HAIP material, device key persistence', curl: 'curl -s $W/health', available: true },
-  { method: 'GET', path: '/api/session', purpose: 'The session: holder DID and key thumbprints, device key, credentials (creates the session when new)', curl: `curl -s $W/api/session ${SESSION}`, available: true },
-  { method: 'POST', path: '/api/issue', purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")', curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'`, available: true },
-  { method: 'POST', path: '/api/import', purpose: 'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance', curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'`, available: true },
-  { method: 'GET', path: '/api/oid4vci/callback', purpose: 'OID4VCI authorization callback (redirect target of the authorization server)', curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."', available: true },
-  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference)', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'`, available: true },
-  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"..."}'`, available: true },
-  { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'`, available: true },
-  { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."', available: true },
+  { method: 'GET', path: '/health', purpose: 'Health: mode, HAIP material, device key persistence', curl: 'curl -s $W/health' },
+  { method: 'GET', path: '/api/session', purpose: 'The session: holder DID and key thumbprints, device key, credentials (creates the session when new)', curl: `curl -s $W/api/session ${SESSION}` },
+  { method: 'POST', path: '/api/issue', purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")', curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'` },
+  { method: 'POST', path: '/api/import', purpose: 'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance', curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'` },
+  { method: 'GET', path: '/api/oid4vci/callback', purpose: 'OID4VCI authorization callback (redirect target of the authorization server)', curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."' },
+  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference)', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'` },
+  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"..."}'` },
+  { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'` },
+  { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."' },
 ];
 
-const status = (e: WalletEndpoint) => (e.available ? '' : ' (not in this build yet: answers 501 not_implemented)');
 
 /** `/llms.txt`: what the wallet is and where an agent starts. */
 export function walletLlmsTxt(origin: string, main: string): string {
@@ -59,7 +56,7 @@ export function walletRecipes(origin: string): PageDocument {
   ];
   for (const e of WALLET_ENDPOINTS) {
     blocks.push({ kind: 'heading', level: 2, text: `${e.method} ${e.path}` });
-    blocks.push({ kind: 'paragraph', inlines: [`${e.purpose}${status(e)}.`] });
+    blocks.push({ kind: 'paragraph', inlines: [`${e.purpose}.`] });
     blocks.push({ kind: 'code', lang: 'sh', text: e.curl });
   }
   blocks.push(

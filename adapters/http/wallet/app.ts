@@ -20,7 +20,6 @@ import type { WalletContext, WalletTrust } from './context.ts';
 import { installWalletCors } from './cors.ts';
 import { discoveryRoutes } from './discovery-routes.ts';
 import { WALLET_CHROME, consentRoutes } from './pages.ts';
-import { notYetBuiltRoutes } from './pending-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { issuanceRoutes } from './issuance-routes.ts';
 import { WalletExchanges } from '../../../services/wallet/exchange.ts';
@@ -48,7 +47,7 @@ export interface WalletOptions {
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
-const ROUTES = [discoveryRoutes, sessionRoutes, issuanceRoutes, presentationRoutes, consentRoutes, notYetBuiltRoutes];
+const ROUTES = [discoveryRoutes, sessionRoutes, issuanceRoutes, presentationRoutes, consentRoutes];
 /** Paths of the wallet whose errors are pages. */
 const isPage = (path: string) => path === '/' || path.startsWith('/consent/');
 /** The JSON API paths that share the per-IP limit (decisions section 10). */

@@ -8,7 +8,7 @@ const STEPS: HopStep[] = ['offer', 'metadata', 'as_metadata', 'challenge', 'par'
 const event: fc.Arbitrary<WalletExchangeEvent> = fc.oneof(
   fc.constantFrom(...STEPS).map((step) => ({ type: 'exchange.hop' as const, at: 1, step, method: 'GET', url: 'https://x/y', status: 200 })),
   fc.constant({ type: 'exchange.credential_stored' as const, at: 1, credential_id: 'c', format: 'dc+sd-jwt', batch_secondary: false }),
-  fc.constant({ type: 'exchange.presented' as const, at: 1, verifier: 'https://v/r', upstream_status: 200, credential_ids: ['c'] }),
+  fc.constant({ type: 'exchange.presented' as const, at: 1, verifier: 'https://v/r', upstream_status: 200, credential_ids: ['c'] as string[] }),
   fc.constant({ type: 'exchange.failed' as const, at: 1, error: 'upstream_error' }),
 );
 
