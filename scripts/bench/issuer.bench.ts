@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import { startChildServer, startPeerProcess } from './support/child-server.ts';
-import type { Bench } from './types.ts';
+import { concurrentFlows, type Bench } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const CONCURRENCY = 8;
@@ -31,16 +31,7 @@ async function flowsPerSecond(base: string, configuration: string): Promise<numb
     const proof = await new SignJWT({ nonce: c_nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk }).setAudience(`${base}/oid4vci`).setIssuedAt().sign(privateKey);
     await call('/oid4vci/credential', { json: { credential_configuration_id: configuration, proofs: { jwt: [proof] } }, headers: { authorization: `Bearer ${token.access_token}` } });
   };
-  for (let i = 0; i < 20; i++) await flow();
-  let done = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() - started < DURATION_MS) {
-      await flow();
-      done += 1;
-    }
-  }));
-  const seconds = (performance.now() - started) / 1000;
+  const { done, seconds } = await concurrentFlows(flow, CONCURRENCY, DURATION_MS);
   await agent.close();
   return done / seconds;
 }

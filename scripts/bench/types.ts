@@ -25,3 +25,20 @@ export async function opsPerSecond(fn: () => unknown | Promise<unknown>, ms = 15
   }
   return (n * 1e9) / Number(elapsed);
 }
+
+/**
+ * Runs `flow` `concurrency` at a time for `durationMs` after `warmups` sequential runs; returns how
+ * many timed runs completed and over how many seconds.
+ */
+export async function concurrentFlows(flow: () => Promise<unknown>, concurrency: number, durationMs: number, warmups = 20): Promise<{ done: number; seconds: number }> {
+  for (let i = 0; i < warmups; i++) await flow();
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() - started < durationMs) {
+      await flow();
+      done += 1;
+    }
+  }));
+  return { done, seconds: (performance.now() - started) / 1000 };
+}

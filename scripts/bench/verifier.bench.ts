@@ -5,7 +5,7 @@ import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
 import { cpuSecondsOf, startChildServer, startPeerProcess } from './support/child-server.ts';
-import type { Bench } from './types.ts';
+import { concurrentFlows, type Bench } from './types.ts';
 
 const CONCURRENCY = 8;
 const DURATION_MS = 5_000;
@@ -40,17 +40,9 @@ async function measure(base: string, pid: number, kind: keyof typeof QUERIES, pr
     const result = await call('GET', created.result_uri);
     if (result.status !== 'verified') throw new Error(`not verified: ${JSON.stringify(result)}`);
   };
-  for (let i = 0; i < 20; i++) await flow();
-  let done = 0;
+  for (let i = 0; i < 20; i++) await flow(); // warm-up (lazy imports, caches) stays out of the CPU count
   const cpuBefore = cpuSecondsOf(pid);
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() - started < DURATION_MS) {
-      await flow();
-      done += 1;
-    }
-  }));
-  const seconds = (performance.now() - started) / 1000;
+  const { done, seconds } = await concurrentFlows(flow, CONCURRENCY, DURATION_MS, 0);
   const cpu = cpuSecondsOf(pid) - cpuBefore;
   await agent.close();
   return { perSecond: done / seconds, cpuMicros: (cpu / done) * 1e6 };
