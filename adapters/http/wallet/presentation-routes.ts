@@ -19,7 +19,7 @@ const presentMembers = {
   ...requestMembers,
   request_id: { type: 'string', maxLength: 100 },
   credential_ids: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } },
-  disclose: { type: 'object', maxProperties: 20, additionalProperties: { type: 'array', maxItems: 50, items: { type: 'array', maxItems: 10, items: { type: ['string', 'integer'] } } } },
+  disclose: { type: 'object', maxProperties: 20, additionalProperties: { type: 'array', maxItems: 50, items: { type: 'array', maxItems: 10, items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } } },
   approve_external_trust: { type: 'boolean' },
 };
 

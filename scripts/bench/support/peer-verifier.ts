@@ -1,6 +1,7 @@
 /**
  * An OID4VP verifier built from the peer libraries, for `npm run bench -- verifier`: requests and
- * responses through @openid4vc/openid4vp's Openid4vpVerifier (direct_post, redirect_uri client id),
+ * responses through @openid4vc/openid4vp's Openid4vpVerifier (direct_post, or direct_post.jwt with an
+ * ephemeral ECDH-ES key per request decrypted by jose; redirect_uri client id),
  * SD-JWT VCs verified by @sd-jwt/sd-jwt-vc (KB-JWT nonce, then aud checked on its output), mdocs by
  * @auth0/mdl's Verifier over an @owf/mdoc OpenID4VP session transcript, DCQL by `dcql`. State in
  * memory. It trusts the issuer at PORTICO_URL (its JWKS and IACA), like ours. Prints `listening <url>`.
@@ -18,7 +19,7 @@ import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { compactVerify, createLocalJWKSet, type JWK } from 'jose';
+import { calculateJwkThumbprint, compactDecrypt, compactVerify, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
 
 setGlobalConfig({ allowInsecureUrls: true });
 const portico = process.env.PORTICO_URL!;
@@ -38,16 +39,21 @@ const mdl = new MdlVerifier([iaca]);
 const hash = (data: Uint8Array, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest());
 const owfCrypto = { crypto: { digest: ({ bytes }: { bytes: Uint8Array }) => hash(bytes, 'sha-256') } } as never;
 
-const openid4vp = new Openid4vpVerifier({
-  callbacks: {
-    hash,
-    generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
-    signJwt: () => { throw new Error('unsigned requests only'); },
-    verifyJwt: () => { throw new Error('unsigned responses only'); },
-    decryptJwe: () => { throw new Error('direct_post only'); },
-    encryptJwe: () => { throw new Error('direct_post only'); },
-  } as never,
-});
+const callbacks = {
+  hash,
+  generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
+  signJwt: () => { throw new Error('unsigned requests only'); },
+  verifyJwt: () => { throw new Error('unsigned responses only'); },
+  decryptJwe: async (jwe: string) => {
+    const kid = decodeProtectedHeader(jwe).kid;
+    const key = [...requests.values()].find((r) => r.encryption?.publicJwk.kid === kid)?.encryption;
+    if (!key) return { decrypted: false };
+    const { plaintext } = await compactDecrypt(jwe, key.privateKey);
+    return { decrypted: true, decryptionJwk: key.publicJwk, payload: new TextDecoder().decode(plaintext) };
+  },
+  encryptJwe: () => { throw new Error('the verifier never encrypts'); },
+};
+const openid4vp = new Openid4vpVerifier({ callbacks: callbacks as never });
 
 /** The SD-JWT verifier: issuer key from the issuer's JWKS, KB-JWT verified with the cnf key. */
 const sdJwt = new SDJwtVcInstance({
@@ -70,22 +76,32 @@ const sdJwt = new SDJwtVcInstance({
   },
 } as never);
 
-type Request = { payload: Record<string, any>; query: ReturnType<typeof DcqlQuery.parse>; result?: Record<string, unknown> };
+type Encryption = { publicJwk: JWK & { kid: string }; privateKey: CryptoKey };
+type Request = { payload: Record<string, any>; query: ReturnType<typeof DcqlQuery.parse>; encryption?: Encryption; result?: Record<string, unknown> };
+
+/** A fresh ECDH-ES P-256 key for one request's encrypted response. */
+async function responseEncryptionKey(kid: string): Promise<Encryption> {
+  const { publicKey, privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256' });
+  return { publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'enc', alg: 'ECDH-ES' }, privateKey: privateKey as CryptoKey };
+}
 const requests = new Map<string, Request>();
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 await app.register(formbody);
 
 app.post('/oid4vp/request/create', async (request, reply) => {
-  const body = (request.body ?? {}) as { dcql_query?: unknown };
+  const body = (request.body ?? {}) as { dcql_query?: unknown; response_mode?: string };
   const state = Buffer.from(randomBytes(16)).toString('base64url');
   const nonce = Buffer.from(randomBytes(24)).toString('base64url');
   const query = DcqlQuery.parse(body.dcql_query as never);
   DcqlQuery.validate(query);
+  const encrypted = body.response_mode === 'direct_post.jwt';
+  const encryption = encrypted ? await responseEncryptionKey(`${state}.enc`) : undefined;
+  const clientMetadata = { vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {} }, ...(encryption ? { jwks: { keys: [encryption.publicJwk] }, encrypted_response_enc_values_supported: ['A256GCM'] } : {}) };
   const created = await openid4vp.createOpenId4vpAuthorizationRequest({
-    authorizationRequestPayload: { response_type: 'vp_token', client_id: clientId, response_mode: 'direct_post', response_uri: responseUri, nonce, state, dcql_query: body.dcql_query as never, client_metadata: { vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {} } } as never },
+    authorizationRequestPayload: { response_type: 'vp_token', client_id: clientId, response_mode: encrypted ? 'direct_post.jwt' : 'direct_post', response_uri: responseUri, nonce, state, dcql_query: body.dcql_query as never, client_metadata: clientMetadata } as never,
   });
-  requests.set(state, { payload: created.authorizationRequestPayload as Record<string, any>, query });
+  requests.set(state, { payload: created.authorizationRequestPayload as Record<string, any>, query, encryption });
   return reply.code(201).send({ request_id: state, state, nonce, client_id: clientId, response_uri: responseUri, authorization_request_uri: created.authorizationRequest, result_uri: `${base}/oid4vp/result/${state}` });
 });
 
@@ -97,7 +113,8 @@ async function verifyPresentation(format: string, presentation: string, request:
     if (kb?.payload.aud !== clientId) throw new Error('aud');
     return { credential_format: 'dc+sd-jwt', vct: (verified.payload as { vct: string }).vct, claims: verified.payload, cryptographic_holder_binding: true };
   }
-  const transcript = await SessionTranscript.forOid4Vp({ clientId, nonce: request.payload.nonce, responseUri }, owfCrypto);
+  const jwkThumbprint = request.encryption ? new Uint8Array(Buffer.from(await calculateJwkThumbprint(request.encryption.publicJwk), 'base64url')) : undefined;
+  const transcript = await SessionTranscript.forOid4Vp({ clientId, nonce: request.payload.nonce, responseUri, jwkThumbprint }, owfCrypto);
   const mdoc = await mdl.verify(Buffer.from(presentation, 'base64url'), { encodedSessionTranscript: encode(new Tag(transcript.encode(), 24)) });
   const doc = mdoc.documents[0];
   const namespaces: Record<string, Record<string, unknown>> = {};
@@ -107,9 +124,10 @@ async function verifyPresentation(format: string, presentation: string, request:
 
 app.post('/oid4vp/response', async (request, reply) => {
   const body = request.body as Record<string, unknown>;
-  const pending = requests.get(String(body.state));
+  const pending = typeof body.response === 'string' ? requestOfEncryptedResponse(body.response) : requests.get(String(body.state));
   if (!pending || pending.result) return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown or answered state' });
-  const parsed = await openid4vp.parseOpenid4vpAuthorizationResponse({ authorizationResponse: body, authorizationRequestPayload: pending.payload as never, callbacks: {} as never });
+  if (pending.encryption && typeof body.response !== 'string') return reply.code(400).send({ error: 'invalid_request', error_description: 'an encrypted response was requested' });
+  const parsed = await openid4vp.parseOpenid4vpAuthorizationResponse({ authorizationResponse: body, authorizationRequestPayload: pending.payload as never, callbacks: callbacks as never });
   const vpToken = (parsed as unknown as { dcql: { presentations: Record<string, unknown[]> } }).dcql.presentations;
   try {
     const record: Record<string, unknown[]> = {};
@@ -124,6 +142,16 @@ app.post('/oid4vp/response', async (request, reply) => {
   }
   return {};
 });
+
+/** The request whose encryption key an encrypted response names by `kid` (`<state>.enc`). */
+function requestOfEncryptedResponse(jwe: string): Request | undefined {
+  try {
+    const kid = decodeProtectedHeader(jwe).kid;
+    return typeof kid === 'string' && kid.endsWith('.enc') ? requests.get(kid.slice(0, -4)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 app.get('/oid4vp/result/:id', async (request, reply) => {
   const found = requests.get((request.params as { id: string }).id);

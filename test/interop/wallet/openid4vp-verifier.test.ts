@@ -46,10 +46,11 @@ describe('interop: our wallet against an Openid4vpVerifier-based verifier', () =
   for (const [label, query] of [
     ['SD-JWT VC', { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] }],
     ['mdoc', { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }] }] }],
-  ] as const) {
-    it(`${label}: its request by value, our /submit (auto-issued from our issuer), its verdict`, async () => {
-      const created = (await (await fetch(`${peer.url}/oid4vp/request/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dcql_query: query }) })).json()) as Record<string, any>;
-      const answered = await submit(`peer-${label.replace(/\W/g, "")}`, created.authorization_request_uri);
+  ] as const) for (const mode of ['direct_post', 'direct_post.jwt'] as const) {
+    it(`${label}, ${mode}: its request by value, our /submit (auto-issued from our issuer), its verdict`, async () => {
+      const created = (await (await fetch(`${peer.url}/oid4vp/request/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dcql_query: query, response_mode: mode }) })).json()) as Record<string, any>;
+      if (mode === 'direct_post.jwt') expect(decodeURIComponent(created.authorization_request_uri)).toContain('"encrypted_response_enc_values_supported"');
+      const answered = await submit(`peer-${label.replace(/\W/g, '')}`, created.authorization_request_uri);
       expect(answered.status, JSON.stringify(answered.body).slice(0, 400)).toBe(200);
       expect(answered.body.upstream_status).toBe(200);
       const verdict = (await (await fetch(created.result_uri)).json()) as Record<string, any>;
