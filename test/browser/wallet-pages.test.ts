@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange, json, startMainServer, type TestServer } from '../support/main-server.ts';
 import { startWalletServer, type TestWallet } from '../support/wallet-server.ts';
 
 // Issue 17: the wallet's pages for people, in Chromium, accessible in light and dark.
@@ -12,16 +13,21 @@ const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathnam
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let wallet: TestWallet;
+let main: TestServer;
 let browser: Browser;
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
-  wallet = await startWalletServer();
+  main = await startMainServer();
+  const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
+  const verifierCa = await (await fetch(`${main.url}/oid4vp/ca.pem`)).text();
+  wallet = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: verifierCa } });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
 });
 afterAll(async () => {
   await browser?.close();
   await wallet?.close();
+  await main?.close();
 });
 
 async function violations(page: Page): Promise<string[]> {
@@ -53,6 +59,31 @@ describe.skipIf(!available)('wallet pages in Chromium', () => {
       await page.screenshot({ path: `${SHOTS}wallet-consent-${scheme}.png`, fullPage: true });
       expect(await violations(page)).toEqual([]);
       expect(foreign).toEqual([]);
+      await context.close();
+    });
+  }
+
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`a verifier's request (${scheme}): /authorize auto-issues, the consent page names the verifier and each claim, is axe-clean, and the person withholds one claim`, async () => {
+      const query = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ id: 'f', path: ['family_name'] }, { id: 'd', path: ['degree'] }], claim_sets: [['f', 'd'], ['d']] }] };
+      const created = (await exchange(main.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash', dcql_query: query }))).body;
+      const context = await browser.newContext({ colorScheme: scheme });
+      const page = await context.newPage();
+      await page.goto(`${wallet.url}/authorize?${new URL(created.authorization_request_uri).searchParams}`);
+      expect(new URL(page.url()).pathname).toMatch(/^\/consent\/req_/);
+      expect(await page.locator('main').textContent()).toContain(created.client_id);
+      const boxes = page.locator('input[type=checkbox][name=claim]');
+      expect(await boxes.count()).toBe(2);
+      expect(await page.locator('script').count()).toBe(0); // a plain form post: nothing needs JavaScript
+      await page.screenshot({ path: `${SHOTS}wallet-consent-request-${scheme}.png`, fullPage: true });
+      expect(await violations(page)).toEqual([]);
+      await page.getByLabel(/family_name/).uncheck();
+      await page.getByRole('button', { name: 'Present' }).click();
+      await page.waitForLoadState();
+      const doc = (await exchange(main.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+      expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
+      expect(Object.keys(doc.presentations.degree[0].claims)).toEqual(['degree']);
+      expect(await violations(page)).toEqual([]);
       await context.close();
     });
   }
