@@ -13,7 +13,7 @@ const DURATION_MS = 5_000;
  * credential (one key proof), CONCURRENCY flows at a time for DURATION_MS, against the issuer in its
  * own process. The holder's proof signing runs here, in the load generator.
  */
-async function flowsPerSecond(base: string, configuration: string): Promise<number> {
+export async function flowsPerSecond(base: string, configuration: string): Promise<number> {
   const agent = new Agent({ connections: CONCURRENCY * 2 });
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk = await exportJWK(publicKey);

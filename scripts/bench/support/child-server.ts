@@ -24,14 +24,14 @@ export interface ChildServer {
 }
 
 /** Runs the main origin (or the wallet) in its own process (so load generation does not share its event loop). */
-export async function startChildServer(options: { dataDir?: string; env?: Record<string, string>; service?: 'main' | 'wallet' } = {}): Promise<ChildServer> {
+export async function startChildServer(options: { dataDir?: string; env?: Record<string, string>; service?: 'main' | 'wallet'; nodeArgs?: string[] } = {}): Promise<ChildServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const service = options.service ?? 'main';
   const ports = service === 'wallet' ? { WALLET_PORT: String(port), WALLET_URL: url } : { PORT: String(port), BASE_URL: url };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', service], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'scripts/start.ts', service], {
     cwd: ROOT,
     env: { ...process.env, ...ports, HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000000', BUILD_COMMIT: 'bench', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

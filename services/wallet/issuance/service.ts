@@ -100,7 +100,7 @@ export class WalletIssuance {
       if (cached && !body.force) return { status: 'issued', credential_source: 'cached', credential_ids: [cached.credential_id], active_credential_id: session.activeCredentialId, ...recorder.view() };
       const created = expectOk(await plain.call('issuer_offer', `${credentialIssuer}/offers`, { json: { credential_configuration_ids: [configurationId], ...(body.tx_code ? { tx_code: true } : {}), ...(body.deferred ? { deferred: true } : {}) } }), 'Creating an offer at the issuer', [201]).json;
       const txCode = typeof body.tx_code === 'string' ? body.tx_code : typeof created.tx_code_value === 'string' ? created.tx_code_value : undefined;
-      const result = await this.fromOffer(session, recorder, created.credential_offer ?? { credential_offer_uri: created.credential_offer_uri }, txCode, app);
+      const result = await this.fromOffer(session, recorder, created.credential_offer ?? { credential_offer_uri: created.credential_offer_uri }, txCode, app, view);
       return { ...result, credential_source: 'issuer', ...(typeof created.status_uri === 'string' ? { issuer_status_uri: created.status_uri } : {}) };
     } catch (error) {
       await recorder.failed(errorToken(error), error instanceof InvalidCredential ? error.check : undefined);
@@ -141,7 +141,8 @@ export class WalletIssuance {
   }
 
   /** An offer (pre-authorized code, or authorization code with issuer_state). */
-  private async fromOffer(session: WalletSession, recorder: ExchangeRecorder, input: unknown, txCode: string | undefined, app: string): Promise<Record<string, unknown>> {
+  /** `known`: issuer metadata this exchange already fetched and checked, reused when the offer names the same issuer and no other AS. */
+  private async fromOffer(session: WalletSession, recorder: ExchangeRecorder, input: unknown, txCode: string | undefined, app: string, known?: IssuerView): Promise<Record<string, unknown>> {
     const offer = await resolveOffer(new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins), input);
     const preAuthorized = offer.grants?.[PRE_AUTHORIZED_GRANT];
     if (preAuthorized?.tx_code && !txCode) {
@@ -149,7 +150,9 @@ export class WalletIssuance {
       error.extra = { tx_code: txCodeDescription(preAuthorized.tx_code) };
       throw error;
     }
-    const discovery = await discoverIssuer(new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins), offer.credential_issuer, preAuthorized?.authorization_server ?? offer.grants?.authorization_code?.authorization_server);
+    const namedServer = preAuthorized?.authorization_server ?? offer.grants?.authorization_code?.authorization_server;
+    const reusable = known && known.credentialIssuer === offer.credential_issuer && (namedServer === undefined || namedServer === known.authorizationServer);
+    const discovery = reusable ? known : await discoverIssuer(new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins), offer.credential_issuer, namedServer);
     const wire = await this.wire(recorder, discovery.asMetadata);
     if (!preAuthorized) return this.authorize(session, wire, discovery, offer.credential_configuration_ids, app, offer.grants?.authorization_code?.issuer_state);
     const token = await this.token(wire, discovery, { grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': preAuthorized['pre-authorized_code'], ...(txCode ? { tx_code: txCode } : {}) });
