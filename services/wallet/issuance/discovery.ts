@@ -37,8 +37,29 @@ export function checkDiscoveredIssuer(metadata: Record<string, any>, expected: s
   if (metadata.issuer !== expected) throw new OAuthError('discovery_issuer_mismatch', `The discovery document names another issuer than ${expected}; no further call was made`, 400);
 }
 
+/**
+ * The issuer's `credential_configurations_supported` as a map of the entries that are objects; the
+ * metadata comes from the network, so anything else (an array, nulls, `__proto__`) is left out.
+ */
+export function configurationsOf(metadata: Record<string, any> | undefined): Map<string, Record<string, any>> {
+  const raw: unknown = metadata?.credential_configurations_supported;
+  const out = new Map<string, Record<string, any>>();
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
+  for (const [id, value] of Object.entries(raw)) if (value && typeof value === 'object' && !Array.isArray(value)) out.set(id, value as Record<string, any>);
+  return out;
+}
+
+/** An issuer identifier must be an http(s) URL without query or fragment (OpenID4VCI 1.0 §12.2.1); else 400. */
+export function checkIssuerIdentifier(value: unknown, what = 'credential_issuer'): string {
+  if (!isHttpUrl(value)) throw new OAuthError('invalid_request', `${what} is not an http(s) URL`, 400);
+  const u = new URL(value);
+  if (u.search || u.hash || u.username || u.password) throw new OAuthError('invalid_request', `${what} has a query, fragment or userinfo`, 400);
+  return value;
+}
+
 /** Credential issuer metadata, then the metadata of its authorization server, each checked before use. */
 export async function discoverIssuer(wire: IssuerWire, credentialIssuer: string, authorizationServer?: string): Promise<IssuerView> {
+  checkIssuerIdentifier(credentialIssuer);
   const metadata = expectOk(await wire.call('metadata', wellKnown(credentialIssuer, 'openid-credential-issuer')), 'The credential issuer metadata').json;
   checkIssuerIdentity(metadata, credentialIssuer);
   if (!metadata.credential_endpoint || !isHttpUrl(metadata.credential_endpoint)) throw new UpstreamError('The issuer metadata has no usable credential_endpoint');

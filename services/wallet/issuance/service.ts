@@ -10,7 +10,7 @@ import { UpstreamError, type OutboundHttp } from '../outbound.ts';
 import type { WalletSession } from '../sessions.ts';
 import type { WalletSettings } from '../settings.ts';
 import { InvalidCredential, checkCredential, heldCredential } from './credentials.ts';
-import { discoverIssuer, discoverOpenIdProvider, issuerKeys, wellKnown, type IssuerView } from './discovery.ts';
+import { checkIssuerIdentifier, configurationsOf, discoverIssuer, discoverOpenIdProvider, issuerKeys, wellKnown, type IssuerView } from './discovery.ts';
 import { PRE_AUTHORIZED_GRANT, resolveOffer, type CredentialOffer } from './offer.ts';
 import { clientAttestation, clientAttestationPop, keyAttestation, keyProofs, proofCount, proofKeys } from './proofs.ts';
 import { IssuerWire, expectOk, interactionId, type WireResponse } from './wire.ts';
@@ -110,14 +110,14 @@ export class WalletIssuance {
 
   /** A configuration by id, or the first of the wanted format (HAIP ones only when HAIP material is on). */
   private chooseConfiguration(view: IssuerView, body: IssueBody): string {
-    const configurations = (view.metadata.credential_configurations_supported ?? {}) as Record<string, Record<string, any>>;
+    const configurations = configurationsOf(view.metadata);
     if (body.credential_configuration_id !== undefined) {
-      if (!Object.hasOwn(configurations, body.credential_configuration_id)) throw invalidRequest(`The issuer offers no configuration ${body.credential_configuration_id}`);
+      if (!configurations.has(body.credential_configuration_id)) throw invalidRequest(`The issuer offers no configuration ${body.credential_configuration_id}`);
       return body.credential_configuration_id;
     }
     const format = body.credential_format ?? this.deps.settings.defaultCredentialFormat;
     const haip = (c: Record<string, any>) => c.proof_types_supported?.jwt?.key_attestations_required !== undefined;
-    const found = Object.entries(configurations).find(([, c]) => c.format === format && (this.deps.settings.haipEnabled || !haip(c)));
+    const found = [...configurations].find(([, c]) => c.format === format && (this.deps.settings.haipEnabled || !haip(c)));
     if (!found) throw invalidRequest(`The issuer offers no configuration of format ${format}`);
     return found[0];
   }
@@ -161,7 +161,7 @@ export class WalletIssuance {
 
   /** Behaviour 12: from an issuer id or its metadata URL, list the configurations, then authorize the chosen one. */
   private async walletInitiated(session: WalletSession, recorder: ExchangeRecorder, body: ImportBody, app: string): Promise<Record<string, unknown>> {
-    let issuer = String(body.credential_issuer);
+    let issuer = checkIssuerIdentifier(body.credential_issuer);
     const marker = '/.well-known/openid-credential-issuer';
     if (issuer.includes('/.well-known/') && !issuer.includes(marker)) throw invalidRequest('credential_issuer is an issuer identifier or its /.well-known/openid-credential-issuer URL, not authorization server metadata');
     if (issuer.includes(marker)) {
@@ -169,15 +169,15 @@ export class WalletIssuance {
       issuer = `${u.origin}${u.pathname.replace(marker, '')}`.replace(/\/$/, '');
     }
     const view = await discoverIssuer(new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins), issuer);
-    const configurations = (view.metadata.credential_configurations_supported ?? {}) as Record<string, Record<string, unknown>>;
+    const configurations = configurationsOf(view.metadata);
     if (body.credential_configuration_id === undefined) {
       return {
         status: 'configuration_selection_required',
-        credential_configurations: Object.entries(configurations).map(([id, c]) => ({ credential_configuration_id: id, format: c.format, ...(c.vct ? { vct: c.vct } : {}), ...(c.doctype ? { doctype: c.doctype } : {}), ...(c.scope ? { scope: c.scope } : {}) })),
+        credential_configurations: [...configurations].map(([id, c]) => ({ credential_configuration_id: id, format: c.format, ...(c.vct ? { vct: c.vct } : {}), ...(c.doctype ? { doctype: c.doctype } : {}), ...(c.scope ? { scope: c.scope } : {}) })),
         ...recorder.view(),
       };
     }
-    if (!Object.hasOwn(configurations, body.credential_configuration_id)) throw invalidRequest(`The issuer offers no configuration ${body.credential_configuration_id}`);
+    if (!configurations.has(body.credential_configuration_id)) throw invalidRequest(`The issuer offers no configuration ${body.credential_configuration_id}`);
     return this.authorize(session, await this.wire(recorder, view.asMetadata), view, [body.credential_configuration_id], app);
   }
 
@@ -259,7 +259,7 @@ export class WalletIssuance {
     const identifiers = credentialIdentifiers(token);
     const stored: string[] = [];
     for (const configurationId of configurationIds) {
-      const configuration = (view.metadata.credential_configurations_supported ?? {})[configurationId] as Record<string, any> | undefined;
+      const configuration = configurationsOf(view.metadata).get(configurationId);
       if (!configuration) throw new UpstreamError(`The issuer metadata has no configuration ${configurationId}`);
       const format = String(configuration.format);
       const nonce = typeof view.metadata.nonce_endpoint === 'string' ? expectOk(await wire.call('nonce', view.metadata.nonce_endpoint, { method: 'POST' }), 'The nonce endpoint').json.c_nonce : undefined;

@@ -12,7 +12,7 @@ import { randomToken } from '../../crypto/random.ts';
 import { OAuthError, invalidRequest } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
 import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
-import { wellKnown } from '../issuance/discovery.ts';
+import { configurationsOf, wellKnown } from '../issuance/discovery.ts';
 import type { WalletIssuance } from '../issuance/service.ts';
 import { IssuerWire } from '../issuance/wire.ts';
 import { UpstreamError, upstreamErrorToken, type OutboundHttp } from '../outbound.ts';
@@ -142,13 +142,13 @@ export class WalletPresentation {
     if (!first) return undefined;
     const wire = new IssuerWire(this.deps.outbound, pending.recorder, this.deps.trustedOrigins);
     const response = await wire.call('metadata', wellKnown(`${this.deps.settings.issuerBaseUrl}/oid4vci`, 'openid-credential-issuer'));
-    const configurations = (response.json?.credential_configurations_supported ?? {}) as Record<string, Record<string, any>>;
+    const configurations = configurationsOf(response.json);
     const haip = (c: Record<string, any>) => c.proof_types_supported?.jwt?.key_attestations_required !== undefined;
     const fits = (c: Record<string, any>) =>
       c.format === first.format &&
       (first.meta?.doctype_value === undefined || c.doctype === first.meta.doctype_value) &&
       (first.meta?.vct_values === undefined || first.meta.vct_values.includes(c.vct));
-    const found = Object.entries(configurations).find(([, c]) => fits(c) && (this.deps.settings.haipEnabled || !haip(c)));
+    const found = [...configurations].find(([, c]) => fits(c) && (this.deps.settings.haipEnabled || !haip(c)));
     return found?.[0];
   }
 
