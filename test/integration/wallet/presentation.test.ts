@@ -166,3 +166,35 @@ describe('the mdoc device key across a restart (behaviour 3)', () => {
     }
   });
 });
+
+describe('x509_san_dns (the verifier on a DNS name)', () => {
+  it('/submit against our verifier at localhost: the leaf SAN names the host, both response modes verified; an untrusted anchor is refused', async () => {
+    const named = await startMainServer({ baseHost: 'localhost' });
+    const verifierCa = await (await fetch(`${named.url}/oid4vp/ca.pem`)).text();
+    const env = { BASE_URL: named.url, WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: verifierCa };
+    const trusting = await startWalletServer({ clock: named.clock, env });
+    const untrusting = await startWalletServer({ clock: named.clock, env: { BASE_URL: named.url } });
+    try {
+      for (const mode of ['direct_post', 'direct_post.jwt']) {
+        const created = (await exchange(named.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_san_dns', response_mode: mode, dcql_query: degree }))).body;
+        expect(created.client_id).toBe('x509_san_dns:localhost');
+        const res = await fetch(`${trusting.url}/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': `san-${mode}` }, body: JSON.stringify({ uri: created.authorization_request_uri }) });
+        expect(res.status, await res.clone().text()).toBe(200);
+        const doc = (await exchange(named.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+        expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
+      }
+      const created = (await exchange(named.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_san_dns', dcql_query: degree }))).body;
+      const refused = await fetch(`${untrusting.url}/api/resolve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'san-untrusted' }, body: JSON.stringify({ uri: created.authorization_request_uri }) });
+      const body = (await refused.json()) as Record<string, any>;
+      expect(refused.status).toBe(200);
+      expect(body.trust).toMatchObject({ verified: false, error: expect.any(String) });
+      const presented = await fetch(`${untrusting.url}/api/present`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'san-untrusted' }, body: JSON.stringify({ request_id: body.request_id }) });
+      expect(presented.status).toBe(400);
+      expect(((await presented.json()) as { error_description: string }).error_description).toMatch(/could not be authenticated/);
+    } finally {
+      await untrusting.close();
+      await trusting.close();
+      await named.close();
+    }
+  });
+});
