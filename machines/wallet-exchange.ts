@@ -3,14 +3,14 @@ import { assign, setup } from 'xstate';
 /**
  * One exchange of the wallet harness with an issuer or a verifier (decisions section 10), stream
  * `wallet-exchange:<id>` in `wallet.db`. Issuance: started -> discovered -> authorized -> token ->
- * nonce -> credential -> deferred -> stored -> notified; presentation: started -> resolved ->
- * presented; any of them -> failed. Each wire call is an `exchange.hop` whose `step` moves the state;
+ * nonce -> credential -> deferred -> stored -> notified, or (the protected-resource mode) token ->
+ * resource_read; presentation: started -> resolved -> presented; any of them -> failed. Each wire call is an `exchange.hop` whose `step` moves the state;
  * secrets appear only as fingerprints.
  */
 export type ExchangeKind = 'issuance' | 'presentation';
 export type HopStep =
   | 'offer' | 'metadata' | 'as_metadata' | 'challenge' | 'par' | 'authorize' | 'token' | 'nonce' | 'credential' | 'deferred' | 'notification' | 'issuer_offer' | 'jwks'
-  | 'request_object' | 'response';
+  | 'request_object' | 'response' | 'resource';
 
 export type WalletExchangeEvent =
   | { type: 'exchange.started'; at: number; kind: ExchangeKind; session: string; source: string }
@@ -66,12 +66,13 @@ export const walletExchangeMachine = setup({
     started: { on: { 'exchange.hop': [hop('discovered', ISSUANCE_STEPS.discovered), hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.credential_stored': stored, 'exchange.failed': failed } },
     discovered: { on: { 'exchange.hop': [hop('authorized', ISSUANCE_STEPS.authorized), hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.failed': failed } },
     authorized: { on: { 'exchange.hop': [hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.failed': failed } },
-    token: { on: { 'exchange.hop': [hop('nonce', ISSUANCE_STEPS.nonce), hop('credential', ISSUANCE_STEPS.credential), anyHop], 'exchange.failed': failed } },
+    token: { on: { 'exchange.hop': [hop('nonce', ISSUANCE_STEPS.nonce), hop('credential', ISSUANCE_STEPS.credential), hop('resource_read', ['resource']), anyHop], 'exchange.failed': failed } },
     nonce: { on: { 'exchange.hop': [hop('credential', ISSUANCE_STEPS.credential), anyHop], 'exchange.failed': failed } },
     credential: { on: { 'exchange.hop': [hop('deferred', ISSUANCE_STEPS.deferred), anyHop], 'exchange.credential_stored': stored, 'exchange.failed': failed } },
     deferred: { on: { 'exchange.hop': anyHop, 'exchange.credential_stored': stored, 'exchange.failed': failed } },
     stored: { on: { 'exchange.credential_stored': { actions: 'recordStored' }, 'exchange.hop': [hop('notified', ['notification']), anyHop], 'exchange.failed': failed } },
     notified: { type: 'final' },
+    resource_read: { type: 'final' },
     started_presentation: { on: { 'exchange.hop': [hop('resolved', ['request_object']), anyHop], 'exchange.presented': 'presented', 'exchange.credential_stored': { actions: 'recordStored' }, 'exchange.failed': failed } },
     resolved: { on: { 'exchange.hop': anyHop, 'exchange.credential_stored': { actions: 'recordStored' }, 'exchange.presented': 'presented', 'exchange.failed': failed } },
     presented: { type: 'final' },

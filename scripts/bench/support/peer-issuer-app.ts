@@ -37,6 +37,8 @@ export interface PeerIssuerOptions {
   asIssuerOverride?: string;
   /** SD-JWT VCs signed with the key that only `/.well-known/jwt-vc-issuer` lists, not `jwks_uri`. */
   signWithJwtVcIssuerKey?: boolean;
+  /** The wallet attester's public key: client attestations it signed pass at PAR and token. */
+  attesterJwk?: Jwk;
 }
 
 export interface PeerIssuer {
@@ -50,6 +52,10 @@ export interface PeerIssuer {
   batches: { proofs: number; distinctKeys: number }[];
   /** `x-fapi-interaction-id` and event of each notification. */
   notifications: { event: unknown; interactionId?: string; dpop: boolean }[];
+  /** The query parameter names of each authorization request that reached the authorize endpoint. */
+  authorizeQueries: string[][];
+  /** Each read of the protected resource `{issuer}/resource`: the token's scope and whether DPoP bound it. */
+  resourceReads: { scope?: string; dpop: boolean; interactionId?: string }[];
   /** An offer by value (`openid-credential-offer://…`) with a fresh pre-authorized code. */
   createOffer(configurationIds?: string[]): Promise<string>;
   close(): Promise<void>;
@@ -82,9 +88,11 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
       const jwt = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256', kid: 'peer-1' } as never).sign(issuerKeys.privateKey);
       return { jwt, signerJwk: (signer as { publicJwk?: Jwk }).publicJwk ?? issuerPublic };
     },
-    verifyJwt: async (signer: JwtSigner, { compact }: { compact: string }) => {
+    verifyJwt: async (signer: JwtSigner, { header, compact }: { header: Record<string, unknown>; compact: string }) => {
       try {
-        const jwk = signer.method === 'jwk' ? signer.publicJwk : issuerPublic;
+        const attestation = header.typ === 'oauth-client-attestation+jwt';
+        if (attestation && !options.attesterJwk) return { verified: false as const };
+        const jwk = signer.method === 'jwk' ? signer.publicJwk : attestation ? options.attesterJwk! : issuerPublic;
         await compactVerify(compact, await importJWK(jwk as never, signer.alg));
         return { verified: true as const, signerJwk: jwk };
       } catch {
@@ -106,7 +114,18 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     UniversityDegreeCredential: { format: 'dc+sd-jwt', vct: `${issuer}/credential-types/university-degree`, scope: 'vc:university_degree', cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } } },
     MobileDrivingLicenceMsoMdoc: { format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL', scope: 'vc:mdl', cryptographic_binding_methods_supported: ['cose_key'], credential_signing_alg_values_supported: [-7], proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } } },
   };
-  const asMetadata = as.createAuthorizationServerMetadata({ issuer, token_endpoint: `${issuer}/token`, jwks_uri: jwksUri, dpop_signing_alg_values_supported: ['ES256'], 'pre-authorized_grant_anonymous_access_supported': true } as never);
+  const asMetadata = as.createAuthorizationServerMetadata({
+    issuer,
+    token_endpoint: `${issuer}/token`,
+    jwks_uri: jwksUri,
+    dpop_signing_alg_values_supported: ['ES256'],
+    'pre-authorized_grant_anonymous_access_supported': true,
+    authorization_endpoint: `${issuer}/authorize`,
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    require_pushed_authorization_requests: true,
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['attest_jwt_client_auth'],
+  } as never);
   const issuerMetadata = vci.createCredentialIssuerMetadata({ credential_issuer: issuer, credential_endpoint: `${issuer}/credential`, nonce_endpoint: `${issuer}/nonce`, notification_endpoint: `${issuer}/notification`, credential_configurations_supported: configurations } as never);
 
   const hits = new Map<string, number>();
@@ -118,6 +137,8 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     challenges: { as: 0, rs: 0 },
     batches: [],
     notifications: [],
+    authorizeQueries: [],
+    resourceReads: [],
     createOffer: async (ids) => (await newOffer(ids)).credentialOffer,
     close: () => app.close(),
   };
@@ -164,6 +185,52 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     return reply.code(201).send({ offer_url: credentialOffer, pre_authorized_code: code });
   });
 
+  /** Pushed requests by request_uri, then codes by value: what the token endpoint checks the code against. */
+  const pushed = new Map<string, { params: Record<string, string>; dpopJkt?: string }>();
+  const authorizationCodes = new Map<string, { params: Record<string, string>; dpopJkt?: string }>();
+
+  app.post('/oid4vci/par', async (request, reply) => {
+    const req = requestOf(request);
+    const parsed = await as.parsePushedAuthorizationRequest({ request: req, authorizationRequest: request.body });
+    if (!hasDpopNonce(parsed.dpop?.jwt, 'as')) {
+      peer.challenges.as += 1;
+      return reply.code(400).header('dpop-nonce', dpopNonces.as).send({ error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' });
+    }
+    const verified = await as.verifyPushedAuthorizationRequest({
+      authorizationServerMetadata: asMetadata,
+      authorizationRequest: parsed.authorizationRequest,
+      request: req,
+      clientAttestation: { required: true, ...parsed.clientAttestation },
+      ...(parsed.dpop ? { dpop: { ...parsed.dpop, allowedSigningAlgs: ['ES256'] } } : {}),
+    });
+    const params = parsed.authorizationRequest as Record<string, string>;
+    if (params.code_challenge_method !== 'S256' || typeof params.code_challenge !== 'string') throw new Oauth2ServerErrorResponseError({ error: 'invalid_request', error_description: 'PKCE S256 is required' });
+    const requestUri = `urn:ietf:params:oauth:request_uri:${randomBytes(16).toString('base64url')}`;
+    pushed.set(requestUri, { params, dpopJkt: verified.dpop?.jwkThumbprint });
+    return reply.code(201).send(as.createPushedAuthorizationResponse({ requestUri, expiresInSeconds: 60 }).pushedAuthorizationResponse);
+  });
+
+  // The person consents at once: the peer answers the pushed request with a code (RFC 9207 iss included).
+  app.get('/oid4vci/authorize', async (request, reply) => {
+    const query = request.query as Record<string, string>;
+    peer.authorizeQueries.push(Object.keys(query).sort());
+    const found = pushed.get(query.request_uri);
+    if (!found || found.params.client_id !== query.client_id) return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown request_uri' });
+    pushed.delete(query.request_uri);
+    const code = randomBytes(16).toString('base64url');
+    authorizationCodes.set(code, found);
+    const back = new URL(found.params.redirect_uri);
+    back.search = new URLSearchParams({ code, state: found.params.state, iss: issuer }).toString();
+    return reply.redirect(back.toString(), 302);
+  });
+
+  app.get('/oid4vci/resource', async (request) => {
+    const { tokenPayload, dpop } = await authorizeResourceRequest(request);
+    const interaction = request.headers['x-fapi-interaction-id'];
+    peer.resourceReads.push({ scope: typeof tokenPayload.scope === 'string' ? tokenPayload.scope : undefined, dpop: dpop !== undefined, interactionId: typeof interaction === 'string' ? interaction : undefined });
+    return { resource: 'peer demo resource', scope: tokenPayload.scope };
+  });
+
   app.post('/oid4vci/token', async (request, reply) => {
     const req = requestOf(request);
     const parsed = as.parseAccessTokenRequest({ request: req, accessTokenRequest: request.body as Record<string, unknown> });
@@ -171,6 +238,7 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
       peer.challenges.as += 1;
       return reply.code(400).header('dpop-nonce', dpopNonces.as).send({ error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' });
     }
+    if (parsed.grant.grantType === 'authorization_code') return authorizationCodeToken(req, parsed);
     const code = (parsed.grant as { preAuthorizedCode: string }).preAuthorizedCode;
     const ids = codes.get(code);
     if (!ids) return reply.code(400).send({ error: 'invalid_grant', error_description: 'unknown pre-authorized code' });
@@ -178,6 +246,25 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     codes.delete(code);
     return as.createAccessTokenResponse({ authorizationServer: issuer, audience: issuer, expiresInSeconds: 300, signer: { method: 'jwk', alg: 'ES256', publicJwk: issuerPublic }, subject: 'alice', scope: ids.map((id) => configurations[id as keyof typeof configurations].scope).join(' '), ...(verified.dpop ? { dpop: { jwk: verified.dpop.jwk } } : {}) });
   });
+
+  /** The authorization code grant: PKCE, the DPoP key of the PAR, the same client attestation. */
+  async function authorizationCodeToken(req: ReturnType<typeof requestOf>, parsed: ReturnType<typeof as.parseAccessTokenRequest>) {
+    const code = (parsed.grant as { code: string }).code;
+    const granted = authorizationCodes.get(code);
+    if (!granted) throw new Oauth2ServerErrorResponseError({ error: 'invalid_grant', error_description: 'unknown or used code' });
+    authorizationCodes.delete(code);
+    const verified = await as.verifyAuthorizationCodeAccessTokenRequest({
+      authorizationServerMetadata: asMetadata,
+      grant: parsed.grant as never,
+      accessTokenRequest: parsed.accessTokenRequest,
+      request: req,
+      expectedCode: code,
+      pkce: { codeVerifier: parsed.pkceCodeVerifier, codeChallenge: granted.params.code_challenge, codeChallengeMethod: 'S256' as never },
+      clientAttestation: { required: true, ...parsed.clientAttestation, expectedClientId: granted.params.client_id },
+      dpop: { required: granted.dpopJkt !== undefined, jwt: parsed.dpop?.jwt, expectedJwkThumbprint: granted.dpopJkt, allowedSigningAlgs: ['ES256'] },
+    });
+    return as.createAccessTokenResponse({ authorizationServer: issuer, audience: issuer, expiresInSeconds: 300, signer: { method: 'jwk', alg: 'ES256', publicJwk: issuerPublic }, subject: 'alice', clientId: granted.params.client_id, scope: granted.params.scope, ...(verified.dpop ? { dpop: { jwk: verified.dpop.jwk } } : {}) });
+  }
 
   app.post('/oid4vci/nonce', async () => {
     const cNonce = randomBytes(16).toString('base64url');
@@ -248,6 +335,7 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   }
 
   app.setErrorHandler((error, _request, reply) => {
+    if (process.env.PEER_DEBUG) console.error('PEER', error);
     if (error instanceof Oauth2ResourceUnauthorizedError) {
       const nonce = (error as { dpopNonce?: string }).dpopNonce;
       return reply.code(401).header('www-authenticate', error.toHeaderValue()).headers(nonce ? { 'dpop-nonce': nonce } : {}).send();

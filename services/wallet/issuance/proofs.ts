@@ -74,7 +74,9 @@ export async function clientAttestation(settings: WalletSettings, instance: KeyP
 }
 
 export async function clientAttestationPop(instance: KeyPair, clientId: string, audience: string, challenge: string | undefined, nowS: number): Promise<string> {
-  return new SignJWT({ iss: clientId, aud: audience, jti: randomToken(16), iat: nowS, ...(challenge ? { challenge } : {}) })
+  // exp is optional in the PoP of the attestation draft HAIP 1.0 cites; authorization servers built on
+  // earlier drafts (e.g. @openid4vc/oauth2 0.4.x) require it, and a short one costs nothing.
+  return new SignJWT({ iss: clientId, aud: audience, jti: randomToken(16), iat: nowS, exp: nowS + 300, ...(challenge ? { challenge } : {}) })
     .setProtectedHeader({ alg: instance.alg, typ: 'oauth-client-attestation-pop+jwt' })
     .sign(instance.privateKey);
 }

@@ -6,7 +6,7 @@ import { randomToken } from '../../crypto/random.ts';
 import { OAuthError, invalidRequest } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
 import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
-import { UpstreamError, type OutboundHttp } from '../outbound.ts';
+import { UpstreamError, upstreamErrorToken, type OutboundHttp } from '../outbound.ts';
 import type { WalletSession } from '../sessions.ts';
 import type { WalletSettings } from '../settings.ts';
 import { InvalidCredential, checkCredential, heldCredential } from './credentials.ts';
@@ -40,7 +40,11 @@ interface PendingAuthorization {
   wire: IssuerWire;
   expiresAt: number;
   app: string;
+  /** The protected-resource mode: what to read with the token instead of requesting credentials. */
+  resource?: ProtectedResource;
 }
+
+interface ProtectedResource { endpoint: string; scope: string }
 
 const CALLBACK_TTL_MS = 600_000;
 const DEFERRED_POLLS = 10;
@@ -133,7 +137,7 @@ export class WalletIssuance {
       if (body.offer !== undefined) return await this.fromOffer(session, recorder, body.offer, body.tx_code, app);
       if (body.credential !== undefined) return await this.fromRawCredential(session, recorder, body);
       if (body.credential_issuer !== undefined) return await this.walletInitiated(session, recorder, body, app);
-      return await this.protectedResource(session, recorder, body);
+      return await this.protectedResource(session, recorder, body, app);
     } catch (error) {
       await recorder.failed(errorToken(error), error instanceof InvalidCredential ? error.check : undefined);
       throw withExchanges(error, recorder);
@@ -185,7 +189,7 @@ export class WalletIssuance {
    * Behaviour 1: PAR with PKCE S256 (required or advertised), then an authorization URL with only
    * client_id and request_uri; the callback finishes with the same client attestation.
    */
-  private async authorize(session: WalletSession, wire: IssuerWire, view: IssuerView, configurationIds: string[], app: string, issuerState?: string): Promise<Record<string, unknown>> {
+  private async authorize(session: WalletSession, wire: IssuerWire, view: IssuerView, configurationIds: string[], app: string, issuerState?: string, resource?: ProtectedResource): Promise<Record<string, unknown>> {
     const as = view.asMetadata;
     if (typeof as.authorization_endpoint !== 'string') throw new UpstreamError('The authorization server has no authorization_endpoint');
     const codeVerifier = b64url(Buffer.from(randomToken(32)));
@@ -199,7 +203,7 @@ export class WalletIssuance {
       code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
       code_challenge_method: PKCE_METHOD,
       state,
-      authorization_details: JSON.stringify(configurationIds.map((id) => ({ type: 'openid_credential', credential_configuration_id: id }))),
+      ...(resource ? { scope: resource.scope } : { authorization_details: JSON.stringify(configurationIds.map((id) => ({ type: 'openid_credential', credential_configuration_id: id }))) }),
       ...(issuerState ? { issuer_state: issuerState } : {}),
     };
     let authorizationUrl: string;
@@ -212,7 +216,7 @@ export class WalletIssuance {
       authorizationUrl = `${as.authorization_endpoint}?${new URLSearchParams(request)}`;
     }
     this.sweepPending();
-    this.pendingAuthorizations.set(state, { sessionId: session.id, view, configurationIds, codeVerifier, redirectUri, wire, expiresAt: this.deps.clock.now() + CALLBACK_TTL_MS, app });
+    this.pendingAuthorizations.set(state, { sessionId: session.id, view, configurationIds, codeVerifier, redirectUri, wire, expiresAt: this.deps.clock.now() + CALLBACK_TTL_MS, app, ...(resource ? { resource } : {}) });
     return { status: 'authorization_required', authorization_url: authorizationUrl, state, ...wire.recorder.view() };
   }
 
@@ -234,6 +238,7 @@ export class WalletIssuance {
     if (!query.code) return back('error', 'no code', pending.app);
     try {
       const token = await this.token(pending.wire, pending.view, { grant_type: 'authorization_code', code: query.code, redirect_uri: pending.redirectUri, code_verifier: pending.codeVerifier, client_id: this.deps.settings.attestedClientId });
+      if (pending.resource) return back('success', `the protected resource answered HTTP ${await this.readResource(pending.wire, token, pending.resource)}`, pending.app);
       const result = await this.credentials(session, pending.wire, pending.view, token, pending.configurationIds, { anonymous: false });
       return back('success', `stored ${(result.credential_ids as string[]).join(', ')}`, pending.app);
     } catch (error) {
@@ -243,6 +248,14 @@ export class WalletIssuance {
   }
 
   // ----- token, credential, deferred, notification -----
+
+  /** The protected-resource mode's last hop: one GET with the (DPoP-bound) token, nonce retry included; 2xx or an upstream error. */
+  private async readResource(wire: IssuerWire, token: Record<string, any>, resource: ProtectedResource): Promise<number> {
+    const accessToken = { value: String(token.access_token), type: String(token.token_type ?? 'Bearer') };
+    const response = await wire.call('resource', resource.endpoint, { method: 'GET', accessToken, headers: { 'x-fapi-interaction-id': interactionId() } }, { side: 'rs' });
+    if (response.status < 200 || response.status >= 300) throw new UpstreamError(`The protected resource answered HTTP ${response.status}`, response.status, upstreamErrorToken(Buffer.from(response.text)));
+    return response.status;
+  }
 
   private async token(wire: IssuerWire, view: IssuerView, form: Record<string, string>): Promise<Record<string, any>> {
     const endpoint = view.asMetadata.token_endpoint;
@@ -371,14 +384,15 @@ export class WalletIssuance {
   }
 
   /** The protected-resource mode (FAPI 2.0 discovery): needs HAIP material; discovery is checked before anything else. */
-  private async protectedResource(session: WalletSession, recorder: ExchangeRecorder, body: ImportBody): Promise<Record<string, unknown>> {
+  private async protectedResource(session: WalletSession, recorder: ExchangeRecorder, body: ImportBody, app: string): Promise<Record<string, unknown>> {
     if (!this.deps.settings.haipEnabled) throw new OAuthError('haip_material_required', 'discovery_url needs the HAIP attester material (WALLET_CLIENT_ATTESTATION_*_JWK_JSON)', 400);
-    if (typeof body.resource_endpoint !== 'string' || typeof body.scope !== 'string') throw invalidRequest('discovery_url goes with resource_endpoint and scope');
+    if (typeof body.resource_endpoint !== 'string' || typeof body.scope !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/.test(body.scope)) throw invalidRequest('discovery_url goes with resource_endpoint (an http(s) URL) and scope (RFC 6749 scope tokens)');
+    const endpoint = checkIssuerIdentifier(body.resource_endpoint, 'resource_endpoint');
     const plain = new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins);
-    const { metadata } = await discoverOpenIdProvider(plain, String(body.discovery_url));
+    const { issuer, metadata } = await discoverOpenIdProvider(plain, String(body.discovery_url));
     const wire = await this.wire(recorder, metadata);
-    const view: IssuerView = { credentialIssuer: String(metadata.issuer), metadata: { credential_endpoint: body.resource_endpoint }, authorizationServer: String(metadata.issuer), asMetadata: metadata };
-    return this.authorize(session, wire, view, [], '/', undefined).then((r) => ({ ...r, scope: body.scope }));
+    const view: IssuerView = { credentialIssuer: issuer, metadata: {}, authorizationServer: issuer, asMetadata: metadata };
+    return this.authorize(session, wire, view, [], app, undefined, { endpoint, scope: body.scope });
   }
 }
 

@@ -13,18 +13,29 @@ import { startWalletServer, type TestWallet } from '../../support/wallet-server.
 let peer: PeerIssuer;
 let wallet: TestWallet;
 beforeAll(async () => {
-  peer = await startPeerIssuer();
-  const privateJwk = async () => JSON.stringify(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey));
-  // HAIP material of the wallet's own (the peer does not check attestations); needed for discovery_url.
-  wallet = await startWalletServer({ env: { BASE_URL: 'http://127.0.0.1:1', WALLET_ISSUER_BASE_URL: peer.url, WALLET_CLIENT_ATTESTATION_ATTESTER_JWK_JSON: await privateJwk(), WALLET_CLIENT_ATTESTATION_KEY_ATTESTATION_JWK_JSON: await privateJwk() } });
+  const privateJwk = async () => exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey);
+  // HAIP material of the test's own: the peer trusts this attester's key at PAR and token.
+  const attester = await privateJwk();
+  const { d: _d, ...attesterPublic } = attester;
+  peer = await startPeerIssuer({ attesterJwk: attesterPublic as never });
+  wallet = await startWalletServer({ env: { BASE_URL: 'http://127.0.0.1:1', WALLET_ISSUER_BASE_URL: peer.url, WALLET_CLIENT_ATTESTATION_ATTESTER_JWK_JSON: JSON.stringify(attester), WALLET_CLIENT_ATTESTATION_KEY_ATTESTATION_JWK_JSON: JSON.stringify(await privateJwk()) } });
 }, 30_000);
 afterAll(async () => {
   await wallet.close();
   await peer.close();
 });
 beforeEach(() => {
-  for (const key of Object.keys(peer.options)) delete peer.options[key as keyof typeof peer.options];
+  for (const key of Object.keys(peer.options)) if (key !== 'attesterJwk') delete peer.options[key as keyof typeof peer.options];
 });
+
+/** The person's browser: the authorization URL at the peer, then the peer's redirect to the wallet callback, then where the wallet sends the app. */
+async function authorizeInBrowser(authorizationUrl: string): Promise<URL> {
+  const atPeer = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect(atPeer.status).toBe(302);
+  const callback = await fetch(atPeer.headers.get('location')!, { redirect: 'manual' });
+  expect(callback.status).toBe(302);
+  return new URL(callback.headers.get('location')!, wallet.url);
+}
 
 let counter = 0;
 const newSession = () => `peer-issuer-${++counter}`;
@@ -116,5 +127,45 @@ describe('interop: our wallet against an issuer built from @openid4vc/openid4vci
     expect(refused.body.error_description).toMatch(/signature/);
     expect((await call(s, '/api/session')).body.credentials).toHaveLength(0);
     expect(hits('/.well-known/jwt-vc-issuer/oid4vci')).toBe(0);
+  });
+
+  it('behaviours 1 and 12, wallet-initiated: configurations listed, then PAR with PKCE, client attestation and DPoP; the authorize URL carries only client_id and request_uri; the same attestation at the token endpoint', async () => {
+    peer.options.dpopNonce = true;
+    const s = newSession();
+    const listed = await call(s, '/api/import', { credential_issuer: `${peer.issuer}/.well-known/openid-credential-issuer` });
+    expect(listed.status, JSON.stringify(listed.body).slice(0, 300)).toBe(200);
+    expect(listed.body.status).toBe('configuration_selection_required');
+    expect(listed.body.credential_configurations.map((c: { credential_configuration_id: string }) => c.credential_configuration_id)).toEqual(['UniversityDegreeCredential', 'MobileDrivingLicenceMsoMdoc']);
+    expect(hits('/oid4vci/par')).toBe(0);
+    const started = await call(s, '/api/import', { credential_issuer: peer.issuer, credential_configuration_id: 'UniversityDegreeCredential' });
+    expect(started.status, JSON.stringify(started.body).slice(0, 300)).toBe(200);
+    expect(started.body.status).toBe('authorization_required');
+    expect([...new URL(started.body.authorization_url).searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    const landed = await authorizeInBrowser(started.body.authorization_url);
+    expect(Object.fromEntries(landed.searchParams)).toMatchObject({ oid4vci_status: 'success' });
+    expect(peer.authorizeQueries.at(-1)).toEqual(['client_id', 'request_uri']);
+    const view = (await call(s, '/api/session')).body;
+    expect(view.credentials).toHaveLength(1);
+    expect(view.credentials[0]).toMatchObject({ format: 'dc+sd-jwt', holder_key_thumbprint: view.wallet_key_thumbprint });
+  });
+
+  it('the protected-resource mode: FAPI 2.0 discovery, PAR with scope, PKCE, attestation and DPoP, then the resource read with the DPoP-bound token (nonce retry included)', async () => {
+    peer.options.dpopNonce = true;
+    const s = newSession();
+    const before = snapshot();
+    const started = await call(s, '/api/import', { discovery_url: `${peer.issuer}/.well-known/openid-configuration`, resource_endpoint: `${peer.issuer}/resource`, scope: 'vc:university_degree' });
+    expect(started.status, JSON.stringify(started.body).slice(0, 300)).toBe(200);
+    expect(started.body.status).toBe('authorization_required');
+    const landed = await authorizeInBrowser(started.body.authorization_url);
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ oid4vci_status: 'success', oid4vci_message: 'the protected resource answered HTTP 200' });
+    expect(peer.resourceReads.at(-1)).toEqual({ scope: 'vc:university_degree', dpop: true, interactionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(callsSince(before)).toEqual(['/oid4vci/.well-known/openid-configuration', '/oid4vci/authorize', '/oid4vci/par', '/oid4vci/resource', '/oid4vci/token']);
+    expect(hits('/.well-known/oauth-authorization-server/oid4vci')).toBe(before.get('/.well-known/oauth-authorization-server/oid4vci') ?? 0);
+  });
+
+  it('the protected-resource mode needs the scope and an http(s) resource endpoint', async () => {
+    const bad = await call(newSession(), '/api/import', { discovery_url: `${peer.issuer}/.well-known/openid-configuration`, resource_endpoint: 'file:///etc/passwd', scope: 'a' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('invalid_request');
   });
 });
