@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { walletExchangeMachine, type HopStep, type WalletExchangeEvent } from '../../../machines/wallet-exchange.ts';
 
 // Issue 18/19: properties of the wallet's exchange machine over generated event sequences.
-const STEPS: HopStep[] = ['offer', 'metadata', 'as_metadata', 'challenge', 'par', 'authorize', 'token', 'nonce', 'credential', 'deferred', 'notification', 'issuer_offer', 'jwks', 'request_object', 'response'];
+const STEPS: HopStep[] = ['offer', 'metadata', 'as_metadata', 'challenge', 'par', 'authorize', 'token', 'nonce', 'credential', 'deferred', 'notification', 'issuer_offer', 'jwks', 'request_object', 'response', 'resource'];
 const event: fc.Arbitrary<WalletExchangeEvent> = fc.oneof(
   fc.constantFrom(...STEPS).map((step) => ({ type: 'exchange.hop' as const, at: 1, step, method: 'GET', url: 'https://x/y', status: 200 })),
   fc.constant({ type: 'exchange.credential_stored' as const, at: 1, credential_id: 'c', format: 'dc+sd-jwt', batch_secondary: false }),
@@ -30,7 +30,8 @@ describe('wallet exchange machine properties', () => {
   it('issuance only moves forward along discovered -> ... -> notified; final states never move', () => {
     fc.assert(fc.property(fc.array(event, { maxLength: 30 }), (events) => {
       for (const t of run('issuance', events)) {
-        if (['notified', 'failed', 'presented'].includes(t.before)) expect(t.after).toBe(t.before);
+        if (['notified', 'failed', 'presented', 'resource_read'].includes(t.before)) expect(t.after).toBe(t.before);
+        if (t.after === 'resource_read' && t.before !== 'resource_read') expect(t.before).toBe('token');
         if (t.after !== 'failed' && ORDER.includes(t.before) && ORDER.includes(t.after)) expect(ORDER.indexOf(t.after)).toBeGreaterThanOrEqual(ORDER.indexOf(t.before));
         if (t.after === 'notified' && t.before !== 'notified') expect(t.before).toBe('stored');
         if (t.after === 'stored' && t.before !== 'stored') expect(['started', 'credential', 'deferred']).toContain(t.before);
