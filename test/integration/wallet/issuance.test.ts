@@ -71,7 +71,7 @@ describe('wallet OID4VCI client against our issuer', () => {
     }
   });
 
-  it('/api/import: an openid-credential-offer:// URI with tx_code (400 tx_code_required first), W3C formats, deferred', async () => {
+  it('/api/import: an openid-credential-offer:// URI with tx_code (400 tx_code_required first), the three W3C formats, deferred', async () => {
     const s = newSession();
     const created = (await (await fetch(`${main.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredentialJWT'], tx_code: true }))).json()) as Record<string, any>;
     const missing = await call(s, '/api/import', { offer: created.offer_url });
@@ -80,11 +80,14 @@ describe('wallet OID4VCI client against our issuer', () => {
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     const ldp = (await (await fetch(`${main.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredentialLDP'], by_value: true }))).json()) as Record<string, any>;
     expect((await call(s, '/api/import', { offer: ldp.credential_offer })).status).toBe(200);
+    const jwtLd = (await (await fetch(`${main.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredentialJWTLD'], by_value: true }))).json()) as Record<string, any>;
+    const importedLd = await call(s, '/api/import', { offer: jwtLd.credential_offer });
+    expect(importedLd.status, JSON.stringify(importedLd.body).slice(0, 300)).toBe(200);
     const deferred = await call(s, '/api/issue', { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', deferred: true, force: true });
     expect(deferred.status, JSON.stringify(deferred.body)).toBe(200);
     expect(deferred.body._protocol_exchanges.map((e: { step: string }) => e.step)).toContain('deferred');
     const formats = (await call(s, '/api/session')).body.credentials.map((c: { format: string }) => c.format);
-    expect(formats).toEqual(expect.arrayContaining(['jwt_vc_json', 'ldp_vc', 'mso_mdoc']));
+    expect(formats).toEqual(expect.arrayContaining(['jwt_vc_json', 'jwt_vc_json-ld', 'ldp_vc', 'mso_mdoc']));
   });
 
   it('wallet-initiated: configurations listed, then PAR + PKCE, an authorization URL with only client_id and request_uri, and the callback', async () => {
