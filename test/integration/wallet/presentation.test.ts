@@ -198,3 +198,28 @@ describe('x509_san_dns (the verifier on a DNS name)', () => {
     }
   });
 });
+
+describe('external verifiers (WALLET_ALLOW_EXTERNAL_VERIFIERS)', () => {
+  it('need a per-request approval; once approved the outbound guard still vets the destination', async () => {
+    const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
+    // verifier.example resolves (test hook) to a documentation address: public-looking name, non-public destination.
+    const open = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, WALLET_ALLOW_EXTERNAL_VERIFIERS: 'true', WALLET_DNS_OVERRIDES: 'verifier.example=192.0.2.10' } });
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${open.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'external' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    try {
+      expect((await post('/api/issue', { credential_configuration_id: 'UniversityDegreeCredential' })).status).toBe(200);
+      const params = new URLSearchParams({ client_id: 'redirect_uri:https://verifier.example/response', response_type: 'vp_token', response_mode: 'direct_post', response_uri: 'https://verifier.example/response', nonce: 'n-external', state: 's', dcql_query: JSON.stringify(degree) });
+      const resolved = await post('/api/resolve', { uri: `openid4vp://?${params}` });
+      expect(resolved.status, JSON.stringify(resolved.body).slice(0, 300)).toBe(200);
+      expect(resolved.body.trust).toMatchObject({ trusted_target: false, approval_required: true });
+      const unapproved = await post('/api/present', { request_id: resolved.body.request_id });
+      expect(unapproved).toMatchObject({ status: 403, body: { error: 'external_approval_required' } });
+      const approved = await post('/api/present', { request_id: resolved.body.request_id, approve_external_trust: true });
+      expect(approved).toMatchObject({ status: 400, body: { error: 'destination_not_allowed' } });
+    } finally {
+      await open.close();
+    }
+  });
+});
