@@ -70,7 +70,7 @@ export class WalletIssuance {
 
   /** A wire for one exchange: DPoP when the AS lists algorithms, attestation once HAIP material is on. */
   private async wire(recorder: ExchangeRecorder, asMetadata?: Record<string, any>): Promise<IssuerWire> {
-    const dpop = Array.isArray(asMetadata?.dpop_signing_alg_values_supported) && asMetadata.dpop_signing_alg_values_supported.includes('ES256') ? { key: await generateHolderKey('ES256'), nonces: new Map<string, string>() } : undefined;
+    const dpop = Array.isArray(asMetadata?.dpop_signing_alg_values_supported) && asMetadata.dpop_signing_alg_values_supported.includes('ES256') ? { key: await generateHolderKey('ES256'), nonces: new Map<string, string>(), nowS: () => this.nowS() } : undefined;
     let attestation;
     if (this.deps.settings.haipEnabled && asMetadata) {
       const instance = await this.instanceKey();

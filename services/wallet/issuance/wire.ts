@@ -30,6 +30,8 @@ export interface WireResponse {
 export interface DpopState {
   key: KeyPair;
   nonces: Map<string, string>;
+  /** The wallet's clock in epoch seconds (`iat` of each proof). */
+  nowS: () => number;
 }
 
 /** Client attestation headers for one exchange: the attestation and a PoP minted per request. */
@@ -51,7 +53,7 @@ export async function dpopProof(state: DpopState, method: string, url: string, a
   const nonce = state.nonces.get(new URL(url).origin);
   return new SignJWT({ htm: method, htu: htuOf(url), jti: randomToken(16), ...(nonce ? { nonce } : {}), ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}) })
     .setProtectedHeader({ alg: state.key.alg, typ: 'dpop+jwt', jwk: state.key.publicJwk })
-    .setIssuedAt()
+    .setIssuedAt(state.nowS())
     .sign(state.key.privateKey);
 }
 

@@ -64,4 +64,22 @@ describe('wallet OID4VCI client: HAIP, DPoP nonces, encryption', () => {
     const view = (await call('haip-2', '/api/session')).body;
     expect(view.credentials.find((c: { active: boolean }) => c.active)).toMatchObject({ format: 'dc+sd-jwt', credential_configuration_id: 'UniversityDegreeCredentialHAIP' });
   });
+
+  it('deferred under DPoP nonces and required encryption: the wallet waits past two nonce windows, so the deferred endpoint asks again (401) and the retry carries the new nonce', async () => {
+    const attester = ((await (await fetch(`${main.url}/oid4vci/demo/attester`)).json()) as { env: Record<string, string> }).env;
+    const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
+    // The RS nonce is good for the current and the previous minute; the wait below outlasts both.
+    const patient = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, ...attester }, wallet: { wait: async () => main.clock.advance(130_000) } });
+    try {
+      const res = await fetch(`${patient.url}/api/issue`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'deferred-nonce' }, body: JSON.stringify({ credential_configuration_id: 'UniversityDegreeCredential', deferred: true }) });
+      const body = (await res.json()) as Record<string, any>;
+      expect(res.status, JSON.stringify(body._protocol_exchanges.filter((e: { step: string }) => e.step === "deferred" || e.step === "credential"))).toBe(200);
+      const hops = (body._protocol_exchanges as Array<{ step: string; status: number; note?: string; request?: { body?: unknown } }>).filter((e) => e.step === 'deferred');
+      expect(hops.map((e) => e.status)).toEqual([401, 200]);
+      expect(hops[0].note).toMatch(/^use_dpop_nonce/);
+      expect(hops.every((e) => e.request?.body === '(compact JWE)')).toBe(true);
+    } finally {
+      await patient.close();
+    }
+  });
 });

@@ -44,6 +44,10 @@ describe('wallet OID4VCI client against our issuer', () => {
     expect(view.credentials.find((c: { active: boolean }) => !c.active)).toMatchObject({ batch_secondary: true });
     const again = await call(s, '/api/issue', { credential_configuration_id: 'UniversityDegreeCredential' });
     expect(again.body).toMatchObject({ status: 'issued', credential_source: 'cached', credential_ids: [active.credential_id] });
+    // Behaviour 6: the issuer advertises request-encryption keys with encryption_required false; nothing is encrypted.
+    const metadataHop = issued.body._protocol_exchanges.find((e: { step: string }) => e.step === 'metadata');
+    expect(metadataHop.response.body.credential_request_encryption).toMatchObject({ encryption_required: false, jwks: { keys: [expect.objectContaining({ use: 'enc' })] } });
+    expect(issued.body._protocol_exchanges.filter((e: { step: string }) => e.step === 'credential').every((e: { request: { body: unknown } }) => typeof e.request.body === 'object')).toBe(true);
     const status = (await (await fetch(issued.body.issuer_status_uri)).json()) as Record<string, any>;
     expect(status).toMatchObject({ status: 'notified', proof_count: 2, token_type: 'DPoP', notification_event: 'credential_accepted' });
   });
