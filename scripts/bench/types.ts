@@ -26,12 +26,15 @@ export async function opsPerSecond(fn: () => unknown | Promise<unknown>, ms = 15
   return (n * 1e9) / Number(elapsed);
 }
 
+/** Steady state first: lazily loaded modules, JIT and caches of the server under test warm up for this long. */
+export const WARM_UP_MS = 1_500;
+
 /**
- * Runs `flow` `concurrency` at a time for `durationMs` after `warmups` sequential runs; returns how
- * many timed runs completed and over how many seconds.
+ * Runs `flow` `concurrency` at a time for `durationMs`, after the same load for `warmUpMs` (not
+ * counted); returns how many timed runs completed and over how many seconds.
  */
-export async function concurrentFlows(flow: () => Promise<unknown>, concurrency: number, durationMs: number, warmups = 20): Promise<{ done: number; seconds: number }> {
-  for (let i = 0; i < warmups; i++) await flow();
+export async function concurrentFlows(flow: () => Promise<unknown>, concurrency: number, durationMs: number, warmUpMs = WARM_UP_MS): Promise<{ done: number; seconds: number }> {
+  if (warmUpMs > 0) await concurrentFlows(flow, concurrency, warmUpMs, 0);
   let done = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {

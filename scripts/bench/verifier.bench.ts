@@ -5,7 +5,7 @@ import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
 import { cpuSecondsOf, startChildServer, startPeerProcess } from './support/child-server.ts';
-import { concurrentFlows, type Bench } from './types.ts';
+import { WARM_UP_MS, concurrentFlows, type Bench } from './types.ts';
 
 const CONCURRENCY = 8;
 const DURATION_MS = 5_000;
@@ -40,7 +40,7 @@ async function measure(base: string, pid: number, kind: keyof typeof QUERIES, pr
     const result = await call('GET', created.result_uri);
     if (result.status !== 'verified') throw new Error(`not verified: ${JSON.stringify(result)}`);
   };
-  for (let i = 0; i < 20; i++) await flow(); // warm-up (lazy imports, caches) stays out of the CPU count
+  await concurrentFlows(flow, CONCURRENCY, WARM_UP_MS, 0); // warm-up (lazy imports, JIT, caches) stays out of the CPU count
   const cpuBefore = cpuSecondsOf(pid);
   const { done, seconds } = await concurrentFlows(flow, CONCURRENCY, DURATION_MS, 0);
   const cpu = cpuSecondsOf(pid) - cpuBefore;

@@ -96,7 +96,8 @@ export class IssuerService {
     readonly clock: Clock,
     private readonly users: ReadonlyMap<string, { id: string; claims: Record<string, unknown> }>,
   ) {
-    this.offers = new ActorRuntime(log, issuanceMachine, 'issuance');
+    // An offer's stream holds a handful of events (offered, token, credential, notified): folding them beats writing snapshots.
+    this.offers = new ActorRuntime(log, issuanceMachine, 'issuance', 10_000, false);
     this.once = new ActorRuntime(log, singleUseMachine, 'once');
     this.asNonces = new DPoPNonces(clock);
     this.rsNonces = new DPoPNonces(clock);

@@ -31,7 +31,9 @@ export async function startChildServer(options: { dataDir?: string; env?: Record
   const started = performance.now();
   const service = options.service ?? 'main';
   const ports = service === 'wallet' ? { WALLET_PORT: String(port), WALLET_URL: url } : { PORT: String(port), BASE_URL: url };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'scripts/start.ts', service], {
+  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process there (for finding where a flow's time goes).
+  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, ...(options.nodeArgs ?? []), '--import', 'tsx', 'scripts/start.ts', service], {
     cwd: ROOT,
     env: { ...process.env, ...ports, HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000000', BUILD_COMMIT: 'bench', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
