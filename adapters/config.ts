@@ -12,6 +12,8 @@ export interface Config {
   walletBackendOrigin: string;
   showcaseBaseUrl: string;
   dataDir: string;
+  /** Where the main origin's event log and read models live: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
+  eventStore: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
   rateLimitPerMinute: number;
   trustProxy: string[] | false;
   vendor: string;
@@ -39,6 +41,16 @@ function integer(env: Record<string, string | undefined>, name: string, fallback
   return n;
 }
 
+/** EVENT_STORE (sqlite, the default, or postgres) and DATABASE_URL, checked together. */
+function eventStore(env: Record<string, string | undefined>): Config['eventStore'] {
+  const kind = env.EVENT_STORE || 'sqlite';
+  if (kind === 'sqlite') return { kind };
+  if (kind !== 'postgres') throw new Error(`EVENT_STORE must be sqlite or postgres, not "${kind}"`);
+  const url = env.DATABASE_URL;
+  if (!url || !/^postgres(ql)?:\/\//.test(url)) throw new Error('DATABASE_URL must be a postgres:// URL when EVENT_STORE is postgres');
+  return { kind, url };
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000);
@@ -56,6 +68,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walletBackendOrigin: trimSlash(env.WALLET_BACKEND_ORIGIN || walletUrl),
     showcaseBaseUrl: trimSlash(env.SHOWCASE_BASE_URL || `http://localhost:${spiffePort}`),
     dataDir: resolve(env.DATA_DIR || './data'),
+    eventStore: eventStore(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100),
     trustProxy: env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()).filter(Boolean) : false,
     vendor: env.AGENT_AUTH_VENDOR || 'portico',

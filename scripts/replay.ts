@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { PostgresEventLog } from '../adapters/store/postgres-event-log.ts';
 import { SqliteEventLog } from '../adapters/store/sqlite-event-log.ts';
 import type { EventLog } from '../services/event-log.ts';
 import { parseArgs } from 'node:util';
@@ -7,7 +8,7 @@ import { fold, persistedState, sameState, toMachineEvent } from '../services/act
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 
 /**
- * `npm run replay -- <db> [--stream <id>] [--json]`: prints each stream's timeline (time, event,
+ * `npm run replay -- <db file | postgres://…> [--stream <id>] [--json]`: prints each stream's timeline (time, event,
  * resulting state), rebuilds every actor by folding its events through its machine, and exits 1
  * naming each stream whose fold differs from the snapshot the service holds.
  */
@@ -17,8 +18,9 @@ const { values, positionals } = parseArgs({
   options: { stream: { type: 'string' }, json: { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false } },
 });
 const file = positionals[0];
-if (!file || !existsSync(file)) {
-  console.error('usage: npm run replay -- <db> [--stream <id>] [--json] [--quiet]');
+const onPostgres = /^postgres(ql)?:\/\//.test(file ?? '');
+if (!file || (!onPostgres && !existsSync(file))) {
+  console.error('usage: npm run replay -- <db file | postgres:// URL> [--stream <id>] [--json] [--quiet]');
   process.exit(2);
 }
 
@@ -29,7 +31,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 // Everything is read through the event-log interface, so another store can be replayed the same way.
-const log: EventLog = new SqliteEventLog(file, { readonly: true });
+const log: EventLog = onPostgres ? await PostgresEventLog.open(file) : new SqliteEventLog(file, { readonly: true });
 const streams = values.stream ? [values.stream] : await log.streamIds();
 
 type Step = { sequence: number; version: number; at: string; type: string; state?: unknown; data: unknown };
@@ -64,7 +66,7 @@ for (const stream of streams) {
 
 const differing = reports.filter((r) => r.verdict === 'differs');
 if (values.json) {
-  console.log(JSON.stringify({ file, streams: reports, differing: differing.map((r) => r.stream) }, null, 2));
+  console.log(JSON.stringify({ file: onPostgres ? new URL(file).pathname.slice(1) : file, streams: reports, differing: differing.map((r) => r.stream) }, null, 2));
 } else {
   for (const r of reports) {
     console.log(`\n${r.stream}  (${r.events} events, ${r.verdict}${r.state !== undefined ? `, state ${JSON.stringify(r.state)}` : ''})`);

@@ -5,8 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import { FileKeyRing } from '../../keys/file-key-ring.ts';
-import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
-import { SqliteProjectionStore } from '../../store/sqlite-projection-store.ts';
+import { openEventStore } from '../../store/open.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
 import type { SigningAlg } from '../../../services/keys.ts';
 import { AgentRegistry } from '../../../projections/agent-registry.ts';
@@ -79,10 +78,10 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   mkdirSync(config.dataDir, { recursive: true });
   const keyList: Array<[string, SigningAlg]> = [['agentauth', 'ES256'], ...MAIN_KEYS];
   const keys = await FileKeyRing.open(config.dataDir, keyList);
-  const log = new SqliteEventLog(join(config.dataDir, 'main.db'));
+  const { log, projections: projectionStore } = await openEventStore(config);
 
   const { registry, feed, revokedAccessTokens, all: projections } = createMainProjections();
-  const runner = new ProjectionRunner(new SqliteProjectionStore(log), projections);
+  const runner = new ProjectionRunner(projectionStore, projections);
   await runner.start();
 
   const settings = agentAuthSettings(config.baseUrl, config.vendor);

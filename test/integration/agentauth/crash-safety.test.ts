@@ -1,10 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { registerUntilKilled, startChildMain } from '../../support/child-main.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -19,54 +20,26 @@ const freePort = () =>
     });
   });
 
-/** Starts `npm start -- main` as a child process and resolves once it listens. */
-function startChild(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'main'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000', BUILD_COMMIT: 'crash-test' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('listening')) resolve(child);
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)));
-  });
-}
-
 describe('crash safety', () => {
   it('every acknowledged registration survives SIGKILL, redeems exactly once after restart, and the log replays clean', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const first = await startChild(port);
+    const first = await startChildMain(port, { DATA_DIR: dataDir });
     const acknowledged: Array<{ agent_id: string; identity_assertion: string }> = [];
     const failures: string[] = [];
     let stop = false;
     // Four concurrent writers register until the process dies under them.
-    const writers = Array.from({ length: 4 }, async () => {
-      while (!stop) {
-        try {
-          const res = await fetch(`${base}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
-          if (res.status === 201) acknowledged.push((await res.json()) as never);
-        } catch (error) {
-          failures.push(String((error as Error).cause ?? error));
-          return; // connection refused or reset: the server is gone
-        }
-      }
-    });
+    const writers = registerUntilKilled(base, acknowledged, failures, () => stop);
     while (acknowledged.length < 150 && failures.length < 4) await new Promise((r) => setTimeout(r, 5));
     expect(failures).toEqual([]);
     const exited = new Promise((r) => first.once('exit', r));
     first.kill('SIGKILL');
     stop = true;
-    await Promise.all(writers);
+    await writers;
     await exited;
     expect(acknowledged.length).toBeGreaterThanOrEqual(150);
 
-    const second = await startChild(port);
+    const second = await startChildMain(port, { DATA_DIR: dataDir });
     try {
       for (const reg of acknowledged) {
         const once = await fetch(`${base}/agentauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }) });

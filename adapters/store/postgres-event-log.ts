@@ -1,0 +1,266 @@
+import { EventEmitter } from 'eventemitter3';
+import pg from 'pg';
+import type { Fold, SqlStatement } from '../../projections/types.ts';
+import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
+import { VersionConflict } from '../../services/event-log.ts';
+import { APPEND_LOCK, COMMIT_CHANNEL, migratePostgres, numberPlaceholders } from './postgres-schema.ts';
+
+interface EventRow {
+  sequence: string;
+  stream_id: string;
+  version: number;
+  type: string;
+  data: Record<string, unknown>;
+  at: string;
+}
+
+const toStored = (r: EventRow): StoredEvent => ({ sequence: Number(r.sequence), streamId: r.stream_id, version: r.version, type: r.type, data: r.data, at: Number(r.at) });
+
+interface PendingAppend {
+  streamId: string;
+  expectedVersion: number;
+  events: readonly NewEvent[];
+  snapshot: unknown;
+  resolve: (stored: StoredEvent[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs inside an append's transaction: the statements it returns commit or roll back with the events. */
+export type FoldInTransaction = (events: readonly StoredEvent[]) => Fold | void;
+
+/**
+ * The event log in PostgreSQL, behind the same contract as the SQLite one.
+ *
+ * Commit order: every appending transaction takes one advisory lock (`APPEND_LOCK`) before it reads
+ * the head and numbers its events, and holds it until it commits. Sequences are therefore handed out
+ * in commit order and are gap-free: a reader following `sequence > n` can never see a later number
+ * before an earlier one commits, with no snapshot-horizon bookkeeping on the reading side. The price
+ * is one appending transaction at a time across all instances; appends that arrive while one is open
+ * are committed together in the next (group commit), each with its own version check.
+ *
+ * Subscribers: each commit sends `NOTIFY portico_commits`; every instance LISTENs and reads what it
+ * has not delivered yet, so `onCommit` listeners see every instance's commits, in sequence order.
+ */
+export class PostgresEventLog implements EventLog {
+  readonly pool: pg.Pool;
+  private readonly bus = new EventEmitter<{ commit: CommitListener }>();
+  private readonly inTransaction: FoldInTransaction[] = [];
+  private pending: PendingAppend[] = [];
+  private flushing = false;
+  private closed = false;
+  /** The highest sequence handed to `onCommit` listeners (every event up to it was delivered once). */
+  private delivered = 0;
+  private delivering: Promise<void> = Promise.resolve();
+  private listener?: pg.Client;
+
+  private constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /** Connects, creates the tables when missing, and starts listening for other instances' commits. */
+  static async open(connectionString: string, options: { poolSize?: number } = {}): Promise<PostgresEventLog> {
+    const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+    // An idle client that loses its server (a PostgreSQL restart) must not take the process down.
+    pool.on('error', () => undefined);
+    const log = new PostgresEventLog(pool);
+    const client = await pool.connect();
+    try {
+      await migratePostgres(client);
+    } finally {
+      client.release();
+    }
+    log.delivered = await log.headSequence();
+    await log.listen(connectionString);
+    return log;
+  }
+
+  private async listen(connectionString: string): Promise<void> {
+    const client = new pg.Client({ connectionString });
+    client.on('error', () => undefined);
+    await client.connect();
+    client.on('notification', () => void this.deliver());
+    await client.query(`LISTEN ${COMMIT_CHANNEL}`);
+    this.listener = client;
+  }
+
+  append(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): Promise<StoredEvent[]> {
+    if (this.closed) return Promise.reject(new Error('event log is closed'));
+    if (events.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, expectedVersion, events, snapshot, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /** Commits everything pending in one transaction, then what arrived meanwhile, one transaction at a time. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        await this.commitBatch(batch);
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async commitBatch(batch: PendingAppend[]): Promise<void> {
+    let outcomes: Array<StoredEvent[] | VersionConflict>;
+    try {
+      outcomes = await this.transaction(batch);
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].reject(error);
+        return;
+      }
+      // Something other than a version conflict failed: commit each append alone so only its own fails.
+      for (const p of batch) await this.commitBatch([p]);
+      return;
+    }
+    const committed = outcomes.filter((o): o is StoredEvent[] => !(o instanceof VersionConflict)).flat();
+    if (committed.length > 0) await this.deliver(committed);
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (outcome instanceof VersionConflict) p.reject(outcome);
+      else p.resolve(outcome);
+    });
+  }
+
+  /** One transaction under the append lock: each append's version check, rows, snapshot and folds. */
+  private async transaction(batch: PendingAppend[]): Promise<Array<StoredEvent[] | VersionConflict>> {
+    const client = await this.pool.connect();
+    const folds: Fold[] = [];
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      let head = Number((await client.query<{ s: string }>('SELECT coalesce(max(sequence), 0) AS s FROM events')).rows[0].s);
+      const outcomes: Array<StoredEvent[] | VersionConflict> = [];
+      for (const p of batch) {
+        const actual = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [p.streamId])).rows[0].v ?? 0;
+        if (actual !== p.expectedVersion) {
+          outcomes.push(new VersionConflict(p.streamId, p.expectedVersion, actual));
+          continue;
+        }
+        const stored = p.events.map((e, i) => ({ sequence: head + i + 1, streamId: p.streamId, version: p.expectedVersion + i + 1, type: e.type, data: e.data, at: e.at }));
+        head += stored.length;
+        await client.query(
+          'INSERT INTO events (sequence, stream_id, version, type, data, at) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::json[], $6::bigint[])',
+          [stored.map((s) => s.sequence), stored.map((s) => s.streamId), stored.map((s) => s.version), stored.map((s) => s.type), stored.map((s) => JSON.stringify(s.data)), stored.map((s) => s.at)],
+        );
+        if (p.snapshot !== undefined) {
+          await client.query('INSERT INTO snapshots (stream_id, version, state) VALUES ($1, $2, $3) ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, state = excluded.state', [p.streamId, stored[stored.length - 1].version, JSON.stringify(p.snapshot)]);
+        }
+        for (const handler of this.inTransaction) {
+          const fold = handler(stored);
+          if (!fold) continue;
+          folds.push(fold);
+          await this.run(client, fold.statements);
+        }
+        outcomes.push(stored);
+      }
+      if (head > 0) await client.query('SELECT pg_notify($1, $2)', [COMMIT_CHANNEL, String(head)]);
+      await client.query('COMMIT');
+      for (const f of folds) f.committed();
+      return outcomes;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      for (const f of folds) f.rolledBack();
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async run(client: pg.PoolClient, statements: readonly SqlStatement[]): Promise<void> {
+    for (const s of statements) await client.query(numberPlaceholders(s.sql), s.params as unknown[]);
+  }
+
+  /**
+   * Hands committed events to listeners exactly once, in sequence order: this instance's own commit
+   * directly when it is next in line, anything else (other instances', or a gap) read from the log.
+   */
+  private deliver(own?: readonly StoredEvent[]): Promise<void> {
+    this.delivering = this.delivering.then(async () => {
+      if (this.closed) return;
+      if (own && own[0].sequence === this.delivered + 1) {
+        this.delivered = own[own.length - 1].sequence;
+        this.bus.emit('commit', own);
+        return;
+      }
+      for (;;) {
+        const next = await this.readAll(this.delivered, 1_000).catch(() => []);
+        if (next.length === 0) return;
+        this.delivered = next[next.length - 1].sequence;
+        this.bus.emit('commit', next);
+      }
+    });
+    return this.delivering;
+  }
+
+  /** Folds read models inside each append's transaction (the projection store's `follow`). */
+  withinAppend(handler: FoldInTransaction): () => void {
+    this.inTransaction.push(handler);
+    return () => {
+      const i = this.inTransaction.indexOf(handler);
+      if (i >= 0) this.inTransaction.splice(i, 1);
+    };
+  }
+
+  async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
+    const { rows } = await this.pool.query<EventRow>('SELECT * FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version', [streamId, afterVersion]);
+    return rows.map(toStored);
+  }
+
+  async readAll(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    const { rows } = await this.pool.query<EventRow>('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [afterSequence, limit]);
+    return rows.map(toStored);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return (await this.pool.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [streamId])).rows[0].v ?? 0;
+  }
+
+  async headSequence(): Promise<number> {
+    return Number((await this.pool.query<{ s: string }>('SELECT coalesce(max(sequence), 0) AS s FROM events')).rows[0].s);
+  }
+
+  async loadSnapshot(streamId: string): Promise<SnapshotRecord | undefined> {
+    const row = (await this.pool.query<{ version: number; state: unknown }>('SELECT version, state FROM snapshots WHERE stream_id = $1', [streamId])).rows[0];
+    return row && { streamId, version: row.version, state: row.state };
+  }
+
+  async streamIds(prefix = ''): Promise<string[]> {
+    // A range, not LIKE: the prefix may hold % or _; COLLATE "C" orders by code point like SQLite.
+    const { rows } = await this.pool.query<{ stream_id: string }>('SELECT DISTINCT stream_id FROM events WHERE stream_id COLLATE "C" >= $1 AND stream_id COLLATE "C" < $2 ORDER BY 1', [prefix, `${prefix}\u{10FFFF}`]);
+    return rows.map((r) => r.stream_id);
+  }
+
+  onCommit(listener: CommitListener): () => void {
+    this.bus.on('commit', listener);
+    return () => this.bus.off('commit', listener);
+  }
+
+  async checkpoint(name: string): Promise<number> {
+    const row = (await this.pool.query<{ sequence: string }>('SELECT sequence FROM checkpoints WHERE name = $1', [name])).rows[0];
+    return row ? Number(row.sequence) : 0;
+  }
+
+  async saveCheckpoint(name: string, sequence: number): Promise<void> {
+    await this.pool.query('INSERT INTO checkpoints (name, sequence) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence', [name, sequence]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.flushing || this.pending.length > 0) {
+      if (!this.flushing) await this.flush();
+      else await new Promise((resolve) => setTimeout(resolve, 5)); // finish in-flight appends before closing
+    }
+    this.closed = true;
+    await this.delivering;
+    this.bus.removeAllListeners();
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}

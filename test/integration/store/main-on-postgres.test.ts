@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerUntilKilled, startChildMain } from '../../support/child-main.ts';
+import { json, startMainServer } from '../../support/main-server.ts';
+import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { freePort } from '../../support/wallet-server.ts';
+
+/**
+ * Issue 20: the main origin with EVENT_STORE=postgres on a real PostgreSQL (a temporary cluster, a
+ * fresh database per case): whole flows whose state is event-sourced (read models included), the
+ * crash test (SIGKILL under load, single redemption after restart), and `npm run replay` on it.
+ */
+const ROOT = new URL('../../../', import.meta.url).pathname;
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+let server: TestPostgres;
+beforeAll(async () => {
+  if (postgresAvailable) server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const replay = (url: string) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', url, '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+
+describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
+  it('runs agent, OAuth, OID4VCI and OID4VP flows with its read models in PostgreSQL, and keeps them across a restart', async () => {
+    const url = await server.database();
+    const env = { EVENT_STORE: 'postgres', DATABASE_URL: url };
+    const main = await startMainServer({ env });
+    const run = async (protocol: string, flow: string) => {
+      const res = await fetch(`${main.url}/api/protocols/${protocol}/demo/${flow}`, json({}));
+      const body = (await res.json()) as Record<string, any>;
+      expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(201);
+      expect(body.status, body.error).toBe('succeeded');
+      return body;
+    };
+    let runIds: string[];
+    try {
+      const runs = [await run('agentauth', 'register-and-claim'), await run('oauth2', 'refresh-token'), await run('oid4vci', 'pre-authorized-code'), await run('oid4vp', 'dcql-direct-post')];
+      runIds = runs.map((r) => r.run_id);
+      const health = (await (await fetch(`${main.url}/health`)).json()) as Record<string, any>;
+      expect(health.event_log.head_sequence).toBeGreaterThan(20);
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        // The read models live in PostgreSQL: the claimed agent, the revoked family's access tokens.
+        expect(Number((await db.query("SELECT count(*) AS n FROM agent_registry WHERE standing = 'claimed'")).rows[0].n)).toBe(1);
+        expect(Number((await db.query('SELECT count(*) AS n FROM revoked_access_tokens')).rows[0].n)).toBeGreaterThan(0);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await main.close();
+    }
+    const again = await startMainServer({ env });
+    try {
+      for (const id of runIds) expect((await (await fetch(`${again.url}/api/runs/${id}`)).json()) as Record<string, any>).toMatchObject({ run_id: id, status: 'succeeded' });
+    } finally {
+      await again.close();
+    }
+    const replayed = replay(url);
+    expect(replayed.status, replayed.stdout.slice(-500) + replayed.stderr).toBe(0);
+    expect(replayed.stdout).toMatch(/ 0 differing/);
+  }, 120_000);
+
+  it('crash safety: every acknowledged registration survives SIGKILL, redeems exactly once after restart, and the log replays clean', async () => {
+    const url = await server.database();
+    const env = { EVENT_STORE: 'postgres', DATABASE_URL: url, DATA_DIR: `/tmp/portico-pg-crash-${process.pid}` };
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const first = await startChildMain(port, env);
+    const acknowledged: Array<{ agent_id: string; identity_assertion: string }> = [];
+    const failures: string[] = [];
+    let stop = false;
+    const writers = registerUntilKilled(base, acknowledged, failures, () => stop);
+    while (acknowledged.length < 100 && failures.length < 4) await new Promise((r) => setTimeout(r, 5));
+    expect(failures).toEqual([]);
+    const exited = new Promise((r) => first.once('exit', r));
+    first.kill('SIGKILL');
+    stop = true;
+    await writers;
+    await exited;
+
+    const second = await startChildMain(port, env);
+    try {
+      for (const reg of acknowledged) {
+        const redeem = () => fetch(`${base}/agentauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }) });
+        expect((await redeem()).status, `first redemption of ${reg.agent_id}`).toBe(200);
+        expect((await redeem()).status).toBe(400);
+      }
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((r) => second.once('exit', r));
+    }
+    const clean = replay(url);
+    expect(clean.status, clean.stdout.slice(-500) + clean.stderr).toBe(0);
+
+    // A snapshot forged in the database is named by the replay, which exits 1.
+    const victim = acknowledged[0].agent_id;
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const forged = await db.query("UPDATE snapshots SET state = jsonb_set(state::jsonb, '{value}', '\"revoked\"')::json WHERE stream_id = $1", [`agent:${victim}`]);
+      expect(forged.rowCount).toBe(1);
+    } finally {
+      await db.end();
+    }
+    const broken = replay(url);
+    expect(broken.status).toBe(1);
+    expect(broken.stdout).toMatch(new RegExp(`1 differing: agent:${victim}`));
+  }, 120_000);
+});
