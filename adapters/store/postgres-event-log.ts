@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Fold, SqlStatement } from '../../projections/types.ts';
 import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
 import { VersionConflict } from '../../services/event-log.ts';
-import { APPEND_LOCK, COMMIT_CHANNEL, migratePostgres, numberPlaceholders } from './postgres-schema.ts';
+import { COMMIT_CHANNEL, migratePostgres, numberPlaceholders } from './postgres-schema.ts';
 
 interface EventRow {
   sequence: string;
@@ -88,13 +88,16 @@ export class PostgresEventLog implements EventLog {
     if (events.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.pending.push({ streamId, expectedVersion, events, snapshot, resolve, reject });
-      if (!this.flushing) void this.flush();
+      // The first append of an idle log waits for the end of this turn, so appends made together commit together.
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
     });
   }
 
   /** Commits everything pending in one transaction, then what arrived meanwhile, one transaction at a time. */
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.pending.length > 0) {
         const batch = this.pending;
@@ -128,30 +131,22 @@ export class PostgresEventLog implements EventLog {
     });
   }
 
-  /** One transaction under the append lock: each append's version check, rows, snapshot and folds. */
+  /** One transaction: each append through `portico_append` (lock, version check, rows, snapshot, notify), then its folds. */
   private async transaction(batch: PendingAppend[]): Promise<Array<StoredEvent[] | VersionConflict>> {
     const client = await this.pool.connect();
     const folds: Fold[] = [];
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-      let head = Number((await client.query<{ s: string }>('SELECT coalesce(max(sequence), 0) AS s FROM events')).rows[0].s);
+      const batchJson = JSON.stringify(batch.map((p) => ({ stream: p.streamId, expected: p.expectedVersion, events: p.events.map((e) => ({ type: e.type, data: e.data, at: e.at })), snapshot: p.snapshot ?? null })));
+      const heads = (await client.query<{ heads: string[] }>('SELECT portico_append($1::json) AS heads', [batchJson])).rows[0].heads.map(Number);
       const outcomes: Array<StoredEvent[] | VersionConflict> = [];
-      for (const p of batch) {
-        const actual = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [p.streamId])).rows[0].v ?? 0;
-        if (actual !== p.expectedVersion) {
-          outcomes.push(new VersionConflict(p.streamId, p.expectedVersion, actual));
+      for (const [k, p] of batch.entries()) {
+        const head = heads[k];
+        if (head < 0) {
+          outcomes.push(new VersionConflict(p.streamId, p.expectedVersion, -head - 1));
           continue;
         }
         const stored = p.events.map((e, i) => ({ sequence: head + i + 1, streamId: p.streamId, version: p.expectedVersion + i + 1, type: e.type, data: e.data, at: e.at }));
-        head += stored.length;
-        await client.query(
-          'INSERT INTO events (sequence, stream_id, version, type, data, at) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::json[], $6::bigint[])',
-          [stored.map((s) => s.sequence), stored.map((s) => s.streamId), stored.map((s) => s.version), stored.map((s) => s.type), stored.map((s) => JSON.stringify(s.data)), stored.map((s) => s.at)],
-        );
-        if (p.snapshot !== undefined) {
-          await client.query('INSERT INTO snapshots (stream_id, version, state) VALUES ($1, $2, $3) ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, state = excluded.state', [p.streamId, stored[stored.length - 1].version, JSON.stringify(p.snapshot)]);
-        }
         for (const handler of this.inTransaction) {
           const fold = handler(stored);
           if (!fold) continue;
@@ -160,7 +155,6 @@ export class PostgresEventLog implements EventLog {
         }
         outcomes.push(stored);
       }
-      if (head > 0) await client.query('SELECT pg_notify($1, $2)', [COMMIT_CHANNEL, String(head)]);
       await client.query('COMMIT');
       for (const f of folds) f.committed();
       return outcomes;
@@ -254,8 +248,7 @@ export class PostgresEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.flushing || this.pending.length > 0) {
-      if (!this.flushing) await this.flush();
-      else await new Promise((resolve) => setTimeout(resolve, 5)); // finish in-flight appends before closing
+      await new Promise((resolve) => setTimeout(resolve, 5)); // finish in-flight appends before closing
     }
     this.closed = true;
     await this.delivering;

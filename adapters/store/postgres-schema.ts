@@ -24,6 +24,7 @@ export async function migratePostgres(client: PoolClient): Promise<void> {
         at        BIGINT  NOT NULL,
         UNIQUE (stream_id, version)
       );
+      DROP FUNCTION IF EXISTS portico_append(TEXT, INTEGER, TEXT[], JSON[], BIGINT[], JSON);
       CREATE OR REPLACE FUNCTION portico_events_are_immutable() RETURNS trigger LANGUAGE plpgsql AS
         $$ BEGIN RAISE EXCEPTION 'events are immutable and permanent'; END $$;
       CREATE OR REPLACE TRIGGER events_are_immutable BEFORE UPDATE OR DELETE ON events
@@ -39,6 +40,42 @@ export async function migratePostgres(client: PoolClient): Promise<void> {
         name     TEXT   PRIMARY KEY,
         sequence BIGINT NOT NULL
       );
+      -- A whole group commit in one round trip: for each append (in order) the append lock, the
+      -- version check, the rows numbered after the head, the snapshot and the commit announcement.
+      -- Returns, per append, the head before it, or -(actual version + 1) when the stream was not at
+      -- the expected version (nothing of that append written).
+      CREATE OR REPLACE FUNCTION portico_append(p_batch JSON) RETURNS BIGINT[] LANGUAGE plpgsql AS $$
+        DECLARE
+          item JSON;
+          actual INTEGER;
+          expected INTEGER;
+          head BIGINT;
+          n INTEGER;
+          out BIGINT[] := '{}';
+        BEGIN
+          PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
+          SELECT coalesce(max(sequence), 0) INTO head FROM events;
+          FOR item IN SELECT * FROM json_array_elements(p_batch) LOOP
+            expected := (item->>'expected')::INTEGER;
+            SELECT coalesce(max(version), 0) INTO actual FROM events WHERE stream_id = item->>'stream';
+            IF actual <> expected THEN
+              out := out || (-actual - 1)::BIGINT;
+              CONTINUE;
+            END IF;
+            n := json_array_length(item->'events');
+            INSERT INTO events (sequence, stream_id, version, type, data, at)
+              SELECT head + e.i, item->>'stream', expected + e.i, e.v->>'type', e.v->'data', (e.v->>'at')::BIGINT
+              FROM json_array_elements(item->'events') WITH ORDINALITY AS e(v, i);
+            IF json_typeof(item->'snapshot') IS DISTINCT FROM 'null' AND item->'snapshot' IS NOT NULL THEN
+              INSERT INTO snapshots (stream_id, version, state) VALUES (item->>'stream', expected + n, item->'snapshot')
+                ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, state = excluded.state;
+            END IF;
+            out := out || head;
+            head := head + n;
+          END LOOP;
+          PERFORM pg_notify('${COMMIT_CHANNEL}', head::text);
+          RETURN out;
+        END $$;
     `);
     await client.query('COMMIT');
   } catch (error) {
