@@ -110,4 +110,29 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     expect(broken.status).toBe(1);
     expect(broken.stdout).toMatch(new RegExp(`1 differing: agent:${victim}`));
   }, 120_000);
+
+  it('npm run migrate-log copies a SQLite log into PostgreSQL with every sequence kept and every fold checked; the main origin then serves it', async () => {
+    const sqliteMain = await startMainServer();
+    const res = await fetch(`${sqliteMain.url}/api/protocols/oid4vci/demo/pre-authorized-code`, json({}));
+    const ran = (await res.json()) as Record<string, any>;
+    expect(ran.status).toBe('succeeded');
+    await (await fetch(`${sqliteMain.url}/api/protocols/agentauth/demo/register-and-claim`, json({}))).json();
+    const file = `${sqliteMain.dataDir}/main.db`;
+    await sqliteMain.close({ keepData: true });
+    const url = await server.database();
+    const migrate = (target: string) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate-log.ts', file, target], { cwd: ROOT, encoding: 'utf8' });
+    const migrated = migrate(url);
+    expect(migrated.status, migrated.stdout + migrated.stderr).toBe(0);
+    expect(migrated.stdout).toMatch(/stream\(s\), \d+ event\(s\) copied, 0 differing/);
+    expect(migrate(url).status).toBe(2); // never into a log that already holds events
+    const onPg = await startMainServer({ env: { EVENT_STORE: 'postgres', DATABASE_URL: url } });
+    try {
+      expect((await (await fetch(`${onPg.url}/api/runs/${ran.run_id}`)).json()) as Record<string, any>).toMatchObject({ run_id: ran.run_id, status: 'succeeded' });
+    } finally {
+      await onPg.close();
+    }
+    const { rmSync } = await import('node:fs');
+    rmSync(sqliteMain.dataDir, { recursive: true, force: true });
+    expect(replay(url).status).toBe(0);
+  }, 120_000);
 });
