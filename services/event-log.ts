@@ -30,6 +30,14 @@ export class VersionConflict extends Error {
   }
 }
 
+/** The store cannot be reached right now (a database restarting or out of connections); nothing was decided. */
+export class StoreUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the event store cannot be reached', { cause });
+    this.name = 'StoreUnavailable';
+  }
+}
+
 export type CommitListener = (events: readonly StoredEvent[]) => void;
 
 export interface EventLog {

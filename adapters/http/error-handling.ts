@@ -2,6 +2,7 @@ import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, F
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { OAuthError } from '../../services/errors.ts';
+import { StoreUnavailable } from '../../services/event-log.ts';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -20,6 +21,7 @@ const pathOf = (url: string) => url.split('?')[0];
 
 function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (error instanceof StoreUnavailable) return new OAuthError('temporarily_unavailable', 'The event store cannot be reached right now; try again', 503);
   const e = error as FastifyError;
   if (e.validation) return new OAuthError('invalid_request', describeValidation(e), 400);
   switch (e.code) {

@@ -2,8 +2,8 @@ import { EventEmitter } from 'eventemitter3';
 import pg from 'pg';
 import type { Fold, SqlStatement } from '../../projections/types.ts';
 import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
-import { VersionConflict } from '../../services/event-log.ts';
-import { COMMIT_CHANNEL, migratePostgres, numberPlaceholders } from './postgres-schema.ts';
+import { StoreUnavailable, VersionConflict } from '../../services/event-log.ts';
+import { COMMIT_CHANNEL, isConnectionError, migratePostgres, numberPlaceholders } from './postgres-schema.ts';
 
 interface EventRow {
   sequence: string;
@@ -74,9 +74,27 @@ export class PostgresEventLog implements EventLog {
     return log;
   }
 
+  /**
+   * LISTENs on a connection of its own. When that connection is lost (PostgreSQL restarting), it is
+   * opened again with backoff and what was committed meanwhile is read and delivered from `delivered`.
+   */
   private async listen(connectionString: string): Promise<void> {
     const client = new pg.Client({ connectionString });
-    client.on('error', () => undefined);
+    let lost = false;
+    const reconnect = () => {
+      if (lost || this.closed) return;
+      lost = true;
+      void client.end().catch(() => undefined);
+      this.listener = undefined;
+      const retry = (delayMs: number) =>
+        setTimeout(() => {
+          if (this.closed) return;
+          this.listen(connectionString).then(() => this.deliver(), () => retry(Math.min(delayMs * 2, 5_000)));
+        }, delayMs).unref();
+      retry(100);
+    };
+    client.on('error', reconnect);
+    client.on('end', reconnect);
     await client.connect();
     client.on('notification', () => void this.deliver());
     await client.query(`LISTEN ${COMMIT_CHANNEL}`);
@@ -114,8 +132,8 @@ export class PostgresEventLog implements EventLog {
     try {
       outcomes = await this.transaction(batch);
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0].reject(error);
+      if (batch.length === 1 || error instanceof StoreUnavailable) {
+        for (const p of batch) p.reject(error);
         return;
       }
       // Something other than a version conflict failed: commit each append alone so only its own fails.
@@ -133,7 +151,9 @@ export class PostgresEventLog implements EventLog {
 
   /** One transaction: each append through `portico_append` (lock, version check, rows, snapshot, notify), then its folds. */
   private async transaction(batch: PendingAppend[]): Promise<Array<StoredEvent[] | VersionConflict>> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw isConnectionError(error) ? new StoreUnavailable(error) : error;
+    });
     const folds: Fold[] = [];
     try {
       await client.query('BEGIN');
@@ -156,14 +176,25 @@ export class PostgresEventLog implements EventLog {
         outcomes.push(stored);
       }
       await client.query('COMMIT');
+      client.release();
       for (const f of folds) f.committed();
       return outcomes;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      const lost = isConnectionError(error);
+      if (!lost) await client.query('ROLLBACK').catch(() => undefined);
       for (const f of folds) f.rolledBack();
-      throw error;
-    } finally {
-      client.release();
+      // A lost connection is not returned to the pool; whether a COMMIT in flight landed is read back by the actors' retry (version check).
+      client.release(lost ? (error as Error) : undefined);
+      throw lost ? new StoreUnavailable(error) : error;
+    }
+  }
+
+  /** A read through the pool; a lost server becomes StoreUnavailable (HTTP 503), anything else stays as it is. */
+  async query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, params);
+    } catch (error) {
+      throw isConnectionError(error) ? new StoreUnavailable(error) : error;
     }
   }
 
@@ -203,31 +234,31 @@ export class PostgresEventLog implements EventLog {
   }
 
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version', [streamId, afterVersion]);
+    const { rows } = await this.query<EventRow>('SELECT * FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version', [streamId, afterVersion]);
     return rows.map(toStored);
   }
 
   async readAll(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [afterSequence, limit]);
+    const { rows } = await this.query<EventRow>('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [afterSequence, limit]);
     return rows.map(toStored);
   }
 
   async streamVersion(streamId: string): Promise<number> {
-    return (await this.pool.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [streamId])).rows[0].v ?? 0;
+    return (await this.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [streamId])).rows[0].v ?? 0;
   }
 
   async headSequence(): Promise<number> {
-    return Number((await this.pool.query<{ s: string }>('SELECT coalesce(max(sequence), 0) AS s FROM events')).rows[0].s);
+    return Number((await this.query<{ s: string }>('SELECT coalesce(max(sequence), 0) AS s FROM events')).rows[0].s);
   }
 
   async loadSnapshot(streamId: string): Promise<SnapshotRecord | undefined> {
-    const row = (await this.pool.query<{ version: number; state: unknown }>('SELECT version, state FROM snapshots WHERE stream_id = $1', [streamId])).rows[0];
+    const row = (await this.query<{ version: number; state: unknown }>('SELECT version, state FROM snapshots WHERE stream_id = $1', [streamId])).rows[0];
     return row && { streamId, version: row.version, state: row.state };
   }
 
   async streamIds(prefix = ''): Promise<string[]> {
     // A range, not LIKE: the prefix may hold % or _; COLLATE "C" orders by code point like SQLite.
-    const { rows } = await this.pool.query<{ stream_id: string }>('SELECT DISTINCT stream_id FROM events WHERE stream_id COLLATE "C" >= $1 AND stream_id COLLATE "C" < $2 ORDER BY 1', [prefix, `${prefix}\u{10FFFF}`]);
+    const { rows } = await this.query<{ stream_id: string }>('SELECT DISTINCT stream_id FROM events WHERE stream_id COLLATE "C" >= $1 AND stream_id COLLATE "C" < $2 ORDER BY 1', [prefix, `${prefix}\u{10FFFF}`]);
     return rows.map((r) => r.stream_id);
   }
 
@@ -237,12 +268,12 @@ export class PostgresEventLog implements EventLog {
   }
 
   async checkpoint(name: string): Promise<number> {
-    const row = (await this.pool.query<{ sequence: string }>('SELECT sequence FROM checkpoints WHERE name = $1', [name])).rows[0];
+    const row = (await this.query<{ sequence: string }>('SELECT sequence FROM checkpoints WHERE name = $1', [name])).rows[0];
     return row ? Number(row.sequence) : 0;
   }
 
   async saveCheckpoint(name: string, sequence: number): Promise<void> {
-    await this.pool.query('INSERT INTO checkpoints (name, sequence) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence', [name, sequence]);
+    await this.query('INSERT INTO checkpoints (name, sequence) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence', [name, sequence]);
   }
 
   async close(): Promise<void> {
@@ -253,7 +284,9 @@ export class PostgresEventLog implements EventLog {
     this.closed = true;
     await this.delivering;
     this.bus.removeAllListeners();
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
     await this.pool.end();
   }
 }

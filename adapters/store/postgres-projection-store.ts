@@ -12,8 +12,8 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   constructor(private readonly log: PostgresEventLog) {
     this.reader = {
-      get: async <T>(text: string, params: readonly unknown[] = []) => (await this.log.pool.query(numberPlaceholders(text), params as unknown[])).rows[0] as T | undefined,
-      all: async <T>(text: string, params: readonly unknown[] = []) => (await this.log.pool.query(numberPlaceholders(text), params as unknown[])).rows as T[],
+      get: async <T>(text: string, params: readonly unknown[] = []) => (await this.log.query(numberPlaceholders(text), params as unknown[])).rows[0] as T | undefined,
+      all: async <T>(text: string, params: readonly unknown[] = []) => (await this.log.query(numberPlaceholders(text), params as unknown[])).rows as T[],
     };
   }
 

@@ -15,6 +15,8 @@ export interface TestPostgres {
   url: string;
   /** A fresh, empty database on the same server. */
   database(): Promise<string>;
+  /** Restarts the server (connections drop); only for the cluster this harness started. */
+  restart?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,11 +61,16 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'portico', '--no-sync', '-E', 'UTF8']);
   // fsync off: a test cluster lives for one run; crash tests kill the gateway, not PostgreSQL.
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`, 'start']);
+  const options = `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`;
+  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', options, 'start']);
   const server = `postgres://portico@127.0.0.1:${port}/postgres`;
   return {
     url: await createDatabase(server),
     database: () => createDatabase(server),
+    restart: async () => {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', options, 'start']);
+    },
     stop: async () => {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

@@ -135,4 +135,36 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     rmSync(sqliteMain.dataDir, { recursive: true, force: true });
     expect(replay(url).status).toBe(0);
   }, 120_000);
+
+  it('PostgreSQL restarting: requests meanwhile get 503 temporarily_unavailable (never a 500), then the service carries on, and commits reach the other instance\'s subscribers again', async () => {
+    if (!server.restart) return; // a server this harness did not start is not restarted
+    const url = await server.database();
+    const main = await startMainServer({ env: { EVENT_STORE: 'postgres', DATABASE_URL: url } });
+    const { PostgresEventLog } = await import('../../../adapters/store/postgres-event-log.ts');
+    const other = await PostgresEventLog.open(url);
+    const heard: number[] = [];
+    other.onCommit((events) => heard.push(...events.map((e) => e.sequence)));
+    const register = () => fetch(`${main.url}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
+    try {
+      expect((await register()).status).toBe(201);
+      await server.restart();
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const res = await register();
+        const body = (await res.json()) as Record<string, unknown>;
+        statuses.push(res.status);
+        if (res.status === 503) expect(body.error).toBe('temporarily_unavailable');
+        if (res.status === 201) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(statuses.every((s) => s === 201 || s === 503), statuses.join(',')).toBe(true);
+      expect(statuses.at(-1)).toBe(201);
+      const head = (await (await fetch(`${main.url}/health`)).json()) as Record<string, any>;
+      for (let i = 0; i < 100 && (heard.at(-1) ?? 0) < head.event_log.head_sequence; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heard.at(-1)).toBe(head.event_log.head_sequence);
+    } finally {
+      await other.close();
+      await main.close();
+    }
+  }, 60_000);
 });
