@@ -8,7 +8,7 @@ import { OAuthError } from '../../services/errors.ts';
  * flow runs (issue 13 item 4). Pages, /health and discovery are free. The decision is made on the
  * route the router matched, never on the raw URL: `/%61pi/...` reaches `/api/...` and counts as it.
  */
-const LIMITED = [/^\/api(\/|$)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp(\/|$)/, /^\/protocol\/:id\/flow\/:flow\/run$/, /^\/wallet-harness(\/|$)/];
+const LIMITED = [/^\/api(\/|$)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp$/, /^\/protocol\/:id\/flow\/:flow\/run$/, /^\/wallet-harness(\/|$)/];
 
 export const isRateLimited = (routePattern: string) => LIMITED.some((re) => re.test(routePattern));
 

@@ -22,21 +22,22 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
     name: 'io.portico/identity-sandbox',
     title: 'Portico identity protocol sandbox',
     version,
-    description: 'Read-only tools over the Portico protocol catalog: list protocols and flows, describe a flow step by step, decode and explain a JWT.',
+    // The server card schema allows at most 100 characters.
+    description: 'Read-only tools over the Portico protocol catalog: list flows, describe each step, decode a JWT.',
     websiteUrl: baseUrl,
     endpoint: `${baseUrl}/mcp`,
     cardUrl: `${baseUrl}/mcp/server-card`,
-    protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS].sort().reverse(),
+    protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS].filter((v) => v !== '2024-10-07').sort().reverse(),
     instructions: 'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT. To run flows, use the HTTP API at /api (see /llms.txt).',
   };
 }
 
 /**
- * The revisions the SDK serves: the modern ones its `server/discover` reports, and the 2025-era ones
- * its stateless fallback answers for `initialize` clients.
+ * The card lists exactly the revisions the running server's `server/discover` reports, so the two
+ * never disagree (2025-era clients still negotiate theirs through `initialize`).
  */
-export function withServedVersions(c: McpServerConfig, modern: string[]): McpServerConfig {
-  return { ...c, protocolVersions: [...new Set([...modern, ...SUPPORTED_PROTOCOL_VERSIONS])].sort().reverse() };
+export function withServedVersions(c: McpServerConfig, discovered: string[]): McpServerConfig {
+  return { ...c, protocolVersions: [...new Set(discovered)].sort().reverse() };
 }
 
 /** The MCP server card (served at /mcp/server-card). */

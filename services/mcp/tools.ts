@@ -91,5 +91,7 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
     }
   });
 
+  // The tool list is fixed for the server's life: it never sends notifications/tools/list_changed.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

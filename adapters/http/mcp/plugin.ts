@@ -69,9 +69,13 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     }
   });
 
-  const card = JSON.stringify(serverCard(config));
-  app.get('/mcp/server-card', { schema: { summary: 'MCP server card', tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply, card, 'application/mcp-server-card+json'));
-  const catalog = JSON.stringify(aiCatalog(config));
-  app.get('/.well-known/ai-catalog.json', { schema: { summary: 'AI catalog: the MCP servers of this deployment', tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply, catalog, 'application/ai-catalog+json'));
+  // Discovery documents are public and read cross-origin (browser-based agents and registries).
+  const discoveryDocument = (path: string, summary: string, body: string, type: string) => {
+    app.get(path, { schema: { summary, tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply.header('access-control-allow-origin', '*'), body, type));
+    app.options(path, { schema: { summary: `CORS preflight for ${path}`, tags: ['discovery'] } }, (_request, reply) =>
+      reply.code(204).header('access-control-allow-origin', '*').header('access-control-allow-methods', 'GET, HEAD, OPTIONS').header('access-control-allow-headers', 'If-None-Match').header('access-control-max-age', '86400').send());
+  };
+  discoveryDocument('/mcp/server-card', 'MCP server card', JSON.stringify(serverCard(config)), 'application/mcp-server-card+json');
+  discoveryDocument('/.well-known/ai-catalog.json', 'AI catalog: the MCP servers of this deployment', JSON.stringify(aiCatalog(config)), 'application/ai-catalog+json');
   Object.assign(ctx.apiEndpoints, { mcp: '/mcp', mcp_server_card: '/mcp/server-card' });
 }

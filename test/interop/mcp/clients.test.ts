@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
@@ -41,6 +42,41 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
   expect(bad.isError).toBe(true);
 }
 
+describe('MCP discovery documents', () => {
+  it('the card fits its schema (description <= 100), lists exactly the revisions server/discover reports, and no listChanged is promised', async () => {
+    expect(card.description.length).toBeLessThanOrEqual(100);
+    expect(aiCatalog.entries[0].description).toBe(card.description);
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    const discovered = ((await res.json()) as { result: { supportedVersions: string[]; capabilities: { tools?: { listChanged?: boolean } } } }).result;
+    expect(card.remotes[0].supportedProtocolVersions).toEqual([...discovered.supportedVersions].sort().reverse());
+    expect(card.remotes[0].supportedProtocolVersions).not.toContain('2024-10-07');
+    expect(discovered.capabilities.tools?.listChanged ?? false).toBe(false);
+  });
+
+  it('both documents are readable cross-origin (GET and the OPTIONS preflight) and never rate limited', async () => {
+    const limited = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
+    try {
+      for (const path of ['/mcp/server-card', '/.well-known/ai-catalog.json']) {
+        for (let i = 0; i < 4; i++) {
+          const res = await fetch(`${limited.url}${path}`, { headers: { origin: 'https://agent.example' } });
+          expect(res.status).toBe(200);
+          expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        }
+        const preflight = await fetch(`${limited.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' } });
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+        expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('MCP clients against /mcp', () => {
   it('SDK v2 client on the 2026-07-28 revision (server/discover): lists and calls every tool; its view of the server equals the card and the AI catalog', async () => {
     const client = new Client({ name: 'portico-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -61,7 +97,8 @@ describe('MCP clients against /mcp', () => {
     const client = new Client({ name: 'portico-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     expect(client.getServerVersion()).toMatchObject({ name: card.name, version: card.version });
-    expect(card.remotes[0].supportedProtocolVersions).toContain(client.getNegotiatedProtocolVersion());
+    // 2025-era revisions are negotiated through initialize; the card lists what server/discover reports.
+    expect(SUPPORTED_PROTOCOL_VERSIONS).toContain(client.getNegotiatedProtocolVersion());
     await exercise(client);
     await client.close();
   });
@@ -71,7 +108,7 @@ describe('MCP clients against /mcp', () => {
     const transport = new V1Transport(new URL(`${server.url}/mcp`));
     await client.connect(transport);
     expect(client.getServerVersion()).toMatchObject({ name: card.name, version: card.version });
-    expect(card.remotes[0].supportedProtocolVersions).toContain(transport.protocolVersion);
+    expect(SUPPORTED_PROTOCOL_VERSIONS).toContain(transport.protocolVersion);
     await exercise(client as any);
     await client.close();
   });
