@@ -94,12 +94,17 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.close();
   });
 
-  it('decodes a token on the looking glass', async () => {
+  it('decodes a token on the looking glass, posted: the token never lands in the URL', async () => {
     const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
     const { page } = await open('/looking-glass');
+    const methods: string[] = [];
+    page.on('request', (r) => { if (r.url().includes('/looking-glass')) methods.push(r.method()); });
     await page.fill('#token', reg.identity_assertion);
     await page.click('button:has-text("Decode")');
     await page.waitForSelector('h2:has-text("Claims")');
+    expect(methods).toContain('POST');
+    expect(page.url()).not.toContain(reg.identity_assertion.slice(0, 20));
+    expect(page.url()).toBe(`${server.url}/looking-glass`);
     expect(await page.locator('table').textContent()).toContain('RFC 7519 §4.1.4');
     expect(await page.locator('.notice.ok').textContent()).toMatch(/verified/);
     await page.screenshot({ path: `${SHOTS}looking-glass.png`, fullPage: true });

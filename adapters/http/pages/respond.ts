@@ -23,7 +23,7 @@ export function htmlPage(doc: PageDocument, chrome: PageChrome = MAIN_CHROME): s
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(doc.title)} · Portico</title>
-${doc.description ? `<meta name="description" content="${escapeHtml(doc.description)}">\n` : ''}${doc.noindex ? '<meta name="robots" content="noindex">\n' : ''}<link rel="alternate" type="text/plain" href="/llms.txt">
+${doc.description ? `<meta name="description" content="${escapeHtml(doc.description)}">\n` : ''}${doc.noindex ? '<meta name="robots" content="noindex">\n' : ''}<link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="alternate" type="text/plain" href="/llms.txt">
 <style>${STYLE}</style></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><nav aria-label="Site">${nav}</nav>

@@ -145,32 +145,46 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
     });
   });
 
-  app.get('/looking-glass', {
-    schema: { ...pageSchema('Looking glass: decode a JWT (page; works without JavaScript)'), querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 32_768 } } } },
-  }, async (request, reply) => {
-    const token = (request.query as { token?: string }).token?.trim();
+  /** The looking glass page, with the decoded token when one was sent. */
+  const lookingGlassPage = async (token: string | undefined): Promise<Block[]> => {
     const blocks: Block[] = [
       h(1, 'Looking glass'),
       p('Paste a JWT to decode it, check its signature against this origin\'s issuers, and read every claim explained. For credentials use ', { code: 'POST /api/lookingglass/decode/credential' }, '.'),
-      { kind: 'html', html: `<form method="get" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false">${escapeHtml(token ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'GET /looking-glass?token=<JWT>' }, ' or ', { code: 'POST /api/lookingglass/decode' })] },
+      // POST keeps tokens out of URLs, history and logs; the form works without JavaScript.
+      { kind: 'html', html: `<form method="post" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false" autocomplete="off">${escapeHtml(token ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'POST /looking-glass' }, ' with the form field ', { code: 'token' }, ', or ', { code: 'POST /api/lookingglass/decode' })] },
     ];
-    if (token) {
-      try {
-        const d = await ctx.lookingGlass.decodeJwt(token);
-        blocks.push(
-          h(2, 'Signature'),
-          { kind: 'notice', tone: d.signature.verified ? 'ok' : 'warning', inlines: [d.signature.detail] },
-          ...(d.warnings.length ? [h(2, 'Warnings'), { kind: 'list', items: d.warnings.map((w) => [w]) } as Block] : []),
-          h(2, 'Claims'),
-          { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], [c.reference]]) },
-          h(2, 'Header'),
-          { kind: 'code', lang: 'json', text: JSON.stringify(d.header, null, 2) },
-        );
-      } catch (error) {
-        if (!(error instanceof OAuthError)) throw error;
-        blocks.push({ kind: 'notice', tone: 'error', inlines: [error.description] });
-      }
+    if (!token) return blocks;
+    try {
+      const d = await ctx.lookingGlass.decodeJwt(token);
+      blocks.push(
+        h(2, 'Signature'),
+        { kind: 'notice', tone: d.signature.verified ? 'ok' : 'warning', inlines: [d.signature.detail] },
+        ...(d.warnings.length ? [h(2, 'Warnings'), { kind: 'list', items: d.warnings.map((w) => [w]) } as Block] : []),
+        h(2, 'Claims'),
+        { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], [c.reference]]) },
+        h(2, 'Header'),
+        { kind: 'code', lang: 'json', text: JSON.stringify(d.header, null, 2) },
+      );
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      blocks.push({ kind: 'notice', tone: 'error', inlines: [error.description] });
     }
-    return sendPage(request, reply, { title: 'Looking glass', noindex: Boolean(token), blocks });
+    return blocks;
+  };
+
+  app.get('/looking-glass', {
+    schema: { ...pageSchema('Looking glass: decode a JWT (page; works without JavaScript). A `token` query still decodes, for links; the form posts.'), querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 32_768 } } } },
+  }, async (request, reply) => {
+    const token = (request.query as { token?: string }).token?.trim();
+    if (token) reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    return sendPage(request, reply, { title: 'Looking glass', noindex: Boolean(token), blocks: await lookingGlassPage(token) });
+  });
+
+  app.post('/looking-glass', {
+    schema: { ...pageSchema('Looking glass: decode the JWT sent in the form field token (page)'), body: { type: 'object', properties: { token: { type: 'string', maxLength: 32_768 } } } },
+  }, async (request, reply) => {
+    const token = (request.body as { token?: string } | undefined)?.token?.trim();
+    reply.header('cache-control', 'no-store');
+    return sendPage(request, reply, { title: 'Looking glass', noindex: true, blocks: await lookingGlassPage(token) });
   });
 }

@@ -6,7 +6,7 @@ export const STYLE = `
 header,main,footer{max-width:60rem;margin:0 auto;padding:1rem 1.25rem}header{border-bottom:1px solid var(--line)}
 header a{font-weight:600;text-decoration:none;color:var(--fg)}a{color:var(--accent)}
 code,pre{font:0.92em/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}pre{overflow:auto;padding:.75rem;border:1px solid var(--line);border-radius:6px}
-label{display:block;margin:.75rem 0 .25rem;font-weight:600}input[type=text],input[type=password],select{font:inherit;padding:.45rem .6rem;border:1px solid var(--line);border-radius:6px;background:transparent;color:inherit;min-width:16rem}
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}input[type=text],input[type=password],input[type=search],select{font:inherit;padding:.45rem .6rem;border:1px solid var(--line);border-radius:6px;background:transparent;color:inherit;min-width:16rem}
 button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--bg);cursor:pointer;margin:.75rem .5rem 0 0}
 button.secondary{background:transparent;color:var(--accent)}button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .notice{border-left:4px solid var(--muted);padding:.5rem .9rem;color:var(--muted)}.error{border-left-color:var(--bad);color:var(--bad)}.ok{border-left-color:var(--good);color:var(--good)}
@@ -16,5 +16,6 @@ header nav a{margin-right:1rem}.skip{position:absolute;left:-999px}.skip:focus{l
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid var(--line);padding:.4rem .6rem;text-align:left;vertical-align:top}
 figure{margin:1.5rem 0;overflow:auto}figcaption{color:var(--muted);font-size:.9em}svg text{fill:var(--fg);font:13px system-ui,sans-serif}
 svg .lifeline{stroke:var(--line)}svg .msg{stroke:var(--accent)}svg .box{fill:var(--bg);stroke:var(--muted)}
+input[type=search]{width:min(100%,36rem);font-size:1.05rem;padding:.6rem .8rem}form[role=search]{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.5rem}form[role=search] label{flex-basis:100%}form[role=search] button{margin:0}
 textarea{font:0.9em ui-monospace,monospace;width:100%;min-height:8rem;padding:.5rem;border:1px solid var(--line);border-radius:6px;background:transparent;color:inherit}
 `;

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { faviconRoutes } from '../pages/assets.ts';
 import formbody from '@fastify/formbody';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -128,6 +129,7 @@ export async function createWalletService(config: Config, options: WalletOptions
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
   await installRateLimit(app, config.rateLimitPerMinute, { limited: isLimited });
   for (const routes of ROUTES) await routes(app, ctx);
+  await faviconRoutes(app);
 
   const sweeper = setInterval(() => ctx.sessions.sweep(), 60_000);
   sweeper.unref();

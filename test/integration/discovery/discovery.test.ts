@@ -123,3 +123,24 @@ describe('pages', () => {
     expect(md).toContain('RFC 7519 §4.1.4');
   });
 });
+
+describe('the site icon', () => {
+  it('every page links an SVG icon, and /favicon.ico answers (main origin and wallet)', async () => {
+    const page = await (await get('/', { accept: 'text/html' })).text();
+    expect(page).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+    for (const path of ['/favicon.ico', '/favicon.svg']) {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/svg+xml');
+      expect(await res.text()).toMatch(/^<svg /);
+    }
+    const { startWalletServer } = await import('../../support/wallet-server.ts');
+    const wallet = await startWalletServer();
+    try {
+      expect((await fetch(`${wallet.url}/favicon.ico`)).status).toBe(200);
+      expect(await (await fetch(`${wallet.url}/`, { headers: { accept: 'text/html' } })).text()).toContain('href="/favicon.svg"');
+    } finally {
+      await wallet.close();
+    }
+  });
+});
