@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Block, Inline } from '../../../services/pages/document.ts';
+import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../services/pages/markdown-content.ts';
 import { NOT_EVALUATED, type RequirementView } from '../../../services/conformance/service.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
@@ -12,6 +13,7 @@ const errorResponse = { $ref: 'OAuthError#' };
 /** `/api/conformance/*` and the `/spec/...` pages (spec sections 2-4, decisions section 6). */
 export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const c = ctx.conformance;
+  const placeholders = contentPlaceholders(ctx.config);
   app.get('/api/conformance/specs', { schema: { summary: 'Conformance registry: specifications', tags: ['conformance'], response: { 200: { type: 'object', properties: { specs: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { id: { type: 'string' }, requirement_count: { type: 'integer' }, indexable: { type: 'boolean' } } } } } } } } },
     async () => ({ specs: c.specs() }));
   app.get('/api/conformance/specs/:spec', { schema: { summary: 'One specification and its requirements', tags: ['conformance'], params: specParams, response: { 404: errorResponse } } }, async (request) => {
@@ -41,7 +43,7 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
       blocks: [
         { kind: 'heading', level: 1, text: s.title },
         { kind: 'paragraph', inlines: [{ link: s.version, href: s.url }, ` — ${s.requirement_count} requirements implemented by this build. Verdicts are self-tests, not certifications.`] },
-        { kind: 'table', head: ['Requirement', 'Level', 'Statement', 'Verdict'], rows: s.requirements.map((r) => [[{ link: r.id, href: `/spec/${s.id}/${r.id}` }], [r.level], [r.statement], [r.verdict]]) },
+        { kind: 'table', head: ['Requirement', 'Level', 'Statement', 'Verdict'], rows: s.requirements.map((r) => [[{ link: r.id, href: `/spec/${s.id}/${r.id}` }], [r.level], markdownInlines(r.statement, placeholders), [r.verdict]]) },
       ],
     });
   });
@@ -57,7 +59,7 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
       noindex: !r.indexable,
       blocks: [
         { kind: 'heading', level: 1, text: r.id },
-        { kind: 'paragraph', inlines: [{ strong: r.level }, ' ', r.statement] },
+        { kind: 'paragraph', inlines: [{ strong: r.level }, ' ', ...markdownInlines(r.statement, placeholders)] },
         { kind: 'paragraph', inlines: ['Section ', { link: r.section, href: r.section_url }, ' of ', { link: spec, href: `/spec/${spec}` }, `. Roles: ${r.roles.join(', ')}.`] },
         { kind: 'heading', level: 2, text: 'Verdict' },
         verdictBlock(r),
@@ -65,7 +67,7 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
         { kind: 'list', items: r.test_results.map((t) => [link(t.name, t.url), ` (${t.file}) — ${t.verdict}`]) },
         { kind: 'heading', level: 2, text: 'Implementation' },
         { kind: 'list', items: r.implementation_links.map((i) => [link(i.path, i.url)]) },
-        ...(r.explainer ? [{ kind: 'heading', level: 2, text: 'Explainer' } as Block, { kind: 'paragraph', inlines: [r.explainer.trim()] } as Block] : []),
+        ...(r.explainer ? [{ kind: 'heading', level: 2, text: 'Explainer' } as Block, ...markdownBlocks(r.explainer, placeholders)] : []),
       ],
     });
   });

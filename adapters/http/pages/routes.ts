@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
+import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../services/pages/markdown-content.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
@@ -32,6 +33,7 @@ export function errorPage(error: { error: string; description: string; status: n
 /** Server-rendered pages with markdown twins: home, protocols, flows, the looking glass, runs. */
 export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
+  const placeholders = contentPlaceholders(ctx.config);
   const pageSchema = (summary: string, params?: Record<string, unknown>) => ({ summary, tags: ['pages'], ...(params ? { params } : {}) });
 
   app.get('/', { schema: pageSchema('Home page (HTML, or markdown with Accept: text/markdown)') }, async (request, reply) => sendPage(request, reply, {
@@ -58,9 +60,9 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       description: pr.description,
       blocks: [
         h(1, pr.name),
-        p(pr.description),
+        { kind: 'paragraph', inlines: markdownInlines(pr.description, placeholders) },
         p('Version: ', { code: pr.version }),
-        ...(pr.body ? [p(pr.body)] : []),
+        ...(pr.body ? markdownBlocks(pr.body, placeholders) : []),
         h(2, 'Flows'),
         { kind: 'table', head: ['Flow', 'Category', 'Runnable'], rows: catalog.flows(pr.id).map((f) => [[{ link: f.name, href: `/protocol/${pr.id}/flow/${f.id}` }], [f.category], [flowRuns.executable(pr.id, f.id) ? 'yes' : 'not in this build']]) },
         h(2, 'Specifications'),
@@ -74,19 +76,19 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
     const f = catalog.flow(id, flow);
     if (!f) return sendPage(request, reply, notFoundPage(request.url), 404);
     const runnable = flowRuns.executable(id, flow);
-    const stepList: Block = { kind: 'list', ordered: true, items: f.steps.map((s) => [{ strong: s.name }, ` (${s.from} → ${s.to}): ${s.description}`, ...(s.spec_ref ? [' — ', { em: s.spec_ref }] as Inline[] : [])]) };
+    const stepList: Block = { kind: 'list', ordered: true, items: f.steps.map((s) => [{ strong: s.name }, ` (${s.from} → ${s.to}): `, ...markdownInlines(s.description, placeholders), ...(s.spec_ref ? [' — ', { em: s.spec_ref }] as Inline[] : [])]) };
     return sendPage(request, reply, {
       title: f.name,
       description: f.description,
       blocks: [
         h(1, f.name),
-        p(f.description),
+        { kind: 'paragraph', inlines: markdownInlines(f.description, placeholders) },
         p('Protocol: ', { link: catalog.protocol(id)!.name, href: `/protocol/${id}` }),
         h(2, 'Sequence'),
         { kind: 'figure', html: sequenceDiagramSvg(f.steps, f.name), caption: `${f.steps.length} steps`, markdown: [stepList] },
         h(2, 'Steps'),
         stepList,
-        ...(f.body ? [p(f.body)] : []),
+        ...(f.body ? markdownBlocks(f.body, placeholders) : []),
         h(2, 'Run it'),
         runnable
           ? { kind: 'html', html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run" data-run-flow="/api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}"><button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p><section id="run-output" aria-live="polite"></section>`, markdown: [p('Run it over the API: ', { code: `POST /api/protocols/${id}/demo/${flow}` })] }
