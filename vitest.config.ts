@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    reporters: ['default', './test/support/summary-reporter.ts'],
+    reporters: ['default', './test/support/conformance-reporter.ts', './test/support/summary-reporter.ts'],
+    // Locations let the conformance report link each requirement's tests to their lines.
+    includeTaskLocation: true,
   },
 });

@@ -62,3 +62,29 @@ export function loadReport(file: string | undefined, registry: Registry): { repo
 }
 
 export const explainerPath = (contentDir: string, r: { spec: string; id: string }) => join(contentDir, 'requirements', r.spec, `${r.id}.md`);
+
+/** One test's outcome as the report maps it: a test titled `[<requirement id>] …`. */
+export interface TestOutcome { file: string; title: string; line?: number; passed: boolean }
+
+/** The report of a run: each requirement's verdict from the tests titled with its id (none: MISSING_TEST). */
+export function buildReport(registry: Registry, outcomes: readonly TestOutcome[], commit: string, now = new Date()): Report {
+  const byId = new Map<string, Array<{ file: string; name: string; line?: number; verdict: Verdict }>>();
+  for (const o of outcomes) {
+    const m = /^\[([a-z0-9-]+)\] /.exec(o.title);
+    if (!m) continue;
+    const list = byId.get(m[1]) ?? [];
+    list.push({ file: o.file, name: o.title, ...(o.line !== undefined ? { line: o.line } : {}), verdict: o.passed ? 'PASS' : 'FAIL' });
+    byId.set(m[1], list);
+  }
+  return {
+    schema_version: 1,
+    commit,
+    generated_at: now.toISOString(),
+    registry_digest: registry.digest,
+    requirements: registry.requirements.map((r) => {
+      const tests = byId.get(r.id) ?? [];
+      const verdict: Verdict = tests.length === 0 ? 'MISSING_TEST' : tests.every((t) => t.verdict === 'PASS') ? 'PASS' : 'FAIL';
+      return { id: r.id, verdict, tests };
+    }),
+  };
+}

@@ -2,11 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { MUST_FAMILY, explainerPath, loadReport, loadRegistry, type Registry, type Report, type RequirementEntry, type Verdict } from './registry.ts';
 
 export const NOT_EVALUATED = 'Not evaluated for this build';
+/** How a build gets its verdicts, said wherever none are shown. */
+export const HOW_TO_EVALUATE = 'Verdicts come from the self-test report of the exact commit the server runs: `npm test` (the whole suite) writes conformance/report.json for the checked-out commit, and a server started afterwards shows each test\'s result here.';
 
 export interface RequirementView extends RequirementEntry {
   verdict: Verdict | typeof NOT_EVALUATED;
   verdict_note: string;
-  test_results: Array<{ file: string; name: string; line?: number; verdict: Verdict; url?: string }>;
+  /** `NOT_RUN`: the test exists, but no report of this build says how it went. */
+  test_results: Array<{ file: string; name: string; line?: number; verdict: Verdict | 'NOT_RUN'; url?: string }>;
   implementation_links: Array<{ path: string; url?: string }>;
   explainer?: string;
   indexable: boolean;
@@ -60,8 +63,8 @@ export class Conformance {
     return {
       ...r,
       verdict: result?.verdict ?? NOT_EVALUATED,
-      verdict_note: result ? `Self-test of commit ${this.build.commit}, not a certification.` : this.reportProblem ?? 'The loaded report was generated from another commit.',
-      test_results: (result?.tests ?? r.tests.map((t) => ({ ...t, line: undefined as number | undefined, verdict: 'MISSING_TEST' as Verdict }))).map((t) => ({ ...t, url: this.link(t.file, t.line) })),
+      verdict_note: result ? `Self-test of commit ${this.build.commit}, not a certification.` : `${this.reportProblem ?? 'The loaded report was generated from another commit.'} ${HOW_TO_EVALUATE}`,
+      test_results: (result?.tests ?? r.tests.map((t) => ({ ...t, line: undefined as number | undefined, verdict: 'NOT_RUN' as const }))).map((t) => ({ ...t, url: this.link(t.file, t.line) })),
       implementation_links: r.implementation.map((path) => ({ path, url: this.link(path) })),
       ...(explainer ? { explainer } : {}),
       indexable: this.noMustFailure && explainer !== undefined,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Block, Inline } from '../../../services/pages/document.ts';
 import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../services/pages/markdown-content.ts';
-import { NOT_EVALUATED, type RequirementView } from '../../../services/conformance/service.ts';
+import { HOW_TO_EVALUATE, NOT_EVALUATED, type RequirementView } from '../../../services/conformance/service.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from '../pages/respond.ts';
@@ -31,7 +31,22 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
   const verdictBlock = (r: RequirementView): Block => ({
     kind: 'notice',
     tone: r.verdict === 'PASS' ? 'ok' : r.verdict === 'FAIL' ? 'error' : 'info',
-    inlines: r.verdict === NOT_EVALUATED ? [NOT_EVALUATED] : [`Self-test verdict: ${r.verdict}. `, r.verdict_note],
+    inlines: r.verdict === NOT_EVALUATED ? [`${NOT_EVALUATED}. `, ...markdownInlines(r.verdict_note)] : [`Self-test verdict: ${r.verdict}. `, r.verdict_note],
+  });
+
+  app.get('/spec', { schema: { summary: 'Conformance: the specifications and their requirements (page)', tags: ['pages'] } }, async (request, reply) => {
+    const specs = c.specs();
+    const evaluated = specs.some((s) => Object.keys(s.verdicts).some((v) => v !== NOT_EVALUATED));
+    return sendPage(request, reply, {
+      title: 'Conformance',
+      description: 'The normative requirements this build implements, each with the tests that check it.',
+      blocks: [
+        { kind: 'heading', level: 1, text: 'Conformance' },
+        { kind: 'paragraph', inlines: ['The normative requirements this build implements, each with the tests that check it. Verdicts are self-tests of this build, not certifications.'] },
+        ...(evaluated ? [] : [{ kind: 'notice', tone: 'info', inlines: [`${NOT_EVALUATED}. `, ...markdownInlines(HOW_TO_EVALUATE)] } as Block]),
+        { kind: 'table', head: ['Specification', 'Requirements', 'Verdicts'], rows: specs.map((s) => [[{ link: s.title, href: `/spec/${s.id}` }], [String(s.requirement_count)], [Object.entries(s.verdicts).map(([v, n]) => `${v}: ${n}`).join(', ')]]) },
+      ],
+    });
   });
 
   app.get('/spec/:spec', { schema: { summary: 'Requirements of one specification (page)', tags: ['pages'], params: specParams } }, async (request, reply) => {

@@ -14,7 +14,7 @@ export interface PageChrome {
 }
 
 export const MAIN_CHROME: PageChrome = {
-  nav: [['Portico', '/'], ['Looking glass', '/looking-glass'], ['API', '/docs/api'], ['Agent auth', '/auth.md']],
+  nav: [['Portico', '/'], ['Looking glass', '/looking-glass'], ['Conformance', '/spec'], ['API', '/docs/api'], ['Agent auth', '/auth.md']],
   script: '/assets/app.js',
 };
 

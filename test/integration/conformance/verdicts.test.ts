@@ -49,7 +49,16 @@ describe('conformance verdicts and indexing', () => {
       const html = await res.text();
       expect(html).toContain('<meta name="robots" content="noindex">');
       expect(html).toContain('Not evaluated for this build');
+      // The page says how a build gets its verdicts, and shows the tests as not run rather than missing.
+      expect(html).toContain('<code>npm test</code>');
+      expect(html).not.toContain('MISSING_TEST');
+      expect(html).toContain('NOT_RUN');
       expect(await (await get(s, '/sitemap.xml')).text()).not.toContain('/spec/');
+      const index = await (await get(s, '/spec')).text();
+      expect(index).toContain('<h1>Conformance</h1>');
+      expect(index).toContain('href="/spec/rfc7523"');
+      expect(index).toContain('<code>npm test</code>');
+      expect(index).toContain('<a href="/spec">Conformance</a>'); // reachable from the navigation
     });
   });
 
