@@ -72,7 +72,10 @@ function renderError(request: FastifyRequest, reply: FastifyReply, error: OAuthE
 /** The single place where errors become responses: `{error, error_description}`, never a stack. */
 export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const mapped = toOAuthError(error);
+    let mapped = toOAuthError(error);
+    // A route may say how to fix a malformed request; the error then names the fix.
+    const hint = (request.routeOptions.config as { fixHint?: string } | undefined)?.fixHint;
+    if (hint && error.validation) mapped = new OAuthError(mapped.error, `${mapped.description}. ${hint}`, mapped.status);
     if (mapped.status >= 500) request.log.error({ err: error }, 'unhandled error');
     return renderError(request, reply, mapped, pages);
   });

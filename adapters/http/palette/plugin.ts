@@ -52,6 +52,7 @@ export async function paletteRoutes(app: FastifyInstance, ctx: MainContext): Pro
     ctx.onClose.push(() => palette.close());
   }
   app.post('/api/palette/query', {
+    config: { fixHint: 'Send {"q": "<words>"} (optional "scope" and "limit"): the query field is q.' },
     schema: {
       summary: 'Search protocols, flows, concepts, skills and requirements',
       tags: ['palette'],

@@ -63,6 +63,13 @@ describe('palette index', () => {
 });
 
 describe('POST /api/palette/query', () => {
+  it('a malformed query names the fix (the field is q)', async () => {
+    const res = await query({ query: 'pkce' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+    expect(res.body.error_description).toContain('{"q": "<words>"}');
+  });
+
   it('finds aliases, prefixes and protocol names with the expected artefact on top', async () => {
     const top = async (q: string) => (await query({ q, limit: 5 })).body.results.map((r: any) => r.id);
     expect((await top('pkce')).slice(0, 3)).toContain('concept:pkce');
