@@ -151,6 +151,18 @@ export class AgentAuthService {
     };
   }
 
+  /**
+   * What the person is about to approve (RFC 8628 §5.4: show the device and what it asks for): the
+   * agent and the email it asked to be bound to, while the code is outstanding.
+   */
+  async pendingClaim(userCode: string): Promise<{ agent_id: string; email: string; registered_at: number } | undefined> {
+    const agent = await this.registry.byUserCodeHash(this.userCodeHash(userCode));
+    if (!agent) return undefined;
+    const { snapshot } = await this.agents.get(agent.agent_id);
+    const email = snapshot.context.claim?.email;
+    return email ? { agent_id: agent.agent_id, email, registered_at: agent.registered_at } : undefined;
+  }
+
   /** The person's answer on the claim page. Returns the agent id decided on. */
   async decide(userCode: string, decision: Decision): Promise<string> {
     const hash = this.userCodeHash(userCode);

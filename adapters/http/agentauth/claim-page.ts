@@ -5,7 +5,21 @@ import { escapeHtml } from '../../../services/pages/render-html.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from '../pages/respond.ts';
 
-function claimForm(userCode: string, message?: Block): PageDocument {
+type PendingClaim = { agent_id: string; email: string; registered_at: number };
+
+/** The agent and the email the person would bind it to, or a prompt to check the code first. */
+function pendingBlock(pending: PendingClaim | undefined, userCode: string): Block[] {
+  if (pending) {
+    return [
+      { kind: 'heading', level: 2, text: 'You are approving' },
+      { kind: 'table', head: ['', ''], rows: [[['Agent'], [{ code: pending.agent_id }]], [['Bound to the email'], [{ code: pending.email }]], [['Registered'], [new Date(pending.registered_at).toISOString()]]] },
+    ];
+  }
+  if (!userCode) return [];
+  return [{ kind: 'notice', tone: 'warning', inlines: ['No outstanding claim has this code: check it, or ask the agent for a new one.'] }];
+}
+
+function claimForm(userCode: string, message?: Block, pending?: PendingClaim): PageDocument {
   return {
     title: 'Claim an agent',
     noindex: true,
@@ -14,6 +28,7 @@ function claimForm(userCode: string, message?: Block): PageDocument {
       { kind: 'paragraph', inlines: ['An agent asked to be bound to a person. Enter the code it showed you, then approve or decline.'] },
       { kind: 'notice', tone: 'warning', inlines: ['You are not signed in: this sandbox does not authenticate the approver, and every code is public. Approving binds the agent to the email address the agent gave when it started the claim.'] },
       ...(message ? [message] : []),
+      ...pendingBlock(pending, message ? '' : userCode),
       {
         kind: 'html',
         html: `<form method="post" action="/agentauth/claim">
@@ -39,7 +54,10 @@ export async function claimPageRoutes(app: FastifyInstance, ctx: MainContext): P
       tags: ['agentauth'],
       querystring: { type: 'object', properties: { user_code: { type: 'string', maxLength: 20 } } },
     },
-  }, async (request, reply) => send(request, reply, 200, claimForm((request.query as { user_code?: string }).user_code ?? '')));
+  }, async (request, reply) => {
+    const userCode = ((request.query as { user_code?: string }).user_code ?? '').trim();
+    return send(request, reply, 200, claimForm(userCode, undefined, userCode ? await ctx.agentAuth.pendingClaim(userCode) : undefined));
+  });
 
   app.post('/agentauth/claim', {
     schema: {

@@ -67,6 +67,11 @@ describe('agent registration ceremony over HTTP', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.text).toMatch(/not signed in/i);
+    // The person sees which agent and which email they are approving before deciding.
+    expect(page.text).toContain('You are approving');
+    expect(page.text).toContain(`<code>${reg.body.agent_id}</code>`);
+    expect(page.text).toContain('<code>person@example.com</code>');
+    expect((await call('/agentauth/claim?user_code=BCDF-GHJK')).text).toContain('No outstanding claim has this code');
 
     // The person types the code in lower case with spaces: normalised.
     const approved = await decide(` ${claim.body.user_code.toLowerCase().replace('-', ' ')} `, 'approve');
