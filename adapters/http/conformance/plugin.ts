@@ -4,6 +4,7 @@ import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../s
 import { HOW_TO_EVALUATE, NOT_EVALUATED, type RequirementView } from '../../../services/conformance/service.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
+import { jsonObject } from '../response-schemas.ts';
 import { sendPage } from '../pages/respond.ts';
 import { notFoundPage } from '../pages/routes.ts';
 
@@ -16,12 +17,12 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
   const placeholders = contentPlaceholders(ctx.config);
   app.get('/api/conformance/specs', { schema: { summary: 'Conformance registry: specifications', tags: ['conformance'], response: { 200: { type: 'object', properties: { specs: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { id: { type: 'string' }, requirement_count: { type: 'integer' }, indexable: { type: 'boolean' } } } } } } } } },
     async () => ({ specs: c.specs() }));
-  app.get('/api/conformance/specs/:spec', { schema: { summary: 'One specification and its requirements', tags: ['conformance'], params: specParams, response: { 404: errorResponse } } }, async (request) => {
+  app.get('/api/conformance/specs/:spec', { schema: { summary: 'One specification and its requirements', tags: ['conformance'], params: specParams, response: { 200: jsonObject('The specification with each requirement and its verdict', { id: { type: 'string' }, requirements: { type: 'array', items: { type: 'object', additionalProperties: true } } }), 404: errorResponse } } }, async (request) => {
     const s = c.spec((request.params as { spec: string }).spec);
     if (!s) throw notFound('No such specification in the registry');
     return s;
   });
-  app.get('/api/conformance/specs/:spec/requirements/:id', { schema: { summary: 'One requirement with its self-test verdict', tags: ['conformance'], params: specParams, response: { 404: errorResponse } } }, async (request) => {
+  app.get('/api/conformance/specs/:spec/requirements/:id', { schema: { summary: 'One requirement with its self-test verdict', tags: ['conformance'], params: specParams, response: { 200: jsonObject('The requirement: statement, level, verdict of this build, its tests and implementation', { id: { type: 'string' }, verdict: { type: 'string' } }), 404: errorResponse } } }, async (request) => {
     const { spec, id } = request.params as { spec: string; id: string };
     const r = c.requirement(id);
     if (!r || r.spec !== spec) throw notFound('No such requirement in the registry');

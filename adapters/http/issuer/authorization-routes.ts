@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
 import { consentPage, errorPage, loginPage, sendAuthPage } from '../oauth/pages.ts';
+import { redirect } from '../response-schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const str = (max = 4096) => ({ type: 'string', maxLength: max });
@@ -33,7 +34,7 @@ export function issuerAuthorizationRoutes(app: FastifyInstance, deps: { authoriz
   });
 
   app.get('/oid4vci/authorize', {
-    schema: { summary: 'Authorization endpoint: client_id and request_uri only (after PAR)', tags, querystring: { type: 'object', properties: { client_id: str(200), request_uri: str(300) } }, response: { 400: errorResponse } },
+    schema: { summary: 'Authorization endpoint: client_id and request_uri only (after PAR)', tags, querystring: { type: 'object', properties: { client_id: str(200), request_uri: str(300) } }, response: { 303: redirect('To the login and consent interaction'), 400: errorResponse } },
   }, async (request, reply) => {
     const { interactionId } = await authorization.authorize(request.query as Record<string, string>);
     return reply.redirect(`${base}/${interactionId}`, 303);

@@ -11,6 +11,7 @@ import { issuerAuthorizationRoutes } from './authorization-routes.ts';
 import { ISSUING_COUNTRY, authorizationServerMetadata, credentialIssuerMetadata, degreeVct, issuerSettings } from '../../../services/issuer/settings.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import type { MainContext } from '../main/context.ts';
+import { jsonObject } from '../response-schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
@@ -87,18 +88,18 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     reply.code(201).header('cache-control', 'no-store');
     return issuer.createOffer(body);
   });
-  app.get('/oid4vci/credential-offer/:id', { schema: { summary: 'A credential offer by reference', tags, params: idParams, response: { 404: errorResponse } } }, async (request, reply) => {
+  app.get('/oid4vci/credential-offer/:id', { schema: { summary: 'A credential offer by reference', tags, params: idParams, response: { 200: jsonObject('The credential offer (OpenID4VCI 1.0 §4.1.1)', { credential_issuer: { type: 'string' }, credential_configuration_ids: { type: 'array', items: { type: 'string' } } }), 404: errorResponse } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     return issuer.fetchOffer((request.params as { id: string }).id);
   });
-  app.get('/oid4vci/offers/:id/status', { schema: { summary: 'What the wallet did with an offer (fold of its stream)', tags, params: idParams, response: { 404: errorResponse } } }, async (request) => issuer.status((request.params as { id: string }).id));
+  app.get('/oid4vci/offers/:id/status', { schema: { summary: 'What the wallet did with an offer (fold of its stream)', tags, params: idParams, response: { 200: jsonObject('The offer\'s state and what the wallet did: attestation, DPoP, proofs and holder keys, encryption, notification', { status: { type: 'string' } }), 404: errorResponse } } }, async (request) => issuer.status((request.params as { id: string }).id));
 
   app.post('/oid4vci/token', {
     schema: {
       summary: 'Token endpoint of the issuer: pre-authorized_code grant, optional tx_code, optional DPoP',
       tags,
       body: { type: 'object', properties: Object.fromEntries([['grant_type', 200], ['pre-authorized_code', 200], ['tx_code', 20], ['code', 200], ['redirect_uri', 2000], ['code_verifier', 200], ['client_id', 200]].map(([k, n]) => [k, { type: 'string', maxLength: n }])) },
-      response: { 400: errorResponse },
+      response: { 200: jsonObject('Access token response (RFC 6749 §5.1): Bearer or DPoP, authorization_details with credential_identifiers; never a refresh token', { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } }), 400: errorResponse },
     },
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');

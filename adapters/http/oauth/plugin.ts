@@ -8,6 +8,9 @@ import { TokenIntrospection } from '../../../services/oauth/introspection.ts';
 import { issuerProfiles, type IssuerProfile } from '../../../services/oauth/issuers.ts';
 import { ProtectedResource, invalidTokenError, type PresentedToken } from '../../../services/oauth/protected-resources.ts';
 import { TokenEndpoint } from '../../../services/oauth/token-endpoint.ts';
+import { jsonObject } from '../response-schemas.ts';
+
+const userInfoResponse = jsonObject('UserInfo claims of the token\'s user (OpenID Connect Core §5.3.2)', { sub: { type: 'string' } });
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
@@ -127,7 +130,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     });
 
     app.post(`${p}/introspect`, {
-      schema: { summary: 'Token introspection (RFC 7662), for authenticated clients', tags: [tag], consumes: ['application/x-www-form-urlencoded'], body: formBody({ token: str(8192), token_type_hint: str(100), ...clientAuthFields }), response: { 400: errorResponse, 401: errorResponse } },
+      schema: { summary: 'Token introspection (RFC 7662), for authenticated clients', tags: [tag], consumes: ['application/x-www-form-urlencoded'], body: formBody({ token: str(8192), token_type_hint: str(100), ...clientAuthFields }), response: { 200: jsonObject('Introspection response (RFC 7662 §2.2): active, and the token\'s claims when active', { active: { type: 'boolean' } }), 400: errorResponse, 401: errorResponse } },
     }, async (request, reply) => {
       reply.headers(noStore);
       return introspection.introspect({ body: request.body as Record<string, string>, authorization: request.headers.authorization });
@@ -177,7 +180,7 @@ function registerResource(app: FastifyInstance, ctx: MainContext, deps: OAuthDep
   const base = ctx.config.baseUrl;
   if (profile.id === 'as') {
     const resource = new ProtectedResource(deps, tokenEndpoint.tokens, profile, `${base}/.well-known/oauth-protected-resource/oauth2/resource`);
-    app.get('/oauth2/resource', { schema: { summary: 'Demo protected resource: Bearer, or DPoP with a proof carrying ath', tags: ['oauth2'], response: { 401: errorResponse } } }, async (request) => {
+    app.get('/oauth2/resource', { schema: { summary: 'Demo protected resource: Bearer, or DPoP with a proof carrying ath', tags: ['oauth2'], response: { 200: jsonObject('The demo resource and who asked for it'), 401: errorResponse } } }, async (request) => {
       const presented = presentedFromHeader(request, base);
       if (!presented) throw invalidTokenError('An access token is required', { resourceMetadata: `${base}/.well-known/oauth-protected-resource/oauth2/resource` });
       const claims = await resource.authorize(presented);
@@ -195,8 +198,8 @@ function registerResource(app: FastifyInstance, ctx: MainContext, deps: OAuthDep
     if (!presented) throw invalidTokenError('An access token is required in the Authorization header or the form body', { resourceMetadata: userinfoMetadataUrl });
     return userinfo.userInfo(await userinfo.authorize(presented));
   };
-  app.get('/oidc/userinfo', { schema: { summary: 'UserInfo (Bearer token in the header; never the query)', tags: ['oidc'], response: { 401: errorResponse } } }, handler);
-  app.post('/oidc/userinfo', { schema: { summary: 'UserInfo (token in the header or the form body)', tags: ['oidc'], consumes: ['application/x-www-form-urlencoded'], body: formBody({ access_token: str(8192) }), response: { 400: errorResponse, 401: errorResponse } } }, handler);
+  app.get('/oidc/userinfo', { schema: { summary: 'UserInfo (Bearer token in the header; never the query)', tags: ['oidc'], response: { 200: userInfoResponse, 401: errorResponse } } }, handler);
+  app.post('/oidc/userinfo', { schema: { summary: 'UserInfo (token in the header or the form body)', tags: ['oidc'], consumes: ['application/x-www-form-urlencoded'], body: formBody({ access_token: str(8192) }), response: { 200: userInfoResponse, 400: errorResponse, 401: errorResponse } } }, handler);
 
   app.get('/oidc/logout', {
     schema: { summary: 'RP-initiated logout', tags: ['oidc'], querystring: { type: 'object', properties: { id_token_hint: str(8192), post_logout_redirect_uri: str(2000), state: str(500), client_id: str(200) } } },

@@ -6,10 +6,12 @@ import { verifierSettings } from '../../../services/verifier/settings.ts';
 import { pemCertificatesOf } from '../../pem-env.ts';
 import { loadVerifierPki } from '../../verifier/pki-file.ts';
 import type { MainContext } from '../main/context.ts';
+import { jsonObject, textBody } from '../response-schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
 const REQUEST_OBJECT_TYPE = 'application/oauth-authz-req+jwt';
+const requestObjectResponse = textBody('The request object, a signed JWT (typ oauth-authz-req+jwt)', REQUEST_OBJECT_TYPE);
 const tags = ['oid4vp'];
 
 /** MDOC_IACA_ROOT_PEM (PEM text or a file path): mdoc roots the verifier trusts besides our issuer's IACA. */
@@ -52,7 +54,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
   });
 
   const sendRequestObject = (reply: import('fastify').FastifyReply, jwt: string) => reply.header('cache-control', 'no-store').type(REQUEST_OBJECT_TYPE).send(jwt);
-  app.get('/oid4vp/request/:id', { schema: { summary: 'The signed request object (request_uri_method get)', tags, params: idParams, response: { 400: errorResponse, 404: errorResponse, 405: errorResponse } } }, async (request, reply) =>
+  app.get('/oid4vp/request/:id', { schema: { summary: 'The signed request object (request_uri_method get)', tags, params: idParams, response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse } } }, async (request, reply) =>
     sendRequestObject(reply, await verifier.requestObject((request.params as { id: string }).id, 'get')),
   );
   app.post('/oid4vp/request/:id', {
@@ -61,7 +63,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       tags,
       params: idParams,
       body: { type: 'object', nullable: true, properties: { wallet_nonce: { type: 'string', maxLength: 256 }, wallet_metadata: { type: 'string', maxLength: 16_384 } } },
-      response: { 400: errorResponse, 404: errorResponse, 405: errorResponse },
+      response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse },
     },
   }, async (request, reply) => {
     const body = (request.body ?? {}) as { wallet_nonce?: string };
@@ -96,7 +98,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       tags,
       params: idParams,
       querystring: { type: 'object', properties: { response_code: { type: 'string', maxLength: 200 } } },
-      response: { 400: errorResponse, 404: errorResponse },
+      response: { 200: jsonObject('The result document: status, reasons by named check, disclosed claims per credential query', { request_id: { type: 'string' }, status: { type: 'string' } }), 400: errorResponse, 404: errorResponse },
     },
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');

@@ -73,6 +73,10 @@ describe('discovery documents', () => {
     // Every route fastify registered (bar HEAD twins) is in the contract.
     expect(server.main.routes.length).toBeGreaterThan(50);
     for (const r of server.main.routes) expect(documented.has(r), r).toBe(true);
+    // Every operation says what success looks like (issue 14: no operation with only error responses).
+    const withoutSuccess = Object.entries(spec.paths).flatMap(([path, ops]: [string, any]) => Object.entries(ops).filter(([, op]: [string, any]) => !Object.keys(op.responses ?? {}).some((c) => /^[23]/.test(c))).map(([m]) => `${m.toUpperCase()} ${path}`));
+    expect(withoutSuccess).toEqual([]);
+    expect(spec.paths['/oid4vp/request/{id}'].get.responses['200'].content['application/oauth-authz-req+jwt']).toBeDefined();
     for (const must of ['POST /agentauth/identity', 'POST /agentauth/token', 'POST /oauth2/token', 'GET /oidc/userinfo', 'POST /api/lookingglass/decode', 'GET /api/protocols/{id}', 'POST /mcp']) expect(documented.has(must), must).toBe(true);
     const html = await get('/docs/api');
     expect(html.headers.get('content-type')).toContain('text/html');
