@@ -4,6 +4,7 @@ import type { Fold, SqlStatement } from '../../projections/types.ts';
 import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
 import { StoreUnavailable, VersionConflict } from '../../services/event-log.ts';
 import { COMMIT_CHANNEL, isConnectionError, migratePostgres, numberPlaceholders } from './postgres-schema.ts';
+import type { PendingAppend } from './pending-append.ts';
 
 interface EventRow {
   sequence: string;
@@ -16,14 +17,6 @@ interface EventRow {
 
 const toStored = (r: EventRow): StoredEvent => ({ sequence: Number(r.sequence), streamId: r.stream_id, version: r.version, type: r.type, data: r.data, at: Number(r.at) });
 
-interface PendingAppend {
-  streamId: string;
-  expectedVersion: number;
-  events: readonly NewEvent[];
-  snapshot: unknown;
-  resolve: (stored: StoredEvent[]) => void;
-  reject: (error: unknown) => void;
-}
 
 /** Runs inside an append's transaction: the statements it returns commit or roll back with the events. */
 export type FoldInTransaction = (events: readonly StoredEvent[]) => Fold | void;

@@ -9,6 +9,7 @@ import type {
 } from '../../services/event-log.ts';
 import { VersionConflict } from '../../services/event-log.ts';
 import { migrate } from './schema.ts';
+import type { PendingAppend } from './pending-append.ts';
 
 interface EventRow {
   sequence: number;
@@ -38,14 +39,6 @@ export interface SqliteEventLogOptions {
   readonly?: boolean;
 }
 
-interface PendingAppend {
-  streamId: string;
-  expectedVersion: number;
-  events: readonly NewEvent[];
-  snapshot: unknown;
-  resolve: (stored: StoredEvent[]) => void;
-  reject: (error: unknown) => void;
-}
 
 /**
  * The append-only event log in one SQLite file (WAL). Asynchronous appends that arrive in the same

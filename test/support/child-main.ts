@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'vitest';
+import { freePort } from './wallet-server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -33,4 +35,43 @@ export async function registerUntilKilled(base: string, acknowledged: Array<{ ag
       }
     }
   }));
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/**
+ * The crash test on any store: four writers register until the main origin is SIGKILLed under them,
+ * the origin starts again on the same store, and every acknowledged registration's assertion is
+ * redeemed exactly once (a second redemption is refused). Returns what was acknowledged.
+ */
+export async function killUnderLoadThenRedeemEach(env: Record<string, string>, atLeast: number): Promise<Array<{ agent_id: string; identity_assertion: string }>> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const first = await startChildMain(port, env);
+  const acknowledged: Array<{ agent_id: string; identity_assertion: string }> = [];
+  const failures: string[] = [];
+  let stop = false;
+  const writers = registerUntilKilled(base, acknowledged, failures, () => stop);
+  while (acknowledged.length < atLeast && failures.length < 4) await new Promise((r) => setTimeout(r, 5));
+  expect(failures).toEqual([]);
+  const exited = new Promise((r) => first.once('exit', r));
+  first.kill('SIGKILL');
+  stop = true;
+  await writers;
+  await exited;
+  expect(acknowledged.length).toBeGreaterThanOrEqual(atLeast);
+
+  const second = await startChildMain(port, env);
+  try {
+    for (const reg of acknowledged) {
+      const redeem = () => fetch(`${base}/agentauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }) });
+      expect((await redeem()).status, `first redemption of ${reg.agent_id}`).toBe(200);
+      expect((await redeem()).status).toBe(400);
+    }
+  } finally {
+    second.kill('SIGTERM');
+    await new Promise((r) => second.once('exit', r));
+  }
+  expect(second.exitCode ?? 0).toBe(0);
+  return acknowledged;
 }

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerUntilKilled, startChildMain } from '../../support/child-main.ts';
+import { killUnderLoadThenRedeemEach } from '../../support/child-main.ts';
 import { json, startMainServer } from '../../support/main-server.ts';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
-import { freePort } from '../../support/wallet-server.ts';
 
 /**
  * Issue 20: the main origin with EVENT_STORE=postgres on a real PostgreSQL (a temporary cluster, a
@@ -12,7 +14,6 @@ import { freePort } from '../../support/wallet-server.ts';
  * crash test (SIGKILL under load, single redemption after restart), and `npm run replay` on it.
  */
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 let server: TestPostgres;
 beforeAll(async () => {
   if (postgresAvailable) server = await startPostgres();
@@ -66,33 +67,9 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
 
   it('crash safety: every acknowledged registration survives SIGKILL, redeems exactly once after restart, and the log replays clean', async () => {
     const url = await server.database();
-    const env = { EVENT_STORE: 'postgres', DATABASE_URL: url, DATA_DIR: `/tmp/portico-pg-crash-${process.pid}` };
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const first = await startChildMain(port, env);
-    const acknowledged: Array<{ agent_id: string; identity_assertion: string }> = [];
-    const failures: string[] = [];
-    let stop = false;
-    const writers = registerUntilKilled(base, acknowledged, failures, () => stop);
-    while (acknowledged.length < 100 && failures.length < 4) await new Promise((r) => setTimeout(r, 5));
-    expect(failures).toEqual([]);
-    const exited = new Promise((r) => first.once('exit', r));
-    first.kill('SIGKILL');
-    stop = true;
-    await writers;
-    await exited;
-
-    const second = await startChildMain(port, env);
-    try {
-      for (const reg of acknowledged) {
-        const redeem = () => fetch(`${base}/agentauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }) });
-        expect((await redeem()).status, `first redemption of ${reg.agent_id}`).toBe(200);
-        expect((await redeem()).status).toBe(400);
-      }
-    } finally {
-      second.kill('SIGTERM');
-      await new Promise((r) => second.once('exit', r));
-    }
+    const dataDir = mkdtempSync(join(tmpdir(), 'portico-pg-crash-')); // keys.json: the restart must sign with the same keys
+    const env = { EVENT_STORE: 'postgres', DATABASE_URL: url, DATA_DIR: dataDir };
+    const acknowledged = await killUnderLoadThenRedeemEach(env, 100);
     const clean = replay(url);
     expect(clean.status, clean.stdout.slice(-500) + clean.stderr).toBe(0);
 
@@ -109,6 +86,7 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     const broken = replay(url);
     expect(broken.status).toBe(1);
     expect(broken.stdout).toMatch(new RegExp(`1 differing: agent:${victim}`));
+    rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
   it('npm run migrate-log copies a SQLite log into PostgreSQL with every sequence kept and every fold checked; the main origin then serves it', async () => {
