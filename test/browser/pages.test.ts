@@ -106,6 +106,9 @@ describe.skipIf(!available)('pages in Chromium', () => {
     expect(page.url()).not.toContain(reg.identity_assertion.slice(0, 20));
     expect(page.url()).toBe(`${server.url}/looking-glass`);
     expect(await page.locator('table').textContent()).toContain('RFC 7519 §4.1.4');
+    expect(await page.locator('a:has-text("RFC 7519 §4.1.4")').first().getAttribute('href')).toBe('https://www.rfc-editor.org/rfc/rfc7519.html#section-4.1.4');
+    expect(await page.locator('.jwt .jwt-h').textContent()).toBe(reg.identity_assertion.split('.')[0]);
+    expect(await page.locator('h2:has-text("Payload") + pre').textContent()).toContain('"sub"');
     expect(await page.locator('.notice.ok').textContent()).toMatch(/verified/);
     await page.screenshot({ path: `${SHOTS}looking-glass.png`, fullPage: true });
     expect(await seriousA11yViolations(page)).toEqual([]);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
 import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../services/pages/markdown-content.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { referenceInlines } from '../../../services/lookingglass/references.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
@@ -147,23 +148,45 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
     });
   });
 
+  /** The compact token split into its parts, each in its own colour (the twin lists them). */
+  const segments = (token: string): Block => {
+    const [header = '', payload = '', signature = ''] = token.split('.');
+    return {
+      kind: 'html',
+      html: `<p class="jwt" aria-label="The token, part by part"><span class="jwt-h" title="header">${escapeHtml(header)}</span>.<span class="jwt-p" title="payload">${escapeHtml(payload)}</span>.<span class="jwt-s" title="signature">${escapeHtml(signature)}</span></p><p class="jwt-legend"><span class="jwt-h">header</span> · <span class="jwt-p">payload</span> · <span class="jwt-s">signature</span></p>`,
+      markdown: [{ kind: 'code', text: `header:    ${header}\npayload:   ${payload}\nsignature: ${signature}` }],
+    };
+  };
+
   /** The looking glass page, with the decoded token when one was sent. */
-  const lookingGlassPage = async (token: string | undefined): Promise<Block[]> => {
+  const lookingGlassPage = async (token: string | undefined, jwksText?: string): Promise<Block[]> => {
     const blocks: Block[] = [
       h(1, 'Looking glass'),
-      p('Paste a JWT to decode it, check its signature against this origin\'s issuers, and read every claim explained. For credentials use ', { code: 'POST /api/lookingglass/decode/credential' }, '.'),
+      p('Paste a JWT to decode it, check its signature against this origin\'s issuers (or a JWKS you paste), and read every claim explained, each linked to where it is defined. For credentials use ', { code: 'POST /api/lookingglass/decode/credential' }, '.'),
       // POST keeps tokens out of URLs, history and logs; the form works without JavaScript.
-      { kind: 'html', html: `<form method="post" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false" autocomplete="off">${escapeHtml(token ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'POST /looking-glass' }, ' with the form field ', { code: 'token' }, ', or ', { code: 'POST /api/lookingglass/decode' })] },
+      { kind: 'html', html: `<form method="post" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false" autocomplete="off">${escapeHtml(token ?? '')}</textarea><label for="jwks">JWKS to verify with (optional; else this origin's issuers)</label><textarea id="jwks" name="jwks" spellcheck="false" autocomplete="off" class="short" placeholder='{"keys": [...]}'>${escapeHtml(jwksText ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'POST /looking-glass' }, ' with the form fields ', { code: 'token' }, ' and optionally ', { code: 'jwks' }, ', or ', { code: 'POST /api/lookingglass/decode' })] },
     ];
     if (!token) return blocks;
     try {
-      const d = await ctx.lookingGlass.decodeJwt(token);
+      let jwks: { keys: [] } | undefined;
+      if (jwksText?.trim()) {
+        try {
+          jwks = JSON.parse(jwksText) as { keys: [] };
+        } catch {
+          throw new OAuthError('invalid_request', 'The JWKS is not JSON');
+        }
+        if (!jwks || !Array.isArray(jwks.keys)) throw new OAuthError('invalid_request', 'The JWKS has no keys array');
+      }
+      const d = await ctx.lookingGlass.decodeJwt(token, jwks);
       blocks.push(
+        segments(token),
         h(2, 'Signature'),
         { kind: 'notice', tone: d.signature.verified ? 'ok' : 'warning', inlines: [d.signature.detail] },
         ...(d.warnings.length ? [h(2, 'Warnings'), { kind: 'list', items: d.warnings.map((w) => [w]) } as Block] : []),
         h(2, 'Claims'),
-        { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], [c.reference]]) },
+        { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], referenceInlines(c.reference)]) },
+        h(2, 'Payload'),
+        { kind: 'code', lang: 'json', text: JSON.stringify(d.payload, null, 2) },
         h(2, 'Header'),
         { kind: 'code', lang: 'json', text: JSON.stringify(d.header, null, 2) },
       );
@@ -183,10 +206,10 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   });
 
   app.post('/looking-glass', {
-    schema: { ...pageSchema('Looking glass: decode the JWT sent in the form field token (page)'), body: { type: 'object', properties: { token: { type: 'string', maxLength: 32_768 } } } },
+    schema: { ...pageSchema('Looking glass: decode the JWT sent in the form field token, verified with the optional jwks field (page)'), body: { type: 'object', properties: { token: { type: 'string', maxLength: 32_768 }, jwks: { type: 'string', maxLength: 65_536 } } } },
   }, async (request, reply) => {
-    const token = (request.body as { token?: string } | undefined)?.token?.trim();
+    const body = (request.body ?? {}) as { token?: string; jwks?: string };
     reply.header('cache-control', 'no-store');
-    return sendPage(request, reply, { title: 'Looking glass', noindex: true, blocks: await lookingGlassPage(token) });
+    return sendPage(request, reply, { title: 'Looking glass', noindex: true, blocks: await lookingGlassPage(body.token?.trim(), body.jwks) });
   });
 }

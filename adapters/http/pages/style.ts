@@ -17,5 +17,8 @@ table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid v
 figure{margin:1.5rem 0;overflow:auto}figcaption{color:var(--muted);font-size:.9em}svg text{fill:var(--fg);font:13px system-ui,sans-serif}
 svg .lifeline{stroke:var(--line)}svg .msg{stroke:var(--accent)}svg .box{fill:var(--bg);stroke:var(--muted)}
 input[type=search]{width:min(100%,36rem);font-size:1.05rem;padding:.6rem .8rem}form[role=search]{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.5rem}form[role=search] label{flex-basis:100%}form[role=search] button{margin:0}
+.jwt{font:0.9em/1.5 ui-monospace,monospace;overflow-wrap:anywhere;word-break:break-all;padding:.75rem;border:1px solid var(--line);border-radius:6px}.jwt-h{color:#b3261e}.jwt-p{color:#6a1b9a}.jwt-s{color:#0b57d0}.jwt-legend{font-size:.9em}
+@media (prefers-color-scheme:dark){.jwt-h{color:#f2b8b5}.jwt-p{color:#d7aefb}.jwt-s{color:#8ab4f8}}
+textarea.short{min-height:4rem}
 textarea{font:0.9em ui-monospace,monospace;width:100%;min-height:8rem;padding:.5rem;border:1px solid var(--line);border-radius:6px;background:transparent;color:inherit}
 `;
