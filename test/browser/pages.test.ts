@@ -88,6 +88,17 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.screenshot({ path: `${SHOTS}run.png`, fullPage: true });
     await page.click('text=Open the full run');
     await page.waitForSelector('h1:has-text("Run of oidc/authorization-code-id-token")');
+    // The run as a timeline: a diagram of the real exchanges, rows that open to both sides, tokens decoded, curl.
+    expect(await page.locator('figure svg[aria-label^="Exchanges of"]').count()).toBe(1);
+    const rows = page.locator('details.exchange');
+    expect(await rows.count()).toBeGreaterThan(3);
+    const token = page.locator('details.exchange', { hasText: 'Token request' }).first();
+    await token.locator('summary').first().click();
+    expect(await token.locator('.sides section').count()).toBe(2);
+    expect(await token.locator('.badge').first().textContent()).toBe('200');
+    expect(await token.locator('section.token', { hasText: 'id_token' }).textContent()).toContain('"alg": "RS256"');
+    await token.locator('details.curl summary').click();
+    expect(await token.locator('details.curl pre').textContent()).toMatch(/^curl -i -X POST '/);
     await page.screenshot({ path: `${SHOTS}run-page.png`, fullPage: true });
     expect(await seriousA11yViolations(page)).toEqual([]);
     expect(errors).toEqual([]);

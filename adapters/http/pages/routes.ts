@@ -7,6 +7,7 @@ import { OAuthError } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
+import { exchangeBlock, exchangeDiagramSvg } from './run-timeline.ts';
 
 const p = (...inlines: Inline[]): Block => ({ kind: 'paragraph', inlines });
 const h = (level: 1 | 2 | 3, text: string): Block => ({ kind: 'heading', level, text });
@@ -118,17 +119,12 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       { kind: 'notice', tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info', inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])] },
       p('Started ', { code: view.started_at }, '. Secrets are redacted here; the caller of the run saw them in full. ', { link: 'JSON', href: `/api/runs/${view.run_id}` }),
       h(2, 'Exchanges'),
+      p('Each row opens to the request and the response side by side, the tokens met, and the request as a curl command.'),
     ];
-    view.exchanges.forEach((x, i) => {
-      blocks.push(h(3, `${i + 1}. ${x.step}`));
-      blocks.push(p({ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${x.duration_ms} ms`));
-      if (x.annotations.length) blocks.push({ kind: 'list', items: x.annotations.map((a) => [a]) });
-      blocks.push({ kind: 'code', lang: 'json', text: JSON.stringify({ request: x.request, response: x.response }, null, 2) });
-    });
-    if (view.tokens.length) {
-      blocks.push(h(2, 'Decoded tokens'));
-      for (const t of view.tokens) blocks.push(h(3, `${t.name} (${'step' in t ? String((t as { step: string }).step) : ''})`), { kind: 'code', lang: 'json', text: JSON.stringify({ header: t.header, payload: t.payload }, null, 2) });
+    if (view.exchanges.length > 0) {
+      blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${view.exchanges.reduce((n, x) => n + x.duration_ms, 0)} ms in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${x.duration_ms} ms)`]) }] });
     }
+    view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i)));
     return sendPage(request, reply, { title: `Run ${view.run_id}`, noindex: true, blocks });
   });
 

@@ -1,0 +1,94 @@
+import type { RecordedExchange } from '../../../machines/flow-run.ts';
+import type { Block } from '../../../services/pages/document.ts';
+import { escapeHtml } from '../../../services/pages/render-html.ts';
+
+/**
+ * A run as a person reads it: a sequence diagram drawn from the exchanges that actually happened
+ * (status colours, durations), then one collapsible row per exchange with method, path, status badge
+ * and time, request and response side by side, the tokens met decoded inline, and the request as a
+ * curl command. Everything is server-rendered; the markdown twin carries the same facts as text.
+ */
+
+/** Which part of the origin answered, by path: the diagram's lifelines. */
+export function actorOf(url: string): string {
+  let path = '';
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return 'Origin';
+  }
+  const prefixes: Array<[RegExp, string]> = [[/^\/oauth2/, 'OAuth AS'], [/^\/oid4vci|openid-credential-issuer/, 'Credential issuer'], [/^\/oidc|^\/\.well-known\/openid/, 'OpenID Provider'], [/^\/agentauth/, 'Agent auth'], [/^\/oid4vp/, 'Verifier'], [/^\/mcp/, 'MCP server'], [/^\/spiffe/, 'SPIFFE']];
+  return prefixes.find(([re]) => re.test(path))?.[1] ?? 'Origin';
+}
+
+const statusClass = (status: number) => (status < 300 ? 'ok' : status < 400 ? 'redirect' : 'bad');
+const pathOf = (url: string) => {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+};
+const bodyText = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body, null, 2));
+
+/** The request as a curl command (form bodies as --data-urlencode, JSON as -d). */
+export function curlOf(x: RecordedExchange): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const parts = [`curl -i -X ${x.request.method} ${quote(x.request.url)}`];
+  for (const [name, value] of Object.entries(x.request.headers)) parts.push(`-H ${quote(`${name}: ${value}`)}`);
+  const body = x.request.body;
+  if (body && typeof body === 'object' && (x.request.headers['content-type'] ?? '').includes('x-www-form-urlencoded')) {
+    for (const [k, v] of Object.entries(body as Record<string, unknown>)) parts.push(`--data-urlencode ${quote(`${k}=${String(v)}`)}`);
+  } else if (body !== undefined) parts.push(`-d ${quote(typeof body === 'string' ? body : JSON.stringify(body))}`);
+  return parts.join(' \\\n  ');
+}
+
+/** The diagram: the client on the left, each answering part of the origin a lifeline; request, then response. */
+export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title: string): string {
+  const actors = ['Client'];
+  for (const x of exchanges) if (!actors.includes(actorOf(x.request.url))) actors.push(actorOf(x.request.url));
+  const col = 200;
+  const width = Math.max(actors.length * col, 420);
+  const cx = (a: string) => actors.indexOf(a) * col + col / 2;
+  const top = 50;
+  const row = 56;
+  const height = top + exchanges.length * row + 24;
+  const heads = actors.map((a) => `<rect class="box" x="${cx(a) - 85}" y="8" width="170" height="28" rx="6"/><text x="${cx(a)}" y="27" text-anchor="middle">${escapeHtml(a)}</text><line class="lifeline" x1="${cx(a)}" y1="36" x2="${cx(a)}" y2="${height - 8}" stroke-dasharray="4 4"/>`);
+  const rows = exchanges.map((x, i) => {
+    const y = top + i * row + 18;
+    const to = cx(actorOf(x.request.url));
+    const from = cx('Client');
+    const label = `${i + 1}. ${x.request.method} ${pathOf(x.request.url).slice(0, 40)}`;
+    return `<text x="${(from + to) / 2}" y="${y - 6}" text-anchor="middle">${escapeHtml(label)}</text><line class="msg" x1="${from}" y1="${y}" x2="${to}" y2="${y}" marker-end="url(#run-arrow)"/>`
+      + `<line class="msg status-${statusClass(x.response.status)}" x1="${to}" y1="${y + 20}" x2="${from}" y2="${y + 20}" stroke-dasharray="6 3" marker-end="url(#run-arrow)"/><text class="status-${statusClass(x.response.status)}" x="${(from + to) / 2}" y="${y + 16}" text-anchor="middle">${x.response.status} · ${x.duration_ms} ms</text>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="${escapeHtml(`Exchanges of ${title}`)}">
+<defs><marker id="run-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="currentColor"/></marker></defs>
+${heads.join('\n')}
+${rows.join('\n')}
+</svg>`;
+}
+
+function side(title: string, headers: Record<string, string>, body: unknown): string {
+  const rows = Object.entries(headers).map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td><code>${escapeHtml(v)}</code></td></tr>`).join('');
+  const text = bodyText(body);
+  return `<section><h4>${escapeHtml(title)}</h4>${rows ? `<table class="headers">${rows}</table>` : ''}${text ? `<pre tabindex="0"><code>${escapeHtml(text)}</code></pre>` : ''}</section>`;
+}
+
+/** One exchange as a collapsible row (HTML) and as its markdown equivalent. */
+export function exchangeBlock(x: RecordedExchange, index: number): Block {
+  const cls = statusClass(x.response.status);
+  const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code>${escapeHtml(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre></section>`).join('');
+  const notes = x.annotations.length ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : '';
+  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${x.duration_ms} ms</span></summary>${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
+  const markdown: Block[] = [
+    { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}` },
+    { kind: 'paragraph', inlines: [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${x.duration_ms} ms`] },
+    ...(x.annotations.length ? [{ kind: 'list', items: x.annotations.map((a) => [a]) } as Block] : []),
+    { kind: 'code', lang: 'json', text: JSON.stringify({ request: x.request, response: x.response }, null, 2) },
+    ...(x.tokens ?? []).map((t) => ({ kind: 'code', lang: 'json', text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2) }) as Block),
+    { kind: 'code', lang: 'sh', text: curlOf(x) },
+  ];
+  return { kind: 'html', html, markdown };
+}
