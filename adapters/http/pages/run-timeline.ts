@@ -1,6 +1,7 @@
 import type { RecordedExchange } from '../../../machines/flow-run.ts';
 import type { Block } from '../../../services/pages/document.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { lifelineDiagram } from './sequence-diagram.ts';
 
 /**
  * A run as a person reads it: a sequence diagram drawn from the exchanges that actually happened
@@ -54,7 +55,6 @@ export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title
   const top = 50;
   const row = 56;
   const height = top + exchanges.length * row + 24;
-  const heads = actors.map((a) => `<rect class="box" x="${cx(a) - 85}" y="8" width="170" height="28" rx="6"/><text x="${cx(a)}" y="27" text-anchor="middle">${escapeHtml(a)}</text><line class="lifeline" x1="${cx(a)}" y1="36" x2="${cx(a)}" y2="${height - 8}" stroke-dasharray="4 4"/>`);
   const rows = exchanges.map((x, i) => {
     const y = top + i * row + 18;
     const to = cx(actorOf(x.request.url));
@@ -63,11 +63,7 @@ export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title
     return `<text x="${(from + to) / 2}" y="${y - 6}" text-anchor="middle">${escapeHtml(label)}</text><line class="msg" x1="${from}" y1="${y}" x2="${to}" y2="${y}" marker-end="url(#run-arrow)"/>`
       + `<line class="msg status-${statusClass(x.response.status)}" x1="${to}" y1="${y + 20}" x2="${from}" y2="${y + 20}" stroke-dasharray="6 3" marker-end="url(#run-arrow)"/><text class="status-${statusClass(x.response.status)}" x="${(from + to) / 2}" y="${y + 16}" text-anchor="middle">${x.response.status} · ${x.duration_ms} ms</text>`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="${escapeHtml(`Exchanges of ${title}`)}">
-<defs><marker id="run-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="currentColor"/></marker></defs>
-${heads.join('\n')}
-${rows.join('\n')}
-</svg>`;
+  return lifelineDiagram({ actors, x: cx, boxWidth: 170, width, height, label: `Exchanges of ${title}`, rows, marker: 'run-arrow' });
 }
 
 function side(title: string, headers: Record<string, string>, body: unknown): string {
