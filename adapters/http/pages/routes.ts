@@ -7,7 +7,7 @@ import { OAuthError } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
-import { exchangeBlock, exchangeDiagramSvg } from './run-timeline.ts';
+import { runPage } from './run-timeline.ts';
 
 const p = (...inlines: Inline[]): Block => ({ kind: 'paragraph', inlines });
 const h = (level: 1 | 2 | 3, text: string): Block => ({ kind: 'heading', level, text });
@@ -114,18 +114,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   app.get('/runs/:id', { schema: pageSchema('A run: every exchange and decoded token (page)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } }) }, async (request, reply) => {
     const view = await flowRuns.view((request.params as { id: string }).id);
     if (!view) return sendPage(request, reply, notFoundPage(request.url), 404);
-    const blocks: Block[] = [
-      h(1, `Run of ${view.protocol}/${view.flow}`),
-      { kind: 'notice', tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info', inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])] },
-      p('Started ', { code: view.started_at }, '. Secrets are redacted here; the caller of the run saw them in full. ', { link: 'JSON', href: `/api/runs/${view.run_id}` }),
-      h(2, 'Exchanges'),
-      p('Each row opens to the request and the response side by side, the tokens met, and the request as a curl command.'),
-    ];
-    if (view.exchanges.length > 0) {
-      blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${view.exchanges.reduce((n, x) => n + x.duration_ms, 0)} ms in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${x.duration_ms} ms)`]) }] });
-    }
-    view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i)));
-    return sendPage(request, reply, { title: `Run ${view.run_id}`, noindex: true, blocks });
+    return sendPage(request, reply, runPage(view));
   });
 
   app.get('/search', {

@@ -1,5 +1,6 @@
 import type { RecordedExchange } from '../../../machines/flow-run.ts';
-import type { Block } from '../../../services/pages/document.ts';
+import type { RunView } from '../../../services/flows/runs.ts';
+import type { Block, PageDocument } from '../../../services/pages/document.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { lifelineDiagram } from './sequence-diagram.ts';
 
@@ -87,4 +88,20 @@ export function exchangeBlock(x: RecordedExchange, index: number): Block {
     { kind: 'code', lang: 'sh', text: curlOf(x) },
   ];
   return { kind: 'html', html, markdown };
+}
+
+/** The run page: status, then the diagram and one row per exchange. */
+export function runPage(view: RunView): PageDocument {
+  const blocks: Block[] = [
+    { kind: 'heading', level: 1, text: `Run of ${view.protocol}/${view.flow}` },
+    { kind: 'notice', tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info', inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])] },
+    { kind: 'paragraph', inlines: ['Started ', { code: view.started_at }, '. Secrets are redacted here; the caller of the run saw them in full. ', { link: 'JSON', href: `/api/runs/${view.run_id}` }] },
+    { kind: 'heading', level: 2, text: 'Exchanges' },
+    { kind: 'paragraph', inlines: ['Each row opens to the request and the response side by side, the tokens met, and the request as a curl command.'] },
+  ];
+  if (view.exchanges.length > 0) {
+    blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${view.exchanges.reduce((n, x) => n + x.duration_ms, 0)} ms in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${x.duration_ms} ms)`]) }] });
+  }
+  view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i)));
+  return { title: `Run ${view.run_id}`, noindex: true, blocks };
 }
