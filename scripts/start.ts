@@ -1,12 +1,25 @@
 import { loadConfig } from '../adapters/config.ts';
-import { SERVICES, type ServiceName, type RunningService } from '../adapters/services.ts';
+import type { RunningService, ServiceName } from '../adapters/services.ts';
+import { loadWalletSettings } from '../adapters/wallet/config.ts';
 
 /**
  * `npm start` runs every service of the deployment in one process; `npm start -- main` (or
  * `npm run start:main`, `start:wallet`, `start:spiffe`) runs one. SIGTERM/SIGINT close HTTP, let
  * in-flight requests and appends finish, then close SQLite.
  */
-const config = loadConfig();
+const fail = (message: string): never => {
+  console.error(`portico: could not start: ${message}`);
+  process.exit(1);
+};
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+  // A bad WALLET_* value stops start before any service module is loaded (a quick, clear failure).
+  if (process.argv[2] === undefined || process.argv[2] === 'wallet') loadWalletSettings(config);
+} catch (error) {
+  fail((error as Error).message);
+}
+const { SERVICES } = await import('../adapters/services.ts');
 const wanted = (process.argv[2] ? [process.argv[2]] : Object.keys(SERVICES)) as ServiceName[];
 for (const name of wanted) {
   if (!(name in SERVICES)) {
@@ -17,7 +30,7 @@ for (const name of wanted) {
 
 const running: RunningService[] = [];
 try {
-  for (const name of wanted) running.push(await SERVICES[name](config, wanted));
+  for (const name of wanted) running.push(await SERVICES[name](config!, wanted));
 } catch (error) {
   console.error(`portico: could not start: ${(error as Error).message}`);
   for (const s of running) await s.close();

@@ -45,6 +45,43 @@ function palette(): void {
   });
 }
 
+const statusClass = (status: number) => (status < 300 ? 'ok' : status < 400 ? 'redirect' : 'bad');
+const pathOf = (url: string) => {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+};
+const pre = (value: unknown) => {
+  const p = el('pre', { tabindex: '0' });
+  p.append(el('code', {}, typeof value === 'string' ? value : JSON.stringify(value, null, 2)));
+  return p;
+};
+
+/** One streamed exchange as the same collapsible row the run page renders on the server. */
+function exchangeRow(x: Json, n: number): HTMLElement {
+  const cls = statusClass(x.response.status);
+  const row = el('details', { class: 'exchange', id: `exchange-${n}` });
+  if (cls === 'bad') row.setAttribute('open', '');
+  const summary = el('summary');
+  summary.append(el('span', { class: 'n' }, String(n)), ' ', el('strong', {}, x.step), ' ', el('span', { class: 'method' }, x.request.method), ' ', el('code', {}, pathOf(x.request.url)), ' ', el('span', { class: `badge status-${cls}` }, String(x.response.status)), ' ', el('span', { class: 'ms' }, `${x.duration_ms} ms`));
+  const sides = el('div', { class: 'sides' });
+  for (const [title, part] of [['Request', x.request], ['Response', x.response]] as const) {
+    const section = el('section');
+    section.append(el('h4', {}, title), pre(part.headers ?? {}), ...(part.body === undefined ? [] : [pre(part.body)]));
+    sides.append(section);
+  }
+  row.append(summary, sides);
+  for (const t of x.tokens ?? []) {
+    const section = el('section', { class: 'token' });
+    section.append(el('h4', {}, `Decoded ${t.name}`), pre({ header: t.header, payload: t.payload }));
+    row.append(section);
+  }
+  return row;
+}
+
 /** Runs a flow and shows each exchange and decoded token as the run's event stream delivers it. */
 function flowRunner(): void {
   const form = document.querySelector<HTMLFormElement>('form[data-run-flow]');
@@ -56,17 +93,12 @@ function flowRunner(): void {
     if (button) button.disabled = true;
     out.replaceChildren(el('p', { role: 'status' }, 'Running…'));
     try {
-      const started = await postJson(form.dataset.runFlow!, {}, { prefer: 'respond-async' });
+      // The chosen options (the form's controls) go with the run.
+      const options = Object.fromEntries([...new FormData(form)].filter(([, v]) => typeof v === 'string' && v !== ''));
+      const started = await postJson(form.dataset.runFlow!, options, { prefer: 'respond-async' });
       const events = new EventSource(`/api/runs/${started.run_id}/events`);
-      events.addEventListener('run.exchange_recorded', (m) => {
-        const x = JSON.parse((m as MessageEvent).data);
-        const section = el('section', { class: 'exchange' });
-        section.append(el('h3', {}, x.step), el('p', {}, `${x.request.method} ${x.request.url} → ${x.response.status}`));
-        for (const t of x.tokens ?? []) {
-          section.append(el('h4', {}, `Decoded ${t.name}`), el('pre', { tabindex: '0' }, JSON.stringify({ header: t.header, payload: t.payload }, null, 2)));
-        }
-        out.append(section);
-      });
+      let n = 0;
+      events.addEventListener('run.exchange_recorded', (m) => out.append(exchangeRow(JSON.parse((m as MessageEvent).data), ++n)));
       events.addEventListener('run.finished', (m) => {
         const x = JSON.parse((m as MessageEvent).data);
         out.querySelector('[role=status]')!.textContent = `Run ${x.status}${x.error ? `: ${x.error}` : ''}`;

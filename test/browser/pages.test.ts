@@ -105,6 +105,21 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.close();
   });
 
+  it('the flow page\'s option controls produce the chosen run', async () => {
+    const { page, errors } = await open('/protocol/oauth2/flow/client-credentials');
+    await page.selectOption('#opt-client_auth', 'private_key_jwt');
+    await page.selectOption('#opt-alg', 'EdDSA');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.click('button:has-text("Run this flow")');
+    await page.waitForSelector('#run-output [role=status]:has-text("succeeded")', { timeout: 20_000 });
+    const rows = page.locator('#run-output details.exchange');
+    expect(await rows.count()).toBeGreaterThan(1);
+    expect(await page.locator('#run-output').textContent()).toContain('Token request (private_key_jwt)');
+    expect(await rows.locator('.badge').first().textContent()).toMatch(/^\d{3}$/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('decodes a token on the looking glass, posted: the token never lands in the URL', async () => {
     const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
     const { page } = await open('/looking-glass');

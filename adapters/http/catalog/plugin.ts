@@ -3,6 +3,14 @@ import type { Flow, Protocol } from '../../../services/content/catalog.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
+import { flowsTakingOption, runOptionsOf } from '../../../services/flows/run-options.ts';
+
+/** An option's meaning and the flows it applies to, for the contract. */
+const optionDoc = (name: string) => {
+  const flows = flowsTakingOption(name);
+  const option = flows.length ? runOptionsOf(...(flows[0].split('/') as [string, string])).find((o) => o.name === name) : undefined;
+  return `${option?.description ?? ''} Applies to: ${flows.join(', ')}; default ${option?.default ?? '-'}.`.trim();
+};
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
@@ -52,12 +60,12 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
         nullable: true,
         additionalProperties: false,
         properties: {
-          client_auth: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] },
-          alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'] },
-          token_mode: { type: 'string', enum: ['bearer', 'dpop'] },
-          email: { type: 'string', maxLength: 254 },
-          credential_configuration_id: { type: 'string', enum: ['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'] },
-          credential: { type: 'string', enum: ['sd-jwt', 'mdoc'] },
+          client_auth: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'], description: optionDoc('client_auth') },
+          alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'], description: optionDoc('alg') },
+          token_mode: { type: 'string', enum: ['bearer', 'dpop'], description: 'Accepted for compatibility; the DPoP flow is its own flow (oauth2/dpop-bound-token).' },
+          email: { type: 'string', maxLength: 254, description: optionDoc('email') },
+          credential_configuration_id: { type: 'string', enum: ['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'], description: optionDoc('credential_configuration_id') },
+          credential: { type: 'string', enum: ['sd-jwt', 'mdoc'], description: optionDoc('credential') },
         },
       },
       response: { 201: runSchema, 202: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' }, events: { type: 'string' } } }, 404: errorResponse, 409: errorResponse },

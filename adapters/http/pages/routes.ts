@@ -8,6 +8,7 @@ import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
 import { runPage } from './run-timeline.ts';
+import { pickRunOptions, runOptionsOf, type RunOption } from '../../../services/flows/run-options.ts';
 
 const p = (...inlines: Inline[]): Block => ({ kind: 'paragraph', inlines });
 const h = (level: 1 | 2 | 3, text: string): Block => ({ kind: 'heading', level, text });
@@ -93,17 +94,17 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
         ...(f.body ? markdownBlocks(f.body, placeholders) : []),
         h(2, 'Run it'),
         runnable
-          ? { kind: 'html', html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run" data-run-flow="/api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}"><button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p><section id="run-output" aria-live="polite"></section>`, markdown: [p('Run it over the API: ', { code: `POST /api/protocols/${id}/demo/${flow}` })] }
+          ? { kind: 'html', html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run" data-run-flow="/api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}">${runOptionControls(runOptionsOf(id, flow))}<button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p><section id="run-output" aria-live="polite"></section>`, markdown: [p('Run it over the API: ', { code: `POST /api/protocols/${id}/demo/${flow}` }, runOptionsOf(id, flow).length ? ' with a JSON body of these options:' : ''), ...runOptionList(runOptionsOf(id, flow))] }
           : p('This flow is described but cannot be run in this build.'),
       ],
     });
   });
 
   // Without JavaScript the Run button posts here and lands on the run's page.
-  app.post('/protocol/:id/flow/:flow/run', { schema: pageSchema('Run a flow from its page (form post, redirects to the run)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } }) }, async (request, reply) => {
+  app.post('/protocol/:id/flow/:flow/run', { schema: { ...pageSchema('Run a flow from its page with the chosen options (form post, redirects to the run)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } }), body: { type: 'object', nullable: true, additionalProperties: { type: 'string', maxLength: 300 } } } }, async (request, reply) => {
     const { id, flow } = request.params as { id: string; flow: string };
     try {
-      const run = await flowRuns.start(id, flow, {});
+      const run = await flowRuns.start(id, flow, pickRunOptions(id, flow, request.body));
       return reply.redirect(`/runs/${run.run_id}`, 303);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
@@ -132,6 +133,15 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       ],
     });
   });
+
+  /** The flow's options as documented form controls (each a select, or a text field). */
+  const runOptionControls = (options: readonly RunOption[]) => options.map((o) => {
+    const field = o.values
+      ? `<select id="opt-${o.name}" name="${o.name}" aria-describedby="opt-${o.name}-hint">${o.values.map((v) => `<option value="${escapeHtml(v)}"${v === o.default ? ' selected' : ''}>${escapeHtml(v)}</option>`).join('')}</select>`
+      : `<input type="text" id="opt-${o.name}" name="${o.name}" value="${escapeHtml(o.default)}" maxlength="${o.maxLength ?? 200}" aria-describedby="opt-${o.name}-hint">`;
+    return `<label for="opt-${o.name}">${escapeHtml(o.label)} <code>${o.name}</code></label>${field}<p class="hint" id="opt-${o.name}-hint">${escapeHtml(o.description)}</p>`;
+  }).join('');
+  const runOptionList = (options: readonly RunOption[]): Block[] => (options.length ? [{ kind: 'list', items: options.map((o) => [{ code: o.name }, `: ${o.description} `, ...(o.values ? ['One of ', ...o.values.flatMap((v, i) => [...(i > 0 ? [', '] : []), { code: v }]), '; '] : []), 'default ', { code: o.default }, '.'] as Inline[]) }] : []);
 
   /** The compact token split into its parts, each in its own colour (the twin lists them). */
   const segments = (token: string): Block => {

@@ -1,0 +1,53 @@
+/**
+ * The options a runnable flow takes, each documented: the flow page shows them as form controls, the
+ * API contract lists them per flow, and a run only ever receives declared names with allowed values.
+ */
+export interface RunOption {
+  name: string;
+  label: string;
+  description: string;
+  /** Allowed values (a select); none: free text of `maxLength`. */
+  values?: readonly string[];
+  default: string;
+  maxLength?: number;
+}
+
+const CREDENTIAL_CONFIGURATIONS = ['UniversityDegreeCredential', 'MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'] as const;
+
+const clientAuth: RunOption = { name: 'client_auth', label: 'Client authentication', description: 'How the client proves itself at the token endpoint (RFC 6749 §2.3.1; private_key_jwt: RFC 7523 §2.2).', values: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'], default: 'client_secret_basic' };
+const alg: RunOption = { name: 'alg', label: 'Client assertion algorithm', description: 'The JWS algorithm of the private_key_jwt assertion (used with private_key_jwt only).', values: ['ES256', 'RS256', 'EdDSA'], default: 'ES256' };
+const email: RunOption = { name: 'email', label: 'Email of the person', description: 'The email the agent asks to be bound to when it starts the claim.', default: 'person@example.com', maxLength: 254 };
+const configuration: RunOption = { name: 'credential_configuration_id', label: 'Credential configuration', description: 'Which credential the issuer offers (SD-JWT VC, mdoc mDL, W3C JWT, JWT-LD or Data Integrity).', values: CREDENTIAL_CONFIGURATIONS, default: 'UniversityDegreeCredential' };
+const credential: RunOption = { name: 'credential', label: 'Credential presented', description: 'What the holder presents to the verifier: an SD-JWT VC or an mdoc mDL.', values: ['sd-jwt', 'mdoc'], default: 'sd-jwt' };
+
+const BY_FLOW = new Map<string, readonly RunOption[]>([
+  ['oauth2/client-credentials', [clientAuth, alg]],
+  ['agentauth/register-and-claim', [email]],
+  ['oid4vci/pre-authorized-code', [configuration]],
+  ['oid4vci/pre-authorized-tx-code', [configuration]],
+  ['oid4vci/deferred', [configuration]],
+  ['oid4vci/authorization-code', [configuration]],
+  ['oid4vp/dcql-direct-post', [credential]],
+  ['oid4vp/dcql-direct-post-jwt', [{ ...credential, default: 'mdoc' }]],
+]);
+
+export function runOptionsOf(protocol: string, flow: string): readonly RunOption[] {
+  return BY_FLOW.get(`${protocol}/${flow}`) ?? [];
+}
+
+/** The flows each option applies to, for the API contract. */
+export function flowsTakingOption(name: string): string[] {
+  return [...BY_FLOW].filter(([, options]) => options.some((o) => o.name === name)).map(([flow]) => flow);
+}
+
+/** Only the flow's declared options, with allowed values, from untrusted input (a form or a body). */
+export function pickRunOptions(protocol: string, flow: string, input: unknown): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (!input || typeof input !== 'object') return out;
+  for (const option of runOptionsOf(protocol, flow)) {
+    const value = Object.hasOwn(input, option.name) ? (input as Record<string, unknown>)[option.name] : undefined;
+    if (typeof value !== 'string' || value === '') continue;
+    if (option.values ? option.values.includes(value) : value.length <= (option.maxLength ?? 200)) out[option.name] = value;
+  }
+  return out;
+}
