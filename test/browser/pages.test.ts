@@ -101,6 +101,11 @@ describe.skipIf(!available)('pages in Chromium', () => {
     expect(await token.locator('details.curl pre').textContent()).toMatch(/^curl -i -X POST '/);
     await page.screenshot({ path: `${SHOTS}run-page.png`, fullPage: true });
     expect(await seriousA11yViolations(page)).toEqual([]);
+    // One click from a token to the looking glass (claims explained; the run keeps no signature).
+    await token.locator('section.token', { hasText: 'id_token' }).locator('button:has-text("Explain in the looking glass")').click();
+    await page.waitForSelector('h2:has-text("Claims")');
+    expect(await page.locator('table').first().textContent()).toContain('auth_time');
+    expect(await seriousA11yViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -123,6 +128,7 @@ describe.skipIf(!available)('pages in Chromium', () => {
   it('decodes a token on the looking glass, posted: the token never lands in the URL', async () => {
     const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
     const { page } = await open('/looking-glass');
+    expect(await page.locator('form.inline button').count()).toBe(3); // sample tokens of this origin's issuers
     const methods: string[] = [];
     page.on('request', (r) => { if (r.url().includes('/looking-glass')) methods.push(r.method()); });
     await page.fill('#token', reg.identity_assertion);

@@ -3,6 +3,7 @@ import type { Block, Inline, PageDocument } from '../../../services/pages/docume
 import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../services/pages/markdown-content.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { referenceInlines } from '../../../services/lookingglass/references.ts';
+import { signJwt } from '../../../services/crypto/jws.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
@@ -232,6 +233,26 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
     return blocks;
   };
 
+  /**
+   * Sample tokens of this origin's issuers, signed with their real keys so the signature verifies, but
+   * already expired and addressed to no real audience: they teach, they open nothing.
+   */
+  const sampleTokens = (): Array<{ label: string; token: string }> => {
+    const now = Math.floor(ctx.clock.now() / 1000);
+    const base = ctx.config.baseUrl;
+    const common = { iat: now - 7200, nbf: now - 7200, exp: now - 3600, aud: 'https://sample.invalid' };
+    return [
+      { label: 'an OAuth 2.0 access token (RFC 9068)', token: signJwt(ctx.keys.signing('oauth2', 'ES256'), { typ: 'at+jwt' }, { ...common, iss: `${base}/oauth2`, sub: 'alice', client_id: 'demo-app', scope: 'api:read', jti: 'sample-access-token' }) },
+      { label: 'an OpenID Connect ID token', token: signJwt(ctx.keys.signing('oidc', 'RS256'), { typ: 'JWT' }, { ...common, iss: base, sub: 'alice', nonce: 'sample-nonce', auth_time: now - 7200, name: 'Alice Anderson', email: 'alice@example.com' }) },
+      { label: 'an agent identity assertion', token: signJwt(ctx.keys.signing('agentauth', 'ES256'), { typ: 'JWT' }, { ...common, iss: `${base}/agentauth`, sub: 'agent-sample', jti: 'sample-assertion', claimed: false, assertion_version: 1 }) },
+    ];
+  };
+  const samplesBlock = (): Block => ({
+    kind: 'html',
+    html: `<h2>Samples</h2><p>Tokens of this origin's issuers, signed with their keys but expired and addressed to no real audience:</p><ul>${sampleTokens().map((t) => `<li><form method="post" action="/looking-glass" class="inline"><input type="hidden" name="token" value="${escapeHtml(t.token)}"><button type="submit" class="secondary">Decode ${escapeHtml(t.label)}</button></form></li>`).join('')}</ul>`,
+    markdown: [h(2, 'Samples'), { kind: 'list', items: sampleTokens().map((t) => [`${t.label}: `, { code: t.token }]) }],
+  });
+
   const credentialForm: Block = {
     kind: 'html',
     html: `<h2 id="credential-form">Decode a credential</h2><form method="post" action="/looking-glass#credential-form"><label for="credential">SD-JWT VC, mdoc (base64url), JWT VC, W3C JSON or a vp_token</label><textarea id="credential" name="credential" spellcheck="false" autocomplete="off"></textarea><button type="submit">Decode the credential</button></form>`,
@@ -243,7 +264,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   }, async (request, reply) => {
     const token = (request.query as { token?: string }).token?.trim();
     if (token) reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-    return sendPage(request, reply, { title: 'Looking glass', noindex: Boolean(token), blocks: [...(await lookingGlassPage(token)), credentialForm] });
+    return sendPage(request, reply, { title: 'Looking glass', noindex: Boolean(token), blocks: [...(await lookingGlassPage(token)), ...(token ? [] : [samplesBlock()]), credentialForm] });
   });
 
   app.post('/looking-glass', {

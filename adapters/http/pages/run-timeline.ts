@@ -73,10 +73,16 @@ function side(title: string, headers: Record<string, string>, body: unknown): st
   return `<section><h4>${escapeHtml(title)}</h4>${rows ? `<table class="headers">${rows}</table>` : ''}${text ? `<pre tabindex="0"><code>${escapeHtml(text)}</code></pre>` : ''}</section>`;
 }
 
+/** One click to the looking glass with the token's header and claims (the run keeps no signature, so it reads as unsigned). */
+function lookingGlassForm(t: { header: Record<string, unknown>; payload: Record<string, unknown> }): string {
+  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  return `<form method="post" action="/looking-glass" class="inline"><input type="hidden" name="token" value="${part(t.header)}.${part(t.payload)}."><button type="submit" class="secondary">Explain in the looking glass</button></form>`;
+}
+
 /** One exchange as a collapsible row (HTML) and as its markdown equivalent. */
 export function exchangeBlock(x: RecordedExchange, index: number): Block {
   const cls = statusClass(x.response.status);
-  const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code>${escapeHtml(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre></section>`).join('');
+  const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code>${escapeHtml(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`).join('');
   const notes = x.annotations.length ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : '';
   const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${x.duration_ms} ms</span></summary>${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [

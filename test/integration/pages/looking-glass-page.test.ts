@@ -45,4 +45,17 @@ describe('the looking glass page decodes credentials', () => {
       expect(page.text).toMatch(/class="notice error" role="alert"/);
     }
   });
+
+  it('sample tokens of this origin\'s issuers verify with their keys, and are expired and addressed to no real audience', async () => {
+    const page = await (await fetch(`${server.url}/looking-glass`, { headers: { accept: 'text/html' } })).text();
+    const samples = [...page.matchAll(/name="token" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(samples).toHaveLength(3);
+    for (const token of samples) {
+      const decoded = await post({ token });
+      expect(decoded.text).toMatch(/class="notice ok" role="note">Signature verified with this origin/);
+      const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number; aud: string };
+      expect(payload.exp * 1000).toBeLessThan(server.clock.now());
+      expect(payload.aud).toBe('https://sample.invalid');
+    }
+  });
 });
