@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
 import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../services/pages/markdown-content.ts';
-import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { escapeHtml, renderHtmlBody } from '../../../services/pages/render-html.ts';
 import { referenceInlines } from '../../../services/lookingglass/references.ts';
 import { signJwt } from '../../../services/crypto/jws.ts';
 import { OAuthError } from '../../../services/errors.ts';
@@ -144,6 +144,13 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   }).join('');
   const runOptionList = (options: readonly RunOption[]): Block[] => (options.length ? [{ kind: 'list', items: options.map((o) => [{ code: o.name }, `: ${o.description} `, ...(o.values ? ['One of ', ...o.values.flatMap((v, i) => [...(i > 0 ? [', '] : []), { code: v }]), '; '] : []), 'default ', { code: o.default }, '.'] as Inline[]) }] : []);
 
+  /** Two groups of blocks side by side on a wide screen (one after the other in the markdown twin). */
+  const besideEachOther = (left: Block[], right: Block[]): Block[] => [{
+    kind: 'html',
+    html: `<div class="beside"><div>${renderHtmlBody({ title: '', blocks: left })}</div><div>${renderHtmlBody({ title: '', blocks: right })}</div></div>`,
+    markdown: [...left, ...right],
+  }];
+
   /** The compact token split into its parts, each in its own colour (the twin lists them). */
   const segments = (token: string): Block => {
     const [header = '', payload = '', signature = ''] = token.split('.');
@@ -179,10 +186,10 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
         h(2, 'Signature'),
         { kind: 'notice', tone: d.signature.verified ? 'ok' : 'warning', inlines: [d.signature.detail] },
         ...(d.warnings.length ? [h(2, 'Warnings'), { kind: 'list', items: d.warnings.map((w) => [w]) } as Block] : []),
-        h(2, 'Claims'),
-        { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], referenceInlines(c.reference)]) },
-        h(2, 'Payload'),
-        { kind: 'code', lang: 'json', text: JSON.stringify(d.payload, null, 2) },
+        ...besideEachOther(
+          [h(2, 'Claims'), { kind: 'table', head: ['Claim', 'Value', 'Meaning', 'Defined in'], rows: d.claims.map((c) => [[{ code: c.name }], [typeof c.value === 'string' ? c.value : JSON.stringify(c.value), ...(c.relative ? [` (${c.date}, ${c.relative})`] : [])], [c.meaning], referenceInlines(c.reference)]) }],
+          [h(2, 'Payload'), { kind: 'code', lang: 'json', text: JSON.stringify(d.payload, null, 2) }],
+        ),
         h(2, 'Header'),
         { kind: 'code', lang: 'json', text: JSON.stringify(d.header, null, 2) },
       );
