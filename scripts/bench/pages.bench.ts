@@ -16,7 +16,7 @@ function run(exchanges: number): RunView {
     annotations: ['RFC 6749 §4.1.3'],
     ...(i % 3 === 0 ? { tokens: [token] } : {}),
   });
-  return { run_id: 'run_bench', protocol: 'oauth2', flow: 'authorization-code', status: 'succeeded', started_at: '2026-11-24T18:00:00.000Z', steps: [], exchanges: Array.from({ length: exchanges }, (_, i) => one(i)), tokens: [] };
+  return { run_id: 'run_bench', protocol: 'oauth2', flow: 'authorization-code', status: 'succeeded', started_at: '2026-11-24T18:00:00.000Z', steps: [], exchanges: Array.from({ length: exchanges }, (_, i) => one(i)), tokens: [], machine: [{ sequence: 1, event: 'run.started', state: 'running' }, ...Array.from({ length: exchanges }, (_, i) => ({ sequence: i + 2, event: 'run.exchange_recorded', state: 'running' })), { sequence: exchanges + 2, event: 'run.finished', state: 'succeeded' }] };
 }
 
 /** The run page of 30 exchanges, rendered as the server renders it (document, then HTML; and the markdown twin). */

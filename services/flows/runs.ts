@@ -1,4 +1,6 @@
+import { initialTransition, transition } from 'xstate';
 import { flowRunMachine, type RecordedExchange } from '../../machines/flow-run.ts';
+import { toMachineEvent } from '../actors/fold.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { Catalog, FlowStep } from '../content/catalog.ts';
@@ -20,6 +22,17 @@ export interface RunView {
   steps: FlowStep[];
   exchanges: RecordedExchange[];
   tokens: DecodedToken[];
+  /** The run machine's position after each event of the stream, in order (what a replay shows). */
+  machine: Array<{ sequence: number; event: string; state: string }>;
+}
+
+/** Folds the stream through the run machine, one event at a time, noting where it stands after each. */
+function machinePositions(events: readonly StoredEvent[]): RunView['machine'] {
+  let [snapshot] = initialTransition(flowRunMachine);
+  return events.map((e) => {
+    [snapshot] = transition(flowRunMachine, snapshot, toMachineEvent(e) as never);
+    return { sequence: e.sequence, event: e.type, state: String(snapshot.value) };
+  });
 }
 
 const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -83,6 +96,7 @@ export class FlowRuns {
     return {
       run_id: id, protocol, flow: flowId, status, started_at: iso(startedAt)!, finished_at: iso(finishedAt),
       ...(error ? { error } : {}), steps, exchanges: http.exchanges, tokens: http.tokens,
+      machine: machinePositions(await this.log.readStream(`run:${id}`)),
     };
   }
 
@@ -124,6 +138,7 @@ export class FlowRuns {
       steps: this.catalog.flow(started.protocol, started.flow)?.steps ?? [],
       exchanges,
       tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),
+      machine: machinePositions(events),
     };
   }
 

@@ -80,14 +80,14 @@ function lookingGlassForm(t: { header: Record<string, unknown>; payload: Record<
 }
 
 /** One exchange as a collapsible row (HTML) and as its markdown equivalent. */
-export function exchangeBlock(x: RecordedExchange, index: number): Block {
+export function exchangeBlock(x: RecordedExchange, index: number, machineState?: string): Block {
   const cls = statusClass(x.response.status);
   const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code>${escapeHtml(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`).join('');
   const notes = x.annotations.length ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : '';
-  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${x.duration_ms} ms</span></summary>${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
+  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${x.duration_ms} ms</span></summary>${machineState ? `<p class="hint">Run machine after this exchange: <code>${escapeHtml(machineState)}</code></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [
     { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}` },
-    { kind: 'paragraph', inlines: [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${x.duration_ms} ms`] },
+    { kind: 'paragraph', inlines: [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${x.duration_ms} ms`, ...(machineState ? ['; run machine: ', { code: machineState }] : [])] },
     ...(x.annotations.length ? [{ kind: 'list', items: x.annotations.map((a) => [a]) } as Block] : []),
     { kind: 'code', lang: 'json', text: JSON.stringify({ request: x.request, response: x.response }, null, 2) },
     ...(x.tokens ?? []).map((t) => ({ kind: 'code', lang: 'json', text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2) }) as Block),
@@ -108,6 +108,9 @@ export function runPage(view: RunView): PageDocument {
   if (view.exchanges.length > 0) {
     blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${view.exchanges.reduce((n, x) => n + x.duration_ms, 0)} ms in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${x.duration_ms} ms)`]) }] });
   }
-  view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i)));
+  const afterExchange = view.machine.filter((m) => m.event === 'run.exchange_recorded').map((m) => m.state);
+  view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i, afterExchange[i])));
+  const last = view.machine.at(-1);
+  if (last) blocks.push({ kind: 'paragraph', inlines: ['The run machine ends in ', { code: last.state }, ` after ${view.machine.length} events (`, { code: `npm run replay -- … --stream run:${view.run_id}` }, ' shows the same).'] });
   return { title: `Run ${view.run_id}`, noindex: true, blocks };
 }

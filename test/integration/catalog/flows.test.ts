@@ -134,6 +134,14 @@ describe('runs are event streams', () => {
     expect(raw).not.toContain(body.exchanges.find((x: any) => x.response.body?.access_token).response.body.access_token);
     expect(raw).toContain('[redacted sha256:');
     expect(stored.tokens[0].payload.client_id).toBe('machine-client');
+    // The run machine's position after each event of its stream: running, then the final state.
+    expect(stored.machine.map((m: any) => m.event)).toEqual(['run.started', ...stored.exchanges.map(() => 'run.exchange_recorded'), 'run.finished']);
+    expect(stored.machine.at(-1).state).toBe('succeeded');
+    expect(stored.machine.slice(0, -1).every((m: any) => m.state === 'running')).toBe(true);
+    expect(body.machine.at(-1).state).toBe('succeeded');
+    const page = await (await fetch(`${server.url}/runs/${body.run_id}`, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('Run machine after this exchange: <code>running</code>');
+    expect(page).toContain('The run machine ends in <code>succeeded</code>');
 
     const res = await fetch(`${server.url}/api/runs/${body.run_id}/events`);
     const text = await res.text();
