@@ -1,3 +1,4 @@
+import { highlightJson } from './highlight.ts';
 import type { Block, Inline, PageDocument } from './document.ts';
 
 export const escapeHtml = (s: unknown) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -22,7 +23,7 @@ function block(b: Block): string {
       return `<${tag}>${b.items.map((item) => `<li>${inlines(item)}</li>`).join('')}</${tag}>`;
     }
     case 'code':
-      return `<pre tabindex="0"><code${b.lang ? ` class="language-${escapeHtml(b.lang)}"` : ''}>${escapeHtml(b.text)}</code></pre>`;
+      return `<pre tabindex="0"><code${b.lang ? ` class="language-${escapeHtml(b.lang)}"` : ''}>${b.lang === 'json' ? highlightJson(b.text) : escapeHtml(b.text)}</code></pre>`;
     case 'table':
       return `<table><thead><tr>${b.head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${b.rows.map((r) => `<tr>${r.map((c) => `<td>${inlines(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
     case 'notice':

@@ -110,6 +110,44 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.close();
   });
 
+  it('every content page shows rendered markdown (no literal backticks, no unfilled placeholders)', async () => {
+    const { protocols } = (await (await fetch(`${server.url}/api/protocols`)).json()) as { protocols: Array<{ id: string }> };
+    const paths: string[] = [];
+    for (const { id } of protocols) {
+      paths.push(`/protocol/${id}`);
+      const { flows } = (await (await fetch(`${server.url}/api/protocols/${id}/flows`)).json()) as { flows: Array<{ id: string }> };
+      paths.push(...flows.map((f) => `/protocol/${id}/flow/${f.id}`));
+    }
+    const page = await browser.newPage();
+    for (const path of paths) {
+      await page.goto(server.url + path);
+      // What a person sees, code blocks aside (they may show backticks on purpose).
+      const text = await page.evaluate(() => { const main = document.querySelector('main')!.cloneNode(true) as HTMLElement; main.querySelectorAll('pre').forEach((p) => p.remove()); return main.innerText; });
+      expect(text, path).not.toMatch(/`[^`\s][^`]*`/);
+      expect(text, path).not.toContain('{base}');
+    }
+    await page.close();
+  });
+
+  it('the run page, a flow page with options and a decoded token are axe-clean in the dark scheme too', async () => {
+    const ran = (await (await fetch(`${server.url}/api/protocols/oauth2/demo/client-credentials`, json({}))).json()) as any;
+    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const context = await browser.newContext({ colorScheme: 'dark' });
+    const page = await context.newPage();
+    for (const path of [`/runs/${ran.run_id}`, '/protocol/oauth2/flow/client-credentials', '/spec']) {
+      await page.goto(server.url + path);
+      if (await page.locator('details.exchange').count()) await page.locator('details.exchange summary').first().click();
+      expect(await seriousA11yViolations(page), path).toEqual([]);
+    }
+    await page.goto(`${server.url}/looking-glass`);
+    await page.fill('#token', reg.identity_assertion);
+    await page.click('button:has-text("Decode")');
+    await page.waitForSelector('h2:has-text("Claims")');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}looking-glass-dark.png`, fullPage: true });
+    await context.close();
+  });
+
   it('the flow page\'s option controls produce the chosen run', async () => {
     const { page, errors } = await open('/protocol/oauth2/flow/client-credentials');
     await page.selectOption('#opt-client_auth', 'private_key_jwt');

@@ -1,6 +1,7 @@
 import type { RecordedExchange } from '../../../machines/flow-run.ts';
 import type { RunView } from '../../../services/flows/runs.ts';
 import type { Block, PageDocument } from '../../../services/pages/document.ts';
+import { highlightJson } from '../../../services/pages/highlight.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { lifelineDiagram } from './sequence-diagram.ts';
 
@@ -70,7 +71,8 @@ export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title
 function side(title: string, headers: Record<string, string>, body: unknown): string {
   const rows = Object.entries(headers).map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td><code>${escapeHtml(v)}</code></td></tr>`).join('');
   const text = bodyText(body);
-  return `<section><h4>${escapeHtml(title)}</h4>${rows ? `<table class="headers">${rows}</table>` : ''}${text ? `<pre tabindex="0"><code>${escapeHtml(text)}</code></pre>` : ''}</section>`;
+  const json = body !== undefined && typeof body !== 'string';
+  return `<section><h4>${escapeHtml(title)}</h4>${rows ? `<table class="headers">${rows}</table>` : ''}${text ? `<pre tabindex="0"><code${json ? ' class="language-json"' : ''}>${json ? highlightJson(text) : escapeHtml(text)}</code></pre>` : ''}</section>`;
 }
 
 /** One click to the looking glass with the token's header and claims (the run keeps no signature, so it reads as unsigned). */
@@ -82,7 +84,7 @@ function lookingGlassForm(t: { header: Record<string, unknown>; payload: Record<
 /** One exchange as a collapsible row (HTML) and as its markdown equivalent. */
 export function exchangeBlock(x: RecordedExchange, index: number, machineState?: string): Block {
   const cls = statusClass(x.response.status);
-  const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code>${escapeHtml(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`).join('');
+  const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code class="language-json">${highlightJson(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`).join('');
   const notes = x.annotations.length ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : '';
   const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${x.duration_ms} ms</span></summary>${machineState ? `<p class="hint">Run machine after this exchange: <code>${escapeHtml(machineState)}</code></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [

@@ -20,7 +20,9 @@ input[type=search]{width:min(100%,36rem);font-size:1.05rem;padding:.6rem .8rem}f
 .jwt{font:0.9em/1.5 ui-monospace,monospace;overflow-wrap:anywhere;word-break:break-all;padding:.75rem;border:1px solid var(--line);border-radius:6px}.jwt-h{color:#b3261e}.jwt-p{color:#6a1b9a}.jwt-s{color:#0b57d0}.jwt-legend{font-size:.9em}
 @media (prefers-color-scheme:dark){.jwt-h{color:#f2b8b5}.jwt-p{color:#d7aefb}.jwt-s{color:#8ab4f8}}
 textarea.short{min-height:4rem}.beside{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.25rem;align-items:start;width:min(calc(100vw - 2.5rem),84rem);position:relative;left:50%;transform:translateX(-50%)}@media (max-width:64rem){.beside{grid-template-columns:1fr;width:100%;left:0;transform:none}}.beside pre{max-height:40rem}
-.inline{display:inline}.inline button{margin:.25rem 0}.hint{color:var(--muted);font-size:.9em;margin:.25rem 0 .5rem}
+.inline{display:inline}.inline button{margin:.25rem 0}.j-k{color:#6a1b9a}.j-s{color:#146c2e}.j-n{color:#0b57d0}.j-b{color:#b3261e}table.headers th{color:var(--muted)}
+@media (prefers-color-scheme:dark){.j-k{color:#d7aefb}.j-s{color:#9bd5a6}.j-n{color:#8ab4f8}.j-b{color:#f2b8b5}}
+.hint{color:var(--muted);font-size:.9em;margin:.25rem 0 .5rem}
 details.exchange{border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.25rem .75rem}details.exchange>summary{cursor:pointer;padding:.35rem 0;display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline}
 details.exchange .n{color:var(--muted)}details.exchange .method{font-weight:700}details.exchange .ms{color:var(--muted);margin-left:auto}
 .badge{padding:0 .45rem;border-radius:999px;border:1px solid currentColor;font-weight:600;font-size:.9em}.status-ok{color:var(--good)}.status-redirect{color:var(--accent)}.status-bad{color:var(--bad)}
