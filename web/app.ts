@@ -115,6 +115,17 @@ function flowRunner(): void {
   });
 }
 
+/** A Copy button on each curl command of a run page (the command stays selectable without it). */
+function copyButtons(): void {
+  for (const details of document.querySelectorAll<HTMLDetailsElement>('details.curl')) {
+    const code = details.querySelector('pre');
+    if (!code || !navigator.clipboard) continue;
+    const button = el('button', { type: 'button', class: 'secondary' }, 'Copy');
+    button.addEventListener('click', () => void navigator.clipboard.writeText(code.textContent ?? '').then(() => (button.textContent = 'Copied')));
+    details.append(button);
+  }
+}
+
 interface ModelContextTool {
   name: string;
   description: string;
@@ -166,4 +177,5 @@ function webMcp(): void {
 
 palette();
 flowRunner();
+copyButtons();
 webMcp();

@@ -99,6 +99,7 @@ describe.skipIf(!available)('pages in Chromium', () => {
     expect(await token.locator('section.token', { hasText: 'id_token' }).textContent()).toContain('"alg": "RS256"');
     await token.locator('details.curl summary').click();
     expect(await token.locator('details.curl pre').textContent()).toMatch(/^curl -i -X POST '/);
+    expect(await token.locator('details.curl button:has-text("Copy")').count()).toBe(1);
     await page.screenshot({ path: `${SHOTS}run-page.png`, fullPage: true });
     expect(await seriousA11yViolations(page)).toEqual([]);
     // One click from a token to the looking glass (claims explained; the run keeps no signature).

@@ -1,3 +1,4 @@
+import { highlightJson } from '../../../services/pages/highlight.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { htmlPage } from '../pages/respond.ts';
 
@@ -15,8 +16,11 @@ export function apiReferenceHtml(spec: OpenApi): string {
       const responses = Object.keys(op.responses ?? {}).join(', ');
       const body = op.requestBody ? `<details><summary>Request body</summary><pre><code>${escapeHtml(JSON.stringify(op.requestBody, null, 2))}</code></pre></details>` : '';
       const params = op.parameters?.length ? `<details><summary>Parameters</summary><pre><code>${escapeHtml(JSON.stringify(op.parameters, null, 2))}</code></pre></details>` : '';
+      // The success responses with their schema (what a call returns), errors by status only.
+      const success = Object.entries(op.responses ?? {}).filter(([code]) => /^[23]/.test(code));
+      const returns = success.length ? `<details><summary>Success response${success.length > 1 ? 's' : ''} (${escapeHtml(success.map(([c]) => c).join(', '))})</summary><pre><code class="language-json">${highlightJson(JSON.stringify(Object.fromEntries(success), null, 2))}</code></pre></details>` : '';
       const list = byTag.get(tag) ?? [];
-      list.push(`<li><p><code>${method.toUpperCase()} ${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? '')}${responses ? ` <small>(responses: ${escapeHtml(responses)})</small>` : ''}</p>${params}${body}</li>`);
+      list.push(`<li><p><code>${method.toUpperCase()} ${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? '')}${responses ? ` <small>(responses: ${escapeHtml(responses)})</small>` : ''}</p>${params}${body}${returns}</li>`);
       byTag.set(tag, list);
     }
   }

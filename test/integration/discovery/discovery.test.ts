@@ -82,6 +82,7 @@ describe('discovery documents', () => {
     expect(html.headers.get('content-type')).toContain('text/html');
     const text = await html.text();
     expect(text).toContain('POST /agentauth/identity');
+    expect(text).toContain('<summary>Success response (200)</summary>'); // /docs/api shows what a call returns
     expect(text).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
   });
 });
