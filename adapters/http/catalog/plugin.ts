@@ -62,7 +62,7 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
         properties: {
           client_auth: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'], description: optionDoc('client_auth') },
           alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'], description: optionDoc('alg') },
-          token_mode: { type: 'string', enum: ['bearer', 'dpop'], description: 'Accepted for compatibility; the DPoP flow is its own flow (oauth2/dpop-bound-token).' },
+          token_mode: { type: 'string', enum: ['bearer', 'dpop'], description: optionDoc('token_mode') },
           email: { type: 'string', maxLength: 254, description: optionDoc('email') },
           credential_configuration_id: { type: 'string', enum: ['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'], description: optionDoc('credential_configuration_id') },
           credential: { type: 'string', enum: ['sd-jwt', 'mdoc'], description: optionDoc('credential') },

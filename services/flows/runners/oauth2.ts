@@ -5,6 +5,21 @@ import { authorizeAsPerson, b64url, basic, checkAuthorizationResponse, demoClien
 
 const RESOURCE = '/oauth2/resource';
 
+/** A fresh DPoP key and proofs over it (RFC 9449 §4.2): htm, htu, a new jti, ath when a token goes with it. */
+async function dpopProver() {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwk = await exportJWK(publicKey);
+  return (htm: string, htu: string, accessToken?: string) =>
+    new SignJWT({ htm, htu, jti: b64url(randomBytes(16)), ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt().sign(privateKey);
+}
+type DpopProver = Awaited<ReturnType<typeof dpopProver>>;
+
+/** The resource call with a DPoP-bound token: Authorization: DPoP and a proof whose ath hashes the token. */
+function callResourceWithProof(run: RunContext, token: string, prove: DpopProver) {
+  const resource = `${run.base}${RESOURCE}`;
+  return prove('GET', resource, token).then((dpop) => run.http.send('Resource request with a proof', resource, { headers: { authorization: `DPoP ${token}`, dpop } }, ['RFC 9449 §7: Authorization: DPoP and a proof whose ath hashes the token']));
+}
+
 async function authorizationCode(run: RunContext, options: { clientId: string; pkce: boolean; scope?: string }) {
   const client = await demoClient(run, options.clientId);
   const redirectUri = `${run.base}/callback`;
@@ -27,16 +42,18 @@ async function callResource(run: RunContext, token: string, step = 'Resource req
   return res;
 }
 
-async function clientCredentials(run: RunContext) {
+async function clientCredentials(run: RunContext, prove?: DpopProver) {
   const method = String(run.options.client_auth ?? 'client_secret_basic');
   const url = `${run.base}/oauth2/token`;
+  // token_mode dpop: a proof with the token request binds the token to the key (RFC 9449 §5).
+  const dpop = async (): Promise<Record<string, string>> => (prove ? { dpop: await prove('POST', url) } : {});
   let res;
   if (method === 'client_secret_basic') {
     const client = await demoClient(run, 'machine-client');
-    res = await run.http.send('Token request (client_secret_basic)', url, { form: { grant_type: 'client_credentials', scope: 'api:read' }, headers: { authorization: basic(client.client_id, client.client_secret!) } }, ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: HTTP Basic with form-urlencoded id and secret']);
+    res = await run.http.send('Token request (client_secret_basic)', url, { form: { grant_type: 'client_credentials', scope: 'api:read' }, headers: { authorization: basic(client.client_id, client.client_secret!), ...(await dpop()) } }, ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: HTTP Basic with form-urlencoded id and secret']);
   } else if (method === 'client_secret_post') {
     const client = await demoClient(run, 'demo-app-post');
-    res = await run.http.send('Token request (client_secret_post)', url, { form: { grant_type: 'client_credentials', scope: 'api:read', client_id: client.client_id, client_secret: client.client_secret! } }, ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: credentials in the form body']);
+    res = await run.http.send('Token request (client_secret_post)', url, { form: { grant_type: 'client_credentials', scope: 'api:read', client_id: client.client_id, client_secret: client.client_secret! }, headers: await dpop() }, ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: credentials in the form body']);
   } else if (method === 'private_key_jwt') {
     const client = await demoClient(run, 'pkjwt-app');
     const jwk = client.private_jwks!.keys.find((k) => k.alg === String(run.options.alg ?? 'ES256'));
@@ -47,7 +64,7 @@ async function clientCredentials(run: RunContext) {
       .setIssuer(client.client_id).setSubject(client.client_id).setAudience(url)
       .setIssuedAt().setExpirationTime('60s').setJti(b64url(randomBytes(16)))
       .sign(key);
-    res = await run.http.send('Token request (private_key_jwt)', url, { form: { grant_type: 'client_credentials', scope: 'api:read', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion } }, ['RFC 7523 §2.2: a JWT signed with the client key; iss = sub = client_id, aud = token endpoint, single-use jti']);
+    res = await run.http.send('Token request (private_key_jwt)', url, { form: { grant_type: 'client_credentials', scope: 'api:read', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }, headers: await dpop() }, ['RFC 7523 §2.2: a JWT signed with the client key; iss = sub = client_id, aud = token endpoint, single-use jti']);
   } else {
     throw new FlowFailure('client_auth must be client_secret_basic, client_secret_post or private_key_jwt');
   }
@@ -67,8 +84,10 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
   });
 
   runners.register('oauth2', 'client-credentials', async (run) => {
-    const token = await clientCredentials(run);
-    expectStatus((await callResource(run, token.access_token)).status, 200, 'resource');
+    const prove = run.options.token_mode === 'dpop' ? await dpopProver() : undefined;
+    const token = await clientCredentials(run, prove);
+    if (prove && token.token_type !== 'DPoP') throw new FlowFailure('token_type should be DPoP');
+    expectStatus((await (prove ? callResourceWithProof(run, token.access_token, prove) : callResource(run, token.access_token))).status, 200, 'resource');
   });
 
   runners.register('oauth2', 'refresh-token', async (run) => {
@@ -104,18 +123,13 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
   });
 
   runners.register('oauth2', 'dpop-bound-token', async (run) => {
-    const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const jwk = await exportJWK(publicKey);
-    const proof = (htm: string, htu: string, ath?: string) =>
-      new SignJWT({ htm, htu, jti: b64url(randomBytes(16)), ...(ath ? { ath } : {}) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt().sign(privateKey);
+    const proof = await dpopProver();
     const client = await demoClient(run, 'machine-client');
     const url = `${run.base}/oauth2/token`;
     const token = await run.http.send('Token request with a DPoP proof', url, { form: { grant_type: 'client_credentials', scope: 'api:read' }, headers: { authorization: basic(client.client_id, client.client_secret!), dpop: await proof('POST', url) } }, ['RFC 9449 §4.2: proof with htm, htu, iat, jti and the public jwk', 'RFC 9449 §5: token_type DPoP', 'RFC 9449 §6: cnf.jkt is the key thumbprint']);
     expectStatus(token.status, 200, 'DPoP token request');
     if (token.body.token_type !== 'DPoP') throw new FlowFailure('token_type should be DPoP');
-    const resource = `${run.base}${RESOURCE}`;
-    const ath = createHash('sha256').update(token.body.access_token).digest('base64url');
-    const ok = await run.http.send('Resource request with a proof', resource, { headers: { authorization: `DPoP ${token.body.access_token}`, dpop: await proof('GET', resource, ath) } }, ['RFC 9449 §7: Authorization: DPoP and a proof whose ath hashes the token']);
+    const ok = await callResourceWithProof(run, token.body.access_token, proof);
     expectStatus(ok.status, 200, 'DPoP resource request');
     const stolen = await callResource(run, token.body.access_token, 'The same token as a bearer token');
     expectStatus(stolen.status, 401, 'bearer use of a DPoP-bound token');

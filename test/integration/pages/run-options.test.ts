@@ -36,6 +36,9 @@ describe('run options on the flow page', () => {
     expect(chosen.exchanges.map((x) => x.step)).toContain('Token request (private_key_jwt)');
     const fallback = await runWithForm('/protocol/oauth2/flow/client-credentials/run', { client_auth: 'none-such' });
     expect(fallback.exchanges.map((x) => x.step)).toContain('Token request (client_secret_basic)');
+    const dpop = await runWithForm('/protocol/oauth2/flow/client-credentials/run', { client_auth: 'client_secret_post', token_mode: 'dpop' });
+    expect(dpop.status).toBe('succeeded');
+    expect(dpop.exchanges.map((x) => x.step)).toEqual(expect.arrayContaining(['Token request (client_secret_post)', 'Resource request with a proof']));
     const email = await runWithForm('/protocol/agentauth/flow/register-and-claim/run', { email: 'chosen@example.com' });
     expect(JSON.stringify(email.exchanges)).toContain('chosen@example.com');
   });
