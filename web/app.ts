@@ -1,5 +1,6 @@
 // The small browser module of Portico's pages: live palette search, streaming flow runs, WebMCP tools.
 // Every page works without it; it only adds the live parts.
+import { pathOf, statusClass } from '../services/pages/exchange-format.ts';
 
 type Json = Record<string, any>;
 
@@ -45,15 +46,6 @@ function palette(): void {
   });
 }
 
-const statusClass = (status: number) => (status < 300 ? 'ok' : status < 400 ? 'redirect' : 'bad');
-const pathOf = (url: string) => {
-  try {
-    const u = new URL(url);
-    return `${u.pathname}${u.search}`;
-  } catch {
-    return url;
-  }
-};
 const pre = (value: unknown) => {
   const p = el('pre', { tabindex: '0' });
   p.append(el('code', {}, typeof value === 'string' ? value : JSON.stringify(value, null, 2)));

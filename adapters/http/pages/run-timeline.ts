@@ -4,6 +4,7 @@ import type { Block, PageDocument } from '../../../services/pages/document.ts';
 import { highlightJson } from '../../../services/pages/highlight.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { lifelineDiagram } from './sequence-diagram.ts';
+import { pathOf, statusClass } from '../../../services/pages/exchange-format.ts';
 
 /**
  * A run as a person reads it: a sequence diagram drawn from the exchanges that actually happened
@@ -24,15 +25,6 @@ export function actorOf(url: string): string {
   return prefixes.find(([re]) => re.test(path))?.[1] ?? 'Origin';
 }
 
-const statusClass = (status: number) => (status < 300 ? 'ok' : status < 400 ? 'redirect' : 'bad');
-const pathOf = (url: string) => {
-  try {
-    const u = new URL(url);
-    return `${u.pathname}${u.search}`;
-  } catch {
-    return url;
-  }
-};
 const bodyText = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body, null, 2));
 
 /** The request as a curl command (form bodies as --data-urlencode, JSON as -d). */
