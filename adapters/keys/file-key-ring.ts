@@ -11,7 +11,7 @@ export const PUBLISHED_PREFIX = 'published:';
 /** Server secrets, stored as symmetric (`oct`) JWKs beside the signing keys. */
 const SECRET_PREFIX = 'secret:';
 /** Secrets every service may ask for; each is created on first start. */
-const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state'];
+const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state', 'dpop-nonce'];
 
 /**
  * Signing keys kept in `keys.json` (mode 0600) under DATA_DIR, created on first start. Every requested

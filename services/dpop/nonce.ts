@@ -5,14 +5,19 @@ const WINDOW_MS = 60_000;
 
 /**
  * Server-provided DPoP nonces (RFC 9449 section 8): an HMAC of the current one-minute window, so no
- * state is kept; the current and the previous window's nonce are accepted.
+ * state is kept; the current and the previous window's nonce are accepted. With the server secret from
+ * the key ring, every instance sharing that key ring issues and accepts the same nonces; `purpose`
+ * keeps the sources apart (an authorization server's nonce is not a resource server's).
  */
 export class DPoPNonces {
-  private readonly secret = randomBytes(32);
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly secret: Uint8Array = randomBytes(32),
+    private readonly purpose = '',
+  ) {}
 
   private forWindow(window: number): string {
-    return createHmac('sha256', this.secret).update(String(window)).digest('base64url').slice(0, 32);
+    return createHmac('sha256', this.secret).update(`${this.purpose}:${window}`).digest('base64url').slice(0, 32);
   }
 
   current(): string {

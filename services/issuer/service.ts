@@ -99,8 +99,8 @@ export class IssuerService {
     // An offer's stream holds a handful of events (offered, token, credential, notified): folding them beats writing snapshots.
     this.offers = new ActorRuntime(log, issuanceMachine, 'issuance', 10_000, false);
     this.once = new ActorRuntime(log, singleUseMachine, 'once');
-    this.asNonces = new DPoPNonces(clock);
-    this.rsNonces = new DPoPNonces(clock);
+    this.asNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-as');
+    this.rsNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-rs');
   }
 
   /** Where attestations come from: the demo attester CA, and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM. */

@@ -37,7 +37,7 @@ export class OAuthDeps {
     this.once = new ActorRuntime(log, singleUseMachine, 'once');
     this.clients = new Map(clients.map((c) => [c.client_id, c]));
     this.users = new Map(users.map((u) => [u.id, u]));
-    this.nonces = new DPoPNonces(clock);
+    this.nonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oauth');
   }
 
   /** Records a single-use value; false when it was seen before. */
