@@ -1,4 +1,4 @@
-import { saveCheckpoint, type CommittedEvent, type Fold, type Projection, type ProjectionStore, type SqlStatement } from './types.ts';
+import { saveCheckpoint, saveCheckpoints, type CommittedEvent, type Fold, type Projection, type ProjectionStore, type SqlStatement, type StoredPositions } from './types.ts';
 
 const BATCH = 5_000;
 /** How far an untouched projection's stored checkpoint may lag (events re-read after a crash). */
@@ -9,6 +9,10 @@ const CHECKPOINT_LAG = 1_000;
  * rows and its checkpoint in one transaction, so a restart resumes exactly where it stopped; `rebuild`
  * starts over from sequence 0. Positions advance only once the store reports the commit, so a
  * rolled-back append never moves a read model ahead of the log.
+ *
+ * On a store one process owns (SQLite) the positions are kept here. On a store several instances share
+ * (PostgreSQL), the stored checkpoints are the only truth: each fold starts from them, so every event
+ * is folded exactly once whichever instance appended it.
  */
 export class ProjectionRunner {
   /** Committed positions, and those of folds whose transaction is still open. */
@@ -16,12 +20,15 @@ export class ProjectionRunner {
   private tentative = new Map<string, number>();
   private readonly saved = new Map<string, number>();
   private readonly catchingUp = new Set<string>();
-  private unsubscribe?: () => void;
+  private readonly names: string[];
+  private unsubscribe: Array<() => void> = [];
 
   constructor(
     private readonly store: ProjectionStore,
     private readonly projections: readonly Projection[],
-  ) {}
+  ) {
+    this.names = projections.map((p) => p.name);
+  }
 
   /** Creates tables, catches up from each checkpoint, then follows new commits. */
   async start(): Promise<void> {
@@ -31,15 +38,23 @@ export class ProjectionRunner {
       const checkpoint = await this.store.checkpoint(p.name);
       this.positions.set(p.name, checkpoint);
       this.saved.set(p.name, checkpoint);
-      await this.catchUp(p);
+      if (!this.store.shared) await this.catchUp(p);
     }
+    if (this.store.shared) await this.catchUpShared(this.names);
     this.tentative = new Map(this.positions);
-    this.unsubscribe = this.store.follow((events) => this.fold(events));
+    this.unsubscribe = [
+      this.store.follow((events, stored) => (stored ? this.foldFromStored(events, stored) : this.fold(events)), this.names),
+      this.store.onCommit((events) => {
+        for (const p of this.projections) p.committed?.(events);
+      }),
+    ];
   }
 
-  /** Stops following and writes every checkpoint that lags. */
+  /** Stops following and writes every checkpoint that lags (a shared store's are always written). */
   async stop(): Promise<void> {
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    this.unsubscribe = [];
+    if (this.store.shared) return;
     const lagging = this.projections.filter((p) => (this.positions.get(p.name) ?? 0) !== this.saved.get(p.name));
     if (lagging.length > 0) await this.store.write(lagging.map((p) => saveCheckpoint(p.name, this.positions.get(p.name) ?? 0)));
   }
@@ -47,9 +62,16 @@ export class ProjectionRunner {
   async rebuild(name: string): Promise<void> {
     const p = this.projections.find((x) => x.name === name);
     if (!p) throw new Error(`no projection named ${name}`);
+    const drop = [...p.tables.map((t) => ({ sql: `DROP TABLE IF EXISTS ${t}`, params: [] })), saveCheckpoint(p.name, 0)];
+    if (this.store.shared) {
+      // Tables and checkpoint go together, so another instance's fold never meets a missing table.
+      await this.store.write([...drop, ...p.schema(this.store.dialect).map((text) => ({ sql: text, params: [] }))]);
+      await this.catchUpShared([p.name]);
+      return;
+    }
     this.catchingUp.add(p.name);
     try {
-      await this.store.write([...p.tables.map((t) => ({ sql: `DROP TABLE IF EXISTS ${t}`, params: [] })), saveCheckpoint(p.name, 0)]);
+      await this.store.write(drop);
       await this.store.execute(p.schema(this.store.dialect));
       this.positions.set(p.name, 0);
       this.tentative.set(p.name, 0);
@@ -90,7 +112,6 @@ export class ProjectionRunner {
         for (const [p, at, checkpointed] of advanced) {
           this.positions.set(p.name, at);
           if (checkpointed) this.saved.set(p.name, at);
-          p.committed?.(events);
         }
         // A failed catch-up leaves the projection behind; the next commit finds the gap and tries again.
         for (const p of gaps) this.catchUp(p).catch(() => undefined);
@@ -98,6 +119,31 @@ export class ProjectionRunner {
       rolledBack: () => {
         this.tentative = new Map(this.positions);
       },
+    };
+  }
+
+  /**
+   * A shared store's fold: each projection applies the events after its stored checkpoint and writes
+   * its checkpoint. One that the store could not bring level (a gap it did not prepend: a rebuild in
+   * progress elsewhere) is left to that catch-up.
+   */
+  private foldFromStored(events: readonly CommittedEvent[], stored: StoredPositions): Fold {
+    const statements: SqlStatement[] = [];
+    const checkpoints: Array<[string, number]> = [];
+    for (const p of this.projections) {
+      const at = stored.get(p.name) ?? 0;
+      const unseen = events.filter((e) => e.sequence > at);
+      if (unseen.length === 0 || unseen[0].sequence !== at + 1) continue;
+      statements.push(...p.apply(unseen));
+      checkpoints.push([p.name, unseen[unseen.length - 1].sequence]);
+    }
+    if (checkpoints.length > 0) statements.push(saveCheckpoints(checkpoints));
+    return {
+      statements,
+      committed: () => {
+        for (const [name, at] of checkpoints) this.positions.set(name, at);
+      },
+      rolledBack: () => undefined,
     };
   }
 
@@ -114,11 +160,18 @@ export class ProjectionRunner {
         this.positions.set(p.name, last);
         this.tentative.set(p.name, last);
         this.saved.set(p.name, last);
-        p.committed?.(batch);
         if (batch.length < BATCH) return;
       }
     } finally {
       this.catchingUp.delete(p.name);
     }
+  }
+
+  /** A shared store's catch-up: batch by batch under its append lock, from the stored checkpoints. */
+  private async catchUpShared(names: readonly string[]): Promise<void> {
+    const only = new Set(names);
+    const subset = new ProjectionRunner(this.store, this.projections.filter((p) => only.has(p.name)));
+    while ((await this.store.foldPending(names, BATCH, (events, stored) => subset.foldFromStored(events, stored ?? new Map()))) === BATCH);
+    for (const [name, at] of subset.positions) this.positions.set(name, at);
   }
 }

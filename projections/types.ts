@@ -42,7 +42,7 @@ export interface Projection {
   apply(events: readonly CommittedEvent[]): SqlStatement[];
   /** Where its lookups read from; called once the tables exist. */
   attach(reader: ReadModelReader): void;
-  /** After statements of these events committed (e.g. to tell live listeners). */
+  /** Every committed event of the log, on every instance, in order (e.g. to tell live listeners). */
   committed?(events: readonly CommittedEvent[]): void;
 }
 
@@ -53,9 +53,21 @@ export interface Fold {
   rolledBack(): void;
 }
 
+/** Read models' checkpoints as stored, read under the append lock of a store several instances share. */
+export type StoredPositions = ReadonlyMap<string, number>;
+
+/** Folds `events`; with `positions` (a shared store), each read model starts after its stored checkpoint. */
+export type FoldCommit = (events: readonly CommittedEvent[], positions?: StoredPositions) => Fold;
+
 /** Where read models live: the event log's own database (a SQLite file, or PostgreSQL). */
 export interface ProjectionStore {
   readonly dialect: Dialect;
+  /**
+   * Several instances append to this store and fold into it. Then no instance's memory says how far a
+   * read model is: every fold is handed the stored checkpoints (read under the store's append lock,
+   * with the events other instances committed since prepended) and writes its checkpoint each time.
+   */
+  readonly shared: boolean;
   readonly reader: ReadModelReader;
   /** DDL, in one transaction. */
   execute(statements: readonly string[]): Promise<void>;
@@ -67,8 +79,20 @@ export interface ProjectionStore {
    * Calls `fold` with each commit's events. A store that can runs the returned statements inside the
    * append's own transaction (read models never lag the log); either way it reports the outcome.
    */
-  follow(fold: (events: readonly CommittedEvent[]) => Fold): () => void;
+  follow(fold: FoldCommit, names: readonly string[]): () => void;
+  /**
+   * A shared store's catch-up: under the append lock, reads the checkpoints of `names` and up to
+   * `limit` events after the lowest, and commits what `fold` makes of them. Resolves with how many
+   * events it read (fewer than `limit`: level with the log).
+   */
+  foldPending(names: readonly string[], limit: number, fold: FoldCommit): Promise<number>;
+  /** Every commit of the log, from any instance, in sequence order (what live listeners hear). */
+  onCommit(listener: (events: readonly CommittedEvent[]) => void): () => void;
 }
+
+/** Several checkpoints in one upsert. */
+export const saveCheckpoints = (entries: ReadonlyArray<readonly [name: string, sequence: number]>): SqlStatement =>
+  sql(`INSERT INTO checkpoints (name, sequence) VALUES ${entries.map(() => '(?, ?)').join(', ')} ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence`, ...entries.flat());
 
 /** The checkpoint upsert, in the portable subset. */
 export const saveCheckpoint = (name: string, sequence: number) =>

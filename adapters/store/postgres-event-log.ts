@@ -15,11 +15,25 @@ interface EventRow {
   at: string;
 }
 
-const toStored = (r: EventRow): StoredEvent => ({ sequence: Number(r.sequence), streamId: r.stream_id, version: r.version, type: r.type, data: r.data, at: Number(r.at) });
+export const toStored = (r: EventRow): StoredEvent => ({ sequence: Number(r.sequence), streamId: r.stream_id, version: r.version, type: r.type, data: r.data, at: Number(r.at) });
 
 
-/** Runs inside an append's transaction: the statements it returns commit or roll back with the events. */
-export type FoldInTransaction = (events: readonly StoredEvent[]) => Fold | void;
+/**
+ * Runs inside an append's transaction: the statements it returns commit or roll back with the events.
+ * It is handed the stored checkpoints of its read models, read under the append lock.
+ */
+export type FoldInTransaction = (events: readonly StoredEvent[], positions: ReadonlyMap<string, number>) => Fold | void;
+
+/** The most events another instance may have left unfolded that an append folds itself; more is a rebuild's catch-up. */
+const FOLD_GAP_LIMIT = 1_000;
+
+/** Checkpoints of `names` (0 for one never saved), on the transaction's own connection. */
+export async function storedPositions(client: pg.ClientBase, names: readonly string[]): Promise<Map<string, number>> {
+  const { rows } = await client.query<{ name: string; sequence: string }>('SELECT name, sequence FROM checkpoints WHERE name = ANY($1)', [names]);
+  const positions = new Map(names.map((name) => [name, 0]));
+  for (const r of rows) positions.set(r.name, Number(r.sequence));
+  return positions;
+}
 
 /**
  * The event log in PostgreSQL, behind the same contract as the SQLite one.
@@ -37,7 +51,7 @@ export type FoldInTransaction = (events: readonly StoredEvent[]) => Fold | void;
 export class PostgresEventLog implements EventLog {
   readonly pool: pg.Pool;
   private readonly bus = new EventEmitter<{ commit: CommitListener }>();
-  private readonly inTransaction: FoldInTransaction[] = [];
+  private readonly inTransaction: Array<{ handler: FoldInTransaction; names: readonly string[] }> = [];
   private pending: PendingAppend[] = [];
   private flushing = false;
   private closed = false;
@@ -152,22 +166,13 @@ export class PostgresEventLog implements EventLog {
       await client.query('BEGIN');
       const batchJson = JSON.stringify(batch.map((p) => ({ stream: p.streamId, expected: p.expectedVersion, events: p.events.map((e) => ({ type: e.type, data: e.data, at: e.at })), snapshot: p.snapshot ?? null })));
       const heads = (await client.query<{ heads: string[] }>('SELECT portico_append($1::json) AS heads', [batchJson])).rows[0].heads.map(Number);
-      const outcomes: Array<StoredEvent[] | VersionConflict> = [];
-      for (const [k, p] of batch.entries()) {
+      const outcomes: Array<StoredEvent[] | VersionConflict> = batch.map((p, k) => {
         const head = heads[k];
-        if (head < 0) {
-          outcomes.push(new VersionConflict(p.streamId, p.expectedVersion, -head - 1));
-          continue;
-        }
-        const stored = p.events.map((e, i) => ({ sequence: head + i + 1, streamId: p.streamId, version: p.expectedVersion + i + 1, type: e.type, data: e.data, at: e.at }));
-        for (const handler of this.inTransaction) {
-          const fold = handler(stored);
-          if (!fold) continue;
-          folds.push(fold);
-          await this.run(client, fold.statements);
-        }
-        outcomes.push(stored);
-      }
+        if (head < 0) return new VersionConflict(p.streamId, p.expectedVersion, -head - 1);
+        return p.events.map((e, i) => ({ sequence: head + i + 1, streamId: p.streamId, version: p.expectedVersion + i + 1, type: e.type, data: e.data, at: e.at }));
+      });
+      const committed = outcomes.filter((o): o is StoredEvent[] => !(o instanceof VersionConflict)).flat();
+      if (committed.length > 0 && this.inTransaction.length > 0) folds.push(...(await this.foldWithin(client, committed)));
       await client.query('COMMIT');
       client.release();
       for (const f of folds) f.committed();
@@ -180,6 +185,30 @@ export class PostgresEventLog implements EventLog {
       client.release(lost ? (error as Error) : undefined);
       throw lost ? new StoreUnavailable(error) : error;
     }
+  }
+
+  /**
+   * Runs the read models' folds on the transaction's connection. Under the append lock the stored
+   * checkpoints are exact; events another instance committed but did not fold (a read model it does
+   * not run) are read and handed over first, so each event is folded once, by whoever comes next.
+   */
+  private async foldWithin(client: pg.PoolClient, committed: readonly StoredEvent[]): Promise<Fold[]> {
+    const positions = await storedPositions(client, [...new Set(this.inTransaction.flatMap((h) => h.names))]);
+    const first = committed[0].sequence;
+    const lowest = Math.min(first - 1, ...positions.values());
+    let events = committed;
+    if (lowest < first - 1 && first - 1 - lowest <= FOLD_GAP_LIMIT) {
+      const { rows } = await client.query<EventRow>('SELECT * FROM events WHERE sequence > $1 AND sequence < $2 ORDER BY sequence', [lowest, first]);
+      events = [...rows.map(toStored), ...committed];
+    }
+    const folds: Fold[] = [];
+    for (const { handler } of this.inTransaction) {
+      const fold = handler(events, positions);
+      if (!fold) continue;
+      folds.push(fold);
+      await this.run(client, fold.statements);
+    }
+    return folds;
   }
 
   /** A read through the pool; a lost server becomes StoreUnavailable (HTTP 503), anything else stays as it is. */
@@ -218,10 +247,11 @@ export class PostgresEventLog implements EventLog {
   }
 
   /** Folds read models inside each append's transaction (the projection store's `follow`). */
-  withinAppend(handler: FoldInTransaction): () => void {
-    this.inTransaction.push(handler);
+  withinAppend(handler: FoldInTransaction, names: readonly string[]): () => void {
+    const entry = { handler, names };
+    this.inTransaction.push(entry);
     return () => {
-      const i = this.inTransaction.indexOf(handler);
+      const i = this.inTransaction.indexOf(entry);
       if (i >= 0) this.inTransaction.splice(i, 1);
     };
   }

@@ -1,6 +1,7 @@
-import type { CommittedEvent, Fold, ProjectionStore, ReadModelReader, SqlStatement } from '../../projections/types.ts';
-import type { PostgresEventLog } from './postgres-event-log.ts';
-import { numberPlaceholders } from './postgres-schema.ts';
+import type { CommittedEvent, FoldCommit, ProjectionStore, ReadModelReader, SqlStatement } from '../../projections/types.ts';
+import type pg from 'pg';
+import { storedPositions, toStored, type PostgresEventLog } from './postgres-event-log.ts';
+import { APPEND_LOCK, numberPlaceholders } from './postgres-schema.ts';
 
 /**
  * Read models in the event log's PostgreSQL database. Folds run inside each append's transaction (the
@@ -8,6 +9,8 @@ import { numberPlaceholders } from './postgres-schema.ts';
  */
 export class PostgresProjectionStore implements ProjectionStore {
   readonly dialect = 'postgres' as const;
+  /** Any number of instances may append and fold: checkpoints are read under the append lock. */
+  readonly shared = true;
   readonly reader: ReadModelReader;
 
   constructor(private readonly log: PostgresEventLog) {
@@ -25,18 +28,46 @@ export class PostgresProjectionStore implements ProjectionStore {
     await this.inOneTransaction(statements);
   }
 
+  /** Statements in one transaction that holds the append lock, so no instance's fold runs beside them. */
   private async inOneTransaction(statements: readonly SqlStatement[]): Promise<void> {
+    await this.locked(async (client) => {
+      for (const s of statements) await client.query(s.params.length > 0 ? numberPlaceholders(s.sql) : s.sql, s.params as unknown[]);
+    });
+  }
+
+  private async locked<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.log.pool.connect();
     try {
       await client.query('BEGIN');
-      for (const s of statements) await client.query(s.params.length > 0 ? numberPlaceholders(s.sql) : s.sql, s.params as unknown[]);
+      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      const result = await work(client);
       await client.query('COMMIT');
+      return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
       client.release();
     }
+  }
+
+  async foldPending(names: readonly string[], limit: number, fold: FoldCommit): Promise<number> {
+    let committed: (() => void) | undefined;
+    const count = await this.locked(async (client) => {
+      const stored = await storedPositions(client, names);
+      const { rows } = await client.query('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [Math.min(...stored.values()), limit]);
+      if (rows.length === 0) return 0;
+      const result = fold(rows.map(toStored), stored);
+      for (const s of result.statements) await client.query(numberPlaceholders(s.sql), s.params as unknown[]);
+      committed = result.committed;
+      return rows.length;
+    });
+    committed?.();
+    return count;
+  }
+
+  onCommit(listener: (events: readonly CommittedEvent[]) => void): () => void {
+    return this.log.onCommit(listener);
   }
 
   checkpoint(name: string): Promise<number> {
@@ -47,7 +78,7 @@ export class PostgresProjectionStore implements ProjectionStore {
     return this.log.readAll(afterSequence, limit);
   }
 
-  follow(fold: (events: readonly CommittedEvent[]) => Fold): () => void {
-    return this.log.withinAppend((events) => fold(events));
+  follow(fold: FoldCommit, names: readonly string[]): () => void {
+    return this.log.withinAppend(fold, names);
   }
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { CommittedEvent, Fold, ProjectionStore, ReadModelReader, SqlStatement } from '../../projections/types.ts';
+import type { CommittedEvent, FoldCommit, ProjectionStore, ReadModelReader, SqlStatement } from '../../projections/types.ts';
 import type { SqliteEventLog } from './sqlite-event-log.ts';
 
 /**
@@ -8,6 +8,8 @@ import type { SqliteEventLog } from './sqlite-event-log.ts';
  */
 export class SqliteProjectionStore implements ProjectionStore {
   readonly dialect = 'sqlite' as const;
+  /** One process owns the file: the runner keeps positions in memory. */
+  readonly shared = false;
   private readonly prepared = new Map<string, Database.Statement>();
   readonly reader: ReadModelReader;
 
@@ -56,7 +58,21 @@ export class SqliteProjectionStore implements ProjectionStore {
     return this.log.readAll(afterSequence, limit);
   }
 
-  follow(fold: (events: readonly CommittedEvent[]) => Fold): () => void {
+  async foldPending(names: readonly string[], limit: number, fold: FoldCommit): Promise<number> {
+    const stored = new Map(await Promise.all(names.map(async (name) => [name, await this.log.checkpoint(name)] as const)));
+    const events = await this.log.readAll(Math.min(...stored.values()), limit);
+    if (events.length === 0) return 0;
+    const result = fold(events, stored);
+    await this.write(result.statements);
+    result.committed();
+    return events.length;
+  }
+
+  onCommit(listener: (events: readonly CommittedEvent[]) => void): () => void {
+    return this.log.onCommit(listener);
+  }
+
+  follow(fold: FoldCommit): () => void {
     return this.log.withinAppend((events) => {
       const result = fold(events);
       try {

@@ -7,7 +7,7 @@ import { PostgresProjectionStore } from '../../../adapters/store/postgres-projec
 import { SqliteEventLog } from '../../../adapters/store/sqlite-event-log.ts';
 import { VersionConflict, type EventLog, type StoredEvent } from '../../../services/event-log.ts';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
-import { projectionPortContract } from '../../support/projection-port-contract.ts';
+import { projectionPortContract, type ProjectionHarness } from '../../support/projection-port-contract.ts';
 
 /**
  * Issue 20: one contract for every event log store, run against SQLite and against a real
@@ -207,9 +207,9 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
     const url = await server.database();
     const openAt = async () => {
       const log = await PostgresEventLog.open(url);
-      const harness = { log, store: new PostgresProjectionStore(log), reopen: async () => { await log.close(); return openAt(); }, close: () => log.close() };
+      const harness: ProjectionHarness = { log, store: new PostgresProjectionStore(log), reopen: async () => { await log.close(); return openAt(); }, second: openAt, close: () => log.close() };
       return harness;
     };
     return openAt();
-  });
+  }, { shared: true });
 });
