@@ -41,6 +41,8 @@ export class StoreUnavailable extends Error {
 export type CommitListener = (events: readonly StoredEvent[]) => void;
 
 export interface EventLog {
+  /** Other processes append to this log too (several instances on one database): cached state may be stale. */
+  readonly shared: boolean;
   /**
    * Appends `events` to `streamId` if the stream is at `expectedVersion` (0 for a new stream), in one
    * transaction together with the optional snapshot. Resolves only once the rows are durable; rejects

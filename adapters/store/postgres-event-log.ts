@@ -49,6 +49,7 @@ export async function storedPositions(client: pg.ClientBase, names: readonly str
  * has not delivered yet, so `onCommit` listeners see every instance's commits, in sequence order.
  */
 export class PostgresEventLog implements EventLog {
+  readonly shared = true;
   readonly pool: pg.Pool;
   private readonly bus = new EventEmitter<{ commit: CommitListener }>();
   private readonly inTransaction: Array<{ handler: FoldInTransaction; names: readonly string[] }> = [];

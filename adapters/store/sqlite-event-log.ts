@@ -55,6 +55,7 @@ export interface TransactionOutcome {
 export type InTransactionHandler = (events: readonly StoredEvent[]) => TransactionOutcome | void;
 
 export class SqliteEventLog implements EventLog {
+  readonly shared = false;
   readonly db: Database.Database;
   private readonly bus = new EventEmitter<{ commit: CommitListener }>();
   private readonly inTransaction: InTransactionHandler[] = [];

@@ -61,9 +61,23 @@ export class ActorRuntime<M extends AnyStateMachine> {
     return `${this.streamPrefix}:${id}`;
   }
 
-  /** The actor's current state, from memory or rebuilt from the log. */
+  /**
+   * The actor's current state, from memory or rebuilt from the log. When other instances append to the
+   * same log, what memory holds is brought up to date first (the events after its version, usually
+   * none: one indexed read), so reads and decisions are never made on a stale state.
+   */
   async get(id: string): Promise<Loaded<M>> {
-    return this.cache.get(id) ?? this.load(id);
+    const cached = this.cache.get(id);
+    if (!cached) return this.load(id);
+    return this.log.shared ? this.catchUp(id, cached) : cached;
+  }
+
+  private async catchUp(id: string, cached: Loaded<M>): Promise<Loaded<M>> {
+    const rest = await this.log.readStream(this.streamId(id), cached.version);
+    if (rest.length === 0) return cached;
+    const loaded = { snapshot: fold(this.machine, rest, cached.snapshot as AnyMachineSnapshot) as SnapshotFrom<M>, version: cached.version + rest.length };
+    this.cache.set(id, loaded);
+    return loaded;
   }
 
   /**

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventLog } from '../../../adapters/store/postgres-event-log.ts';
 import { PostgresProjectionStore } from '../../../adapters/store/postgres-projection-store.ts';
 import { SqliteEventLog } from '../../../adapters/store/sqlite-event-log.ts';
+import { singleUseMachine } from '../../../machines/single-use.ts';
+import { ActorRuntime } from '../../../services/actors/runtime.ts';
 import { VersionConflict, type EventLog, type StoredEvent } from '../../../services/event-log.ts';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { projectionPortContract, type ProjectionHarness } from '../../support/projection-port-contract.ts';
@@ -161,6 +163,24 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
           await expect(b.append('x:1', 2, [ev('stale on b')])).rejects.toBeInstanceOf(VersionConflict);
           for (let i = 0; i < 100 && heardOnB.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 10));
           expect(heardOnB).toEqual([1, 2, 3, 4]);
+        } finally {
+          await b.close();
+          await h.close();
+        }
+      });
+
+      it('an actor cached on one instance reads and decides on the current state after another instance appended', async () => {
+        const h = await open();
+        const b = await h.second!();
+        try {
+          const [onA, onB] = [new ActorRuntime(h.log, singleUseMachine, 'once'), new ActorRuntime(b, singleUseMachine, 'once')];
+          expect((await onA.get('v')).version).toBe(0); // cached on A as unused
+          expect((await onB.execute('v', { type: 'value.used', at: 1, purpose: 'test' })).accepted).toBe(true);
+          const seen = await onA.get('v');
+          expect([seen.version, seen.snapshot.value]).toEqual([1, 'used']);
+          // Decided against the current state: refused by the machine, with no append tried.
+          expect((await onA.execute('v', { type: 'value.used', at: 2, purpose: 'test' })).accepted).toBe(false);
+          expect(await h.log.streamVersion('once:v')).toBe(1);
         } finally {
           await b.close();
           await h.close();
