@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** Everything the services read from the environment, resolved once (decisions section 1). */
 export interface Config {
@@ -12,6 +12,8 @@ export interface Config {
   walletBackendOrigin: string;
   showcaseBaseUrl: string;
   dataDir: string;
+  /** The signing keys and server secrets; instances that share it sign and verify alike. */
+  keysFile: string;
   /** Where the main origin's event log and read models live: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
   eventStore: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
   rateLimitPerMinute: number;
@@ -68,6 +70,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walletBackendOrigin: trimSlash(env.WALLET_BACKEND_ORIGIN || walletUrl),
     showcaseBaseUrl: trimSlash(env.SHOWCASE_BASE_URL || `http://localhost:${spiffePort}`),
     dataDir: resolve(env.DATA_DIR || './data'),
+    keysFile: resolve(env.KEYS_FILE || join(overrides.dataDir ?? resolve(env.DATA_DIR || './data'), 'keys.json')),
     eventStore: eventStore(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100),
     trustProxy: env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()).filter(Boolean) : false,

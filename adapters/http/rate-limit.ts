@@ -1,4 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameText } from '../../services/crypto/compare.ts';
 import { OAuthError } from '../../services/errors.ts';
@@ -26,12 +26,13 @@ export interface InternalCaller {
 
 const sameSecret = (given: unknown, expected: string) => typeof given === 'string' && sameText(given, expected);
 
-export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string) => boolean; internal?: InternalCaller } = {}): Promise<void> {
+export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string) => boolean; internal?: InternalCaller; store?: FastifyRateLimitStoreCtor } = {}): Promise<void> {
   const limited = options.limited ?? isRateLimited;
   const internalSecret = options.internal?.value;
   const isInternal = (request: FastifyRequest) => internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
   await app.register(rateLimit, {
     global: true,
+    ...(options.store ? { store: options.store } : {}),
     max: perMinute,
     timeWindow: 60_000,
     allowList: (request) => !limited(matchedRoute(request)) || isInternal(request),

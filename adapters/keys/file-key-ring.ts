@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { KeyRing, SigningAlg, SigningKey } from '../../services/keys.ts';
 
@@ -11,23 +11,29 @@ export const PUBLISHED_PREFIX = 'published:';
 /** Server secrets, stored as symmetric (`oct`) JWKs beside the signing keys. */
 const SECRET_PREFIX = 'secret:';
 /** Secrets every service may ask for; each is created on first start. */
-const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state', 'dpop-nonce'];
+const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state', 'dpop-nonce', 'internal-caller'];
+
+/** How often instances sharing the key file look for a rotation. */
+const WATCH_INTERVAL_MS = 1_000;
+/** Keys per set and alg kept after a rotation: the new one signs, the previous one still verifies. */
+const KEPT_PER_ALG = 2;
 
 /**
- * Signing keys kept in `keys.json` (mode 0600) under DATA_DIR, created on first start. Every requested
- * set/alg pair is provisioned by `ensure` before the services start, so lookups afterwards are
- * synchronous.
+ * Signing keys kept in `keys.json` (mode 0600; `KEYS_FILE`, by default under DATA_DIR), created on
+ * first start. Every requested set/alg pair is provisioned by `open` before the services start, so
+ * lookups afterwards are synchronous. The newest key of a set and alg signs; every key listed verifies
+ * (by `kid`). Instances sharing the file see a rotation (`npm run rotate-keys`) within a second.
  */
 export class FileKeyRing implements KeyRing {
-  private readonly keys = new Map<string, SigningKey[]>();
-  private readonly privateJwks = new Map<string, JWK[]>();
-  private readonly secrets = new Map<string, Uint8Array>();
+  private keys = new Map<string, SigningKey[]>();
+  private privateJwks = new Map<string, JWK[]>();
+  private secrets = new Map<string, Uint8Array>();
 
   private constructor(private readonly file: string) {}
 
-  static async open(dataDir: string, wanted: ReadonlyArray<[set: string, alg: SigningAlg]>): Promise<FileKeyRing> {
-    const ring = new FileKeyRing(join(dataDir, 'keys.json'));
-    const stored: StoredKeys = existsSync(ring.file) ? (JSON.parse(readFileSync(ring.file, 'utf8')) as StoredKeys) : {};
+  static async open(file: string, wanted: ReadonlyArray<[set: string, alg: SigningAlg]>): Promise<FileKeyRing> {
+    const ring = new FileKeyRing(file);
+    const stored = readStored(file);
     let changed = false;
     for (const [set, alg] of wanted) {
       const list = (stored[set] ??= []);
@@ -41,22 +47,41 @@ export class FileKeyRing implements KeyRing {
       stored[`${SECRET_PREFIX}${name}`] = [{ kty: 'oct', kid: name, k: randomBytes(32).toString('base64url') }];
       changed = true;
     }
-    if (changed) ring.save(stored);
-    for (const [set, jwks] of Object.entries(stored)) {
-      if (set.startsWith(SECRET_PREFIX)) {
-        ring.secrets.set(set.slice(SECRET_PREFIX.length), Buffer.from(jwks[0].k!, 'base64url'));
-        continue;
-      }
-      ring.keys.set(set, await Promise.all(jwks.map(toSigningKey)));
-      if (set.startsWith(PUBLISHED_PREFIX)) ring.privateJwks.set(set, jwks);
-    }
+    if (changed) saveStored(file, stored);
+    await ring.load(stored);
     return ring;
   }
 
+  /** Reloads the file whenever it changes (another instance or `rotate-keys` wrote it); returns the stop. */
+  watch(): () => void {
+    const reload = () => void this.load(readStored(this.file)).catch(() => undefined); // a half-read file: keep what we have
+    watchFile(this.file, { interval: WATCH_INTERVAL_MS, persistent: false }, reload);
+    return () => unwatchFile(this.file, reload);
+  }
+
+  private async load(stored: StoredKeys): Promise<void> {
+    const keys = new Map<string, SigningKey[]>();
+    const privateJwks = new Map<string, JWK[]>();
+    const secrets = new Map<string, Uint8Array>();
+    for (const [set, jwks] of Object.entries(stored)) {
+      if (set.startsWith(SECRET_PREFIX)) {
+        secrets.set(set.slice(SECRET_PREFIX.length), Buffer.from(jwks[0].k!, 'base64url'));
+        continue;
+      }
+      keys.set(set, await Promise.all(jwks.map(toSigningKey)));
+      if (set.startsWith(PUBLISHED_PREFIX)) privateJwks.set(set, jwks);
+    }
+    [this.keys, this.privateJwks, this.secrets] = [keys, privateJwks, secrets];
+  }
+
   signing(set: string, alg: SigningAlg = 'ES256'): SigningKey {
-    const key = this.keys.get(set)?.find((k) => k.alg === alg);
+    const key = (this.keys.get(set) ?? []).filter((k) => k.alg === alg).at(-1);
     if (!key) throw new Error(`no ${alg} signing key provisioned for "${set}"`);
     return key;
+  }
+
+  verificationKey(set: string, alg: SigningAlg, kid: string | undefined): SigningKey | undefined {
+    return this.keys.get(set)?.find((k) => k.alg === alg && (kid === undefined || k.kid === kid));
   }
 
   jwks(set: string): { keys: JWK[] } {
@@ -74,12 +99,37 @@ export class FileKeyRing implements KeyRing {
     return secret;
   }
 
-  private save(stored: StoredKeys): void {
-    mkdirSync(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(stored, null, 2), { mode: 0o600 });
-    renameSync(tmp, this.file);
+}
+
+function readStored(file: string): StoredKeys {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as StoredKeys) : {};
+}
+
+/** Written to a temporary file and renamed, so a reader never sees half a file. */
+function saveStored(file: string, stored: StoredKeys): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/**
+ * Adds a fresh key for every alg of each signing set named (all of them when none is), keeping the
+ * previous one so tokens it signed still verify; demo clients' published keys and server secrets stay.
+ * Returns the sets rotated.
+ */
+export async function rotateKeys(file: string, sets: readonly string[] = []): Promise<string[]> {
+  const stored = readStored(file);
+  const rotatable = Object.keys(stored).filter((set) => !set.startsWith(SECRET_PREFIX) && !set.startsWith(PUBLISHED_PREFIX));
+  const chosen = sets.length > 0 ? [...sets] : rotatable;
+  for (const set of chosen) {
+    if (!rotatable.includes(set)) throw new Error(`no signing key set "${set}" in ${file}`);
+    const algs = [...new Set(stored[set].map((k) => k.alg as SigningAlg))];
+    for (const alg of algs) stored[set].push(await newPrivateJwk(alg));
+    stored[set] = stored[set].filter((k, i, all) => all.slice(i).filter((later) => later.alg === k.alg).length <= KEPT_PER_ALG);
   }
+  saveStored(file, stored);
+  return chosen;
 }
 
 async function newPrivateJwk(alg: SigningAlg): Promise<JWK> {

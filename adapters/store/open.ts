@@ -1,17 +1,26 @@
 import { join } from 'node:path';
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Config } from '../config.ts';
 import type { ProjectionStore } from '../../projections/types.ts';
 import type { EventLog } from '../../services/event-log.ts';
 import { PostgresEventLog } from './postgres-event-log.ts';
 import { PostgresProjectionStore } from './postgres-projection-store.ts';
+import { postgresRateLimitStore } from './postgres-rate-limit.ts';
 import { SqliteEventLog } from './sqlite-event-log.ts';
 import { SqliteProjectionStore } from './sqlite-projection-store.ts';
 
 /** The main origin's event log and the store of its read models, as EVENT_STORE chooses. */
-export async function openEventStore(config: Pick<Config, 'dataDir' | 'eventStore'>, file = 'main.db'): Promise<{ log: EventLog; projections: ProjectionStore }> {
+export interface EventStore {
+  log: EventLog;
+  projections: ProjectionStore;
+  /** Where rate-limit counters live when instances share them; absent: each process counts alone. */
+  rateLimits?: FastifyRateLimitStoreCtor;
+}
+
+export async function openEventStore(config: Pick<Config, 'dataDir' | 'eventStore'>, file = 'main.db'): Promise<EventStore> {
   if (config.eventStore.kind === 'postgres') {
     const log = await PostgresEventLog.open(config.eventStore.url);
-    return { log, projections: new PostgresProjectionStore(log) };
+    return { log, projections: new PostgresProjectionStore(log), rateLimits: postgresRateLimitStore(log) };
   }
   const log = new SqliteEventLog(join(config.dataDir, file));
   return { log, projections: new SqliteProjectionStore(log) };

@@ -40,6 +40,12 @@ export async function migratePostgres(client: PoolClient): Promise<void> {
         name     TEXT   PRIMARY KEY,
         sequence BIGINT NOT NULL
       );
+      -- Per-address request counts every instance shares; worth nothing after a crash, so unlogged.
+      CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits (
+        key          TEXT    PRIMARY KEY,
+        window_start BIGINT  NOT NULL,
+        count        INTEGER NOT NULL
+      );
       -- A whole group commit in one round trip: for each append (in order) the append lock, the
       -- version check, the rows numbered after the head, the snapshot and the commit announcement.
       -- Returns, per append, the head before it, or -(actual version + 1) when the stream was not at

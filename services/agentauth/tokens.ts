@@ -2,7 +2,7 @@ import { jwtVerify, type JWTPayload } from 'jose';
 import { signJwt } from '../crypto/jws.ts';
 import type { IssuedAssertion } from '../../machines/agent.ts';
 import { OAuthError } from '../errors.ts';
-import type { KeyRing } from '../keys.ts';
+import { verifierOf, type KeyRing } from '../keys.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, type AgentAuthSettings } from './settings.ts';
 
@@ -39,7 +39,7 @@ export class AgentTokens {
   /** Signature, typ, iss, aud, exp and nbf; the single-use rule is the agent machine's. */
   async verifyAssertion(jwt: string, nowMs: number): Promise<{ agentId: string; jtiHash: string }> {
     try {
-      const { payload } = await jwtVerify(jwt, this.keys.signing(KEY_SET, 'ES256').publicKey, {
+      const { payload } = await jwtVerify(jwt, verifierOf(this.keys, KEY_SET, 'ES256'), {
         algorithms: ['ES256'],
         typ: 'JWT',
         issuer: this.settings.issuer,
@@ -61,7 +61,7 @@ export class AgentTokens {
   /** A usable agent access token, or undefined. */
   async verifyAccessToken(jwt: string, nowMs: number): Promise<AgentAccessClaims | undefined> {
     try {
-      const { payload } = await jwtVerify(jwt, this.keys.signing(KEY_SET, 'ES256').publicKey, {
+      const { payload } = await jwtVerify(jwt, verifierOf(this.keys, KEY_SET, 'ES256'), {
         algorithms: ['ES256'],
         typ: 'JWT',
         issuer: this.settings.issuer,

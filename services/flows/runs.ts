@@ -26,6 +26,9 @@ export interface RunView {
   machine: Array<{ sequence: number; event: string; state: string }>;
 }
 
+
+/** A run with no event for this long on a shared log was left by an instance that stopped. */
+const ABANDONED_RUN_MS = 10 * 60_000;
 /** Folds the stream through the run machine, one event at a time, noting where it stands after each. */
 function machinePositions(events: readonly StoredEvent[]): RunView['machine'] {
   let [snapshot] = initialTransition(flowRunMachine);
@@ -102,7 +105,8 @@ export class FlowRuns {
 
   /**
    * Closes runs that a stopped process left under way: each gets `run.interrupted`, so its status
-   * is final and its event stream ends. Called once at start, before requests are served.
+   * is final and its event stream ends. Called once at start, before requests are served; on a shared
+   * log only runs silent for ABANDONED_RUN_MS (another instance may be running the others).
    */
   async interruptUnfinished(): Promise<number> {
     let closed = 0;
@@ -110,6 +114,8 @@ export class FlowRuns {
       const id = stream.slice('run:'.length);
       const { snapshot } = await this.actors.get(id);
       if (!snapshot.matches('running')) continue;
+      // On a log other instances share, a run that moved recently belongs to a live instance.
+      if (this.log.shared && this.deps.clock.now() - ((await this.log.readStream(stream)).at(-1)?.at ?? 0) < ABANDONED_RUN_MS) continue;
       await this.actors.execute(id, { type: 'run.interrupted', at: this.deps.clock.now(), reason: 'The service stopped while this run was under way' });
       closed += 1;
     }

@@ -1,7 +1,7 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import { signJwt } from '../crypto/jws.ts';
 import { createHash } from 'node:crypto';
-import type { KeyRing } from '../keys.ts';
+import { verifierOf, type KeyRing } from '../keys.ts';
 import { randomToken } from '../crypto/random.ts';
 import { ACCESS_TOKEN_TTL_S, type IssuerProfile } from './issuers.ts';
 
@@ -63,7 +63,7 @@ export class IssuerTokens {
   /** A valid access token of this issuer (signature, typ, iss, aud, exp), or undefined. */
   async verifyAccessToken(token: string, nowMs: number): Promise<AccessTokenClaims | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.keys.signing(this.profile.keySet, 'ES256').publicKey, {
+      const { payload } = await jwtVerify(token, verifierOf(this.keys, this.profile.keySet, 'ES256'), {
         algorithms: ['ES256'],
         typ: 'at+jwt',
         issuer: this.profile.issuer,
@@ -80,7 +80,7 @@ export class IssuerTokens {
   /** An ID token this issuer signed for `clientId`, expired or not (RP-initiated logout hints). */
   async verifyIdTokenHint(token: string): Promise<JWTPayload | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.keys.signing(this.profile.keySet, 'RS256').publicKey, {
+      const { payload } = await jwtVerify(token, verifierOf(this.keys, this.profile.keySet, 'RS256'), {
         algorithms: ['RS256'],
         issuer: this.profile.issuer,
         currentDate: new Date(0),

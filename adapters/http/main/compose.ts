@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
+import { withDataDirLock } from '../../keys/data-dir-lock.ts';
 import { FileKeyRing } from '../../keys/file-key-ring.ts';
 import { openEventStore } from '../../store/open.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
@@ -25,7 +26,6 @@ import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service
 import { Conformance } from '../../../services/conformance/service.ts';
 import { defaultFlowRunners, flowRunnerOptions } from '../../../services/flows/default-runners.ts';
 import { fileURLToPath } from 'node:url';
-import { randomToken } from '../../../services/crypto/random.ts';
 import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
 import type { OAuthError } from '../../../services/errors.ts';
 import { installRateLimit } from '../rate-limit.ts';
@@ -77,8 +77,14 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const clock = options.clock ?? systemClock;
   mkdirSync(config.dataDir, { recursive: true });
   const keyList: Array<[string, SigningAlg]> = [['agentauth', 'ES256'], ...MAIN_KEYS];
-  const keys = await FileKeyRing.open(config.dataDir, keyList);
-  const { log, projections: projectionStore } = await openEventStore(config);
+  // Instances sharing DATA_DIR provision keys and certificates once: the lock spans everything that creates them.
+  return withDataDirLock(config.dataDir, () => assemble(config, options, clock, keyList));
+}
+
+async function assemble(config: Config, options: MainOptions, clock: Clock, keyList: Array<[string, SigningAlg]>): Promise<MainOrigin> {
+  const keys = await FileKeyRing.open(config.keysFile, keyList);
+  const stopWatchingKeys = keys.watch();
+  const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
 
   const { registry, feed, revokedAccessTokens, all: projections } = createMainProjections();
   const runner = new ProjectionRunner(projectionStore, projections);
@@ -90,8 +96,9 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   const catalog = Catalog.load(CONTENT_DIR);
   const runners = defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.env, config.showcaseBaseUrl));
   const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  // The server's own calls during flow runs carry this per-process secret and are never rate limited.
-  const internal = { header: 'x-portico-internal', value: randomToken(32) };
+  // The server's own calls during flow runs carry this secret and are never rate limited; it comes from
+  // the key ring, so a run's call that a load balancer sends to another instance is recognised there too.
+  const internal = { header: 'x-portico-internal', value: Buffer.from(keys.secret('internal-caller')).toString('base64url') };
 
   const ctx: MainContext = {
     config,
@@ -162,7 +169,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await installRateLimit(app, config.rateLimitPerMinute, { internal });
+  await installRateLimit(app, config.rateLimitPerMinute, { internal, store: rateLimits });
   for (const plugin of MAIN_ROUTES) await plugin(app, ctx);
 
   let closed = false;
@@ -178,6 +185,7 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
       for (const hook of ctx.onClose) await hook();
       await app.close();
       await runner.stop();
+      stopWatchingKeys();
       await log.close();
     },
   };
