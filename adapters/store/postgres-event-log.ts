@@ -104,7 +104,10 @@ export class PostgresEventLog implements EventLog {
     client.on('error', reconnect);
     client.on('end', reconnect);
     await client.connect();
-    client.on('notification', () => void this.deliver());
+    // The payload is the head after that commit: one this instance already delivered (its own) costs no read.
+    client.on('notification', (message) => {
+      if (Number(message.payload) > this.delivered) void this.deliver();
+    });
     await client.query(`LISTEN ${COMMIT_CHANNEL}`);
     this.listener = client;
   }
@@ -232,6 +235,7 @@ export class PostgresEventLog implements EventLog {
   private deliver(own?: readonly StoredEvent[]): Promise<void> {
     this.delivering = this.delivering.then(async () => {
       if (this.closed) return;
+      if (own && own[own.length - 1].sequence <= this.delivered) return; // the notification got there first
       if (own && own[0].sequence === this.delivered + 1) {
         this.delivered = own[own.length - 1].sequence;
         this.bus.emit('commit', own);

@@ -63,37 +63,54 @@ async function replayRate(log: EventLog): Promise<number> {
   return events / ((performance.now() - started) / 1000);
 }
 
-/** Registrations per second over HTTP against one main origin on the given store, and the database transactions each cost. */
-async function registrations(env: Record<string, string>, databaseUrl?: string): Promise<{ perSecond: number; commitsPerRequest?: number }> {
-  const server = await startChildServer({ env });
+/**
+ * Registrations per second over HTTP against `instances` main origins on the given store (requests
+ * alternate between them, sharing one DATA_DIR), and the database transactions each cost.
+ */
+async function registrations(env: Record<string, string>, databaseUrl?: string, instances = 1): Promise<{ perSecond: number; commitsPerRequest?: number; statementsPerRequest?: number }> {
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
+    await client.end();
+  }
+  const first = await startChildServer({ env });
+  const servers = [first, ...(await Promise.all(Array.from({ length: instances - 1 }, () => startChildServer({ env, dataDir: first.dataDir }))))];
   const agent = new Agent({ connections: HTTP_CONCURRENCY });
+  let turn = 0;
   const register = async () => {
+    const server = servers[turn++ % servers.length];
     const res = await request(`${server.url}/agentauth/identity`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
     await res.body.arrayBuffer();
     if (res.statusCode !== 201) throw new Error(`registration answered ${res.statusCode}`);
   };
-  const commits = async () => {
-    if (!databaseUrl) return 0;
+  /** Transactions committed and statements run (each a round trip) in the bench database so far. */
+  const counters = async () => {
+    if (!databaseUrl) return { commits: 0, statements: undefined };
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      return Number((await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+      const commits = Number((await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+      // pg_stat_statements is preloaded by the test cluster; a server without it gives no statement count.
+      const statements = await client.query("SELECT sum(calls) AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'").then((r) => Number(r.rows[0].n), () => undefined);
+      return { commits, statements };
     } finally {
       await client.end();
     }
   };
   try {
     await concurrentFlows(register, HTTP_CONCURRENCY, 1_000, 0);
-    const before = await commits();
+    const before = await counters();
     const { done, seconds } = await concurrentFlows(register, HTTP_CONCURRENCY, 4_000, 0);
     // Statistics reach pg_stat_database asynchronously; give them a moment.
     await new Promise((resolve) => setTimeout(resolve, 700));
-    const after = await commits();
-    return { perSecond: done / seconds, ...(databaseUrl ? { commitsPerRequest: (after - before) / done } : {}) };
+    const after = await counters();
+    const perRequest = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (a - b) / done);
+    return { perSecond: done / seconds, ...(databaseUrl ? { commitsPerRequest: (after.commits - before.commits) / done, statementsPerRequest: perRequest(after.statements, before.statements) } : {}) };
   } finally {
     await agent.close();
-    await server.stop();
-    rmSync(server.dataDir, { recursive: true, force: true });
+    for (const server of servers) await server.stop();
+    rmSync(first.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -136,9 +153,12 @@ const bench: Bench = async () => {
     const onSqlite = await registrations({});
     const pgUrl = await postgres.database();
     const onPostgres = await registrations({ EVENT_STORE: 'postgres', DATABASE_URL: pgUrl }, pgUrl);
+    const pgUrl2 = await postgres.database();
+    const onTwo = await registrations({ EVENT_STORE: 'postgres', DATABASE_URL: pgUrl2 }, pgUrl2, 2);
     rows.push(
       { name: 'POST /agentauth/identity, one instance on SQLite', value: onSqlite.perSecond, unit: 'req/s' },
-      { name: 'POST /agentauth/identity, one instance on PostgreSQL', value: onPostgres.perSecond, unit: 'req/s', ratio: { against: 'SQLite', value: onPostgres.perSecond / onSqlite.perSecond }, note: `${onPostgres.commitsPerRequest?.toFixed(2)} commits per registration (group commit shares them); test cluster, fsync off` },
+      { name: 'POST /agentauth/identity, one instance on PostgreSQL', value: onPostgres.perSecond, unit: 'req/s', ratio: { against: 'SQLite', value: onPostgres.perSecond / onSqlite.perSecond }, note: `${onPostgres.commitsPerRequest?.toFixed(2)} commits per registration (group commit shares them); ${onPostgres.statementsPerRequest?.toFixed(2) ?? '?'} statements (round trips) per registration (pg_stat_statements); test cluster, fsync off` },
+      { name: 'POST /agentauth/identity, two instances on one PostgreSQL', value: onTwo.perSecond, unit: 'req/s', ratio: { against: 'one instance', value: onTwo.perSecond / onPostgres.perSecond }, note: `${onTwo.commitsPerRequest?.toFixed(2)} commits per registration; ${onTwo.statementsPerRequest?.toFixed(2) ?? '?'} statements; 2 cores shared by PostgreSQL, both instances and the load generator: overhead, not scaling` },
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

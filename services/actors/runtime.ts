@@ -86,14 +86,16 @@ export class ActorRuntime<M extends AnyStateMachine> {
    * decided again against the stored state.
    */
   create(id: string, command: Command<M>): Promise<Outcome<M>> {
-    if (!this.cache.get(id)) this.cache.set(id, { snapshot: this.initial as SnapshotFrom<M>, version: 0 });
-    return this.execute(id, command);
+    const cached = this.cache.get(id);
+    if (cached) return this.execute(id, command);
+    this.cache.set(id, { snapshot: this.initial as SnapshotFrom<M>, version: 0 });
+    return this.execute(id, command, true);
   }
 
-  /** Runs one command in the actor's turn. */
-  execute(id: string, command: Command<M>): Promise<Outcome<M>> {
+  /** Runs one command in the actor's turn; `fresh`: the first decision is made on the cached state as it is. */
+  execute(id: string, command: Command<M>, fresh = false): Promise<Outcome<M>> {
     const previous = this.turns.get(id) ?? Promise.resolve();
-    const turn = previous.then(() => this.run(id, command));
+    const turn = previous.then(() => this.run(id, command, fresh));
     const settled = turn.catch(() => undefined);
     this.turns.set(id, settled);
     void settled.then(() => {
@@ -102,9 +104,10 @@ export class ActorRuntime<M extends AnyStateMachine> {
     return turn;
   }
 
-  private async run(id: string, command: Command<M>): Promise<Outcome<M>> {
+  private async run(id: string, command: Command<M>, fresh: boolean): Promise<Outcome<M>> {
     for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
-      const current = await this.get(id);
+      const cached = fresh && attempt === 0 ? this.cache.get(id) : undefined;
+      const current = cached ?? (await this.get(id));
       const decided = typeof command === 'function' ? await (command as (c: Loaded<M>) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>)(current) : command;
       const events = decided === undefined ? [] : Array.isArray(decided) ? decided : [decided];
       if (events.length === 0) return { accepted: false, ...current };
