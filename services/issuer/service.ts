@@ -140,11 +140,10 @@ export class IssuerService {
     const at = this.clock.now();
     if (input.grant === 'authorization_code') {
       if (input.tx_code === true) throw invalidRequest('tx_code belongs to the pre-authorized_code grant');
-      const issuerState = `${offerId}.${randomToken(24)}`;
+      const issuerState = this.offerSecret('issuer_state', offerId);
       await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'authorization_code', configuration_ids: ids, issuer_state_hash: hash(issuerState), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
       const offer = { credential_issuer: this.settings.issuer, credential_configuration_ids: ids, grants: { authorization_code: { issuer_state: issuerState } } };
       const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
-      if (input.by_value !== true) this.keepCode(offerId, { code: issuerState, txCode: false, expiresAt: at + OFFER_TTL_S * 1000 });
       return {
         offer_id: offerId,
         ...(input.by_value === true ? { credential_offer: offer } : { credential_offer_uri: offerUri }),
@@ -154,12 +153,11 @@ export class IssuerService {
         expires_in: OFFER_TTL_S,
       };
     }
-    const code = `${offerId}.${randomToken(24)}`;
+    const code = this.offerSecret('pre-authorized_code', offerId);
     const txCode = input.tx_code === true ? sixDigits() : undefined;
     await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'pre-authorized_code', configuration_ids: ids, code_hash: hash(code), ...(txCode ? { tx_code_hash: hash(txCode) } : {}), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
     const offer = this.offerDocument(ids, code, txCode !== undefined);
     const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
-    if (input.by_value !== true) this.keepCode(offerId, { code, txCode: txCode !== undefined, expiresAt: at + OFFER_TTL_S * 1000 });
     const credentialOffer = input.by_value === true ? { credential_offer: offer } : { credential_offer_uri: offerUri };
     const query = input.by_value === true ? `credential_offer=${encodeURIComponent(JSON.stringify(offer))}` : `credential_offer_uri=${encodeURIComponent(offerUri)}`;
     return {
@@ -194,28 +192,18 @@ export class IssuerService {
       await this.recordLapse(offerId);
       throw notFound('The credential offer has expired');
     }
-    const stored = this.offerCodes.get(offerId);
-    if (!stored) throw notFound('The credential offer can no longer be fetched (the issuer restarted); ask for a new one');
     await this.offers.execute(offerId, { type: 'issuance.offer_fetched', at: this.clock.now() });
-    if (snapshot.context.grant === 'authorization_code') return { credential_issuer: this.settings.issuer, credential_configuration_ids: snapshot.context.configurationIds, grants: { authorization_code: { issuer_state: stored.code } } };
-    return this.offerDocument(snapshot.context.configurationIds, stored.code, stored.txCode);
+    if (snapshot.context.grant === 'authorization_code') return { credential_issuer: this.settings.issuer, credential_configuration_ids: snapshot.context.configurationIds, grants: { authorization_code: { issuer_state: this.offerSecret('issuer_state', offerId) } } };
+    return this.offerDocument(snapshot.context.configurationIds, this.offerSecret('pre-authorized_code', offerId), snapshot.context.txCodeHash !== undefined);
   }
 
   /**
-   * Pre-authorized codes of live by-reference offers, in memory only (the log keeps hashes), so the
-   * offer document can be served when the wallet dereferences it. Lapsed entries are dropped.
+   * An offer's pre-authorized code or issuer_state: the offer id and an HMAC of it under the server
+   * secret, so any instance sharing the key file can serve the offer by reference (the log keeps only
+   * the hash), and a restart does not lose it.
    */
-  private readonly offerCodes = new Map<string, { code: string; txCode: boolean; expiresAt: number }>();
-
-  private keepCode(offerId: string, entry: { code: string; txCode: boolean; expiresAt: number }): void {
-    // Every offer lives OFFER_TTL_S, so insertion order is expiry order: sweep from the oldest and stop
-    // at the first live one (a full scan per offer made offer creation quadratic under load).
-    const now = this.clock.now();
-    for (const [id, kept] of this.offerCodes) {
-      if (kept.expiresAt > now) break;
-      this.offerCodes.delete(id);
-    }
-    this.offerCodes.set(offerId, entry);
+  private offerSecret(kind: 'pre-authorized_code' | 'issuer_state', offerId: string): string {
+    return `${offerId}.${createHmac('sha256', this.keys.secret('offer-code')).update(`${kind}:${offerId}`).digest('base64url').slice(0, 32)}`;
   }
 
   async status(offerId: string) {

@@ -179,6 +179,15 @@ describe.skipIf(!postgresAvailable)('two gateway instances on one PostgreSQL beh
     expect([second.status, second.body.token_type]).toEqual([200, 'DPoP']);
   });
 
+  it('a credential offer made on A is served by reference on B, with the same pre-authorized code', async () => {
+    const made = await postJson('/oid4vci/offers', { credential_configuration_ids: ['UniversityDegreeCredentialHAIP'] }, 0);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const fetched = await call(new URL(made.body.credential_offer_uri).pathname, { on: 1 });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code']).toBe(made.body.pre_authorized_code);
+    expect((await call(new URL(made.body.status_uri).pathname, { on: 0 })).body.status).toBe('offer_fetched');
+  });
+
   it('a key rotation reaches both instances; tokens signed before it still verify', async () => {
     const before = await register(0);
     const rotated = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/rotate-keys.ts', 'agentauth'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
