@@ -93,19 +93,29 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
     schema: { summary: 'A run as Server-Sent Events, live until it finishes; resume with Last-Event-ID or ?after=<version>', tags: ['catalog'], params: idParams, querystring: resumableQuery },
   }, async (request, reply) => {
     const id = (request.params as { id: string }).id;
-    const stored = await ctx.log.readStream(`run:${id}`);
-    if (stored.length === 0) throw notFound('No such run');
+    type RunEvent = { version: number; type: string; at: number; data: Record<string, unknown> };
+    // Following starts before the read, so an event committed meanwhile (here or on another instance) is not lost.
+    const early: RunEvent[] = [];
+    let deliver: (e: RunEvent) => void = (e) => void early.push(e);
+    const unsubscribe = flowRuns.follow(id, (e) => deliver(e));
+    const stored = await ctx.log.readStream(`run:${id}`).catch((error: unknown) => {
+      unsubscribe();
+      throw error;
+    });
+    if (stored.length === 0) {
+      unsubscribe();
+      throw notFound('No such run');
+    }
     let last = resumeCursor(request);
-    let unsubscribe = () => {};
     const stream = ctx.sse.start(request, reply, () => unsubscribe());
-    const send = (e: { version: number; type: string; at: number; data: Record<string, unknown> }) => {
+    const send = (e: RunEvent) => {
       if (e.version <= last || stream.ended) return;
       last = e.version;
       stream.send({ id: e.version, event: e.type, data: JSON.stringify({ at: new Date(e.at).toISOString(), ...e.data }) });
       if (e.type === 'run.finished' || e.type === 'run.interrupted') stream.end();
     };
-    unsubscribe = flowRuns.follow(id, send);
-    for (const e of stored) send(e);
+    for (const e of [...stored, ...early]) send(e);
+    deliver = send;
   });
 
   Object.assign(ctx.apiEndpoints, { protocols: '/api/protocols', runs: '/api/runs/{id}' });

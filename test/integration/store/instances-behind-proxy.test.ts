@@ -188,6 +188,18 @@ describe.skipIf(!postgresAvailable)('two gateway instances on one PostgreSQL beh
     expect((await call(new URL(made.body.status_uri).pathname, { on: 0 })).body.status).toBe('offer_fetched');
   });
 
+  it('a flow run under way on A is followed live over SSE on B', async () => {
+    const started = await call('/api/protocols/agentauth/demo/register-and-claim', { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: '{}', on: 0 });
+    expect(started.status).toBe(202);
+    const res = await fetch(`${proxy.url}${started.body.events}`, { headers: { 'x-upstream': '1' } });
+    const text = await res.text(); // the stream ends with the run
+    const types = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    expect(types[0]).toBe('run.started');
+    expect(types.at(-1)).toBe('run.finished');
+    expect(types.filter((t) => t === 'run.exchange_recorded').length).toBeGreaterThanOrEqual(7);
+    expect(text).toContain('"status":"succeeded"');
+  }, 30_000);
+
   it('a key rotation reaches both instances; tokens signed before it still verify', async () => {
     const before = await register(0);
     const rotated = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/rotate-keys.ts', 'agentauth'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
