@@ -1,6 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSseMessages } from '../../support/sse.ts';
 import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -25,24 +26,7 @@ async function readSse(path: string, count: number, headers: Record<string, stri
   const controller = new AbortController();
   const res = await fetch(server.url + path, { headers, signal: controller.signal });
   expect(res.headers.get('content-type')).toContain('text/event-stream');
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const messages: Array<{ id: string; data: string }> = [];
-  while (messages.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const fields = Object.fromEntries(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
-      if (fields.event === 'set') messages.push({ id: fields.id, data: fields.data });
-    }
-  }
-  controller.abort();
-  return messages;
+  return (await readSseMessages(res, count, 'set', controller)).map((m) => ({ id: m.id!, data: m.data }));
 }
 
 describe('revocation', () => {

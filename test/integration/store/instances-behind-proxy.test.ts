@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildMain } from '../../support/child-main.ts';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { readSseMessages } from '../../support/sse.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../../support/round-robin-proxy.ts';
 import { freePort } from '../../support/wallet-server.ts';
 
@@ -84,24 +85,7 @@ async function readSets(on: number, count: number, lastEventId?: string): Promis
   const controller = new AbortController();
   const res = await fetch(`${proxy.url}/agentauth/events`, { headers: { 'x-upstream': String(on), ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal });
   expect(res.headers.get('content-type')).toContain('text/event-stream');
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const sets: Array<{ id: string; data: string }> = [];
-  while (sets.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const fields = new Map(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as const));
-      if (fields.get('event') === 'set') sets.push({ id: fields.get('id')!, data: fields.get('data')! });
-    }
-  }
-  controller.abort();
-  return sets;
+  return (await readSseMessages(res, count, 'set', controller)).map((m) => ({ id: m.id!, data: m.data }));
 }
 
 const subjectOf = (set: string) => (JSON.parse(Buffer.from(set.split('.')[1], 'base64url').toString()) as { events: Record<string, { subject: { id: string } }> }).events;
