@@ -148,6 +148,11 @@ describe.skipIf(!postgresAvailable)('two gateway instances on one PostgreSQL beh
     expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_LIMIT);
     expect(statuses.slice(RATE_LIMIT)).toEqual(Array(10).fill(429));
     expect((await call('/api/protocols', { on: 0, ip: '203.0.113.8' })).status).toBe(200); // another address has its own window
+    // A burst from one address, all at once on both instances: counted together, still exactly the limit.
+    const burst = await Promise.all(Array.from({ length: RATE_LIMIT + 20 }, (_, i) => call('/api/protocols', { on: i % 2, ip: '203.0.113.9' })));
+    expect(burst.filter((a) => a.status === 200)).toHaveLength(RATE_LIMIT);
+    expect(burst.filter((a) => a.status === 429)).toHaveLength(20);
+    expect(burst.find((a) => a.status === 429)!.body.error).toBe('rate_limited');
   });
 
   it('a DPoP nonce from A is accepted on B', async () => {
