@@ -1,11 +1,12 @@
-import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const LOCK_FILE = '.provisioning.lock';
-/** A lock older than this is a crashed holder's (provisioning takes seconds). */
-const STALE_MS = 60_000;
-const GIVE_UP_MS = 90_000;
+/** The holder touches the lock this often (a first start on a long log may fold it for minutes)... */
+const HEARTBEAT_MS = 5_000;
+/** ...so a lock untouched for this long is a crashed holder's. */
+const STALE_MS = 30_000;
 
 function alive(lockFile: string): boolean {
   try {
@@ -22,7 +23,6 @@ function alive(lockFile: string): boolean {
  */
 export async function withDataDirLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
   const lockFile = join(dataDir, LOCK_FILE);
-  const deadline = Date.now() + GIVE_UP_MS;
   for (;;) {
     try {
       const fd = openSync(lockFile, 'wx', 0o600);
@@ -32,13 +32,21 @@ export async function withDataDirLock<T>(dataDir: string, work: () => Promise<T>
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (!alive(lockFile)) rmSync(lockFile, { force: true });
-      else if (Date.now() > deadline) throw new Error(`${lockFile} is held by another instance; remove it if none is starting`);
       else await sleep(50);
     }
   }
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    try {
+      utimesSync(lockFile, now, now);
+    } catch {
+      // removed by hand: nothing to keep fresh
+    }
+  }, HEARTBEAT_MS).unref();
   try {
     return await work();
   } finally {
+    clearInterval(heartbeat);
     rmSync(lockFile, { force: true });
   }
 }
