@@ -61,7 +61,10 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'portico', '--no-sync', '-E', 'UTF8']);
   // fsync off: a test cluster lives for one run; crash tests kill the gateway, not PostgreSQL.
-  const options = `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements`;
+  // pg_stat_statements (when installed) lets the store bench count statements per request.
+  const version = bin.split('/').at(-2)!;
+  const statements = existsSync(`/usr/share/postgresql/${version}/extension/pg_stat_statements.control`) ? ' -c shared_preload_libraries=pg_stat_statements' : '';
+  const options = `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200${statements}`;
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', options, 'start']);
   const server = `postgres://portico@127.0.0.1:${port}/postgres`;
   return {
