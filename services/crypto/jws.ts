@@ -94,3 +94,48 @@ export function jwkThumbprintSync(jwk: Record<string, unknown>): string {
   const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`;
   return createHash('sha256').update(canonical).digest('base64url');
 }
+
+/** What a JWT this server issued must say of itself (the checks jose's jwtVerify makes, by name). */
+export interface OwnJwtExpectations {
+  issuer: string;
+  audience: string;
+  typ: string;
+  /** Milliseconds since the epoch. */
+  now: number;
+}
+
+const decodePart = (part: string): unknown => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+
+/**
+ * Claims of an ES256 JWT signed with one of our own keys (the one its `kid` names), verified on the event loop (an access token checked
+ * on every credential request: a WebCrypto job per request costs more than the signature). Checks the
+ * header (`alg`, `typ`, no `crit`), the signature, `iss`, `aud`, `exp` and `nbf`; undefined when any fails.
+ */
+export function verifyOwnJwtSync(token: string, keyFor: (kid: string | undefined) => Pick<SigningKey, 'publicJwk'> | undefined, expected: OwnJwtExpectations): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  let header: unknown;
+  let payload: unknown;
+  try {
+    header = decodePart(parts[0]);
+    payload = decodePart(parts[1]);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(header) || header.alg !== 'ES256' || header.typ !== expected.typ || header.crit !== undefined) return undefined;
+  const key = keyFor(typeof header.kid === 'string' ? header.kid : undefined);
+  if (!key || !verifyJwsSync(token, key.publicJwk as Record<string, unknown>, 'ES256') || !isObject(payload)) return undefined;
+  return claimsHold(payload, expected) ? payload : undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** RFC 7519 §4.1: issuer, audience (one of them), not expired, already valid. */
+function claimsHold(claims: Record<string, unknown>, expected: OwnJwtExpectations): boolean {
+  const nowS = Math.floor(expected.now / 1000);
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (claims.iss !== expected.issuer || !audiences.includes(expected.audience)) return false;
+  if (claims.exp !== undefined && (typeof claims.exp !== 'number' || claims.exp <= nowS)) return false;
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > nowS)) return false;
+  return claims.iat === undefined || typeof claims.iat === 'number';
+}

@@ -1,11 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import { sameText } from '../crypto/compare.ts';
-import { decodeJwt, jwtVerify, type JWK } from 'jose';
+import { decodeJwt, type JWK } from 'jose';
 import { issuanceMachine, TX_CODE_ATTEMPTS, type IssuanceContext } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
-import { signJwt } from '../crypto/jws.ts';
+import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
 import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
 import { verifyDPoPProof, type VerifiedProof } from '../dpop/proof.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
@@ -126,7 +126,8 @@ export class IssuerService {
   }
 
   private async useOnce(purpose: string, value: string): Promise<boolean> {
-    return (await this.once.execute(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose })).accepted;
+    // Almost always a first sighting: appended without a read (a replay conflicts, is reloaded and refused).
+    return (await this.once.create(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose })).accepted;
   }
 
   // ----- offers -----
@@ -393,13 +394,8 @@ export class IssuerService {
     const match = /^(Bearer|DPoP) ([A-Za-z0-9._~+/-]+=*)$/.exec(request.authorization ?? '');
     const unauthorized = (why: string) => new OAuthError('invalid_token', why, 401, { 'www-authenticate': `${match?.[1] === 'DPoP' ? 'DPoP' : 'Bearer'} error="invalid_token", error_description="${why}"` });
     if (!match) throw unauthorized('An access token from the token endpoint is required');
-    const key = this.keys.signing(KEY_SET, 'ES256');
-    let claims: Record<string, unknown>;
-    try {
-      claims = (await jwtVerify(match[2], key.publicKey, { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', currentDate: new Date(this.clock.now()) })).payload as Record<string, unknown>;
-    } catch {
-      throw unauthorized('The access token is invalid or expired');
-    }
+    const claims = verifyOwnJwtSync(match[2], (kid) => this.keys.verificationKey(KEY_SET, 'ES256', kid), { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', now: this.clock.now() });
+    if (!claims) throw unauthorized('The access token is invalid or expired');
     const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
     if (bound) {
       if (match[1] !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');

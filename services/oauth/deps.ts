@@ -42,7 +42,8 @@ export class OAuthDeps {
 
   /** Records a single-use value; false when it was seen before. */
   async useOnce(purpose: string, value: string): Promise<boolean> {
-    const outcome = await this.once.execute(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose });
+    // Almost always a first sighting: appended without a read (a replay conflicts, is reloaded and refused).
+    const outcome = await this.once.create(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose });
     return outcome.accepted;
   }
 

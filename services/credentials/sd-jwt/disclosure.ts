@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../crypto/random.ts';
 import { MAX_NESTING, withinNesting } from '../../untrusted/depth.ts';
 import { isPrototypeName } from '../../untrusted/keys.ts';
 import { b64url, sha256 } from '../bytes.ts';
