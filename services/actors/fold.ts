@@ -1,5 +1,28 @@
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import { createActor, initialTransition, type AnyActorScope, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
 import type { StoredEvent } from '../event-log.ts';
+
+const scopes = new WeakMap<AnyStateMachine, AnyActorScope>();
+
+/**
+ * An inert actor scope per machine, made once. xstate's `transition()` builds a fresh actor for every
+ * call, which was most of the cost of a command; the machines here only assign context (no spawned
+ * children, nothing sent or emitted), so nothing is ever written to the scope and one can serve all.
+ */
+function inertScope(machine: AnyStateMachine): AnyActorScope {
+  let scope = scopes.get(machine);
+  if (!scope) {
+    const self = createActor(machine);
+    const ignore = () => undefined;
+    scope = { self, system: self.system, id: '', sessionId: '', logger: ignore, defer: ignore, stopChild: ignore, emit: ignore, actionExecutor: ignore } as unknown as AnyActorScope;
+    scopes.set(machine, scope);
+  }
+  return scope;
+}
+
+/** The machine's pure transition (what xstate's `transition()` returns first), on a shared inert scope. */
+export function step<S extends AnyMachineSnapshot>(machine: AnyStateMachine, snapshot: S, event: EventObject): S {
+  return machine.transition(snapshot, event, inertScope(machine)) as S;
+}
 
 /** A stored event back into the machine event that was accepted. */
 export function toMachineEvent(e: Pick<StoredEvent, 'type' | 'at' | 'data'>): { type: string; at: number } {
@@ -9,7 +32,7 @@ export function toMachineEvent(e: Pick<StoredEvent, 'type' | 'at' | 'data'>): { 
 /** Folds events through the machine's pure transition, from `from` or the initial state. */
 export function fold(machine: AnyStateMachine, events: readonly StoredEvent[], from?: AnyMachineSnapshot): AnyMachineSnapshot {
   let snapshot = from ?? initialTransition(machine)[0];
-  for (const e of events) snapshot = transition(machine, snapshot, toMachineEvent(e))[0];
+  for (const e of events) snapshot = step(machine, snapshot, toMachineEvent(e));
   return snapshot;
 }
 

@@ -1,8 +1,8 @@
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import { initialTransition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
 import { OAuthError } from '../errors.ts';
 import { BoundedCache } from './bounded-cache.ts';
-import { fold, persistedState, restore, toMachineEvent } from './fold.ts';
+import { fold, persistedState, restore, step, toMachineEvent } from './fold.ts';
 
 /** Every machine event carries its time. */
 type Timed = { type: string; at: number };
@@ -113,7 +113,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
       if (events.length === 0) return { accepted: false, ...current };
       let next = current.snapshot as AnyMachineSnapshot;
       for (const event of events) {
-        const [after] = transition(this.machine, next as SnapshotFrom<M>, event) as unknown as [AnyMachineSnapshot];
+        const after = step(this.machine, next, event);
         // xstate returns the same snapshot when no transition is enabled; only then ask `can` (an
         // enabled transition may also leave the snapshot unchanged).
         if (after === next && !next.can(event)) return { accepted: false, ...current };
