@@ -45,3 +45,46 @@ export async function concurrentFlows(flow: () => Promise<unknown>, concurrency:
   }));
   return { done, seconds: (performance.now() - started) / 1000 };
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** One side's figure in one round: flows per second and the server's CPU per flow. */
+export interface FlowFigure {
+  perSecond: number;
+  cpuMicros: number;
+}
+
+/**
+ * Runs `flow` against a server process like `concurrentFlows` (warm-up not counted) and also reads
+ * that process's CPU time over the counted stretch, from /proc.
+ */
+export async function flowFigure(flow: () => Promise<unknown>, pid: number, concurrency: number, durationMs: number, cpuSecondsOf: (pid: number) => number): Promise<FlowFigure> {
+  await concurrentFlows(flow, concurrency, WARM_UP_MS, 0);
+  const before = cpuSecondsOf(pid);
+  const { done, seconds } = await concurrentFlows(flow, concurrency, durationMs, 0);
+  return { perSecond: done / seconds, cpuMicros: ((cpuSecondsOf(pid) - before) / done) * 1e6 };
+}
+
+/**
+ * Ours against a peer on a shared machine: `rounds` rounds, each measuring ours then the peer back to
+ * back, so both sides of a round see the same stretch of the machine. The figures are the medians of
+ * the rounds; the ratios are the medians of the per-round ratios (a noisy neighbour moves one round,
+ * not the verdict). The per-round throughput ratios are given too.
+ */
+export async function interleavedRounds(rounds: number, ours: () => Promise<FlowFigure>, theirs: () => Promise<FlowFigure>) {
+  const pairs: { ours: FlowFigure; theirs: FlowFigure }[] = [];
+  for (let i = 0; i < rounds; i++) pairs.push({ ours: await ours(), theirs: await theirs() });
+  const throughputRatios = pairs.map((p) => p.ours.perSecond / p.theirs.perSecond);
+  return {
+    ours: { perSecond: median(pairs.map((p) => p.ours.perSecond)), cpuMicros: median(pairs.map((p) => p.ours.cpuMicros)) },
+    theirs: { perSecond: median(pairs.map((p) => p.theirs.perSecond)), cpuMicros: median(pairs.map((p) => p.theirs.cpuMicros)) },
+    throughputRatio: median(throughputRatios),
+    cpuRatio: median(pairs.map((p) => p.theirs.cpuMicros / p.ours.cpuMicros)),
+    rounds: throughputRatios.map((r) => `x${r.toFixed(2)}`).join(' '),
+  };
+}
