@@ -21,6 +21,25 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 };
 const MAX_32 = 0xffffffff;
 
+/**
+ * Encodings of text and small integer map keys, by key (bounded): mdoc maps reuse a small vocabulary
+ * of keys ('digestID', 'elementValue', namespace and element names, digest ids, COSE labels), and
+ * each is encoded only to sort.
+ */
+const keyEncodings = new Map<string | number, Buffer>();
+const KEY_ENCODINGS_MAX = 1024;
+const reusableKey = (key: unknown): key is string | number => typeof key === 'string' || (typeof key === 'number' && Number.isSafeInteger(key) && !Object.is(key, -0) && Math.abs(key) < 65_536);
+function keyEncoding(key: unknown): Buffer {
+  if (!reusableKey(key)) return encoder.encode(key);
+  let bytes = keyEncodings.get(key);
+  if (!bytes) {
+    bytes = Buffer.from(encoder.encode(key)); // a copy: cbor-x may reuse its output buffer
+    if (keyEncodings.size >= KEY_ENCODINGS_MAX) keyEncodings.delete(keyEncodings.keys().next().value as string | number);
+    keyEncodings.set(key, bytes);
+  }
+  return bytes;
+}
+
 function canonical(value: unknown): unknown {
   if (typeof value === 'number') {
     if (Number.isInteger(value) && (value > MAX_32 || value < -MAX_32 - 1)) return BigInt(value);
@@ -35,7 +54,7 @@ function canonical(value: unknown): unknown {
   if (!entries) return value;
   const keyed = entries.map(([k, v]) => {
     const ck = canonical(k);
-    return { bytes: encoder.encode(ck), key: ck, value: canonical(v) };
+    return { bytes: keyEncoding(ck), key: ck, value: canonical(v) };
   });
   keyed.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
   for (let i = 1; i < keyed.length; i++) if (keyed[i].bytes.equals(keyed[i - 1].bytes)) throw new Error('duplicate map key');

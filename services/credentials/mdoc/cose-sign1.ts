@@ -16,7 +16,14 @@ export type CoseSign1 = [Uint8Array, Map<unknown, unknown>, Uint8Array | null, U
 /** `Sig_structure = ["Signature1", body_protected, external_aad, payload]` (RFC 9052 §4.4). */
 const toBeSigned = (protectedBytes: Uint8Array, payload: Uint8Array, externalAad = new Uint8Array()) => encodeCbor(['Signature1', protectedBytes, externalAad, payload]);
 
-const asKeyObject = (key: CryptoKey | KeyObject) => (key instanceof KeyObject ? key : KeyObject.from(key));
+/** KeyObjects of the CryptoKeys seen, so a signer used again and again is converted once. */
+const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+function asKeyObject(key: CryptoKey | KeyObject): KeyObject {
+  if (key instanceof KeyObject) return key;
+  let found = keyObjects.get(key);
+  if (!found) keyObjects.set(key, (found = KeyObject.from(key)));
+  return found;
+}
 
 /**
  * Signs a COSE_Sign1 with node:crypto (ECDSA signatures in the fixed-length r||s form COSE uses).

@@ -1,4 +1,5 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { randomBytes } from '../../crypto/random.ts';
 import type { JWK } from 'jose';
 import { sha256 } from '../bytes.ts';
 import { Tag, dataItem, encodeCbor, tdate } from './cbor.ts';
