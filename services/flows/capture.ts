@@ -11,12 +11,16 @@ export interface DecodedToken {
 const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid', 'request_object'];
 const SHOWN_HEADERS = new Set(['content-type', 'authorization', 'dpop', 'www-authenticate', 'location', 'cache-control', 'dpop-nonce']);
 
+/** What a run's requests go through: `fetch`'s shape, given by the adapter that starts runs. */
+export type HttpTransport = (url: string, init: { method: string; headers: Record<string, string>; body?: string; redirect: 'manual' }) => Promise<{ status: number; headers: Headers; text(): Promise<string> }>;
+
 /** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */
 export class HttpCapture {
   readonly exchanges: RecordedExchange[] = [];
   readonly tokens: DecodedToken[] = [];
 
   constructor(
+    private readonly transport: HttpTransport,
     private readonly onExchange: (exchange: RecordedExchange) => Promise<void>,
     /** A header sent, unrecorded, on requests to our own origin: the server's own calls are not rate limited. */
     private readonly internal?: { origin: string; header: string; value: string },
@@ -36,7 +40,7 @@ export class HttpCapture {
     }
     const started = performance.now();
     const sent = this.internal && new URL(url).origin === this.internal.origin ? { ...headers, [this.internal.header]: this.internal.value } : headers;
-    const res = await fetch(url, { method, headers: sent, body, redirect: 'manual' });
+    const res = await this.transport(url, { method, headers: sent, ...(body !== undefined ? { body } : {}), redirect: 'manual' });
     const text = await res.text();
     const duration_ms = Math.round((performance.now() - started) * 100) / 100;
     let parsed: unknown = text;

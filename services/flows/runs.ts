@@ -7,7 +7,7 @@ import type { Catalog, FlowStep } from '../content/catalog.ts';
 import { OAuthError, notFound } from '../errors.ts';
 import type { EventLog, StoredEvent } from '../event-log.ts';
 import { randomToken } from '../crypto/random.ts';
-import { HttpCapture, type DecodedToken } from './capture.ts';
+import { HttpCapture, type DecodedToken, type HttpTransport } from './capture.ts';
 import { redact } from './redact.ts';
 import { FlowFailure, type FlowRunners } from './registry.ts';
 
@@ -51,7 +51,7 @@ export class FlowRuns {
     private readonly log: EventLog,
     private readonly catalog: Catalog,
     readonly runners: FlowRunners,
-    private readonly deps: { base: string; clock: Clock; wait(ms: number): Promise<void>; internal?: { header: string; value: string } },
+    private readonly deps: { base: string; clock: Clock; wait(ms: number): Promise<void>; transport: HttpTransport; internal?: { header: string; value: string } },
   ) {
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
   }
@@ -83,7 +83,7 @@ export class FlowRuns {
 
   private async execute(id: string, protocol: string, flowId: string, steps: FlowStep[], runner: NonNullable<ReturnType<FlowRunners['get']>>, options: Record<string, unknown>, startedAt: number): Promise<RunView> {
     const internal = this.deps.internal && { origin: new URL(this.deps.base).origin, ...this.deps.internal };
-    const http = new HttpCapture(async (exchange) => {
+    const http = new HttpCapture(this.deps.transport, async (exchange) => {
       await this.actors.execute(id, { type: 'run.exchange_recorded', at: this.deps.clock.now(), ...(redact(exchange) as RecordedExchange) });
     }, internal);
     let status: 'succeeded' | 'failed' = 'succeeded';
