@@ -133,10 +133,11 @@ export function sharedServerOptions(pages: Pick<ErrorPages, 'isPage' | 'sendErro
 /** While the server drains, requests that still arrive on open keep-alive connections get a 503 in our shape. */
 export function refuseWhileClosing(app: FastifyInstance): { close(): void } {
   let closing = false;
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  // A callback hook, not an async one: it runs on every request and almost always does nothing.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close');
-    return sendError(reply, new OAuthError('temporarily_unavailable', 'The server is shutting down', 503));
+    sendError(reply, new OAuthError('temporarily_unavailable', 'The server is shutting down', 503));
   });
   return { close: () => { closing = true; } };
 }

@@ -5,15 +5,12 @@ import { OAuthError } from '../../services/errors.ts';
 
 /**
  * Route patterns that share the per-IP limit (decisions section 1), plus the page route that starts
- * flow runs (issue 13 item 4). Pages, /health and discovery are free. The decision is made on the
- * route the router matched, never on the raw URL: `/%61pi/...` reaches `/api/...` and counts as it.
+ * flow runs (issue 13 item 4). Pages, /health and discovery are free. The decision is made once per
+ * route, on its pattern, never on the raw URL: `/%61pi/...` reaches `/api/...` and counts as it.
  */
 const LIMITED = [/^\/api(\/|$)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp$/, /^\/protocol\/:id\/flow\/:flow\/run$/, /^\/wallet-harness(\/|$)/];
 
 export const isRateLimited = (routePattern: string) => LIMITED.some((re) => re.test(routePattern));
-
-/** The pattern of the route that serves the request (`/api/protocols/:id`), or '' when none matched. */
-export const matchedRoute = (request: FastifyRequest) => request.routeOptions.url ?? '';
 
 /**
  * A header that marks the server's own calls (a flow run's exchanges against this origin) so they
@@ -30,12 +27,16 @@ export async function installRateLimit(app: FastifyInstance, perMinute: number, 
   const limited = options.limited ?? isRateLimited;
   const internalSecret = options.internal?.value;
   const isInternal = (request: FastifyRequest) => internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
+  // Routes that never count get no limiter hook at all; the plugin's onRoute hook, added after this one, sees the flag.
+  app.addHook('onRoute', (route) => {
+    if (!limited(route.url)) route.config = { ...(route.config as object | undefined), rateLimit: false } as typeof route.config;
+  });
   await app.register(rateLimit, {
     global: true,
     ...(options.store ? { store: options.store } : {}),
     max: perMinute,
     timeWindow: 60_000,
-    allowList: (request) => !limited(matchedRoute(request)) || isInternal(request),
+    allowList: (request) => isInternal(request),
     addHeaders: { 'retry-after': false, 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
     errorResponseBuilder: (_request, context) =>
       new OAuthError('rate_limited', `More than ${context.max} requests a minute from this address; try again in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds`, 429) as never,

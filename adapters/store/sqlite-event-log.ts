@@ -29,6 +29,8 @@ const toStored = (r: EventRow): StoredEvent => ({
   at: r.at,
 });
 
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+
 export interface SqliteEventLogOptions {
   /**
    * `NORMAL` (default) keeps every committed transaction across a killed process, which is what a 2xx
@@ -62,6 +64,8 @@ export class SqliteEventLog implements EventLog {
   /** Outcome callbacks of the handlers that ran in the open transaction. */
   private outcomes: TransactionOutcome[] = [];
   private readonly statements;
+  /** One transaction wrapper for every append: better-sqlite3 builds several closures per `transaction()` call. */
+  private readonly inSqliteTransaction: <T>(body: () => T) => T;
   private closed = false;
   private pending: PendingAppend[] = [];
 
@@ -76,11 +80,11 @@ export class SqliteEventLog implements EventLog {
     if (!options.readonly) this.db.pragma('wal_autocheckpoint = 10000');
     if (!options.readonly) migrate(this.db);
     const db = this.db;
+    this.inSqliteTransaction = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
     this.statements = {
       version: db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = ?'),
-      insert: db.prepare<[string, number, string, string, number], { sequence: number }>(
-        'INSERT INTO events (stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?) RETURNING sequence',
-      ),
+      // The sequence is the rowid: `lastInsertRowid` gives it without the cost of a RETURNING clause.
+      insert: db.prepare<[string, number, string, string, number]>('INSERT INTO events (stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?)'),
       snapshotPut: db.prepare<[string, number, string]>(
         'INSERT INTO snapshots (stream_id, version, state) VALUES (?, ?, ?) ON CONFLICT(stream_id) DO UPDATE SET version = excluded.version, state = excluded.state',
       ),
@@ -106,7 +110,7 @@ export class SqliteEventLog implements EventLog {
     this.outcomes = [];
     let result: T;
     try {
-      result = this.db.transaction(body)();
+      result = this.inSqliteTransaction(body);
     } catch (error) {
       const outcomes = this.outcomes;
       this.outcomes = [];
@@ -121,13 +125,23 @@ export class SqliteEventLog implements EventLog {
 
   /** Writes one append; must run inside a transaction. Throws VersionConflict before writing anything. */
   private insert(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown): StoredEvent[] {
-    const actual = this.statements.version.get(streamId)?.v ?? 0;
-    if (actual !== expectedVersion) throw new VersionConflict(streamId, expectedVersion, actual);
+    // A new stream needs no read: if it exists after all, its version 1 is taken and the first insert
+    // fails on the (stream_id, version) key before anything of this append is written.
+    if (expectedVersion !== 0) {
+      const actual = this.currentVersion(streamId);
+      if (actual !== expectedVersion) throw new VersionConflict(streamId, expectedVersion, actual);
+    }
     const stored: StoredEvent[] = [];
     let version = expectedVersion;
     for (const e of events) {
       version += 1;
-      const { sequence } = this.statements.insert.get(streamId, version, e.type, JSON.stringify(e.data), e.at)!;
+      let sequence: number;
+      try {
+        sequence = Number(this.statements.insert.run(streamId, version, e.type, JSON.stringify(e.data), e.at).lastInsertRowid);
+      } catch (error) {
+        if (version === 1 && isUniqueViolation(error)) throw new VersionConflict(streamId, 0, this.currentVersion(streamId));
+        throw error;
+      }
       stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
     }
     if (snapshot !== undefined) this.statements.snapshotPut.run(streamId, version, JSON.stringify(snapshot));
@@ -136,6 +150,10 @@ export class SqliteEventLog implements EventLog {
       if (outcome) this.outcomes.push(outcome);
     }
     return stored;
+  }
+
+  private currentVersion(streamId: string): number {
+    return this.statements.version.get(streamId)?.v ?? 0;
   }
 
   private readonly flush = () => {

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import { signJwt } from '../../services/crypto/jws.ts';
-import { cpuSecondsOf, startChildServer, startPeerProcess } from './support/child-server.ts';
+import { startChildServer, startPeerProcess } from './support/child-server.ts';
 import { concurrentFlows, flowFigure, interleavedRounds, type Bench, type FlowFigure } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -49,7 +49,7 @@ export async function flowsPerSecond(base: string, configuration: string): Promi
 async function measure(base: string, pid: number, configuration: string): Promise<FlowFigure> {
   const { flow, close } = await issuanceFlow(base, configuration);
   try {
-    return await flowFigure(flow, pid, CONCURRENCY, DURATION_MS, cpuSecondsOf);
+    return await flowFigure(flow, pid, CONCURRENCY, DURATION_MS);
   } finally {
     await close();
   }

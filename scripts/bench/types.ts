@@ -1,3 +1,5 @@
+import { cpuSecondsOf } from './support/child-server.ts';
+
 /** One printed figure of `npm run bench`. */
 export interface BenchRow {
   /** What was measured, e.g. "jose ES256 sign". */
@@ -63,7 +65,7 @@ export interface FlowFigure {
  * Runs `flow` against a server process like `concurrentFlows` (warm-up not counted) and also reads
  * that process's CPU time over the counted stretch, from /proc.
  */
-export async function flowFigure(flow: () => Promise<unknown>, pid: number, concurrency: number, durationMs: number, cpuSecondsOf: (pid: number) => number): Promise<FlowFigure> {
+export async function flowFigure(flow: () => Promise<unknown>, pid: number, concurrency: number, durationMs: number): Promise<FlowFigure> {
   await concurrentFlows(flow, concurrency, WARM_UP_MS, 0);
   const before = cpuSecondsOf(pid);
   const { done, seconds } = await concurrentFlows(flow, concurrency, durationMs, 0);

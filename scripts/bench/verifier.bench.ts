@@ -4,7 +4,7 @@ import { holderKey, issueFromOurIssuer, presentMdoc } from '../../test/support/h
 import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
-import { cpuSecondsOf, startChildServer, startPeerProcess } from './support/child-server.ts';
+import { startChildServer, startPeerProcess } from './support/child-server.ts';
 import { flowFigure, interleavedRounds, type Bench, type FlowFigure } from './types.ts';
 
 const CONCURRENCY = 8;
@@ -42,7 +42,7 @@ async function measure(base: string, pid: number, kind: keyof typeof QUERIES, pr
     if (result.status !== 'verified') throw new Error(`not verified: ${JSON.stringify(result)}`);
   };
   try {
-    return await flowFigure(flow, pid, CONCURRENCY, DURATION_MS, cpuSecondsOf);
+    return await flowFigure(flow, pid, CONCURRENCY, DURATION_MS);
   } finally {
     await agent.close();
   }

@@ -1,14 +1,6 @@
-import { KeyObject, createHash, createPublicKey, sign, verify } from 'node:crypto';
+import { type KeyObject, createHash, createPublicKey, sign, verify } from 'node:crypto';
 import type { SigningKey } from '../keys.ts';
-
-const keyObjects = new WeakMap<CryptoKey, KeyObject>();
-
-function keyObjectOf(key: KeyObject | CryptoKey): KeyObject {
-  if (key instanceof KeyObject) return key;
-  let found = keyObjects.get(key);
-  if (!found) keyObjects.set(key, (found = KeyObject.from(key)));
-  return found;
-}
+import { asKeyObject } from './key-object.ts';
 
 const encodeJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -20,7 +12,7 @@ const encodeJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toStri
  */
 export function signJwt(key: SigningKey, header: Record<string, unknown>, payload: Record<string, unknown>): string {
   const input = Buffer.from(`${encodeJson({ alg: key.alg, ...header, kid: key.kid })}.${encodeJson(payload)}`);
-  const privateKey = keyObjectOf(key.privateKey as KeyObject | CryptoKey);
+  const privateKey = asKeyObject(key.privateKey as KeyObject | CryptoKey);
   const signature =
     key.alg === 'ES256' ? sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' })
     : key.alg === 'RS256' ? sign('sha256', input, privateKey)

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { verifyDPoPProof, DPoPError, type VerifiedProof } from '../dpop/proof.ts';
 import { OAuthError } from '../errors.ts';
 import type { OAuthDeps } from './deps.ts';
@@ -20,7 +21,6 @@ export async function checkDPoP(
     accessToken: request.accessToken,
   });
   if (deps.dpopNonceRequired) {
-    const { decodeJwt } = await import('jose');
     if (!deps.nonces.accepts(decodeJwt(header).nonce)) {
       throw new OAuthError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', 400, { 'dpop-nonce': deps.nonces.current() });
     }

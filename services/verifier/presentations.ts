@@ -1,4 +1,5 @@
-import { decodeJwt, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
 import { Tag } from 'cbor-x';
 import { storedFromMdoc, storedFromSdJwt, storedFromW3c } from '../credentials/dcql/from-verified.ts';
 import type { StoredCredential } from '../credentials/dcql/types.ts';
@@ -50,8 +51,9 @@ function jsonOfCbor(value: unknown): unknown {
 async function checkSdJwtVc(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
   if (typeof presentation !== 'string') return fail('vp_token', 'an SD-JWT VC presentation is a string');
   let iss: unknown;
+  const tilde = presentation.indexOf('~');
   try {
-    iss = decodeJwt(presentation.split('~')[0]).iss;
+    iss = decodeJwtClaims(tilde < 0 ? presentation : presentation.slice(0, tilde)).iss;
   } catch {
     return fail('vp_token', 'the presentation does not start with an issuer-signed JWT');
   }

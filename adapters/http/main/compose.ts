@@ -112,7 +112,7 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),
     catalog,
-    flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait, internal, transport: (url, init) => fetch(url, init) }),
+    flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait, internal, transport: fetch }),
     lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
     sse: new SseHub(options.sseLimits),
     conformance: new Conformance(join(ROOT_DIR, 'conformance/registry.yaml'), config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'), CONTENT_DIR, { commit: config.commit, repositoryUrl: config.repositoryUrl }),

@@ -16,13 +16,14 @@ export function pageLinkHeader(walletUrl: string): string {
 /** Adds the Link header to every HTML or markdown page, and `Vary: Accept` to every HTML one. */
 export function installPageHeaders(app: FastifyInstance, walletUrl: string): void {
   const link = pageLinkHeader(walletUrl);
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook: it runs on every response, and most are not pages.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     const type = String(reply.getHeader('content-type') ?? '');
     if (type.startsWith('text/html') || type.startsWith('text/markdown')) {
       reply.header('link', link);
       const vary = String(reply.getHeader('vary') ?? '');
       if (!/\baccept\b/i.test(vary)) reply.header('vary', vary ? `${vary}, Accept` : 'Accept');
     }
-    return payload;
+    done(null, payload);
   });
 }

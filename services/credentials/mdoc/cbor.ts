@@ -22,13 +22,16 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 const MAX_32 = 0xffffffff;
 
 /**
- * Encodings of text and small integer map keys, by key (bounded): mdoc maps reuse a small vocabulary
- * of keys ('digestID', 'elementValue', namespace and element names, digest ids, COSE labels), and
- * each is encoded only to sort.
+ * Encodings of short text and small integer map keys, by key (bounded in count and size): mdoc maps
+ * reuse a small vocabulary of keys ('digestID', 'elementValue', namespace and element names, digest
+ * ids, COSE labels), and each is encoded only to sort. Keys can come from documents others issued,
+ * so long ones are not kept.
  */
 const keyEncodings = new Map<string | number, Buffer>();
 const KEY_ENCODINGS_MAX = 1024;
-const reusableKey = (key: unknown): key is string | number => typeof key === 'string' || (typeof key === 'number' && Number.isSafeInteger(key) && !Object.is(key, -0) && Math.abs(key) < 65_536);
+const KEPT_TEXT_KEY_LENGTH = 64;
+const reusableKey = (key: unknown): key is string | number =>
+  (typeof key === 'string' && key.length <= KEPT_TEXT_KEY_LENGTH) || (typeof key === 'number' && Number.isSafeInteger(key) && !Object.is(key, -0) && Math.abs(key) < 65_536);
 function keyEncoding(key: unknown): Buffer {
   if (!reusableKey(key)) return encoder.encode(key);
   let bytes = keyEncodings.get(key);

@@ -1,5 +1,6 @@
 import { KeyObject, X509Certificate, createPublicKey, sign, verify } from 'node:crypto';
 import type { JWK } from 'jose';
+import { asKeyObject } from '../../crypto/key-object.ts';
 import { Tag, decodeCbor, encodeCbor, isMap } from './cbor.ts';
 
 /** COSE header labels and algorithms used here (RFC 9052 §3.1, RFC 9360 for x5chain). */
@@ -15,15 +16,6 @@ export type CoseSign1 = [Uint8Array, Map<unknown, unknown>, Uint8Array | null, U
 
 /** `Sig_structure = ["Signature1", body_protected, external_aad, payload]` (RFC 9052 §4.4). */
 const toBeSigned = (protectedBytes: Uint8Array, payload: Uint8Array, externalAad = new Uint8Array()) => encodeCbor(['Signature1', protectedBytes, externalAad, payload]);
-
-/** KeyObjects of the CryptoKeys seen, so a signer used again and again is converted once. */
-const keyObjects = new WeakMap<CryptoKey, KeyObject>();
-function asKeyObject(key: CryptoKey | KeyObject): KeyObject {
-  if (key instanceof KeyObject) return key;
-  let found = keyObjects.get(key);
-  if (!found) keyObjects.set(key, (found = KeyObject.from(key)));
-  return found;
-}
 
 /**
  * Signs a COSE_Sign1 with node:crypto (ECDSA signatures in the fixed-length r||s form COSE uses).

@@ -1,4 +1,5 @@
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader } from 'jose';
+import { decodeJwtClaims } from '../../crypto/decode-jwt.ts';
 import { MAX_NESTING } from '../../untrusted/depth.ts';
 import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
 import { CheckFailed, ensure } from '../result.ts';
@@ -143,12 +144,21 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
  */
 export function decodeSdJwt(text: string): DecodedSdJwt {
   let parts: SdJwtParts;
+  try {
+    parts = splitSdJwt(text);
+  } catch (error) {
+    throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
+  }
+  return decodeSdJwtParts(parts);
+}
+
+/** `decodeSdJwt` of an SD-JWT already split, with its issuer JWT header when already decoded. */
+export function decodeSdJwtParts(parts: SdJwtParts, knownHeader?: Record<string, unknown>): DecodedSdJwt {
   let header: Record<string, unknown>;
   let payload: Record<string, unknown>;
   try {
-    parts = splitSdJwt(text);
-    header = decodeProtectedHeader(parts.issuerJwt) as Record<string, unknown>;
-    payload = decodeJwt(parts.issuerJwt) as Record<string, unknown>;
+    header = knownHeader ?? (decodeProtectedHeader(parts.issuerJwt) as Record<string, unknown>);
+    payload = decodeJwtClaims(parts.issuerJwt);
   } catch (error) {
     throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
   }

@@ -171,6 +171,20 @@ describe('SD-JWT VC verification names the failing check', () => {
     expect(await verify(await present(), { expectedVcts: ['urn:other'], keyBinding: undefined })).toMatchObject({ valid: false, check: 'vct' });
   });
 
+  it('the issuer signature is judged before the key binding: a payload whose cnf.jwk was swapped for the presenter key -> issuer_signature', async () => {
+    const other = await generateHolderKey('ES256');
+    const { issuerJwt, disclosures } = splitSdJwt(await presentSdJwtVc(credential, { disclose: [['given_name']] }));
+    const [header, payload, signature] = issuerJwt.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${header}.${b64url(new TextEncoder().encode(JSON.stringify({ ...claims, cnf: { jwk: other.publicJwk } })))}.${signature}`;
+    const { SignJWT } = await import('jose');
+    const kbJwt = await new SignJWT({ iat: NOW, aud: AUD, nonce: 'nonce-1', sd_hash: sdHashOf(forged, disclosures) }).setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' }).sign(other.privateKey);
+    expect(await verify(`${[forged, ...disclosures].join('~')}~${kbJwt}`)).toMatchObject({ valid: false, check: 'issuer_signature' });
+    // Issuer and holder signatures both wrong: the issuer's is the one named.
+    const wrongHolder = await present([['given_name']], { ...kb(), holder: { alg: 'ES256', privateKey: other.privateKey } });
+    expect(await verify(wrongHolder, { issuerJwks: { keys: [{ ...other.publicJwk, kid: f.issuer.kid }] } })).toMatchObject({ valid: false, check: 'issuer_signature' });
+  });
+
   it('the same disclosure twice -> duplicate_disclosure; a digest listed twice -> duplicate_digest', async () => {
     const { issuerJwt, disclosures } = splitSdJwt(credential);
     expect(await verify(await presentWithDisclosures(issuerJwt, [disclosures[0], disclosures[0]], kb()))).toMatchObject({ valid: false, check: 'duplicate_disclosure' });

@@ -57,6 +57,10 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
       try {
         await h.log.append('s:a', 0, [ev('one')]);
         await expect(h.log.append('s:a', 0, [ev('again')])).rejects.toBeInstanceOf(VersionConflict);
+        // A "new stream" append of several events that finds the stream taken writes none of them.
+        const taken = await h.log.append('s:a', 0, [ev('again'), ev('and again')], { value: 'forged' }).catch((error: unknown) => error);
+        expect(taken).toBeInstanceOf(VersionConflict);
+        expect((taken as VersionConflict).actual).toBe(1);
         await expect(h.log.append('s:a', 5, [ev('ahead')])).rejects.toBeInstanceOf(VersionConflict);
         expect((await h.log.readStream('s:a')).map((e) => e.type)).toEqual(['one']);
         expect(await h.log.headSequence()).toBe(1);
