@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import { signJwt } from '../../services/crypto/jws.ts';
 import { startChildServer, startPeerProcess } from './support/child-server.ts';
-import { concurrentFlows, flowFigure, interleavedRounds, type Bench, type FlowFigure } from './types.ts';
+import { concurrentFlows, flowFigure, interleavedRounds, machineRows, type Bench, type FlowFigure } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const CONCURRENCY = 8;
@@ -68,6 +68,7 @@ const bench: Bench = async () => {
         { name: `  server CPU per flow, peer, ${label}`, value: r.theirs.cpuMicros, unit: 'µs' },
         // Lower is better: the ratio is the peer's CPU per flow over ours.
         { name: `  server CPU per flow, ours, ${label}`, value: r.ours.cpuMicros, unit: 'µs', ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio } },
+        ...machineRows(label, r),
       );
     }
     return rows;

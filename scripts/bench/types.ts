@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { cpuSecondsOf } from './support/child-server.ts';
 
 /** One printed figure of `npm run bench`. */
@@ -55,21 +57,44 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** One side's figure in one round: flows per second and the server's CPU per flow. */
+/** One side's figure in one round: flows per second, the server's CPU per flow and what else used the machine. */
 export interface FlowFigure {
   perSecond: number;
   cpuMicros: number;
+  /** This process's CPU per flow: the load generator, which shares the machine with the server. */
+  generatorMicros: number;
+  /** The whole machine's busy time over the stretch, in cores (of `availableParallelism()`). */
+  machineBusyCores: number;
+}
+
+/** Busy and total clock ticks of the whole machine so far (the aggregate `cpu` line of /proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').slice(0, 256).split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  // idle and iowait are the 4th and 5th fields.
+  return { busy: total - fields[3] - fields[4], total };
 }
 
 /**
- * Runs `flow` against a server process like `concurrentFlows` (warm-up not counted) and also reads
- * that process's CPU time over the counted stretch, from /proc.
+ * Runs `flow` against a server process like `concurrentFlows` (warm-up not counted) and also reads,
+ * over the counted stretch, that process's CPU time (from /proc), the load generator's (this
+ * process's) and how busy the whole machine was: a server cannot go faster than the cores the
+ * generator leaves it.
  */
 export async function flowFigure(flow: () => Promise<unknown>, pid: number, concurrency: number, durationMs: number): Promise<FlowFigure> {
   await concurrentFlows(flow, concurrency, WARM_UP_MS, 0);
   const before = cpuSecondsOf(pid);
+  const generatorBefore = process.cpuUsage();
+  const machineBefore = machineTicks();
   const { done, seconds } = await concurrentFlows(flow, concurrency, durationMs, 0);
-  return { perSecond: done / seconds, cpuMicros: ((cpuSecondsOf(pid) - before) / done) * 1e6 };
+  const generator = process.cpuUsage(generatorBefore);
+  const machine = machineTicks();
+  return {
+    perSecond: done / seconds,
+    cpuMicros: ((cpuSecondsOf(pid) - before) / done) * 1e6,
+    generatorMicros: (generator.user + generator.system) / done,
+    machineBusyCores: ((machine.busy - machineBefore.busy) / (machine.total - machineBefore.total)) * availableParallelism(),
+  };
 }
 
 /**
@@ -82,11 +107,30 @@ export async function interleavedRounds(rounds: number, ours: () => Promise<Flow
   const pairs: { ours: FlowFigure; theirs: FlowFigure }[] = [];
   for (let i = 0; i < rounds; i++) pairs.push({ ours: await ours(), theirs: await theirs() });
   const throughputRatios = pairs.map((p) => p.ours.perSecond / p.theirs.perSecond);
+  const medianOf = (side: 'ours' | 'theirs'): FlowFigure => ({
+    perSecond: median(pairs.map((p) => p[side].perSecond)),
+    cpuMicros: median(pairs.map((p) => p[side].cpuMicros)),
+    generatorMicros: median(pairs.map((p) => p[side].generatorMicros)),
+    machineBusyCores: median(pairs.map((p) => p[side].machineBusyCores)),
+  });
   return {
-    ours: { perSecond: median(pairs.map((p) => p.ours.perSecond)), cpuMicros: median(pairs.map((p) => p.ours.cpuMicros)) },
-    theirs: { perSecond: median(pairs.map((p) => p.theirs.perSecond)), cpuMicros: median(pairs.map((p) => p.theirs.cpuMicros)) },
+    ours: medianOf('ours'),
+    theirs: medianOf('theirs'),
     throughputRatio: median(throughputRatios),
     cpuRatio: median(pairs.map((p) => p.theirs.cpuMicros / p.ours.cpuMicros)),
     rounds: throughputRatios.map((r) => `x${r.toFixed(2)}`).join(' '),
   };
+}
+
+/**
+ * The rows that say what else ran during a comparison: the load generator's CPU per flow and the whole
+ * machine's busy cores, each side's median. When the machine is near full, throughput follows the
+ * server's and the generator's CPU per flow together, not the server's alone.
+ */
+export function machineRows(label: string, r: { ours: FlowFigure; theirs: FlowFigure }): BenchRow[] {
+  const cores = availableParallelism();
+  return [
+    { name: `  load generator CPU per flow, ours / peer, ${label}`, value: r.ours.generatorMicros, unit: 'µs', note: `peer ${Math.round(r.theirs.generatorMicros).toLocaleString('en-US')} µs` },
+    { name: `  machine busy, ours / peer, ${label}`, value: r.ours.machineBusyCores, unit: `of ${cores} cores`, note: `peer ${r.theirs.machineBusyCores.toFixed(2)}` },
+  ];
 }

@@ -5,7 +5,7 @@ import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
 import { startChildServer, startPeerProcess } from './support/child-server.ts';
-import { flowFigure, interleavedRounds, type Bench, type FlowFigure } from './types.ts';
+import { flowFigure, interleavedRounds, machineRows, type Bench, type FlowFigure } from './types.ts';
 
 const CONCURRENCY = 8;
 const DURATION_MS = 4_000;
@@ -75,6 +75,7 @@ const bench: Bench = async () => {
         { name: `  server CPU per flow, peer, ${kind}`, value: r.theirs.cpuMicros, unit: 'µs' },
         // Lower is better: the ratio is the peer's CPU per flow over ours.
         { name: `  server CPU per flow, ours, ${kind}`, value: r.ours.cpuMicros, unit: 'µs', ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio } },
+        ...machineRows(kind, r),
       );
     }
     return rows;
