@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
-import { Agent, request } from 'undici';
 import { signJwt } from '../../services/crypto/jws.ts';
 import { startChildServer, startPeerProcess } from './support/child-server.ts';
-import { concurrentFlows, flowFigure, interleavedRounds, machineRows, type Bench, type FlowFigure } from './types.ts';
+import { flowLoad, type FlowStep } from './support/flow-load.ts';
+import { WARM_UP_MS, flowFigure, interleavedRounds, machineRows, type Bench, type FlowFigure } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const CONCURRENCY = 8;
@@ -16,43 +16,44 @@ const ROUNDS = 3;
  * node:crypto, so the servers rather than the load generator set the pace.
  */
 async function issuanceFlow(base: string, configuration: string) {
-  const agent = new Agent({ connections: CONCURRENCY * 2 });
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk = await exportJWK(publicKey);
   const holder = { alg: 'ES256' as const, kid: undefined as unknown as string, privateKey, publicKey, publicJwk: jwk };
-  const call = async (path: string, init: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}) => {
-    const body = init.form ? new URLSearchParams(init.form).toString() : init.json !== undefined ? JSON.stringify(init.json) : undefined;
-    const res = await request(`${base}${path}`, { method: 'POST', dispatcher: agent, body, headers: { ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers } });
-    const parsed = (await res.body.json()) as Record<string, any>;
-    if (res.statusCode >= 300) throw new Error(`${path}: ${res.statusCode} ${JSON.stringify(parsed)}`);
-    return parsed;
-  };
-  const flow = async () => {
-    const offer = await call('/oid4vci/offers', { json: { credential_configuration_ids: [configuration] } });
-    const token = await call('/oid4vci/token', { form: { grant_type: PRE, 'pre-authorized_code': offer.pre_authorized_code } });
-    const { c_nonce } = await call('/oid4vci/nonce');
-    const proof = signJwt(holder, { typ: 'openid4vci-proof+jwt', jwk }, { nonce: c_nonce, aud: `${base}/oid4vci`, iat: Math.floor(Date.now() / 1000) });
-    await call('/oid4vci/credential', { json: { credential_configuration_id: configuration, proofs: { jwt: [proof] } }, headers: { authorization: `Bearer ${token.access_token}` } });
-  };
-  return { flow, close: () => agent.close() };
+  const json = (value: unknown) => ({ type: 'application/json', text: JSON.stringify(value) });
+  const offer = json({ credential_configuration_ids: [configuration] });
+  const steps: FlowStep[] = [
+    { method: 'POST', path: () => '/oid4vci/offers', body: () => offer, read: (body, flow) => { flow.code = JSON.parse(body).pre_authorized_code; } },
+    {
+      method: 'POST',
+      path: () => '/oid4vci/token',
+      body: (flow) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams({ grant_type: PRE, 'pre-authorized_code': flow.code }).toString() }),
+      read: (body, flow) => { flow.token = JSON.parse(body).access_token; },
+    },
+    { method: 'POST', path: () => '/oid4vci/nonce', read: (body, flow) => { flow.nonce = JSON.parse(body).c_nonce; } },
+    {
+      method: 'POST',
+      path: () => '/oid4vci/credential',
+      headers: (flow) => ({ authorization: `Bearer ${flow.token}` }),
+      body: (flow) => json({ credential_configuration_id: configuration, proofs: { jwt: [signJwt(holder, { typ: 'openid4vci-proof+jwt', jwk }, { nonce: flow.nonce, aud: `${base}/oid4vci`, iat: Math.floor(Date.now() / 1000) })] } }),
+      read: (body) => {
+        if (!Array.isArray(JSON.parse(body).credentials)) throw new Error(`no credentials: ${body}`);
+      },
+    },
+  ];
+  return flowLoad(base, steps, CONCURRENCY);
 }
 
 /** Issuance flows per second against `base`, CONCURRENCY at a time for DURATION_MS (after a warm-up). */
 export async function flowsPerSecond(base: string, configuration: string): Promise<number> {
-  const { flow, close } = await issuanceFlow(base, configuration);
-  const { done, seconds } = await concurrentFlows(flow, CONCURRENCY, DURATION_MS);
-  await close();
+  const load = await issuanceFlow(base, configuration);
+  await load(WARM_UP_MS);
+  const { done, seconds } = await load(DURATION_MS);
   return done / seconds;
 }
 
 /** Flows per second and the server's CPU per flow, against the server process `pid` at `base`. */
 async function measure(base: string, pid: number, configuration: string): Promise<FlowFigure> {
-  const { flow, close } = await issuanceFlow(base, configuration);
-  try {
-    return await flowFigure(flow, pid, CONCURRENCY, DURATION_MS);
-  } finally {
-    await close();
-  }
+  return flowFigure(await issuanceFlow(base, configuration), pid, DURATION_MS);
 }
 
 const bench: Bench = async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { cpuSecondsOf } from './support/child-server.ts';
+import type { FlowLoad } from './support/flow-load.ts';
 
 /** One printed figure of `npm run bench`. */
 export interface BenchRow {
@@ -76,17 +77,16 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 /**
- * Runs `flow` against a server process like `concurrentFlows` (warm-up not counted) and also reads,
- * over the counted stretch, that process's CPU time (from /proc), the load generator's (this
- * process's) and how busy the whole machine was: a server cannot go faster than the cores the
- * generator leaves it.
+ * Runs `load` against a server process (warm-up not counted) and also reads, over the counted
+ * stretch, that process's CPU time (from /proc), the load generator's (this process's) and how busy
+ * the whole machine was: a server cannot go faster than the cores the generator leaves it.
  */
-export async function flowFigure(flow: () => Promise<unknown>, pid: number, concurrency: number, durationMs: number): Promise<FlowFigure> {
-  await concurrentFlows(flow, concurrency, WARM_UP_MS, 0);
+export async function flowFigure(load: FlowLoad, pid: number, durationMs: number): Promise<FlowFigure> {
+  await load(WARM_UP_MS);
   const before = cpuSecondsOf(pid);
   const generatorBefore = process.cpuUsage();
   const machineBefore = machineTicks();
-  const { done, seconds } = await concurrentFlows(flow, concurrency, durationMs, 0);
+  const { done, seconds } = await load(durationMs);
   const generator = process.cpuUsage(generatorBefore);
   const machine = machineTicks();
   return {
