@@ -2,6 +2,7 @@ import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, F
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { OAuthError } from '../../services/errors.ts';
+import { buildResponseSerializer } from './response-serializer.ts';
 import { StoreUnavailable } from '../../services/event-log.ts';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -123,6 +124,7 @@ export function sharedServerOptions(pages: Pick<ErrorPages, 'isPage' | 'sendErro
     // Node checks request deadlines on this interval (30 s by default, which would double the timeout).
     http: { connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs },
     return503OnClosing: false,
+    schemaController: { compilersFactory: { buildSerializer: buildResponseSerializer } },
     frameworkErrors: (error, request, reply) => {
       renderError(request, reply, toOAuthError(error), renderPages);
     },

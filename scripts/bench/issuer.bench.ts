@@ -8,7 +8,7 @@ import { WARM_UP_MS, flowFigure, interleavedRounds, machineRows, type Bench, typ
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const CONCURRENCY = 8;
 const DURATION_MS = 4_000;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 /**
  * One pre-authorized issuance as a wallet does it, over HTTP: offer -> token -> nonce -> credential

@@ -101,7 +101,7 @@ export async function flowFigure(load: FlowLoad, pid: number, durationMs: number
  * Ours against a peer on a shared machine: `rounds` rounds, each measuring ours then the peer back to
  * back, so both sides of a round see the same stretch of the machine. The figures are the medians of
  * the rounds; the ratios are the medians of the per-round ratios (a noisy neighbour moves one round,
- * not the verdict). The per-round throughput ratios are given too.
+ * not the verdict). Each round's throughput ratio is given too, with both sides' flows per second.
  */
 export async function interleavedRounds(rounds: number, ours: () => Promise<FlowFigure>, theirs: () => Promise<FlowFigure>) {
   const pairs: { ours: FlowFigure; theirs: FlowFigure }[] = [];
@@ -118,7 +118,7 @@ export async function interleavedRounds(rounds: number, ours: () => Promise<Flow
     theirs: medianOf('theirs'),
     throughputRatio: median(throughputRatios),
     cpuRatio: median(pairs.map((p) => p.theirs.cpuMicros / p.ours.cpuMicros)),
-    rounds: throughputRatios.map((r) => `x${r.toFixed(2)}`).join(' '),
+    rounds: pairs.map((p, i) => `x${throughputRatios[i].toFixed(2)} (${Math.round(p.ours.perSecond)}/${Math.round(p.theirs.perSecond)})`).join(' '),
   };
 }
 

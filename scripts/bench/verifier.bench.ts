@@ -10,7 +10,7 @@ import { flowFigure, interleavedRounds, machineRows, type Bench } from './types.
 
 const CONCURRENCY = 8;
 const DURATION_MS = 4_000;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 const QUERIES = {
   'SD-JWT VC': { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] },
