@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 export const b64url = (bytes: Uint8Array | string) => Buffer.from(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).toString('base64url');
 export const fromB64url = (text: string) => new Uint8Array(Buffer.from(text, 'base64url'));
 export const isB64url = (text: string) => /^[A-Za-z0-9_-]*$/.test(text);
 export const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 
-export const sha256 = (data: Uint8Array | string) => new Uint8Array(createHash('sha256').update(typeof data === 'string' ? Buffer.from(data, 'ascii') : data).digest());
+export const sha256 = (data: Uint8Array | string) => new Uint8Array(hash('sha256', typeof data === 'string' ? Buffer.from(data, 'ascii') : data, 'buffer'));
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));

@@ -1,6 +1,7 @@
-import { createHash, randomFillSync, randomInt } from 'node:crypto';
+import { hash, randomFillSync, randomInt } from 'node:crypto';
 
-export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+/** SHA-256 of UTF-8 text, base64url (the one-shot `hash` skips building a Hash object). */
+export const sha256 = (value: string) => hash('sha256', value, 'base64url');
 
 // CSPRNG output is drawn in blocks and each byte handed out once: one system call serves many tokens.
 const POOL_SIZE = 4096;
