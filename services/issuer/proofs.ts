@@ -1,4 +1,5 @@
-import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { compactVerify, importJWK, type JWK } from 'jose';
+import { decodeJwtClaims, decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { didJwkToJwk, didKeyToJwk, publicJwkOf } from '../credentials/keys/index.ts';
 import { OAuthError } from '../errors.ts';
 import { isPrototypeName } from '../untrusted/keys.ts';
@@ -33,7 +34,7 @@ const invalidProof = (description: string) => new OAuthError('invalid_proof', de
 
 function proofHeader(jwt: string): Record<string, unknown> {
   try {
-    return decodeProtectedHeader(jwt) as Record<string, unknown>;
+    return decodeJwtHeader(jwt);
   } catch {
     throw invalidProof('A proof is not a compact JWS');
   }
@@ -100,7 +101,7 @@ export async function checkProof(jwt: unknown, context: ProofContext): Promise<C
   try {
     const verified = canVerifySync(header, jwk, alg) ? verifyJwsSync(jwt, jwk as Record<string, unknown>, alg) : (await compactVerify(jwt, await importJWK(jwk, alg)), true);
     if (!verified) throw new Error('signature');
-    claims = decodeJwt(jwt) as Record<string, unknown>;
+    claims = decodeJwtClaims(jwt);
   } catch {
     throw invalidProof('The proof signature does not verify with its key');
   }

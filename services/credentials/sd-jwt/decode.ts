@@ -1,5 +1,4 @@
-import { decodeProtectedHeader } from 'jose';
-import { decodeJwtClaims } from '../../crypto/decode-jwt.ts';
+import { decodeJwtClaims, decodeJwtHeader } from '../../crypto/decode-jwt.ts';
 import { MAX_NESTING } from '../../untrusted/depth.ts';
 import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
 import { CheckFailed, ensure } from '../result.ts';
@@ -157,7 +156,7 @@ export function decodeSdJwtParts(parts: SdJwtParts, knownHeader?: Record<string,
   let header: Record<string, unknown>;
   let payload: Record<string, unknown>;
   try {
-    header = knownHeader ?? (decodeProtectedHeader(parts.issuerJwt) as Record<string, unknown>);
+    header = knownHeader ?? decodeJwtHeader(parts.issuerJwt);
     payload = decodeJwtClaims(parts.issuerJwt);
   } catch (error) {
     throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);

@@ -1,5 +1,5 @@
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, importJWK, type JWK } from 'jose';
-import { decodeJwtClaims } from '../../crypto/decode-jwt.ts';
+import { compactVerify, createLocalJWKSet, importJWK, type JWK } from 'jose';
+import { decodeJwtClaims, decodeJwtHeader } from '../../crypto/decode-jwt.ts';
 import { publicJwkOf } from '../keys/holder-keys.ts';
 import { canVerifySync, verifyJwsSync } from '../../crypto/jws.ts';
 import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
@@ -107,7 +107,7 @@ async function verifyKeyBinding(kbJwt: string | undefined, decoded: DecodedSdJwt
   let header: Record<string, unknown>;
   let kb: Record<string, unknown>;
   try {
-    header = decodeProtectedHeader(kbJwt) as Record<string, unknown>;
+    header = decodeJwtHeader(kbJwt);
     kb = decodeJwtClaims(kbJwt);
   } catch {
     throw new CheckFailed('kb_jwt', 'the key binding JWT is not a JWT');
@@ -140,7 +140,7 @@ export function verifySdJwtVc(text: string, options: VerifySdJwtVcOptions): Prom
     let header: Record<string, unknown>;
     try {
       parts = splitSdJwt(text);
-      header = decodeProtectedHeader(parts.issuerJwt) as Record<string, unknown>;
+      header = decodeJwtHeader(parts.issuerJwt);
     } catch (error) {
       throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
     }
