@@ -101,9 +101,14 @@ export async function flowFigure(load: FlowLoad, pid: number, durationMs: number
  * Ours against a peer on a shared machine: `rounds` rounds, each measuring ours then the peer back to
  * back, so both sides of a round see the same stretch of the machine. The figures are the medians of
  * the rounds; the ratios are the medians of the per-round ratios (a noisy neighbour moves one round,
- * not the verdict). Each round's throughput ratio is given too, with both sides' flows per second.
+ * not the verdict), after one uncounted round of each. Each round's throughput ratio is given too, with
+ * both sides' flows per second.
  */
 export async function interleavedRounds(rounds: number, ours: () => Promise<FlowFigure>, theirs: () => Promise<FlowFigure>) {
+  // One round first that does not count: both servers reach their steady state (JIT, caches) before
+  // any round does; a slower-starting side would otherwise lose its first round.
+  await ours();
+  await theirs();
   const pairs: { ours: FlowFigure; theirs: FlowFigure }[] = [];
   for (let i = 0; i < rounds; i++) pairs.push({ ours: await ours(), theirs: await theirs() });
   const throughputRatios = pairs.map((p) => p.ours.perSecond / p.theirs.perSecond);
