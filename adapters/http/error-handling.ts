@@ -2,8 +2,8 @@ import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, F
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { OAuthError } from '../../services/errors.ts';
-import { buildResponseSerializer } from './response-serializer.ts';
 import { StoreUnavailable } from '../../services/event-log.ts';
+import { buildResponseSerializer } from './response-serializer.ts';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 

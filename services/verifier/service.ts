@@ -1,5 +1,6 @@
 import { createHmac, type KeyObject } from 'node:crypto';
-import { compactDecrypt, decodeProtectedHeader, type JWK } from 'jose';
+import { compactDecrypt, type JWK } from 'jose';
+import { decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { presentationMachine, type ClientIdPrefix, type DisclosedPresentation, type PresentationContext as RequestState, type PresentationEvent, type PresentationReason, type ResponseMode } from '../../machines/presentation.ts';
 import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -263,7 +264,7 @@ export class VerifierService {
     if (typeof jwe !== 'string' || jwe.split('.').length !== 5) throw invalidRequest('response must be a compact JWE');
     let kid: unknown;
     try {
-      kid = decodeProtectedHeader(jwe).kid;
+      kid = decodeJwtHeader(jwe).kid;
     } catch {
       throw invalidRequest('response is not a JWE');
     }
