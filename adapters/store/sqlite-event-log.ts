@@ -31,6 +31,9 @@ const toStored = (r: EventRow): StoredEvent => ({
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
+/** How many streams' committed versions the log keeps in memory (the most recently appended ones). */
+const KNOWN_VERSIONS_MAX = 10_000;
+
 export interface SqliteEventLogOptions {
   /**
    * `NORMAL` (default) keeps every committed transaction across a killed process, which is what a 2xx
@@ -68,6 +71,12 @@ export class SqliteEventLog implements EventLog {
   private readonly inSqliteTransaction: <T>(body: () => T) => T;
   private closed = false;
   private pending: PendingAppend[] = [];
+  /**
+   * The committed version of streams this log appended to lately. Events are never removed and
+   * versions have no gaps, so a stream holds at least this version: an append that expects it needs
+   * no read (if another writer went further, the next version is taken and the insert conflicts).
+   */
+  private readonly knownVersions = new Map<string, number>();
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
     this.db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
@@ -125,9 +134,10 @@ export class SqliteEventLog implements EventLog {
 
   /** Writes one append; must run inside a transaction. Throws VersionConflict before writing anything. */
   private insert(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown): StoredEvent[] {
-    // A new stream needs no read: if it exists after all, its version 1 is taken and the first insert
-    // fails on the (stream_id, version) key before anything of this append is written.
-    if (expectedVersion !== 0) {
+    // A new stream, or one whose committed version this log holds, needs no read: should the next
+    // version be taken after all, the first insert fails on the (stream_id, version) key before anything
+    // of this append is written.
+    if (expectedVersion !== 0 && this.knownVersions.get(streamId) !== expectedVersion) {
       const actual = this.currentVersion(streamId);
       if (actual !== expectedVersion) throw new VersionConflict(streamId, expectedVersion, actual);
     }
@@ -139,7 +149,7 @@ export class SqliteEventLog implements EventLog {
       try {
         sequence = Number(this.statements.insert.run(streamId, version, e.type, JSON.stringify(e.data), e.at).lastInsertRowid);
       } catch (error) {
-        if (version === 1 && isUniqueViolation(error)) throw new VersionConflict(streamId, 0, this.currentVersion(streamId));
+        if (version === expectedVersion + 1 && isUniqueViolation(error)) throw new VersionConflict(streamId, expectedVersion, this.currentVersion(streamId));
         throw error;
       }
       stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
@@ -150,6 +160,15 @@ export class SqliteEventLog implements EventLog {
       if (outcome) this.outcomes.push(outcome);
     }
     return stored;
+  }
+
+  /** Remembers what an append committed (called only once its transaction has). */
+  private committedVersion(stored: readonly StoredEvent[]): void {
+    const last = stored[stored.length - 1];
+    if (!last) return;
+    this.knownVersions.delete(last.streamId);
+    this.knownVersions.set(last.streamId, last.version);
+    if (this.knownVersions.size > KNOWN_VERSIONS_MAX) this.knownVersions.delete(this.knownVersions.keys().next().value as string);
   }
 
   private currentVersion(streamId: string): number {
@@ -190,6 +209,7 @@ export class SqliteEventLog implements EventLog {
       const outcome = outcomes[i];
       if (outcome instanceof VersionConflict) p.reject(outcome);
       else {
+        this.committedVersion(outcome);
         if (outcome.length > 0) this.bus.emit('commit', outcome);
         p.resolve(outcome);
       }
@@ -200,6 +220,7 @@ export class SqliteEventLog implements EventLog {
     if (this.closed) throw new Error('event log is closed');
     if (events.length === 0) return [];
     const stored = this.appendTx(streamId, expectedVersion, events, snapshot);
+    this.committedVersion(stored);
     this.bus.emit('commit', stored);
     return stored;
   }

@@ -63,6 +63,22 @@ export function requestParameters(id: string, state: RequestState, stateValue: s
   };
 }
 
+/** The form-encoded `client_metadata` member shared by every request without an encryption key. */
+const PLAIN_CLIENT_METADATA = new URLSearchParams({ client_metadata: JSON.stringify(clientMetadataOf({})) }).toString();
+
+/**
+ * The query of an unsigned by-value request (`openid4vp://?…`): `client_id` first, then the request
+ * parameters in their order, `client_metadata` last. Without an encryption key that last member is
+ * the same for every request, so it is encoded once (about 1 kB of percent-encoding per request).
+ */
+export function byValueQuery(id: string, state: RequestState, stateValue: string, settings: VerifierSettings): string {
+  const { client_metadata: metadata, ...rest } = requestParameters(id, state, stateValue, settings);
+  const query = new URLSearchParams({ client_id: state.clientId });
+  for (const [name, value] of Object.entries(rest)) query.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  const encodedMetadata = state.encJwk ? new URLSearchParams({ client_metadata: JSON.stringify(metadata) }).toString() : PLAIN_CLIENT_METADATA;
+  return `${query.toString()}&${encodedMetadata}`;
+}
+
 /** The verifier attestation JWT (OpenID4VP 1.0 §12): our attestation issuer vouches for the request-signing key. */
 function verifierAttestation(settings: VerifierSettings, keys: KeyRing, nowS: number): string {
   const issuerKey = keys.signing(ATTESTATION_KEY_SET, 'ES256');

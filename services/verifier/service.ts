@@ -13,7 +13,7 @@ import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { dcqlReasons } from './dcql-verdict.ts';
 import { checkPresentation, type Presented } from './presentations.ts';
-import { clientIdOf, ephemeralEncryptionKey, requestParameters, sanDnsPossible, signRequestObject } from './request-object.ts';
+import { byValueQuery, clientIdOf, ephemeralEncryptionKey, sanDnsPossible, signRequestObject } from './request-object.ts';
 import { CLIENT_ID_PREFIXES, CONTENT_ENCRYPTIONS, DEFAULT_DCQL_QUERY, REQUEST_TTL_S, RESPONSE_MODES, type CredentialTrust, type VerifierPki, type VerifierSettings } from './settings.ts';
 
 export interface CreateRequestInput {
@@ -173,19 +173,13 @@ export class VerifierService {
     if (encryption) this.keepDecryptionKey(id, encryption.privateKey, expiresAt);
 
     const requestUri = `${this.settings.baseUrl}/oid4vp/request/${id}`;
-    const query = new URLSearchParams({ client_id: clientId });
-    if (byReference) {
-      query.set('request_uri', requestUri);
-      if (method === 'post') query.set('request_uri_method', 'post');
-    } else {
-      for (const [name, value] of Object.entries(requestParameters(id, outcome.snapshot.context, state, this.settings))) {
-        query.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-      }
-    }
+    const query = byReference
+      ? new URLSearchParams({ client_id: clientId, request_uri: requestUri, ...(method === 'post' ? { request_uri_method: 'post' } : {}) }).toString()
+      : byValueQuery(id, outcome.snapshot.context, state, this.settings);
     return {
       request_id: id,
       client_id: clientId,
-      authorization_request_uri: `openid4vp://?${query.toString()}`,
+      authorization_request_uri: `openid4vp://?${query}`,
       ...(byReference ? { request_uri: requestUri, request_uri_method: method } : {}),
       response_mode: mode,
       response_uri: this.settings.responseUri,

@@ -1,7 +1,7 @@
 import { randomBytes } from '../../crypto/random.ts';
 import { MAX_NESTING, withinNesting } from '../../untrusted/depth.ts';
 import { isPrototypeName } from '../../untrusted/keys.ts';
-import { b64url, sha256 } from '../bytes.ts';
+import { b64url, sha256, sha256Base64url } from '../bytes.ts';
 
 export interface Disclosure {
   /** The base64url disclosure exactly as it appears in the SD-JWT. */
@@ -15,7 +15,7 @@ export interface Disclosure {
 }
 
 /** The digest of a disclosure (or any base64url string) with `_sd_alg` sha-256. */
-export const disclosureDigest = (encoded: string) => b64url(sha256(encoded));
+export const disclosureDigest = (encoded: string) => sha256Base64url(encoded);
 
 /** A fresh salt: 128 bits, base64url (RFC 9901 §9.3 recommends at least 128 bits). */
 export const newSalt = () => randomBytes(16).toString('base64url');

@@ -39,6 +39,25 @@ describe('SQLite event log', () => {
     expect((await log.readStream('s:a')).map((e) => e.type)).toEqual(['one']);
   });
 
+  it('refuses an append at the version it last committed once another writer has gone further', async () => {
+    await log.append('s:a', 0, [ev('one')]);
+    const other = new SqliteEventLog(join(dir, 'events.db'));
+    try {
+      await other.append('s:a', 1, [ev('elsewhere')]);
+    } finally {
+      await other.close();
+    }
+    const refused = log.append('s:a', 1, [ev('stale'), ev('stale too')]);
+    await expect(refused).rejects.toBeInstanceOf(VersionConflict);
+    await expect(refused).rejects.toMatchObject({ expected: 1, actual: 2 });
+    // Two appends at one version in one group commit: the second conflicts, the first stands.
+    const [first, second] = await Promise.allSettled([log.append('s:a', 2, [ev('three')]), log.append('s:a', 2, [ev('three again')])]);
+    expect(first.status).toBe('fulfilled');
+    expect(second.status === 'rejected' && second.reason).toBeInstanceOf(VersionConflict);
+    await log.append('s:a', 3, [ev('four')]);
+    expect((await log.readStream('s:a')).map((e) => e.type)).toEqual(['one', 'elsewhere', 'three', 'four']);
+  });
+
   it('refuses UPDATE and DELETE of events at the database level', async () => {
     await log.append('s:a', 0, [ev('one')]);
     expect(() => log.db.prepare("UPDATE events SET type = 'forged'").run()).toThrow(/immutable/);
