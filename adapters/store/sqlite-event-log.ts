@@ -7,6 +7,7 @@ import type {
   SnapshotRecord,
   StoredEvent,
 } from '../../services/event-log.ts';
+import { BoundedCache } from '../../services/bounded-cache.ts';
 import { VersionConflict } from '../../services/event-log.ts';
 import { migrate } from './schema.ts';
 import type { PendingAppend } from './pending-append.ts';
@@ -76,7 +77,7 @@ export class SqliteEventLog implements EventLog {
    * versions have no gaps, so a stream holds at least this version: an append that expects it needs
    * no read (if another writer went further, the next version is taken and the insert conflicts).
    */
-  private readonly knownVersions = new Map<string, number>();
+  private readonly knownVersions = new BoundedCache<string, number>(KNOWN_VERSIONS_MAX);
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
     this.db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
@@ -165,10 +166,7 @@ export class SqliteEventLog implements EventLog {
   /** Remembers what an append committed (called only once its transaction has). */
   private committedVersion(stored: readonly StoredEvent[]): void {
     const last = stored[stored.length - 1];
-    if (!last) return;
-    this.knownVersions.delete(last.streamId);
-    this.knownVersions.set(last.streamId, last.version);
-    if (this.knownVersions.size > KNOWN_VERSIONS_MAX) this.knownVersions.delete(this.knownVersions.keys().next().value as string);
+    if (last) this.knownVersions.set(last.streamId, last.version);
   }
 
   private currentVersion(streamId: string): number {

@@ -1,7 +1,7 @@
 import { initialTransition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
 import { OAuthError } from '../errors.ts';
-import { BoundedCache } from './bounded-cache.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import { fold, persistedState, restore, step, toMachineEvent } from './fold.ts';
 
 /** Every machine event carries its time. */

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import type { RevocationEntry, RevocationFeed } from '../../projections/revocation-feed.ts';
 import type { KeyRing } from '../keys.ts';
-import { BoundedCache } from '../actors/bounded-cache.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import { KEY_SET } from './tokens.ts';
 import type { AgentAuthSettings } from './settings.ts';
 
