@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts';
 import { DcqlQueryError, validateDcqlQuery } from '../credentials/dcql/validate.ts';
 import type { CredentialQuery, DcqlQuery, StoredCredential } from '../credentials/dcql/types.ts';
 import { sameText } from '../crypto/compare.ts';
-import { randomToken, sha256 } from '../crypto/random.ts';
+import { randomToken, sha256, timeOrderedToken } from '../crypto/random.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
@@ -43,7 +43,13 @@ export interface ResultDocument {
   wallet_error?: { error: string; error_description?: string };
 }
 
-const REQUEST_ID = /^[A-Za-z0-9_-]{16}$/;
+/**
+ * Request ids sort by creation time (8 characters) and carry 96 random bits (16 more): the id is
+ * what a result document is fetched by, and a presentation stream's log rows written together stay
+ * together in the log's index.
+ */
+const REQUEST_ID_LENGTH = 24;
+const REQUEST_ID = /^[A-Za-z0-9_-]{24}$/;
 const ENC_KID_SUFFIX = '.enc';
 const FORMATS = new Set(['dc+sd-jwt', 'vc+sd-jwt', 'mso_mdoc', 'jwt_vc_json', 'jwt_vc_json-ld', 'ldp_vc']);
 /** A wallet's error code and description are short ASCII (RFC 6749 §4.1.2.1 character set). */
@@ -53,7 +59,7 @@ const hashOf = (value: string) => sha256(value);
 const invalidRequestUri = (description: string) => new OAuthError('invalid_request_uri', description, 400);
 
 /** The request id a `state` value names (`<request_id>.<mac>`), so no lookup table is needed. */
-const requestIdOfState = (state: unknown) => (typeof state === 'string' && /^[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/.test(state) ? state.slice(0, 16) : undefined);
+const requestIdOfState = (state: unknown) => (typeof state === 'string' && /^[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{43}$/.test(state) ? state.slice(0, REQUEST_ID_LENGTH) : undefined);
 
 /** The profile rule (HAIP 1.0): `haip` means x509_hash + direct_post.jwt; an explicit other choice conflicts. */
 function applyProfile(input: CreateRequestInput): { prefix: string; mode: string } {
@@ -145,8 +151,8 @@ export class VerifierService {
     if (!Array.isArray(encValues) || encValues.length === 0 || encValues.some((e) => !(CONTENT_ENCRYPTIONS as readonly string[]).includes(e))) throw invalidRequest(`encrypted_response_enc_values_supported must list ${CONTENT_ENCRYPTIONS.join(' and/or ')}`);
     const dcqlQuery = checkedDcqlQuery(input.dcql_query);
 
-    const id = randomToken(12);
     const at = this.clock.now();
+    const id = timeOrderedToken(at, 12);
     const expiresAt = at + REQUEST_TTL_S * 1000;
     const encrypted = mode === 'direct_post.jwt';
     const encryption = encrypted ? ephemeralEncryptionKey(`${id}${ENC_KID_SUFFIX}`) : undefined;

@@ -64,7 +64,7 @@ describe('OID4VP verifier across a restart', () => {
       expect(text).not.toMatch(/"d":/);
       const replay = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', join(dataDir, 'main.db'), '--quiet'], { cwd: ROOT, encoding: 'utf8' });
       expect(replay.status, replay.stdout.slice(-500)).toBe(0);
-      expect(replay.stdout).toMatch(/presentation:[A-Za-z0-9_-]{16} {2}\(\d+ events, (consistent|no snapshot)/);
+      expect(replay.stdout).toMatch(/presentation:[A-Za-z0-9_-]{24} {2}\(\d+ events, (consistent|no snapshot)/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomBase32, randomBytes, timeOrderedBase32 } from '../../../services/crypto/random.ts';
+import { randomBase32, randomBytes, timeOrderedBase32, timeOrderedToken } from '../../../services/crypto/random.ts';
 
 describe('random identifiers', () => {
   it('time-ordered ids are 16 base32 characters that sort by their millisecond', () => {
@@ -12,6 +12,21 @@ describe('random identifiers', () => {
         expect(a < b).toBe(true);
       }),
     );
+  });
+
+  it('time-ordered tokens are base64url, sort by their millisecond and carry the random bytes asked for', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 48 - 2 }), fc.integer({ min: 1, max: 10 ** 9 }), (t, gap) => {
+        const a = timeOrderedToken(t, 12);
+        const b = timeOrderedToken(Math.min(t + gap, 2 ** 48 - 1), 12);
+        expect(a).toMatch(/^[A-Za-z0-9_-]{24}$/);
+        // Byte order, as an index compares text.
+        expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).toBe(-1);
+      }),
+    );
+    const same = new Set(Array.from({ length: 10_000 }, () => timeOrderedToken(1_800_000_000_000, 12)));
+    expect(same.size).toBe(10_000);
+    expect(new Set([...same].map((id) => id.slice(0, 8))).size).toBe(1);
   });
 
   it('ids of the same millisecond differ in their random part', () => {
