@@ -50,15 +50,22 @@ function jsonOfCbor(value: unknown): unknown {
 /** The SD-JWT VC rule: our issuer's signature, disclosures, then the KB-JWT (aud = client_id, nonce, 300 s, sd_hash). */
 async function checkSdJwtVc(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
   if (typeof presentation !== 'string') return fail('vp_token', 'an SD-JWT VC presentation is a string');
-  let iss: unknown;
   const tilde = presentation.indexOf('~');
+  const issuerJwt = tilde < 0 ? presentation : presentation.slice(0, tilde);
+  let claims: Record<string, unknown>;
   try {
-    iss = decodeJwtClaims(tilde < 0 ? presentation : presentation.slice(0, tilde)).iss;
+    claims = decodeJwtClaims(issuerJwt);
   } catch {
     return fail('vp_token', 'the presentation does not start with an issuer-signed JWT');
   }
-  if (iss !== ctx.trust.issuer) return fail('trust', `the issuer ${JSON.stringify(iss)} is not one this verifier trusts`);
-  const result = await verifySdJwtVc(presentation, { issuerJwks: ctx.trust.jwks(), now: ctx.now, expectedIssuer: ctx.trust.issuer, keyBinding: { aud: ctx.clientId, nonce: ctx.nonce, maxAge: FRESHNESS_S } });
+  if (claims.iss !== ctx.trust.issuer) return fail('trust', `the issuer ${JSON.stringify(claims.iss)} is not one this verifier trusts`);
+  const result = await verifySdJwtVc(presentation, {
+    issuerJwks: ctx.trust.jwks(),
+    now: ctx.now,
+    expectedIssuer: ctx.trust.issuer,
+    keyBinding: { aud: ctx.clientId, nonce: ctx.nonce, maxAge: FRESHNESS_S },
+    decodedIssuerJwt: { jwt: issuerJwt, claims },
+  });
   if (!result.valid) return fail(reportedCheck(result.check, 'dc+sd-jwt'), result.reason);
   return { ok: true, credentials: [{ stored: storedFromSdJwt(id, result), disclosed: { format: 'dc+sd-jwt', issuer: String(result.payload.iss), claims: userClaims(result.claims) } }] };
 }

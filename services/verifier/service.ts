@@ -246,7 +246,7 @@ export class VerifierService {
     const loaded = await this.answerable(id, input.state as string);
     // OpenID4VP 1.0 §8.3.1: a wallet that cannot encrypt may still send an error in the clear, never a vp_token.
     if (loaded.snapshot.context.responseMode === 'direct_post.jwt' && (input.error === undefined || input.vp_token !== undefined)) throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
-    return this.take(id, input, null);
+    return this.take(id, loaded.snapshot.context, input, null);
   }
 
   /** A request that may still be answered, and whose `state` is the one we issued. */
@@ -296,9 +296,9 @@ export class VerifierService {
       throw invalidRequest(`The response does not decrypt with this request's key (ECDH-ES, ${loaded.snapshot.context.encValues?.join(' or ')}) to a JSON object`);
     }
     if (requestIdOfState(payload.state) !== id) throw invalidRequest('the encrypted response carries another state');
-    await this.answerable(id, payload.state as string);
+    const answerable = await this.answerable(id, payload.state as string);
     if (payload.response !== undefined) throw invalidRequest('an encrypted response does not nest another response');
-    return this.take(id, payload, enc);
+    return this.take(id, answerable.snapshot.context, payload, enc);
   }
 
   /**
@@ -306,7 +306,7 @@ export class VerifierService {
    * `response_received` in one transaction, taken only while the request is still unanswered: of two
    * concurrent answers one wins, and no crash leaves a request answered without a verdict.
    */
-  private async take(id: string, input: ResponseInput, enc: string | null): Promise<Record<string, unknown>> {
+  private async take(id: string, request: RequestState, input: ResponseInput, enc: string | null): Promise<Record<string, unknown>> {
     if (input.error !== undefined) {
       if (typeof input.error !== 'string' || !ERROR_CODE.test(input.error)) throw invalidRequest('error must be an error code');
       const description = typeof input.error_description === 'string' ? input.error_description.slice(0, 500) : undefined;
@@ -315,7 +315,6 @@ export class VerifierService {
       return {};
     }
     if (input.vp_token === undefined) throw invalidRequest('vp_token (or error) is required');
-    const request = (await this.requests.get(id)).snapshot.context;
     const { reasons, presentations } = await this.verifyVpToken(request, input.vp_token);
     const responseCode = request.profile === 'haip' ? randomToken(24) : undefined;
     const at = this.clock.now();

@@ -71,6 +71,8 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
 
   const seen = new Set<string>();
   const located: LocatedDisclosure[] = [];
+  // The path of the value being rebuilt, pushed and popped on the way (copied only where a disclosure lands).
+  const path: Array<string | number> = [];
   const see = (digest: unknown) => {
     if (strict) ensure(typeof digest === 'string', 'format', 'a digest must be a string');
     const d = typeof digest === 'string' ? byDigest.get(digest) : undefined;
@@ -85,8 +87,23 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
     return ok;
   };
 
-  const rebuild = (value: unknown, path: ClaimPath): unknown => {
-    ensure(path.length <= MAX_NESTING, 'format', `claims are nested deeper than ${MAX_NESTING} levels`);
+  /** `value` rebuilt at `path` plus `step`. */
+  const rebuildAt = (step: string | number, value: unknown): unknown => {
+    path.push(step);
+    try {
+      return rebuild(value);
+    } finally {
+      path.pop();
+    }
+  };
+  /** A disclosure's value rebuilt where it lands. */
+  const disclose = (d: Disclosure, step: string | number): unknown => {
+    located.push({ ...d, path: [...path, step] });
+    return rebuildAt(step, d.value);
+  };
+
+  const rebuild = (value: unknown): unknown => {
+    if (path.length > MAX_NESTING) throw new CheckFailed('format', `claims are nested deeper than ${MAX_NESTING} levels`);
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       for (const element of value) {
@@ -94,12 +111,10 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
           const d = strict ? see(element['...']) : byDigest.get(String(element['...']));
           if (!d || !rightKind(d.name === undefined, 'an object-member disclosure is referenced as an array element')) continue; // undisclosed element or decoy
           if (!strict) see(d.digest);
-          const p = [...path, out.length];
-          located.push({ ...d, path: p });
-          out.push(rebuild(d.value, p));
+          out.push(disclose(d, out.length));
           continue;
         }
-        out.push(rebuild(element, [...path, out.length]));
+        out.push(rebuildAt(out.length, element));
       }
       return out;
     }
@@ -107,8 +122,8 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
       const out = nullRecord();
       for (const [k, v] of Object.entries(value)) {
         if (k === '_sd' || (k === '_sd_alg' && path.length === 0)) continue;
-        ensure(!isPrototypeName(k), 'format', `a claim must not be named ${k}`);
-        out[k] = rebuild(v, [...path, k]);
+        if (isPrototypeName(k)) throw new CheckFailed('format', `a claim must not be named ${k}`);
+        out[k] = rebuildAt(k, v);
       }
       if (value._sd !== undefined) {
         if (strict) ensure(Array.isArray(value._sd), 'format', '_sd must be an array of digests');
@@ -117,10 +132,8 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
           if (!d || !rightKind(d.name !== undefined, 'an array-element disclosure is referenced from _sd')) continue; // undisclosed claim or decoy
           if (!strict) see(d.digest);
           const name = d.name as string;
-          ensure(!Object.hasOwn(out, name), 'claim_collision', `disclosed claim "${name}" already exists at that level`);
-          const p = [...path, name];
-          located.push({ ...d, path: p });
-          out[name] = rebuild(d.value, p);
+          if (Object.hasOwn(out, name)) throw new CheckFailed('claim_collision', `disclosed claim "${name}" already exists at that level`);
+          out[name] = disclose(d, name);
         }
       }
       return out;
@@ -128,7 +141,7 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
     return value;
   };
 
-  const claims = rebuild(payload, []) as Record<string, unknown>;
+  const claims = rebuild(payload) as Record<string, unknown>;
   const unreferenced = parsed.filter((d) => !located.some((l) => l.digest === d.digest));
   if (strict) ensure(unreferenced.length === 0, 'disclosure_unreferenced', `${unreferenced.length} disclosure(s) match no digest in the payload (tampered, or a child presented without its parent)`);
   return { claims, disclosures: located, unreferenced };
@@ -151,13 +164,13 @@ export function decodeSdJwt(text: string): DecodedSdJwt {
   return decodeSdJwtParts(parts);
 }
 
-/** `decodeSdJwt` of an SD-JWT already split, with its issuer JWT header when already decoded. */
-export function decodeSdJwtParts(parts: SdJwtParts, knownHeader?: Record<string, unknown>): DecodedSdJwt {
+/** `decodeSdJwt` of an SD-JWT already split, with its issuer JWT header and claims when already decoded. */
+export function decodeSdJwtParts(parts: SdJwtParts, knownHeader?: Record<string, unknown>, knownPayload?: Record<string, unknown>): DecodedSdJwt {
   let header: Record<string, unknown>;
   let payload: Record<string, unknown>;
   try {
     header = knownHeader ?? decodeJwtHeader(parts.issuerJwt);
-    payload = decodeJwtClaims(parts.issuerJwt);
+    payload = knownPayload ?? decodeJwtClaims(parts.issuerJwt);
   } catch (error) {
     throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
   }

@@ -27,6 +27,8 @@ export interface VerifySdJwtVcOptions {
     maxAge?: number;
   };
   algorithms?: string[];
+  /** The issuer JWT's claims as the caller already decoded them, used when `jwt` is this SD-JWT's issuer JWT. */
+  decodedIssuerJwt?: { jwt: string; claims: Record<string, unknown> };
 }
 
 export interface VerifiedSdJwtVc {
@@ -147,7 +149,8 @@ export function verifySdJwtVc(text: string, options: VerifySdJwtVcOptions): Prom
     ensure(header.typ === SD_JWT_VC_TYP || header.typ === LEGACY_SD_JWT_VC_TYP, 'typ', `typ ${JSON.stringify(header.typ)} is not ${SD_JWT_VC_TYP}`);
     ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'issuer_signature', `alg ${JSON.stringify(header.alg)} is not allowed`);
     await verifyIssuerSignature(parts.issuerJwt, header, options.issuerJwks, algorithms);
-    const decoded = decodeSdJwtParts(parts, header);
+    const known = options.decodedIssuerJwt;
+    const decoded = decodeSdJwtParts(parts, header, known && known.jwt === parts.issuerJwt ? known.claims : undefined);
     const { payload } = decoded;
     ensure(typeof payload.iss === 'string', 'iss', 'the credential has no iss');
     ensure(options.expectedIssuer === undefined || payload.iss === options.expectedIssuer, 'iss', 'iss is not the expected issuer');

@@ -80,6 +80,17 @@ describe('SD-JWT VC presentation and verification', () => {
     expect(r.holderJwk).toEqual(f.holder.publicJwk);
   });
 
+  it('takes the issuer JWT claims a caller already decoded only for that very issuer JWT', async () => {
+    const presentation = await presentSdJwtVc(credential, { disclose: [['given_name']], keyBinding: kb() });
+    const { issuerJwt } = splitSdJwt(presentation);
+    const claims = decodeSdJwt(presentation).payload;
+    const same = await verify(presentation, { decodedIssuerJwt: { jwt: issuerJwt, claims } });
+    expect(same.valid && same.claims.given_name).toBe('Alice');
+    // Claims said to be of another JWT are not used: the presentation's own are decoded.
+    const other = await verify(presentation, { decodedIssuerJwt: { jwt: `${issuerJwt}x`, claims: { ...claims, given_name: 'Mallory', vct: 7 } } });
+    expect(other.valid && other.claims.given_name).toBe('Alice');
+  });
+
   it('accepts typ vc+sd-jwt on input', async () => {
     const { issuerJwt, disclosures } = splitSdJwt(credential);
     const payload = decodeSdJwt(credential).payload;
