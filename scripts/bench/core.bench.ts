@@ -11,6 +11,7 @@ import { createMainProjections } from '../../adapters/http/main/compose.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { SqliteProjectionStore } from '../../adapters/store/sqlite-projection-store.ts';
 import { fold, toMachineEvent } from '../../services/actors/fold.ts';
+import { BoundedCache } from '../../services/bounded-cache.ts';
 import type { StoredEvent } from '../../services/event-log.ts';
 import { startChildServer } from './support/child-server.ts';
 import { opsPerSecond, type Bench, type BenchRow } from './types.ts';
@@ -160,6 +161,25 @@ async function restartTime(count: number): Promise<{ startMs: number; healthMs: 
   return { startMs: server.startMs, healthMs };
 }
 
+/**
+ * Inserts into a full 10,000-entry cache (every insert evicts): BoundedCache against a Map that
+ * evicts through a fresh `keys().next()`, which walks the slots of earlier evictions.
+ */
+async function cacheRates() {
+  const SIZE = 10_000;
+  const keys = Array.from({ length: 200_000 }, (_, i) => `presentation:${i.toString(36).padStart(24, '0')}`);
+  const cache = new BoundedCache<string, number>(SIZE);
+  const naive = new Map<string, number>();
+  let i = 0;
+  let j = 0;
+  const bounded = await opsPerSecond(() => cache.set(keys[i++ % keys.length], i));
+  const fresh = await opsPerSecond(() => {
+    naive.set(keys[j++ % keys.length], j);
+    if (naive.size > SIZE) naive.delete(naive.keys().next().value as string);
+  });
+  return { bounded, fresh };
+}
+
 const bench: Bench = async () => {
   const rows: BenchRow[] = [];
   const jose = await joseRates();
@@ -175,6 +195,9 @@ const bench: Bench = async () => {
   const replay = replayRates();
   rows.push({ name: 'bare xstate transition fold (in memory)', value: replay.bare, unit: 'events/s' });
   rows.push({ name: 'replay: read SQLite + parse + fold', value: replay.replay, unit: 'events/s', ratio: { against: 'bare fold', value: replay.replay / replay.bare, target: '>= 0.80' } });
+  const cache = await cacheRates();
+  rows.push({ name: 'evicting Map: fresh keys().next() per insert (10,000, full)', value: cache.fresh, unit: 'inserts/s' });
+  rows.push({ name: 'actor cache (BoundedCache) insert, 10,000 entries, full', value: cache.bounded, unit: 'inserts/s', ratio: { against: 'fresh keys() per eviction', value: cache.bounded / cache.fresh } });
   const restart = await restartTime(RESTART_EVENTS);
   rows.push({ name: `restart with ${RESTART_EVENTS.toLocaleString('en-US')} events: /health answers after`, value: restart.healthMs, unit: 'ms', note: 'target <= 3,000' });
   return rows;
