@@ -33,17 +33,21 @@ export const randomBase32 = (length: number) => {
   return out;
 };
 
+/** The milliseconds `ms` as `digits` characters of `sortedAlphabet` (in byte order), so the text sorts as the time does. */
+function sortableTime(ms: number, sortedAlphabet: string, digits: number): string {
+  const base = sortedAlphabet.length;
+  let time = '';
+  for (let t = Math.floor(ms), i = 0; i < digits; i++, t = Math.floor(t / base)) time = sortedAlphabet[t % base] + time;
+  return time;
+}
+
 /**
  * 16 base32 characters: 9 for the milliseconds since 1970 (good for a thousand years), 7 random. Ids
  * made close in time sort close together, so a burst of new rows touches few index pages.
  */
-export function timeOrderedBase32(ms: number): string {
-  let time = '';
-  for (let t = Math.floor(ms), i = 0; i < 9; i++, t = Math.floor(t / 32)) time = BASE32_SORTED[t % 32] + time;
-  return time + randomBase32(7);
-}
+export const timeOrderedBase32 = (ms: number): string => sortableTime(ms, BASE32_SORTED, 9) + randomBase32(7);
 
-// The 64 base64url characters in byte order, so that encoded numbers sort as the numbers do.
+// The 64 base64url characters in byte order.
 const BASE64URL_SORTED = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
 
 /**
@@ -51,11 +55,7 @@ const BASE64URL_SORTED = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnop
  * (good for eight thousand years), then `bytes` random bytes. Rows keyed by such tokens and written
  * close in time land next to each other in an index, so a burst touches few pages.
  */
-export function timeOrderedToken(ms: number, bytes: number): string {
-  let time = '';
-  for (let t = Math.floor(ms), i = 0; i < 8; i++, t = Math.floor(t / 64)) time = BASE64URL_SORTED[t % 64] + time;
-  return time + randomToken(bytes);
-}
+export const timeOrderedToken = (ms: number, bytes: number): string => sortableTime(ms, BASE64URL_SORTED, 8) + randomToken(bytes);
 
 /** `length` characters drawn uniformly from `alphabet`. */
 export const randomFrom = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');

@@ -49,7 +49,8 @@ export interface ResultDocument {
  * together in the log's index.
  */
 const REQUEST_ID_LENGTH = 24;
-const REQUEST_ID = /^[A-Za-z0-9_-]{24}$/;
+const REQUEST_ID = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}$`);
+const STATE = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}\\.[A-Za-z0-9_-]{43}$`);
 const ENC_KID_SUFFIX = '.enc';
 const FORMATS = new Set(['dc+sd-jwt', 'vc+sd-jwt', 'mso_mdoc', 'jwt_vc_json', 'jwt_vc_json-ld', 'ldp_vc']);
 /** A wallet's error code and description are short ASCII (RFC 6749 §4.1.2.1 character set). */
@@ -59,7 +60,7 @@ const hashOf = (value: string) => sha256(value);
 const invalidRequestUri = (description: string) => new OAuthError('invalid_request_uri', description, 400);
 
 /** The request id a `state` value names (`<request_id>.<mac>`), so no lookup table is needed. */
-const requestIdOfState = (state: unknown) => (typeof state === 'string' && /^[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{43}$/.test(state) ? state.slice(0, REQUEST_ID_LENGTH) : undefined);
+const requestIdOfState = (state: unknown) => (typeof state === 'string' && STATE.test(state) ? state.slice(0, REQUEST_ID_LENGTH) : undefined);
 
 /** The profile rule (HAIP 1.0): `haip` means x509_hash + direct_post.jwt; an explicit other choice conflicts. */
 function applyProfile(input: CreateRequestInput): { prefix: string; mode: string } {
