@@ -81,6 +81,8 @@ export interface IssuanceContext {
   holderJkts: string[];
   notificationIdHash?: string;
   notificationEvent?: string;
+  /** The wallet said `credential_accepted` at some point: a later `credential_failure` is refused. */
+  credentialAccepted?: boolean;
   interactionId?: string;
   expiredReason?: string;
   attested?: boolean;
@@ -124,8 +126,8 @@ export const issuanceMachine = setup({
     offerLive: ({ context, event }) => before(context, event.at),
     /** The fifth wrong transaction code burns the pre-authorized code. */
     lastTxCodeAttempt: ({ context }) => context.txCodeFailures + 1 >= TX_CODE_ATTEMPTS,
-    /** After `credential_accepted` only a repeat or `credential_deleted` is taken. */
-    notificationAllowed: ({ context, event }) => event.type === 'issuance.notified' && (context.notificationEvent !== 'credential_accepted' || event.event !== 'credential_failure'),
+    /** Once `credential_accepted` came, `credential_failure` is refused, even after a `credential_deleted`. */
+    notificationAllowed: ({ context, event }) => event.type === 'issuance.notified' && !(context.credentialAccepted === true && event.event === 'credential_failure'),
   },
   actions: {
     countTxCodeFailure: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })),
@@ -144,6 +146,10 @@ export const issuanceMachine = setup({
         expiresAt: event.expires_at ?? context.expiresAt,
         par: { clientId: event.client_id, redirectUri: event.redirect_uri, codeChallenge: event.code_challenge, authorizationDetails: event.authorization_details, state: event.state, dpopJkt: event.dpop_jkt, requestUriHash: event.request_uri_hash, requestExpiresAt: event.request_expires_at, attested: event.attested === true },
       };
+    }),
+    recordNotification: assign(({ context, event }) => {
+      if (event.type !== 'issuance.notified') return {};
+      return { notificationEvent: event.event, credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted', ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) };
     }),
     recordCredential: assign(({ event }) => {
       if (event.type !== 'issuance.credential_issued') return {};
@@ -222,12 +228,12 @@ export const issuanceMachine = setup({
     credential_issued: {
       on: {
         'issuance.credential_issued': { actions: 'recordCredential' },
-        'issuance.notified': { target: 'notified', guard: 'notificationAllowed', actions: assign(({ event }) => ({ notificationEvent: event.event, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) })) },
+        'issuance.notified': { target: 'notified', guard: 'notificationAllowed', actions: 'recordNotification' },
       },
     },
     notified: {
       on: {
-        'issuance.notified': { guard: 'notificationAllowed', actions: assign(({ context, event }) => ({ notificationEvent: context.notificationEvent === 'credential_accepted' && event.event === 'credential_accepted' ? context.notificationEvent : event.event })) },
+        'issuance.notified': { guard: 'notificationAllowed', actions: 'recordNotification' },
       },
     },
     expired: { type: 'final' },

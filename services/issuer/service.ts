@@ -7,7 +7,8 @@ import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
 import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
-import { verifyDPoPProof, type VerifiedProof } from '../dpop/proof.ts';
+import { DPoPError, verifyDPoPProof, type VerifiedProof } from '../dpop/proof.ts';
+import { accessTokenFromHeader, dpopChallenge, invalidTokenError } from '../oauth/protected-resources.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
@@ -70,6 +71,21 @@ function requestedConfiguration(req: Record<string, unknown>, details: unknown):
   if (!hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
   return String(req.credential_configuration_id);
 }
+
+/**
+ * The status name of an issuance state (decisions §8): the login and the code wait under
+ * `authorization_requested` until a token is issued, and an offer burned by wrong transaction codes
+ * says so (`tx_code_burned`) instead of looking lapsed.
+ */
+function statusName(state: string, expiredReason: string | undefined): string {
+  if (state === 'authorizing' || state === 'code_issued') return 'authorization_requested';
+  if (state === 'expired' && expiredReason === 'tx_code_burned') return 'tx_code_burned';
+  return state;
+}
+const TERMINAL_STATUSES = new Set(['expired', 'tx_code_burned', 'notified']);
+
+/** OpenID4VCI 1.0 §11.1: event_description is text of %x20-21 / %x23-5B / %x5D-7E only. */
+export const isNotificationDescription = (value: unknown): value is string => typeof value === 'string' && /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/.test(value);
 
 /** RFC 7636 §4.6: BASE64URL(SHA-256(code_verifier)) equals the challenge. */
 const checkPkce = (verifier: string | undefined, challenge: string) =>
@@ -212,10 +228,12 @@ export class IssuerService {
     if (version === 0) throw notFound('No such credential offer');
     const c: IssuanceContext = snapshot.context;
     const lapsed = snapshot.value !== 'expired' && c.expiresAt <= this.clock.now() && (snapshot.value === 'offered' || snapshot.value === 'offer_fetched');
-    const status = lapsed ? 'expired' : String(snapshot.value);
+    const status = lapsed ? 'expired' : statusName(String(snapshot.value), c.expiredReason);
+    const expiredReason = lapsed ? 'lapsed' : c.expiredReason;
     return {
       status,
-      terminal: status === 'expired' || status === 'notified',
+      terminal: TERMINAL_STATUSES.has(status),
+      ...(expiredReason ? { expired_reason: expiredReason } : {}),
       grant: c.grant,
       // Who started it: the issuer's offer, or the wallet on its own (PAR without issuer_state).
       requested_by: c.codeHash || c.issuerStateHash ? 'offer' : 'wallet',
@@ -245,7 +263,7 @@ export class IssuerService {
       const nonces = side === 'as' ? this.asNonces : this.rsNonces;
       if (!nonces.accepts(decodeJwt(request.dpop).nonce)) {
         if (side === 'as') throw new OAuthError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', 400, { 'dpop-nonce': nonces.current() });
-        throw new OAuthError('use_dpop_nonce', 'Resource server requires nonce in DPoP proof', 401, { 'dpop-nonce': nonces.current(), 'www-authenticate': 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"' });
+        throw new OAuthError('use_dpop_nonce', 'Resource server requires nonce in DPoP proof', 401, { 'dpop-nonce': nonces.current() });
       }
     }
     if (!(await this.useOnce('dpop-jti', `${proof.jkt}:${proof.jti}`))) throw new OAuthError('invalid_dpop_proof', 'The DPoP proof was already used (jti replay)', 400);
@@ -274,16 +292,23 @@ export class IssuerService {
     const txCode = form.tx_code;
     if (c.txCodeHash && txCode === undefined) throw invalidRequest('tx_code is required for this offer');
     if (!c.txCodeHash && txCode !== undefined) throw invalidRequest('This offer has no tx_code');
-    if (c.txCodeHash && !sameHash(txCode!, c.txCodeHash)) {
-      await this.offers.execute(offerId, { type: 'issuance.tx_code_rejected', at: this.clock.now() });
-      const left = TX_CODE_ATTEMPTS - c.txCodeFailures - 1;
-      throw invalidGrant(left > 0 ? `The tx_code is wrong (${left} attempt(s) left)` : 'The tx_code is wrong; the pre-authorized code is burned');
-    }
+    if (c.txCodeHash && !sameHash(txCode!, c.txCodeHash)) throw invalidGrant(await this.rejectTxCode(offerId));
     this.requireHaipClient(c.configurationIds, attested, proof);
     // Every other check passed: only now is the code consumed (the token_issued transition).
     const minted = await this.mintToken(offerId, c, { proof, ...(attested ? { clientId: attested.clientId, attested } : {}) });
     if (!minted) throw invalidGrant('The pre-authorized code was already used');
     return minted;
+  }
+
+  /**
+   * A wrong tx_code is decided in the offer's turn, one at a time: the count of attempts left comes from
+   * the state after this rejection, so concurrent guesses each hear the truth.
+   */
+  private async rejectTxCode(offerId: string): Promise<string> {
+    const outcome = await this.offers.execute(offerId, { type: 'issuance.tx_code_rejected', at: this.clock.now() });
+    if (!outcome.accepted) return 'The pre-authorized code was already used, burned or has expired';
+    const left = TX_CODE_ATTEMPTS - outcome.snapshot.context.txCodeFailures;
+    return left > 0 ? `The tx_code is wrong (${left} attempt(s) left)` : 'The tx_code is wrong; the pre-authorized code is burned';
   }
 
   /**
@@ -391,18 +416,23 @@ export class IssuerService {
   // ----- credential endpoint -----
 
   private async accessToken(request: PresentedRequest) {
-    const match = /^(Bearer|DPoP) ([A-Za-z0-9._~+/-]+=*)$/.exec(request.authorization ?? '');
-    const unauthorized = (why: string) => new OAuthError('invalid_token', why, 401, { 'www-authenticate': `${match?.[1] === 'DPoP' ? 'DPoP' : 'Bearer'} error="invalid_token", error_description="${why}"` });
-    if (!match) throw unauthorized('An access token from the token endpoint is required');
-    const claims = verifyOwnJwtSync(match[2], (kid) => this.keys.verificationKey(KEY_SET, 'ES256', kid), { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', now: this.clock.now() });
+    const presented = accessTokenFromHeader(request.authorization);
+    const unauthorized = (why: string) => invalidTokenError(why, { scheme: presented?.scheme ?? 'Bearer' });
+    if (!presented) throw unauthorized('An access token from the token endpoint is required');
+    const { scheme, token } = presented;
+    const claims = verifyOwnJwtSync(token, (kid) => this.keys.verificationKey(KEY_SET, 'ES256', kid), { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', now: this.clock.now() });
     if (!claims) throw unauthorized('The access token is invalid or expired');
     const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
     if (bound) {
-      if (match[1] !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');
-      const proof = await this.recordingChallenges(typeof claims.issuance === 'string' ? claims.issuance : undefined, 'rs', () => this.dpop(request, 'rs', match[2]));
-      if (!proof || proof.jkt !== bound) throw unauthorized('The DPoP proof key is not the key the token is bound to');
-    } else if (match[1] === 'DPoP') throw unauthorized('This access token is not DPoP-bound: use the Bearer scheme');
-    return { token: match[2], claims, offerId: String(claims.issuance ?? '') };
+      if (scheme !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');
+      const issuance = typeof claims.issuance === 'string' ? claims.issuance : undefined;
+      const proof = await this.recordingChallenges(issuance, 'rs', () => this.dpop(request, 'rs', token)).catch((e: OAuthError) => {
+        throw e.error === 'invalid_dpop_proof' || e.error === 'use_dpop_nonce' ? dpopChallenge(e) : e;
+      });
+      if (!proof) throw dpopChallenge(new DPoPError('A DPoP proof (with ath) is required with a DPoP-bound token'));
+      if (proof.jkt !== bound) throw unauthorized('The DPoP proof key is not the key the token is bound to');
+    } else if (scheme === 'DPoP') throw unauthorized('This access token is not DPoP-bound: use the Bearer scheme');
+    return { token, claims, offerId: String(claims.issuance ?? '') };
   }
 
   /**
@@ -423,13 +453,14 @@ export class IssuerService {
     const { token, claims, offerId } = await this.accessToken(request);
     const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
     const loaded = await this.offers.get(offerId);
-    if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw new OAuthError('invalid_token', 'The access token does not belong to a live offer', 401, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw invalidTokenError('The access token does not belong to a live offer');
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
     const req = body as Record<string, unknown>;
     const configurationId = requestedConfiguration(req, claims.authorization_details);
     const configuration = this.settings.configurations.get(configurationId);
     if (!configuration || isPrototypeName(configurationId)) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
     if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw new OAuthError('insufficient_scope', `The access token was not issued for ${configurationId}`, 403);
+    if (req.proof !== undefined) throw new OAuthError('invalid_credential_request', 'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}', 400);
     const proofs = req.proofs as { jwt?: unknown } | undefined;
     if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0) throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
     if (proofs.jwt.length > BATCH_SIZE) throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
@@ -498,7 +529,8 @@ export class IssuerService {
     const { snapshot } = await this.offers.get(offerId);
     if (!sameHash(id, snapshot.context.notificationIdHash)) throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
     if (event !== 'credential_accepted' && event !== 'credential_failure' && event !== 'credential_deleted') throw new OAuthError('invalid_notification_request', 'event must be credential_accepted, credential_failure or credential_deleted', 400);
+    if (req.event_description !== undefined && !isNotificationDescription(req.event_description)) throw new OAuthError('invalid_notification_request', 'event_description must be ASCII text without \'"\' or \'\\\' (OpenID4VCI 1.0 §11.1)', 400);
     const outcome = await this.offers.execute(offerId, { type: 'issuance.notified', at: this.clock.now(), event, ...(request.interactionId ? { interaction_id: request.interactionId } : {}) });
-    if (!outcome.accepted) throw new OAuthError('invalid_notification_request', 'After credential_accepted only credential_deleted (or a repeat) is taken', 400);
+    if (!outcome.accepted) throw new OAuthError('invalid_notification_request', 'Once credential_accepted was sent, credential_failure is refused', 400);
   }
 }

@@ -82,6 +82,8 @@ export function credentialIssuerMetadata(s: IssuerSettings, requestEncryptionJwk
   return {
     credential_issuer: s.issuer,
     authorization_servers: [s.issuer],
+    // Decisions §8: both documents name the issuer's keys.
+    jwks_uri: `${s.issuer}/.well-known/jwks.json`,
     credential_endpoint: `${s.issuer}/credential`,
     deferred_credential_endpoint: `${s.issuer}/deferred_credential`,
     nonce_endpoint: `${s.issuer}/nonce`,

@@ -25,6 +25,26 @@ export function invalidTokenError(description: string, options: { scheme?: 'Bear
 }
 
 /**
+ * RFC 6750 §2.1 and RFC 9449 §7.1: the scheme and token of an `Authorization` header. The scheme is
+ * matched without regard to case (RFC 9110 §11.1). Undefined when the header is absent or malformed.
+ */
+export function accessTokenFromHeader(header: string | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
+  if (!header) return undefined;
+  const m = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+  if (!m) return undefined;
+  return { scheme: m[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: m[2] };
+}
+
+/**
+ * RFC 9449 §7.1: a DPoP proof refused at a resource is a 401 with a `DPoP` challenge naming the error
+ * (`invalid_dpop_proof`, or `use_dpop_nonce` with its `DPoP-Nonce`), never a bare 400.
+ */
+export function dpopChallenge(error: OAuthError, resourceMetadata?: string): OAuthError {
+  const challenge = invalidTokenError(error.description, { scheme: 'DPoP', error: error.error, resourceMetadata });
+  return new OAuthError(challenge.error, challenge.description, 401, { ...error.headers, ...challenge.headers });
+}
+
+/**
  * Access to a protected resource of one issuer with its access tokens: signature, audience, expiry,
  * revocation, and for DPoP-bound tokens (`cnf.jkt`) a proof with `ath` from the bound key.
  */
@@ -46,8 +66,7 @@ export class ProtectedResource {
     if (bound) {
       if (presented.scheme !== 'DPoP') throw fail('This access token is DPoP-bound; use the DPoP authorization scheme with a proof');
       const proof = await checkDPoP(this.deps, presented.dpop, { method: presented.method, url: presented.url, accessToken: presented.token }).catch((e: OAuthError) => {
-        const challenge = invalidTokenError(e.description, { scheme: 'DPoP', error: e.error, resourceMetadata: this.resourceMetadata });
-        throw new OAuthError(challenge.error, challenge.description, 401, { ...e.headers, ...challenge.headers });
+        throw dpopChallenge(e, this.resourceMetadata);
       });
       if (!proof) throw fail('A DPoP proof is required with a DPoP-bound token');
       if (proof.jkt !== bound) throw fail('The DPoP proof key is not the key the token is bound to');

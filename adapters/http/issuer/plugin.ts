@@ -12,6 +12,7 @@ import { ISSUING_COUNTRY, authorizationServerMetadata, credentialIssuerMetadata,
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
+import { requireFormBody } from '../form-body.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
@@ -46,15 +47,19 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   // Both documents follow from settings fixed at start: built once, served as they are.
   const metadata = credentialIssuerMetadata(settings, pki.requestEncryption.publicJwk);
   const asMetadata = authorizationServerMetadata(settings);
-  app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, async (request, reply) => {
+  const sendIssuerMetadata = async (request: FastifyRequest, reply: FastifyReply) => {
     if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
       const iat = Math.floor(ctx.clock.now() / 1000);
       const jwt = signJwt({ alg: 'ES256', kid: undefined as never, privateKey: pki.documentSigner.privateKey, publicKey: pki.documentSigner.publicKey, publicJwk: {} }, { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c }, { ...metadata, sub: settings.issuer, iat, exp: iat + 300 });
       return reply.type('application/jwt').send(jwt);
     }
     return metadata;
-  });
+  };
+  app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, sendIssuerMetadata);
   app.get('/.well-known/oauth-authorization-server/oid4vci', { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } }, async () => asMetadata);
+  // Legacy aliases: draft-13 wallets append the well-known suffix to the issuer instead of inserting it.
+  app.get('/oid4vci/.well-known/openid-credential-issuer', { schema: { summary: 'Legacy alias (draft-13 appended path) of the credential issuer metadata', tags } }, sendIssuerMetadata);
+  app.get('/oid4vci/.well-known/oauth-authorization-server', { schema: { summary: 'Legacy alias (draft-13 appended path) of the issuer\'s authorization server metadata', tags } }, async () => asMetadata);
   app.get('/oid4vci/.well-known/jwks.json', { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } }, async () => ({ keys: [...ctx.keys.jwks('oid4vci').keys, dsJwk] }));
   app.get('/oid4vci/iaca.pem', { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } }, async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem));
   app.get('/oid4vci/credential-types/university-degree', { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } }, async () => ({
@@ -95,6 +100,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   app.get('/oid4vci/offers/:id/status', { schema: { summary: 'What the wallet did with an offer (fold of its stream)', tags, params: idParams, response: { 200: jsonObject('The offer\'s state and what the wallet did: attestation, DPoP, proofs and holder keys, encryption, notification', { status: { type: 'string' } }), 404: errorResponse } } }, async (request) => issuer.status((request.params as { id: string }).id));
 
   app.post('/oid4vci/token', {
+    preValidation: requireFormBody,
     schema: {
       summary: 'Token endpoint of the issuer: pre-authorized_code grant, optional tx_code, optional DPoP',
       tags,

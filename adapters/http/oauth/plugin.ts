@@ -6,7 +6,7 @@ import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import { OAuthDeps } from '../../../services/oauth/deps.ts';
 import { TokenIntrospection } from '../../../services/oauth/introspection.ts';
 import { issuerProfiles, type IssuerProfile } from '../../../services/oauth/issuers.ts';
-import { ProtectedResource, invalidTokenError, type PresentedToken } from '../../../services/oauth/protected-resources.ts';
+import { ProtectedResource, accessTokenFromHeader, invalidTokenError, type PresentedToken } from '../../../services/oauth/protected-resources.ts';
 import { TokenEndpoint } from '../../../services/oauth/token-endpoint.ts';
 import { jsonObject } from '../response-schemas.ts';
 
@@ -226,8 +226,7 @@ function registerResource(app: FastifyInstance, ctx: MainContext, deps: OAuthDep
 function presentedFromHeader(request: FastifyRequest, base: string): PresentedToken | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
-  const m = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!m) throw invalidTokenError('The Authorization header is malformed');
-  const scheme = m[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
-  return { scheme, token: m[2], dpop: request.headers.dpop, method: request.method, url: `${base}${request.url.split('?')[0]}` };
+  const presented = accessTokenFromHeader(header);
+  if (!presented) throw invalidTokenError('The Authorization header is malformed');
+  return { ...presented, dpop: request.headers.dpop, method: request.method, url: `${base}${request.url.split('?')[0]}` };
 }

@@ -250,7 +250,7 @@ describe('OID4VCI issuer: a negative per rule', () => {
     const wrong = withTx.tx_code_value === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': withTx.pre_authorized_code, tx_code: wrong }))).body.error).toBe('invalid_grant');
     expect((await post('/oid4vci/token', form({ grant_type: grant, 'pre-authorized_code': withTx.pre_authorized_code, tx_code: withTx.tx_code_value }))).body.error).toBe('invalid_grant');
-    expect(((await (await fetch(withTx.status_uri)).json()) as Json).status).toBe('expired');
+    expect((await (await fetch(withTx.status_uri)).json()) as Json).toMatchObject({ status: 'tx_code_burned', terminal: true, expired_reason: 'tx_code_burned' });
   });
 
   it('credential: each invalid_proof cause, invalid_nonce, batch size, id-field rule, unknown configuration, scope, token', async () => {
