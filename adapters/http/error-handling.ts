@@ -19,6 +19,7 @@ export interface ErrorPages {
 }
 
 const pathOf = (url: string) => url.split('?')[0];
+const allowedMethods = (app: FastifyInstance, path: string) => HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }));
 
 function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
@@ -78,12 +79,14 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     const hint = (request.routeOptions.config as { fixHint?: string } | undefined)?.fixHint;
     if (hint && error.validation) mapped = new OAuthError(mapped.error, `${mapped.description}. ${hint}`, mapped.status);
     if (mapped.status >= 500) request.log.error({ err: error }, 'unhandled error');
+    // RFC 9110 §15.5.6: every 405 names what is allowed; a route that refuses without saying gets the router's list.
+    if (mapped.status === 405 && !Object.keys(mapped.headers).some((name) => name.toLowerCase() === 'allow')) reply.header('allow', allowedMethods(app, pathOf(request.url)).join(', '));
     return renderError(request, reply, mapped, pages);
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
-    const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }));
+    const allowed = allowedMethods(app, path);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, new OAuthError('method_not_allowed', `${request.method} is not allowed on ${path}`, 405));

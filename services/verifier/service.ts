@@ -39,7 +39,10 @@ export interface ResultDocument {
   status: 'created' | 'fetched' | 'verified' | 'rejected' | 'wallet_error' | 'expired';
   enc?: string;
   reasons: PresentationReason[];
-  presentations?: Record<string, DisclosedPresentation[]>;
+  /** Without the answer's response_code (when it produced one), each presentation shows no claims. */
+  presentations?: Record<string, DisclosedPresentation[] | Array<Omit<DisclosedPresentation, 'claims'>>>;
+  /** True when claims were held back because the answer's response_code was not given. */
+  response_code_required?: boolean;
   wallet_error?: { error: string; error_description?: string };
 }
 
@@ -51,6 +54,12 @@ export interface ResultDocument {
 const REQUEST_ID_LENGTH = 24;
 const REQUEST_ID = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}$`);
 const STATE = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}\\.[A-Za-z0-9_-]{43}$`);
+/**
+ * The capability a result is read by: the request id (to find the stream), then 128 bits of an HMAC of
+ * it under a server secret, like `state`: unguessable, and derivable again for the HAIP redirect
+ * without storing it. The request id travels in request URIs and QR codes; this never does.
+ */
+const TRANSACTION_ID = new RegExp(`^([A-Za-z0-9_-]{${REQUEST_ID_LENGTH}})\\.[A-Za-z0-9_-]{22}$`);
 const ENC_KID_SUFFIX = '.enc';
 const FORMATS = new Set(['dc+sd-jwt', 'vc+sd-jwt', 'mso_mdoc', 'jwt_vc_json', 'jwt_vc_json-ld', 'ldp_vc']);
 /** A wallet's error code and description are short ASCII (RFC 6749 §4.1.2.1 character set). */
@@ -120,6 +129,7 @@ export class VerifierService {
   /** direct_post.jwt decryption keys by request id, until the request lapses. */
   private readonly decryptionKeys = new Map<string, { privateKey: KeyObject; expiresAt: number }>();
   private readonly stateSecret: Uint8Array;
+  private readonly transactionSecret: Uint8Array;
 
   constructor(
     log: EventLog,
@@ -132,6 +142,12 @@ export class VerifierService {
     // Presentation streams hold a handful of events: folding them beats writing snapshots.
     this.requests = new ActorRuntime(log, presentationMachine, 'presentation', 10_000, false);
     this.stateSecret = keys.secret('oid4vp-state');
+    this.transactionSecret = keys.secret('oid4vp-transaction');
+  }
+
+  /** `transaction_id` is `<request_id>.<128 bits of HMAC>` (TRANSACTION_ID). */
+  private transactionIdOf(id: string): string {
+    return `${id}.${createHmac('sha256', this.transactionSecret).update(`transaction:${id}`).digest().subarray(0, 16).toString('base64url')}`;
   }
 
   /** `state` is `<request_id>.<HMAC>`: derivable again when the request object is signed, never stored in clear. */
@@ -161,6 +177,7 @@ export class VerifierService {
     const clientId = clientIdOf(prefix as ClientIdPrefix, this.settings, this.pki, this.keys);
     const nonce = randomToken(24);
     const state = this.stateOf(id);
+    const transactionId = this.transactionIdOf(id);
     const event: PresentationEvent = {
       type: 'presentation.created',
       at,
@@ -185,6 +202,7 @@ export class VerifierService {
       : byValueQuery(id, outcome.snapshot.context, state, this.settings);
     return {
       request_id: id,
+      transaction_id: transactionId,
       client_id: clientId,
       authorization_request_uri: `openid4vp://?${query}`,
       ...(byReference ? { request_uri: requestUri, request_uri_method: method } : {}),
@@ -194,9 +212,13 @@ export class VerifierService {
       state,
       dcql_query: dcqlQuery,
       expires_in: REQUEST_TTL_S,
-      result_uri: `${this.settings.baseUrl}/oid4vp/result/${id}`,
+      result_uri: this.resultUri(transactionId),
       ...(input.profile === 'haip' ? { profile: 'haip' } : {}),
     };
+  }
+
+  private resultUri(transactionId: string): string {
+    return `${this.settings.baseUrl}/oid4vp/result/${transactionId}`;
   }
 
   private keepDecryptionKey(id: string, privateKey: KeyObject, expiresAt: number): void {
@@ -228,7 +250,8 @@ export class VerifierService {
     const loaded = await this.current(id);
     const status = loaded.snapshot.value as string;
     if (status === 'new' || loaded.snapshot.context.requestUriMethod === undefined) throw new OAuthError('invalid_request_uri', 'No such request', 404);
-    if (loaded.snapshot.context.requestUriMethod !== method) throw new OAuthError('invalid_request', `This request object is fetched with ${loaded.snapshot.context.requestUriMethod.toUpperCase()}`, 405);
+    const allowed = loaded.snapshot.context.requestUriMethod.toUpperCase();
+    if (loaded.snapshot.context.requestUriMethod !== method) throw new OAuthError('invalid_request', `This request object is fetched with ${allowed}`, 405, { allow: allowed });
     if (status === 'expired') throw invalidRequestUri('The request has expired');
     if (status !== 'created' && status !== 'fetched') throw invalidRequestUri('The request has already been answered');
     const at = this.clock.now();
@@ -323,14 +346,14 @@ export class VerifierService {
     const verdict: PresentationEvent = reasons.length === 0 ? { type: 'presentation.verified', ...common, presentations } : { type: 'presentation.rejected', ...common, reasons };
     const outcome = await this.requests.execute(id, () => [{ type: 'presentation.response_received', at, enc }, verdict]);
     if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
-    return responseCode ? { redirect_uri: `${this.settings.baseUrl}/oid4vp/result/${id}?response_code=${responseCode}` } : {};
+    return responseCode ? { redirect_uri: `${this.resultUri(this.transactionIdOf(id))}?response_code=${responseCode}` } : {};
   }
 
   private async verifyVpToken(request: RequestState, vpToken: unknown): Promise<{ reasons: PresentationReason[]; presentations: Record<string, DisclosedPresentation[]> }> {
     const query = request.dcqlQuery as DcqlQuery;
     const queries = new Map(query.credentials.map((c) => [c.id, c]));
     const answers = parseVpToken(vpToken, queries);
-    if (!(answers instanceof Map)) return { reasons: [answers], presentations: {} };
+    if (!(answers instanceof Map)) return { reasons: [answers], presentations: Object.create(null) };
     const ctx = {
       clientId: request.clientId,
       nonce: request.nonce,
@@ -340,7 +363,8 @@ export class VerifierService {
       trust: this.trust,
     };
     const reasons: PresentationReason[] = [];
-    const presentations: Record<string, DisclosedPresentation[]> = {};
+    // Query ids are the caller's names (`__proto__` is a valid one): a null-prototype object keeps each as data.
+    const presentations: Record<string, DisclosedPresentation[]> = Object.create(null);
     const presented = new Map<string, StoredCredential[]>();
     const failed = new Set<string>();
     for (const [queryId, items] of answers) {
@@ -363,21 +387,35 @@ export class VerifierService {
 
   // ----- results -----
 
-  /** `GET /oid4vp/result/{id}`; with HAIP's `response_code`, the code must be the one handed out. */
-  async result(id: string, responseCode?: string): Promise<ResultDocument> {
-    if (!REQUEST_ID.test(id)) throw notFound('No such presentation request');
+  /**
+   * `GET /oid4vp/result/{transaction_id}`. Where the answer produced a response_code (the HAIP
+   * redirect), disclosed claims are shown only with that code; without it, status and verdicts only.
+   */
+  async result(transactionId: string, responseCode?: string): Promise<ResultDocument> {
+    const id = TRANSACTION_ID.exec(transactionId)?.[1];
+    if (!id || !sameText(transactionId, this.transactionIdOf(id))) throw notFound('No such presentation result');
     const loaded = await this.current(id);
-    if (loaded.snapshot.value === 'new') throw notFound('No such presentation request');
+    if (loaded.snapshot.value === 'new') throw notFound('No such presentation result');
     const context = loaded.snapshot.context;
-    if (responseCode !== undefined && (context.responseCodeHash === undefined || !sameText(hashOf(responseCode), context.responseCodeHash))) throw invalidRequest('response_code is not the one issued for this request');
+    const codeRequired = context.responseCodeHash !== undefined;
+    if (responseCode !== undefined && (!codeRequired || !sameText(hashOf(responseCode), context.responseCodeHash!))) throw invalidRequest('response_code is not the one issued for this request');
+    const withheld = codeRequired && responseCode === undefined;
     const status = loaded.snapshot.value as ResultDocument['status'];
     return {
       request_id: id,
       status,
       ...(typeof context.enc === 'string' ? { enc: context.enc } : {}),
       reasons: context.reasons,
-      ...(context.presentations ? { presentations: context.presentations } : {}),
+      ...(context.presentations ? { presentations: withheld ? withoutClaims(context.presentations) : context.presentations } : {}),
+      ...(withheld ? { response_code_required: true } : {}),
       ...(context.walletError ? { wallet_error: context.walletError } : {}),
     };
   }
+}
+
+/** The presentations of a result with every disclosed claim left out (format and issuer stay). */
+function withoutClaims(presentations: Record<string, DisclosedPresentation[]>): Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> {
+  const shown: Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> = Object.create(null);
+  for (const [queryId, items] of Object.entries(presentations)) shown[queryId] = items.map(({ format, issuer }) => ({ format, issuer }));
+  return shown;
 }

@@ -29,12 +29,14 @@ export const DEFAULT_DCQL_QUERY: DcqlQuery = {
   ],
 };
 
-/** What the verifier supports, as `client_metadata.vp_formats_supported` (OpenID4VP 1.0 Appendix B). */
+/**
+ * What the verifier supports, as `client_metadata.vp_formats_supported`: only the format identifiers
+ * OpenID4VP 1.0 Appendix B defines (strict wallets refuse a request naming any other).
+ */
 export const VP_FORMATS_SUPPORTED = {
   'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256', 'ES384', 'EdDSA'], 'kb-jwt_alg_values': ['ES256', 'ES384', 'EdDSA'] },
   mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
   jwt_vc_json: { alg_values: ['ES256', 'EdDSA'] },
-  'jwt_vc_json-ld': { alg_values: ['ES256', 'EdDSA'] },
   ldp_vc: { proof_type_values: ['DataIntegrityProof'], cryptosuite_values: ['ecdsa-rdfc-2019', 'eddsa-rdfc-2022'] },
 };
 

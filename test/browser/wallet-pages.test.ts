@@ -80,7 +80,7 @@ describe.skipIf(!available)('wallet pages in Chromium', () => {
       await page.getByLabel(/family_name/).uncheck();
       await page.getByRole('button', { name: 'Present' }).click();
       await page.waitForLoadState();
-      const doc = (await exchange(main.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+      const doc = (await exchange(main.url, `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
       expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
       expect(Object.keys(doc.presentations.degree[0].claims)).toEqual(['degree']);
       expect(await violations(page)).toEqual([]);

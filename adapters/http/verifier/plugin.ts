@@ -94,7 +94,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
 
   app.get('/oid4vp/result/:id', {
     schema: {
-      summary: 'What became of a presentation request: status, reasons by named check, disclosed claims',
+      summary: 'What became of a presentation request, read by its transaction_id (never the request id): status, reasons by named check, disclosed claims (with the answer\'s response_code when it produced one)',
       tags,
       params: idParams,
       querystring: { type: 'object', properties: { response_code: { type: 'string', maxLength: 200 } } },

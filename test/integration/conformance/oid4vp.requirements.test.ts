@@ -20,7 +20,7 @@ const degree = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ p
 const create = async (body: Record<string, unknown> = { dcql_query: degree }) => (await ctx.k.post('/oid4vp/request/create', json(body))).body;
 const to = (c: any, overrides: Partial<Answering> = {}): Answering => ({ clientId: c.client_id, nonce: c.nonce, responseUri: c.response_uri, nowS: ctx.k.now(), ...overrides });
 const answer = (c: any, vpToken: unknown) => ctx.k.post('/oid4vp/response', form({ vp_token: JSON.stringify(vpToken), state: c.state }));
-const result = async (c: any) => (await ctx.k.get(`/oid4vp/result/${c.request_id}`)).body;
+const result = async (c: any) => (await ctx.k.get(`/oid4vp/result/${c.transaction_id}`)).body;
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
 
 describe('OpenID4VP 1.0 (verifier)', () => {

@@ -30,7 +30,7 @@ const create = async (body: Record<string, unknown> = { dcql_query: degreeQuery(
 };
 const to = (created: any, overrides: Partial<Answering> = {}): Answering => ({ clientId: created.client_id, nonce: created.nonce, responseUri: created.response_uri, nowS: nowS(), ...overrides });
 const answer = (created: any, vpToken: unknown) => post('/oid4vp/response', form({ vp_token: typeof vpToken === 'string' ? vpToken : JSON.stringify(vpToken), state: created.state }));
-const result = async (created: any) => (await post(`/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+const result = async (created: any) => (await post(`/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
 /** Answers with `vpToken` and returns the one reason of the rejection. */
 async function rejection(created: any, vpToken: unknown) {
   const answered = await answer(created, vpToken);
@@ -108,7 +108,7 @@ describe('OID4VP verifier: every named check fails for its reason', () => {
       const created = (await exchange(restarted.url, '/oid4vp/request/create', json({}))).body;
       const vp = await presentMdoc(Buffer.from(expired.encoded).toString('base64url'), holder, { clientId: created.client_id, nonce: created.nonce, responseUri: created.response_uri, nowS: nowS() });
       expect((await exchange(restarted.url, '/oid4vp/response', form({ vp_token: JSON.stringify({ mdl: [vp] }), state: created.state }))).status).toBe(200);
-      const doc = (await exchange(restarted.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+      const doc = (await exchange(restarted.url, `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
       expect(doc.reasons[0]).toMatchObject({ check: 'validity' });
     } finally {
       await restarted.close();
@@ -235,7 +235,7 @@ describe('OID4VP verifier: request lifecycle', () => {
     const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [vp] }, state: c.state }))).setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid }).encrypt(await importJWK(key, 'ECDH-ES'));
     const answered = await post('/oid4vp/response', form({ response: jwe }));
     expect(answered.status).toBe(200);
-    expect(answered.body.redirect_uri).toMatch(new RegExp(`^${server.url}/oid4vp/result/${c.request_id}\\?response_code=[A-Za-z0-9_-]{32}$`));
+    expect(answered.body.redirect_uri).toMatch(new RegExp(`^${server.url}/oid4vp/result/${c.transaction_id}\\?response_code=[A-Za-z0-9_-]{32}$`));
     const redirect = new URL(answered.body.redirect_uri);
     expect((await exchange(server.url, `${redirect.pathname}${redirect.search}`, { method: 'GET' })).body).toMatchObject({ status: 'verified' });
     expect((await exchange(server.url, `${redirect.pathname}?response_code=wrong`, { method: 'GET' })).status).toBe(400);

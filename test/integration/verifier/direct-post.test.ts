@@ -26,12 +26,12 @@ const create = async (body: Record<string, unknown>) => {
   return created.body;
 };
 const answering = (created: any) => ({ clientId: created.client_id, nonce: created.nonce, responseUri: created.response_uri, nowS: nowS() });
-const result = async (created: any) => (await post(`/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+const result = async (created: any) => (await post(`/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
 
 describe('OID4VP verifier: direct_post', () => {
   it('redirect_uri: an unsigned by-value request answered with an SD-JWT VC is verified; only the disclosed claims are reported', async () => {
     const created = await create({ dcql_query: degreeQuery() });
-    expect(created).toMatchObject({ client_id: `redirect_uri:${server.url}/oid4vp/response`, response_mode: 'direct_post', response_uri: `${server.url}/oid4vp/response`, expires_in: 300, result_uri: `${server.url}/oid4vp/result/${created.request_id}` });
+    expect(created).toMatchObject({ client_id: `redirect_uri:${server.url}/oid4vp/response`, response_mode: 'direct_post', response_uri: `${server.url}/oid4vp/response`, expires_in: 300, result_uri: `${server.url}/oid4vp/result/${created.transaction_id}` });
     expect(created.request_uri).toBeUndefined();
     const uri = new URL(created.authorization_request_uri);
     expect(uri.protocol).toBe('openid4vp:');

@@ -42,13 +42,13 @@ describe('OID4VP verifier across a restart', () => {
         const key = JSON.parse(new URL(encrypted.authorization_request_uri).searchParams.get('client_metadata')!).jwks.keys[0] as JWK;
         const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: { degree: [await presentSdJwt(sdJwt, holder, to(encrypted))] }, state: encrypted.state }))).setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid }).encrypt(await importJWK(key, 'ECDH-ES'));
         expect(await exchange(second.url, '/oid4vp/response', form({ response: jwe }))).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-        expect((await exchange(second.url, `/oid4vp/result/${encrypted.request_id}`, { method: 'GET' })).body).toMatchObject({ status: 'rejected', reasons: [{ check: 'decryption', reason: expect.any(String) }] });
+        expect((await exchange(second.url, `/oid4vp/result/${encrypted.transaction_id}`, { method: 'GET' })).body).toMatchObject({ status: 'rejected', reasons: [{ check: 'decryption', reason: expect.any(String) }] });
         // The x509 material is kept in DATA_DIR: the same client_id after the restart.
         expect((await exchange(second.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash' }))).body.client_id).toBe(plain.client_id);
         expect((await fetch(plain.request_uri)).status).toBe(200);
         expect((await exchange(second.url, '/oid4vp/response', form({ vp_token: JSON.stringify({ degree: [await presentSdJwt(sdJwt, holder, to(plain))] }), state: plain.state }))).status).toBe(200);
-        expect((await exchange(second.url, `/oid4vp/result/${plain.request_id}`, { method: 'GET' })).body.status).toBe('verified');
-        expect((await exchange(second.url, `/oid4vp/result/${done.request_id}`, { method: 'GET' })).body).toMatchObject({ status: 'verified', presentations: { degree: [{ format: 'dc+sd-jwt' }] } });
+        expect((await exchange(second.url, `/oid4vp/result/${plain.transaction_id}`, { method: 'GET' })).body.status).toBe('verified');
+        expect((await exchange(second.url, `/oid4vp/result/${done.transaction_id}`, { method: 'GET' })).body).toMatchObject({ status: 'verified', presentations: { degree: [{ format: 'dc+sd-jwt' }] } });
       } finally {
         await second.close({ keepData: true });
       }
@@ -100,7 +100,7 @@ describe('every verifier endpoint under fuzzed input', () => {
         walletErrorAccepted = true;
       }
     }), { numRuns: 400 });
-    const status = (await exchange(server.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body.status;
+    const status = (await exchange(server.url, `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body.status;
     expect(status).toBe(walletErrorAccepted ? 'wallet_error' : status === 'fetched' ? 'fetched' : 'created');
   }, 120_000);
 });

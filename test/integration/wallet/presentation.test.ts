@@ -26,7 +26,7 @@ const call = async (s: string, path: string, body?: unknown) => {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 const create = async (body: Record<string, unknown>) => (await exchange(main.url, '/oid4vp/request/create', json(body))).body;
-const result = async (created: Record<string, any>) => (await exchange(main.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+const result = async (created: Record<string, any>) => (await exchange(main.url, `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
 const degree = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] };
 
 describe('wallet OID4VP holder against our verifier', () => {
@@ -180,7 +180,7 @@ describe('x509_san_dns (the verifier on a DNS name)', () => {
         expect(created.client_id).toBe('x509_san_dns:localhost');
         const res = await fetch(`${trusting.url}/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': `san-${mode}` }, body: JSON.stringify({ uri: created.authorization_request_uri }) });
         expect(res.status, await res.clone().text()).toBe(200);
-        const doc = (await exchange(named.url, `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+        const doc = (await exchange(named.url, `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
         expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
       }
       const created = (await exchange(named.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_san_dns', dcql_query: degree }))).body;

@@ -142,7 +142,7 @@ async function runWallet(created: Record<string, any>, presentation: (clientId: 
   return { request, submitted, jarm: response.jarm };
 }
 
-const result = async (created: Record<string, any>) => (await exchange(local(server.url), `/oid4vp/result/${created.request_id}`, { method: 'GET' })).body;
+const result = async (created: Record<string, any>) => (await exchange(local(server.url), `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
 
 describe('interop: @openid4vc/openid4vp Openid4vpClient as the holder', () => {
   for (const prefix of PREFIXES) {
