@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { OAuthError } from '../../services/errors.ts';
 import { StoreUnavailable } from '../../services/event-log.ts';
@@ -19,6 +19,14 @@ export interface ErrorPages {
 }
 
 const pathOf = (url: string) => url.split('?')[0];
+/** The path as routing saw it: `/%61pi/x` is `/api/x`, so it errs in JSON like `/api/x` does. */
+function decodedPathOf(url: string): string {
+  try {
+    return decodeURIComponent(pathOf(url));
+  } catch {
+    return pathOf(url);
+  }
+}
 const allowedMethods = (app: FastifyInstance, path: string) => HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }));
 
 function toOAuthError(error: FastifyError | Error): OAuthError {
@@ -64,15 +72,38 @@ export function sendError(reply: FastifyReply, error: OAuthError): FastifyReply 
 /** An error as this path shows errors: a page on page paths (when the service has pages), else JSON. */
 function renderError(request: FastifyRequest, reply: FastifyReply, error: OAuthError, pages: ErrorPages): FastifyReply {
   reply.removeHeader('retry-after');
-  if (pages.sendErrorPage && pages.isPage(pathOf(request.url)) && error.status !== 405) {
+  if (pages.sendErrorPage && pages.isPage(decodedPathOf(request.url)) && error.status !== 405) {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     return pages.sendErrorPage(request, reply, error);
   }
   return sendError(reply, error);
 }
 
+/** RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host header (any version: never two). */
+function hostHeaderProblem(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return 'The request carries more than one Host header';
+  if (hosts === 0 && request.raw.httpVersion !== '1.0') return 'The request carries no Host header (RFC 9112 §3.2)';
+  return undefined;
+}
+
 /** The single place where errors become responses: `{error, error_description}`, never a stack. */
 export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): void {
+  // Node would answer these itself with an empty body; they get the error contract instead.
+  app.addHook('onRequest', (request, reply, done) => {
+    const problem = hostHeaderProblem(request);
+    if (!problem) return done();
+    reply.header('connection', 'close');
+    sendError(reply, new OAuthError('invalid_request', problem, 400));
+  });
+  app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify(new OAuthError('invalid_request', 'Only Expect: 100-continue is understood (RFC 9110 §10.1.1)', 417).toJSON());
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let mapped = toOAuthError(error);
     // A route may say how to fix a malformed request; the error then names the fix.
@@ -91,7 +122,7 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
       reply.header('allow', allowed.join(', '));
       return sendError(reply, new OAuthError('method_not_allowed', `${request.method} is not allowed on ${path}`, 405));
     }
-    if (pages.isPage(path) && request.method === 'GET') return pages.sendNotFoundPage(request, reply);
+    if (pages.isPage(decodedPathOf(request.url)) && request.method === 'GET') return pages.sendNotFoundPage(request, reply);
     return sendError(reply, new OAuthError('not_found', `No resource at ${path}`, 404));
   });
 }
@@ -125,7 +156,8 @@ export function sharedServerOptions(pages: Pick<ErrorPages, 'isPage' | 'sendErro
   return {
     requestTimeout: requestTimeoutMs,
     // Node checks request deadlines on this interval (30 s by default, which would double the timeout).
-    http: { connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs },
+    // requireHostHeader off: Node's own answer would be an empty 400; installErrorHandling refuses in JSON.
+    http: { connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs, requireHostHeader: false },
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildSerializer: buildResponseSerializer } },
     frameworkErrors: (error, request, reply) => {

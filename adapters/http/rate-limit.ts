@@ -2,6 +2,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameText } from '../../services/crypto/compare.ts';
 import { OAuthError } from '../../services/errors.ts';
+import { isDiscoveryDocument } from './discovery-cors.ts';
 
 /**
  * Route patterns that share the per-IP limit (decisions section 1), plus the page route that starts
@@ -10,7 +11,12 @@ import { OAuthError } from '../../services/errors.ts';
  */
 const LIMITED = [/^\/api(\/|$)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp$/, /^\/protocol\/:id\/flow\/:flow\/run$/, /^\/wallet-harness(\/|$)/];
 
-export const isRateLimited = (routePattern: string) => LIMITED.some((re) => re.test(routePattern));
+/** Page forms whose POST does API work: the looking glass decodes as `/api/lookingglass/*` does. */
+const LIMITED_POSTS = [/^\/looking-glass$/];
+
+/** Discovery documents (metadata, JWKS) are free even under a limited prefix such as `/oid4vci/`. */
+export const isRateLimited = (routePattern: string, methods: readonly string[] = []) =>
+  (LIMITED.some((re) => re.test(routePattern)) && !isDiscoveryDocument(routePattern)) || (methods.includes('POST') && LIMITED_POSTS.some((re) => re.test(routePattern)));
 
 /**
  * A header that marks the server's own calls (a flow run's exchanges against this origin) so they
@@ -23,13 +29,13 @@ export interface InternalCaller {
 
 const sameSecret = (given: unknown, expected: string) => typeof given === 'string' && sameText(given, expected);
 
-export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string) => boolean; internal?: InternalCaller; store?: FastifyRateLimitStoreCtor } = {}): Promise<void> {
+export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string, methods: readonly string[]) => boolean; internal?: InternalCaller; store?: FastifyRateLimitStoreCtor } = {}): Promise<void> {
   const limited = options.limited ?? isRateLimited;
   const internalSecret = options.internal?.value;
   const isInternal = (request: FastifyRequest) => internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
   // Routes that never count get no limiter hook at all; the plugin's onRoute hook, added after this one, sees the flag.
   app.addHook('onRoute', (route) => {
-    if (!limited(route.url)) route.config = { ...(route.config as object | undefined), rateLimit: false } as typeof route.config;
+    if (!limited(route.url, [route.method].flat())) route.config = { ...(route.config as object | undefined), rateLimit: false } as typeof route.config;
   });
   await app.register(rateLimit, {
     global: true,

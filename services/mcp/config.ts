@@ -33,8 +33,8 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
 }
 
 /**
- * The card lists exactly the revisions the running server's `server/discover` reports, so the two
- * never disagree (2025-era clients still negotiate theirs through `initialize`).
+ * The card lists exactly the revisions the running server negotiates: those its `server/discover`
+ * reports and those its `initialize` agrees to, so card and endpoint never disagree.
  */
 export function withServedVersions(c: McpServerConfig, discovered: string[]): McpServerConfig {
   return { ...c, protocolVersions: [...new Set(discovered)].sort().reverse() };

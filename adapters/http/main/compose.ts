@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
 import type { OAuthError } from '../../../services/errors.ts';
 import { installRateLimit } from '../rate-limit.ts';
+import { installDiscoveryCors } from '../discovery-cors.ts';
 import { SseHub, type SseLimits } from '../sse.ts';
 import { installPageHeaders } from '../pages/links.ts';
 import { sendPage } from '../pages/respond.ts';
@@ -170,7 +171,9 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
     },
   });
   await installRateLimit(app, config.rateLimitPerMinute, { internal, store: rateLimits });
+  const discoveryCors = installDiscoveryCors(app);
   for (const plugin of MAIN_ROUTES) await plugin(app, ctx);
+  discoveryCors.addPreflights();
 
   let closed = false;
   return {

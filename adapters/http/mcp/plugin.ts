@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
+import { SUPPORTED_PROTOCOL_VERSIONS, createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
 import { aiCatalog, mcpServerConfig, serverCard, withServedVersions } from '../../../services/mcp/config.ts';
 import { buildMcpServer } from '../../../services/mcp/tools.ts';
 import type { MainContext } from '../main/context.ts';
@@ -18,14 +18,33 @@ async function discoverVersions(fetchMcp: (r: Request) => Promise<Response>, end
   return json.result?.supportedVersions ?? [];
 }
 
+/** The revisions `initialize` settles on when a client asks for them (the SDK answers its own newest otherwise). */
+async function initializeVersions(fetchMcp: (r: Request) => Promise<Response>, endpoint: string): Promise<string[]> {
+  const agreed: string[] = [];
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    const res = await fetchMcp(new Request(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'card', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'portico-card', version: '1' } } }),
+    }));
+    // The answer is JSON or one server-sent event carrying it.
+    const text = await res.text();
+    const json = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    const answered = (JSON.parse(json) as { result?: { protocolVersion?: string } }).result?.protocolVersion;
+    if (answered === version) agreed.push(version);
+  }
+  return agreed;
+}
+
 /** `/mcp` (streamable HTTP, SDK v2), `/mcp/server-card` and `/.well-known/ai-catalog.json`. */
 export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = mcpServerConfig(ctx.config.baseUrl, ctx.config.version);
   const deps = { catalog: ctx.catalog, lookingGlass: ctx.lookingGlass, isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f) };
   const handler = createMcpHandler(() => buildMcpServer(base, deps), { onerror: (e) => app.log.debug({ err: e }, 'mcp') });
   ctx.onClose.push(() => handler.close());
-  // Ask the running server which modern revisions it serves, so the card says exactly that.
-  const config = withServedVersions(base, await discoverVersions(handler.fetch, base.endpoint));
+  // Ask the running server which revisions it negotiates (server/discover for the modern ones,
+  // initialize for the 2024-2025 ones), so the card says exactly that.
+  const config = withServedVersions(base, [...(await discoverVersions(handler.fetch, base.endpoint)), ...(await initializeVersions(handler.fetch, base.endpoint))]);
   // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
   const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
 
@@ -69,11 +88,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     }
   });
 
-  // Discovery documents are public and read cross-origin (browser-based agents and registries).
+  // Read cross-origin: the shared discovery CORS gives both their header and preflight (discovery-cors.ts).
   const discoveryDocument = (path: string, summary: string, body: string, type: string) => {
-    app.get(path, { schema: { summary, tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply.header('access-control-allow-origin', '*'), body, type));
-    app.options(path, { schema: { summary: `CORS preflight for ${path}`, tags: ['discovery'] } }, (_request, reply) =>
-      reply.code(204).header('access-control-allow-origin', '*').header('access-control-allow-methods', 'GET, HEAD, OPTIONS').header('access-control-allow-headers', 'If-None-Match').header('access-control-max-age', '86400').send());
+    app.get(path, { schema: { summary, tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply, body, type));
   };
   discoveryDocument('/mcp/server-card', 'MCP server card', JSON.stringify(serverCard(config)), 'application/mcp-server-card+json');
   discoveryDocument('/.well-known/ai-catalog.json', 'AI catalog: the MCP servers of this deployment', JSON.stringify(aiCatalog(config)), 'application/ai-catalog+json');

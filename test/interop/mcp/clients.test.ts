@@ -43,7 +43,7 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
 }
 
 describe('MCP discovery documents', () => {
-  it('the card fits its schema (description <= 100), lists exactly the revisions server/discover reports, and no listChanged is promised', async () => {
+  it('the card fits its schema (description <= 100), lists exactly the revisions the endpoint negotiates (server/discover and initialize), and no listChanged is promised', async () => {
     expect(card.description.length).toBeLessThanOrEqual(100);
     expect(aiCatalog.entries[0].description).toBe(card.description);
     const res = await fetch(`${server.url}/mcp`, {
@@ -52,8 +52,16 @@ describe('MCP discovery documents', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
     });
     const discovered = ((await res.json()) as { result: { supportedVersions: string[]; capabilities: { tools?: { listChanged?: boolean } } } }).result;
-    expect(card.remotes[0].supportedProtocolVersions).toEqual([...discovered.supportedVersions].sort().reverse());
-    expect(card.remotes[0].supportedProtocolVersions).not.toContain('2024-10-07');
+    // Issue 30 item 21: every revision the endpoint negotiates, through server/discover or initialize, and no other.
+    const agreed: string[] = [];
+    for (const version of ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07', '2023-01-01']) {
+      const init = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+      const text = await init.text();
+      if (JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text).result?.protocolVersion === version) agreed.push(version);
+    }
+    expect(agreed).toContain('2025-11-25');
+    expect(card.remotes[0].supportedProtocolVersions).toEqual([...new Set([...discovered.supportedVersions, ...agreed])].sort().reverse());
+    expect(card.remotes[0].supportedProtocolVersions).toContain('2025-11-25');
     expect(discovered.capabilities.tools?.listChanged ?? false).toBe(false);
   });
 
