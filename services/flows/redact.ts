@@ -3,11 +3,16 @@ import { createHash } from 'node:crypto';
 /**
  * What a run keeps in the event log: every secret replaced by a fingerprint, decided on the value as
  * well as on its name. Values: JWTs (JWS, JWE, SD-JWT) wherever they stand, and the private members
- * of any JWK. Names: credentials and bearer material only (`client_secret`, `*_token`, `code`, ...),
+ * of any JWK. Names: credentials and bearer material only (`client_secret`, `*_token`, `code`, an
+ * offer's `pre_authorized_code`, `tx_code_value` and `issuer_state`, capabilities such as a result's
+ * `transaction_id` and `response_code`, ...),
  * never public metadata whose names merely mention them (`token_endpoint`, `authorization_endpoint`,
  * `id_token_signing_alg_values_supported`, `token_type`).
  */
-const SECRET_NAME = /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre-authorized_code|tx_code|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
+const SECRET_NAME = /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre[-_]authorized_code|tx_code(_value)?|issuer_state|response_code|transaction_id|notification_id|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
+
+/** Paths whose last segment is itself a capability: a presentation result is read by its transaction id. */
+const CAPABILITY_PATH = /(\/oid4vp\/result\/)([^/?#]+)/;
 
 /** RFC 7517/7518 members that hold private or symmetric key material. */
 const PRIVATE_JWK_MEMBERS = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv']);
@@ -43,7 +48,7 @@ export function redact(value: unknown, key = ''): unknown {
   if (key === 'tokens' || key === 'payload' || key === 'header') return value; // decoded claims, not bearer material
   if (typeof value === 'string') {
     if (isSecretName(key) || looksLikeJwt(value)) return fingerprint(value);
-    if (/^https?:\/\//.test(value)) return redactUrl(value);
+    if (/^[a-z][a-z0-9+.-]*:\/\/\S*[?#/]/i.test(value)) return redactUrl(value);
     return value;
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, key));
@@ -54,17 +59,28 @@ export function redact(value: unknown, key = ''): unknown {
   return value;
 }
 
-/** Query and fragment parameters of a URL, redacted by the same rules. */
+/** One URL parameter by the same rules; a JSON value (an offer by value, `credential_offer={…}`) member by member. */
+function redactParameter(params: URLSearchParams, name: string, value: string): void {
+  if (isSecretName(name) || looksLikeJwt(value)) return params.set(name, fingerprint(value));
+  if (!value.startsWith('{')) return;
+  try {
+    params.set(name, JSON.stringify(redact(JSON.parse(value))));
+  } catch {
+    // not JSON after all: an ordinary value
+  }
+}
+
+/** Query and fragment parameters of a URL (of any scheme, `openid-credential-offer://` too), redacted by the same rules. */
 function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    for (const [k, v] of [...u.searchParams]) if (isSecretName(k) || looksLikeJwt(v)) u.searchParams.set(k, fingerprint(v));
+    for (const [k, v] of [...u.searchParams]) redactParameter(u.searchParams, k, v);
     if (u.hash.length > 1) {
       const fragment = new URLSearchParams(u.hash.slice(1));
-      for (const [k, v] of [...fragment]) if (isSecretName(k) || looksLikeJwt(v)) fragment.set(k, fingerprint(v));
+      for (const [k, v] of [...fragment]) redactParameter(fragment, k, v);
       u.hash = fragment.toString();
     }
-    return u.href;
+    return u.href.replace(CAPABILITY_PATH, (_all, prefix: string, capability: string) => `${prefix}${fingerprint(capability)}`);
   } catch {
     return url;
   }

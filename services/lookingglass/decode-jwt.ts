@@ -19,7 +19,11 @@ export interface JwtDecoding {
   format: 'jwt';
   header: Record<string, unknown>;
   payload: Record<string, unknown>;
-  signature: { verified: boolean; key_source: string; detail: string };
+  /**
+   * `verified` means: verified with a key we trust (ours, or the JWKS the caller supplied). A token
+   * that verifies only with the key in its own `jwk` header is `self_signed_valid`, never `verified`.
+   */
+  signature: { verified: boolean; self_signed_valid?: boolean; key_source: string; detail: string };
   /** What the token is, when its `typ` says so. */
   kind?: { typ: string; kind: string; reference: string };
   claims: DecodedClaim[];
@@ -96,7 +100,7 @@ async function verify(token: string, header: Record<string, unknown>, payload: R
     if (Array.isArray(header.x5c) && typeof header.x5c[0] === 'string') return verifyWithX5cLeaf(token, header.x5c[0]);
     if (header.jwk) {
       await compactVerify(token, EmbeddedJWK);
-      return { verified: true, key_source: 'embedded jwk', detail: 'Verified only with the key the token carries in its own header: this proves possession of that key, not who issued the token' };
+      return { verified: false, self_signed_valid: true, key_source: 'embedded jwk', detail: 'Self-signed: the signature is valid with the key the token carries in its own header, which proves possession of that key but not who issued the token. Not verified with any key we trust' };
     }
     return { verified: false, key_source: 'none', detail: 'No key to check against: supply the issuer JWKS as "jwks"' };
   } catch {
@@ -154,7 +158,7 @@ function warnings(header: Record<string, unknown>, payload: Record<string, unkno
   if (alg.startsWith('HS') && (options.jwks?.keys.some((k) => k.kty !== 'oct') || header.jwk || header.kid)) {
     out.push('HS* with public key material around: a verifier that uses a public key as an HMAC secret can be fooled (algorithm confusion)');
   }
-  if (!signature.verified && alg !== 'none') out.push('signature not verified');
+  if (!signature.verified && alg !== 'none' && !signature.self_signed_valid) out.push('signature not verified');
   if (signature.key_source === 'embedded jwk') out.push('self-signed: the only key that verifies it is the one embedded in its header, so anyone could have made it; trust it only if you know that key');
   if (!signature.verified && signature.key_source.startsWith('portico ')) out.push(`claims to come from this origin (iss ${String(payload.iss)}) but is not signed by that issuer's keys`);
   if (typeof payload.exp !== 'number') out.push('no exp: the token never expires');

@@ -40,11 +40,27 @@ function isoDate(value: unknown): string | undefined {
   }
 }
 
+const DATE_TAGS = new Set([0, 1, 1004]);
+
+/**
+ * Tags 0 and 1 (RFC 8949 §3.4.1-2) and 1004 (RFC 8943) carry a date as text or seconds; anything else
+ * under them (a big integer, a map) is a malformed element, refused rather than shown without its tag.
+ */
+function dateOfTag(tag: Tag): string {
+  if (tag.tag === 1004) {
+    if (typeof tag.value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(tag.value)) return tag.value;
+    throw invalid('tag 1004 (full-date, RFC 8943) must carry a YYYY-MM-DD text string');
+  }
+  const iso = isoDate(tag);
+  if (iso !== undefined) return iso;
+  throw invalid(tag.tag === 0 ? 'tag 0 must carry an RFC 3339 date-time text string (RFC 8949 §3.4.1)' : 'tag 1 must carry epoch seconds within the range of a date (RFC 8949 §3.4.2)');
+}
+
 /** CBOR as JSON: maps become prototype-free objects, byte strings base64url, big integers decimal strings. */
 function toPlain(value: unknown): unknown {
   if (isMap(value)) return recordFrom([...value.entries()].map(([k, v]) => [String(k), toPlain(v)] as const));
   if (Array.isArray(value)) return value.map(toPlain);
-  if (value instanceof Tag) return isoDate(value) ?? (value.tag === 1004 || value.tag === 0 ? toPlain(value.value) : { tag: value.tag, value: toPlain(value.value) });
+  if (value instanceof Tag) return DATE_TAGS.has(value.tag) ? dateOfTag(value) : { tag: value.tag, value: toPlain(value.value) };
   if (value instanceof Uint8Array) return { bytes: Buffer.from(value).toString('base64url') };
   if (typeof value === 'bigint') return value.toString();
   return value;

@@ -36,10 +36,10 @@ describe('the looking glass and forged tokens (issue 13 item 9)', () => {
     }
   });
 
-  it('a self-signed token for another issuer verifies with its embedded key, with a warning', async () => {
+  it('[issue 30 item 26] a self-signed token is self_signed_valid, never verified, with a warning', async () => {
     const { token } = await selfSigned('https://issuer.example');
     const decoded = await decode(token);
-    expect(decoded.signature).toMatchObject({ verified: true, key_source: 'embedded jwk' });
+    expect(decoded.signature).toMatchObject({ verified: false, self_signed_valid: true, key_source: 'embedded jwk' });
     expect(decoded.warnings.some((w) => /self-signed/.test(w))).toBe(true);
   });
 
