@@ -8,8 +8,32 @@ const LINE_BREAKS = /\r\n|[\n\r\u0085\u2028\u2029]/g;
 const oneLine = (s: string) => s.replace(LINE_BREAKS, ' ');
 const longestBacktickRun = (s: string) => Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
 
-/** Text: inline markup characters escaped, entity references neutralised, line breaks as spaces. */
-const escapeMd = (s: string) => oneLine(s).replace(/([\\`*_[\]<>|~])/g, '\\$1').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+/** Backtick run lengths in a line of markdown: a run opens a code span only if another of its length follows. */
+type BacktickRuns = Map<number, number>;
+function countBacktickRuns(texts: string[]): BacktickRuns {
+  const runs: BacktickRuns = new Map();
+  for (const text of texts) for (const run of text.match(/`+/g) ?? []) runs.set(run.length, (runs.get(run.length) ?? 0) + 1);
+  return runs;
+}
+
+/** Neither whitespace nor punctuation (CommonMark 6.2): an underscore run between two of these cannot open or close emphasis. */
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+const intraword = (text: string, at: number, length: number) => WORD_CHARACTER.test(text[at - 1] ?? '') && WORD_CHARACTER.test(text[at + length] ?? '');
+
+/**
+ * Text: escaped only where a character would start markup (CommonMark): `*`, brackets, `<`, `|`, `~`
+ * and backslashes always; `_` unless it stands inside a word (`identity_assertion` stays as it is); a
+ * backtick run only when another run of its length in the same line could close it. Entity references
+ * are neutralised and line breaks become spaces.
+ */
+function escapeMd(text: string, runs: BacktickRuns = countBacktickRuns([text])): string {
+  return oneLine(text)
+    .replace(/[\\*[\]<>|~]/g, '\\$&')
+    .replace(/_+/g, (run: string, at: number, whole: string) => (intraword(whole, at, run.length) ? run : run.replace(/_/g, '\\_')))
+    // A run at either end of the text could also join a neighbouring code span's fence.
+    .replace(/`+/g, (run: string, at: number, whole: string) => ((runs.get(run.length) ?? 0) > 1 || at === 0 || at + run.length === whole.length ? run.replace(/`/g, '\\`') : run))
+    .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+}
 
 /** A line that would open a block (`#`, `>`, `-`, `+`, `=`, `1.`, indentation) is made to read as text. */
 const escapeBlockStart = (line: string) => line.trimStart().replace(/^([#>+=-])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
@@ -26,14 +50,21 @@ function codeSpan(text: string, inTable: boolean): string {
 
 const escapeHref = (href: string) => href.replace(/[()<>|\s\\]/g, encodeURIComponent);
 
-function inline(i: Inline, inTable: boolean): string {
-  if (typeof i === 'string') return escapeMd(i);
+function inline(i: Inline, inTable: boolean, runs: BacktickRuns): string {
+  if (typeof i === 'string') return escapeMd(i, runs);
   if ('code' in i) return codeSpan(i.code, inTable);
-  if ('link' in i) return `[${escapeMd(i.link)}](${escapeHref(i.href)})`;
-  if ('strong' in i) return `**${escapeMd(i.strong)}**`;
-  return `*${escapeMd(i.em)}*`;
+  if ('link' in i) return `[${escapeMd(i.link, runs)}](${escapeHref(i.href)})`;
+  if ('strong' in i) return `**${escapeMd(i.strong, runs)}**`;
+  return `*${escapeMd(i.em, runs)}*`;
 }
-const inlines = (list: Inline[], inTable = false) => escapeBlockStart(list.map((i) => inline(i, inTable)).join(''));
+
+/** The raw text an inline puts on the line, for counting backtick runs (a code span counts with its fences). */
+const lineText = (i: Inline, inTable: boolean) => (typeof i === 'string' ? i : 'code' in i ? codeSpan(i.code, inTable) : 'link' in i ? i.link : 'strong' in i ? i.strong : i.em);
+
+function inlines(list: Inline[], inTable = false): string {
+  const runs = countBacktickRuns(list.map((i) => lineText(i, inTable)));
+  return escapeBlockStart(list.map((i) => inline(i, inTable, runs)).join(''));
+}
 
 function codeBlock(raw: string, lang = ''): string {
   const text = raw.replace(/\r\n?/g, '\n');
@@ -52,7 +83,7 @@ function block(b: Block): string {
     case 'code':
       return codeBlock(b.text, b.lang);
     case 'table':
-      return [`| ${b.head.map(escapeMd).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`, ...b.rows.map((r) => `| ${r.map((c) => inlines(c, true)).join(' | ')} |`)].join('\n');
+      return [`| ${b.head.map((cell) => escapeMd(cell)).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`, ...b.rows.map((r) => `| ${r.map((c) => inlines(c, true)).join(' | ')} |`)].join('\n');
     case 'notice':
       return `> ${inlines(b.inlines)}`;
     case 'figure':

@@ -71,4 +71,31 @@ describe('markdown twins escape reflected values (issue 13 item 7)', () => {
       expect(rows).toBe(2);
     }), { numRuns: 500 });
   });
+
+  const UNIT = fc.constantFrom('a', 'b', ' ', '`', '#', '|', '-', '>', '1', '.', '*', '_', '[', ']', '(', ')', '<', '!', '&', ';', '\\', '=', '~', 'é');
+  it('[issue 30 item 28] property: text in a paragraph, beside code spans, reads back exactly as its text, with no markup', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 30, unit: UNIT }), fc.string({ maxLength: 10, unit: UNIT }), fc.string({ maxLength: 8, unit: UNIT }), (before, code, after) => {
+      const text = renderMarkdown({ title: 't', blocks: [{ kind: 'paragraph', inlines: [`x${before}`, { code: `c${code}` }, `${after}y`] }] });
+      const inline = md.parse(text, {}).find((t) => t.type === 'inline')!;
+      const children = inline.children ?? [];
+      expect(children.map((t) => t.type).filter((type) => type !== 'text' && type !== 'code_inline')).toEqual([]);
+      expect(children.filter((t) => t.type === 'code_inline')).toHaveLength(1);
+      expect(children.filter((t) => t.type === 'text').map((t) => t.content).join('')).toBe(`x${before}${after}y`.replace(/\s+$/, ''));
+    }), { numRuns: 1000 });
+  });
+
+  it('[issue 30 item 28] underscores inside words and lone backticks are not escaped; markup-starting ones are', () => {
+    const paragraph = (inlines: any[]) => renderMarkdown({ title: 't', blocks: [{ kind: 'paragraph', inlines }] }).trimEnd().split('\n').at(-1);
+    expect(paragraph(['send identity_assertion and claim_token'])).toBe('send identity_assertion and claim_token');
+    expect(paragraph(['a lone ` backtick'])).toBe('a lone ` backtick');
+    expect(paragraph(['_emphasis_ here'])).toBe('\\_emphasis\\_ here');
+    expect(paragraph(['two `ticks` here'])).toBe('two \\`ticks\\` here');
+    expect(paragraph(['a ` then ', { code: 'x' }])).toBe('a \\` then `x`');
+  });
+
+  it('[issue 30 item 28] served markdown twins write identity_assertion without a backslash', async () => {
+    const text = await markdownOf('/protocol/agentauth/flow/register-and-claim');
+    expect(text).toContain('identity_assertion');
+    expect(text).not.toContain('identity\\_assertion');
+  });
 });
