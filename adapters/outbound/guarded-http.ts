@@ -139,7 +139,8 @@ const refusalIn = (error: unknown): Error | undefined => {
 /**
  * The wallet's HTTP client (decisions section 10): trusted origins pass; anything else needs
  * WALLET_ALLOW_EXTERNAL_VERIFIERS, https, no userinfo, an acceptable host and only `unicast` addresses,
- * dialled through the checked lookup; at most two redirects, each checked again; 10 s; 1 MiB.
+ * dialled through the checked lookup; at most two redirects, each checked again; 10 s for each whole
+ * response (a total deadline, not an idle timeout); 1 MiB.
  * Failures are `UpstreamError`s that never carry upstream bytes.
  */
 export class GuardedHttp implements OutboundHttp {
@@ -182,13 +183,16 @@ export class GuardedHttp implements OutboundHttp {
       const agent = this.admit(url);
       hops.push(url.href);
       let response: Dispatcher.ResponseData<unknown>;
+      // One deadline for the whole response, connect to last byte: an upstream trickling a byte now
+      // and then never resets it (the agents' timeouts only bound each wait).
+      const deadline = AbortSignal.timeout(this.timeoutMs);
+      const timedOut = (error: unknown) => deadline.aborted || isTimeout(error);
       try {
-        // The agents' connect, headers and body timeouts bound every hop.
-        response = await request(url.href, { method, headers, body, dispatcher: agent });
+        response = await request(url.href, { method, headers, body, dispatcher: agent, signal: deadline });
       } catch (error) {
         const refusal = refusalIn(error);
         if (refusal) throw refusal;
-        throw new UpstreamError(isTimeout(error) ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`);
+        throw new UpstreamError(timedOut(error) ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`);
       }
       const status = response.statusCode;
       const location = response.headers.location;
@@ -209,7 +213,7 @@ export class GuardedHttp implements OutboundHttp {
       try {
         data = await readCapped(response.body, response.headers['content-length'], this.maxBytes);
       } catch (error) {
-        throw error instanceof UpstreamError ? error : new UpstreamError(isTimeout(error) ? `no answer within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
+        throw error instanceof UpstreamError ? error : new UpstreamError(timedOut(error) ? `the whole response did not arrive within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
       }
       const flat = nullRecord<string>(); // header names come from the upstream
       for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);

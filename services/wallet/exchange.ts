@@ -83,4 +83,12 @@ export class ExchangeRecorder {
   view() {
     return { _protocol_exchanges: this.exchanges, _looking_glass_events: this.lookingGlass };
   }
+
+  /**
+   * What an error response carries (decisions §10: never upstream bytes): each hop's step, method,
+   * URL and status only, without bodies, headers or notes.
+   */
+  failureView() {
+    return { _protocol_exchanges: this.exchanges.map(({ step, method, url, status }) => ({ step, method, url, status })), _looking_glass_events: this.lookingGlass };
+  }
 }

@@ -125,11 +125,12 @@ export async function createWalletService(config: Config, options: WalletOptions
     if (request.url.startsWith('/api/') || request.url === '/submit') reply.header('cache-control', 'no-store');
     return payload;
   });
-  installWalletCors(app, settings.allowedCorsOrigins);
+  const cors = installWalletCors(app, settings.allowedCorsOrigins);
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
   await installRateLimit(app, config.rateLimitPerMinute, { limited: isLimited });
   for (const routes of ROUTES) await routes(app, ctx);
   await faviconRoutes(app);
+  cors.addPreflights();
 
   const sweeper = setInterval(() => ctx.sessions.sweep(), 60_000);
   sweeper.unref();

@@ -100,6 +100,7 @@ export class WalletIssuance {
       const plain = new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins);
       const view = await discoverIssuer(plain, credentialIssuer);
       const configurationId = this.chooseConfiguration(view, body);
+      this.requireHaipMaterial(view, [configurationId]);
       const cached = [...session.credentials.values()].find((c) => c.credential_configuration_id === configurationId && !c.batch_secondary);
       if (cached && !body.force) return { status: 'issued', credential_source: 'cached', credential_ids: [cached.credential_id], active_credential_id: session.activeCredentialId, ...recorder.view() };
       const created = expectOk(await plain.call('issuer_offer', `${credentialIssuer}/offers`, { json: { credential_configuration_ids: [configurationId], ...(body.tx_code ? { tx_code: true } : {}), ...(body.deferred ? { deferred: true } : {}) } }), 'Creating an offer at the issuer', [201]).json;
@@ -110,6 +111,17 @@ export class WalletIssuance {
       await recorder.failed(errorToken(error), error instanceof InvalidCredential ? error.check : undefined);
       throw withExchanges(error, recorder);
     }
+  }
+
+  /**
+   * HAIP configurations (key attestations required) need the attester material: checked as soon as the
+   * metadata names the configuration, before any offer, token or PAR request is sent.
+   */
+  private requireHaipMaterial(view: IssuerView, configurationIds: readonly string[]): void {
+    if (this.deps.settings.haipEnabled) return;
+    const configurations = configurationsOf(view.metadata);
+    const haip = configurationIds.find((id) => needsKeyAttestation(configurations.get(id)));
+    if (haip) throw new OAuthError('haip_material_required', `${haip} needs key attestations: configure WALLET_CLIENT_ATTESTATION_*_JWK_JSON`, 400);
   }
 
   /** A configuration by id, or the first of the wanted format (HAIP ones only when HAIP material is on). */
@@ -157,6 +169,7 @@ export class WalletIssuance {
     const namedServer = preAuthorized?.authorization_server ?? offer.grants?.authorization_code?.authorization_server;
     const reusable = known && known.credentialIssuer === offer.credential_issuer && (namedServer === undefined || namedServer === known.authorizationServer);
     const discovery = reusable ? known : await discoverIssuer(new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins), offer.credential_issuer, namedServer);
+    this.requireHaipMaterial(discovery, offer.credential_configuration_ids);
     const wire = await this.wire(recorder, discovery.asMetadata);
     if (!preAuthorized) return this.authorize(session, wire, discovery, offer.credential_configuration_ids, app, offer.grants?.authorization_code?.issuer_state);
     const token = await this.token(wire, discovery, { grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': preAuthorized['pre-authorized_code'], ...(txCode ? { tx_code: txCode } : {}) });
@@ -182,6 +195,7 @@ export class WalletIssuance {
       };
     }
     if (!configurations.has(body.credential_configuration_id)) throw invalidRequest(`The issuer offers no configuration ${body.credential_configuration_id}`);
+    this.requireHaipMaterial(view, [body.credential_configuration_id]);
     return this.authorize(session, await this.wire(recorder, view.asMetadata), view, [body.credential_configuration_id], app);
   }
 
@@ -278,8 +292,8 @@ export class WalletIssuance {
       const nonce = typeof view.metadata.nonce_endpoint === 'string' ? expectOk(await wire.call('nonce', view.metadata.nonce_endpoint, { method: 'POST' }), 'The nonce endpoint').json.c_nonce : undefined;
       const primary = format === 'mso_mdoc' ? this.deps.deviceKey.pair : session.holder;
       const keys = await proofKeys(primary, proofCount(view.metadata));
-      const attestationNeeded = configuration.proof_types_supported?.jwt?.key_attestations_required !== undefined;
-      if (attestationNeeded && !this.deps.settings.haipEnabled) throw new OAuthError('haip_material_required', `${configurationId} needs key attestations: configure WALLET_CLIENT_ATTESTATION_*_JWK_JSON`, 400);
+      const attestationNeeded = needsKeyAttestation(configuration);
+      this.requireHaipMaterial(view, [configurationId]);
       const attestation = attestationNeeded ? await keyAttestation(this.deps.settings, keys, typeof nonce === 'string' ? nonce : undefined, this.nowS()) : undefined;
       const proofs = await keyProofs({ keys, audience: view.credentialIssuer, nonce: typeof nonce === 'string' ? nonce : undefined, clientId: options.anonymous ? undefined : this.deps.settings.attestedClientId, keyAttestation: attestation, nowS: this.nowS(), recorder: wire.recorder });
       const identifier = identifiers.get(configurationId);
@@ -433,11 +447,14 @@ function txCodeDescription(value: unknown): Record<string, unknown> {
   };
 }
 
+/** A configuration whose JWT proofs must carry key attestations (HAIP). */
+const needsKeyAttestation = (configuration: Record<string, any> | undefined) => configuration?.proof_types_supported?.jwt?.key_attestations_required !== undefined;
+
 const errorToken = (error: unknown) => (error instanceof OAuthError ? error.error : 'server_error');
 
-/** The caller still sees the hops of a failed exchange. */
+/** The caller still sees the hops of a failed exchange: step, method, URL and status, never upstream bytes. */
 function withExchanges(error: unknown, recorder: ExchangeRecorder): unknown {
-  if (error instanceof OAuthError) error.extra = { ...error.extra, ...recorder.view() };
+  if (error instanceof OAuthError) error.extra = { ...error.extra, ...recorder.failureView() };
   return error;
 }
 

@@ -81,6 +81,14 @@ function storedOf(held: HeldCredential): StoredCredential | undefined {
 }
 
 /** The OID4VP holder of the wallet harness (spec wallet OID4VP behaviours 1-5, decisions section 10). */
+/**
+ * Fail closed: a signed request (every client_id prefix but redirect_uri) whose signature or trust
+ * chain does not check out is refused when it is resolved, naming the failure; nothing is presented.
+ */
+function requireAuthenticated(resolved: { prefix: string; verified: boolean; error?: string }): void {
+  if (resolved.prefix !== 'redirect_uri' && !resolved.verified) throw invalidRequest(`The request could not be authenticated: ${resolved.error ?? 'unverified'}; nothing is presented`);
+}
+
 export class WalletPresentation {
   constructor(private readonly deps: PresentationDeps) {}
 
@@ -96,6 +104,7 @@ export class WalletPresentation {
       const wire = new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins);
       const loaded = await loadRequest(wire, input);
       const resolved = await authenticateRequest(wire, loaded, { verifierTrustAnchorsPem: this.deps.verifierTrustAnchorsPem, trustedAttestationIssuers: this.deps.settings.trustedVerifierAttestationIssuers, nowS: this.nowS() });
+      requireAuthenticated(resolved);
       checkRequestParams(resolved.params);
       const trustedTarget = this.deps.trustedOrigins.has(new URL(resolved.params.response_uri).origin);
       const pending: PendingRequest = { id: `req_${randomToken(12)}`, resolved, trustedTarget, recorder };
@@ -158,7 +167,7 @@ export class WalletPresentation {
     if (!pending) throw new OAuthError('invalid_request', 'No pending request with this request_id in this session', 400);
     const { resolved } = pending;
     if (!pending.trustedTarget && body.approve_external_trust !== true) throw new OAuthError('external_approval_required', `${new URL(resolved.params.response_uri).origin} is not this wallet's target: approve it for this request (approve_external_trust)`, 403);
-    if (resolved.prefix !== 'redirect_uri' && !resolved.verified) throw invalidRequest(`The request could not be authenticated (${resolved.error ?? 'unverified'}); nothing is presented`);
+    requireAuthenticated(resolved);
     const evaluation = this.match(session, resolved.params.dcql_query as DcqlQuery, body.credential_ids);
     if (!evaluation.satisfied || !evaluation.selection) throw new OAuthError('no_matching_credential', 'No credential of this session satisfies the request', 422);
     const encryptionJwk = resolved.params.response_mode === 'direct_post.jwt' ? this.encryptionKey(resolved.params) : undefined;

@@ -11,6 +11,7 @@ let canaryConnections = 0;
 let trusted: Server;
 let trustedOrigin = '';
 const trustedHits: string[] = [];
+let trickled = 0;
 
 const listen = (server: Server | NetServer) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 
@@ -32,6 +33,21 @@ beforeAll(async () => {
     }
     if (url.pathname === '/big') return res.writeHead(200).end(Buffer.alloc(2 * 1024 * 1024, 97));
     if (url.pathname === '/hang') return; // never answers
+    if (url.pathname === '/trickle') {
+      // One byte every 100 ms for 4 s: never idle long enough for an idle timeout.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => {
+        if (res.destroyed || trickled >= 40) {
+          clearInterval(timer);
+          res.end();
+          return;
+        }
+        trickled += 1;
+        res.write('x');
+      }, 100);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     if (url.pathname === '/error') return res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"invalid_request","error_description":"SECRET-UPSTREAM-BODY <script>"}');
     if (url.pathname === '/weird-error') return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"<img src=x onerror=alert(1)>"}');
     res.writeHead(404).end();
@@ -172,5 +188,21 @@ describe('the checked lookup pins the dial to the vetted addresses (unpinned dia
     // evil.example passes every rule that needs no DNS; only the lookup at dial time can refuse it.
     expect(await refusal(guard().send(`https://evil.example:${canaryPort}/x`))).toMatchObject({ error: 'destination_not_allowed' });
     expect(canaryConnections).toBe(0);
+  });
+});
+
+describe('the deadline covers the whole response (issue 30 item 17)', () => {
+  it('[item 17] an upstream trickling one byte every 100 ms is cut at the total deadline, not read to its end', async () => {
+    const http = guard({ timeoutMs: 700 });
+    try {
+      const refused = await refusal(http.send(`${trustedOrigin}/trickle`));
+      expect(refused).toMatchObject({ error: 'upstream_error', status: 502 });
+      expect(String(refused.body.error_description)).toMatch(/did not arrive within 0\.7 s/);
+      // The wallet stopped reading well before the 40 bytes the upstream meant to send.
+      expect(trickled).toBeGreaterThan(0);
+      expect(trickled).toBeLessThan(40);
+    } finally {
+      await http.close();
+    }
   });
 });

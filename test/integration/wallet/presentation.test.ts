@@ -88,10 +88,10 @@ describe('wallet OID4VP holder against our verifier', () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error_description: string }).error_description).toMatch(/WALLET_TRUSTED_VERIFIER_ATTESTATION_ISSUERS/);
       const hashed = await create({ client_id_prefix: 'x509_hash', dcql_query: degree });
-      const resolved = (await (await fetch(`${strict.url}/api/resolve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'strict' }, body: JSON.stringify({ uri: hashed.authorization_request_uri }) })).json()) as Record<string, any>;
-      expect(resolved.trust).toMatchObject({ verified: false, error: expect.stringContaining('trusted anchor') });
-      const presented = await fetch(`${strict.url}/api/present`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'strict' }, body: JSON.stringify({ request_id: resolved.request_id }) });
-      expect(presented.status).toBe(400);
+      // Issue 30 item 16: fail closed at /api/resolve, naming the trust failure.
+      const hashedRes = await fetch(`${strict.url}/api/resolve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'strict' }, body: JSON.stringify({ uri: hashed.authorization_request_uri }) });
+      expect(hashedRes.status).toBe(400);
+      expect((await hashedRes.json()) as Record<string, any>).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('trusted anchor') });
     } finally {
       await strict.close();
     }
@@ -186,11 +186,8 @@ describe('x509_san_dns (the verifier on a DNS name)', () => {
       const created = (await exchange(named.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_san_dns', dcql_query: degree }))).body;
       const refused = await fetch(`${untrusting.url}/api/resolve`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'san-untrusted' }, body: JSON.stringify({ uri: created.authorization_request_uri }) });
       const body = (await refused.json()) as Record<string, any>;
-      expect(refused.status).toBe(200);
-      expect(body.trust).toMatchObject({ verified: false, error: expect.any(String) });
-      const presented = await fetch(`${untrusting.url}/api/present`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'san-untrusted' }, body: JSON.stringify({ request_id: body.request_id }) });
-      expect(presented.status).toBe(400);
-      expect(((await presented.json()) as { error_description: string }).error_description).toMatch(/could not be authenticated/);
+      expect(refused.status).toBe(400);
+      expect(body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/could not be authenticated/) });
     } finally {
       await untrusting.close();
       await trusting.close();
