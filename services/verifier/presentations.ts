@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
-import { Tag } from 'cbor-x';
+import { mdocValueAsJson } from '../credentials/mdoc/json.ts';
 import { storedFromMdoc, storedFromSdJwt, storedFromW3c } from '../credentials/dcql/from-verified.ts';
 import type { StoredCredential } from '../credentials/dcql/types.ts';
 import { oid4vpSessionTranscript } from '../credentials/mdoc/session-transcript.ts';
@@ -37,15 +37,6 @@ const reportedCheck = (check: string, format: string) => (check === 'format' ? '
 const TECHNICAL_CLAIMS = new Set(['iss', 'iat', 'nbf', 'exp', 'cnf', 'vct', 'vct#integrity', 'status', '_sd_alg', 'jti']);
 const userClaims = (claims: Record<string, unknown>) => Object.fromEntries(Object.entries(claims).filter(([name]) => !TECHNICAL_CLAIMS.has(name)));
 
-/** CBOR element values as JSON: dates as their text, byte strings as base64url. */
-function jsonOfCbor(value: unknown): unknown {
-  if (value instanceof Tag) return jsonOfCbor(value.value);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64url');
-  if (value instanceof Map) return Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), jsonOfCbor(v)]));
-  if (Array.isArray(value)) return value.map(jsonOfCbor);
-  if (typeof value === 'bigint') return value.toString();
-  return value;
-}
 
 /** The SD-JWT VC rule: our issuer's signature, disclosures, then the KB-JWT (aud = client_id, nonce, 300 s, sd_hash). */
 async function checkSdJwtVc(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
@@ -80,7 +71,7 @@ async function checkMdoc(presentation: unknown, id: string, ctx: PresentationCon
     ok: true,
     credentials: result.documents.map((doc, i) => ({
       stored: storedFromMdoc(`${id}.${i}`, doc),
-      disclosed: { format: 'mso_mdoc', issuer: doc.signer.subject, claims: jsonOfCbor(doc.claims) },
+      disclosed: { format: 'mso_mdoc', issuer: doc.signer.subject, claims: mdocValueAsJson(doc.claims) },
     })),
   };
 }

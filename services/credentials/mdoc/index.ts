@@ -7,3 +7,4 @@ export * from './issuer-signed.ts';
 export * from './session-transcript.ts';
 export * from './device-response.ts';
 export * from './verify.ts';
+export * from './json.ts';

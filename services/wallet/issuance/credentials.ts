@@ -2,6 +2,7 @@ import type { JWK } from 'jose';
 import { resolveDid } from '../../credentials/keys/resolve.ts';
 import { jwkThumbprint } from '../../credentials/keys/index.ts';
 import { verifyIssuerSigned } from '../../credentials/mdoc/verify.ts';
+import { mdocValueAsJson } from '../../credentials/mdoc/json.ts';
 import { verifySdJwtVc } from '../../credentials/sd-jwt/verify.ts';
 import { verifyJwtVc } from '../../credentials/w3c/jwt-vc.ts';
 import { verifyLdpVc } from '../../credentials/w3c/ldp-vc.ts';
@@ -52,14 +53,6 @@ const didThumbprint = async (did: unknown) => {
     return undefined;
   }
 };
-const cborJson = (value: unknown): unknown => {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64url');
-  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), cborJson(v)]));
-  if (Array.isArray(value)) return value.map(cborJson);
-  if (value && typeof value === 'object' && 'value' in value && 'tag' in value) return cborJson((value as { value: unknown }).value);
-  if (typeof value === 'bigint') return value.toString();
-  return value;
-};
 
 /**
  * The checks an issued (or imported) credential passes before it is stored: SD-JWT and JWT VCs
@@ -81,7 +74,7 @@ export async function checkCredential(format: string, credential: unknown, ctx: 
     if (!/^[A-Za-z0-9_-]+$/.test(credential)) throw new InvalidCredential('format', 'an mdoc credential is base64url IssuerSigned');
     const result = verifyIssuerSigned(Buffer.from(credential, 'base64url'), { trustedRoots: ctx.iacaRoots, now: ctx.nowS });
     if (!result.valid) throw new InvalidCredential(result.check, result.reason);
-    return { format, claims: cborJson(result.claims) as Record<string, unknown>, holderKeyThumbprint: await jwkThumbprint(result.deviceKey), doctype: result.docType, expiresAt: iso(result.validity.validUntil), text: credential };
+    return { format, claims: mdocValueAsJson(result.claims) as Record<string, unknown>, holderKeyThumbprint: await jwkThumbprint(result.deviceKey), doctype: result.docType, expiresAt: iso(result.validity.validUntil), text: credential };
   }
   if (format === 'dc+sd-jwt' || format === 'vc+sd-jwt') {
     const result = await verifySdJwtVc(credential, { issuerJwks: ctx.issuerJwks, now: ctx.nowS, expectedIssuer: ctx.credentialIssuer });

@@ -14,8 +14,9 @@ beforeAll(async () => {
   // An issuer that answers everything with a 500 page.
   broken = createServer((_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end(`<html><body>${UPSTREAM_MARKER} stack trace</body></html>`));
   const port = await new Promise<number>((resolve) => broken.listen(0, '127.0.0.1', () => resolve((broken.address() as { port: number }).port)));
+  const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
   [wallet, brokenWallet] = await Promise.all([
-    startWalletServer({ clock: main.clock, env: { BASE_URL: main.url } }),
+    startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca } }),
     startWalletServer({ env: { BASE_URL: main.url, WALLET_ISSUER_BASE_URL: `http://127.0.0.1:${port}` } }),
   ]);
 });
@@ -63,5 +64,31 @@ describe('wallet routing and errors', () => {
     // Only the metadata that names the configuration was read: no offer, PAR or token request.
     const steps = body._protocol_exchanges.map((hop: { step: string; method: string }) => hop.method);
     expect(steps.every((method: string) => method === 'GET')).toBe(true);
+  });
+});
+
+describe('mdoc values in the session JSON (item 19)', () => {
+  it('[item 19] bytes as base64url, dates as text, nested maps whole', async () => {
+    const issued = await api(wallet.url, '/api/issue', { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc' });
+    expect(issued.status, await issued.clone().text()).toBe(200);
+    const session = await (await api(wallet.url, '/api/session')).json();
+    const mdl = session.credentials.find((c: { format: string }) => c.format === 'mso_mdoc');
+    const claims = mdl.claims['org.iso.18013.5.1'];
+    expect(claims.portrait).toMatch(/^[A-Za-z0-9_-]{8,}$/);
+    expect(Buffer.from(claims.portrait, 'base64url').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(claims.birth_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(Array.isArray(claims.driving_privileges)).toBe(true);
+    expect(claims.driving_privileges.length).toBeGreaterThan(0);
+    expect(claims.driving_privileges[0]).toMatchObject({ vehicle_category_code: expect.any(String) });
+    expect(Object.keys(claims.driving_privileges[0]).length).toBeGreaterThan(0);
+    // The verifier's result shows the same values the same way.
+    const query = { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'portrait'] }, { path: ['org.iso.18013.5.1', 'driving_privileges'] }, { path: ['org.iso.18013.5.1', 'birth_date'] }] }] };
+    const created = await (await fetch(`${main.url}/oid4vp/request/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dcql_query: query }) })).json();
+    const submitted = await api(wallet.url, '/submit', { uri: created.authorization_request_uri });
+    expect(submitted.status, await submitted.clone().text()).toBe(200);
+    const result = await (await fetch(created.result_uri)).json();
+    expect(result.status, JSON.stringify(result.reasons)).toBe('verified');
+    const shown = result.presentations.mdl[0].claims['org.iso.18013.5.1'];
+    expect(shown).toMatchObject({ portrait: claims.portrait, birth_date: claims.birth_date, driving_privileges: claims.driving_privileges });
   });
 });
