@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S, isFreshIssuedAt } from '../crypto/time-claims.ts';
 import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
 import { OAuthError } from '../errors.ts';
@@ -49,7 +50,7 @@ export async function verifyDPoPProof(proof: string, expect: ProofExpectations):
   if (!header.jwk || typeof header.jwk !== 'object' || 'd' in header.jwk) throw new DPoPError('The DPoP proof must carry a public jwk header');
   let payload;
   try {
-    ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS], currentDate: new Date(expect.nowMs) }));
+    ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS], currentDate: new Date(expect.nowMs), clockTolerance: CLOCK_SKEW_S }));
   } catch {
     throw new DPoPError('The DPoP proof signature does not verify');
   }
@@ -64,7 +65,7 @@ export async function verifyDPoPProof(proof: string, expect: ProofExpectations):
     throw new DPoPError('The DPoP proof htu is not a URL');
   }
   if (htu !== normalize(expect.url)) throw new DPoPError('The DPoP proof htu does not match the request URL');
-  if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > MAX_AGE_S) throw new DPoPError('The DPoP proof iat is not within 60 seconds of now');
+  if (!isFreshIssuedAt(payload.iat, now, MAX_AGE_S)) throw new DPoPError(`The DPoP proof iat is missing, older than ${MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`);
   if (expect.accessToken !== undefined) {
     const ath = createHash('sha256').update(expect.accessToken).digest('base64url');
     if (payload.ath !== ath) throw new DPoPError('The DPoP proof ath does not match the access token');

@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S, failedTimeClaim, isFreshIssuedAt } from '../crypto/time-claims.ts';
 import { X509Certificate } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { publicJwkOf } from '../credentials/keys/index.ts';
@@ -11,7 +12,8 @@ import type { KeyAttestationsRequired } from './settings.ts';
  * and key attestations (OpenID4VCI 1.0 Appendix D) inside key proofs. Attestations are trusted when
  * their `x5c` leads to the demo attester CA (or OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM).
  */
-const SKEW_S = 300;
+/** How old a client attestation PoP may be (its `iat`); the future is bounded by the service's clock skew. */
+const POP_MAX_AGE_S = 300;
 const invalidClient = (description: string) => new OAuthError('invalid_client', description, 401);
 const invalidProof = (description: string) => new OAuthError('invalid_proof', description, 400);
 
@@ -51,7 +53,9 @@ async function verifyAttesterSigned(jwt: string, types: string[], trust: Attesta
     throw fail(`${what}: the signature does not verify with the attester certificate`);
   }
   if (typeof claims.exp !== 'number') throw fail(`${what}: exp is required`);
-  if (claims.exp * 1000 <= trust.nowMs) throw fail(`${what}: expired`);
+  const late = failedTimeClaim(claims, trust.nowMs / 1000);
+  if (late === 'exp') throw fail(`${what}: expired`);
+  if (late) throw fail(`${what}: ${late} is in the future (clock skew ${CLOCK_SKEW_S} s)`);
   return claims;
 }
 
@@ -87,7 +91,7 @@ export async function checkClientAttestationPop(jwt: string, client: { clientId:
   const aud = claims.aud;
   if (!(aud === trust.issuer || (Array.isArray(aud) && aud.includes(trust.issuer)))) throw invalidClient('client attestation PoP: aud must be the issuer');
   const now = trust.nowMs / 1000;
-  if (typeof claims.iat !== 'number' || Math.abs(claims.iat - now) > SKEW_S) throw invalidClient('client attestation PoP: iat is missing or more than 300 s off');
+  if (!isFreshIssuedAt(claims.iat, now, POP_MAX_AGE_S) || failedTimeClaim(claims, now)) throw invalidClient(`client attestation PoP: iat is missing, older than ${POP_MAX_AGE_S} s or in the future, or exp/nbf is out of range (clock skew ${CLOCK_SKEW_S} s)`);
   const challenge = claims.challenge ?? claims.nonce;
   if (challenge === undefined) return { challengeUsed: false };
   if (typeof challenge !== 'string' || !(await trust.spendChallenge(challenge))) throw invalidClient('client attestation PoP: the challenge is unknown, expired or used');

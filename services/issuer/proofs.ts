@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S, failedTimeClaim, isFreshIssuedAt } from '../crypto/time-claims.ts';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { decodeJwtClaims, decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { didJwkToJwk, didKeyToJwk, publicJwkOf } from '../credentials/keys/index.ts';
@@ -10,8 +11,8 @@ import { canVerifySync, jwkThumbprintSync, verifyJwsSync } from '../crypto/jws.t
  * `invalid_proof` (decisions section 8); nonce problems are `invalid_nonce`.
  */
 export const PROOF_TYP = 'openid4vci-proof+jwt';
-const PROOF_SKEW_BEFORE_S = 300;
-const PROOF_SKEW_AFTER_S = 60;
+/** How old a key proof may be (its `iat`); the future is bounded by the service's clock skew. */
+const PROOF_MAX_AGE_S = 300;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 export interface ProofContext {
@@ -79,12 +80,13 @@ export function proofKey(header: Record<string, unknown>): JWK {
   throw invalidProof('x5c proofs are not accepted by this issuer: send jwk or kid');
 }
 
-/** `aud` is the credential issuer, `iat` within [-300 s, +60 s], `iss` the client (when the token has one), `nonce` present. */
+/** `aud` is the credential issuer, `iat` at most 300 s old and not in the future (both with CLOCK_SKEW_S), `iss` the client (when the token has one), `nonce` present. */
 export function checkProofClaims(claims: Record<string, unknown>, context: ProofContext): string {
   const aud = claims.aud;
   if (!(aud === context.issuer || (Array.isArray(aud) && aud.length === 1 && aud[0] === context.issuer))) throw invalidProof('The proof aud must be the credential issuer');
   const now = context.nowMs / 1000;
-  if (typeof claims.iat !== 'number' || claims.iat < now - PROOF_SKEW_BEFORE_S || claims.iat > now + PROOF_SKEW_AFTER_S) throw invalidProof('The proof iat is missing or outside the accepted window');
+  if (!isFreshIssuedAt(claims.iat, now, PROOF_MAX_AGE_S)) throw invalidProof(`The proof iat is missing, older than ${PROOF_MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`);
+  if (failedTimeClaim(claims, now)) throw invalidProof(`The proof ${failedTimeClaim(claims, now)} claim is outside its window (clock skew ${CLOCK_SKEW_S} s)`);
   if (context.clientId !== undefined && claims.iss !== context.clientId) throw invalidProof('The proof iss must be the client the token was issued to');
   if (typeof claims.nonce !== 'string' || claims.nonce === '') throw invalidProof('The proof has no nonce; get one from the nonce endpoint');
   return claims.nonce;

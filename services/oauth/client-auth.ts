@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S } from '../crypto/time-claims.ts';
 import { decodeJwt, importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
 import { sameText } from '../crypto/compare.ts';
 import { OAuthError } from '../errors.ts';
@@ -123,6 +124,7 @@ async function checkAssertion(assertion: string, client: DemoClient, deps: Clien
       subject: client.client_id,
       audience: deps.audiences,
       currentDate: new Date(deps.nowMs),
+      clockTolerance: CLOCK_SKEW_S,
       requiredClaims: ['exp', 'jti'],
     }));
   } catch {

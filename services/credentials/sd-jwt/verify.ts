@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S } from '../../crypto/time-claims.ts';
 import { compactVerify, createLocalJWKSet, importJWK, type JWK } from 'jose';
 import { decodeJwtClaims, decodeJwtHeader } from '../../crypto/decode-jwt.ts';
 import { publicJwkOf } from '../keys/holder-keys.ts';
@@ -136,7 +137,7 @@ async function verifyKeyBinding(kbJwt: string | undefined, decoded: DecodedSdJwt
 export function verifySdJwtVc(text: string, options: VerifySdJwtVcOptions): Promise<Result<VerifiedSdJwtVc, SdJwtCheck>> {
   return runChecks<VerifiedSdJwtVc, SdJwtCheck>(async () => {
     const algorithms = options.algorithms ?? ALGS;
-    const skew = options.clockSkew ?? 60;
+    const skew = options.clockSkew ?? CLOCK_SKEW_S;
     // Signature first (RFC 9901 §7.1 step 2), then the disclosures.
     let parts: SdJwtParts;
     let header: Record<string, unknown>;

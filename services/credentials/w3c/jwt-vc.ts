@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S } from '../../crypto/time-claims.ts';
 import { SignJWT, compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { DidResolutionError } from '../keys/did-document.ts';
@@ -79,7 +80,7 @@ export function verifyJwtVc(jwt: string, options: VerifyJwtVcOptions): Promise<R
   return runChecks<VerifiedJwtVc, JwtVcCheck>(async () => {
     const { header, claims } = decodeUnverified(jwt);
     const payload = await verifyWithIssuerKey(jwt, header, claims.iss, options.issuerJwks, 'signature');
-    const skew = options.clockSkew ?? 60;
+    const skew = options.clockSkew ?? CLOCK_SKEW_S;
     ensure(typeof payload.exp !== 'number' || options.now < payload.exp + skew, 'validity', 'the credential has expired (exp)');
     ensure(typeof payload.nbf !== 'number' || options.now >= payload.nbf - skew, 'validity', 'the credential is not yet valid (nbf)');
     const vc = payload.vc as JsonObject | undefined;
@@ -124,7 +125,7 @@ export function verifyJwtVp(jwt: string, options: VerifyJwtVcOptions & { aud: st
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     ensure(aud.includes(options.aud), 'aud', 'the VP aud is not this verifier');
     ensure(payload.nonce === options.nonce, 'nonce', 'the VP nonce is not the one the verifier sent');
-    const skew = options.clockSkew ?? 60;
+    const skew = options.clockSkew ?? CLOCK_SKEW_S;
     ensure(typeof payload.iat === 'number' && payload.iat <= options.now + skew && payload.iat >= options.now - (options.maxAge ?? 300) - skew, 'freshness', 'the VP iat is outside the freshness window');
     ensure(typeof payload.exp !== 'number' || options.now < payload.exp + skew, 'validity', 'the VP has expired');
     const vp = payload.vp as JsonObject | undefined;

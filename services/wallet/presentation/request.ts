@@ -1,3 +1,4 @@
+import { CLOCK_SKEW_S, failedTimeClaim } from '../../crypto/time-claims.ts';
 import { X509Certificate } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { resolveVerificationKey } from '../../credentials/keys/resolve.ts';
@@ -105,6 +106,8 @@ export async function authenticateRequest(wire: IssuerWire, loaded: { params: Re
     throw refused('The request object header is not readable');
   }
   if (header.typ !== 'oauth-authz-req+jwt') throw refused('The request object typ must be oauth-authz-req+jwt');
+  const late = failedTimeClaim(params, trust.nowS);
+  if (late) return { ...base, verified: false, error: `the request object's ${late} claim is out of range (allowing a ${CLOCK_SKEW_S} s clock skew)` };
   const verifyWith = async (key: JWK | X509Certificate['publicKey']) => {
     try {
       await compactVerify(jwt, 'kty' in (key as object) ? await importJWK(key as JWK, String(header.alg)) : (key as X509Certificate['publicKey']));
@@ -147,7 +150,7 @@ export async function authenticateRequest(wire: IssuerWire, loaded: { params: Re
   if (metadata.issuer !== claims.iss || typeof metadata.jwks_uri !== 'string') return { ...base, verified: false, error: 'the attestation issuer metadata does not name it or has no jwks_uri' };
   const jwks = expectOk(await wire.call('jwks', metadata.jwks_uri), 'The attestation issuer JWKS').json;
   try {
-    const { payload } = await jwtVerify(attestation, createLocalJWKSet(jwks as { keys: JWK[] }), { typ: 'verifier-attestation+jwt', issuer: String(claims.iss), currentDate: new Date(trust.nowS * 1000) });
+    const { payload } = await jwtVerify(attestation, createLocalJWKSet(jwks as { keys: JWK[] }), { typ: 'verifier-attestation+jwt', issuer: String(claims.iss), currentDate: new Date(trust.nowS * 1000), clockTolerance: CLOCK_SKEW_S });
     if (payload.sub !== identifier) return { ...base, verified: false, error: 'the attestation sub is not the client identifier' };
     if (typeof payload.exp !== 'number') return { ...base, verified: false, error: 'the attestation has no exp' };
     const redirects = payload.redirect_uris;
