@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { PostgresEventLog } from '../adapters/store/postgres-event-log.ts';
 import { SqliteEventLog } from '../adapters/store/sqlite-event-log.ts';
 import type { EventLog } from '../services/event-log.ts';
@@ -30,8 +31,19 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+if (!onPostgres && !statSync(file).isFile()) {
+  console.error(`${file} is a directory, not an event log: name a log file in it, e.g. ${join(file, 'main.db')}`);
+  process.exit(2);
+}
+
 // Everything is read through the event-log interface, so another store can be replayed the same way.
-const log: EventLog = onPostgres ? await PostgresEventLog.open(file) : new SqliteEventLog(file, { readonly: true });
+let log: EventLog;
+try {
+  log = onPostgres ? await PostgresEventLog.open(file) : new SqliteEventLog(file, { readonly: true });
+} catch (error) {
+  console.error(`${file} could not be opened as an event log: ${(error as Error).message}`);
+  process.exit(2);
+}
 const streams = values.stream ? [values.stream] : await log.streamIds();
 
 type Step = { sequence: number; version: number; at: string; type: string; state?: unknown; data: unknown };

@@ -61,6 +61,12 @@ export function llmsTxt(base: string, wallet: string, pages: IndexablePage[], co
 - [MCP server card](${base}/mcp/server-card): read-only tools at ${base}/mcp
 - [Wallet harness](${wallet}/llms.txt): OID4VCI and OID4VP from the wallet side
 
+## Where credential offers and presentation requests come from
+
+- A credential offer: \`POST ${base}/oid4vci/offers\` with \`{"credential_configuration_ids": ["UniversityDegreeCredential"], "tx_code": true}\` answers \`201\` with \`offer_url\` (\`openid-credential-offer://…\`), \`pre_authorized_code\`, \`tx_code_value\` and \`status_uri\`. Hand \`offer_url\` to a wallet, such as \`POST ${wallet}/api/import\` with \`{"offer": "<offer_url>", "tx_code": "<tx_code_value>"}\`. Configurations are listed in [the issuer metadata](${base}/.well-known/openid-credential-issuer/oid4vci).
+- A presentation request: \`POST ${base}/oid4vp/request/create\` with \`{"dcql_query": {"credentials": [{"id": "degree", "format": "dc+sd-jwt", "claims": [{"path": ["degree"]}]}]}}\` answers \`201\` with \`authorization_request_uri\` (\`openid4vp://…\`) and \`result_uri\`. Hand the URI to a wallet, such as \`POST ${wallet}/submit\` with \`{"uri": "<authorization_request_uri>"}\`, then read \`result_uri\` (it names the \`transaction_id\`; the request id alone reads nothing).
+- Every field, allowed value and a worked example of both are in the [OpenAPI contract](${base}/openapi.json) ([rendered](${base}/docs/api#oid4vci)).
+
 ## Protocols
 
 ${list(pages)}

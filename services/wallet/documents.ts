@@ -21,8 +21,8 @@ export const WALLET_ENDPOINTS: WalletEndpoint[] = [
   { method: 'POST', path: '/api/issue', purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")', curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'` },
   { method: 'POST', path: '/api/import', purpose: 'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance', curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'` },
   { method: 'GET', path: '/api/oid4vci/callback', purpose: 'OID4VCI authorization callback (redirect target of the authorization server)', curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."' },
-  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference)', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'` },
-  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"..."}'` },
+  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference); answers the wallet\'s own request_id (req_…) of the pending request, which is not the verifier\'s request id', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'` },
+  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request, named by the wallet\'s request_id (req_…) that /api/resolve answered, not the verifier\'s (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"req_..."}'` },
   { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'` },
   { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."' },
 ];
@@ -44,11 +44,13 @@ Start here:
 How sessions work: send \`X-Wallet-Session: <id>\` (1 to 128 of A-Z a-z 0-9 . _ -) on every call, or let the first call mint one (\`ws_...\`, echoed in the response header and set as the \`wallet_session\` cookie). Sessions live in memory for WALLET_SESSION_TTL, renewed by every call; nothing is shared between sessions except the mdoc device key.
 
 Counterparty: the main origin ${main} (its OID4VCI issuer and OID4VP verifier).
+
+Where offers and requests come from: a credential offer is made at the issuer, \`POST ${main}/oid4vci/offers\` (its \`offer_url\` goes to \`POST /api/import\`, or let \`POST /api/issue\` do both); a presentation request at the verifier, \`POST ${main}/oid4vp/request/create\` (its \`authorization_request_uri\` goes to \`POST /api/resolve\` or \`POST /submit\`). The recipes show both end to end.
 `;
 }
 
-/** The recipes (`/llms-full.txt` and `GET /` as markdown), as one document model. */
-export function walletRecipes(origin: string): PageDocument {
+/** The recipes (`/llms-full.txt`), as one document model; `main` is the counterparty origin (issuer and verifier). */
+export function walletRecipes(origin: string, main: string): PageDocument {
   const blocks: Block[] = [
     { kind: 'heading', level: 1, text: 'Wallet harness API recipes' },
     { kind: 'paragraph', inlines: ['Set ', { code: `W=${origin}` }, ' and a session id, for example ', { code: 'S=my-run-1' }, '. Every call takes ', { code: 'X-Wallet-Session: $S' }, '; JSON bodies take ', { code: 'content-type: application/json' }, ' and at most 64 KiB. Errors are ', { code: '{error, error_description}' }, '. The JSON API is rate limited per client address.'] },
@@ -60,6 +62,12 @@ export function walletRecipes(origin: string): PageDocument {
     blocks.push({ kind: 'code', lang: 'sh', text: e.curl });
   }
   blocks.push(
+    { kind: 'heading', level: 2, text: 'Where offers and presentation requests come from' },
+    { kind: 'paragraph', inlines: ['A credential offer is made at the issuer of the main origin, and handed to this wallet:'] },
+    { kind: 'code', lang: 'sh', text: `M=${main}\nOFFER=$(curl -s -X POST $M/oid4vci/offers ${JSON_BODY} -d '{"credential_configuration_ids":["UniversityDegreeCredential"],"tx_code":true}')\ncurl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} \\\n  -d "{\\"offer\\":\\"$(echo "$OFFER" | jq -r .offer_url)\\",\\"tx_code\\":\\"$(echo "$OFFER" | jq -r .tx_code_value)\\"}"` },
+    { kind: 'paragraph', inlines: ['A presentation request is made at the verifier; the wallet answers it, and the verifier\'s ', { code: 'result_uri' }, ' (named by its ', { code: 'transaction_id' }, ', never the request id) tells the verdict:'] },
+    { kind: 'code', lang: 'sh', text: `REQ=$(curl -s -X POST $M/oid4vp/request/create ${JSON_BODY} -d '{"dcql_query":{"credentials":[{"id":"degree","format":"dc+sd-jwt","claims":[{"path":["degree"]}]}]}}')\ncurl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d "{\\"uri\\":\\"$(echo "$REQ" | jq -r .authorization_request_uri)\\"}"\ncurl -s "$(echo "$REQ" | jq -r .result_uri)"` },
+    { kind: 'paragraph', inlines: ['Every field and allowed value of both creation calls is in ', { code: `${main}/openapi.json` }, '.'] },
     { kind: 'heading', level: 2, text: 'Headers' },
     { kind: 'list', items: [
       [{ code: 'X-Wallet-Session' }, ': the session; echoed on every response. Without it the wallet mints one (strict isolation) and sets the ', { code: 'wallet_session' }, ' cookie.'],

@@ -22,7 +22,14 @@ const protocolSchema = {
 const stepSchema = { type: 'object', properties: { order: { type: 'integer' }, name: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' }, spec_ref: { type: 'string' } } };
 const flowSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, category: { type: 'string' }, executable: { type: 'boolean' }, steps: { type: 'array', items: stepSchema } },
+  properties: {
+    id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, category: { type: 'string' }, executable: { type: 'boolean' }, steps: { type: 'array', items: stepSchema },
+    options: {
+      type: 'array',
+      description: 'The JSON body members POST /api/protocols/{id}/demo/{flow} takes for this flow (none: an empty body)',
+      items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string' }, values: { type: 'array', items: { type: 'string' } }, default: { type: 'string' }, max_length: { type: 'integer' } } },
+    },
+  },
 };
 const runSchema = { type: 'object', additionalProperties: true, properties: { run_id: { type: 'string' }, protocol: { type: 'string' }, flow: { type: 'string' }, status: { type: 'string' } } };
 
@@ -30,7 +37,10 @@ const runSchema = { type: 'object', additionalProperties: true, properties: { ru
 export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
   const protocolRecord = (p: Protocol) => ({ id: p.id, name: p.name, version: p.version, description: p.description, tags: p.tags, specs: p.specs, flows: catalog.flows(p.id).length });
-  const flowRecord = (p: Protocol, f: Flow) => ({ id: f.id, name: f.name, description: f.description, category: f.category, executable: flowRuns.executable(p.id, f.id), steps: f.steps });
+  const flowRecord = (p: Protocol, f: Flow) => ({
+    id: f.id, name: f.name, description: f.description, category: f.category, executable: flowRuns.executable(p.id, f.id), steps: f.steps,
+    options: runOptionsOf(p.id, f.id).map((o) => ({ name: o.name, description: o.description, ...(o.values ? { values: [...o.values] } : {}), default: o.default, ...(o.maxLength ? { max_length: o.maxLength } : {}) })),
+  });
   const protocolOr404 = (id: string) => {
     const p = catalog.protocol(id);
     if (!p) throw notFound(`No protocol "${id}"`);

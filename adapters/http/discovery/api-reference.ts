@@ -8,6 +8,9 @@ interface OpenApi {
 }
 
 /** A readable API reference rendered on the server from the OpenAPI document itself. */
+/** Summaries are written with markdown code spans (`GET /x`): shown as code, never as literal backticks. */
+const withInlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
 export function apiReferenceHtml(spec: OpenApi): string {
   const byTag = new Map<string, string[]>();
   for (const [path, ops] of Object.entries(spec.paths).sort(([a], [b]) => a.localeCompare(b))) {
@@ -20,11 +23,11 @@ export function apiReferenceHtml(spec: OpenApi): string {
       const success = Object.entries(op.responses ?? {}).filter(([code]) => /^[23]/.test(code));
       const returns = success.length ? `<details><summary>Success response${success.length > 1 ? 's' : ''} (${escapeHtml(success.map(([c]) => c).join(', '))})</summary><pre><code class="language-json">${highlightJson(JSON.stringify(Object.fromEntries(success), null, 2))}</code></pre></details>` : '';
       const list = byTag.get(tag) ?? [];
-      list.push(`<li><p><code>${method.toUpperCase()} ${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? '')}${responses ? ` <small>(responses: ${escapeHtml(responses)})</small>` : ''}</p>${params}${body}${returns}</li>`);
+      list.push(`<li><p><code>${method.toUpperCase()} ${escapeHtml(path)}</code> — ${withInlineCode(op.summary ?? '')}${responses ? ` <small>(responses: ${escapeHtml(responses)})</small>` : ''}</p>${params}${body}${returns}</li>`);
       byTag.set(tag, list);
     }
   }
   const sections = [...byTag.entries()].map(([tag, items]) => `<h2 id="${escapeHtml(tag)}">${escapeHtml(tag)}</h2><ul>${items.join('')}</ul>`).join('\n');
   const page = htmlPage({ title: 'API reference', blocks: [] });
-  return page.replace('<main id="main"></main>', `<main id="main"><h1>${escapeHtml(spec.info.title)} ${escapeHtml(spec.info.version)}</h1><p>${escapeHtml(spec.info.description ?? '')} The machine-readable contract is <a href="/openapi.json">/openapi.json</a>.</p>${sections}</main>`);
+  return page.replace('<main id="main"></main>', `<main id="main"><h1>${escapeHtml(spec.info.title)} ${escapeHtml(spec.info.version)}</h1><p>${withInlineCode(spec.info.description ?? '')} The machine-readable contract is <a href="/openapi.json">/openapi.json</a>.</p>${sections}</main>`);
 }

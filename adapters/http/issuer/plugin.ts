@@ -13,6 +13,7 @@ import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
 import { requireFormBody } from '../form-body.ts';
+import { OFFER_WORKED_EXAMPLE, offerSchemas } from './offer-schema.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
@@ -69,24 +70,14 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     claims: ['given_name', 'family_name', 'degree', 'department', 'graduation_year'].map((name) => ({ path: [name], sd: 'always', display: [{ locale: 'en-US', label: name.replace(/_/g, ' ') }] })),
   }));
 
+  const offerContract = offerSchemas([...settings.configurations.keys()], userList.map((u) => u.id));
   app.post('/oid4vci/offers', {
     schema: {
       summary: 'Create a credential offer (pre-authorized code, optional tx_code, by value or by reference)',
+      description: OFFER_WORKED_EXAMPLE,
       tags,
-      body: {
-        type: 'object',
-        nullable: true,
-        additionalProperties: false,
-        properties: {
-          credential_configuration_ids: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', maxLength: 100 } },
-          grant: { type: 'string', enum: ['pre-authorized_code', 'authorization_code'] },
-          tx_code: { type: 'boolean' },
-          deferred: { type: 'boolean' },
-          by_value: { type: 'boolean' },
-          user: { type: 'string', maxLength: 50 },
-        },
-      },
-      response: { 201: { type: 'object', additionalProperties: true }, 400: errorResponse },
+      body: offerContract.body,
+      response: { 201: offerContract.created, 400: errorResponse },
     },
   }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;

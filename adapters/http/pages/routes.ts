@@ -89,7 +89,8 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
         { kind: 'paragraph', inlines: markdownInlines(f.description, placeholders) },
         p('Protocol: ', { link: catalog.protocol(id)!.name, href: `/protocol/${id}` }),
         h(2, 'Sequence'),
-        { kind: 'figure', html: sequenceDiagramSvg(f.steps, f.name), caption: `${f.steps.length} steps`, markdown: [stepList] },
+        // The diagram draws the steps listed under Steps: its markdown twin points there instead of repeating them.
+        { kind: 'figure', html: sequenceDiagramSvg(f.steps, f.name), caption: `${f.steps.length} steps`, markdown: [p(`A sequence diagram of the ${f.steps.length} steps listed under Steps.`)] },
         h(2, 'Steps'),
         stepList,
         ...(f.body ? markdownBlocks(f.body, placeholders) : []),
@@ -102,7 +103,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   });
 
   // Without JavaScript the Run button posts here and lands on the run's page.
-  app.post('/protocol/:id/flow/:flow/run', { schema: { ...pageSchema('Run a flow from its page with the chosen options (form post, redirects to the run)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } }), body: { type: 'object', nullable: true, additionalProperties: { type: 'string', maxLength: 300 } } } }, async (request, reply) => {
+  app.post('/protocol/:id/flow/:flow/run', { schema: { ...pageSchema('Run a flow from its page with the chosen options (form post, redirects to the run)', { type: 'object', properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } }), body: { type: 'object', nullable: true, additionalProperties: { type: 'string', maxLength: 300 } }, response: { 303: { description: 'See Other: the run\'s page, /runs/{run_id} (Location)', type: 'null' } } } }, async (request, reply) => {
     const { id, flow } = request.params as { id: string; flow: string };
     try {
       const run = await flowRuns.start(id, flow, pickRunOptions(id, flow, request.body));
@@ -167,7 +168,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       h(1, 'Looking glass'),
       p('Paste a JWT to decode it, check its signature against this origin\'s issuers (or a JWKS you paste), and read every claim explained, each linked to where it is defined. For credentials use ', { code: 'POST /api/lookingglass/decode/credential' }, '.'),
       // POST keeps tokens out of URLs, history and logs; the form works without JavaScript.
-      { kind: 'html', html: `<form method="post" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false" autocomplete="off">${escapeHtml(token ?? '')}</textarea><label for="jwks">JWKS to verify with (optional; else this origin's issuers)</label><textarea id="jwks" name="jwks" spellcheck="false" autocomplete="off" class="short" placeholder='{"keys": [...]}'>${escapeHtml(jwksText ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'POST /looking-glass' }, ' with the form fields ', { code: 'token' }, ' and optionally ', { code: 'jwks' }, ', or ', { code: 'POST /api/lookingglass/decode' })] },
+      { kind: 'html', html: `<form method="post" action="/looking-glass"><label for="token">Token</label><textarea id="token" name="token" spellcheck="false" autocomplete="off">${escapeHtml(token ?? '')}</textarea><label for="jwks">JWKS to verify with (optional; else this origin's issuers)</label><textarea id="jwks" name="jwks" spellcheck="false" autocomplete="off" class="short" placeholder='{"keys": [...]}'>${escapeHtml(jwksText ?? '')}</textarea><button type="submit">Decode</button></form>`, markdown: [p('Decode a token: ', { code: 'POST /looking-glass' }, ' with the form fields ', { code: 'token' }, ' and optionally ', { code: 'jwks' }, '; ', { code: 'GET /looking-glass?token=<jwt>' }, ' decodes too, for links (the token then travels in the URL: prefer the POST); or, as JSON, ', { code: 'POST /api/lookingglass/decode' })] },
     ];
     if (!token) return blocks;
     try {
@@ -256,8 +257,8 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   };
   const samplesBlock = (): Block => ({
     kind: 'html',
-    html: `<h2>Samples</h2><p>Tokens of this origin's issuers, signed with their keys but expired and addressed to no real audience:</p><ul>${sampleTokens().map((t) => `<li><form method="post" action="/looking-glass" class="inline"><input type="hidden" name="token" value="${escapeHtml(t.token)}"><button type="submit" class="secondary">Decode ${escapeHtml(t.label)}</button></form></li>`).join('')}</ul>`,
-    markdown: [h(2, 'Samples'), { kind: 'list', items: sampleTokens().map((t) => [`${t.label}: `, { code: t.token }]) }],
+    html: `<h2>Samples</h2><p>Tokens of this origin's issuers, signed with their keys, expired on purpose and addressed to no real audience: they show how a token of ours reads, and open nothing.</p><ul>${sampleTokens().map((t) => `<li><form method="post" action="/looking-glass" class="inline"><input type="hidden" name="token" value="${escapeHtml(t.token)}"><button type="submit" class="secondary">Decode ${escapeHtml(t.label)}</button></form></li>`).join('')}</ul>`,
+    markdown: [h(2, 'Samples'), p('Tokens of this origin\'s issuers, signed with their keys, expired on purpose and addressed to no real audience: they show how a token of ours reads, and open nothing.'), { kind: 'list', items: sampleTokens().map((t) => [`${t.label}: `, { code: t.token }]) }],
   });
 
   const credentialForm: Block = {

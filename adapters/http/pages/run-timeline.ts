@@ -14,6 +14,9 @@ import { pathOf, statusClass } from '../../../services/pages/exchange-format.ts'
  */
 
 /** Which part of the origin answered, by path: the diagram's lifelines. */
+
+/** A duration as people read it: at most two decimals (a sum of 0.01 ms steps is not 442.99000000000007). */
+const formatMs = (value: number) => `${Math.round(value * 100) / 100} ms`;
 export function actorOf(url: string): string {
   let path = '';
   try {
@@ -55,7 +58,7 @@ export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title
     const from = cx('Client');
     const label = `${i + 1}. ${x.request.method} ${pathOf(x.request.url).slice(0, 40)}`;
     return `<text x="${(from + to) / 2}" y="${y - 6}" text-anchor="middle">${escapeHtml(label)}</text><line class="msg" x1="${from}" y1="${y}" x2="${to}" y2="${y}" marker-end="url(#run-arrow)"/>`
-      + `<line class="msg status-${statusClass(x.response.status)}" x1="${to}" y1="${y + 20}" x2="${from}" y2="${y + 20}" stroke-dasharray="6 3" marker-end="url(#run-arrow)"/><text class="status-${statusClass(x.response.status)}" x="${(from + to) / 2}" y="${y + 16}" text-anchor="middle">${x.response.status} · ${x.duration_ms} ms</text>`;
+      + `<line class="msg status-${statusClass(x.response.status)}" x1="${to}" y1="${y + 20}" x2="${from}" y2="${y + 20}" stroke-dasharray="6 3" marker-end="url(#run-arrow)"/><text class="status-${statusClass(x.response.status)}" x="${(from + to) / 2}" y="${y + 16}" text-anchor="middle">${x.response.status} · ${formatMs(x.duration_ms)}</text>`;
   });
   return lifelineDiagram({ actors, x: cx, boxWidth: 170, width, height, label: `Exchanges of ${title}`, rows, marker: 'run-arrow' });
 }
@@ -78,10 +81,10 @@ export function exchangeBlock(x: RecordedExchange, index: number, machineState?:
   const cls = statusClass(x.response.status);
   const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code class="language-json">${highlightJson(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`).join('');
   const notes = x.annotations.length ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : '';
-  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${x.duration_ms} ms</span></summary>${machineState ? `<p class="hint">Run machine after this exchange: <code>${escapeHtml(machineState)}</code></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
+  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span></summary>${machineState ? `<p class="hint">Run machine after this exchange: <code>${escapeHtml(machineState)}</code></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [
     { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}` },
-    { kind: 'paragraph', inlines: [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${x.duration_ms} ms`, ...(machineState ? ['; run machine: ', { code: machineState }] : [])] },
+    { kind: 'paragraph', inlines: [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${formatMs(x.duration_ms)}`, ...(machineState ? ['; run machine: ', { code: machineState }] : [])] },
     ...(x.annotations.length ? [{ kind: 'list', items: x.annotations.map((a) => [a]) } as Block] : []),
     { kind: 'code', lang: 'json', text: JSON.stringify({ request: x.request, response: x.response }, null, 2) },
     ...(x.tokens ?? []).map((t) => ({ kind: 'code', lang: 'json', text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2) }) as Block),
@@ -100,7 +103,7 @@ export function runPage(view: RunView): PageDocument {
     { kind: 'paragraph', inlines: ['Each row opens to the request and the response side by side, the tokens met, and the request as a curl command.'] },
   ];
   if (view.exchanges.length > 0) {
-    blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${view.exchanges.reduce((n, x) => n + x.duration_ms, 0)} ms in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${x.duration_ms} ms)`]) }] });
+    blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${formatMs(view.exchanges.reduce((n, x) => n + x.duration_ms, 0))} in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${formatMs(x.duration_ms)})`]) }] });
   }
   const afterExchange = view.machine.filter((m) => m.event === 'run.exchange_recorded').map((m) => m.state);
   view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i, afterExchange[i])));

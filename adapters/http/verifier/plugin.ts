@@ -7,6 +7,7 @@ import { pemCertificatesOf } from '../../pem-env.ts';
 import { loadVerifierPki } from '../../verifier/pki-file.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject, textBody } from '../response-schemas.ts';
+import { CREATE_WORKED_EXAMPLE, createRequestBody, createdRequest } from './create-schema.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
@@ -32,21 +33,10 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
   app.post('/oid4vp/request/create', {
     schema: {
       summary: 'Create a presentation request (DCQL; one of five client_id prefixes; direct_post or direct_post.jwt)',
+      description: CREATE_WORKED_EXAMPLE,
       tags,
-      body: {
-        type: 'object',
-        nullable: true,
-        additionalProperties: false,
-        properties: {
-          client_id_prefix: { type: 'string', maxLength: 40 },
-          response_mode: { type: 'string', maxLength: 40 },
-          dcql_query: { type: 'object' },
-          request_uri_method: { type: 'string', maxLength: 10 },
-          encrypted_response_enc_values_supported: { type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', maxLength: 20 } },
-          profile: { type: 'string', maxLength: 20 },
-        },
-      },
-      response: { 201: { type: 'object', additionalProperties: true }, 400: errorResponse },
+      body: createRequestBody,
+      response: { 201: createdRequest, 400: errorResponse },
     },
   }, async (request, reply) => {
     const created = await verifier.createRequest((request.body ?? {}) as CreateRequestInput);

@@ -4,7 +4,6 @@ import { notFound } from '../../../services/errors.ts';
 import { walletApiCatalog, walletLlmsTxt, walletRecipes, walletRobotsTxt } from '../../../services/wallet/documents.ts';
 import { renderMarkdown } from '../../../services/pages/render-markdown.ts';
 import { sendDocument } from '../main/documents.ts';
-import { prefersMarkdown } from '../pages/negotiate.ts';
 import type { WalletRoutes } from './context.ts';
 import { requestOrigin } from './origin.ts';
 import { walletHomePage, WALLET_CHROME } from './pages.ts';
@@ -35,7 +34,7 @@ export const discoveryRoutes: WalletRoutes = (app, ctx) => {
   app.get('/llms.txt', doc('Profile: what the wallet is, where to start'), (request, reply) =>
     sendDocument(request, reply, walletLlmsTxt(requestOrigin(ctx, request), ctx.config.baseUrl), 'text/plain; charset=utf-8'));
   app.get('/llms-full.txt', doc('API recipes: every endpoint with a runnable curl example'), (request, reply) =>
-    sendDocument(request, reply, renderMarkdown(walletRecipes(requestOrigin(ctx, request))), 'text/markdown; charset=utf-8'));
+    sendDocument(request, reply, renderMarkdown(walletRecipes(requestOrigin(ctx, request), ctx.config.baseUrl)), 'text/markdown; charset=utf-8'));
   app.get('/.well-known/api-catalog', doc('API catalog (RFC 9727 linkset)'), (request, reply) =>
     sendDocument(request, reply, JSON.stringify(walletApiCatalog(requestOrigin(ctx, request))), 'application/linkset+json'));
   app.get('/.well-known/agent-skills/use-wallet-harness/SKILL.md', doc('Agent skill, with this origin substituted'), (request, reply) =>
@@ -43,8 +42,8 @@ export const discoveryRoutes: WalletRoutes = (app, ctx) => {
   app.get('/robots.txt', doc('Crawler rules'), (request, reply) => sendDocument(request, reply, walletRobotsTxt(), 'text/plain; charset=utf-8'));
 
   // GET /: recipes for agents that ask for markdown, the wallet page for people.
-  app.get('/', doc('Recipes (markdown) or the wallet page (HTML)'), async (request, reply) => {
-    if (prefersMarkdown(request.headers.accept)) return sendPage(request, reply, walletRecipes(requestOrigin(ctx, request)), 200, WALLET_CHROME);
+  // The page in either serialization (issue 30: its markdown twin is the page, not the recipes at /llms-full.txt).
+  app.get('/', doc('The wallet page: this session, its keys, credentials and pending requests (HTML, or markdown with Accept: text/markdown); the API recipes are at /llms-full.txt'), async (request, reply) => {
     const session = await requestSession(ctx, request, reply);
     reply.header('cache-control', 'no-store');
     return sendPage(request, reply, walletHomePage(ctx, session), 200, WALLET_CHROME);

@@ -17,7 +17,7 @@ const requestMembers = {
 };
 const presentMembers = {
   ...requestMembers,
-  request_id: { type: 'string', maxLength: 100 },
+  request_id: { type: 'string', maxLength: 100, description: 'The wallet\'s id of a pending request (req_…), as /api/resolve answered it; not the verifier\'s request id' },
   credential_ids: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } },
   disclose: { type: 'object', maxProperties: 20, additionalProperties: { type: 'array', maxItems: 50, items: { type: 'array', maxItems: 10, items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } } },
   approve_external_trust: { type: 'boolean' },

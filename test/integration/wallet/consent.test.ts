@@ -30,7 +30,7 @@ async function pendingRequest(session: string, dcql_query: unknown) {
 }
 const decide = (session: string, requestId: string, fields: Array<[string, string]>, extra: Record<string, string> = {}) =>
   fetch(`${wallet.url}/consent/${requestId}`, { method: 'POST', headers: headers(session, { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...extra }), body: new URLSearchParams(fields).toString() });
-const resultOf = async (created: { result_uri: string }) => (await (await fetch(created.result_uri)).json()) as Record<string, any>;
+const resultOf = async (created: Record<string, any>) => (await (await fetch(created.result_uri)).json()) as Record<string, any>;
 
 describe('consent page (item 18)', () => {
   it('[item 18] with nothing that matches, the page still has a form to decline, and declining tells the verifier', async () => {

@@ -114,7 +114,9 @@ describe('wallet OID4VP holder against our verifier', () => {
     expect(page).toContain(created.client_id);
     expect(page).toContain('degree|[&quot;degree&quot;]');
     expect(page).toContain('degree|[&quot;family_name&quot;]');
-    const approved = await fetch(`${wallet.url}${consent}`, { method: 'POST', headers: { 'x-wallet-session': s, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams([['decision', 'approve'], ['claim', 'degree|["degree"]']]).toString() });
+    // The decision carries the form's csrf token, as a browser posting the form does (issue 30 item 18).
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1];
+    const approved = await fetch(`${wallet.url}${consent}`, { method: 'POST', headers: { 'x-wallet-session': s, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams([['csrf', csrf], ['decision', 'approve'], ['claim', 'degree|["degree"]']]).toString() });
     expect(approved.status).toBe(200);
     const doc = await result(created);
     expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
@@ -122,7 +124,9 @@ describe('wallet OID4VP holder against our verifier', () => {
 
     const second = await create({ client_id_prefix: 'x509_hash', dcql_query: degree });
     const again = await fetch(`${wallet.url}/authorize?${new URL(second.authorization_request_uri).searchParams}`, { headers: { 'x-wallet-session': s }, redirect: 'manual' });
-    await fetch(`${wallet.url}${again.headers.get('location')}`, { method: 'POST', headers: { 'x-wallet-session': s, 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=decline' });
+    const secondPage = await (await fetch(`${wallet.url}${again.headers.get('location')}`, { headers: { 'x-wallet-session': s, accept: 'text/html' } })).text();
+    const secondCsrf = /name="csrf" value="([^"]+)"/.exec(secondPage)![1];
+    await fetch(`${wallet.url}${again.headers.get('location')}`, { method: 'POST', headers: { 'x-wallet-session': s, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: secondCsrf, decision: 'decline' }).toString() });
     expect(await result(second)).toMatchObject({ status: 'wallet_error', wallet_error: { error: 'access_denied' } });
   });
 });

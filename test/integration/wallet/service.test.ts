@@ -70,9 +70,14 @@ describe('discovery documents', () => {
       expect(recipes).toContain(`## ${e.method} ${e.path}`);
       expect(recipes).toContain(e.curl);
     }
+    // Issue 30 item 29: the markdown twin of / is the wallet page itself; it points to the recipes.
     const markdown = await get('/', { accept: 'text/markdown' });
     expect(markdown.headers.get('content-type')).toContain('text/markdown');
-    expect(await markdown.text()).toBe(recipes);
+    const twin = await markdown.text();
+    expect(twin).toMatch(/^# Wallet/m);
+    expect(twin).toContain('## Session');
+    expect(twin).toContain('/llms-full.txt');
+    expect(twin).not.toBe(recipes);
     const catalog = await get('/.well-known/api-catalog');
     expect(catalog.headers.get('content-type')).toContain('application/linkset+json');
     expect(((await catalog.json()) as { linkset: Array<{ anchor: string }> }).linkset.map((l) => l.anchor)).toContain(`${w.url}/api`);
