@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { x509Hash } from '../credentials/x509/chain.ts';
+import { validateX5c, x509Hash } from '../credentials/x509/chain.ts';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, type JWK, type JWTHeaderParameters } from 'jose';
 import { OAuthError } from '../errors.ts';
 import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
@@ -35,6 +35,10 @@ export interface KnownIssuerKeys {
   byKid(kid: unknown, alg: string): Promise<{ set: string; key: CryptoKey | Uint8Array } | undefined>;
   /** The key set of one of our issuers, when `iss` names it. */
   keySetOf(iss: unknown): string | undefined;
+  /** CA certificates (PEM) of this origin an `x5c` chain may lead to (the verifier's CA, the IACA). */
+  trustAnchorsPem?: () => string[];
+  /** Epoch seconds, for certificate validity. */
+  nowS?: number;
 }
 
 const b64json = (part: string): Record<string, unknown> => {
@@ -97,7 +101,7 @@ async function verify(token: string, header: Record<string, unknown>, payload: R
       await compactVerify(token, ours.key);
       return { verified: true, key_source: `portico ${ours.set} keys`, detail: `Signature verified with this origin's ${ours.set} key ${String(kid)}` };
     }
-    if (Array.isArray(header.x5c) && typeof header.x5c[0] === 'string') return verifyWithX5cLeaf(token, header.x5c[0]);
+    if (Array.isArray(header.x5c) && typeof header.x5c[0] === 'string') return verifyWithX5c(token, header.x5c as unknown[], known);
     if (header.jwk) {
       await compactVerify(token, EmbeddedJWK);
       return { verified: false, self_signed_valid: true, key_source: 'embedded jwk', detail: 'Self-signed: the signature is valid with the key the token carries in its own header, which proves possession of that key but not who issued the token. Not verified with any key we trust' };
@@ -109,22 +113,27 @@ async function verify(token: string, header: Record<string, unknown>, payload: R
 }
 
 /**
- * A token carrying its certificate (`x5c`, e.g. an OpenID4VP request object): the leaf's key checks
- * the signature, which proves nothing about trust until the chain is checked against a known CA.
+ * A token carrying its certificate (`x5c`, e.g. an OpenID4VP request object): the leaf's key checks the
+ * signature, and the chain decides trust. Only a chain to a CA this origin trusts makes it `verified`;
+ * a signature valid with the leaf alone is `self_signed_valid`, like an embedded `jwk`.
  */
-async function verifyWithX5cLeaf(token: string, leafBase64: string): Promise<JwtDecoding['signature']> {
+async function verifyWithX5c(token: string, x5c: unknown[], known: KnownIssuerKeys): Promise<JwtDecoding['signature']> {
   let leaf: X509Certificate;
   try {
-    leaf = new X509Certificate(Buffer.from(leafBase64, 'base64'));
+    leaf = new X509Certificate(Buffer.from(String(x5c[0]), 'base64'));
   } catch {
     return { verified: false, key_source: 'x5c leaf certificate', detail: 'The first x5c entry is not a certificate' };
   }
   try {
     await compactVerify(token, leaf.publicKey);
-    return { verified: true, key_source: 'x5c leaf certificate', detail: `Verified with the key of the x5c leaf (subject ${leaf.subject.replace(/\n/g, ', ')}; x509_hash ${x509Hash(leaf.raw)}). Whom to trust depends on its chain: check it against a CA you already trust` };
   } catch {
     return { verified: false, key_source: 'x5c leaf certificate', detail: 'The signature does NOT verify with the key of the x5c leaf certificate' };
   }
+  const leafName = `subject ${leaf.subject.replace(/\n/g, ', ')}; x509_hash ${x509Hash(leaf.raw)}`;
+  const anchors = known.trustAnchorsPem?.() ?? [];
+  const chain = anchors.length > 0 && known.nowS !== undefined ? validateX5c(x5c as string[], { trustAnchors: anchors, now: known.nowS }) : { valid: false as const, reason: 'no CA of this origin is known here' };
+  if (chain.valid) return { verified: true, key_source: 'x5c chain', detail: `Verified with the key of the x5c leaf (${leafName}), whose chain leads to a CA of this origin` };
+  return { verified: false, self_signed_valid: true, key_source: 'x5c leaf certificate', detail: `Valid with the key of the x5c leaf (${leafName}), but its chain leads to no CA this origin trusts (${chain.reason}): check it against a CA you trust` };
 }
 
 /** Decodes, verifies and explains a JWT (JWS compact serialization). */

@@ -19,6 +19,14 @@ export class LookingGlass {
     private readonly issuers: ReadonlyMap<string, string> = new Map(),
   ) {}
 
+  /** CA certificates of this origin (the verifier's CA, the IACA) that an `x5c` chain may lead to. */
+  private readonly certificateAuthorities: string[] = [];
+
+  /** Lets tokens whose `x5c` chains to this CA be `verified` (each part of the origin adds its own CA). */
+  trustCertificateAuthority(pem: string): void {
+    if (!this.certificateAuthorities.includes(pem)) this.certificateAuthorities.push(pem);
+  }
+
   private readonly imported = new Map<string, Promise<{ set: string; key: CryptoKey | Uint8Array } | undefined>>();
 
   private known(): KnownIssuerKeys {
@@ -35,6 +43,8 @@ export class LookingGlass {
         return found;
       },
       keySetOf: (iss) => (typeof iss === 'string' ? this.issuers.get(iss) : undefined),
+      trustAnchorsPem: () => this.certificateAuthorities,
+      nowS: Math.floor(this.clock.now() / 1000),
     };
   }
 

@@ -28,6 +28,8 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const userList = demoUsers(ctx.config.env);
   const users = new Map(userList.map((u) => [u.id, u]));
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
+  // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
+  ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
   const authorization = new IssuerAuthorization(ctx.log, issuer);
   const dsJwk = { ...(await exportJWK(pki.documentSigner.publicKey)), alg: 'ES256', use: 'sig', kid: 'document-signer', x5c: [Buffer.from(pki.documentSigner.certificate).toString('base64')] };
   const presented = (request: FastifyRequest) => {

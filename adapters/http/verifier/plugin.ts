@@ -29,6 +29,8 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
   if (!issuerTrust) throw new Error('the verifier needs the issuer part registered first (its keys and IACA are what it trusts)');
   const trust = { ...issuerTrust, iacaRoots: [...issuerTrust.iacaRoots, ...extraIacaRoots(ctx.config.env)] };
   const verifier = new VerifierService(ctx.log, ctx.keys, pki, settings, trust, ctx.clock);
+  // Request objects of this verifier chain to its CA: the looking glass may call them verified.
+  ctx.lookingGlass.trustCertificateAuthority(pki.ca.pem);
 
   app.post('/oid4vp/request/create', {
     schema: {

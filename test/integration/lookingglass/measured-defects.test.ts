@@ -60,6 +60,24 @@ describe('verified means a key we trust (item 26)', () => {
   });
 });
 
+describe('verified means a key we trust: x5c (item 26)', () => {
+  it('[item 26] a token whose x5c leads to no CA of this origin is self_signed_valid, not verified', async () => {
+    const ms = server.clock.now();
+    const iaca = await createIacaRoot({ notBefore: new Date(ms - 86_400_000), notAfter: new Date(ms + 86_400_000) });
+    const ds = await createDocumentSigner({ iaca, notBefore: new Date(ms - 86_400_000), notAfter: new Date(ms + 86_400_000) });
+    const x5c = [Buffer.from(ds.certificate).toString('base64'), Buffer.from(iaca.certificate).toString('base64')];
+    const token = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', x5c }).setIssuer('https://issuer.example').setExpirationTime('1h').sign(ds.privateKey);
+    const decoded = (await exchange(server.url, '/api/lookingglass/decode', json({ token }))).body;
+    expect(decoded.signature).toMatchObject({ verified: false, self_signed_valid: true, key_source: 'x5c leaf certificate' });
+  });
+
+  it('[item 26] our issuer\'s signed metadata, whose x5c chains to our IACA, is verified', async () => {
+    const signed = await (await fetch(`${server.url}/.well-known/openid-credential-issuer/oid4vci`, { headers: { accept: 'application/jwt' } })).text();
+    const decoded = (await exchange(server.url, '/api/lookingglass/decode', json({ token: signed }))).body;
+    expect(decoded.signature).toMatchObject({ verified: true, key_source: 'x5c chain' });
+  });
+});
+
 describe('saved runs keep no offer secret whole (item 27)', () => {
   it('[item 27] the pre-authorized tx_code flow stores neither pre_authorized_code nor tx_code_value nor the offer by value', async () => {
     const run = (await exchange(server.url, '/api/protocols/oid4vci/demo/pre-authorized-tx-code', json({}))).body;
