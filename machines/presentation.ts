@@ -32,6 +32,8 @@ export type PresentationEvent =
       request_uri_method?: 'get' | 'post';
       nonce: string;
       state_hash: string;
+      /** SHA-256 of the transaction id the result is read by (128 random bits; never in the request URI or object). */
+      transaction_id_hash?: string;
       dcql_query: unknown;
       expires_at: number;
       profile?: 'haip';
@@ -53,6 +55,7 @@ export interface PresentationContext {
   requestUriMethod?: 'get' | 'post';
   nonce: string;
   stateHash: string;
+  transactionIdHash?: string;
   dcqlQuery: unknown;
   expiresAt: number;
   profile?: 'haip';
@@ -111,6 +114,7 @@ export const presentationMachine = setup({
             requestUriMethod: event.request_uri_method,
             nonce: event.nonce,
             stateHash: event.state_hash,
+            transactionIdHash: event.transaction_id_hash,
             dcqlQuery: event.dcql_query,
             expiresAt: event.expires_at,
             profile: event.profile,

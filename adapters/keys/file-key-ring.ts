@@ -11,7 +11,7 @@ export const PUBLISHED_PREFIX = 'published:';
 /** Server secrets, stored as symmetric (`oct`) JWKs beside the signing keys. */
 const SECRET_PREFIX = 'secret:';
 /** Secrets every service may ask for; each is created on first start. */
-const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state', 'dpop-nonce', 'internal-caller', 'offer-code', 'oid4vp-transaction'];
+const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state', 'dpop-nonce', 'internal-caller', 'offer-code'];
 
 /** How often instances sharing the key file look for a rotation. */
 const WATCH_INTERVAL_MS = 1_000;

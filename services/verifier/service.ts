@@ -55,9 +55,8 @@ const REQUEST_ID_LENGTH = 24;
 const REQUEST_ID = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}$`);
 const STATE = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}\\.[A-Za-z0-9_-]{43}$`);
 /**
- * The capability a result is read by: the request id (to find the stream), then 128 bits of an HMAC of
- * it under a server secret, like `state`: unguessable, and derivable again for the HAIP redirect
- * without storing it. The request id travels in request URIs and QR codes; this never does.
+ * The capability a result is read by: the request id (to find the stream), then 128 random bits, of
+ * which the log keeps only a SHA-256. The request id travels in request URIs and QR codes; this never does.
  */
 const TRANSACTION_ID = new RegExp(`^([A-Za-z0-9_-]{${REQUEST_ID_LENGTH}})\\.[A-Za-z0-9_-]{22}$`);
 const ENC_KID_SUFFIX = '.enc';
@@ -127,9 +126,8 @@ function parseVpToken(value: unknown, queries: ReadonlyMap<string, CredentialQue
 export class VerifierService {
   readonly requests: ActorRuntime<typeof presentationMachine>;
   /** direct_post.jwt decryption keys by request id, until the request lapses. */
-  private readonly decryptionKeys = new Map<string, { privateKey: KeyObject; expiresAt: number }>();
+  private readonly decryptionKeys = new Map<string, { privateKey: KeyObject; expiresAt: number; transactionId?: string }>();
   private readonly stateSecret: Uint8Array;
-  private readonly transactionSecret: Uint8Array;
 
   constructor(
     log: EventLog,
@@ -142,12 +140,6 @@ export class VerifierService {
     // Presentation streams hold a handful of events: folding them beats writing snapshots.
     this.requests = new ActorRuntime(log, presentationMachine, 'presentation', 10_000, false);
     this.stateSecret = keys.secret('oid4vp-state');
-    this.transactionSecret = keys.secret('oid4vp-transaction');
-  }
-
-  /** `transaction_id` is `<request_id>.<128 bits of HMAC>` (TRANSACTION_ID). */
-  private transactionIdOf(id: string): string {
-    return `${id}.${createHmac('sha256', this.transactionSecret).update(`transaction:${id}`).digest().subarray(0, 16).toString('base64url')}`;
   }
 
   /** `state` is `<request_id>.<HMAC>`: derivable again when the request object is signed, never stored in clear. */
@@ -177,7 +169,7 @@ export class VerifierService {
     const clientId = clientIdOf(prefix as ClientIdPrefix, this.settings, this.pki, this.keys);
     const nonce = randomToken(24);
     const state = this.stateOf(id);
-    const transactionId = this.transactionIdOf(id);
+    const transactionId = `${id}.${randomToken(16)}`;
     const event: PresentationEvent = {
       type: 'presentation.created',
       at,
@@ -187,6 +179,7 @@ export class VerifierService {
       ...(byReference ? { request_uri_method: method as 'get' | 'post' } : {}),
       nonce,
       state_hash: hashOf(state),
+      transaction_id_hash: hashOf(transactionId),
       dcql_query: dcqlQuery,
       expires_at: expiresAt,
       ...(input.profile === 'haip' ? { profile: 'haip' as const } : {}),
@@ -194,7 +187,8 @@ export class VerifierService {
     };
     const outcome = await this.requests.create(id, event);
     if (!outcome.accepted) throw new OAuthError('temporarily_unavailable', 'The request could not be created; try again', 503);
-    if (encryption) this.keepDecryptionKey(id, encryption.privateKey, expiresAt);
+    // HAIP answers redirect to the result: its transaction id is kept, like the key, in memory until the request lapses.
+    if (encryption) this.keepDecryptionKey(id, { privateKey: encryption.privateKey, expiresAt, ...(input.profile === 'haip' ? { transactionId } : {}) });
 
     const requestUri = `${this.settings.baseUrl}/oid4vp/request/${id}`;
     const query = byReference
@@ -221,14 +215,14 @@ export class VerifierService {
     return `${this.settings.baseUrl}/oid4vp/result/${transactionId}`;
   }
 
-  private keepDecryptionKey(id: string, privateKey: KeyObject, expiresAt: number): void {
+  private keepDecryptionKey(id: string, kept: { privateKey: KeyObject; expiresAt: number; transactionId?: string }): void {
     const now = this.clock.now();
     // Keys are kept in creation order: lapsed ones are dropped from the front.
     for (const [key, value] of this.decryptionKeys) {
       if (value.expiresAt > now) break;
       this.decryptionKeys.delete(key);
     }
-    this.decryptionKeys.set(id, { privateKey, expiresAt });
+    this.decryptionKeys.set(id, kept);
   }
 
   /** The request as it stands, with a lapsed unanswered request marked expired first. */
@@ -346,7 +340,8 @@ export class VerifierService {
     const verdict: PresentationEvent = reasons.length === 0 ? { type: 'presentation.verified', ...common, presentations } : { type: 'presentation.rejected', ...common, reasons };
     const outcome = await this.requests.execute(id, () => [{ type: 'presentation.response_received', at, enc }, verdict]);
     if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
-    return responseCode ? { redirect_uri: `${this.resultUri(this.transactionIdOf(id))}?response_code=${responseCode}` } : {};
+    const transactionId = this.decryptionKeys.get(id)?.transactionId;
+    return responseCode && transactionId ? { redirect_uri: `${this.resultUri(transactionId)}?response_code=${responseCode}` } : {};
   }
 
   private async verifyVpToken(request: RequestState, vpToken: unknown): Promise<{ reasons: PresentationReason[]; presentations: Record<string, DisclosedPresentation[]> }> {
@@ -393,9 +388,10 @@ export class VerifierService {
    */
   async result(transactionId: string, responseCode?: string): Promise<ResultDocument> {
     const id = TRANSACTION_ID.exec(transactionId)?.[1];
-    if (!id || !sameText(transactionId, this.transactionIdOf(id))) throw notFound('No such presentation result');
+    if (!id) throw notFound('No such presentation result');
     const loaded = await this.current(id);
-    if (loaded.snapshot.value === 'new') throw notFound('No such presentation result');
+    const expected = loaded.snapshot.context.transactionIdHash;
+    if (loaded.snapshot.value === 'new' || expected === undefined || !sameText(hashOf(transactionId), expected)) throw notFound('No such presentation result');
     const context = loaded.snapshot.context;
     const codeRequired = context.responseCodeHash !== undefined;
     if (responseCode !== undefined && (!codeRequired || !sameText(hashOf(responseCode), context.responseCodeHash!))) throw invalidRequest('response_code is not the one issued for this request');
