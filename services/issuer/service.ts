@@ -422,6 +422,9 @@ export class IssuerService {
     const { scheme, token } = presented;
     const claims = verifyOwnJwtSync(token, (kid) => this.keys.verificationKey(KEY_SET, 'ES256', kid), { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', now: this.clock.now() });
     if (!claims) throw unauthorized('The access token is invalid or expired');
+    // The subject is the user whose data the credential carries: an unknown one is never replaced by another.
+    const user = typeof claims.sub === 'string' ? this.users.get(claims.sub) : undefined;
+    if (!user) throw unauthorized('The access token\'s subject is not a known user');
     const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
     if (bound) {
       if (scheme !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');
@@ -432,7 +435,7 @@ export class IssuerService {
       if (!proof) throw dpopChallenge(new DPoPError('A DPoP proof (with ath) is required with a DPoP-bound token'));
       if (proof.jkt !== bound) throw unauthorized('The DPoP proof key is not the key the token is bound to');
     } else if (scheme === 'DPoP') throw unauthorized('This access token is not DPoP-bound: use the Bearer scheme');
-    return { token, claims, offerId: String(claims.issuance ?? '') };
+    return { token, claims, user, offerId: String(claims.issuance ?? '') };
   }
 
   /**
@@ -450,7 +453,7 @@ export class IssuerService {
   }
 
   async credential(rawBody: unknown, request: PresentedRequest, encrypted = false) {
-    const { token, claims, offerId } = await this.accessToken(request);
+    const { token, claims, user, offerId } = await this.accessToken(request);
     const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
     const loaded = await this.offers.get(offerId);
     if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw invalidTokenError('The access token does not belong to a live offer');
@@ -481,7 +484,7 @@ export class IssuerService {
       if (!outcome.accepted) throw new OAuthError('invalid_credential_request', 'A deferred credential of this offer was already requested', 400);
       return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S }, encryptTo };
     }
-    const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), String(claims.sub ?? 'alice'));
+    const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), user);
     const notificationId = `${offerId}.${randomToken(16)}`;
     const interactionId = request.interactionId;
     await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}), ...(keyAttestation ? { key_attestation: keyAttestation } : {}), request_encrypted: encrypted, response_encrypted: encryptTo !== undefined });
@@ -489,9 +492,8 @@ export class IssuerService {
   }
 
   /** One credential per holder key, in the order of the proofs. */
-  private async issueAll(configurationId: string, holderJwks: JWK[], userId: string) {
+  private async issueAll(configurationId: string, holderJwks: JWK[], user: { id: string; claims: Record<string, unknown> }) {
     const configuration = this.settings.configurations.get(configurationId)!;
-    const user = this.users.get(userId) ?? this.users.get('alice')!;
     const credentials = [];
     for (const holderJwk of holderJwks) credentials.push({ credential: await issueCredential(configuration, { settings: this.settings, pki: this.pki, keys: this.keys, holderJwk, user, nowMs: this.clock.now() }) });
     return credentials;
@@ -501,7 +503,7 @@ export class IssuerService {
 
   /** 202 with the same transaction id until the credential is ready, then 200 once (decisions section 8). */
   async deferredCredential(rawBody: unknown, request: PresentedRequest, encrypted = false) {
-    const { claims, offerId } = await this.accessToken(request);
+    const { user, offerId } = await this.accessToken(request);
     const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
     const id = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).transaction_id : undefined;
     const invalid = () => new OAuthError('invalid_transaction_id', 'The transaction_id is unknown, already collected, or not this token\'s', 400);
@@ -511,7 +513,7 @@ export class IssuerService {
     if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw invalid();
     const at = this.clock.now();
     if (at < (c.readyAt ?? Infinity)) return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
-    const credentials = await this.issueAll(c.configurationId!, c.holderJwks as JWK[], String(claims.sub ?? 'alice'));
+    const credentials = await this.issueAll(c.configurationId!, c.holderJwks as JWK[], user);
     const notificationId = `${offerId}.${randomToken(16)}`;
     const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred_collected', at, notification_id_hash: hash(notificationId) });
     if (!outcome.accepted) throw invalid();
