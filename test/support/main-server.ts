@@ -26,7 +26,7 @@ export interface TestServerOptions {
   /** The host name of BASE_URL (default 127.0.0.1), e.g. `localhost` where a DNS name is needed (x509_san_dns). */
   baseHost?: string;
   /** Passed to createMainOrigin (lower SSE bounds, a short request timeout). */
-  origin?: Pick<MainOptions, 'sseLimits' | 'requestTimeoutMs'>;
+  origin?: Pick<MainOptions, 'sseLimits' | 'requestTimeoutMs' | 'routes'>;
 }
 
 /**

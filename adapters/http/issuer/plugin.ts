@@ -1,14 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK } from 'jose';
-import { loadIssuerPki } from '../../issuer/pki-file.ts';
 import { signJwt } from '../../../services/crypto/jws.ts';
-import { didJwkFromJwk } from '../../../services/credentials/keys/did-jwk.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import { encryptResponse, type ResponseEncryption } from '../../../services/issuer/encryption.ts';
 import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import { IssuerService } from '../../../services/issuer/service.ts';
 import { issuerAuthorizationRoutes } from './authorization-routes.ts';
-import { ISSUING_COUNTRY, authorizationServerMetadata, credentialIssuerMetadata, degreeVct, issuerSettings } from '../../../services/issuer/settings.ts';
+import { authorizationServerMetadata, credentialIssuerMetadata, degreeVct } from '../../../services/issuer/settings.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -23,15 +21,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-
 
 /** The OID4VCI issuer at `{base}/oid4vci` and its authorization server (decisions section 8). */
 export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
-  const settings = issuerSettings(ctx.config.baseUrl, ctx.config.env);
-  const pki = await loadIssuerPki(ctx.config.dataDir, settings.issuer, ISSUING_COUNTRY, ctx.clock.now());
+  const { settings, pki } = ctx.issuer;
   const userList = demoUsers(ctx.config.env);
   const users = new Map(userList.map((u) => [u.id, u]));
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
   // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
   ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
   const authorization = new IssuerAuthorization(ctx.log, issuer);
-  const dsJwk = { ...(await exportJWK(pki.documentSigner.publicKey)), alg: 'ES256', use: 'sig', kid: 'document-signer', x5c: [Buffer.from(pki.documentSigner.certificate).toString('base64')] };
+  const dsJwk = ctx.issuer.keys.documentSignerJwk;
   const presented = (request: FastifyRequest) => {
     const interaction = request.headers['x-fapi-interaction-id'];
     return {
@@ -63,7 +60,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   // Legacy aliases: draft-13 wallets append the well-known suffix to the issuer instead of inserting it.
   app.get('/oid4vci/.well-known/openid-credential-issuer', { schema: { summary: 'Legacy alias (draft-13 appended path) of the credential issuer metadata', tags } }, sendIssuerMetadata);
   app.get('/oid4vci/.well-known/oauth-authorization-server', { schema: { summary: 'Legacy alias (draft-13 appended path) of the issuer\'s authorization server metadata', tags } }, async () => asMetadata);
-  app.get('/oid4vci/.well-known/jwks.json', { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } }, async () => ({ keys: [...ctx.keys.jwks('oid4vci').keys, dsJwk] }));
+  app.get('/oid4vci/.well-known/jwks.json', { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } }, async () => ctx.issuer.keys.jwks());
   app.get('/oid4vci/iaca.pem', { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } }, async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem));
   app.get('/oid4vci/credential-types/university-degree', { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } }, async () => ({
     vct: degreeVct(ctx.config.baseUrl),
@@ -146,17 +143,5 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     return reply.code(204).send();
   });
 
-  // The verifier trusts what this issuer signs: its JWKS (as served), the DIDs of its keys, its IACA.
-  let servedJwks = { keys: [...ctx.keys.jwks('oid4vci').keys, dsJwk] };
-  ctx.credentialTrust = {
-    issuer: settings.issuer,
-    jwks: () => {
-      const current = ctx.keys.jwks('oid4vci').keys;
-      if (current.length + 1 !== servedJwks.keys.length || current.some((k, i) => k.kid !== servedJwks.keys[i].kid)) servedJwks = { keys: [...current, dsJwk] };
-      return servedJwks;
-    },
-    w3cIssuers: () => ctx.keys.jwks('oid4vci').keys.map((k) => didJwkFromJwk(k)),
-    iacaRoots: [pki.iaca.pem],
-  };
   Object.assign(ctx.apiEndpoints, { oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci', oid4vci_offers: '/oid4vci/offers' });
 }

@@ -30,11 +30,14 @@ import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '.
 import type { OAuthError } from '../../../services/errors.ts';
 import { installRateLimit } from '../rate-limit.ts';
 import { installDiscoveryCors } from '../discovery-cors.ts';
+import { loadIssuerPki } from '../../issuer/pki-file.ts';
+import { ISSUING_COUNTRY, issuerSettings } from '../../../services/issuer/settings.ts';
+import { credentialTrustOf, issuerKeys } from '../../../services/issuer/trust.ts';
 import { SseHub, type SseLimits } from '../sse.ts';
 import { installPageHeaders } from '../pages/links.ts';
 import { sendPage } from '../pages/respond.ts';
 import { errorPage, notFoundPage } from '../pages/routes.ts';
-import type { MainContext } from './context.ts';
+import type { MainContext, RoutePlugin } from './context.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS, MAIN_ROUTES } from './routes.ts';
 
 export interface MainOrigin {
@@ -56,6 +59,8 @@ export interface MainOptions {
   sseLimits?: SseLimits;
   /** How long a client may take to send a whole request (tests shorten it). */
   requestTimeoutMs?: number;
+  /** The route plugins, in order (MAIN_ROUTES); none depends on state another plugin left in the context. */
+  routes?: readonly RoutePlugin[];
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
@@ -101,9 +106,16 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
   // the key ring, so a run's call that a load balancer sends to another instance is recognised there too.
   const internal = { header: 'x-portico-internal', value: Buffer.from(keys.secret('internal-caller')).toString('base64url') };
 
+  // The issuer's signing material is provisioned here, under the data-dir lock, and handed to every part that needs it.
+  const issuerSettingsOfOrigin = issuerSettings(config.baseUrl, config.env);
+  const issuerPki = await loadIssuerPki(config.dataDir, issuerSettingsOfOrigin.issuer, ISSUING_COUNTRY, clock.now());
+  const publishedIssuerKeys = await issuerKeys(keys, issuerPki);
+
   const ctx: MainContext = {
     config,
     clock,
+    issuer: { settings: issuerSettingsOfOrigin, pki: issuerPki, keys: publishedIssuerKeys },
+    credentialTrust: credentialTrustOf(issuerSettingsOfOrigin, issuerPki, keys, publishedIssuerKeys),
     log,
     keys,
     projections: runner,
@@ -172,7 +184,7 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
   });
   await installRateLimit(app, config.rateLimitPerMinute, { internal, store: rateLimits });
   const discoveryCors = installDiscoveryCors(app);
-  for (const plugin of MAIN_ROUTES) await plugin(app, ctx);
+  for (const plugin of options.routes ?? MAIN_ROUTES) await plugin(app, ctx);
   discoveryCors.addPreflights();
 
   let closed = false;

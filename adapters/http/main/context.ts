@@ -44,8 +44,14 @@ export interface MainContext {
   health: Record<string, () => unknown>;
   /** Conformance pages that may be indexed (sitemap, llms.txt); set by the conformance part when present. */
   indexableConformancePages?: () => Array<{ path: string; title: string }>;
-  /** Whom the OID4VP verifier trusts for credentials (our issuer's keys and IACA); set by the issuer part. */
-  credentialTrust?: import('../../../services/verifier/settings.ts').CredentialTrust;
+  /** The OID4VCI issuer's settings, its PKI (IACA, document signer, attester, request encryption) and published keys. */
+  issuer: {
+    settings: import('../../../services/issuer/settings.ts').IssuerSettings;
+    pki: import('../../../services/issuer/settings.ts').IssuerPki;
+    keys: import('../../../services/issuer/trust.ts').IssuerKeys;
+  };
+  /** Whom the OID4VP verifier trusts for credentials: what this origin's issuer signs. */
+  credentialTrust: import('../../../services/verifier/settings.ts').CredentialTrust;
   /** Called, in order, on shutdown before the event log closes. */
   onClose: Array<() => Promise<void> | void>;
 }

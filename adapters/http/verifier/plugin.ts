@@ -25,9 +25,7 @@ const extraIacaRoots = (env: Record<string, string | undefined>) =>
 export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const settings = verifierSettings(ctx.config.baseUrl);
   const pki = await loadVerifierPki(ctx.config.dataDir, new URL(ctx.config.baseUrl).hostname.replace(/^\[|\]$/g, ''), ctx.clock.now());
-  const issuerTrust = ctx.credentialTrust;
-  if (!issuerTrust) throw new Error('the verifier needs the issuer part registered first (its keys and IACA are what it trusts)');
-  const trust = { ...issuerTrust, iacaRoots: [...issuerTrust.iacaRoots, ...extraIacaRoots(ctx.config.env)] };
+  const trust = { ...ctx.credentialTrust, iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.env)] };
   const verifier = new VerifierService(ctx.log, ctx.keys, pki, settings, trust, ctx.clock);
   // Request objects of this verifier chain to its CA: the looking glass may call them verified.
   ctx.lookingGlass.trustCertificateAuthority(pki.ca.pem);
