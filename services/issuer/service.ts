@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
 import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
 import { DPoPError, verifyDPoPProof, type VerifiedProof } from '../dpop/proof.ts';
-import { accessTokenFromHeader, dpopChallenge, invalidTokenError } from '../oauth/protected-resources.ts';
+import { accessTokenFromHeader, dpopChallenge, insufficientScope, invalidTokenError } from '../oauth/protected-resources.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
@@ -462,7 +462,7 @@ export class IssuerService {
     const configurationId = requestedConfiguration(req, claims.authorization_details);
     const configuration = this.settings.configurations.get(configurationId);
     if (!configuration || isPrototypeName(configurationId)) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
-    if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw new OAuthError('insufficient_scope', `The access token was not issued for ${configurationId}`, 403);
+    if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw insufficientScope(configuration.scope, { scheme: claims.cnf ? 'DPoP' : 'Bearer' });
     if (req.proof !== undefined) throw new OAuthError('invalid_credential_request', 'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}', 400);
     const proofs = req.proofs as { jwt?: unknown } | undefined;
     if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0) throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);

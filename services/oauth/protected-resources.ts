@@ -15,9 +15,10 @@ export interface PresentedToken {
 }
 
 /** The 401 of RFC 6750 section 3 (and RFC 9449 section 7.1 for DPoP), with RFC 9728's pointer. */
-export function invalidTokenError(description: string, options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string; error?: string; status?: number } = {}): OAuthError {
+export function invalidTokenError(description: string, options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string; error?: string; status?: number; scope?: string } = {}): OAuthError {
   const error = options.error ?? 'invalid_token';
   const parts = [`error="${error}"`, `error_description="${description.replace(/"/g, "'")}"`];
+  if (options.scope) parts.push(`scope="${options.scope}"`);
   if (options.resourceMetadata) parts.push(`resource_metadata="${options.resourceMetadata}"`);
   const scheme = options.scheme ?? 'Bearer';
   const challenge = scheme === 'DPoP' ? `DPoP algs="ES256 RS256 EdDSA", ${parts.join(', ')}` : `Bearer ${parts.join(', ')}`;
@@ -34,6 +35,16 @@ export function accessTokenFromHeader(header: string | undefined): { scheme: 'Be
   if (!m) return undefined;
   return { scheme: m[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: m[2] };
 }
+
+/** The token of an `Authorization: Bearer` header, or undefined (another scheme, or none). */
+export const bearerToken = (header: string | undefined): string | undefined => {
+  const presented = accessTokenFromHeader(header);
+  return presented?.scheme === 'Bearer' ? presented.token : undefined;
+};
+
+/** RFC 6750 §3.1: a valid token without the scope the resource needs is 403 `insufficient_scope`, with the challenge naming it. */
+export const insufficientScope = (scope: string, options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string } = {}): OAuthError =>
+  invalidTokenError(`The access token lacks the ${scope} scope`, { ...options, error: 'insufficient_scope', status: 403, scope });
 
 /**
  * RFC 9449 §7.1: a DPoP proof refused at a resource is a 401 with a `DPoP` challenge naming the error
@@ -78,7 +89,7 @@ export class ProtectedResource {
 
   /** OpenID Connect Core section 5.3: the claims of the token's subject for its scope. */
   userInfo(claims: AccessTokenClaims): Record<string, unknown> {
-    if (!claims.scope.split(' ').includes('openid')) throw invalidTokenError('The access token lacks the openid scope', { error: 'insufficient_scope', status: 403, resourceMetadata: this.resourceMetadata });
+    if (!claims.scope.split(' ').includes('openid')) throw insufficientScope('openid', { resourceMetadata: this.resourceMetadata });
     const user = this.deps.users.get(claims.sub);
     if (!user) throw invalidTokenError('The token subject is not a user', { resourceMetadata: this.resourceMetadata });
     return claimsForScope(user, claims.scope);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { OAuthError, invalidRequest } from '../../../services/errors.ts';
 import { JWT_BEARER_GRANT } from '../../../services/agentauth/settings.ts';
 import type { MainContext } from '../main/context.ts';
-import { bearerToken, invalidToken } from './bearer.ts';
+import { bearerToken, insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -132,13 +132,15 @@ export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext)
           },
         },
         401: errorResponse,
+        403: errorResponse,
       },
     },
   }, async (request) => {
-    const token = bearerToken(request);
-    if (!token) throw invalidToken('An agent access token is required');
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw invalidTokenError('An agent access token is required');
     const claims = await agentAuth.tokens.verifyAccessToken(token, ctx.clock.now());
-    if (!claims || !claims.scope.split(' ').includes('agent:read')) throw invalidToken('The access token is invalid or expired');
+    if (!claims) throw invalidTokenError('The access token is invalid or expired');
+    if (!claims.scope.split(' ').includes('agent:read')) throw insufficientScope('agent:read');
     return agentAuth.me(claims);
   });
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RevocationEntry } from '../../../projections/revocation-feed.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
-import { bearerToken, invalidToken } from './bearer.ts';
+import { bearerToken, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
 
 const LONG_POLL_MS = 25_000;
 
@@ -77,10 +77,10 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
       },
     },
   }, async (request) => {
-    const token = bearerToken(request);
-    if (!token) throw invalidToken('An agent access token identifies the receiver');
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw invalidTokenError('An agent access token identifies the receiver');
     const claims = await ctx.agentAuth.tokens.verifyAccessToken(token, ctx.clock.now());
-    if (!claims) throw invalidToken('The access token is invalid or expired');
+    if (!claims) throw invalidTokenError('The access token is invalid or expired');
     const body = (request.body ?? {}) as Parameters<typeof pollDelivery.poll>[1];
     const first = await pollDelivery.poll(claims.sub, body);
     if (Object.keys(first.sets).length > 0 || body.returnImmediately === true || body.maxEvents === 0) return first;
