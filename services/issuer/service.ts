@@ -7,7 +7,8 @@ import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
 import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
-import { DPoPError, verifyDPoPProof, type VerifiedProof } from '../dpop/proof.ts';
+import { checkDPoP } from '../dpop/check.ts';
+import { DPoPError, type VerifiedProof } from '../dpop/proof.ts';
 import { accessTokenFromHeader, dpopChallenge, insufficientScope, invalidTokenError } from '../oauth/protected-resources.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
@@ -256,18 +257,8 @@ export class IssuerService {
 
   /** A DPoP proof at one of the issuer's endpoints: verified, nonce (when required), single use. */
   async dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined> {
-    if (request.dpop === undefined) return undefined;
-    if (Array.isArray(request.dpop)) throw new OAuthError('invalid_dpop_proof', 'Send exactly one DPoP header', 400);
-    const proof = await verifyDPoPProof(request.dpop, { method: request.method, url: request.url, nowMs: this.clock.now(), accessToken });
-    if (this.settings.dpopNonceRequired) {
-      const nonces = side === 'as' ? this.asNonces : this.rsNonces;
-      if (!nonces.accepts(decodeJwt(request.dpop).nonce)) {
-        if (side === 'as') throw new OAuthError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', 400, { 'dpop-nonce': nonces.current() });
-        throw new OAuthError('use_dpop_nonce', 'Resource server requires nonce in DPoP proof', 401, { 'dpop-nonce': nonces.current() });
-      }
-    }
-    if (!(await this.useOnce('dpop-jti', `${proof.jkt}:${proof.jti}`))) throw new OAuthError('invalid_dpop_proof', 'The DPoP proof was already used (jti replay)', 400);
-    return proof;
+    const nonces = side === 'as' ? this.asNonces : this.rsNonces;
+    return checkDPoP(request.dpop, { method: request.method, url: request.url, accessToken }, { side, nowMs: () => this.clock.now(), ...(this.settings.dpopNonceRequired ? { nonces } : {}), useOnce: (purpose, value) => this.useOnce(purpose, value) });
   }
 
   async token(form: Record<string, string | undefined>, request: PresentedRequest) {
@@ -340,7 +331,7 @@ export class IssuerService {
   requireHaipClient(configurationIds: string[], attested: AttestedClient | undefined, proof: VerifiedProof | undefined): void {
     if (!configurationIds.some((id) => this.settings.configurations.get(id)?.haip)) return;
     if (!attested) throw new OAuthError('invalid_client', 'HAIP configurations need client attestation (attest_jwt_client_auth)', 401);
-    if (!proof) throw new OAuthError('invalid_dpop_proof', 'HAIP configurations need a DPoP proof', 400);
+    if (!proof) throw new DPoPError('HAIP configurations need a DPoP proof');
   }
 
   private async mintToken(offerId: string, c: IssuanceContext, options: { proof?: VerifiedProof; clientId?: string; attested?: AttestedClient }) {
@@ -379,7 +370,7 @@ export class IssuerService {
     this.requireHaipClient(c.configurationIds, attested, proof);
     if (form.redirect_uri !== c.par.redirectUri) throw invalidGrant('redirect_uri differs from the pushed authorization request');
     if (!checkPkce(form.code_verifier, c.par.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
-    if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt) throw new OAuthError('invalid_dpop_proof', 'The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)', 400);
+    if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt) throw new DPoPError('The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)');
     const minted = await this.mintToken(offerId, c, { proof, clientId: c.par.clientId, ...(attested ? { attested } : {}) });
     if (!minted) throw invalidGrant('The authorization code was already used');
     return minted;

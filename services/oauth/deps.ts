@@ -1,4 +1,5 @@
 import { authorizationCodeMachine } from '../../machines/authorization-code.ts';
+import type { DPoPServer } from '../dpop/check.ts';
 import { interactionMachine } from '../../machines/interaction.ts';
 import { refreshFamilyMachine } from '../../machines/refresh-family.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
@@ -45,6 +46,11 @@ export class OAuthDeps {
     // Almost always a first sighting: appended without a read (a replay conflicts, is reloaded and refused).
     const outcome = await this.once.create(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose });
     return outcome.accepted;
+  }
+
+  /** How this origin's servers check DPoP proofs, on the authorization-server side or at a resource. */
+  dpopServer(side: 'as' | 'rs'): DPoPServer {
+    return { side, nowMs: () => this.clock.now(), ...(this.dpopNonceRequired ? { nonces: this.nonces } : {}), useOnce: (purpose, value) => this.useOnce(purpose, value) };
   }
 
   /** Revokes one access token (RFC 7009) by recording its jti. */

@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors.ts';
 import type { OAuthDeps } from './deps.ts';
 import { claimsForScope } from './demo-users.ts';
-import { checkDPoP } from './dpop-check.ts';
+import { checkDPoP } from '../dpop/check.ts';
 import type { IssuerProfile } from './issuers.ts';
 import type { AccessTokenClaims, IssuerTokens } from './tokens.ts';
 
@@ -76,7 +76,7 @@ export class ProtectedResource {
     const bound = claims.cnf?.jkt;
     if (bound) {
       if (presented.scheme !== 'DPoP') throw fail('This access token is DPoP-bound; use the DPoP authorization scheme with a proof');
-      const proof = await checkDPoP(this.deps, presented.dpop, { method: presented.method, url: presented.url, accessToken: presented.token }).catch((e: OAuthError) => {
+      const proof = await checkDPoP(presented.dpop, { method: presented.method, url: presented.url, accessToken: presented.token }, this.deps.dpopServer('rs')).catch((e: OAuthError) => {
         throw dpopChallenge(e, this.resourceMetadata);
       });
       if (!proof) throw fail('A DPoP proof is required with a DPoP-bound token');

@@ -4,7 +4,7 @@ import { randomToken, sha256 } from '../crypto/random.ts';
 import { authenticateClient, type AuthenticatedClient } from './client-auth.ts';
 import type { OAuthDeps } from './deps.ts';
 import { claimsForScope } from './demo-users.ts';
-import { checkDPoP } from './dpop-check.ts';
+import { checkDPoP } from '../dpop/check.ts';
 import { REFRESH_TOKEN_TTL_MS, type IssuerProfile } from './issuers.ts';
 import { IssuerTokens } from './tokens.ts';
 
@@ -52,7 +52,7 @@ export class TokenEndpoint {
     const grantType = request.body.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     const { client } = await this.authenticate(request);
-    const proof = await checkDPoP(this.deps, request.dpop, { method: 'POST', url: request.url });
+    const proof = await checkDPoP(request.dpop, { method: 'POST', url: request.url }, this.deps.dpopServer('as'));
     if (!['authorization_code', 'refresh_token', 'client_credentials'].includes(grantType)) {
       throw new OAuthError('unsupported_grant_type', 'Supported: authorization_code, refresh_token, client_credentials');
     }
