@@ -1,4 +1,5 @@
 import { interactionMachine, type AuthorizationRequest } from '../../machines/interaction.ts';
+import { isS256Challenge } from '../oauth/pkce.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { OAuthError, invalidRequest } from '../errors.ts';
@@ -17,7 +18,6 @@ export const CODE_TTL_MS = 60_000;
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 const INTERACTION_TTL_MS = 600_000;
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
-const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
 const streamOf = (value: string) => (/^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined);
@@ -86,7 +86,7 @@ export class IssuerAuthorization {
     if (attested && attested.clientId !== form.client_id) throw new OAuthError('invalid_client', 'client_id differs from the sub of the client attestation', 401);
     if (form.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code', 400);
     if (!acceptableRedirectUri(form.redirect_uri)) throw invalidRequest('redirect_uri must be https, or http on a loopback host, without a fragment');
-    if (form.code_challenge_method !== 'S256' || !form.code_challenge || !PKCE_CHALLENGE.test(form.code_challenge)) throw invalidRequest('PKCE with code_challenge_method S256 is required');
+    if (form.code_challenge_method !== 'S256' || !isS256Challenge(form.code_challenge)) throw invalidRequest('PKCE with code_challenge_method S256 is required');
     const proof = await this.issuer.dpop(request, 'as');
     if (form.dpop_jkt !== undefined && proof && proof.jkt !== form.dpop_jkt) throw new OAuthError('invalid_dpop_proof', 'dpop_jkt differs from the key of the DPoP proof', 400);
     const dpopJkt = form.dpop_jkt ?? proof?.jkt;

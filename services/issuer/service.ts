@@ -1,6 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { verifierMatches } from '../oauth/pkce.ts';
 import { sameText } from '../crypto/compare.ts';
-import { decodeJwt, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { issuanceMachine, TX_CODE_ATTEMPTS, type IssuanceContext } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
@@ -88,9 +89,6 @@ const TERMINAL_STATUSES = new Set(['expired', 'tx_code_burned', 'notified']);
 /** OpenID4VCI 1.0 §11.1: event_description is text of %x20-21 / %x23-5B / %x5D-7E only. */
 export const isNotificationDescription = (value: unknown): value is string => typeof value === 'string' && /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/.test(value);
 
-/** RFC 7636 §4.6: BASE64URL(SHA-256(code_verifier)) equals the challenge. */
-const checkPkce = (verifier: string | undefined, challenge: string) =>
-  typeof verifier === 'string' && /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier) && createHash('sha256').update(verifier).digest('base64url') === challenge;
 const sixDigits = () => String(randomBytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
 
 /**
@@ -369,7 +367,7 @@ export class IssuerService {
     if (c.par.attested && !attested) throw new OAuthError('invalid_client', 'The pushed request was attested: the token request needs the client attestation too', 401);
     this.requireHaipClient(c.configurationIds, attested, proof);
     if (form.redirect_uri !== c.par.redirectUri) throw invalidGrant('redirect_uri differs from the pushed authorization request');
-    if (!checkPkce(form.code_verifier, c.par.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
+    if (!verifierMatches(form.code_verifier, c.par.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
     if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt) throw new DPoPError('The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)');
     const minted = await this.mintToken(offerId, c, { proof, clientId: c.par.clientId, ...(attested ? { attested } : {}) });
     if (!minted) throw invalidGrant('The authorization code was already used');

@@ -1,4 +1,5 @@
 import type { AuthorizationRequest } from '../../machines/interaction.ts';
+import { isS256Challenge } from './pkce.ts';
 import { OAuthError } from '../errors.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import type { DemoClient } from './demo-clients.ts';
@@ -13,7 +14,6 @@ export type AuthorizationOutcome =
 /** An error that must be shown on our own page: the redirect URI is not trusted (RFC 6749 4.1.2.1). */
 export class UntrustedRedirectError extends OAuthError {}
 
-const PKCE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const SUPPORTED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'offline_access', 'api:read', 'api:write']);
 
 /** The authorization endpoint and the login/consent interaction of one issuer. */
@@ -54,7 +54,7 @@ export class Authorization {
     const method = params.code_challenge_method ?? (challenge ? 'plain' : undefined);
     if (challenge !== undefined) {
       if (method !== 'S256') return error('invalid_request', 'code_challenge_method must be S256');
-      if (!PKCE_CHALLENGE.test(challenge)) return error('invalid_request', 'code_challenge is malformed');
+      if (!isS256Challenge(challenge)) return error('invalid_request', 'code_challenge is malformed: S256 gives 43 base64url characters');
     } else if (client.client_type === 'public') {
       return error('invalid_request', 'PKCE with code_challenge_method=S256 is required for public clients');
     } else if (params.code_challenge_method !== undefined) {

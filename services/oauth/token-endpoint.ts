@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { verifierMatches } from './pkce.ts';
 import { OAuthError } from '../errors.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { authenticateClient, type AuthenticatedClient } from './client-auth.ts';
@@ -25,7 +25,6 @@ export interface TokenResponseBody {
   id_token?: string;
 }
 
-const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
 /** The token endpoint of one issuer (RFC 6749 section 3.2, 4.1.3, 4.4, 6; RFC 7636; RFC 9449). */
@@ -77,9 +76,7 @@ export class TokenEndpoint {
     if (grant.clientId !== client.client_id) throw invalidGrant('The authorization code was issued to another client');
     if (body.redirect_uri !== grant.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
     if (grant.codeChallenge !== undefined) {
-      if (!body.code_verifier || !VERIFIER.test(body.code_verifier)) throw invalidGrant('A valid code_verifier is required (PKCE)');
-      const computed = createHash('sha256').update(body.code_verifier).digest('base64url');
-      if (computed !== grant.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge');
+      if (!verifierMatches(body.code_verifier, grant.codeChallenge)) throw invalidGrant('code_verifier is missing, malformed or does not match the code_challenge (PKCE S256)');
     } else if (body.code_verifier !== undefined) {
       throw invalidGrant('code_verifier sent for a code issued without a code_challenge');
     }
