@@ -29,7 +29,11 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 function gitCommit(): string {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || 'unknown';
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || 'unknown'
+    );
   } catch {
     return 'unknown';
   }
@@ -49,11 +53,15 @@ function eventStore(env: Record<string, string | undefined>): Config['eventStore
   if (kind === 'sqlite') return { kind };
   if (kind !== 'postgres') throw new Error(`EVENT_STORE must be sqlite or postgres, not "${kind}"`);
   const url = env.DATABASE_URL;
-  if (!url || !/^postgres(ql)?:\/\//.test(url)) throw new Error('DATABASE_URL must be a postgres:// URL when EVENT_STORE is postgres');
+  if (!url || !/^postgres(ql)?:\/\//.test(url))
+    throw new Error('DATABASE_URL must be a postgres:// URL when EVENT_STORE is postgres');
   return { kind, url };
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<Config> = {},
+): Config {
   const host = env.HOST || '127.0.0.1';
   const port = integer(env, 'PORT', 3000);
   const walletPort = integer(env, 'WALLET_PORT', 3001);
@@ -73,7 +81,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keysFile: resolve(env.KEYS_FILE || join(overrides.dataDir ?? resolve(env.DATA_DIR || './data'), 'keys.json')),
     eventStore: eventStore(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100),
-    trustProxy: env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()).filter(Boolean) : false,
+    trustProxy: env.TRUST_PROXY
+      ? env.TRUST_PROXY.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : false,
     vendor: env.AGENT_AUTH_VENDOR || 'portico',
     commit: env.BUILD_COMMIT || gitCommit(),
     repositoryUrl: env.REPOSITORY_URL ? trimSlash(env.REPOSITORY_URL) : undefined,

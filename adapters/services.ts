@@ -45,7 +45,10 @@ function mainOriginRoots(config: Config): { mdocIacaRootsPem: string[]; verifier
 
 async function startWallet(config: Config, together: readonly ServiceName[]): Promise<RunningService> {
   // Beside the main origin (started first) the wallet also trusts its IACA root and verifier CA (decisions section 10).
-  const wallet = await createWalletService(config, together.includes('main') ? { embeddedTrust: mainOriginRoots(config) } : {});
+  const wallet = await createWalletService(
+    config,
+    together.includes('main') ? { embeddedTrust: mainOriginRoots(config) } : {},
+  );
   await wallet.app.listen({ host: config.host, port: config.walletPort });
   return { name: 'wallet', url: config.walletUrl, close: () => wallet.close() };
 }

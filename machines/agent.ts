@@ -122,27 +122,53 @@ export const agentMachine = setup({
     },
     unclaimed: {
       on: {
-        'agent.assertion_redeemed': { guard: { type: 'assertionRedeemable', params: ({ event }) => event }, actions: { type: 'redeem', params: ({ event }) => event } },
+        'agent.assertion_redeemed': {
+          guard: { type: 'assertionRedeemable', params: ({ event }) => event },
+          actions: { type: 'redeem', params: ({ event }) => event },
+        },
         'agent.claim_started': { target: 'claiming', actions: { type: 'startClaim', params: ({ event }) => event } },
         'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
       },
     },
     claiming: {
       on: {
-        'agent.assertion_redeemed': { guard: { type: 'assertionRedeemable', params: ({ event }) => event }, actions: { type: 'redeem', params: ({ event }) => event } },
-        'agent.claim_started': { target: 'claiming', reenter: true, actions: { type: 'startClaim', params: ({ event }) => event } },
+        'agent.assertion_redeemed': {
+          guard: { type: 'assertionRedeemable', params: ({ event }) => event },
+          actions: { type: 'redeem', params: ({ event }) => event },
+        },
+        'agent.claim_started': {
+          target: 'claiming',
+          reenter: true,
+          actions: { type: 'startClaim', params: ({ event }) => event },
+        },
         'agent.claim_polled': [
-          { guard: { type: 'pollGrants', params: ({ event }) => event }, target: 'claimed', actions: { type: 'grant', params: ({ event }) => event } },
-          { guard: { type: 'pollWithoutGrant', params: ({ event }) => event }, actions: { type: 'recordPoll', params: ({ event }) => event } },
+          {
+            guard: { type: 'pollGrants', params: ({ event }) => event },
+            target: 'claimed',
+            actions: { type: 'grant', params: ({ event }) => event },
+          },
+          {
+            guard: { type: 'pollWithoutGrant', params: ({ event }) => event },
+            actions: { type: 'recordPoll', params: ({ event }) => event },
+          },
         ],
-        'agent.claim_approved': { guard: { type: 'personMayDecide', params: ({ event }) => event }, actions: 'approve' },
-        'agent.claim_declined': { guard: { type: 'personMayDecide', params: ({ event }) => event }, actions: 'decline' },
+        'agent.claim_approved': {
+          guard: { type: 'personMayDecide', params: ({ event }) => event },
+          actions: 'approve',
+        },
+        'agent.claim_declined': {
+          guard: { type: 'personMayDecide', params: ({ event }) => event },
+          actions: 'decline',
+        },
         'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
       },
     },
     claimed: {
       on: {
-        'agent.assertion_redeemed': { guard: { type: 'assertionRedeemable', params: ({ event }) => event }, actions: { type: 'redeem', params: ({ event }) => event } },
+        'agent.assertion_redeemed': {
+          guard: { type: 'assertionRedeemable', params: ({ event }) => event },
+          actions: { type: 'redeem', params: ({ event }) => event },
+        },
         'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
       },
     },

@@ -48,14 +48,27 @@ export const authorizationCodeMachine = setup({
   context: {},
   states: {
     unissued: {
-      on: { 'code.issued': { target: 'issued', actions: assign(({ event }) => { const { type, at, ...grant } = event; void type; void at; return { grant }; }) } },
+      on: {
+        'code.issued': {
+          target: 'issued',
+          actions: assign(({ event }) => {
+            const { type, at, ...grant } = event;
+            void type;
+            void at;
+            return { grant };
+          }),
+        },
+      },
     },
     issued: {
       on: {
         'code.redeemed': {
           guard: { type: 'unexpired', params: ({ event }) => event },
           target: 'redeemed',
-          actions: assign(({ event }) => ({ redeemedAt: event.at, products: { accessJti: event.accessJti, refreshFamily: event.refreshFamily } })),
+          actions: assign(({ event }) => ({
+            redeemedAt: event.at,
+            products: { accessJti: event.accessJti, refreshFamily: event.refreshFamily },
+          })),
         },
       },
     },

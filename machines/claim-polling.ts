@@ -30,5 +30,7 @@ export function pollOutcome(claim: Claim, at: number): PollOutcome {
 
 /** A person may decide only on a pending claim whose code has not lapsed. */
 export function canDecide(claim: Claim | undefined, userCodeHash: string, at: number): boolean {
-  return claim !== undefined && claim.status === 'pending' && claim.userCodeHash === userCodeHash && at < claim.expiresAt;
+  return (
+    claim !== undefined && claim.status === 'pending' && claim.userCodeHash === userCodeHash && at < claim.expiresAt
+  );
 }

@@ -43,7 +43,12 @@ export const flowRunMachine = setup({
       on: {
         'run.started': {
           target: 'running',
-          actions: assign(({ event }) => ({ protocol: event.protocol, flow: event.flow, options: event.options, startedAt: event.at })),
+          actions: assign(({ event }) => ({
+            protocol: event.protocol,
+            flow: event.flow,
+            options: event.options,
+            startedAt: event.at,
+          })),
         },
       },
     },
@@ -51,10 +56,17 @@ export const flowRunMachine = setup({
       on: {
         'run.exchange_recorded': { actions: assign(({ context }) => ({ exchanges: context.exchanges + 1 })) },
         'run.finished': [
-          { guard: ({ event }) => event.status === 'succeeded', target: 'succeeded', actions: assign(({ event }) => ({ finishedAt: event.at })) },
+          {
+            guard: ({ event }) => event.status === 'succeeded',
+            target: 'succeeded',
+            actions: assign(({ event }) => ({ finishedAt: event.at })),
+          },
           { target: 'failed', actions: assign(({ event }) => ({ finishedAt: event.at, error: event.error })) },
         ],
-        'run.interrupted': { target: 'interrupted', actions: assign(({ event }) => ({ finishedAt: event.at, error: event.reason })) },
+        'run.interrupted': {
+          target: 'interrupted',
+          actions: assign(({ event }) => ({ finishedAt: event.at, error: event.reason })),
+        },
       },
     },
     succeeded: { type: 'final' },

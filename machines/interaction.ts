@@ -43,7 +43,12 @@ export const interactionMachine = setup({
       on: {
         'interaction.started': {
           target: 'login',
-          actions: assign(({ event }) => { const { type, at, ...request } = event; void type; void at; return { request }; }),
+          actions: assign(({ event }) => {
+            const { type, at, ...request } = event;
+            void type;
+            void at;
+            return { request };
+          }),
         },
       },
     },

@@ -51,11 +51,46 @@ export type IssuanceEvent =
   | { type: 'issuance.code_issued'; at: number; code_hash: string; sub: string; code_expires_at: number }
   | { type: 'issuance.authorization_declined'; at: number }
   | { type: 'issuance.tx_code_rejected'; at: number }
-  | { type: 'issuance.token_issued'; at: number; token_hash: string; token_type: 'Bearer' | 'DPoP'; dpop_jkt?: string; client_id?: string; scope: string; attested?: boolean; challenge_used?: boolean }
-  | { type: 'issuance.credential_issued'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; notification_id_hash: string; interaction_id?: string; key_attestation?: { key_storage: string[]; user_authentication: string[] }; request_encrypted?: boolean; response_encrypted?: boolean }
-  | { type: 'issuance.notified'; at: number; event: 'credential_accepted' | 'credential_failure' | 'credential_deleted'; interaction_id?: string }
+  | {
+      type: 'issuance.token_issued';
+      at: number;
+      token_hash: string;
+      token_type: 'Bearer' | 'DPoP';
+      dpop_jkt?: string;
+      client_id?: string;
+      scope: string;
+      attested?: boolean;
+      challenge_used?: boolean;
+    }
+  | {
+      type: 'issuance.credential_issued';
+      at: number;
+      configuration_id: string;
+      proof_count: number;
+      holder_jkts: string[];
+      notification_id_hash: string;
+      interaction_id?: string;
+      key_attestation?: { key_storage: string[]; user_authentication: string[] };
+      request_encrypted?: boolean;
+      response_encrypted?: boolean;
+    }
+  | {
+      type: 'issuance.notified';
+      at: number;
+      event: 'credential_accepted' | 'credential_failure' | 'credential_deleted';
+      interaction_id?: string;
+    }
   /** A credential request accepted for later: the proven holder keys are public and kept to issue at collection. */
-  | { type: 'issuance.deferred'; at: number; configuration_id: string; proof_count: number; holder_jkts: string[]; holder_jwks: Record<string, unknown>[]; transaction_id_hash: string; ready_at: number }
+  | {
+      type: 'issuance.deferred';
+      at: number;
+      configuration_id: string;
+      proof_count: number;
+      holder_jkts: string[];
+      holder_jwks: Record<string, unknown>[];
+      transaction_id_hash: string;
+      ready_at: number;
+    }
   | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string }
   | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' | 'code_expired' }
   /** A DPoP nonce challenge (use_dpop_nonce) was answered to this issuance's wallet, by the AS or the RS. */
@@ -96,7 +131,17 @@ export interface IssuanceContext {
   readyAt?: number;
   holderJwks: Record<string, unknown>[];
   /** Authorization code flow (PAR, authorize, code). */
-  par?: { clientId: string; redirectUri: string; codeChallenge: string; authorizationDetails: boolean; state?: string; dpopJkt?: string; requestUriHash: string; requestExpiresAt: number; attested: boolean };
+  par?: {
+    clientId: string;
+    redirectUri: string;
+    codeChallenge: string;
+    authorizationDetails: boolean;
+    state?: string;
+    dpopJkt?: string;
+    requestUriHash: string;
+    requestExpiresAt: number;
+    attested: boolean;
+  };
   /** The login/consent interaction of the authorization endpoint. */
   loginInteractionId?: string;
   authCodeHash?: string;
@@ -107,10 +152,17 @@ const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
 
 /** What an offer answers before its token, whether or not the wallet has fetched it yet. */
 const redeemable = {
-  'issuance.tx_code_rejected': [{ guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', 'recordTxCodeBurned'] }, { actions: 'countTxCodeFailure' }],
+  'issuance.tx_code_rejected': [
+    { guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', 'recordTxCodeBurned'] },
+    { actions: 'countTxCodeFailure' },
+  ],
   'issuance.token_issued': { target: 'token_issued', guard: 'offerLive', actions: 'recordToken' },
   'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
-  'issuance.authorization_requested': { target: 'authorization_requested', guard: 'offersAuthorizationCode', actions: 'recordAuthorizationRequest' },
+  'issuance.authorization_requested': {
+    target: 'authorization_requested',
+    guard: 'offersAuthorizationCode',
+    actions: 'recordAuthorizationRequest',
+  },
 } as const;
 
 export const issuanceMachine = setup({
@@ -127,7 +179,9 @@ export const issuanceMachine = setup({
     /** The fifth wrong transaction code burns the pre-authorized code. */
     lastTxCodeAttempt: ({ context }) => context.txCodeFailures + 1 >= TX_CODE_ATTEMPTS,
     /** Once `credential_accepted` came, `credential_failure` is refused, even after a `credential_deleted`. */
-    notificationAllowed: ({ context, event }) => event.type === 'issuance.notified' && !(context.credentialAccepted === true && event.event === 'credential_failure'),
+    notificationAllowed: ({ context, event }) =>
+      event.type === 'issuance.notified' &&
+      !(context.credentialAccepted === true && event.event === 'credential_failure'),
   },
   actions: {
     countTxCodeFailure: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })),
@@ -135,7 +189,15 @@ export const issuanceMachine = setup({
     recordExpiry: assign(({ event }) => (event.type === 'issuance.expired' ? { expiredReason: event.reason } : {})),
     recordToken: assign(({ event }) => {
       if (event.type !== 'issuance.token_issued') return {};
-      return { tokenHash: event.token_hash, tokenType: event.token_type, dpopJkt: event.dpop_jkt, clientId: event.client_id, scope: event.scope, attested: event.attested === true, challengeUsed: event.challenge_used === true };
+      return {
+        tokenHash: event.token_hash,
+        tokenType: event.token_type,
+        dpopJkt: event.dpop_jkt,
+        clientId: event.client_id,
+        scope: event.scope,
+        attested: event.attested === true,
+        challengeUsed: event.challenge_used === true,
+      };
     }),
     recordAuthorizationRequest: assign(({ context, event }) => {
       if (event.type !== 'issuance.authorization_requested') return {};
@@ -144,37 +206,90 @@ export const issuanceMachine = setup({
         configurationIds: event.configuration_ids,
         clientId: event.client_id,
         expiresAt: event.expires_at ?? context.expiresAt,
-        par: { clientId: event.client_id, redirectUri: event.redirect_uri, codeChallenge: event.code_challenge, authorizationDetails: event.authorization_details, state: event.state, dpopJkt: event.dpop_jkt, requestUriHash: event.request_uri_hash, requestExpiresAt: event.request_expires_at, attested: event.attested === true },
+        par: {
+          clientId: event.client_id,
+          redirectUri: event.redirect_uri,
+          codeChallenge: event.code_challenge,
+          authorizationDetails: event.authorization_details,
+          state: event.state,
+          dpopJkt: event.dpop_jkt,
+          requestUriHash: event.request_uri_hash,
+          requestExpiresAt: event.request_expires_at,
+          attested: event.attested === true,
+        },
       };
     }),
     recordNotification: assign(({ context, event }) => {
       if (event.type !== 'issuance.notified') return {};
-      return { notificationEvent: event.event, credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted', ...(event.interaction_id ? { interactionId: event.interaction_id } : {}) };
+      return {
+        notificationEvent: event.event,
+        credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted',
+        ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
+      };
     }),
     recordCredential: assign(({ event }) => {
       if (event.type !== 'issuance.credential_issued') return {};
-      return { configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, notificationIdHash: event.notification_id_hash, ...(event.interaction_id ? { interactionId: event.interaction_id } : {}), ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}), requestEncrypted: event.request_encrypted === true, responseEncrypted: event.response_encrypted === true };
+      return {
+        configurationId: event.configuration_id,
+        proofCount: event.proof_count,
+        holderJkts: event.holder_jkts,
+        notificationIdHash: event.notification_id_hash,
+        ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
+        ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}),
+        requestEncrypted: event.request_encrypted === true,
+        responseEncrypted: event.response_encrypted === true,
+      };
     }),
   },
 }).createMachine({
   id: 'issuance',
   initial: 'new',
-  context: { configurationIds: [], txCodeFailures: 0, expiresAt: 0, offerFetched: false, holderJkts: [], deferred: false, holderJwks: [], dpopNonceChallenges: 0 },
+  context: {
+    configurationIds: [],
+    txCodeFailures: 0,
+    expiresAt: 0,
+    offerFetched: false,
+    holderJkts: [],
+    deferred: false,
+    holderJwks: [],
+    dpopNonceChallenges: 0,
+  },
   // Nonce challenges are counted whatever the state, until the issuance has expired.
-  on: { 'issuance.nonce_challenged': { guard: ({ context }) => context.expiredReason === undefined, actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })) } },
+  on: {
+    'issuance.nonce_challenged': {
+      guard: ({ context }) => context.expiredReason === undefined,
+      actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })),
+    },
+  },
   states: {
     new: {
       on: {
-        'issuance.authorization_requested': { target: 'authorization_requested', actions: 'recordAuthorizationRequest' },
+        'issuance.authorization_requested': {
+          target: 'authorization_requested',
+          actions: 'recordAuthorizationRequest',
+        },
         'issuance.offered': {
           target: 'offered',
-          actions: assign(({ event }) => ({ grant: event.grant, configurationIds: event.configuration_ids, codeHash: event.code_hash, txCodeHash: event.tx_code_hash, issuerStateHash: event.issuer_state_hash, expiresAt: event.expires_at, user: event.user, deferred: event.deferred === true })),
+          actions: assign(({ event }) => ({
+            grant: event.grant,
+            configurationIds: event.configuration_ids,
+            codeHash: event.code_hash,
+            txCodeHash: event.tx_code_hash,
+            issuerStateHash: event.issuer_state_hash,
+            expiresAt: event.expires_at,
+            user: event.user,
+            deferred: event.deferred === true,
+          })),
         },
       },
     },
     offered: {
       on: {
-        'issuance.offer_fetched': { target: 'offer_fetched', guard: 'offerLive', actions: assign({ offerFetched: true }) },
+        'issuance.offer_fetched': {
+          target: 'offer_fetched',
+          guard: 'offerLive',
+          actions: assign({ offerFetched: true }),
+        },
         ...redeemable,
       },
     },
@@ -187,14 +302,25 @@ export const issuanceMachine = setup({
     /** PAR accepted; its request_uri waits for the authorization endpoint. */
     authorization_requested: {
       on: {
-        'issuance.authorization_started': { target: 'authorizing', guard: 'requestUriLive', actions: assign(({ event }) => ({ loginInteractionId: event.interaction_id })) },
+        'issuance.authorization_started': {
+          target: 'authorizing',
+          guard: 'requestUriLive',
+          actions: assign(({ event }) => ({ loginInteractionId: event.interaction_id })),
+        },
         'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
       },
     },
     /** The person signs in and consents (or declines). */
     authorizing: {
       on: {
-        'issuance.code_issued': { target: 'code_issued', actions: assign(({ event }) => ({ authCodeHash: event.code_hash, authCodeExpiresAt: event.code_expires_at, user: event.sub })) },
+        'issuance.code_issued': {
+          target: 'code_issued',
+          actions: assign(({ event }) => ({
+            authCodeHash: event.code_hash,
+            authCodeExpiresAt: event.code_expires_at,
+            user: event.sub,
+          })),
+        },
         'issuance.authorization_declined': { target: 'expired', actions: assign({ expiredReason: 'declined' }) },
       },
     },
@@ -211,18 +337,36 @@ export const issuanceMachine = setup({
     },
     token_issued: {
       on: {
-        'issuance.credential_issued': { target: 'credential_issued', guard: ({ context }) => !context.deferred, actions: 'recordCredential' },
+        'issuance.credential_issued': {
+          target: 'credential_issued',
+          guard: ({ context }) => !context.deferred,
+          actions: 'recordCredential',
+        },
         'issuance.deferred': {
           target: 'deferred',
           guard: ({ context }) => context.deferred,
-          actions: assign(({ event }) => ({ configurationId: event.configuration_id, proofCount: event.proof_count, holderJkts: event.holder_jkts, holderJwks: event.holder_jwks, transactionIdHash: event.transaction_id_hash, readyAt: event.ready_at })),
+          actions: assign(({ event }) => ({
+            configurationId: event.configuration_id,
+            proofCount: event.proof_count,
+            holderJkts: event.holder_jkts,
+            holderJwks: event.holder_jwks,
+            transactionIdHash: event.transaction_id_hash,
+            readyAt: event.ready_at,
+          })),
         },
       },
     },
     /** Accepted for later: the deferred endpoint answers 202 until `readyAt`, then the credentials, once. */
     deferred: {
       on: {
-        'issuance.deferred_collected': { target: 'credential_issued', guard: ({ context, event }) => event.at >= (context.readyAt ?? Infinity), actions: assign(({ event }) => ({ notificationIdHash: event.notification_id_hash, transactionIdHash: undefined })) },
+        'issuance.deferred_collected': {
+          target: 'credential_issued',
+          guard: ({ context, event }) => event.at >= (context.readyAt ?? Infinity),
+          actions: assign(({ event }) => ({
+            notificationIdHash: event.notification_id_hash,
+            transactionIdHash: undefined,
+          })),
+        },
       },
     },
     credential_issued: {

@@ -6,7 +6,8 @@ import { assign, setup } from 'xstate';
  * verified | rejected, or wallet_error, or expired. A by-value request is answered from `created`.
  * No vp_token and no private key ever reaches an event; the state arrives only as a hash.
  */
-export type ClientIdPrefix = 'redirect_uri' | 'x509_san_dns' | 'x509_hash' | 'verifier_attestation' | 'decentralized_identifier';
+export type ClientIdPrefix =
+  'redirect_uri' | 'x509_san_dns' | 'x509_hash' | 'verifier_attestation' | 'decentralized_identifier';
 export type ResponseMode = 'direct_post' | 'direct_post.jwt';
 
 export interface PresentationReason {
@@ -43,8 +44,19 @@ export type PresentationEvent =
     }
   | { type: 'presentation.request_fetched'; at: number; method: 'get' | 'post'; wallet_nonce?: string }
   | { type: 'presentation.response_received'; at: number; enc: string | null }
-  | { type: 'presentation.verified'; at: number; presentations: Record<string, DisclosedPresentation[]>; response_code_hash?: string }
-  | { type: 'presentation.rejected'; at: number; reasons: PresentationReason[]; presentations?: Record<string, DisclosedPresentation[]>; response_code_hash?: string }
+  | {
+      type: 'presentation.verified';
+      at: number;
+      presentations: Record<string, DisclosedPresentation[]>;
+      response_code_hash?: string;
+    }
+  | {
+      type: 'presentation.rejected';
+      at: number;
+      reasons: PresentationReason[];
+      presentations?: Record<string, DisclosedPresentation[]>;
+      response_code_hash?: string;
+    }
   | { type: 'presentation.wallet_error'; at: number; error: string; error_description?: string }
   | { type: 'presentation.expired'; at: number };
 
@@ -86,22 +98,53 @@ export const presentationMachine = setup({
     live: ({ context, event }) => live(context, event.at),
     lapsed: ({ context, event }) => !live(context, event.at),
     /** By-reference requests are fetched with the method they were created for. */
-    fetchable: ({ context, event }) => event.type === 'presentation.request_fetched' && context.requestUriMethod === event.method && live(context, event.at),
+    fetchable: ({ context, event }) =>
+      event.type === 'presentation.request_fetched' &&
+      context.requestUriMethod === event.method &&
+      live(context, event.at),
   },
   actions: {
-    recordFetch: assign(({ context, event }) => (event.type === 'presentation.request_fetched' ? { fetches: context.fetches + 1, walletNonce: event.wallet_nonce } : {})),
+    recordFetch: assign(({ context, event }) =>
+      event.type === 'presentation.request_fetched'
+        ? { fetches: context.fetches + 1, walletNonce: event.wallet_nonce }
+        : {},
+    ),
     recordResponse: assign(({ event }) => (event.type === 'presentation.response_received' ? { enc: event.enc } : {})),
-    recordWalletError: assign(({ event }) => (event.type === 'presentation.wallet_error' ? { walletError: { error: event.error, ...(event.error_description ? { error_description: event.error_description } : {}) } } : {})),
+    recordWalletError: assign(({ event }) =>
+      event.type === 'presentation.wallet_error'
+        ? {
+            walletError: {
+              error: event.error,
+              ...(event.error_description ? { error_description: event.error_description } : {}),
+            },
+          }
+        : {},
+    ),
     recordVerdict: assign(({ event }) => {
-      if (event.type === 'presentation.verified') return { presentations: event.presentations, responseCodeHash: event.response_code_hash };
-      if (event.type === 'presentation.rejected') return { reasons: event.reasons, presentations: event.presentations, responseCodeHash: event.response_code_hash };
+      if (event.type === 'presentation.verified')
+        return { presentations: event.presentations, responseCodeHash: event.response_code_hash };
+      if (event.type === 'presentation.rejected')
+        return {
+          reasons: event.reasons,
+          presentations: event.presentations,
+          responseCodeHash: event.response_code_hash,
+        };
       return {};
     }),
   },
 }).createMachine({
   id: 'presentation',
   initial: 'new',
-  context: { clientId: '', responseMode: 'direct_post', nonce: '', stateHash: '', dcqlQuery: null, expiresAt: 0, fetches: 0, reasons: [] },
+  context: {
+    clientId: '',
+    responseMode: 'direct_post',
+    nonce: '',
+    stateHash: '',
+    dcqlQuery: null,
+    expiresAt: 0,
+    fetches: 0,
+    reasons: [],
+  },
   states: {
     new: {
       on: {
@@ -151,4 +194,5 @@ export const presentationMachine = setup({
   },
 });
 
-export type PresentationStatus = 'new' | 'created' | 'fetched' | 'answered' | 'verified' | 'rejected' | 'wallet_error' | 'expired';
+export type PresentationStatus =
+  'new' | 'created' | 'fetched' | 'answered' | 'verified' | 'rejected' | 'wallet_error' | 'expired';

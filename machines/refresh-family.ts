@@ -51,7 +51,8 @@ export const refreshFamilyMachine = setup({
           target: 'active',
           actions: assign(({ event }) => {
             const { type, at, tokenHash, accessJti, ...grant } = event;
-            void type; void at;
+            void type;
+            void at;
             return { grant, currentHash: tokenHash, retiredHashes: [], accessJtis: [accessJti] };
           }),
         },
@@ -72,7 +73,10 @@ export const refreshFamilyMachine = setup({
           target: 'revoked',
           actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: 'reuse' })),
         },
-        'refresh.revoked': { target: 'revoked', actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: event.reason })) },
+        'refresh.revoked': {
+          target: 'revoked',
+          actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: event.reason })),
+        },
       },
     },
     revoked: { type: 'final' },

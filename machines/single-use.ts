@@ -14,7 +14,12 @@ export const singleUseMachine = setup({
   context: {},
   states: {
     unused: {
-      on: { 'value.used': { target: 'used', actions: assign(({ event }) => ({ usedAt: event.at, purpose: event.purpose })) } },
+      on: {
+        'value.used': {
+          target: 'used',
+          actions: assign(({ event }) => ({ usedAt: event.at, purpose: event.purpose })),
+        },
+      },
     },
     used: { type: 'final' },
   },

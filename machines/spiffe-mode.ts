@@ -33,19 +33,47 @@ export const spiffeModeMachine = setup({
   context: { failures: 0 },
   states: {
     demo: {
-      on: { 'mode.connect_requested': { target: 'connecting', actions: assign(({ event }) => ({ socketPath: event.socketPath })) } },
+      on: {
+        'mode.connect_requested': {
+          target: 'connecting',
+          actions: assign(({ event }) => ({ socketPath: event.socketPath })),
+        },
+      },
     },
     connecting: {
       on: {
-        'mode.connected': { target: 'full', actions: assign(({ event }) => ({ failures: 0, lastError: undefined, retryAt: undefined, connectedAt: event.at, spiffeId: event.spiffeId })) },
+        'mode.connected': {
+          target: 'full',
+          actions: assign(({ event }) => ({
+            failures: 0,
+            lastError: undefined,
+            retryAt: undefined,
+            connectedAt: event.at,
+            spiffeId: event.spiffeId,
+          })),
+        },
         'mode.connect_failed': {
           target: 'demo',
-          actions: assign(({ context, event }) => ({ failures: context.failures + 1, lastError: event.reason, retryAt: event.at + backoff(context.failures + 1) })),
+          actions: assign(({ context, event }) => ({
+            failures: context.failures + 1,
+            lastError: event.reason,
+            retryAt: event.at + backoff(context.failures + 1),
+          })),
         },
       },
     },
     full: {
-      on: { 'mode.agent_lost': { target: 'demo', actions: assign(({ event }) => ({ lastError: event.reason, failures: 1, retryAt: event.at + backoff(1), connectedAt: undefined })) } },
+      on: {
+        'mode.agent_lost': {
+          target: 'demo',
+          actions: assign(({ event }) => ({
+            lastError: event.reason,
+            failures: 1,
+            retryAt: event.at + backoff(1),
+            connectedAt: undefined,
+          })),
+        },
+      },
     },
   },
 });

@@ -30,13 +30,20 @@ export interface SvidRotationContext {
   rotations: number;
 }
 
-const facts = (event: SvidFacts) => ({ spiffeId: event.spiffeId, serial: event.serial, notBefore: event.notBefore, notAfter: event.notAfter, fingerprint: event.fingerprint });
+const facts = (event: SvidFacts) => ({
+  spiffeId: event.spiffeId,
+  serial: event.serial,
+  notBefore: event.notBefore,
+  notAfter: event.notAfter,
+  fingerprint: event.fingerprint,
+});
 
 export const svidRotationMachine = setup({
   types: { context: {} as SvidRotationContext, events: {} as SvidRotationEvent },
   guards: {
     /** A rotation names the serial it replaces and brings a different one. */
-    replacesCurrent: ({ context, event }) => event.type === 'svid.rotated' && event.previousSerial === context.serial && event.serial !== context.serial,
+    replacesCurrent: ({ context, event }) =>
+      event.type === 'svid.rotated' && event.previousSerial === context.serial && event.serial !== context.serial,
   },
 }).createMachine({
   id: 'svidRotation',
@@ -44,14 +51,23 @@ export const svidRotationMachine = setup({
   context: { rotations: 0 },
   states: {
     unseen: {
-      on: { 'svid.observed': { target: 'tracking', actions: assign(({ event }) => ({ ...facts(event), firstObservedAt: event.at })) } },
+      on: {
+        'svid.observed': {
+          target: 'tracking',
+          actions: assign(({ event }) => ({ ...facts(event), firstObservedAt: event.at })),
+        },
+      },
     },
     tracking: {
       on: {
         'svid.rotated': {
           guard: 'replacesCurrent',
           target: 'tracking',
-          actions: assign(({ context, event }) => ({ ...facts(event), lastRotatedAt: event.at, rotations: context.rotations + 1 })),
+          actions: assign(({ context, event }) => ({
+            ...facts(event),
+            lastRotatedAt: event.at,
+            rotations: context.rotations + 1,
+          })),
         },
       },
     },

@@ -9,14 +9,42 @@ import { assign, setup } from 'xstate';
  */
 export type ExchangeKind = 'issuance' | 'presentation';
 export type HopStep =
-  | 'offer' | 'metadata' | 'as_metadata' | 'challenge' | 'par' | 'authorize' | 'token' | 'nonce' | 'credential' | 'deferred' | 'notification' | 'issuer_offer' | 'jwks'
-  | 'request_object' | 'response' | 'resource';
+  | 'offer'
+  | 'metadata'
+  | 'as_metadata'
+  | 'challenge'
+  | 'par'
+  | 'authorize'
+  | 'token'
+  | 'nonce'
+  | 'credential'
+  | 'deferred'
+  | 'notification'
+  | 'issuer_offer'
+  | 'jwks'
+  | 'request_object'
+  | 'response'
+  | 'resource';
 
 export type WalletExchangeEvent =
   | { type: 'exchange.started'; at: number; kind: ExchangeKind; session: string; source: string }
   | { type: 'exchange.hop'; at: number; step: HopStep; method: string; url: string; status: number; enc?: string }
-  | { type: 'exchange.credential_stored'; at: number; credential_id: string; format: string; holder_key_thumbprint?: string; batch_secondary: boolean }
-  | { type: 'exchange.presented'; at: number; verifier: string; upstream_status: number; enc?: string; credential_ids: string[] }
+  | {
+      type: 'exchange.credential_stored';
+      at: number;
+      credential_id: string;
+      format: string;
+      holder_key_thumbprint?: string;
+      batch_secondary: boolean;
+    }
+  | {
+      type: 'exchange.presented';
+      at: number;
+      verifier: string;
+      upstream_status: number;
+      enc?: string;
+      credential_ids: string[];
+    }
   | { type: 'exchange.failed'; at: number; error: string; check?: string };
 
 export interface WalletExchangeContext {
@@ -38,7 +66,11 @@ const ISSUANCE_STEPS: Record<string, HopStep[]> = {
   deferred: ['deferred'],
 };
 
-const hop = (target: string, steps: HopStep[]) => ({ target, guard: ({ event }: { event: WalletExchangeEvent }) => event.type === 'exchange.hop' && steps.includes(event.step), actions: 'countHop' as const });
+const hop = (target: string, steps: HopStep[]) => ({
+  target,
+  guard: ({ event }: { event: WalletExchangeEvent }) => event.type === 'exchange.hop' && steps.includes(event.step),
+  actions: 'countHop' as const,
+});
 const anyHop = { actions: 'countHop' as const };
 const stored = { target: 'stored', actions: 'recordStored' as const };
 const failed = { target: 'failed', actions: 'recordFailure' as const };
@@ -47,7 +79,9 @@ export const walletExchangeMachine = setup({
   types: { context: {} as WalletExchangeContext, events: {} as WalletExchangeEvent },
   actions: {
     countHop: assign(({ context }) => ({ hops: context.hops + 1 })),
-    recordStored: assign(({ context, event }) => (event.type === 'exchange.credential_stored' ? { stored: [...context.stored, event.credential_id] } : {})),
+    recordStored: assign(({ context, event }) =>
+      event.type === 'exchange.credential_stored' ? { stored: [...context.stored, event.credential_id] } : {},
+    ),
     recordFailure: assign(({ event }) => (event.type === 'exchange.failed' ? { error: event.error } : {})),
   },
 }).createMachine({
@@ -58,23 +92,79 @@ export const walletExchangeMachine = setup({
     new: {
       on: {
         'exchange.started': [
-          { guard: ({ event }) => event.kind === 'presentation', target: 'started_presentation', actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })) },
-          { target: 'started', actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })) },
+          {
+            guard: ({ event }) => event.kind === 'presentation',
+            target: 'started_presentation',
+            actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })),
+          },
+          {
+            target: 'started',
+            actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })),
+          },
         ],
       },
     },
-    started: { on: { 'exchange.hop': [hop('discovered', ISSUANCE_STEPS.discovered), hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.credential_stored': stored, 'exchange.failed': failed } },
-    discovered: { on: { 'exchange.hop': [hop('authorized', ISSUANCE_STEPS.authorized), hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.failed': failed } },
+    started: {
+      on: {
+        'exchange.hop': [hop('discovered', ISSUANCE_STEPS.discovered), hop('token', ISSUANCE_STEPS.token), anyHop],
+        'exchange.credential_stored': stored,
+        'exchange.failed': failed,
+      },
+    },
+    discovered: {
+      on: {
+        'exchange.hop': [hop('authorized', ISSUANCE_STEPS.authorized), hop('token', ISSUANCE_STEPS.token), anyHop],
+        'exchange.failed': failed,
+      },
+    },
     authorized: { on: { 'exchange.hop': [hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.failed': failed } },
-    token: { on: { 'exchange.hop': [hop('nonce', ISSUANCE_STEPS.nonce), hop('credential', ISSUANCE_STEPS.credential), hop('resource_read', ['resource']), anyHop], 'exchange.failed': failed } },
-    nonce: { on: { 'exchange.hop': [hop('credential', ISSUANCE_STEPS.credential), anyHop], 'exchange.failed': failed } },
-    credential: { on: { 'exchange.hop': [hop('deferred', ISSUANCE_STEPS.deferred), anyHop], 'exchange.credential_stored': stored, 'exchange.failed': failed } },
+    token: {
+      on: {
+        'exchange.hop': [
+          hop('nonce', ISSUANCE_STEPS.nonce),
+          hop('credential', ISSUANCE_STEPS.credential),
+          hop('resource_read', ['resource']),
+          anyHop,
+        ],
+        'exchange.failed': failed,
+      },
+    },
+    nonce: {
+      on: { 'exchange.hop': [hop('credential', ISSUANCE_STEPS.credential), anyHop], 'exchange.failed': failed },
+    },
+    credential: {
+      on: {
+        'exchange.hop': [hop('deferred', ISSUANCE_STEPS.deferred), anyHop],
+        'exchange.credential_stored': stored,
+        'exchange.failed': failed,
+      },
+    },
     deferred: { on: { 'exchange.hop': anyHop, 'exchange.credential_stored': stored, 'exchange.failed': failed } },
-    stored: { on: { 'exchange.credential_stored': { actions: 'recordStored' }, 'exchange.hop': [hop('notified', ['notification']), anyHop], 'exchange.failed': failed } },
+    stored: {
+      on: {
+        'exchange.credential_stored': { actions: 'recordStored' },
+        'exchange.hop': [hop('notified', ['notification']), anyHop],
+        'exchange.failed': failed,
+      },
+    },
     notified: { type: 'final' },
     resource_read: { type: 'final' },
-    started_presentation: { on: { 'exchange.hop': [hop('resolved', ['request_object']), anyHop], 'exchange.presented': 'presented', 'exchange.credential_stored': { actions: 'recordStored' }, 'exchange.failed': failed } },
-    resolved: { on: { 'exchange.hop': anyHop, 'exchange.credential_stored': { actions: 'recordStored' }, 'exchange.presented': 'presented', 'exchange.failed': failed } },
+    started_presentation: {
+      on: {
+        'exchange.hop': [hop('resolved', ['request_object']), anyHop],
+        'exchange.presented': 'presented',
+        'exchange.credential_stored': { actions: 'recordStored' },
+        'exchange.failed': failed,
+      },
+    },
+    resolved: {
+      on: {
+        'exchange.hop': anyHop,
+        'exchange.credential_stored': { actions: 'recordStored' },
+        'exchange.presented': 'presented',
+        'exchange.failed': failed,
+      },
+    },
     presented: { type: 'final' },
     failed: { type: 'final' },
   },

@@ -1,5 +1,12 @@
 import type { AgentEvent } from '../machines/agent.ts';
-import { sql, type CommittedEvent, type Dialect, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
+import {
+  sql,
+  type CommittedEvent,
+  type Dialect,
+  type Projection,
+  type ReadModelReader,
+  type SqlStatement,
+} from './types.ts';
 
 export type AgentStanding = 'unclaimed' | 'claiming' | 'claimed' | 'revoked';
 
@@ -14,7 +21,8 @@ export interface AgentRow {
   revoked_at: number | null;
 }
 
-const COLUMNS = 'agent_id, claim_token_hash, standing, user_code_hash, owner_email, registered_at, claimed_at, revoked_at';
+const COLUMNS =
+  'agent_id, claim_token_hash, standing, user_code_hash, owner_email, registered_at, claimed_at, revoked_at';
 
 /** Agents by id, by claim-token hash and by outstanding user-code hash. */
 export class AgentRegistry implements Projection {
@@ -53,16 +61,44 @@ export class AgentRegistry implements Projection {
       const e = { ...committed.data, type: committed.type, at: committed.at } as AgentEvent;
       switch (e.type) {
         case 'agent.registered':
-          out.push(sql('INSERT INTO agent_registry (agent_id, claim_token_hash, standing, registered_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', agentId, e.claimTokenHash, 'unclaimed', e.at));
+          out.push(
+            sql(
+              'INSERT INTO agent_registry (agent_id, claim_token_hash, standing, registered_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+              agentId,
+              e.claimTokenHash,
+              'unclaimed',
+              e.at,
+            ),
+          );
           break;
         case 'agent.claim_started':
-          out.push(sql("UPDATE agent_registry SET standing = 'claiming', user_code_hash = ?, pending_email = ? WHERE agent_id = ?", e.userCodeHash, e.email, agentId));
+          out.push(
+            sql(
+              "UPDATE agent_registry SET standing = 'claiming', user_code_hash = ?, pending_email = ? WHERE agent_id = ?",
+              e.userCodeHash,
+              e.email,
+              agentId,
+            ),
+          );
           break;
         case 'agent.claim_polled':
-          if (e.assertion) out.push(sql("UPDATE agent_registry SET standing = 'claimed', user_code_hash = NULL, owner_email = pending_email, pending_email = NULL, claimed_at = ? WHERE agent_id = ?", e.at, agentId));
+          if (e.assertion)
+            out.push(
+              sql(
+                "UPDATE agent_registry SET standing = 'claimed', user_code_hash = NULL, owner_email = pending_email, pending_email = NULL, claimed_at = ? WHERE agent_id = ?",
+                e.at,
+                agentId,
+              ),
+            );
           break;
         case 'agent.revoked':
-          out.push(sql("UPDATE agent_registry SET standing = 'revoked', user_code_hash = NULL, revoked_at = ? WHERE agent_id = ?", e.at, agentId));
+          out.push(
+            sql(
+              "UPDATE agent_registry SET standing = 'revoked', user_code_hash = NULL, revoked_at = ? WHERE agent_id = ?",
+              e.at,
+              agentId,
+            ),
+          );
           break;
       }
     }
@@ -88,7 +124,10 @@ export class AgentRegistry implements Projection {
 
   async counts(): Promise<Record<AgentStanding, number>> {
     const out: Record<AgentStanding, number> = { unclaimed: 0, claiming: 0, claimed: 0, revoked: 0 };
-    for (const row of await this.read.all<{ standing: AgentStanding; n: number }>('SELECT standing, count(*) AS n FROM agent_registry GROUP BY standing')) out[row.standing] = Number(row.n);
+    for (const row of await this.read.all<{ standing: AgentStanding; n: number }>(
+      'SELECT standing, count(*) AS n FROM agent_registry GROUP BY standing',
+    ))
+      out[row.standing] = Number(row.n);
     return out;
   }
 }

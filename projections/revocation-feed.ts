@@ -9,7 +9,12 @@ export interface RevocationEntry {
   at: number;
 }
 
-const entryOf = (e: CommittedEvent): RevocationEntry => ({ sequence: e.sequence, jti: `set-${e.sequence}`, agent_id: e.streamId.slice('agent:'.length), at: e.at });
+const entryOf = (e: CommittedEvent): RevocationEntry => ({
+  sequence: e.sequence,
+  jti: `set-${e.sequence}`,
+  agent_id: e.streamId.slice('agent:'.length),
+  at: e.at,
+});
 
 /**
  * The ordered feed of agent revocations from which Security Event Tokens are delivered. Each entry's
@@ -23,7 +28,9 @@ export class RevocationFeed implements Projection {
   private reader?: ReadModelReader;
 
   schema(): string[] {
-    return ['CREATE TABLE IF NOT EXISTS revocation_feed (sequence BIGINT PRIMARY KEY, jti TEXT NOT NULL UNIQUE, agent_id TEXT NOT NULL, at BIGINT NOT NULL)'];
+    return [
+      'CREATE TABLE IF NOT EXISTS revocation_feed (sequence BIGINT PRIMARY KEY, jti TEXT NOT NULL UNIQUE, agent_id TEXT NOT NULL, at BIGINT NOT NULL)',
+    ];
   }
 
   attach(reader: ReadModelReader): void {
@@ -31,8 +38,18 @@ export class RevocationFeed implements Projection {
   }
 
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
-    return events.filter((e) => e.type === 'agent.revoked').map(entryOf).map((entry) =>
-      sql('INSERT INTO revocation_feed (sequence, jti, agent_id, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', entry.sequence, entry.jti, entry.agent_id, entry.at));
+    return events
+      .filter((e) => e.type === 'agent.revoked')
+      .map(entryOf)
+      .map((entry) =>
+        sql(
+          'INSERT INTO revocation_feed (sequence, jti, agent_id, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+          entry.sequence,
+          entry.jti,
+          entry.agent_id,
+          entry.at,
+        ),
+      );
   }
 
   committed(events: readonly CommittedEvent[]): void {
@@ -45,11 +62,16 @@ export class RevocationFeed implements Projection {
   }
 
   async after(sequence: number, limit = 100): Promise<RevocationEntry[]> {
-    const rows = await this.read.all<RevocationEntry>('SELECT sequence, jti, agent_id, at FROM revocation_feed WHERE sequence > ? ORDER BY sequence LIMIT ?', [sequence, limit]);
+    const rows = await this.read.all<RevocationEntry>(
+      'SELECT sequence, jti, agent_id, at FROM revocation_feed WHERE sequence > ? ORDER BY sequence LIMIT ?',
+      [sequence, limit],
+    );
     return rows.map((r) => ({ ...r, sequence: Number(r.sequence), at: Number(r.at) }));
   }
 
   byJti(jti: string): Promise<RevocationEntry | undefined> {
-    return this.read.get<RevocationEntry>('SELECT sequence, jti, agent_id, at FROM revocation_feed WHERE jti = ?', [jti]);
+    return this.read.get<RevocationEntry>('SELECT sequence, jti, agent_id, at FROM revocation_feed WHERE jti = ?', [
+      jti,
+    ]);
   }
 }

@@ -1,4 +1,11 @@
-import { sql, type CommittedEvent, type Dialect, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
+import {
+  sql,
+  type CommittedEvent,
+  type Dialect,
+  type Projection,
+  type ReadModelReader,
+  type SqlStatement,
+} from './types.ts';
 
 /**
  * Access-token `jti` values that are revoked before they expire: by RFC 7009 revocation
@@ -10,7 +17,9 @@ export class RevokedAccessTokens implements Projection {
   private reader?: ReadModelReader;
 
   schema(dialect: Dialect): string[] {
-    return [`CREATE TABLE IF NOT EXISTS revoked_access_tokens (jti TEXT PRIMARY KEY, revoked_at BIGINT NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`];
+    return [
+      `CREATE TABLE IF NOT EXISTS revoked_access_tokens (jti TEXT PRIMARY KEY, revoked_at BIGINT NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+    ];
   }
 
   attach(reader: ReadModelReader): void {
@@ -19,9 +28,13 @@ export class RevokedAccessTokens implements Projection {
 
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
     const out: SqlStatement[] = [];
-    const revoke = (jti: string, at: number) => out.push(sql('INSERT INTO revoked_access_tokens (jti, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING', jti, at));
+    const revoke = (jti: string, at: number) =>
+      out.push(
+        sql('INSERT INTO revoked_access_tokens (jti, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING', jti, at),
+      );
     for (const e of events) {
-      if (e.type === 'value.used' && e.streamId.startsWith('once:access-revoked:')) revoke(e.streamId.slice('once:access-revoked:'.length), e.at);
+      if (e.type === 'value.used' && e.streamId.startsWith('once:access-revoked:'))
+        revoke(e.streamId.slice('once:access-revoked:'.length), e.at);
       else if (e.type === 'code.replayed' || e.type === 'refresh.reused' || e.type === 'refresh.revoked') {
         for (const jti of (e.data.revokesAccess as string[] | undefined) ?? []) revoke(jti, e.at);
       }

@@ -1,4 +1,13 @@
-import { saveCheckpoint, saveCheckpoints, type CommittedEvent, type Fold, type Projection, type ProjectionStore, type SqlStatement, type StoredPositions } from './types.ts';
+import {
+  saveCheckpoint,
+  saveCheckpoints,
+  type CommittedEvent,
+  type Fold,
+  type Projection,
+  type ProjectionStore,
+  type SqlStatement,
+  type StoredPositions,
+} from './types.ts';
 
 const BATCH = 5_000;
 /** How far an untouched projection's stored checkpoint may lag (events re-read after a crash). */
@@ -43,7 +52,10 @@ export class ProjectionRunner {
     if (this.store.shared) await this.catchUpShared(this.names);
     this.tentative = new Map(this.positions);
     this.unsubscribe = [
-      this.store.follow((events, stored) => (stored ? this.foldFromStored(events, stored) : this.fold(events)), this.names),
+      this.store.follow(
+        (events, stored) => (stored ? this.foldFromStored(events, stored) : this.fold(events)),
+        this.names,
+      ),
       this.store.onCommit((events) => {
         for (const p of this.projections) p.committed?.(events);
       }),
@@ -56,13 +68,17 @@ export class ProjectionRunner {
     this.unsubscribe = [];
     if (this.store.shared) return;
     const lagging = this.projections.filter((p) => (this.positions.get(p.name) ?? 0) !== this.saved.get(p.name));
-    if (lagging.length > 0) await this.store.write(lagging.map((p) => saveCheckpoint(p.name, this.positions.get(p.name) ?? 0)));
+    if (lagging.length > 0)
+      await this.store.write(lagging.map((p) => saveCheckpoint(p.name, this.positions.get(p.name) ?? 0)));
   }
 
   async rebuild(name: string): Promise<void> {
     const p = this.projections.find((x) => x.name === name);
     if (!p) throw new Error(`no projection named ${name}`);
-    const drop = [...p.tables.map((t) => ({ sql: `DROP TABLE IF EXISTS ${t}`, params: [] })), saveCheckpoint(p.name, 0)];
+    const drop = [
+      ...p.tables.map((t) => ({ sql: `DROP TABLE IF EXISTS ${t}`, params: [] })),
+      saveCheckpoint(p.name, 0),
+    ];
     if (this.store.shared) {
       // Tables and checkpoint go together, so another instance's fold never meets a missing table.
       await this.store.write([...drop, ...p.schema(this.store.dialect).map((text) => ({ sql: text, params: [] }))]);
@@ -170,8 +186,15 @@ export class ProjectionRunner {
   /** A shared store's catch-up: batch by batch under its append lock, from the stored checkpoints. */
   private async catchUpShared(names: readonly string[]): Promise<void> {
     const only = new Set(names);
-    const subset = new ProjectionRunner(this.store, this.projections.filter((p) => only.has(p.name)));
-    while ((await this.store.foldPending(names, BATCH, (events, stored) => subset.foldFromStored(events, stored ?? new Map()))) === BATCH);
+    const subset = new ProjectionRunner(
+      this.store,
+      this.projections.filter((p) => only.has(p.name)),
+    );
+    while (
+      (await this.store.foldPending(names, BATCH, (events, stored) =>
+        subset.foldFromStored(events, stored ?? new Map()),
+      )) === BATCH
+    );
     for (const [name, at] of subset.positions) this.positions.set(name, at);
   }
 }

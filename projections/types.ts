@@ -92,8 +92,15 @@ export interface ProjectionStore {
 
 /** Several checkpoints in one upsert. */
 export const saveCheckpoints = (entries: ReadonlyArray<readonly [name: string, sequence: number]>): SqlStatement =>
-  sql(`INSERT INTO checkpoints (name, sequence) VALUES ${entries.map(() => '(?, ?)').join(', ')} ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence`, ...entries.flat());
+  sql(
+    `INSERT INTO checkpoints (name, sequence) VALUES ${entries.map(() => '(?, ?)').join(', ')} ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence`,
+    ...entries.flat(),
+  );
 
 /** The checkpoint upsert, in the portable subset. */
 export const saveCheckpoint = (name: string, sequence: number) =>
-  sql('INSERT INTO checkpoints (name, sequence) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence', name, sequence);
+  sql(
+    'INSERT INTO checkpoints (name, sequence) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence',
+    name,
+    sequence,
+  );

@@ -13,8 +13,14 @@ import { paletteArtefacts } from '../services/palette/source.ts';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const out = resolve(process.env.SHOWCASE_PALETTE_DB || join(process.env.DATA_DIR || './data', 'palette.db'));
 try {
-  const runners = defaultFlowRunners(agentAuthSettings('http://localhost', process.env.AGENT_AUTH_VENDOR || 'portico').claimGrantType, flowRunnerOptions(process.env, process.env.SHOWCASE_BASE_URL || 'http://localhost:8080'));
-  const { version, artefacts } = buildPaletteIndex(paletteArtefacts(root, (p, f) => runners.has(p, f)), out);
+  const runners = defaultFlowRunners(
+    agentAuthSettings('http://localhost', process.env.AGENT_AUTH_VENDOR || 'portico').claimGrantType,
+    flowRunnerOptions(process.env, process.env.SHOWCASE_BASE_URL || 'http://localhost:8080'),
+  );
+  const { version, artefacts } = buildPaletteIndex(
+    paletteArtefacts(root, (p, f) => runners.has(p, f)),
+    out,
+  );
   console.log(`palette: ${artefacts} artefacts, index ${version} -> ${out}`);
 } catch (error) {
   console.error(`palette build failed: ${(error as Error).message}`);

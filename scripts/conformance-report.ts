@@ -10,27 +10,53 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildReport, loadRegistry, type Verdict } from '../services/conformance/registry.ts';
 
-const { values } = parseArgs({ options: { from: { type: 'string' }, out: { type: 'string', default: 'conformance/report.json' }, registry: { type: 'string', default: 'conformance/registry.yaml' } } });
+const { values } = parseArgs({
+  options: {
+    from: { type: 'string' },
+    out: { type: 'string', default: 'conformance/report.json' },
+    registry: { type: 'string', default: 'conformance/registry.yaml' },
+  },
+});
 const registry = loadRegistry(values.registry!);
 
-interface VitestJson { testResults: Array<{ name: string; assertionResults: Array<{ title: string; fullName: string; status: string; location?: { line: number } }> }> }
+interface VitestJson {
+  testResults: Array<{
+    name: string;
+    assertionResults: Array<{ title: string; fullName: string; status: string; location?: { line: number } }>;
+  }>;
+}
 
 let resultsFile = values.from;
 if (!resultsFile) {
   resultsFile = join(mkdtempSync(join(tmpdir(), 'portico-report-')), 'vitest.json');
-  const run = spawnSync('npx', ['vitest', 'run', '--reporter=json', `--outputFile=${resultsFile}`, '--includeTaskLocation'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const run = spawnSync(
+    'npx',
+    ['vitest', 'run', '--reporter=json', `--outputFile=${resultsFile}`, '--includeTaskLocation'],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   if (run.error) throw run.error;
 }
 const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as VitestJson;
 const root = process.cwd();
-const outcomes = results.testResults.flatMap((file) => file.assertionResults.map((a) => ({ file: file.name.replace(`${root}/`, ''), title: a.title, ...(a.location ? { line: a.location.line } : {}), passed: a.status === 'passed' })));
+const outcomes = results.testResults.flatMap((file) =>
+  file.assertionResults.map((a) => ({
+    file: file.name.replace(`${root}/`, ''),
+    title: a.title,
+    ...(a.location ? { line: a.location.line } : {}),
+    passed: a.status === 'passed',
+  })),
+);
 let commit = 'unknown';
 try {
-  commit = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  commit = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
 } catch {}
 const report = buildReport(registry, outcomes, process.env.BUILD_COMMIT || commit);
 const tmp = `${values.out}.tmp`;
 writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`);
 renameSync(tmp, values.out!);
 const count = (v: Verdict) => report.requirements.filter((r) => r.verdict === v).length;
-console.log(`conformance report for ${report.commit}: ${count('PASS')} PASS, ${count('FAIL')} FAIL, ${count('MISSING_TEST')} MISSING_TEST -> ${values.out}`);
+console.log(
+  `conformance report for ${report.commit}: ${count('PASS')} PASS, ${count('FAIL')} FAIL, ${count('MISSING_TEST')} MISSING_TEST -> ${values.out}`,
+);

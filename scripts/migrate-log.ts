@@ -32,7 +32,8 @@ let copied = 0;
 async function copy(run: StoredEvent[]): Promise<void> {
   const events: NewEvent[] = run.map((e) => ({ type: e.type, data: e.data, at: e.at }));
   const stored = await to.append(run[0].streamId, run[0].version - 1, events);
-  if (stored[0].sequence !== run[0].sequence) throw new Error(`sequence ${run[0].sequence} arrived as ${stored[0].sequence}`);
+  if (stored[0].sequence !== run[0].sequence)
+    throw new Error(`sequence ${run[0].sequence} arrived as ${stored[0].sequence}`);
   copied += stored.length;
 }
 for (;;) {
@@ -59,12 +60,23 @@ const differing: string[] = [];
 const streams = await from.streamIds();
 for (const stream of streams) {
   const [a, b] = await Promise.all([from.readStream(stream), to.readStream(stream)]);
-  const sameEvents = a.length === b.length && a.every((e, i) => e.sequence === b[i].sequence && e.version === b[i].version && e.type === b[i].type && e.at === b[i].at && sameState(e.data, b[i].data));
+  const sameEvents =
+    a.length === b.length &&
+    a.every(
+      (e, i) =>
+        e.sequence === b[i].sequence &&
+        e.version === b[i].version &&
+        e.type === b[i].type &&
+        e.at === b[i].at &&
+        sameState(e.data, b[i].data),
+    );
   const machine = machineForStream(stream);
   const sameFold = !machine || sameState(persistedState(fold(machine, a)), persistedState(fold(machine, b)));
   if (!sameEvents || !sameFold) differing.push(stream);
 }
-console.log(`${streams.length} stream(s), ${copied} event(s) copied, ${differing.length} differing${differing.length ? `: ${differing.join(', ')}` : ''}`);
+console.log(
+  `${streams.length} stream(s), ${copied} event(s) copied, ${differing.length} differing${differing.length ? `: ${differing.join(', ')}` : ''}`,
+);
 await closeBoth(from, to);
 process.exitCode = differing.length > 0 ? 1 : 0;
 

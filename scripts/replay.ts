@@ -16,7 +16,11 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { stream: { type: 'string' }, json: { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false } },
+  options: {
+    stream: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
 });
 const file = positionals[0];
 const onPostgres = /^postgres(ql)?:\/\//.test(file ?? '');
@@ -47,7 +51,15 @@ try {
 const streams = values.stream ? [values.stream] : await log.streamIds();
 
 type Step = { sequence: number; version: number; at: string; type: string; state?: unknown; data: unknown };
-type Report = { stream: string; events: number; state?: unknown; context?: unknown; verdict: 'consistent' | 'differs' | 'no snapshot' | 'no machine'; detail?: string; timeline: Step[] };
+type Report = {
+  stream: string;
+  events: number;
+  state?: unknown;
+  context?: unknown;
+  verdict: 'consistent' | 'differs' | 'no snapshot' | 'no machine';
+  detail?: string;
+  timeline: Step[];
+};
 
 const reports: Report[] = [];
 for (const stream of streams) {
@@ -57,7 +69,14 @@ for (const stream of streams) {
   let snapshot: AnyMachineSnapshot | undefined = machine ? initialTransition(machine)[0] : undefined;
   for (const r of rows) {
     if (machine && snapshot) snapshot = transition(machine, snapshot, toMachineEvent(r))[0];
-    timeline.push({ sequence: r.sequence, version: r.version, at: new Date(r.at).toISOString(), type: r.type, state: snapshot?.value, data: r.data });
+    timeline.push({
+      sequence: r.sequence,
+      version: r.version,
+      at: new Date(r.at).toISOString(),
+      type: r.type,
+      state: snapshot?.value,
+      data: r.data,
+    });
   }
   const report: Report = { stream, events: rows.length, verdict: 'no machine', timeline };
   if (machine && snapshot) {
@@ -70,7 +89,8 @@ for (const stream of streams) {
       const upTo = fold(machine, rows.slice(0, stored.version));
       const same = stored.version <= rows.length && sameState(persistedState(upTo), stored.state);
       report.verdict = same ? 'consistent' : 'differs';
-      if (!same) report.detail = `snapshot at version ${stored.version} does not equal the fold of the first ${stored.version} events`;
+      if (!same)
+        report.detail = `snapshot at version ${stored.version} does not equal the fold of the first ${stored.version} events`;
     }
   }
   reports.push(report);
@@ -78,17 +98,33 @@ for (const stream of streams) {
 
 const differing = reports.filter((r) => r.verdict === 'differs');
 if (values.json) {
-  console.log(JSON.stringify({ file: onPostgres ? new URL(file).pathname.slice(1) : file, streams: reports, differing: differing.map((r) => r.stream) }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        file: onPostgres ? new URL(file).pathname.slice(1) : file,
+        streams: reports,
+        differing: differing.map((r) => r.stream),
+      },
+      null,
+      2,
+    ),
+  );
 } else {
   for (const r of reports) {
-    console.log(`\n${r.stream}  (${r.events} events, ${r.verdict}${r.state !== undefined ? `, state ${JSON.stringify(r.state)}` : ''})`);
+    console.log(
+      `\n${r.stream}  (${r.events} events, ${r.verdict}${r.state !== undefined ? `, state ${JSON.stringify(r.state)}` : ''})`,
+    );
     if (values.quiet) continue;
     for (const s of r.timeline) {
-      console.log(`  #${String(s.sequence).padStart(6)} v${s.version}  ${s.at}  ${s.type.padEnd(28)} -> ${s.state === undefined ? '' : JSON.stringify(s.state)}`);
+      console.log(
+        `  #${String(s.sequence).padStart(6)} v${s.version}  ${s.at}  ${s.type.padEnd(28)} -> ${s.state === undefined ? '' : JSON.stringify(s.state)}`,
+      );
     }
     if (r.detail) console.log(`  ! ${r.detail}`);
   }
-  console.log(`\n${reports.length} stream(s), ${differing.length} differing${differing.length ? `: ${differing.map((r) => r.stream).join(', ')}` : ''}`);
+  console.log(
+    `\n${reports.length} stream(s), ${differing.length} differing${differing.length ? `: ${differing.map((r) => r.stream).join(', ')}` : ''}`,
+  );
 }
 await log.close();
 // Exit once stdout has drained: process.exit() here would cut a piped timeline short.

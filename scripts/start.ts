@@ -55,4 +55,3 @@ const stop = async (signal: string) => {
 };
 process.on('SIGTERM', () => void stop('SIGTERM'));
 process.on('SIGINT', () => void stop('SIGINT'));
-

@@ -24,7 +24,11 @@ export interface SnapshotRecord {
 }
 
 export class VersionConflict extends Error {
-  constructor(readonly streamId: string, readonly expected: number, readonly actual: number) {
+  constructor(
+    readonly streamId: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
     super(`stream ${streamId} is at version ${actual}, not ${expected}`);
     this.name = 'VersionConflict';
   }
@@ -48,7 +52,12 @@ export interface EventLog {
    * transaction together with the optional snapshot. Resolves only once the rows are durable; rejects
    * with VersionConflict when another writer got there first.
    */
-  append(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): Promise<StoredEvent[]>;
+  append(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly NewEvent[],
+    snapshot?: unknown,
+  ): Promise<StoredEvent[]>;
   readStream(streamId: string, afterVersion?: number): Promise<StoredEvent[]>;
   /** Events with sequence greater than `afterSequence`, in commit order. */
   readAll(afterSequence: number, limit: number): Promise<StoredEvent[]>;

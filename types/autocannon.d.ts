@@ -1,7 +1,23 @@
 // Minimal typing of the parts of autocannon's programmatic API the benchmarks use.
 declare module 'autocannon' {
-  interface Histogram { average: number; mean: number; p50: number; p99: number; max: number; min: number; total: number }
-  interface Result { requests: Histogram; latency: Histogram; throughput: Histogram; non2xx: number; errors: number; timeouts: number; duration: number }
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p99: number;
+    max: number;
+    min: number;
+    total: number;
+  }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+    duration: number;
+  }
   interface Options {
     url: string;
     method?: string;

@@ -1,8 +1,19 @@
 // Minimal typing of the parts of jsonld (9.x) and rdf-canonize (5.x) that services/credentials/w3c uses.
 declare module 'jsonld' {
-  export interface RemoteDocument { contextUrl: string | null; documentUrl: string; document: unknown }
+  export interface RemoteDocument {
+    contextUrl: string | null;
+    documentUrl: string;
+    document: unknown;
+  }
   export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
-  export interface Options { documentLoader?: DocumentLoader; safe?: boolean; base?: string | null; format?: string; algorithm?: string; produceGeneralizedRdf?: boolean }
+  export interface Options {
+    documentLoader?: DocumentLoader;
+    safe?: boolean;
+    base?: string | null;
+    format?: string;
+    algorithm?: string;
+    produceGeneralizedRdf?: boolean;
+  }
   const jsonld: {
     toRDF(input: unknown, options?: Options): Promise<unknown>;
     canonize(input: unknown, options?: Options): Promise<string>;
@@ -13,7 +24,16 @@ declare module 'jsonld' {
 }
 
 declare module 'rdf-canonize' {
-  export function canonize(input: unknown, options: { algorithm: 'RDFC-1.0'; format?: 'application/n-quads'; inputFormat?: 'application/n-quads'; maxWorkFactor?: number; messageDigestAlgorithm?: string }): Promise<string>;
+  export function canonize(
+    input: unknown,
+    options: {
+      algorithm: 'RDFC-1.0';
+      format?: 'application/n-quads';
+      inputFormat?: 'application/n-quads';
+      maxWorkFactor?: number;
+      messageDigestAlgorithm?: string;
+    },
+  ): Promise<string>;
   const rdfCanonize: { canonize: typeof canonize };
   export default rdfCanonize;
 }
@@ -29,6 +49,10 @@ declare module '@digitalbazaar/data-integrity-context' {
   export const contexts: Map<string, unknown>;
   export const DATA_INTEGRITY_CONTEXT_V1_URL: string;
   export const DATA_INTEGRITY_CONTEXT_V2_URL: string;
-  const mod: { contexts: Map<string, unknown>; DATA_INTEGRITY_CONTEXT_V1_URL: string; DATA_INTEGRITY_CONTEXT_V2_URL: string };
+  const mod: {
+    contexts: Map<string, unknown>;
+    DATA_INTEGRITY_CONTEXT_V1_URL: string;
+    DATA_INTEGRITY_CONTEXT_V2_URL: string;
+  };
   export default mod;
 }

@@ -11,7 +11,11 @@ const api = async (path: string, init?: RequestInit): Promise<Json> => {
   return body;
 };
 const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  api(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  api(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 const el = (tag: string, attrs: Record<string, string> = {}, text?: string) => {
   const node = document.createElement(tag);
@@ -33,11 +37,13 @@ function palette(): void {
     if (!q) return void list.replaceChildren();
     const { results } = await postJson('/api/palette/query', { q, limit: 8 });
     if (mine !== seq) return;
-    list.replaceChildren(...results.map((r: Json) => {
-      const li = el('li');
-      li.append(el('a', { href: r.href }, r.name), document.createTextNode(` — ${r.type}: ${r.summary}`));
-      return li;
-    }));
+    list.replaceChildren(
+      ...results.map((r: Json) => {
+        const li = el('li');
+        li.append(el('a', { href: r.href }, r.name), document.createTextNode(` — ${r.type}: ${r.summary}`));
+        return li;
+      }),
+    );
   };
   input.addEventListener('input', () => void search());
   form.addEventListener('submit', (e) => {
@@ -58,9 +64,24 @@ function exchangeRow(x: Json, n: number): HTMLElement {
   const row = el('details', { class: 'exchange', id: `exchange-${n}` });
   if (cls === 'bad') row.setAttribute('open', '');
   const summary = el('summary');
-  summary.append(el('span', { class: 'n' }, String(n)), ' ', el('strong', {}, x.step), ' ', el('span', { class: 'method' }, x.request.method), ' ', el('code', {}, pathOf(x.request.url)), ' ', el('span', { class: `badge status-${cls}` }, String(x.response.status)), ' ', el('span', { class: 'ms' }, `${x.duration_ms} ms`));
+  summary.append(
+    el('span', { class: 'n' }, String(n)),
+    ' ',
+    el('strong', {}, x.step),
+    ' ',
+    el('span', { class: 'method' }, x.request.method),
+    ' ',
+    el('code', {}, pathOf(x.request.url)),
+    ' ',
+    el('span', { class: `badge status-${cls}` }, String(x.response.status)),
+    ' ',
+    el('span', { class: 'ms' }, `${x.duration_ms} ms`),
+  );
   const sides = el('div', { class: 'sides' });
-  for (const [title, part] of [['Request', x.request], ['Response', x.response]] as const) {
+  for (const [title, part] of [
+    ['Request', x.request],
+    ['Response', x.response],
+  ] as const) {
     const section = el('section');
     section.append(el('h4', {}, title), pre(part.headers ?? {}), ...(part.body === undefined ? [] : [pre(part.body)]));
     sides.append(section);
@@ -90,7 +111,9 @@ function flowRunner(): void {
       const started = await postJson(form.dataset.runFlow!, options, { prefer: 'respond-async' });
       const events = new EventSource(`/api/runs/${started.run_id}/events`);
       let n = 0;
-      events.addEventListener('run.exchange_recorded', (m) => out.append(exchangeRow(JSON.parse((m as MessageEvent).data), ++n)));
+      events.addEventListener('run.exchange_recorded', (m) =>
+        out.append(exchangeRow(JSON.parse((m as MessageEvent).data), ++n)),
+      );
       events.addEventListener('run.finished', (m) => {
         const x = JSON.parse((m as MessageEvent).data);
         out.querySelector('[role=status]')!.textContent = `Run ${x.status}${x.error ? `: ${x.error}` : ''}`;
@@ -113,7 +136,10 @@ function copyButtons(): void {
     const code = details.querySelector('pre');
     if (!code || !navigator.clipboard) continue;
     const button = el('button', { type: 'button', class: 'secondary' }, 'Copy');
-    button.addEventListener('click', () => void navigator.clipboard.writeText(code.textContent ?? '').then(() => (button.textContent = 'Copied')));
+    button.addEventListener(
+      'click',
+      () => void navigator.clipboard.writeText(code.textContent ?? '').then(() => (button.textContent = 'Copied')),
+    );
     details.append(button);
   }
 }
@@ -142,7 +168,7 @@ export function webMcpTools(): ModelContextTool[] {
     },
     {
       name: 'decode_token',
-      description: 'Decode a JWT, verify it against this origin\'s issuers and explain its claims',
+      description: "Decode a JWT, verify it against this origin's issuers and explain its claims",
       inputSchema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
       execute: ({ token }) => postJson('/api/lookingglass/decode', { token: String(token) }),
     },

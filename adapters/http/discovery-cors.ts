@@ -6,9 +6,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * the MCP server card. Decided on the route pattern, once per route.
  */
 export const isDiscoveryDocument = (routePattern: string): boolean =>
-  /^\/(oid4vci\/)?\.well-known\//.test(routePattern) || /\/jwks(\.json)?$/.test(routePattern) || /^\/(llms\.txt|llms-full\.txt|openapi\.json|mcp\/server-card)$/.test(routePattern);
+  /^\/(oid4vci\/)?\.well-known\//.test(routePattern) ||
+  /\/jwks(\.json)?$/.test(routePattern) ||
+  /^\/(llms\.txt|llms-full\.txt|openapi\.json|mcp\/server-card)$/.test(routePattern);
 
-function allowAnyOrigin(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload: unknown) => void): void {
+function allowAnyOrigin(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload: unknown) => void,
+): void {
   reply.header('access-control-allow-origin', '*');
   done(null, payload);
 }
@@ -38,7 +45,8 @@ export function installDiscoveryCors(app: FastifyInstance): { addPreflights(): v
   return {
     addPreflights() {
       for (const url of documents) {
-        if (!app.hasRoute({ method: 'OPTIONS', url })) app.options(url, { schema: { summary: `CORS preflight of ${url}`, tags: ['discovery'] } }, preflight);
+        if (!app.hasRoute({ method: 'OPTIONS', url }))
+          app.options(url, { schema: { summary: `CORS preflight of ${url}`, tags: ['discovery'] } }, preflight);
       }
     },
   };

@@ -27,11 +27,13 @@ function decodedPathOf(url: string): string {
     return pathOf(url);
   }
 }
-const allowedMethods = (app: FastifyInstance, path: string) => HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }));
+const allowedMethods = (app: FastifyInstance, path: string) =>
+  HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }));
 
 function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
-  if (error instanceof StoreUnavailable) return new OAuthError('temporarily_unavailable', 'The event store cannot be reached right now; try again', 503);
+  if (error instanceof StoreUnavailable)
+    return new OAuthError('temporarily_unavailable', 'The event store cannot be reached right now; try again', 503);
   const e = error as FastifyError;
   if (e.validation) return new OAuthError('invalid_request', describeValidation(e), 400);
   switch (e.code) {
@@ -45,7 +47,11 @@ function toOAuthError(error: FastifyError | Error): OAuthError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new OAuthError('invalid_request', 'The request body could not be parsed', 400);
     case 'FST_ERR_BAD_URL':
-      return new OAuthError('invalid_request', 'The URL is not valid (a percent-encoding in the path does not decode)', 400);
+      return new OAuthError(
+        'invalid_request',
+        'The URL is not valid (a percent-encoding in the path does not decode)',
+        400,
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new OAuthError('invalid_request', 'A path segment is longer than 100 characters', 414);
   }
@@ -60,7 +66,9 @@ function describeValidation(e: FastifyError): string {
   const first = e.validation?.[0];
   if (!first) return 'The request is malformed';
   const where = e.validationContext ?? 'body';
-  const field = (first.params as { missingProperty?: string }).missingProperty ?? first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const field =
+    (first.params as { missingProperty?: string }).missingProperty ??
+    first.instancePath.replace(/^\//, '').replace(/\//g, '.');
   return field ? `${where}.${field} ${first.message ?? 'is invalid'}` : `${where} ${first.message ?? 'is invalid'}`;
 }
 
@@ -99,8 +107,14 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     sendError(reply, new OAuthError('invalid_request', problem, 400));
   });
   app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify(new OAuthError('invalid_request', 'Only Expect: 100-continue is understood (RFC 9110 §10.1.1)', 417).toJSON());
-    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    const body = JSON.stringify(
+      new OAuthError('invalid_request', 'Only Expect: 100-continue is understood (RFC 9110 §10.1.1)', 417).toJSON(),
+    );
+    res.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
     res.end(body);
   });
 
@@ -108,10 +122,12 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     let mapped = toOAuthError(error);
     // A route may say how to fix a malformed request; the error then names the fix.
     const hint = (request.routeOptions.config as { fixHint?: string } | undefined)?.fixHint;
-    if (hint && error.validation) mapped = new OAuthError(mapped.error, `${mapped.description}. ${hint}`, mapped.status);
+    if (hint && error.validation)
+      mapped = new OAuthError(mapped.error, `${mapped.description}. ${hint}`, mapped.status);
     if (mapped.status >= 500) request.log.error({ err: error }, 'unhandled error');
     // RFC 9110 §15.5.6: every 405 names what is allowed; a route that refuses without saying gets the router's list.
-    if (mapped.status === 405 && !Object.keys(mapped.headers).some((name) => name.toLowerCase() === 'allow')) reply.header('allow', allowedMethods(app, pathOf(request.url)).join(', '));
+    if (mapped.status === 405 && !Object.keys(mapped.headers).some((name) => name.toLowerCase() === 'allow'))
+      reply.header('allow', allowedMethods(app, pathOf(request.url)).join(', '));
     return renderError(request, reply, mapped, pages);
   });
 
@@ -122,7 +138,8 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
       reply.header('allow', allowed.join(', '));
       return sendError(reply, new OAuthError('method_not_allowed', `${request.method} is not allowed on ${path}`, 405));
     }
-    if (pages.isPage(decodedPathOf(request.url)) && request.method === 'GET') return pages.sendNotFoundPage(request, reply);
+    if (pages.isPage(decodedPathOf(request.url)) && request.method === 'GET')
+      return pages.sendNotFoundPage(request, reply);
     return sendError(reply, new OAuthError('not_found', `No resource at ${path}`, 404));
   });
 }
@@ -131,14 +148,34 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
 function writeSocketError(socket: Socket, status: number, reason: string, error: OAuthError): void {
   if (!socket.writable) return;
   const body = JSON.stringify(error.toJSON());
-  socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.write(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') writeSocketError(socket, 408, 'Request Timeout', new OAuthError('invalid_request', 'The request was not received in time', 408));
-  else if (error.code === 'HPE_HEADER_OVERFLOW') writeSocketError(socket, 431, 'Request Header Fields Too Large', new OAuthError('invalid_request', 'The request headers are larger than 16 KiB', 431));
-  else writeSocketError(socket, 400, 'Bad Request', new OAuthError('invalid_request', 'The HTTP request is malformed', 400));
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    writeSocketError(
+      socket,
+      408,
+      'Request Timeout',
+      new OAuthError('invalid_request', 'The request was not received in time', 408),
+    );
+  else if (error.code === 'HPE_HEADER_OVERFLOW')
+    writeSocketError(
+      socket,
+      431,
+      'Request Header Fields Too Large',
+      new OAuthError('invalid_request', 'The request headers are larger than 16 KiB', 431),
+    );
+  else
+    writeSocketError(
+      socket,
+      400,
+      'Bad Request',
+      new OAuthError('invalid_request', 'The HTTP request is malformed', 400),
+    );
   socket.destroy();
 }
 
@@ -151,13 +188,20 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * the socket (header overflow, a body that never arrives) are rendered as `{error, error_description}`.
  * Requests that arrive while the server drains are answered by `refuseWhileClosing`, not by fastify.
  */
-export function sharedServerOptions(pages: Pick<ErrorPages, 'isPage' | 'sendErrorPage'>, requestTimeoutMs = REQUEST_TIMEOUT_MS): FastifyHttpOptions<Server> {
+export function sharedServerOptions(
+  pages: Pick<ErrorPages, 'isPage' | 'sendErrorPage'>,
+  requestTimeoutMs = REQUEST_TIMEOUT_MS,
+): FastifyHttpOptions<Server> {
   const renderPages: ErrorPages = { ...pages, sendNotFoundPage: (_request, reply) => reply };
   return {
     requestTimeout: requestTimeoutMs,
     // Node checks request deadlines on this interval (30 s by default, which would double the timeout).
     // requireHostHeader off: Node's own answer would be an empty 400; installErrorHandling refuses in JSON.
-    http: { connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeoutMs / 4))), headersTimeout: requestTimeoutMs, requireHostHeader: false },
+    http: {
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+      headersTimeout: requestTimeoutMs,
+      requireHostHeader: false,
+    },
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildSerializer: buildResponseSerializer } },
     frameworkErrors: (error, request, reply) => {
@@ -176,5 +220,9 @@ export function refuseWhileClosing(app: FastifyInstance): { close(): void } {
     reply.header('connection', 'close');
     sendError(reply, new OAuthError('temporarily_unavailable', 'The server is shutting down', 503));
   });
-  return { close: () => { closing = true; } };
+  return {
+    close: () => {
+      closing = true;
+    },
+  };
 }

@@ -7,7 +7,16 @@ import { OAuthError } from '../../services/errors.ts';
  * has parsed it into something the handler would accept.
  */
 export function requireFormBody(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-  const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (type === 'application/x-www-form-urlencoded') return done();
-  done(new OAuthError('invalid_request', 'The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded, RFC 6749 §3.2)', 400));
+  done(
+    new OAuthError(
+      'invalid_request',
+      'The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded, RFC 6749 §3.2)',
+      400,
+    ),
+  );
 }

@@ -9,14 +9,25 @@ import { isDiscoveryDocument } from './discovery-cors.ts';
  * flow runs (issue 13 item 4). Pages, /health and discovery are free. The decision is made once per
  * route, on its pattern, never on the raw URL: `/%61pi/...` reaches `/api/...` and counts as it.
  */
-const LIMITED = [/^\/api(\/|$)/, /^\/agentauth\//, /^\/oauth2\//, /^\/oidc\//, /^\/oid4vci\//, /^\/oid4vp\//, /^\/mcp$/, /^\/protocol\/:id\/flow\/:flow\/run$/, /^\/wallet-harness(\/|$)/];
+const LIMITED = [
+  /^\/api(\/|$)/,
+  /^\/agentauth\//,
+  /^\/oauth2\//,
+  /^\/oidc\//,
+  /^\/oid4vci\//,
+  /^\/oid4vp\//,
+  /^\/mcp$/,
+  /^\/protocol\/:id\/flow\/:flow\/run$/,
+  /^\/wallet-harness(\/|$)/,
+];
 
 /** Page forms whose POST does API work: the looking glass decodes as `/api/lookingglass/*` does. */
 const LIMITED_POSTS = [/^\/looking-glass$/];
 
 /** Discovery documents (metadata, JWKS) are free even under a limited prefix such as `/oid4vci/`. */
 export const isRateLimited = (routePattern: string, methods: readonly string[] = []) =>
-  (LIMITED.some((re) => re.test(routePattern)) && !isDiscoveryDocument(routePattern)) || (methods.includes('POST') && LIMITED_POSTS.some((re) => re.test(routePattern)));
+  (LIMITED.some((re) => re.test(routePattern)) && !isDiscoveryDocument(routePattern)) ||
+  (methods.includes('POST') && LIMITED_POSTS.some((re) => re.test(routePattern)));
 
 /**
  * A header that marks the server's own calls (a flow run's exchanges against this origin) so they
@@ -29,13 +40,23 @@ export interface InternalCaller {
 
 const sameSecret = (given: unknown, expected: string) => typeof given === 'string' && sameText(given, expected);
 
-export async function installRateLimit(app: FastifyInstance, perMinute: number, options: { limited?: (routePattern: string, methods: readonly string[]) => boolean; internal?: InternalCaller; store?: FastifyRateLimitStoreCtor } = {}): Promise<void> {
+export async function installRateLimit(
+  app: FastifyInstance,
+  perMinute: number,
+  options: {
+    limited?: (routePattern: string, methods: readonly string[]) => boolean;
+    internal?: InternalCaller;
+    store?: FastifyRateLimitStoreCtor;
+  } = {},
+): Promise<void> {
   const limited = options.limited ?? isRateLimited;
   const internalSecret = options.internal?.value;
-  const isInternal = (request: FastifyRequest) => internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
+  const isInternal = (request: FastifyRequest) =>
+    internalSecret !== undefined && sameSecret(request.headers[options.internal!.header], internalSecret);
   // Routes that never count get no limiter hook at all; the plugin's onRoute hook, added after this one, sees the flag.
   app.addHook('onRoute', (route) => {
-    if (!limited(route.url, [route.method].flat())) route.config = { ...(route.config as object | undefined), rateLimit: false } as typeof route.config;
+    if (!limited(route.url, [route.method].flat()))
+      route.config = { ...(route.config as object | undefined), rateLimit: false } as typeof route.config;
   });
   await app.register(rateLimit, {
     global: true,
@@ -43,8 +64,17 @@ export async function installRateLimit(app: FastifyInstance, perMinute: number, 
     max: perMinute,
     timeWindow: 60_000,
     allowList: (request) => isInternal(request),
-    addHeaders: { 'retry-after': false, 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    addHeaders: {
+      'retry-after': false,
+      'x-ratelimit-limit': true,
+      'x-ratelimit-remaining': true,
+      'x-ratelimit-reset': true,
+    },
     errorResponseBuilder: (_request, context) =>
-      new OAuthError('rate_limited', `More than ${context.max} requests a minute from this address; try again in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds`, 429) as never,
+      new OAuthError(
+        'rate_limited',
+        `More than ${context.max} requests a minute from this address; try again in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds`,
+        429,
+      ) as never,
   });
 }

@@ -3,10 +3,18 @@
  * Objects stay open (`additionalProperties`): the schemas document the members clients rely on and
  * never strip what a response carries.
  */
-export const jsonObject = (description: string, properties: Record<string, unknown> = {}) => ({ description, type: 'object', additionalProperties: true, properties });
+export const jsonObject = (description: string, properties: Record<string, unknown> = {}) => ({
+  description,
+  type: 'object',
+  additionalProperties: true,
+  properties,
+});
 
 /** A non-JSON body (e.g. a compact JWT) of one media type. */
-export const textBody = (description: string, mediaType: string) => ({ description, content: { [mediaType]: { schema: { type: 'string' } } } });
+export const textBody = (description: string, mediaType: string) => ({
+  description,
+  content: { [mediaType]: { schema: { type: 'string' } } },
+});
 
 /** A redirect: the answer is the `Location` header. */
 export const redirect = (description: string) => ({ description, type: 'null' });

@@ -15,7 +15,13 @@ export interface SseLimits {
   maxBufferedBytes: number;
 }
 
-export const DEFAULT_SSE_LIMITS: SseLimits = { perClient: 8, total: 512, heartbeatMs: 15_000, idleMs: 10 * 60_000, maxBufferedBytes: 1024 * 1024 };
+export const DEFAULT_SSE_LIMITS: SseLimits = {
+  perClient: 8,
+  total: 512,
+  heartbeatMs: 15_000,
+  idleMs: 10 * 60_000,
+  maxBufferedBytes: 1024 * 1024,
+};
 
 export interface SseStream {
   /** Writes one event; ignored once the stream has ended. */
@@ -34,7 +40,10 @@ export function resumeCursor(request: FastifyRequest): number {
 }
 
 /** Query schema of a resumable stream: `after` is a decimal sequence number. */
-export const resumableQuery = { type: 'object', properties: { after: { type: 'string', pattern: '^[0-9]{1,15}$' } } } as const;
+export const resumableQuery = {
+  type: 'object',
+  properties: { after: { type: 'string', pattern: '^[0-9]{1,15}$' } },
+} as const;
 
 /**
  * Every SSE stream of a service goes through one hub: streams are counted per client address and in
@@ -59,12 +68,23 @@ export class SseHub {
   start(request: FastifyRequest, reply: FastifyReply, onEnd: () => void = () => {}): SseStream {
     const client = request.ip;
     const held = this.perClient.get(client) ?? 0;
-    if (held >= this.limits.perClient) throw new OAuthError('rate_limited', `At most ${this.limits.perClient} open event streams per client address`, 429);
-    if (this.open.size >= this.limits.total) throw new OAuthError('rate_limited', 'The server holds as many event streams as it allows; try again later', 429);
+    if (held >= this.limits.perClient)
+      throw new OAuthError(
+        'rate_limited',
+        `At most ${this.limits.perClient} open event streams per client address`,
+        429,
+      );
+    if (this.open.size >= this.limits.total)
+      throw new OAuthError('rate_limited', 'The server holds as many event streams as it allows; try again later', 429);
 
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write('retry: 3000\n\n');
 
     let ended = false;
@@ -96,7 +116,11 @@ export class SseHub {
     const handle = { end: () => stream.end() };
     const stream: SseStream = {
       send(event) {
-        const lines = [event.id !== undefined ? `id: ${event.id}` : '', event.event ? `event: ${event.event}` : '', ...event.data.split('\n').map((l) => `data: ${l}`)].filter(Boolean);
+        const lines = [
+          event.id !== undefined ? `id: ${event.id}` : '',
+          event.event ? `event: ${event.event}` : '',
+          ...event.data.split('\n').map((l) => `data: ${l}`),
+        ].filter(Boolean);
         write(`${lines.join('\n')}\n\n`);
         resetIdle();
       },

@@ -13,13 +13,34 @@ const DAY = 86_400_000;
  * mDL's issuing country, made on first start and kept in `$DATA_DIR/mdoc/pki.json` (mode 0600,
  * written to a temporary file and renamed).
  */
-export async function loadIssuerPki(dataDir: string, issuerUrl: string, country: string, nowMs: number): Promise<IssuerPki> {
+export async function loadIssuerPki(
+  dataDir: string,
+  issuerUrl: string,
+  country: string,
+  nowMs: number,
+): Promise<IssuerPki> {
   const { iaca, documentSigner } = await loadOrCreateCertifiedKeys(join(dataDir, 'mdoc', 'pki.json'), async () => {
-    const root = await createIacaRoot({ name: `CN=Portico IACA, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY), issuerUrl });
-    const signer = await createDocumentSigner({ iaca: root, name: `CN=Portico Document Signer, O=Portico, C=${country}`, notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY), issuerUrl });
+    const root = await createIacaRoot({
+      name: `CN=Portico IACA, O=Portico, C=${country}`,
+      notBefore: new Date(nowMs - DAY),
+      notAfter: new Date(nowMs + 5 * 365 * DAY),
+      issuerUrl,
+    });
+    const signer = await createDocumentSigner({
+      iaca: root,
+      name: `CN=Portico Document Signer, O=Portico, C=${country}`,
+      notBefore: new Date(nowMs - DAY),
+      notAfter: new Date(nowMs + 365 * DAY),
+      issuerUrl,
+    });
     return { iaca: root, documentSigner: signer };
   });
-  return { iaca, documentSigner, requestEncryption: await loadRequestEncryptionKey(dataDir), attester: await loadDemoAttester(dataDir, nowMs) };
+  return {
+    iaca,
+    documentSigner,
+    requestEncryption: await loadRequestEncryptionKey(dataDir),
+    attester: await loadDemoAttester(dataDir, nowMs),
+  };
 }
 
 /**
@@ -49,9 +70,23 @@ async function loadRequestEncryptionKey(dataDir: string): Promise<IssuerPki['req
  */
 async function loadDemoAttester(dataDir: string, nowMs: number): Promise<IssuerPki['attester']> {
   return loadOrCreateCertifiedKeys(join(dataDir, 'oid4vci', 'attester.json'), async () => {
-    const ca = await createIacaRoot({ name: 'CN=Portico Demo Wallet Attester CA, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY) });
-    const clientAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Client Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
-    const keyAttester = await createSigningCertificate({ ca, name: 'CN=Portico Demo Key Attester, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 365 * DAY) });
+    const ca = await createIacaRoot({
+      name: 'CN=Portico Demo Wallet Attester CA, O=Portico, C=FR',
+      notBefore: new Date(nowMs - DAY),
+      notAfter: new Date(nowMs + 5 * 365 * DAY),
+    });
+    const clientAttester = await createSigningCertificate({
+      ca,
+      name: 'CN=Portico Demo Client Attester, O=Portico, C=FR',
+      notBefore: new Date(nowMs - DAY),
+      notAfter: new Date(nowMs + 365 * DAY),
+    });
+    const keyAttester = await createSigningCertificate({
+      ca,
+      name: 'CN=Portico Demo Key Attester, O=Portico, C=FR',
+      notBefore: new Date(nowMs - DAY),
+      notAfter: new Date(nowMs + 365 * DAY),
+    });
     return { ca, clientAttester, keyAttester };
   });
 }

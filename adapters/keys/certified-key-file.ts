@@ -5,7 +5,10 @@ import { exportJWK, importJWK, type JWK } from 'jose';
 import type { CertifiedKey } from '../../services/credentials/mdoc/index.ts';
 
 /** A certificate and its private key as kept on disk. */
-export interface StoredCertifiedKey { pem: string; privateJwk: JWK }
+export interface StoredCertifiedKey {
+  pem: string;
+  privateJwk: JWK;
+}
 
 export async function restoreCertifiedKey(stored: StoredCertifiedKey): Promise<CertifiedKey> {
   const cert = new X509Certificate(stored.pem);
@@ -19,20 +22,34 @@ export async function restoreCertifiedKey(stored: StoredCertifiedKey): Promise<C
   };
 }
 
-export const storeCertifiedKey = async (key: CertifiedKey): Promise<StoredCertifiedKey> => ({ pem: key.pem, privateJwk: await exportJWK(key.privateKey) });
+export const storeCertifiedKey = async (key: CertifiedKey): Promise<StoredCertifiedKey> => ({
+  pem: key.pem,
+  privateJwk: await exportJWK(key.privateKey),
+});
 
 /**
  * Loads a set of certified keys kept as JSON in `file`, or makes them with `create` and keeps them
  * (mode 0600, written to a temporary file and renamed, so a crash never leaves half a file).
  */
-export async function loadOrCreateCertifiedKeys<K extends string>(file: string, create: () => Promise<Record<K, CertifiedKey>>): Promise<Record<K, CertifiedKey>> {
+export async function loadOrCreateCertifiedKeys<K extends string>(
+  file: string,
+  create: () => Promise<Record<K, CertifiedKey>>,
+): Promise<Record<K, CertifiedKey>> {
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<K, StoredCertifiedKey>;
-    const entries = await Promise.all(Object.entries<StoredCertifiedKey>(stored).map(async ([name, key]) => [name, await restoreCertifiedKey(key)] as const));
+    const entries = await Promise.all(
+      Object.entries<StoredCertifiedKey>(stored).map(
+        async ([name, key]) => [name, await restoreCertifiedKey(key)] as const,
+      ),
+    );
     return Object.fromEntries(entries) as Record<K, CertifiedKey>;
   }
   const keys = await create();
-  const stored = Object.fromEntries(await Promise.all(Object.entries<CertifiedKey>(keys).map(async ([name, key]) => [name, await storeCertifiedKey(key)] as const)));
+  const stored = Object.fromEntries(
+    await Promise.all(
+      Object.entries<CertifiedKey>(keys).map(async ([name, key]) => [name, await storeCertifiedKey(key)] as const),
+    ),
+  );
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(stored, null, 2), { mode: 0o600 });

@@ -98,7 +98,6 @@ export class FileKeyRing implements KeyRing {
     if (!secret) throw new Error(`no server secret "${name}" provisioned`);
     return secret;
   }
-
 }
 
 function readStored(file: string): StoredKeys {
@@ -120,20 +119,27 @@ function saveStored(file: string, stored: StoredKeys): void {
  */
 export async function rotateKeys(file: string, sets: readonly string[] = []): Promise<string[]> {
   const stored = readStored(file);
-  const rotatable = Object.keys(stored).filter((set) => !set.startsWith(SECRET_PREFIX) && !set.startsWith(PUBLISHED_PREFIX));
+  const rotatable = Object.keys(stored).filter(
+    (set) => !set.startsWith(SECRET_PREFIX) && !set.startsWith(PUBLISHED_PREFIX),
+  );
   const chosen = sets.length > 0 ? [...sets] : rotatable;
   for (const set of chosen) {
     if (!rotatable.includes(set)) throw new Error(`no signing key set "${set}" in ${file}`);
     const algs = [...new Set(stored[set].map((k) => k.alg as SigningAlg))];
     for (const alg of algs) stored[set].push(await newPrivateJwk(alg));
-    stored[set] = stored[set].filter((k, i, all) => all.slice(i).filter((later) => later.alg === k.alg).length <= KEPT_PER_ALG);
+    stored[set] = stored[set].filter(
+      (k, i, all) => all.slice(i).filter((later) => later.alg === k.alg).length <= KEPT_PER_ALG,
+    );
   }
   saveStored(file, stored);
   return chosen;
 }
 
 async function newPrivateJwk(alg: SigningAlg): Promise<JWK> {
-  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+  const { privateKey } = await generateKeyPair(alg, {
+    extractable: true,
+    ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+  });
   const jwk = await exportJWK(privateKey);
   return { ...jwk, alg, use: 'sig', kid: await calculateJwkThumbprint(jwk) };
 }
@@ -141,7 +147,12 @@ async function newPrivateJwk(alg: SigningAlg): Promise<JWK> {
 async function toSigningKey(jwk: JWK): Promise<SigningKey> {
   const alg = jwk.alg as SigningAlg;
   const { d, p, q, dp, dq, qi, ...pub } = jwk;
-  void d; void p; void q; void dp; void dq; void qi;
+  void d;
+  void p;
+  void q;
+  void dp;
+  void dq;
+  void qi;
   return {
     kid: jwk.kid!,
     alg,

@@ -3,7 +3,14 @@ import type { LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent, request, type Dispatcher } from 'undici';
 import { nullRecord } from '../../services/untrusted/keys.ts';
-import { UpstreamError, destinationNotAllowed, externalDisabled, type OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../services/wallet/outbound.ts';
+import {
+  UpstreamError,
+  destinationNotAllowed,
+  externalDisabled,
+  type OutboundHttp,
+  type OutboundRequest,
+  type OutboundResponse,
+} from '../../services/wallet/outbound.ts';
 
 /** Resolves a host name to its addresses (A and AAAA). Injected in tests. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -22,9 +29,16 @@ export interface GuardPolicy {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const CREDENTIAL_HEADERS = ['authorization', 'dpop', 'cookie', 'oauth-client-attestation', 'oauth-client-attestation-pop'];
+const CREDENTIAL_HEADERS = [
+  'authorization',
+  'dpop',
+  'cookie',
+  'oauth-client-attestation',
+  'oauth-client-attestation-pop',
+];
 
-const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Host names that never leave the machine or the site (decisions section 10). */
 export function checkHostName(host: string): void {
@@ -74,7 +88,11 @@ export function checkExternalUrl(url: URL): void {
  * Resolves `host` (overrides first) and vets every answer: one refused address refuses the host, so
  * a name that answers both a public and a private address never connects.
  */
-export async function vettedAddresses(host: string, resolver: Resolver, overrides?: ReadonlyMap<string, string[]>): Promise<string[]> {
+export async function vettedAddresses(
+  host: string,
+  resolver: Resolver,
+  overrides?: ReadonlyMap<string, string[]>,
+): Promise<string[]> {
   const name = host.toLowerCase();
   let addresses: string[];
   try {
@@ -93,10 +111,17 @@ export async function vettedAddresses(host: string, resolver: Resolver, override
  * switch the destination.
  */
 export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string, string[]>) {
-  return (hostname: string, options: { all?: boolean; family?: number | string }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+  return (
+    hostname: string,
+    options: { all?: boolean; family?: number | string },
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     vettedAddresses(hostname, resolver, overrides).then(
       (addresses) => {
-        const entries = addresses.map((address) => ({ address, family: ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4 }));
+        const entries = addresses.map((address) => ({
+          address,
+          family: ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4,
+        }));
         if (options.all) callback(null, entries);
         else callback(null, entries[0].address, entries[0].family);
       },
@@ -105,7 +130,11 @@ export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string
   };
 }
 
-async function readCapped(body: Dispatcher.ResponseData<unknown>["body"], declared: string | string[] | undefined, maxBytes: number): Promise<Buffer> {
+async function readCapped(
+  body: Dispatcher.ResponseData<unknown>['body'],
+  declared: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
   // A declared length is enforced by undici (it never delivers more), so a small one is read whole.
   const length = typeof declared === 'string' && /^\d{1,12}$/.test(declared) ? Number(declared) : undefined;
   if (length !== undefined && length > maxBytes) {
@@ -126,7 +155,8 @@ async function readCapped(body: Dispatcher.ResponseData<unknown>["body"], declar
   return Buffer.concat(chunks);
 }
 
-const isTimeout = (error: unknown) => /Timeout/.test(String((error as { code?: string; name?: string })?.code ?? (error as Error)?.name ?? ''));
+const isTimeout = (error: unknown) =>
+  /Timeout/.test(String((error as { code?: string; name?: string })?.code ?? (error as Error)?.name ?? ''));
 
 /** The refusal hidden in a connector error, when the checked lookup refused the destination. */
 const refusalIn = (error: unknown): Error | undefined => {
@@ -155,13 +185,17 @@ export class GuardedHttp implements OutboundHttp {
     this.maxBytes = policy.maxBytes ?? 1024 * 1024;
     this.maxRedirects = policy.maxRedirects ?? 2;
     const timeouts = { headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, connectTimeout: this.timeoutMs };
-    this.external = new Agent({ ...timeouts, connect: { lookup: checkedLookup(policy.resolver ?? systemResolver, policy.dnsOverrides) as never } });
+    this.external = new Agent({
+      ...timeouts,
+      connect: { lookup: checkedLookup(policy.resolver ?? systemResolver, policy.dnsOverrides) as never },
+    });
     this.trusted = new Agent(timeouts);
   }
 
   /** Which rules a URL meets before anything is sent; returns the agent to dial it with. */
   private admit(url: URL): Agent {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw destinationNotAllowed('only http(s) URLs are fetched');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw destinationNotAllowed('only http(s) URLs are fetched');
     if (this.policy.trustedOrigins.has(url.origin) && !url.username && !url.password) return this.trusted;
     if (!this.policy.allowExternal) throw externalDisabled(url.href);
     checkExternalUrl(url);
@@ -192,15 +226,21 @@ export class GuardedHttp implements OutboundHttp {
       } catch (error) {
         const refusal = refusalIn(error);
         if (refusal) throw refusal;
-        throw new UpstreamError(timedOut(error) ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`);
+        throw new UpstreamError(
+          timedOut(error) ? `no answer within ${this.timeoutMs / 1000} s` : `${url.origin} could not be reached`,
+        );
       }
       const status = response.statusCode;
       const location = response.headers.location;
       if (REDIRECTS.has(status) && typeof location === 'string') {
         response.body.resume();
-        if (hops.length > this.maxRedirects) throw new UpstreamError(`more than ${this.maxRedirects} redirects`, status);
+        if (hops.length > this.maxRedirects)
+          throw new UpstreamError(`more than ${this.maxRedirects} redirects`, status);
         const next = new URL(location, url);
-        if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k.toLowerCase())));
+        if (next.origin !== url.origin)
+          headers = Object.fromEntries(
+            Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k.toLowerCase())),
+          );
         if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
           method = 'GET';
           body = undefined;
@@ -213,10 +253,18 @@ export class GuardedHttp implements OutboundHttp {
       try {
         data = await readCapped(response.body, response.headers['content-length'], this.maxBytes);
       } catch (error) {
-        throw error instanceof UpstreamError ? error : new UpstreamError(timedOut(error) ? `the whole response did not arrive within ${this.timeoutMs / 1000} s` : 'the response broke off', status);
+        throw error instanceof UpstreamError
+          ? error
+          : new UpstreamError(
+              timedOut(error)
+                ? `the whole response did not arrive within ${this.timeoutMs / 1000} s`
+                : 'the response broke off',
+              status,
+            );
       }
       const flat = nullRecord<string>(); // header names come from the upstream
-      for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      for (const [k, v] of Object.entries(response.headers))
+        if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
       return { status, headers: flat, body: data, url: url.href, hops };
     }
   }

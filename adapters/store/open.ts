@@ -17,7 +17,10 @@ export interface EventStore {
   rateLimits?: FastifyRateLimitStoreCtor;
 }
 
-export async function openEventStore(config: Pick<Config, 'dataDir' | 'eventStore'>, file = 'main.db'): Promise<EventStore> {
+export async function openEventStore(
+  config: Pick<Config, 'dataDir' | 'eventStore'>,
+  file = 'main.db',
+): Promise<EventStore> {
   if (config.eventStore.kind === 'postgres') {
     const log = await PostgresEventLog.open(config.eventStore.url);
     return { log, projections: new PostgresProjectionStore(log), rateLimits: postgresRateLimitStore(log) };

@@ -15,8 +15,14 @@ interface EventRow {
   at: string;
 }
 
-export const toStored = (r: EventRow): StoredEvent => ({ sequence: Number(r.sequence), streamId: r.stream_id, version: r.version, type: r.type, data: r.data, at: Number(r.at) });
-
+export const toStored = (r: EventRow): StoredEvent => ({
+  sequence: Number(r.sequence),
+  streamId: r.stream_id,
+  version: r.version,
+  type: r.type,
+  data: r.data,
+  at: Number(r.at),
+});
 
 /**
  * Runs inside an append's transaction: the statements it returns commit or roll back with the events.
@@ -29,7 +35,10 @@ const FOLD_GAP_LIMIT = 1_000;
 
 /** Checkpoints of `names` (0 for one never saved), on the transaction's own connection. */
 export async function storedPositions(client: pg.ClientBase, names: readonly string[]): Promise<Map<string, number>> {
-  const { rows } = await client.query<{ name: string; sequence: string }>('SELECT name, sequence FROM checkpoints WHERE name = ANY($1)', [names]);
+  const { rows } = await client.query<{ name: string; sequence: string }>(
+    'SELECT name, sequence FROM checkpoints WHERE name = ANY($1)',
+    [names],
+  );
   const positions = new Map(names.map((name) => [name, 0]));
   for (const r of rows) positions.set(r.name, Number(r.sequence));
   return positions;
@@ -97,7 +106,10 @@ export class PostgresEventLog implements EventLog {
       const retry = (delayMs: number) =>
         setTimeout(() => {
           if (this.closed) return;
-          this.listen(connectionString).then(() => this.deliver(), () => retry(Math.min(delayMs * 2, 5_000)));
+          this.listen(connectionString).then(
+            () => this.deliver(),
+            () => retry(Math.min(delayMs * 2, 5_000)),
+          );
         }, delayMs).unref();
       retry(100);
     };
@@ -112,7 +124,12 @@ export class PostgresEventLog implements EventLog {
     this.listener = client;
   }
 
-  append(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): Promise<StoredEvent[]> {
+  append(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly NewEvent[],
+    snapshot?: unknown,
+  ): Promise<StoredEvent[]> {
     if (this.closed) return Promise.reject(new Error('event log is closed'));
     if (events.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
@@ -168,15 +185,32 @@ export class PostgresEventLog implements EventLog {
     const folds: Fold[] = [];
     try {
       await client.query('BEGIN');
-      const batchJson = JSON.stringify(batch.map((p) => ({ stream: p.streamId, expected: p.expectedVersion, events: p.events.map((e) => ({ type: e.type, data: e.data, at: e.at })), snapshot: p.snapshot ?? null })));
-      const heads = (await client.query<{ heads: string[] }>('SELECT portico_append($1::json) AS heads', [batchJson])).rows[0].heads.map(Number);
+      const batchJson = JSON.stringify(
+        batch.map((p) => ({
+          stream: p.streamId,
+          expected: p.expectedVersion,
+          events: p.events.map((e) => ({ type: e.type, data: e.data, at: e.at })),
+          snapshot: p.snapshot ?? null,
+        })),
+      );
+      const heads = (
+        await client.query<{ heads: string[] }>('SELECT portico_append($1::json) AS heads', [batchJson])
+      ).rows[0].heads.map(Number);
       const outcomes: Array<StoredEvent[] | VersionConflict> = batch.map((p, k) => {
         const head = heads[k];
         if (head < 0) return new VersionConflict(p.streamId, p.expectedVersion, -head - 1);
-        return p.events.map((e, i) => ({ sequence: head + i + 1, streamId: p.streamId, version: p.expectedVersion + i + 1, type: e.type, data: e.data, at: e.at }));
+        return p.events.map((e, i) => ({
+          sequence: head + i + 1,
+          streamId: p.streamId,
+          version: p.expectedVersion + i + 1,
+          type: e.type,
+          data: e.data,
+          at: e.at,
+        }));
       });
       const committed = outcomes.filter((o): o is StoredEvent[] => !(o instanceof VersionConflict)).flat();
-      if (committed.length > 0 && this.inTransaction.length > 0) folds.push(...(await this.foldWithin(client, committed)));
+      if (committed.length > 0 && this.inTransaction.length > 0)
+        folds.push(...(await this.foldWithin(client, committed)));
       await client.query('COMMIT');
       client.release();
       for (const f of folds) f.committed();
@@ -202,7 +236,10 @@ export class PostgresEventLog implements EventLog {
     const lowest = Math.min(first - 1, ...positions.values());
     let events = committed;
     if (lowest < first - 1 && first - 1 - lowest <= FOLD_GAP_LIMIT) {
-      const { rows } = await client.query<EventRow>('SELECT * FROM events WHERE sequence > $1 AND sequence < $2 ORDER BY sequence', [lowest, first]);
+      const { rows } = await client.query<EventRow>(
+        'SELECT * FROM events WHERE sequence > $1 AND sequence < $2 ORDER BY sequence',
+        [lowest, first],
+      );
       events = [...rows.map(toStored), ...committed];
     }
     const folds: Fold[] = [];
@@ -262,17 +299,26 @@ export class PostgresEventLog implements EventLog {
   }
 
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
-    const { rows } = await this.query<EventRow>('SELECT * FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version', [streamId, afterVersion]);
+    const { rows } = await this.query<EventRow>(
+      'SELECT * FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version',
+      [streamId, afterVersion],
+    );
     return rows.map(toStored);
   }
 
   async readAll(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    const { rows } = await this.query<EventRow>('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [afterSequence, limit]);
+    const { rows } = await this.query<EventRow>('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [
+      afterSequence,
+      limit,
+    ]);
     return rows.map(toStored);
   }
 
   async streamVersion(streamId: string): Promise<number> {
-    return (await this.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [streamId])).rows[0].v ?? 0;
+    return (
+      (await this.query<{ v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = $1', [streamId]))
+        .rows[0].v ?? 0
+    );
   }
 
   async headSequence(): Promise<number> {
@@ -280,13 +326,21 @@ export class PostgresEventLog implements EventLog {
   }
 
   async loadSnapshot(streamId: string): Promise<SnapshotRecord | undefined> {
-    const row = (await this.query<{ version: number; state: unknown }>('SELECT version, state FROM snapshots WHERE stream_id = $1', [streamId])).rows[0];
+    const row = (
+      await this.query<{ version: number; state: unknown }>(
+        'SELECT version, state FROM snapshots WHERE stream_id = $1',
+        [streamId],
+      )
+    ).rows[0];
     return row && { streamId, version: row.version, state: row.state };
   }
 
   async streamIds(prefix = ''): Promise<string[]> {
     // A range, not LIKE: the prefix may hold % or _; COLLATE "C" orders by code point like SQLite.
-    const { rows } = await this.query<{ stream_id: string }>('SELECT DISTINCT stream_id FROM events WHERE stream_id COLLATE "C" >= $1 AND stream_id COLLATE "C" < $2 ORDER BY 1', [prefix, `${prefix}\u{10FFFF}`]);
+    const { rows } = await this.query<{ stream_id: string }>(
+      'SELECT DISTINCT stream_id FROM events WHERE stream_id COLLATE "C" >= $1 AND stream_id COLLATE "C" < $2 ORDER BY 1',
+      [prefix, `${prefix}\u{10FFFF}`],
+    );
     return rows.map((r) => r.stream_id);
   }
 
@@ -296,12 +350,16 @@ export class PostgresEventLog implements EventLog {
   }
 
   async checkpoint(name: string): Promise<number> {
-    const row = (await this.query<{ sequence: string }>('SELECT sequence FROM checkpoints WHERE name = $1', [name])).rows[0];
+    const row = (await this.query<{ sequence: string }>('SELECT sequence FROM checkpoints WHERE name = $1', [name]))
+      .rows[0];
     return row ? Number(row.sequence) : 0;
   }
 
   async saveCheckpoint(name: string, sequence: number): Promise<void> {
-    await this.query('INSERT INTO checkpoints (name, sequence) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence', [name, sequence]);
+    await this.query(
+      'INSERT INTO checkpoints (name, sequence) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence',
+      [name, sequence],
+    );
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,10 @@
-import type { CommittedEvent, FoldCommit, ProjectionStore, ReadModelReader, SqlStatement } from '../../projections/types.ts';
+import type {
+  CommittedEvent,
+  FoldCommit,
+  ProjectionStore,
+  ReadModelReader,
+  SqlStatement,
+} from '../../projections/types.ts';
 import type pg from 'pg';
 import { storedPositions, toStored, type PostgresEventLog } from './postgres-event-log.ts';
 import { APPEND_LOCK, numberPlaceholders } from './postgres-schema.ts';
@@ -15,8 +21,10 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   constructor(private readonly log: PostgresEventLog) {
     this.reader = {
-      get: async <T>(text: string, params: readonly unknown[] = []) => (await this.log.query(numberPlaceholders(text), params as unknown[])).rows[0] as T | undefined,
-      all: async <T>(text: string, params: readonly unknown[] = []) => (await this.log.query(numberPlaceholders(text), params as unknown[])).rows as T[],
+      get: async <T>(text: string, params: readonly unknown[] = []) =>
+        (await this.log.query(numberPlaceholders(text), params as unknown[])).rows[0] as T | undefined,
+      all: async <T>(text: string, params: readonly unknown[] = []) =>
+        (await this.log.query(numberPlaceholders(text), params as unknown[])).rows as T[],
     };
   }
 
@@ -31,7 +39,8 @@ export class PostgresProjectionStore implements ProjectionStore {
   /** Statements in one transaction that holds the append lock, so no instance's fold runs beside them. */
   private async inOneTransaction(statements: readonly SqlStatement[]): Promise<void> {
     await this.locked(async (client) => {
-      for (const s of statements) await client.query(s.params.length > 0 ? numberPlaceholders(s.sql) : s.sql, s.params as unknown[]);
+      for (const s of statements)
+        await client.query(s.params.length > 0 ? numberPlaceholders(s.sql) : s.sql, s.params as unknown[]);
     });
   }
 
@@ -55,7 +64,10 @@ export class PostgresProjectionStore implements ProjectionStore {
     let committed: (() => void) | undefined;
     const count = await this.locked(async (client) => {
       const stored = await storedPositions(client, names);
-      const { rows } = await client.query('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [Math.min(...stored.values()), limit]);
+      const { rows } = await client.query('SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2', [
+        Math.min(...stored.values()),
+        limit,
+      ]);
       if (rows.length === 0) return 0;
       const result = fold(rows.map(toStored), stored);
       for (const s of result.statements) await client.query(numberPlaceholders(s.sql), s.params as unknown[]);

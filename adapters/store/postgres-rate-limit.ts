@@ -32,10 +32,16 @@ export function postgresRateLimitStore(log: PostgresEventLog, now: () => number 
 
   const countBatch = async (timeWindow: number, waiting: Map<string, Counted[]>) => {
     const at = now();
-    if (++batches % SWEEP_EVERY === 0) void log.query('DELETE FROM rate_limits WHERE window_start < $1', [at - timeWindow]).catch(() => undefined);
+    if (++batches % SWEEP_EVERY === 0)
+      void log.query('DELETE FROM rate_limits WHERE window_start < $1', [at - timeWindow]).catch(() => undefined);
     const keys = [...waiting.keys()];
     try {
-      const { rows } = await log.query<{ key: string; count: number; window_start: string }>(COUNT, [keys, at, keys.map((k) => waiting.get(k)!.length), timeWindow]);
+      const { rows } = await log.query<{ key: string; count: number; window_start: string }>(COUNT, [
+        keys,
+        at,
+        keys.map((k) => waiting.get(k)!.length),
+        timeWindow,
+      ]);
       for (const row of rows) {
         const callbacks = waiting.get(row.key)!;
         const ttl = Math.max(0, Number(row.window_start) + timeWindow - at);

@@ -113,6 +113,13 @@ export function numberPlaceholders(sql: string): string {
 /** Errors that mean "the server could not be reached or went away", not "the statement was refused". */
 export function isConnectionError(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown };
-  if (typeof e?.code === 'string' && (/^(08|57P0)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code))) return true;
-  return typeof e?.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message);
+  if (
+    typeof e?.code === 'string' &&
+    (/^(08|57P0)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code))
+  )
+    return true;
+  return (
+    typeof e?.message === 'string' &&
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message)
+  );
 }

@@ -1,12 +1,6 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'eventemitter3';
-import type {
-  CommitListener,
-  EventLog,
-  NewEvent,
-  SnapshotRecord,
-  StoredEvent,
-} from '../../services/event-log.ts';
+import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
 import { BoundedCache } from '../../services/bounded-cache.ts';
 import { VersionConflict } from '../../services/event-log.ts';
 import { migrate } from './schema.ts';
@@ -44,7 +38,6 @@ export interface SqliteEventLogOptions {
   /** Opens an existing log for reading only (replay, inspection): no schema change, no appends. */
   readonly?: boolean;
 }
-
 
 /**
  * The append-only event log in one SQLite file (WAL). Asynchronous appends that arrive in the same
@@ -94,12 +87,18 @@ export class SqliteEventLog implements EventLog {
     this.statements = {
       version: db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = ?'),
       // The sequence is the rowid: `lastInsertRowid` gives it without the cost of a RETURNING clause.
-      insert: db.prepare<[string, number, string, string, number]>('INSERT INTO events (stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?)'),
+      insert: db.prepare<[string, number, string, string, number]>(
+        'INSERT INTO events (stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?)',
+      ),
       snapshotPut: db.prepare<[string, number, string]>(
         'INSERT INTO snapshots (stream_id, version, state) VALUES (?, ?, ?) ON CONFLICT(stream_id) DO UPDATE SET version = excluded.version, state = excluded.state',
       ),
-      snapshotGet: db.prepare<[string], { version: number; state: string }>('SELECT version, state FROM snapshots WHERE stream_id = ?'),
-      stream: db.prepare<[string, number], EventRow>('SELECT * FROM events WHERE stream_id = ? AND version > ? ORDER BY version'),
+      snapshotGet: db.prepare<[string], { version: number; state: string }>(
+        'SELECT version, state FROM snapshots WHERE stream_id = ?',
+      ),
+      stream: db.prepare<[string, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND version > ? ORDER BY version',
+      ),
       all: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?'),
       head: db.prepare<[], { s: number | null }>('SELECT max(sequence) AS s FROM events'),
       streams: db.prepare<[string, string], { stream_id: string }>(
@@ -112,8 +111,12 @@ export class SqliteEventLog implements EventLog {
     };
   }
 
-  private readonly appendTx = (streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown) =>
-    this.transact(() => this.insert(streamId, expectedVersion, events, snapshot));
+  private readonly appendTx = (
+    streamId: string,
+    expectedVersion: number,
+    events: readonly NewEvent[],
+    snapshot: unknown,
+  ) => this.transact(() => this.insert(streamId, expectedVersion, events, snapshot));
 
   /** Runs `body` in one transaction and tells the in-transaction handlers whether it committed. */
   private transact<T>(body: () => T): T {
@@ -134,7 +137,12 @@ export class SqliteEventLog implements EventLog {
   }
 
   /** Writes one append; must run inside a transaction. Throws VersionConflict before writing anything. */
-  private insert(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot: unknown): StoredEvent[] {
+  private insert(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly NewEvent[],
+    snapshot: unknown,
+  ): StoredEvent[] {
     // A new stream, or one whose committed version this log holds, needs no read: should the next
     // version be taken after all, the first insert fails on the (stream_id, version) key before anything
     // of this append is written.
@@ -148,9 +156,12 @@ export class SqliteEventLog implements EventLog {
       version += 1;
       let sequence: number;
       try {
-        sequence = Number(this.statements.insert.run(streamId, version, e.type, JSON.stringify(e.data), e.at).lastInsertRowid);
+        sequence = Number(
+          this.statements.insert.run(streamId, version, e.type, JSON.stringify(e.data), e.at).lastInsertRowid,
+        );
       } catch (error) {
-        if (version === expectedVersion + 1 && isUniqueViolation(error)) throw new VersionConflict(streamId, expectedVersion, this.currentVersion(streamId));
+        if (version === expectedVersion + 1 && isUniqueViolation(error))
+          throw new VersionConflict(streamId, expectedVersion, this.currentVersion(streamId));
         throw error;
       }
       stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
@@ -214,7 +225,12 @@ export class SqliteEventLog implements EventLog {
     });
   };
 
-  appendSync(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): StoredEvent[] {
+  appendSync(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly NewEvent[],
+    snapshot?: unknown,
+  ): StoredEvent[] {
     if (this.closed) throw new Error('event log is closed');
     if (events.length === 0) return [];
     const stored = this.appendTx(streamId, expectedVersion, events, snapshot);
@@ -223,7 +239,12 @@ export class SqliteEventLog implements EventLog {
     return stored;
   }
 
-  append(streamId: string, expectedVersion: number, events: readonly NewEvent[], snapshot?: unknown): Promise<StoredEvent[]> {
+  append(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly NewEvent[],
+    snapshot?: unknown,
+  ): Promise<StoredEvent[]> {
     if (this.closed) return Promise.reject(new Error('event log is closed'));
     if (events.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {

@@ -1,5 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { CommittedEvent, FoldCommit, ProjectionStore, ReadModelReader, SqlStatement } from '../../projections/types.ts';
+import type {
+  CommittedEvent,
+  FoldCommit,
+  ProjectionStore,
+  ReadModelReader,
+  SqlStatement,
+} from '../../projections/types.ts';
 import type { SqliteEventLog } from './sqlite-event-log.ts';
 
 /**
@@ -15,7 +21,8 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   constructor(private readonly log: SqliteEventLog) {
     this.reader = {
-      get: async <T>(text: string, params: readonly unknown[] = []) => this.statement(text).get(...params) as T | undefined,
+      get: async <T>(text: string, params: readonly unknown[] = []) =>
+        this.statement(text).get(...params) as T | undefined,
       all: async <T>(text: string, params: readonly unknown[] = []) => this.statement(text).all(...params) as T[],
     };
   }
@@ -59,7 +66,9 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   async foldPending(names: readonly string[], limit: number, fold: FoldCommit): Promise<number> {
-    const stored = new Map(await Promise.all(names.map(async (name) => [name, await this.log.checkpoint(name)] as const)));
+    const stored = new Map(
+      await Promise.all(names.map(async (name) => [name, await this.log.checkpoint(name)] as const)),
+    );
     const events = await this.log.readAll(Math.min(...stored.values()), limit);
     if (events.length === 0) return 0;
     const result = fold(events, stored);

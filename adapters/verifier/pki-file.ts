@@ -21,7 +21,11 @@ const leafNames = (pem: string) => new X509Certificate(pem).subjectAltName?.spli
 export async function loadVerifierPki(dataDir: string, host: string, nowMs: number): Promise<VerifierPki> {
   const file = join(dataDir, 'oid4vp', 'x509.json');
   const create = async () => {
-    const ca = await createIacaRoot({ name: 'CN=Portico Verifier CA, O=Portico, C=FR', notBefore: new Date(nowMs - DAY), notAfter: new Date(nowMs + 5 * 365 * DAY) });
+    const ca = await createIacaRoot({
+      name: 'CN=Portico Verifier CA, O=Portico, C=FR',
+      notBefore: new Date(nowMs - DAY),
+      notAfter: new Date(nowMs + 5 * 365 * DAY),
+    });
     const leaf = await createSigningCertificate({
       ca,
       name: `CN=${host}, O=Portico Verifier, C=FR`,

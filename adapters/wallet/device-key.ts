@@ -34,7 +34,8 @@ export async function loadDeviceKey(path: string | undefined): Promise<DeviceKey
     } catch {
       throw new WalletConfigError('WALLET_DEVICE_KEY_PATH', `${path} is not a PKCS#8 private key`);
     }
-    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new WalletConfigError('WALLET_DEVICE_KEY_PATH', `${path} is not an EC P-256 key`);
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+      throw new WalletConfigError('WALLET_DEVICE_KEY_PATH', `${path} is not an EC P-256 key`);
     return { pair: await toKeyPair(key), persistent: true };
   }
   const key = newP256();
@@ -45,7 +46,10 @@ export async function loadDeviceKey(path: string | undefined): Promise<DeviceKey
     chmodSync(tmp, 0o600);
     renameSync(tmp, path);
   } catch (error) {
-    throw new WalletConfigError('WALLET_DEVICE_KEY_PATH', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new WalletConfigError(
+      'WALLET_DEVICE_KEY_PATH',
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
   return { pair: await toKeyPair(key), persistent: true };
 }

@@ -24,9 +24,21 @@ export interface WorkloadApiClientOptions {
   callTimeoutMs?: number;
 }
 
-interface RawX509Svid { spiffe_id: string; x509_svid: Buffer; x509_svid_key: Buffer; bundle: Buffer; hint: string }
-interface RawX509Response { svids: RawX509Svid[]; crl: Buffer[]; federated_bundles: Record<string, Buffer> }
-interface RawJwtBundles { bundles: Record<string, Buffer> }
+interface RawX509Svid {
+  spiffe_id: string;
+  x509_svid: Buffer;
+  x509_svid_key: Buffer;
+  bundle: Buffer;
+  hint: string;
+}
+interface RawX509Response {
+  svids: RawX509Svid[];
+  crl: Buffer[];
+  federated_bundles: Record<string, Buffer>;
+}
+interface RawJwtBundles {
+  bundles: Record<string, Buffer>;
+}
 
 /** Every certificate of a message must parse, or the whole message is discarded. */
 function checked(ders: Uint8Array[]): Uint8Array[] {
@@ -38,7 +50,8 @@ function toUpdate(raw: RawX509Response): X509SvidUpdate {
   if (!raw.svids || raw.svids.length === 0) throw new Error('the agent sent no X.509-SVID for this workload');
   // Workload API §4.5: a message with a mandatory field left empty is discarded.
   for (const s of raw.svids) {
-    if (!s.spiffe_id || !s.x509_svid?.length || !s.x509_svid_key?.length || !s.bundle?.length) throw new Error('an X509SVID message lacks a mandatory field');
+    if (!s.spiffe_id || !s.x509_svid?.length || !s.x509_svid_key?.length || !s.bundle?.length)
+      throw new Error('an X509SVID message lacks a mandatory field');
   }
   return {
     svids: raw.svids.map((s) => ({
@@ -48,7 +61,9 @@ function toUpdate(raw: RawX509Response): X509SvidUpdate {
       bundle: checked(splitDer(s.bundle)),
       ...(s.hint ? { hint: s.hint } : {}),
     })),
-    federatedBundles: recordFrom(Object.entries(raw.federated_bundles ?? {}).map(([td, der]) => [td, checked(splitDer(der))] as const)),
+    federatedBundles: recordFrom(
+      Object.entries(raw.federated_bundles ?? {}).map(([td, der]) => [td, checked(splitDer(der))] as const),
+    ),
     crlCount: raw.crl?.length ?? 0,
   };
 }
@@ -66,7 +81,8 @@ function toJwtBundles(raw: RawJwtBundles): JwtBundles {
   return out;
 }
 
-const callError = (error: grpc.ServiceError) => new WorkloadApiCallError(grpc.status[error.code] ?? String(error.code), error.details || error.message);
+const callError = (error: grpc.ServiceError) =>
+  new WorkloadApiCallError(grpc.status[error.code] ?? String(error.code), error.details || error.message);
 
 class GrpcWorkloadSession implements WorkloadApiSession {
   readonly ended: Promise<string>;
@@ -135,7 +151,9 @@ class GrpcWorkloadSession implements WorkloadApiSession {
         }
         this.finish(reason);
       };
-      call.on('error', (error: grpc.ServiceError) => stop(`X.509-SVID stream failed: ${grpc.status[error.code] ?? error.code} ${error.details ?? ''}`.trim()));
+      call.on('error', (error: grpc.ServiceError) =>
+        stop(`X.509-SVID stream failed: ${grpc.status[error.code] ?? error.code} ${error.details ?? ''}`.trim()),
+      );
       call.on('end', () => stop('X.509-SVID stream ended by the agent'));
 
       const bundles = this.client.FetchJWTBundles({}, this.metadata()) as grpc.ClientReadableStream<RawJwtBundles>;
@@ -168,19 +186,35 @@ class GrpcWorkloadSession implements WorkloadApiSession {
 
   fetchJwtSvid(audience: string[], spiffeId?: string): Promise<JwtSvid[]> {
     return new Promise((resolve, reject) => {
-      this.client.FetchJWTSVID({ audience, spiffe_id: spiffeId ?? '' }, this.metadata(), this.deadline(), (error: grpc.ServiceError | null, res: { svids: Array<{ spiffe_id: string; svid: string; hint: string }> }) => {
-        if (error) return reject(callError(error));
-        resolve((res.svids ?? []).map((s) => ({ spiffeId: s.spiffe_id, token: s.svid, ...(s.hint ? { hint: s.hint } : {}) })));
-      });
+      this.client.FetchJWTSVID(
+        { audience, spiffe_id: spiffeId ?? '' },
+        this.metadata(),
+        this.deadline(),
+        (error: grpc.ServiceError | null, res: { svids: Array<{ spiffe_id: string; svid: string; hint: string }> }) => {
+          if (error) return reject(callError(error));
+          resolve(
+            (res.svids ?? []).map((s) => ({
+              spiffeId: s.spiffe_id,
+              token: s.svid,
+              ...(s.hint ? { hint: s.hint } : {}),
+            })),
+          );
+        },
+      );
     });
   }
 
   validateJwtSvid(audience: string, token: string): Promise<{ spiffeId: string; claims: Record<string, unknown> }> {
     return new Promise((resolve, reject) => {
-      this.client.ValidateJWTSVID({ audience, svid: token }, this.metadata(), this.deadline(), (error: grpc.ServiceError | null, res: { spiffe_id: string; claims: unknown }) => {
-        if (error) return reject(callError(error));
-        resolve({ spiffeId: res.spiffe_id, claims: structToJson(res.claims as never) });
-      });
+      this.client.ValidateJWTSVID(
+        { audience, svid: token },
+        this.metadata(),
+        this.deadline(),
+        (error: grpc.ServiceError | null, res: { spiffe_id: string; claims: unknown }) => {
+          if (error) return reject(callError(error));
+          resolve({ spiffeId: res.spiffe_id, claims: structToJson(res.claims as never) });
+        },
+      );
     });
   }
 
@@ -204,7 +238,8 @@ export class GrpcWorkloadApiConnector implements WorkloadApiConnector {
 
   async connect(socketPath: string): Promise<WorkloadApiSession> {
     const Client = workloadApiClientConstructor();
-    const client = new Client(grpcTarget(socketPath), grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
+    const client = new Client(grpcTarget(socketPath), grpc.credentials.createInsecure()) as grpc.Client &
+      Record<string, any>;
     const session = new GrpcWorkloadSession(client, this.options.callTimeoutMs ?? 5_000);
     await session.open(this.options.connectTimeoutMs ?? 5_000);
     return session;

@@ -12,7 +12,15 @@ export const SECURITY_HEADER = 'workload.spiffe.io';
 let loaded: grpc.GrpcObject | undefined;
 
 export function workloadApiPackage(): grpc.GrpcObject {
-  loaded ??= grpc.loadPackageDefinition(protoLoader.loadSync(WORKLOAD_PROTO, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }));
+  loaded ??= grpc.loadPackageDefinition(
+    protoLoader.loadSync(WORKLOAD_PROTO, {
+      keepCase: true,
+      longs: String,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    }),
+  );
   return loaded;
 }
 
@@ -28,7 +36,15 @@ export function grpcTarget(socketPath: string): string {
 }
 
 /** google.protobuf.Struct (as proto-loader decodes it with `oneofs`) to plain JSON, and back. */
-type ProtoValue = { kind?: string; nullValue?: unknown; numberValue?: number; stringValue?: string; boolValue?: boolean; structValue?: ProtoStruct; listValue?: { values?: ProtoValue[] } };
+type ProtoValue = {
+  kind?: string;
+  nullValue?: unknown;
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: ProtoStruct;
+  listValue?: { values?: ProtoValue[] };
+};
 type ProtoStruct = { fields?: Record<string, ProtoValue> };
 
 export function structToJson(struct: ProtoStruct | null | undefined): Record<string, unknown> {
@@ -39,12 +55,18 @@ export function structToJson(struct: ProtoStruct | null | undefined): Record<str
 
 function valueToJson(value: ProtoValue): unknown {
   switch (value.kind) {
-    case 'numberValue': return value.numberValue;
-    case 'stringValue': return value.stringValue;
-    case 'boolValue': return value.boolValue;
-    case 'structValue': return structToJson(value.structValue);
-    case 'listValue': return (value.listValue?.values ?? []).map(valueToJson);
-    default: return null;
+    case 'numberValue':
+      return value.numberValue;
+    case 'stringValue':
+      return value.stringValue;
+    case 'boolValue':
+      return value.boolValue;
+    case 'structValue':
+      return structToJson(value.structValue);
+    case 'listValue':
+      return (value.listValue?.values ?? []).map(valueToJson);
+    default:
+      return null;
   }
 }
 

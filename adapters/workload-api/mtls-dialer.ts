@@ -17,7 +17,8 @@ function peerChain(socket: TLSSocket): Uint8Array[] {
   while (cert && cert.raw && !seen.has(cert.fingerprint256)) {
     seen.add(cert.fingerprint256);
     out.push(new Uint8Array(cert.raw));
-    const next: PeerCertificate | undefined = (cert as PeerCertificate & { issuerCertificate?: PeerCertificate }).issuerCertificate;
+    const next: PeerCertificate | undefined = (cert as PeerCertificate & { issuerCertificate?: PeerCertificate })
+      .issuerCertificate;
     cert = next;
   }
   return out;
@@ -37,9 +38,17 @@ export const tlsDialer: MtlsDialer = {
       };
       let key: string;
       try {
-        key = createPrivateKey({ key: Buffer.from(request.privateKey), format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }) as string;
+        key = createPrivateKey({ key: Buffer.from(request.privateKey), format: 'der', type: 'pkcs8' }).export({
+          format: 'pem',
+          type: 'pkcs8',
+        }) as string;
       } catch (error) {
-        resolve({ connected: false, durationMs: 0, error: `the SVID private key is unusable: ${(error as Error).message}`, peerChain: [] });
+        resolve({
+          connected: false,
+          durationMs: 0,
+          error: `the SVID private key is unusable: ${(error as Error).message}`,
+          peerChain: [],
+        });
         return;
       }
       const socket = connect({
@@ -74,7 +83,11 @@ export const tlsDialer: MtlsDialer = {
       });
       socket.once('error', (error: NodeJS.ErrnoException) => {
         socket.destroy();
-        finish({ connected: false, error: error.code ? `${error.code}: ${error.message}` : error.message, peerChain: [] });
+        finish({
+          connected: false,
+          error: error.code ? `${error.code}: ${error.message}` : error.message,
+          peerChain: [],
+        });
       });
     });
   },

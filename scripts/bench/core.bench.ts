@@ -21,8 +21,18 @@ const RESTART_EVENTS = Number(process.env.BENCH_RESTART_EVENTS ?? 1_000_000);
 
 async function joseRates() {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const jwt = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime('1h').sign(privateKey);
-  const sign = await opsPerSecond(() => new SignJWT({ sub: 'x', scope: 'agent:read' }).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(privateKey));
+  const jwt = await new SignJWT({ sub: 'x' })
+    .setProtectedHeader({ alg: 'ES256' })
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(privateKey);
+  const sign = await opsPerSecond(() =>
+    new SignJWT({ sub: 'x', scope: 'agent:read' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey),
+  );
   const verify = await opsPerSecond(() => jwtVerify(jwt, publicKey));
   return { sign, verify, signVerify: 1 / (1 / sign + 1 / verify) };
 }
@@ -41,8 +51,15 @@ async function httpRates(): Promise<{ register: number; exchange: number }> {
     // Collect fresh assertions for the exchange run (each redeems once).
     const assertions: string[] = [];
     while (assertions.length < 24_000) {
-      const batch = await Promise.all(Array.from({ length: 64 }, () =>
-        fetch(`${server.url}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' }).then((r) => r.json() as Promise<{ identity_assertion: string }>)));
+      const batch = await Promise.all(
+        Array.from({ length: 64 }, () =>
+          fetch(`${server.url}/agentauth/identity`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"type":"anonymous"}',
+          }).then((r) => r.json() as Promise<{ identity_assertion: string }>),
+        ),
+      );
       for (const b of batch) assertions.push(b.identity_assertion);
     }
     let next = 0;
@@ -51,13 +68,19 @@ async function httpRates(): Promise<{ register: number; exchange: number }> {
       connections: 16,
       // A timed run: autocannon ends a fixed-amount run on its one-second tick, which rounds the rate.
       duration: 5,
-      requests: [{
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        setupRequest: (req: Record<string, unknown>) => ({ ...req, body: `grant_type=${encodeURIComponent(JWT_BEARER)}&assertion=${assertions[next++ % assertions.length]}` }),
-      }],
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          setupRequest: (req: Record<string, unknown>) => ({
+            ...req,
+            body: `grant_type=${encodeURIComponent(JWT_BEARER)}&assertion=${assertions[next++ % assertions.length]}`,
+          }),
+        },
+      ],
     });
-    if (exchange.non2xx > 0) throw new Error(`${exchange.non2xx} token exchanges failed (assertions ran out or were refused)`);
+    if (exchange.non2xx > 0)
+      throw new Error(`${exchange.non2xx} token exchanges failed (assertions ran out or were refused)`);
     const rate = (r: { requests: { total: number }; duration: number }) => r.requests.total / r.duration;
     return { register: rate(registration), exchange: rate(exchange) };
   } finally {
@@ -74,14 +97,22 @@ function sessionEvents(streams: number): StoredEvent[] {
     const at = t0 + i;
     const s = Math.floor(at / 1000);
     const events: AgentEvent[] = [
-      { type: 'agent.registered', at, agentId: `agent-${i}`, claimTokenHash: `h${i}`, assertion: { jtiHash: `j${i}`, exp: s + 600, nbf: s } },
+      {
+        type: 'agent.registered',
+        at,
+        agentId: `agent-${i}`,
+        claimTokenHash: `h${i}`,
+        assertion: { jtiHash: `j${i}`, exp: s + 600, nbf: s },
+      },
       { type: 'agent.assertion_redeemed', at: at + 10, jtiHash: `j${i}` },
       { type: 'agent.claim_started', at: at + 20, userCodeHash: `u${i}`, email: 'p@example.com' },
       { type: 'agent.claim_polled', at: at + 30 },
       { type: 'agent.claim_approved', at: at + 40, userCodeHash: `u${i}` },
       { type: 'agent.claim_polled', at: at + 6_000, assertion: { jtiHash: `k${i}`, exp: s + 700, nbf: s + 6 } },
     ];
-    events.forEach(({ type, at: when, ...data }, v) => out.push({ sequence: ++seq, streamId: `agent:agent-${i}`, version: v + 1, type, at: when, data }));
+    events.forEach(({ type, at: when, ...data }, v) =>
+      out.push({ sequence: ++seq, streamId: `agent:agent-${i}`, version: v + 1, type, at: when, data }),
+    );
   }
   return out;
 }
@@ -90,7 +121,10 @@ async function appendRate(synchronous: 'NORMAL' | 'FULL'): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-log-'));
   const log = new SqliteEventLog(join(dir, 'events.db'), { synchronous });
   let i = 0;
-  const rate = await opsPerSecond(() => log.appendSync(`bench:${i}`, 0, [{ type: 'bench.appended', at: i++, data: { i } }]), 1500);
+  const rate = await opsPerSecond(
+    () => log.appendSync(`bench:${i}`, 0, [{ type: 'bench.appended', at: i++, data: { i } }]),
+    1500,
+  );
   await log.close();
   rmSync(dir, { recursive: true, force: true });
   return rate;
@@ -101,8 +135,12 @@ function replayRates(): { replay: number; bare: number } {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-replay-'));
   const file = join(dir, 'events.db');
   const log = new SqliteEventLog(file);
-  const insert = log.db.prepare('INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)');
-  log.db.transaction(() => { for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at); })();
+  const insert = log.db.prepare(
+    'INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  log.db.transaction(() => {
+    for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at);
+  })();
 
   // Bare: the same machine events, already in memory, through xstate's transition.
   const machineEvents = events.map(toMachineEvent);
@@ -116,7 +154,11 @@ function replayRates(): { replay: number; bare: number } {
 
   // Replay: read from SQLite, parse, group by stream, fold.
   t = performance.now();
-  const rows = log.db.prepare<[], { sequence: number; stream_id: string; version: number; type: string; data: string; at: number }>('SELECT * FROM events ORDER BY stream_id, version').all();
+  const rows = log.db
+    .prepare<[], { sequence: number; stream_id: string; version: number; type: string; data: string; at: number }>(
+      'SELECT * FROM events ORDER BY stream_id, version',
+    )
+    .all();
   let current: StoredEvent[] = [];
   let stream = '';
   for (const r of rows) {
@@ -125,7 +167,14 @@ function replayRates(): { replay: number; bare: number } {
       current = [];
     }
     stream = r.stream_id;
-    current.push({ sequence: r.sequence, streamId: r.stream_id, version: r.version, type: r.type, at: r.at, data: JSON.parse(r.data) });
+    current.push({
+      sequence: r.sequence,
+      streamId: r.stream_id,
+      version: r.version,
+      type: r.type,
+      at: r.at,
+      data: JSON.parse(r.data),
+    });
   }
   fold(agentMachine, current);
   const replay = rows.length / ((performance.now() - t) / 1000);
@@ -138,9 +187,13 @@ function replayRates(): { replay: number; bare: number } {
 async function restartTime(count: number): Promise<{ startMs: number; healthMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-restart-'));
   const log = new SqliteEventLog(join(dir, 'main.db'));
-  const insert = log.db.prepare('INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = log.db.prepare(
+    'INSERT INTO events (sequence, stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const events = sessionEvents(Math.ceil(count / 6)).slice(0, count);
-  log.db.transaction(() => { for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at); })();
+  log.db.transaction(() => {
+    for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at);
+  })();
   // The service's own projections, caught up as a running service would have left them.
   const runner = new ProjectionRunner(new SqliteProjectionStore(log), createMainProjections().all);
   await runner.start();
@@ -186,22 +239,60 @@ const bench: Bench = async () => {
   rows.push({ name: 'jose ES256 sign (sequential)', value: jose.sign, unit: 'ops/s' });
   rows.push({ name: 'jose ES256 verify (sequential)', value: jose.verify, unit: 'ops/s' });
   const http = await httpRates();
-  rows.push({ name: 'POST /agentauth/identity over HTTP (autocannon, 16 conns)', value: http.register, unit: 'req/s', ratio: { against: 'raw sign', value: http.register / jose.sign, target: '>= 0.50' } });
-  rows.push({ name: 'jwt-bearer exchange at /agentauth/token over HTTP', value: http.exchange, unit: 'req/s', ratio: { against: 'raw sign+verify', value: http.exchange / jose.signVerify, target: '>= 0.50' } });
+  rows.push({
+    name: 'POST /agentauth/identity over HTTP (autocannon, 16 conns)',
+    value: http.register,
+    unit: 'req/s',
+    ratio: { against: 'raw sign', value: http.register / jose.sign, target: '>= 0.50' },
+  });
+  rows.push({
+    name: 'jwt-bearer exchange at /agentauth/token over HTTP',
+    value: http.exchange,
+    unit: 'req/s',
+    ratio: { against: 'raw sign+verify', value: http.exchange / jose.signVerify, target: '>= 0.50' },
+  });
   const normal = await appendRate('NORMAL');
   const full = await appendRate('FULL');
-  rows.push({ name: 'event-log appends, 1 event/tx, synchronous=NORMAL (service)', value: normal, unit: 'appends/s', note: 'target >= 20,000' });
-  rows.push({ name: 'event-log appends, 1 event/tx, synchronous=FULL', value: full, unit: 'appends/s', ratio: { against: 'NORMAL', value: full / normal } });
+  rows.push({
+    name: 'event-log appends, 1 event/tx, synchronous=NORMAL (service)',
+    value: normal,
+    unit: 'appends/s',
+    note: 'target >= 20,000',
+  });
+  rows.push({
+    name: 'event-log appends, 1 event/tx, synchronous=FULL',
+    value: full,
+    unit: 'appends/s',
+    ratio: { against: 'NORMAL', value: full / normal },
+  });
   const replay = replayRates();
   rows.push({ name: 'bare xstate transition fold (in memory)', value: replay.bare, unit: 'events/s' });
-  rows.push({ name: 'replay: read SQLite + parse + fold', value: replay.replay, unit: 'events/s', ratio: { against: 'bare fold', value: replay.replay / replay.bare, target: '>= 0.80' } });
+  rows.push({
+    name: 'replay: read SQLite + parse + fold',
+    value: replay.replay,
+    unit: 'events/s',
+    ratio: { against: 'bare fold', value: replay.replay / replay.bare, target: '>= 0.80' },
+  });
   const cache = await cacheRates();
-  rows.push({ name: 'evicting Map: fresh keys().next() per insert (10,000, full)', value: cache.fresh, unit: 'inserts/s' });
-  rows.push({ name: 'actor cache (BoundedCache) insert, 10,000 entries, full', value: cache.bounded, unit: 'inserts/s', ratio: { against: 'fresh keys() per eviction', value: cache.bounded / cache.fresh } });
+  rows.push({
+    name: 'evicting Map: fresh keys().next() per insert (10,000, full)',
+    value: cache.fresh,
+    unit: 'inserts/s',
+  });
+  rows.push({
+    name: 'actor cache (BoundedCache) insert, 10,000 entries, full',
+    value: cache.bounded,
+    unit: 'inserts/s',
+    ratio: { against: 'fresh keys() per eviction', value: cache.bounded / cache.fresh },
+  });
   const restart = await restartTime(RESTART_EVENTS);
-  rows.push({ name: `restart with ${RESTART_EVENTS.toLocaleString('en-US')} events: /health answers after`, value: restart.healthMs, unit: 'ms', note: 'target <= 3,000' });
+  rows.push({
+    name: `restart with ${RESTART_EVENTS.toLocaleString('en-US')} events: /health answers after`,
+    value: restart.healthMs,
+    unit: 'ms',
+    note: 'target <= 3,000',
+  });
   return rows;
 };
 
 export default bench;
-

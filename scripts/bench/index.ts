@@ -13,7 +13,8 @@ const modules = readdirSync(here)
 function format(row: BenchRow): string {
   const value = row.value >= 100 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(2);
   let line = `  ${row.name.padEnd(58)} ${value.padStart(12)} ${row.unit}`;
-  if (row.ratio) line += `  (x${row.ratio.value.toFixed(2)} vs ${row.ratio.against}${row.ratio.target ? `; target ${row.ratio.target}` : ''})`;
+  if (row.ratio)
+    line += `  (x${row.ratio.value.toFixed(2)} vs ${row.ratio.against}${row.ratio.target ? `; target ${row.ratio.target}` : ''})`;
   if (row.note) line += `  ${row.note}`;
   return line;
 }

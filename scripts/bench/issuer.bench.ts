@@ -22,19 +22,49 @@ async function issuanceFlow(base: string, configuration: string) {
   const json = (value: unknown) => ({ type: 'application/json', text: JSON.stringify(value) });
   const offer = json({ credential_configuration_ids: [configuration] });
   const steps: FlowStep[] = [
-    { method: 'POST', path: () => '/oid4vci/offers', body: () => offer, read: (body, flow) => { flow.code = JSON.parse(body).pre_authorized_code; } },
+    {
+      method: 'POST',
+      path: () => '/oid4vci/offers',
+      body: () => offer,
+      read: (body, flow) => {
+        flow.code = JSON.parse(body).pre_authorized_code;
+      },
+    },
     {
       method: 'POST',
       path: () => '/oid4vci/token',
-      body: (flow) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams({ grant_type: PRE, 'pre-authorized_code': flow.code }).toString() }),
-      read: (body, flow) => { flow.token = JSON.parse(body).access_token; },
+      body: (flow) => ({
+        type: 'application/x-www-form-urlencoded',
+        text: new URLSearchParams({ grant_type: PRE, 'pre-authorized_code': flow.code }).toString(),
+      }),
+      read: (body, flow) => {
+        flow.token = JSON.parse(body).access_token;
+      },
     },
-    { method: 'POST', path: () => '/oid4vci/nonce', read: (body, flow) => { flow.nonce = JSON.parse(body).c_nonce; } },
+    {
+      method: 'POST',
+      path: () => '/oid4vci/nonce',
+      read: (body, flow) => {
+        flow.nonce = JSON.parse(body).c_nonce;
+      },
+    },
     {
       method: 'POST',
       path: () => '/oid4vci/credential',
       headers: (flow) => ({ authorization: `Bearer ${flow.token}` }),
-      body: (flow) => json({ credential_configuration_id: configuration, proofs: { jwt: [signJwt(holder, { typ: 'openid4vci-proof+jwt', jwk }, { nonce: flow.nonce, aud: `${base}/oid4vci`, iat: Math.floor(Date.now() / 1000) })] } }),
+      body: (flow) =>
+        json({
+          credential_configuration_id: configuration,
+          proofs: {
+            jwt: [
+              signJwt(
+                holder,
+                { typ: 'openid4vci-proof+jwt', jwk },
+                { nonce: flow.nonce, aud: `${base}/oid4vci`, iat: Math.floor(Date.now() / 1000) },
+              ),
+            ],
+          },
+        }),
       read: (body) => {
         if (!Array.isArray(JSON.parse(body).credentials)) throw new Error(`no credentials: ${body}`);
       },
@@ -61,14 +91,36 @@ const bench: Bench = async () => {
   const peer = await startPeerProcess('scripts/bench/support/peer-issuer.ts');
   try {
     const rows = [];
-    for (const [label, configuration] of [['SD-JWT VC', 'UniversityDegreeCredential'], ['mdoc', 'MobileDrivingLicenceMsoMdoc']] as const) {
-      const r = await interleavedRounds(ROUNDS, () => measure(server.url, server.child.pid!, configuration), () => measure(peer.url, peer.pid, configuration));
+    for (const [label, configuration] of [
+      ['SD-JWT VC', 'UniversityDegreeCredential'],
+      ['mdoc', 'MobileDrivingLicenceMsoMdoc'],
+    ] as const) {
+      const r = await interleavedRounds(
+        ROUNDS,
+        () => measure(server.url, server.child.pid!, configuration),
+        () => measure(peer.url, peer.pid, configuration),
+      );
       rows.push(
-        { name: `peer issuer (Openid4vciIssuer + @sd-jwt / @auth0/mdl), ${label}`, value: r.theirs.perSecond, unit: 'flows/s' },
-        { name: `pre-authorized issuance end to end, ${label} (4 requests)`, value: r.ours.perSecond, unit: 'flows/s', ratio: { against: 'peer issuer', value: r.throughputRatio, target: '>= 1.5' }, note: `rounds ${r.rounds}` },
+        {
+          name: `peer issuer (Openid4vciIssuer + @sd-jwt / @auth0/mdl), ${label}`,
+          value: r.theirs.perSecond,
+          unit: 'flows/s',
+        },
+        {
+          name: `pre-authorized issuance end to end, ${label} (4 requests)`,
+          value: r.ours.perSecond,
+          unit: 'flows/s',
+          ratio: { against: 'peer issuer', value: r.throughputRatio, target: '>= 1.5' },
+          note: `rounds ${r.rounds}`,
+        },
         { name: `  server CPU per flow, peer, ${label}`, value: r.theirs.cpuMicros, unit: 'µs' },
         // Lower is better: the ratio is the peer's CPU per flow over ours.
-        { name: `  server CPU per flow, ours, ${label}`, value: r.ours.cpuMicros, unit: 'µs', ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio } },
+        {
+          name: `  server CPU per flow, ours, ${label}`,
+          value: r.ours.cpuMicros,
+          unit: 'µs',
+          ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio },
+        },
         ...machineRows(label, r),
       );
     }

@@ -9,17 +9,63 @@ import { paletteArtefacts } from '../../services/palette/source.ts';
 import type { Bench, BenchRow } from './types.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const QUERIES = ['pkce', 'device code', 'vc', 'mdl', 'oauth', 'openid connect', 'dpop', 'refr', 'token introspection', 'rfc7523', 'agent', 'credential issuance', 'x', 'sign in', 'jwt bearer'];
-const WORDS = ['token', 'grant', 'client', 'issuer', 'wallet', 'proof', 'key', 'claim', 'scope', 'nonce', 'signature', 'credential', 'holder', 'verifier', 'session', 'refresh', 'device', 'consent', 'audience', 'metadata'];
+const QUERIES = [
+  'pkce',
+  'device code',
+  'vc',
+  'mdl',
+  'oauth',
+  'openid connect',
+  'dpop',
+  'refr',
+  'token introspection',
+  'rfc7523',
+  'agent',
+  'credential issuance',
+  'x',
+  'sign in',
+  'jwt bearer',
+];
+const WORDS = [
+  'token',
+  'grant',
+  'client',
+  'issuer',
+  'wallet',
+  'proof',
+  'key',
+  'claim',
+  'scope',
+  'nonce',
+  'signature',
+  'credential',
+  'holder',
+  'verifier',
+  'session',
+  'refresh',
+  'device',
+  'consent',
+  'audience',
+  'metadata',
+];
 
 /** A synthetic artefact set of `n` entries, built deterministically from a small vocabulary. */
 function generated(n: number): Artefact[] {
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
   return Array.from({ length: n }, (_, i) => ({
-    id: `gen:${String(i).padStart(5, '0')}`, type: 'concept' as const, name: `${words(3)} ${i}`, summary: words(12), protocol: null, href: `/gen/${i}`, runnable: false,
-    body: words(80), aliases: [words(2)], axes: [], edges: [],
+    id: `gen:${String(i).padStart(5, '0')}`,
+    type: 'concept' as const,
+    name: `${words(3)} ${i}`,
+    summary: words(12),
+    protocol: null,
+    href: `/gen/${i}`,
+    runnable: false,
+    body: words(80),
+    aliases: [words(2)],
+    axes: [],
+    edges: [],
   }));
 }
 
@@ -40,7 +86,10 @@ const bench: Bench = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-palette-'));
   const rows: BenchRow[] = [];
   try {
-    for (const [label, artefacts] of [['real index', paletteArtefacts(ROOT, () => true)], ['generated 10,000 artefacts', generated(10_000)]] as const) {
+    for (const [label, artefacts] of [
+      ['real index', paletteArtefacts(ROOT, () => true)],
+      ['generated 10,000 artefacts', generated(10_000)],
+    ] as const) {
       const file = join(dir, `${label.replace(/\W+/g, '-')}.db`);
       buildPaletteIndex([...artefacts], file);
       const palette = new Palette(file);

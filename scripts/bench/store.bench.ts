@@ -31,14 +31,28 @@ async function replayRate(log: EventLog): Promise<number> {
   const batch: Promise<unknown>[] = [];
   for (let i = 0; i < REPLAY_STREAMS; i++) {
     const s = Math.floor(at / 1000);
-    batch.push(log.append(`agent:agent-${i}`, 0, [
-      { type: 'agent.registered', at, data: { claimTokenHash: `c${i}`, assertion: { jtiHash: `j${i}`, exp: s + 300, nbf: s } } },
-      { type: 'agent.assertion_redeemed', at: at + 10, data: { jtiHash: `j${i}` } },
-      { type: 'agent.claim_started', at: at + 20, data: { userCodeHash: `u${i}`, email: `p${i}@example.com`, expiresAt: at + 600_000 } },
-      { type: 'agent.claim_polled', at: at + 30, data: {} },
-      { type: 'agent.claim_approved', at: at + 40, data: { userCodeHash: `u${i}` } },
-      { type: 'agent.claim_polled', at: at + 6_000, data: { assertion: { jtiHash: `k${i}`, exp: s + 700, nbf: s + 6 } } },
-    ]));
+    batch.push(
+      log.append(`agent:agent-${i}`, 0, [
+        {
+          type: 'agent.registered',
+          at,
+          data: { claimTokenHash: `c${i}`, assertion: { jtiHash: `j${i}`, exp: s + 300, nbf: s } },
+        },
+        { type: 'agent.assertion_redeemed', at: at + 10, data: { jtiHash: `j${i}` } },
+        {
+          type: 'agent.claim_started',
+          at: at + 20,
+          data: { userCodeHash: `u${i}`, email: `p${i}@example.com`, expiresAt: at + 600_000 },
+        },
+        { type: 'agent.claim_polled', at: at + 30, data: {} },
+        { type: 'agent.claim_approved', at: at + 40, data: { userCodeHash: `u${i}` } },
+        {
+          type: 'agent.claim_polled',
+          at: at + 6_000,
+          data: { assertion: { jtiHash: `k${i}`, exp: s + 700, nbf: s + 6 } },
+        },
+      ]),
+    );
     if (batch.length === 500) await Promise.all(batch.splice(0));
   }
   await Promise.all(batch);
@@ -67,7 +81,11 @@ async function replayRate(log: EventLog): Promise<number> {
  * Registrations per second over HTTP against `instances` main origins on the given store (requests
  * alternate between them, sharing one DATA_DIR), and the database transactions each cost.
  */
-async function registrations(env: Record<string, string>, databaseUrl?: string, instances = 1): Promise<{ perSecond: number; commitsPerRequest?: number; statementsPerRequest?: number }> {
+async function registrations(
+  env: Record<string, string>,
+  databaseUrl?: string,
+  instances = 1,
+): Promise<{ perSecond: number; commitsPerRequest?: number; statementsPerRequest?: number }> {
   if (databaseUrl) {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -75,12 +93,22 @@ async function registrations(env: Record<string, string>, databaseUrl?: string, 
     await client.end();
   }
   const first = await startChildServer({ env });
-  const servers = [first, ...(await Promise.all(Array.from({ length: instances - 1 }, () => startChildServer({ env, dataDir: first.dataDir }))))];
+  const servers = [
+    first,
+    ...(await Promise.all(
+      Array.from({ length: instances - 1 }, () => startChildServer({ env, dataDir: first.dataDir })),
+    )),
+  ];
   const agent = new Agent({ connections: HTTP_CONCURRENCY });
   let turn = 0;
   const register = async () => {
     const server = servers[turn++ % servers.length];
-    const res = await request(`${server.url}/agentauth/identity`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
+    const res = await request(`${server.url}/agentauth/identity`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":"anonymous"}',
+    });
     await res.body.arrayBuffer();
     if (res.statusCode !== 201) throw new Error(`registration answered ${res.statusCode}`);
   };
@@ -90,9 +118,19 @@ async function registrations(env: Record<string, string>, databaseUrl?: string, 
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      const commits = Number((await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+      const commits = Number(
+        (await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0]
+          .xact_commit,
+      );
       // pg_stat_statements is preloaded by the test cluster; a server without it gives no statement count.
-      const statements = await client.query("SELECT sum(calls) AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'").then((r) => Number(r.rows[0].n), () => undefined);
+      const statements = await client
+        .query(
+          "SELECT sum(calls) AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'",
+        )
+        .then(
+          (r) => Number(r.rows[0].n),
+          () => undefined,
+        );
       return { commits, statements };
     } finally {
       await client.end();
@@ -105,8 +143,17 @@ async function registrations(env: Record<string, string>, databaseUrl?: string, 
     // Statistics reach pg_stat_database asynchronously; give them a moment.
     await new Promise((resolve) => setTimeout(resolve, 700));
     const after = await counters();
-    const perRequest = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (a - b) / done);
-    return { perSecond: done / seconds, ...(databaseUrl ? { commitsPerRequest: (after.commits - before.commits) / done, statementsPerRequest: perRequest(after.statements, before.statements) } : {}) };
+    const perRequest = (a: number | undefined, b: number | undefined) =>
+      a === undefined || b === undefined ? undefined : (a - b) / done;
+    return {
+      perSecond: done / seconds,
+      ...(databaseUrl
+        ? {
+            commitsPerRequest: (after.commits - before.commits) / done,
+            statementsPerRequest: perRequest(after.statements, before.statements),
+          }
+        : {}),
+    };
   } finally {
     await agent.close();
     for (const server of servers) await server.stop();
@@ -134,9 +181,19 @@ const bench: Bench = async () => {
     const pgAppends = await appendRates(onPg);
     rows.push(
       { name: 'SQLite appends, one at a time (await each)', value: sqliteAppends.sequential, unit: 'appends/s' },
-      { name: 'PostgreSQL appends, one at a time (await each)', value: pgAppends.sequential, unit: 'appends/s', ratio: { against: 'SQLite', value: pgAppends.sequential / sqliteAppends.sequential } },
+      {
+        name: 'PostgreSQL appends, one at a time (await each)',
+        value: pgAppends.sequential,
+        unit: 'appends/s',
+        ratio: { against: 'SQLite', value: pgAppends.sequential / sqliteAppends.sequential },
+      },
       { name: 'SQLite appends, 32 in flight (group commit)', value: sqliteAppends.concurrent, unit: 'appends/s' },
-      { name: 'PostgreSQL appends, 32 in flight (group commit)', value: pgAppends.concurrent, unit: 'appends/s', ratio: { against: 'SQLite', value: pgAppends.concurrent / sqliteAppends.concurrent } },
+      {
+        name: 'PostgreSQL appends, 32 in flight (group commit)',
+        value: pgAppends.concurrent,
+        unit: 'appends/s',
+        ratio: { against: 'SQLite', value: pgAppends.concurrent / sqliteAppends.concurrent },
+      },
     );
     await sqlite.close();
     await onPg.close();
@@ -145,8 +202,17 @@ const bench: Bench = async () => {
     const replaySqlite = await replayRate(sqliteReplay);
     const replayPg = await replayRate(pgReplay);
     rows.push(
-      { name: `replay through the interface (readAll + fold), SQLite, ${REPLAY_STREAMS * 6} events`, value: replaySqlite, unit: 'events/s' },
-      { name: 'same, PostgreSQL', value: replayPg, unit: 'events/s', ratio: { against: 'SQLite', value: replayPg / replaySqlite } },
+      {
+        name: `replay through the interface (readAll + fold), SQLite, ${REPLAY_STREAMS * 6} events`,
+        value: replaySqlite,
+        unit: 'events/s',
+      },
+      {
+        name: 'same, PostgreSQL',
+        value: replayPg,
+        unit: 'events/s',
+        ratio: { against: 'SQLite', value: replayPg / replaySqlite },
+      },
     );
     await sqliteReplay.close();
     await pgReplay.close();
@@ -157,8 +223,20 @@ const bench: Bench = async () => {
     const onTwo = await registrations({ EVENT_STORE: 'postgres', DATABASE_URL: pgUrl2 }, pgUrl2, 2);
     rows.push(
       { name: 'POST /agentauth/identity, one instance on SQLite', value: onSqlite.perSecond, unit: 'req/s' },
-      { name: 'POST /agentauth/identity, one instance on PostgreSQL', value: onPostgres.perSecond, unit: 'req/s', ratio: { against: 'SQLite', value: onPostgres.perSecond / onSqlite.perSecond }, note: `${onPostgres.commitsPerRequest?.toFixed(2)} commits per registration (group commit shares them); ${onPostgres.statementsPerRequest?.toFixed(2) ?? '?'} statements (round trips) per registration (pg_stat_statements); test cluster, fsync off` },
-      { name: 'POST /agentauth/identity, two instances on one PostgreSQL', value: onTwo.perSecond, unit: 'req/s', ratio: { against: 'one instance', value: onTwo.perSecond / onPostgres.perSecond }, note: `${onTwo.commitsPerRequest?.toFixed(2)} commits per registration; ${onTwo.statementsPerRequest?.toFixed(2) ?? '?'} statements; 2 cores shared by PostgreSQL, both instances and the load generator: overhead, not scaling` },
+      {
+        name: 'POST /agentauth/identity, one instance on PostgreSQL',
+        value: onPostgres.perSecond,
+        unit: 'req/s',
+        ratio: { against: 'SQLite', value: onPostgres.perSecond / onSqlite.perSecond },
+        note: `${onPostgres.commitsPerRequest?.toFixed(2)} commits per registration (group commit shares them); ${onPostgres.statementsPerRequest?.toFixed(2) ?? '?'} statements (round trips) per registration (pg_stat_statements); test cluster, fsync off`,
+      },
+      {
+        name: 'POST /agentauth/identity, two instances on one PostgreSQL',
+        value: onTwo.perSecond,
+        unit: 'req/s',
+        ratio: { against: 'one instance', value: onTwo.perSecond / onPostgres.perSecond },
+        note: `${onTwo.commitsPerRequest?.toFixed(2)} commits per registration; ${onTwo.statementsPerRequest?.toFixed(2) ?? '?'} statements; 2 cores shared by PostgreSQL, both instances and the load generator: overhead, not scaling`,
+      },
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

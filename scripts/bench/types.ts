@@ -38,16 +38,23 @@ export const WARM_UP_MS = 1_500;
  * Runs `flow` `concurrency` at a time for `durationMs`, after the same load for `warmUpMs` (not
  * counted); returns how many timed runs completed and over how many seconds.
  */
-export async function concurrentFlows(flow: () => Promise<unknown>, concurrency: number, durationMs: number, warmUpMs = WARM_UP_MS): Promise<{ done: number; seconds: number }> {
+export async function concurrentFlows(
+  flow: () => Promise<unknown>,
+  concurrency: number,
+  durationMs: number,
+  warmUpMs = WARM_UP_MS,
+): Promise<{ done: number; seconds: number }> {
   if (warmUpMs > 0) await concurrentFlows(flow, concurrency, warmUpMs, 0);
   let done = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() - started < durationMs) {
-      await flow();
-      done += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() - started < durationMs) {
+        await flow();
+        done += 1;
+      }
+    }),
+  );
   return { done, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -70,7 +77,13 @@ export interface FlowFigure {
 
 /** Busy and total clock ticks of the whole machine so far (the aggregate `cpu` line of /proc/stat). */
 function machineTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').slice(0, 256).split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const fields = readFileSync('/proc/stat', 'utf8')
+    .slice(0, 256)
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = fields.reduce((a, b) => a + b, 0);
   // idle and iowait are the 4th and 5th fields.
   return { busy: total - fields[3] - fields[4], total };
@@ -93,7 +106,8 @@ export async function flowFigure(load: FlowLoad, pid: number, durationMs: number
     perSecond: done / seconds,
     cpuMicros: ((cpuSecondsOf(pid) - before) / done) * 1e6,
     generatorMicros: (generator.user + generator.system) / done,
-    machineBusyCores: ((machine.busy - machineBefore.busy) / (machine.total - machineBefore.total)) * availableParallelism(),
+    machineBusyCores:
+      ((machine.busy - machineBefore.busy) / (machine.total - machineBefore.total)) * availableParallelism(),
   };
 }
 
@@ -104,7 +118,11 @@ export async function flowFigure(load: FlowLoad, pid: number, durationMs: number
  * not the verdict), after one uncounted round of each. Each round's throughput ratio is given too, with
  * both sides' flows per second.
  */
-export async function interleavedRounds(rounds: number, ours: () => Promise<FlowFigure>, theirs: () => Promise<FlowFigure>) {
+export async function interleavedRounds(
+  rounds: number,
+  ours: () => Promise<FlowFigure>,
+  theirs: () => Promise<FlowFigure>,
+) {
   // One round first that does not count: both servers reach their steady state (JIT, caches) before
   // any round does; a slower-starting side would otherwise lose its first round.
   await ours();
@@ -123,7 +141,12 @@ export async function interleavedRounds(rounds: number, ours: () => Promise<Flow
     theirs: medianOf('theirs'),
     throughputRatio: median(throughputRatios),
     cpuRatio: median(pairs.map((p) => p.theirs.cpuMicros / p.ours.cpuMicros)),
-    rounds: pairs.map((p, i) => `x${throughputRatios[i].toFixed(2)} (${Math.round(p.ours.perSecond)}/${Math.round(p.theirs.perSecond)})`).join(' '),
+    rounds: pairs
+      .map(
+        (p, i) =>
+          `x${throughputRatios[i].toFixed(2)} (${Math.round(p.ours.perSecond)}/${Math.round(p.theirs.perSecond)})`,
+      )
+      .join(' '),
   };
 }
 
@@ -135,7 +158,17 @@ export async function interleavedRounds(rounds: number, ours: () => Promise<Flow
 export function machineRows(label: string, r: { ours: FlowFigure; theirs: FlowFigure }): BenchRow[] {
   const cores = availableParallelism();
   return [
-    { name: `  load generator CPU per flow, ours / peer, ${label}`, value: r.ours.generatorMicros, unit: 'µs', note: `peer ${Math.round(r.theirs.generatorMicros).toLocaleString('en-US')} µs` },
-    { name: `  machine busy, ours / peer, ${label}`, value: r.ours.machineBusyCores, unit: `of ${cores} cores`, note: `peer ${r.theirs.machineBusyCores.toFixed(2)}` },
+    {
+      name: `  load generator CPU per flow, ours / peer, ${label}`,
+      value: r.ours.generatorMicros,
+      unit: 'µs',
+      note: `peer ${Math.round(r.theirs.generatorMicros).toLocaleString('en-US')} µs`,
+    },
+    {
+      name: `  machine busy, ours / peer, ${label}`,
+      value: r.ours.machineBusyCores,
+      unit: `of ${cores} cores`,
+      note: `peer ${r.theirs.machineBusyCores.toFixed(2)}`,
+    },
   ];
 }

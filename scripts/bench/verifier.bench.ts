@@ -1,6 +1,10 @@
 import { rmSync } from 'node:fs';
 import { holderKey, issueFromOurIssuer } from '../../test/support/holder.ts';
-import { createDeviceResponse, oid4vpHandoverOfThumbprint, parseIssuerSigned } from '../../services/credentials/mdoc/index.ts';
+import {
+  createDeviceResponse,
+  oid4vpHandoverOfThumbprint,
+  parseIssuerSigned,
+} from '../../services/credentials/mdoc/index.ts';
 import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
@@ -13,8 +17,19 @@ const DURATION_MS = 4_000;
 const ROUNDS = 5;
 
 const QUERIES = {
-  'SD-JWT VC': { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] },
-  mdoc: { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }] }] },
+  'SD-JWT VC': {
+    credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }],
+  },
+  mdoc: {
+    credentials: [
+      {
+        id: 'mdl',
+        format: 'mso_mdoc',
+        meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+        claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }],
+      },
+    ],
+  },
 } as const;
 
 /** The path of an absolute URL on the server under test (its answers name their own origin). */
@@ -25,14 +40,31 @@ const pathOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2
  * request -> (the wallet builds its presentation here, in the load generator) -> POST the response
  * -> GET the result, which must be `verified`. CONCURRENCY flows at a time.
  */
-function presentationFlow(base: string, kind: keyof typeof QUERIES, present: (created: Record<string, any>) => Record<string, string[]>) {
+function presentationFlow(
+  base: string,
+  kind: keyof typeof QUERIES,
+  present: (created: Record<string, any>) => Record<string, string[]>,
+) {
   const create = JSON.stringify({ dcql_query: QUERIES[kind] });
   const steps: FlowStep[] = [
-    { method: 'POST', path: () => '/oid4vp/request/create', body: () => ({ type: 'application/json', text: create }), read: (body, flow) => { flow.created = JSON.parse(body); } },
+    {
+      method: 'POST',
+      path: () => '/oid4vp/request/create',
+      body: () => ({ type: 'application/json', text: create }),
+      read: (body, flow) => {
+        flow.created = JSON.parse(body);
+      },
+    },
     {
       method: 'POST',
       path: (flow) => pathOf(flow.created.response_uri),
-      body: (flow) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams({ vp_token: JSON.stringify(present(flow.created)), state: flow.created.state }).toString() }),
+      body: (flow) => ({
+        type: 'application/x-www-form-urlencoded',
+        text: new URLSearchParams({
+          vp_token: JSON.stringify(present(flow.created)),
+          state: flow.created.state,
+        }).toString(),
+      }),
     },
     {
       method: 'GET',
@@ -59,12 +91,30 @@ const bench: Bench = async () => {
     // synchronously with node:crypto.
     const disclosed = await presentSdJwtVc(sdJwt, { disclose: [['family_name'], ['degree']] });
     const sdHash = createHash('sha256').update(disclosed).digest('base64url');
-    const kbKey = { alg: 'ES256' as const, kid: undefined as unknown as string, privateKey: holder.privateKey, publicKey: holder.publicKey, publicJwk: holder.jwk };
+    const kbKey = {
+      alg: 'ES256' as const,
+      kid: undefined as unknown as string,
+      privateKey: holder.privateKey,
+      publicKey: holder.publicKey,
+      publicJwk: holder.jwk,
+    };
     const presenters = {
-      'SD-JWT VC': (c: Record<string, any>) => ({ degree: [`${disclosed}${signJwt(kbKey, { typ: 'kb+jwt' }, { iat: nowS(), aud: c.client_id, nonce: c.nonce, sd_hash: sdHash })}`] }),
+      'SD-JWT VC': (c: Record<string, any>) => ({
+        degree: [
+          `${disclosed}${signJwt(kbKey, { typ: 'kb+jwt' }, { iat: nowS(), aud: c.client_id, nonce: c.nonce, sd_hash: sdHash })}`,
+        ],
+      }),
       mdoc: (c: Record<string, any>) => {
-        const handover = oid4vpHandoverOfThumbprint({ clientId: c.client_id, nonce: c.nonce, responseUri: c.response_uri }, null);
-        const response = createDeviceResponse({ issuerSigned, disclose: { 'org.iso.18013.5.1': ['family_name', 'document_number'] }, deviceKey: { privateKey: holder.privateKey }, sessionTranscript: [null, null, handover] });
+        const handover = oid4vpHandoverOfThumbprint(
+          { clientId: c.client_id, nonce: c.nonce, responseUri: c.response_uri },
+          null,
+        );
+        const response = createDeviceResponse({
+          issuerSigned,
+          disclose: { 'org.iso.18013.5.1': ['family_name', 'document_number'] },
+          deviceKey: { privateKey: holder.privateKey },
+          sessionTranscript: [null, null, handover],
+        });
         return { mdl: [Buffer.from(response).toString('base64url')] };
       },
     };
@@ -76,11 +126,26 @@ const bench: Bench = async () => {
         () => flowFigure(presentationFlow(peer.url, kind, presenters[kind]), peer.pid, DURATION_MS),
       );
       rows.push(
-        { name: `peer verifier (Openid4vpVerifier + @sd-jwt / @auth0/mdl + dcql), ${kind}`, value: r.theirs.perSecond, unit: 'flows/s' },
-        { name: `presentation create -> answer -> result, ${kind} (3 requests)`, value: r.ours.perSecond, unit: 'flows/s', ratio: { against: 'peer verifier', value: r.throughputRatio, target: '>= 1.5' }, note: `rounds ${r.rounds}` },
+        {
+          name: `peer verifier (Openid4vpVerifier + @sd-jwt / @auth0/mdl + dcql), ${kind}`,
+          value: r.theirs.perSecond,
+          unit: 'flows/s',
+        },
+        {
+          name: `presentation create -> answer -> result, ${kind} (3 requests)`,
+          value: r.ours.perSecond,
+          unit: 'flows/s',
+          ratio: { against: 'peer verifier', value: r.throughputRatio, target: '>= 1.5' },
+          note: `rounds ${r.rounds}`,
+        },
         { name: `  server CPU per flow, peer, ${kind}`, value: r.theirs.cpuMicros, unit: 'µs' },
         // Lower is better: the ratio is the peer's CPU per flow over ours.
-        { name: `  server CPU per flow, ours, ${kind}`, value: r.ours.cpuMicros, unit: 'µs', ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio } },
+        {
+          name: `  server CPU per flow, ours, ${kind}`,
+          value: r.ours.cpuMicros,
+          unit: 'µs',
+          ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio },
+        },
         ...machineRows(kind, r),
       );
     }

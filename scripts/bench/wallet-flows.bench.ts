@@ -19,41 +19,96 @@ const bench: Bench = async () => {
   const main = await startChildServer();
   const agent = new Agent({ connections: CONCURRENCY * 2 });
   const call = async (method: 'GET' | 'POST', url: string, body?: unknown, session?: string) => {
-    const res = await request(url, { method, dispatcher: agent, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(session ? { 'x-wallet-session': session } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await request(url, {
+      method,
+      dispatcher: agent,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(session ? { 'x-wallet-session': session } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const parsed = (await res.body.json()) as Record<string, any>;
     if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(parsed).slice(0, 300)}`);
     return parsed;
   };
   const pem = async (path: string) => (await request(`${main.url}${path}`, { dispatcher: agent })).body.text();
-  const wallet = await startChildServer({ service: 'wallet', env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: await pem('/oid4vci/iaca.pem'), WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: await pem('/oid4vp/ca.pem'), WALLET_SESSION_TTL: '1h' } });
+  const wallet = await startChildServer({
+    service: 'wallet',
+    env: {
+      BASE_URL: main.url,
+      WALLET_MDOC_IACA_ROOT_PEM: await pem('/oid4vci/iaca.pem'),
+      WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: await pem('/oid4vp/ca.pem'),
+      WALLET_SESSION_TTL: '1h',
+    },
+  });
   try {
     const rows = [];
     let sessions = 0;
-    for (const [label, configuration] of [['SD-JWT VC', 'UniversityDegreeCredential'], ['mdoc', 'MobileDrivingLicenceMsoMdoc']] as const) {
+    for (const [label, configuration] of [
+      ['SD-JWT VC', 'UniversityDegreeCredential'],
+      ['mdoc', 'MobileDrivingLicenceMsoMdoc'],
+    ] as const) {
       const direct = await directIssuance(main.url, configuration);
       // A fresh session per flow, so no store grows over the run.
-      const { done, seconds } = await concurrentFlows(() => call('POST', `${wallet.url}/api/issue`, { credential_configuration_id: configuration, force: true }, `bench-issue-${++sessions}`), CONCURRENCY, DURATION_MS);
+      const { done, seconds } = await concurrentFlows(
+        () =>
+          call(
+            'POST',
+            `${wallet.url}/api/issue`,
+            { credential_configuration_id: configuration, force: true },
+            `bench-issue-${++sessions}`,
+          ),
+        CONCURRENCY,
+        DURATION_MS,
+      );
       rows.push(
         { name: `issuer direct (bench client), ${label}`, value: direct, unit: 'flows/s' },
-        { name: `wallet /api/issue end to end, ${label}`, value: done / seconds, unit: 'flows/s', ratio: { against: 'issuer direct', value: done / seconds / direct } },
+        {
+          name: `wallet /api/issue end to end, ${label}`,
+          value: done / seconds,
+          unit: 'flows/s',
+          ratio: { against: 'issuer direct', value: done / seconds / direct },
+        },
       );
     }
     const queries = {
-      'SD-JWT VC': { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] },
-      mdoc: { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }] }] },
+      'SD-JWT VC': {
+        credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }],
+      },
+      mdoc: {
+        credentials: [
+          {
+            id: 'mdl',
+            format: 'mso_mdoc',
+            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+            claims: [
+              { path: ['org.iso.18013.5.1', 'family_name'] },
+              { path: ['org.iso.18013.5.1', 'document_number'] },
+            ],
+          },
+        ],
+      },
     };
     for (const [label, dcql_query] of Object.entries(queries)) {
       let worker = 0;
       const submit = async () => {
         // One session per concurrent slot: the first /submit auto-issues, the rest present from the store.
-        const session = `bench-submit-${label.replace(/\W/g, "")}-${worker++ % CONCURRENCY}`;
-        const created = await call('POST', `${main.url}/oid4vp/request/create`, { response_mode: 'direct_post.jwt', dcql_query });
+        const session = `bench-submit-${label.replace(/\W/g, '')}-${worker++ % CONCURRENCY}`;
+        const created = await call('POST', `${main.url}/oid4vp/request/create`, {
+          response_mode: 'direct_post.jwt',
+          dcql_query,
+        });
         await call('POST', `${wallet.url}/submit`, { uri: created.authorization_request_uri }, session);
         const verdict = await call('GET', created.result_uri);
         if (verdict.status !== 'verified') throw new Error(`not verified: ${JSON.stringify(verdict).slice(0, 300)}`);
       };
       const { done, seconds } = await concurrentFlows(submit, CONCURRENCY, DURATION_MS);
-      rows.push({ name: `wallet /submit + verdict, ${label}, direct_post.jwt`, value: done / seconds, unit: 'flows/s' });
+      rows.push({
+        name: `wallet /submit + verdict, ${label}, direct_post.jwt`,
+        value: done / seconds,
+        unit: 'flows/s',
+      });
     }
     return rows;
   } finally {

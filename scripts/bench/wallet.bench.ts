@@ -15,7 +15,17 @@ const gc = runInNewContext('gc') as () => void;
 
 /** Heap bytes per idle session with 10,000 sessions held (keys, DID, empty stores). */
 async function bytesPerIdleSession(count = 10_000): Promise<number> {
-  const sessions = new WalletSessions({ ttlMs: 20 * 60_000, strict: true, signingAlg: 'ES256', didMethod: 'key', walletHost: 'wallet.test', maxSessions: count * 2 }, new ManualClock(0));
+  const sessions = new WalletSessions(
+    {
+      ttlMs: 20 * 60_000,
+      strict: true,
+      signingAlg: 'ES256',
+      didMethod: 'key',
+      walletHost: 'wallet.test',
+      maxSessions: count * 2,
+    },
+    new ManualClock(0),
+  );
   gc();
   const before = process.memoryUsage().heapUsed + process.memoryUsage().external;
   for (let i = 0; i < count; i++) await sessions.resolve(`s${i}`);
@@ -32,11 +42,17 @@ async function bytesPerIdleSession(count = 10_000): Promise<number> {
  * same trusted-origin fetch.
  */
 async function guardCost(): Promise<{ plain: number; guarded: number }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const agent = new Agent();
-  const guard = new GuardedHttp({ trustedOrigins: new Set([origin]), allowExternal: true, dnsOverrides: new Map([['issuer.bench.example', ['93.184.216.34']]]) });
+  const guard = new GuardedHttp({
+    trustedOrigins: new Set([origin]),
+    allowExternal: true,
+    dnsOverrides: new Map([['issuer.bench.example', ['93.184.216.34']]]),
+  });
   const external = new URL('https://issuer.bench.example/.well-known/openid-credential-issuer');
   const overrides = new Map([['issuer.bench.example', ['93.184.216.34']]]);
   const plainFetch = async () => {
@@ -70,15 +86,29 @@ const bench: Bench = async () => {
   const cost = await guardCost();
   const wallet = await startChildServer({ service: 'wallet' });
   try {
-    const read = await autocannon({ url: `${wallet.url}/api/session`, headers: { 'x-wallet-session': 'bench-session' }, connections: 16, duration: 5 });
+    const read = await autocannon({
+      url: `${wallet.url}/api/session`,
+      headers: { 'x-wallet-session': 'bench-session' },
+      connections: 16,
+      duration: 5,
+    });
     const mint = await autocannon({ url: `${wallet.url}/api/session`, connections: 16, duration: 5 });
     if (read.non2xx + mint.non2xx > 0) throw new Error('session requests failed');
     return [
       { name: 'GET /api/session, existing session (HTTP)', value: read.requests.average, unit: 'req/s' },
-      { name: 'GET /api/session minting a session each time (ES256 key + DID)', value: mint.requests.average, unit: 'req/s' },
+      {
+        name: 'GET /api/session minting a session each time (ES256 key + DID)',
+        value: mint.requests.average,
+        unit: 'req/s',
+      },
       { name: 'memory per idle session (10,000 held, ES256, did:key)', value: perSession / 1024, unit: 'KiB' },
       { name: 'plain undici request to a loopback target', value: cost.plain, unit: 'ops/s' },
-      { name: 'same, through the outbound guard (+ its checks of a public name)', value: cost.guarded, unit: 'ops/s', ratio: { against: 'plain undici', value: cost.guarded / cost.plain, target: '>= 0.90' } },
+      {
+        name: 'same, through the outbound guard (+ its checks of a public name)',
+        value: cost.guarded,
+        unit: 'ops/s',
+        ratio: { against: 'plain undici', value: cost.guarded / cost.plain, target: '>= 0.90' },
+      },
     ];
   } finally {
     await wallet.stop();

@@ -43,28 +43,48 @@ const flatness = new WeakMap<AnyStateMachine, boolean>();
 const resolvedStates = new WeakMap<AnyStateMachine, Map<string, AnyMachineSnapshot>>();
 
 /** The snapshot of state `value` with `context`, children and history carried over from `from`. */
-function snapshotAt<S extends AnyMachineSnapshot>(machine: AnyStateMachine, value: string, context: Record<string, unknown>, from: S): S {
+function snapshotAt<S extends AnyMachineSnapshot>(
+  machine: AnyStateMachine,
+  value: string,
+  context: Record<string, unknown>,
+  from: S,
+): S {
   let states = resolvedStates.get(machine);
   if (!states) resolvedStates.set(machine, (states = new Map()));
   let resolved = states.get(value);
   if (!resolved) {
     resolved = machine.resolveState({ value, context: {} } as never) as AnyMachineSnapshot;
     // Reaching a final state, xstate leaves the state nodes in reverse document order (it sorts them so for the exit actions).
-    if (resolved.status === 'done') resolved = { ...resolved, _nodes: [...(resolved as unknown as { _nodes: Array<{ order: number }> })._nodes].sort((a, b) => b.order - a.order) } as AnyMachineSnapshot;
+    if (resolved.status === 'done')
+      resolved = {
+        ...resolved,
+        _nodes: [...(resolved as unknown as { _nodes: Array<{ order: number }> })._nodes].sort(
+          (a, b) => b.order - a.order,
+        ),
+      } as AnyMachineSnapshot;
     states.set(value, resolved);
   }
   return { ...resolved, context, children: from.children, historyValue: from.historyValue } as S;
 }
 
-const isAssign = (action: unknown): action is AssignAction => typeof action === 'function' && (action as { type?: unknown }).type === 'xstate.assign';
+const isAssign = (action: unknown): action is AssignAction =>
+  typeof action === 'function' && (action as { type?: unknown }).type === 'xstate.assign';
 
 /** Atomic and final states under a root with no output, and no state that acts on entry or exit or on its own. */
 function isFlat(machine: AnyStateMachine): boolean {
   let flat = flatness.get(machine);
   if (flat === undefined) {
     const root = machine.root as unknown as StateNodeShape;
-    const quiet = (node: StateNodeShape) => node.entry.length === 0 && node.exit.length === 0 && node.invoke.length === 0 && (node.always?.length ?? 0) === 0 && node.after.length === 0;
-    flat = quiet(root) && root.output === undefined && Object.values(root.states).every((node) => (node.type === 'atomic' || node.type === 'final') && quiet(node));
+    const quiet = (node: StateNodeShape) =>
+      node.entry.length === 0 &&
+      node.exit.length === 0 &&
+      node.invoke.length === 0 &&
+      (node.always?.length ?? 0) === 0 &&
+      node.after.length === 0;
+    flat =
+      quiet(root) &&
+      root.output === undefined &&
+      Object.values(root.states).every((node) => (node.type === 'atomic' || node.type === 'final') && quiet(node));
     flatness.set(machine, flat);
   }
   return flat;
@@ -80,7 +100,12 @@ function assignActionOf(machine: AnyStateMachine, action: unknown): AssignAction
 }
 
 /** The context after an assign action, as xstate computes it (a shallow merge of the partial update). */
-function assigned(action: AssignAction, context: Record<string, unknown>, event: EventObject, scope: AnyActorScope): Record<string, unknown> {
+function assigned(
+  action: AssignAction,
+  context: Record<string, unknown>,
+  event: EventObject,
+  scope: AnyActorScope,
+): Record<string, unknown> {
   const args = { context, event, self: scope.self, system: scope.system, spawn: noSpawn };
   const { assignment } = action;
   let update: Record<string, unknown>;
@@ -104,14 +129,26 @@ function noSpawn(): never {
  * (the caller then asks xstate). With no enabled transition the snapshot itself is returned, as
  * xstate does.
  */
-export function flatStep<S extends AnyMachineSnapshot>(machine: AnyStateMachine, snapshot: S, event: EventObject, scope: AnyActorScope): S | undefined {
-  if (snapshot.status !== 'active' || typeof snapshot.value !== 'string' || event.type.startsWith('xstate.') || !isFlat(machine)) return undefined;
+export function flatStep<S extends AnyMachineSnapshot>(
+  machine: AnyStateMachine,
+  snapshot: S,
+  event: EventObject,
+  scope: AnyActorScope,
+): S | undefined {
+  if (
+    snapshot.status !== 'active' ||
+    typeof snapshot.value !== 'string' ||
+    event.type.startsWith('xstate.') ||
+    !isFlat(machine)
+  )
+    return undefined;
   const enabled = machine.getTransitionData(snapshot, event) as unknown as TransitionShape[];
   if (enabled.length === 0) return snapshot;
   if (enabled.length > 1) return undefined;
   const [transition] = enabled;
   const target = transition.target;
-  if (target && (target.length !== 1 || target[0].parent !== (machine.root as unknown as StateNodeShape))) return undefined;
+  if (target && (target.length !== 1 || target[0].parent !== (machine.root as unknown as StateNodeShape)))
+    return undefined;
   let context = snapshot.context as Record<string, unknown>;
   for (const reference of transition.actions) {
     const action = assignActionOf(machine, reference);

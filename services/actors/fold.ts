@@ -1,4 +1,11 @@
-import { createActor, initialTransition, type AnyActorScope, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
+import {
+  createActor,
+  initialTransition,
+  type AnyActorScope,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventObject,
+} from 'xstate';
 import type { StoredEvent } from '../event-log.ts';
 import { flatStep } from './flat-step.ts';
 
@@ -14,7 +21,17 @@ function inertScope(machine: AnyStateMachine): AnyActorScope {
   if (!scope) {
     const self = createActor(machine);
     const ignore = () => undefined;
-    scope = { self, system: self.system, id: '', sessionId: '', logger: ignore, defer: ignore, stopChild: ignore, emit: ignore, actionExecutor: ignore } as unknown as AnyActorScope;
+    scope = {
+      self,
+      system: self.system,
+      id: '',
+      sessionId: '',
+      logger: ignore,
+      defer: ignore,
+      stopChild: ignore,
+      emit: ignore,
+      actionExecutor: ignore,
+    } as unknown as AnyActorScope;
     scopes.set(machine, scope);
   }
   return scope;
@@ -35,7 +52,11 @@ export function toMachineEvent(e: Pick<StoredEvent, 'type' | 'at' | 'data'>): { 
 }
 
 /** Folds events through the machine's pure transition, from `from` or the initial state. */
-export function fold(machine: AnyStateMachine, events: readonly StoredEvent[], from?: AnyMachineSnapshot): AnyMachineSnapshot {
+export function fold(
+  machine: AnyStateMachine,
+  events: readonly StoredEvent[],
+  from?: AnyMachineSnapshot,
+): AnyMachineSnapshot {
   let snapshot = from ?? initialTransition(machine)[0];
   for (const e of events) snapshot = step(machine, snapshot, toMachineEvent(e));
   return snapshot;
@@ -59,7 +80,11 @@ export function sameState(a: unknown, b: unknown): boolean {
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>)
+            .filter(([, x]) => x !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
       : v,
   );
 }

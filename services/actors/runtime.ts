@@ -1,4 +1,10 @@
-import { initialTransition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import {
+  initialTransition,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type SnapshotFrom,
+} from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
 import { OAuthError } from '../errors.ts';
 import { BoundedCache } from '../bounded-cache.ts';
@@ -24,7 +30,9 @@ type MachineEvent<M extends AnyStateMachine> = EventFromLogic<M> & Timed;
  */
 export type Command<M extends AnyStateMachine> =
   | MachineEvent<M>
-  | ((current: Loaded<M>) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>);
+  | ((
+      current: Loaded<M>,
+    ) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>);
 
 const MAX_CONFLICT_RETRIES = 3;
 /**
@@ -75,7 +83,10 @@ export class ActorRuntime<M extends AnyStateMachine> {
   private async catchUp(id: string, cached: Loaded<M>): Promise<Loaded<M>> {
     const rest = await this.log.readStream(this.streamId(id), cached.version);
     if (rest.length === 0) return cached;
-    const loaded = { snapshot: fold(this.machine, rest, cached.snapshot as AnyMachineSnapshot) as SnapshotFrom<M>, version: cached.version + rest.length };
+    const loaded = {
+      snapshot: fold(this.machine, rest, cached.snapshot as AnyMachineSnapshot) as SnapshotFrom<M>,
+      version: cached.version + rest.length,
+    };
     this.cache.set(id, loaded);
     return loaded;
   }
@@ -108,7 +119,18 @@ export class ActorRuntime<M extends AnyStateMachine> {
     for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
       const cached = fresh && attempt === 0 ? this.cache.get(id) : undefined;
       const current = cached ?? (await this.get(id));
-      const decided = typeof command === 'function' ? await (command as (c: Loaded<M>) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>)(current) : command;
+      const decided =
+        typeof command === 'function'
+          ? await (
+              command as (
+                c: Loaded<M>,
+              ) =>
+                | MachineEvent<M>
+                | MachineEvent<M>[]
+                | undefined
+                | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>
+            )(current)
+          : command;
       const events = decided === undefined ? [] : Array.isArray(decided) ? decided : [decided];
       if (events.length === 0) return { accepted: false, ...current };
       let next = current.snapshot as AnyMachineSnapshot;

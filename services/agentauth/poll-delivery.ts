@@ -35,7 +35,8 @@ export class PollDelivery {
     const named = [...(request.ack ?? []), ...Object.keys(request.setErrs ?? {})];
     const known = await Promise.all(named.map((jti) => this.events.feed.byJti(jti)));
     const handled = named.filter((_jti, i) => known[i] !== undefined);
-    if (handled.length > 0) await this.receivers.execute(receiver, { type: 'sets.acknowledged', at: this.clock.now(), jtis: handled });
+    if (handled.length > 0)
+      await this.receivers.execute(receiver, { type: 'sets.acknowledged', at: this.clock.now(), jtis: handled });
     return this.pending(receiver, request.maxEvents ?? DEFAULT_MAX_EVENTS);
   }
 

@@ -35,7 +35,8 @@ export interface TokenResponse {
 export type Decision = 'approve' | 'decline';
 
 // A reasonable email shape; the sandbox sends no mail, so deliverability is not checked.
-const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 const POLL_ERRORS: Record<string, string> = {
   expired_token: 'The user code has expired; start the claim again for a new one',
@@ -65,7 +66,10 @@ export class AgentAuthService {
   async register(type: unknown): Promise<Registration> {
     if (type === undefined || type === null || type === '') throw invalidRequest('type is required; use "anonymous"');
     if (type !== 'anonymous') {
-      throw new OAuthError('unsupported_identity_type', 'Only the "anonymous" identity type is accepted; this deployment federates with no external agent provider');
+      throw new OAuthError(
+        'unsupported_identity_type',
+        'Only the "anonymous" identity type is accepted; this deployment federates with no external agent provider',
+      );
     }
     const at = this.clock.now();
     const claimToken = randomToken(32);
@@ -109,14 +113,31 @@ export class AgentAuthService {
     return this.tokenResponse(agentId, scope, at);
   }
 
-  async startClaim(claimToken: string, email: string): Promise<{ user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number }> {
+  async startClaim(
+    claimToken: string,
+    email: string,
+  ): Promise<{
+    user_code: string;
+    verification_uri: string;
+    verification_uri_complete: string;
+    expires_in: number;
+    interval: number;
+  }> {
     if (!EMAIL.test(email) || email.length > 254) throw invalidRequest('email must be an email address');
     const agent = await this.agentByClaimToken(claimToken);
     const at = this.clock.now();
     const userCode = newUserCode();
-    const outcome = await this.agents.execute(agent.agent_id, { type: 'agent.claim_started', at, userCodeHash: this.userCodeHash(userCode), email });
+    const outcome = await this.agents.execute(agent.agent_id, {
+      type: 'agent.claim_started',
+      at,
+      userCodeHash: this.userCodeHash(userCode),
+      email,
+    });
     if (!outcome.accepted) {
-      throw new OAuthError('invalid_grant', outcome.snapshot.value === 'claimed' ? 'The agent is already claimed' : 'The claim token is unknown or revoked');
+      throw new OAuthError(
+        'invalid_grant',
+        outcome.snapshot.value === 'claimed' ? 'The agent is already claimed' : 'The claim token is unknown or revoked',
+      );
     }
     const verificationUri = `${this.settings.issuer}/claim`;
     return {
@@ -155,7 +176,9 @@ export class AgentAuthService {
    * What the person is about to approve (RFC 8628 §5.4: show the device and what it asks for): the
    * agent and the email it asked to be bound to, while the code is outstanding.
    */
-  async pendingClaim(userCode: string): Promise<{ agent_id: string; email: string; registered_at: number } | undefined> {
+  async pendingClaim(
+    userCode: string,
+  ): Promise<{ agent_id: string; email: string; registered_at: number } | undefined> {
     const agent = await this.registry.byUserCodeHash(this.userCodeHash(userCode));
     if (!agent) return undefined;
     const { snapshot } = await this.agents.get(agent.agent_id);
@@ -183,7 +206,9 @@ export class AgentAuthService {
   }
 
   /** The resource agent access tokens open: who the bearer is, as the log says now. */
-  async me(claims: AgentAccessClaims): Promise<{ agent_id: string; claimed: boolean; owner_email?: string; scope: string; revoked: boolean }> {
+  async me(
+    claims: AgentAccessClaims,
+  ): Promise<{ agent_id: string; claimed: boolean; owner_email?: string; scope: string; revoked: boolean }> {
     const { snapshot } = await this.agents.get(claims.sub);
     const ctx = snapshot.context;
     return {
@@ -197,7 +222,8 @@ export class AgentAuthService {
 
   private async agentByClaimToken(claimToken: string) {
     const agent = await this.registry.byClaimTokenHash(sha256(claimToken));
-    if (!agent || agent.standing === 'revoked') throw new OAuthError('invalid_grant', 'The claim token is unknown or revoked');
+    if (!agent || agent.standing === 'revoked')
+      throw new OAuthError('invalid_grant', 'The claim token is unknown or revoked');
     return agent;
   }
 

@@ -28,11 +28,26 @@ export class AgentTokens {
   }
 
   /** A fresh assertion for `agentId`; the log keeps only the jti's hash. */
-  async issueAssertion(agentId: string, claimed: boolean, nowMs: number, assertionVersion: number): Promise<{ jwt: string; record: IssuedAssertion }> {
+  async issueAssertion(
+    agentId: string,
+    claimed: boolean,
+    nowMs: number,
+    assertionVersion: number,
+  ): Promise<{ jwt: string; record: IssuedAssertion }> {
     const iat = Math.floor(nowMs / 1000);
     const jti = randomToken(18);
     const exp = iat + ASSERTION_LIFETIME_S;
-    const jwt = this.sign({ iss: this.settings.issuer, sub: agentId, aud: this.settings.issuer, iat, nbf: iat, exp, jti, claimed, assertion_version: assertionVersion });
+    const jwt = this.sign({
+      iss: this.settings.issuer,
+      sub: agentId,
+      aud: this.settings.issuer,
+      iat,
+      nbf: iat,
+      exp,
+      jti,
+      claimed,
+      assertion_version: assertionVersion,
+    });
     return { jwt, record: { jtiHash: sha256(jti), exp, nbf: iat } };
   }
 
@@ -55,7 +70,16 @@ export class AgentTokens {
 
   async issueAccessToken(agentId: string, scope: string, nowMs: number): Promise<string> {
     const iat = Math.floor(nowMs / 1000);
-    return this.sign({ iss: this.settings.issuer, sub: agentId, aud: this.settings.resourceAudience, iat, exp: iat + ACCESS_TOKEN_LIFETIME_S, jti: randomToken(18), scope, client_id: agentId });
+    return this.sign({
+      iss: this.settings.issuer,
+      sub: agentId,
+      aud: this.settings.resourceAudience,
+      iat,
+      exp: iat + ACCESS_TOKEN_LIFETIME_S,
+      jti: randomToken(18),
+      scope,
+      client_id: agentId,
+    });
   }
 
   /** A usable agent access token, or undefined. */

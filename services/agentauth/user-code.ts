@@ -10,10 +10,15 @@ export const newUserCode = () => {
 };
 
 /** What a person types, made comparable: trimmed, upper case, spaces and dashes removed. */
-export const normalizeUserCode = (input: string) => input.trim().toUpperCase().replace(/[\s-]+/g, '');
+export const normalizeUserCode = (input: string) =>
+  input
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '');
 
 /**
  * What the log keeps of a user code: an HMAC under a server secret. The code space is small (20^8),
  * so a plain hash in the log could be reversed offline by trying every code; without the secret it cannot.
  */
-export const userCodeHasher = (secret: Uint8Array) => (input: string) => createHmac('sha256', secret).update(normalizeUserCode(input)).digest('base64url');
+export const userCodeHasher = (secret: Uint8Array) => (input: string) =>
+  createHmac('sha256', secret).update(normalizeUserCode(input)).digest('base64url');

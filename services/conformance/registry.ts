@@ -3,7 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
-export interface SpecEntry { id: string; title: string; version: string; url: string }
+export interface SpecEntry {
+  id: string;
+  title: string;
+  version: string;
+  url: string;
+}
 export interface RequirementEntry {
   id: string;
   spec: string;
@@ -15,7 +20,11 @@ export interface RequirementEntry {
   tests: Array<{ file: string; name: string }>;
   implementation: string[];
 }
-export interface Registry { specs: SpecEntry[]; requirements: RequirementEntry[]; digest: string }
+export interface Registry {
+  specs: SpecEntry[];
+  requirements: RequirementEntry[];
+  digest: string;
+}
 
 export type Verdict = 'PASS' | 'FAIL' | 'MISSING_TEST';
 export interface Report {
@@ -23,7 +32,11 @@ export interface Report {
   commit: string;
   generated_at: string;
   registry_digest: string;
-  requirements: Array<{ id: string; verdict: Verdict; tests: Array<{ file: string; name: string; line?: number; verdict: Verdict }> }>;
+  requirements: Array<{
+    id: string;
+    verdict: Verdict;
+    tests: Array<{ file: string; name: string; line?: number; verdict: Verdict }>;
+  }>;
 }
 
 /** BCP 14 keywords whose failure blocks indexing (spec section 3). */
@@ -38,12 +51,15 @@ export function loadRegistry(file: string): Registry {
   const specIds = new Set(data.specs.map((s) => s.id));
   const seen = new Set<string>();
   for (const r of data.requirements) {
-    if (!ID.test(r.id) || !r.id.startsWith(`${r.spec}-`)) throw new Error(`${file}: requirement id "${r.id}" must be <spec>-<nnn>`);
+    if (!ID.test(r.id) || !r.id.startsWith(`${r.spec}-`))
+      throw new Error(`${file}: requirement id "${r.id}" must be <spec>-<nnn>`);
     if (seen.has(r.id)) throw new Error(`${file}: duplicate requirement id ${r.id}`);
     seen.add(r.id);
     if (!specIds.has(r.spec)) throw new Error(`${file}: ${r.id} names unknown spec ${r.spec}`);
     if (!LEVELS.has(r.level)) throw new Error(`${file}: ${r.id} has unknown level ${r.level}`);
-    for (const t of r.tests) if (!t.name.startsWith(`[${r.id}] `)) throw new Error(`${file}: test "${t.name}" of ${r.id} must be titled "[${r.id}] ..."`);
+    for (const t of r.tests)
+      if (!t.name.startsWith(`[${r.id}] `))
+        throw new Error(`${file}: test "${t.name}" of ${r.id} must be titled "[${r.id}] ..."`);
   }
   return { ...data, digest: createHash('sha256').update(bytes).digest('hex') };
 }
@@ -53,7 +69,8 @@ export function loadReport(file: string | undefined, registry: Registry): { repo
   if (!file || !existsSync(file)) return { problem: 'no report loaded' };
   try {
     const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-    if (report.schema_version !== 1) return { problem: `unknown report schema_version ${String(report.schema_version)}` };
+    if (report.schema_version !== 1)
+      return { problem: `unknown report schema_version ${String(report.schema_version)}` };
     if (report.registry_digest !== registry.digest) return { problem: 'the report was made from another registry' };
     return { report };
   } catch {
@@ -61,19 +78,35 @@ export function loadReport(file: string | undefined, registry: Registry): { repo
   }
 }
 
-export const explainerPath = (contentDir: string, r: { spec: string; id: string }) => join(contentDir, 'requirements', r.spec, `${r.id}.md`);
+export const explainerPath = (contentDir: string, r: { spec: string; id: string }) =>
+  join(contentDir, 'requirements', r.spec, `${r.id}.md`);
 
 /** One test's outcome as the report maps it: a test titled `[<requirement id>] …`. */
-export interface TestOutcome { file: string; title: string; line?: number; passed: boolean }
+export interface TestOutcome {
+  file: string;
+  title: string;
+  line?: number;
+  passed: boolean;
+}
 
 /** The report of a run: each requirement's verdict from the tests titled with its id (none: MISSING_TEST). */
-export function buildReport(registry: Registry, outcomes: readonly TestOutcome[], commit: string, now = new Date()): Report {
+export function buildReport(
+  registry: Registry,
+  outcomes: readonly TestOutcome[],
+  commit: string,
+  now = new Date(),
+): Report {
   const byId = new Map<string, Array<{ file: string; name: string; line?: number; verdict: Verdict }>>();
   for (const o of outcomes) {
     const m = /^\[([a-z0-9-]+)\] /.exec(o.title);
     if (!m) continue;
     const list = byId.get(m[1]) ?? [];
-    list.push({ file: o.file, name: o.title, ...(o.line !== undefined ? { line: o.line } : {}), verdict: o.passed ? 'PASS' : 'FAIL' });
+    list.push({
+      file: o.file,
+      name: o.title,
+      ...(o.line !== undefined ? { line: o.line } : {}),
+      verdict: o.passed ? 'PASS' : 'FAIL',
+    });
     byId.set(m[1], list);
   }
   return {
@@ -83,7 +116,8 @@ export function buildReport(registry: Registry, outcomes: readonly TestOutcome[]
     registry_digest: registry.digest,
     requirements: registry.requirements.map((r) => {
       const tests = byId.get(r.id) ?? [];
-      const verdict: Verdict = tests.length === 0 ? 'MISSING_TEST' : tests.every((t) => t.verdict === 'PASS') ? 'PASS' : 'FAIL';
+      const verdict: Verdict =
+        tests.length === 0 ? 'MISSING_TEST' : tests.every((t) => t.verdict === 'PASS') ? 'PASS' : 'FAIL';
       return { id: r.id, verdict, tests };
     }),
   };

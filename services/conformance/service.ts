@@ -1,9 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { MUST_FAMILY, explainerPath, loadReport, loadRegistry, type Registry, type Report, type RequirementEntry, type Verdict } from './registry.ts';
+import {
+  MUST_FAMILY,
+  explainerPath,
+  loadReport,
+  loadRegistry,
+  type Registry,
+  type Report,
+  type RequirementEntry,
+  type Verdict,
+} from './registry.ts';
 
 export const NOT_EVALUATED = 'Not evaluated for this build';
 /** How a build gets its verdicts, said wherever none are shown. */
-export const HOW_TO_EVALUATE = 'Verdicts come from the self-test report of the exact commit the server runs: `npm test` (the whole suite) writes conformance/report.json for the checked-out commit, and a server started afterwards shows each test\'s result here.';
+export const HOW_TO_EVALUATE =
+  "Verdicts come from the self-test report of the exact commit the server runs: `npm test` (the whole suite) writes conformance/report.json for the checked-out commit, and a server started afterwards shows each test's result here.";
 
 export interface RequirementView extends RequirementEntry {
   verdict: Verdict | typeof NOT_EVALUATED;
@@ -59,12 +69,19 @@ export class Conformance {
     if (!r) return undefined;
     const result = this.current?.requirements.find((q) => q.id === id);
     const explainerFile = explainerPath(this.contentDir, r);
-    const explainer = existsSync(explainerFile) ? readFileSync(explainerFile, 'utf8').replace(/^---[\s\S]*?---\s*/, '') : undefined;
+    const explainer = existsSync(explainerFile)
+      ? readFileSync(explainerFile, 'utf8').replace(/^---[\s\S]*?---\s*/, '')
+      : undefined;
     return {
       ...r,
       verdict: result?.verdict ?? NOT_EVALUATED,
-      verdict_note: result ? `Self-test of commit ${this.build.commit}, not a certification.` : `${this.reportProblem ?? 'The loaded report was generated from another commit.'} ${HOW_TO_EVALUATE}`,
-      test_results: (result?.tests ?? r.tests.map((t) => ({ ...t, line: undefined as number | undefined, verdict: 'NOT_RUN' as const }))).map((t) => ({ ...t, url: this.link(t.file, t.line) })),
+      verdict_note: result
+        ? `Self-test of commit ${this.build.commit}, not a certification.`
+        : `${this.reportProblem ?? 'The loaded report was generated from another commit.'} ${HOW_TO_EVALUATE}`,
+      test_results: (
+        result?.tests ??
+        r.tests.map((t) => ({ ...t, line: undefined as number | undefined, verdict: 'NOT_RUN' as const }))
+      ).map((t) => ({ ...t, url: this.link(t.file, t.line) })),
       implementation_links: r.implementation.map((path) => ({ path, url: this.link(path) })),
       ...(explainer ? { explainer } : {}),
       indexable: this.noMustFailure && explainer !== undefined,
@@ -82,16 +99,32 @@ export class Conformance {
 
   spec(id: string) {
     const s = this.specs().find((x) => x.id === id);
-    return s && { ...s, requirements: this.registry.requirements.filter((r) => r.spec === id).map((r) => this.requirement(r.id)!) };
+    return (
+      s && {
+        ...s,
+        requirements: this.registry.requirements.filter((r) => r.spec === id).map((r) => this.requirement(r.id)!),
+      }
+    );
   }
 
   indexablePages(): Array<{ path: string; title: string }> {
-    return this.specs().flatMap((s) => (s.indexable
-      ? [{ path: `/spec/${s.id}`, title: s.title }, ...this.spec(s.id)!.requirements.filter((r) => r.indexable).map((r) => ({ path: `/spec/${s.id}/${r.id}`, title: `${r.id}: ${r.statement}` }))]
-      : []));
+    return this.specs().flatMap((s) =>
+      s.indexable
+        ? [
+            { path: `/spec/${s.id}`, title: s.title },
+            ...this.spec(s.id)!
+              .requirements.filter((r) => r.indexable)
+              .map((r) => ({ path: `/spec/${s.id}/${r.id}`, title: `${r.id}: ${r.statement}` })),
+          ]
+        : [],
+    );
   }
 
   loaded() {
-    return { valid_report: this.report !== undefined, current: this.current !== undefined, problem: this.reportProblem };
+    return {
+      valid_report: this.report !== undefined,
+      current: this.current !== undefined,
+      problem: this.reportProblem,
+    };
   }
 }

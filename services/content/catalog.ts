@@ -52,37 +52,53 @@ export class Catalog {
   static load(contentDir: string): Catalog {
     const protocols = new Map<string, Protocol>();
     const protocolDir = join(contentDir, 'protocols');
-    for (const name of readdirSync(protocolDir).filter((f) => f.endsWith('.md')).sort()) {
+    for (const name of readdirSync(protocolDir)
+      .filter((f) => f.endsWith('.md'))
+      .sort()) {
       const c = readContentFile(join(protocolDir, name));
       checkFields(c, {
-        id: { kind: 'string', required: true }, name: { kind: 'string', required: true }, version: { kind: 'string', required: true },
-        description: { kind: 'string', required: true }, tags: { kind: 'string[]', required: true }, specs: { kind: 'object[]', required: true },
+        id: { kind: 'string', required: true },
+        name: { kind: 'string', required: true },
+        version: { kind: 'string', required: true },
+        description: { kind: 'string', required: true },
+        tags: { kind: 'string[]', required: true },
+        specs: { kind: 'object[]', required: true },
         aliases: { kind: 'string[]' },
       });
       const p = { ...(c.data as unknown as Protocol), aliases: (c.data.aliases as string[]) ?? [], body: c.body };
       if (`${p.id}.md` !== name) throw new ContentError(c.file, `id "${p.id}" must match the file name`);
-      for (const s of p.specs) if (!s.id || !s.title || !s.url) throw new ContentError(c.file, 'every spec needs id, title and url');
+      for (const s of p.specs)
+        if (!s.id || !s.title || !s.url) throw new ContentError(c.file, 'every spec needs id, title and url');
       protocols.set(p.id, p);
     }
     const flows = new Map<string, Flow[]>();
     const flowRoot = join(contentDir, 'flows');
     for (const protocol of existsSync(flowRoot) ? readdirSync(flowRoot).sort() : []) {
-      if (!protocols.has(protocol)) throw new ContentError(join(flowRoot, protocol), `no protocol "${protocol}" for these flows`);
+      if (!protocols.has(protocol))
+        throw new ContentError(join(flowRoot, protocol), `no protocol "${protocol}" for these flows`);
       const list: Flow[] = [];
-      for (const name of readdirSync(join(flowRoot, protocol)).filter((f) => f.endsWith('.md')).sort()) {
+      for (const name of readdirSync(join(flowRoot, protocol))
+        .filter((f) => f.endsWith('.md'))
+        .sort()) {
         const c = readContentFile(join(flowRoot, protocol, name));
         checkFields(c, {
-          id: { kind: 'string', required: true }, protocol: { kind: 'string', required: true }, name: { kind: 'string', required: true },
-          description: { kind: 'string', required: true }, category: { kind: 'string', required: true }, steps: { kind: 'object[]', required: true },
+          id: { kind: 'string', required: true },
+          protocol: { kind: 'string', required: true },
+          name: { kind: 'string', required: true },
+          description: { kind: 'string', required: true },
+          category: { kind: 'string', required: true },
+          steps: { kind: 'object[]', required: true },
           aliases: { kind: 'string[]' },
         });
         const f = { ...(c.data as unknown as Flow), aliases: (c.data.aliases as string[]) ?? [], body: c.body };
-        if (f.protocol !== protocol) throw new ContentError(c.file, `protocol "${f.protocol}" must be the folder name "${protocol}"`);
+        if (f.protocol !== protocol)
+          throw new ContentError(c.file, `protocol "${f.protocol}" must be the folder name "${protocol}"`);
         if (`${f.id}.md` !== name) throw new ContentError(c.file, `id "${f.id}" must match the file name`);
         if (list.some((x) => x.id === f.id)) throw new ContentError(c.file, `duplicate flow id "${f.id}"`);
         f.steps.forEach((s, i) => {
           if (s.order !== i + 1) throw new ContentError(c.file, `step ${i + 1} must have order ${i + 1}`);
-          if (!s.name || !s.from || !s.to || !s.description) throw new ContentError(c.file, `step ${i + 1} needs name, from, to and description`);
+          if (!s.name || !s.from || !s.to || !s.description)
+            throw new ContentError(c.file, `step ${i + 1} needs name, from, to and description`);
           if (!STEP_TYPES.has(s.type)) throw new ContentError(c.file, `step ${i + 1} has unknown type "${s.type}"`);
         });
         list.push(f);

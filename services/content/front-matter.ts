@@ -9,7 +9,10 @@ export interface ContentFile {
 }
 
 export class ContentError extends Error {
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(`${file}: ${message}`);
     this.name = 'ContentError';
   }
@@ -25,7 +28,8 @@ export function readContentFile(file: string): ContentFile {
   } catch (error) {
     throw new ContentError(file, `front matter is not valid YAML: ${(error as Error).message}`);
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ContentError(file, 'front matter must be a mapping');
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new ContentError(file, 'front matter must be a mapping');
   return { file, data: data as Record<string, unknown>, body: match[2].trim() };
 }
 
@@ -33,7 +37,8 @@ type FieldKind = 'string' | 'string[]' | 'number' | 'boolean' | 'object[]';
 
 /** Checks the front matter against a field list: every required field present, no unknown field. */
 export function checkFields(c: ContentFile, fields: Record<string, { kind: FieldKind; required?: boolean }>): void {
-  for (const key of Object.keys(c.data)) if (!(key in fields)) throw new ContentError(c.file, `unknown front matter field "${key}"`);
+  for (const key of Object.keys(c.data))
+    if (!(key in fields)) throw new ContentError(c.file, `unknown front matter field "${key}"`);
   for (const [key, spec] of Object.entries(fields)) {
     const value = c.data[key];
     if (value === undefined) {
@@ -41,11 +46,15 @@ export function checkFields(c: ContentFile, fields: Record<string, { kind: Field
       continue;
     }
     const ok =
-      spec.kind === 'string' ? typeof value === 'string' && value.length > 0
-      : spec.kind === 'number' ? typeof value === 'number'
-      : spec.kind === 'boolean' ? typeof value === 'boolean'
-      : spec.kind === 'string[]' ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-      : Array.isArray(value) && value.every((v) => v && typeof v === 'object' && !Array.isArray(v));
+      spec.kind === 'string'
+        ? typeof value === 'string' && value.length > 0
+        : spec.kind === 'number'
+          ? typeof value === 'number'
+          : spec.kind === 'boolean'
+            ? typeof value === 'boolean'
+            : spec.kind === 'string[]'
+              ? Array.isArray(value) && value.every((v) => typeof v === 'string')
+              : Array.isArray(value) && value.every((v) => v && typeof v === 'object' && !Array.isArray(v));
     if (!ok) throw new ContentError(c.file, `front matter field "${key}" must be ${spec.kind}`);
   }
 }

@@ -1,11 +1,13 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 
-export const b64url = (bytes: Uint8Array | string) => Buffer.from(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).toString('base64url');
+export const b64url = (bytes: Uint8Array | string) =>
+  Buffer.from(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).toString('base64url');
 export const fromB64url = (text: string) => new Uint8Array(Buffer.from(text, 'base64url'));
 export const isB64url = (text: string) => /^[A-Za-z0-9_-]*$/.test(text);
 export const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 
-export const sha256 = (data: Uint8Array | string) => new Uint8Array(hash('sha256', typeof data === 'string' ? Buffer.from(data, 'ascii') : data, 'buffer'));
+export const sha256 = (data: Uint8Array | string) =>
+  new Uint8Array(hash('sha256', typeof data === 'string' ? Buffer.from(data, 'ascii') : data, 'buffer'));
 
 /** base64url(SHA-256(ASCII(text))), the digest SD-JWT puts in `_sd` and `sd_hash`, without intermediate copies. */
 export const sha256Base64url = (text: string) => hash('sha256', Buffer.from(text, 'ascii'), 'base64url');
@@ -19,4 +21,5 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Seconds since the epoch from a clock value in milliseconds, or a number already in seconds. */
-export const epochSeconds = (now: Date | number) => (now instanceof Date ? Math.floor(now.getTime() / 1000) : Math.floor(now));
+export const epochSeconds = (now: Date | number) =>
+  now instanceof Date ? Math.floor(now.getTime() / 1000) : Math.floor(now);

@@ -21,7 +21,25 @@ export * as w3c from './w3c/index.ts';
 export * as dcql from './dcql/index.ts';
 export * as x509 from './x509/index.ts';
 export { issueSdJwtVc, presentSdJwtVc, verifySdJwtVc } from './sd-jwt/index.ts';
-export { issueMdoc, createDeviceResponse, verifyIssuerSigned, verifyDeviceResponse, oid4vpSessionTranscript, createIacaRoot, createDocumentSigner } from './mdoc/index.ts';
-export { issueJwtVc, verifyJwtVc, createJwtVp, verifyJwtVp, issueLdpVc, verifyLdpVc, createLdpVp, verifyLdpVp, createDocumentLoader } from './w3c/index.ts';
+export {
+  issueMdoc,
+  createDeviceResponse,
+  verifyIssuerSigned,
+  verifyDeviceResponse,
+  oid4vpSessionTranscript,
+  createIacaRoot,
+  createDocumentSigner,
+} from './mdoc/index.ts';
+export {
+  issueJwtVc,
+  verifyJwtVc,
+  createJwtVp,
+  verifyJwtVp,
+  issueLdpVc,
+  verifyLdpVc,
+  createLdpVp,
+  verifyLdpVp,
+  createDocumentLoader,
+} from './w3c/index.ts';
 export { evaluateDcql, validateDcqlQuery, DcqlQueryError } from './dcql/index.ts';
 export { validateX5c, x509Hash } from './x509/index.ts';

@@ -9,7 +9,8 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 function plainJsonObject(part: string): Record<string, unknown> | undefined {
   const bytes = Buffer.from(part, 'base64url');
   // Buffer skips characters outside the alphabet: a full-length result means there were none.
-  if (part.length === 0 || part.length % 4 === 1 || bytes.length !== Math.floor((part.length * 3) / 4)) return undefined;
+  if (part.length === 0 || part.length % 4 === 1 || bytes.length !== Math.floor((part.length * 3) / 4))
+    return undefined;
   const text = bytes.toString('utf8');
   if (text.includes('\uFFFD')) return undefined;
   let value: unknown;
@@ -18,7 +19,9 @@ function plainJsonObject(part: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** How many dots a compact serialization has, counting no further than five. */

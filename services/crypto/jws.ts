@@ -14,9 +14,11 @@ export function signJwt(key: SigningKey, header: Record<string, unknown>, payloa
   const input = Buffer.from(`${encodeJson({ alg: key.alg, ...header, kid: key.kid })}.${encodeJson(payload)}`);
   const privateKey = asKeyObject(key.privateKey as KeyObject | CryptoKey);
   const signature =
-    key.alg === 'ES256' ? sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' })
-    : key.alg === 'RS256' ? sign('sha256', input, privateKey)
-    : sign(null, input, privateKey);
+    key.alg === 'ES256'
+      ? sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' })
+      : key.alg === 'RS256'
+        ? sign('sha256', input, privateKey)
+        : sign(null, input, privateKey);
   return `${input.toString('latin1')}.${signature.toString('base64url')}`;
 }
 
@@ -32,9 +34,19 @@ const SYNC_VERIFY_CURVES: ReadonlyMap<string, readonly string[]> = new Map([
  * Whether `alg` over `jwk` can be verified by `verifyJwsSync`: ES256 and EdDSA on their own curves, and
  * no `crit` or `b64` header (those go to jose, which applies RFC 7515 §4.1.11 and RFC 7797).
  */
-export function canVerifySync(header: Record<string, unknown>, jwk: { kty?: unknown; crv?: unknown }, alg: string): boolean {
+export function canVerifySync(
+  header: Record<string, unknown>,
+  jwk: { kty?: unknown; crv?: unknown },
+  alg: string,
+): boolean {
   const curves = SYNC_VERIFY_CURVES.get(alg);
-  return curves !== undefined && typeof jwk.crv === 'string' && curves.includes(jwk.crv) && header.crit === undefined && header.b64 === undefined;
+  return (
+    curves !== undefined &&
+    typeof jwk.crv === 'string' &&
+    curves.includes(jwk.crv) &&
+    header.crit === undefined &&
+    header.b64 === undefined
+  );
 }
 
 /**
@@ -73,7 +85,9 @@ export function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): 
   try {
     const input = Buffer.from(`${parts[0]}.${parts[1]}`);
     const signature = Buffer.from(parts[2], 'base64url');
-    return alg === 'ES256' ? verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature) : verify(null, input, key, signature);
+    return alg === 'ES256'
+      ? verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
+      : verify(null, input, key, signature);
   } catch {
     return false;
   }
@@ -81,8 +95,16 @@ export function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): 
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of an EC, OKP or RSA public JWK, computed synchronously. */
 export function jwkThumbprintSync(jwk: Record<string, unknown>): string {
-  const members = jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : jwk.kty === 'OKP' ? ['crv', 'kty', 'x'] : jwk.kty === 'RSA' ? ['e', 'kty', 'n'] : undefined;
-  if (!members || members.some((m) => typeof jwk[m] !== 'string')) throw new TypeError('unsupported JWK for a thumbprint');
+  const members =
+    jwk.kty === 'EC'
+      ? ['crv', 'kty', 'x', 'y']
+      : jwk.kty === 'OKP'
+        ? ['crv', 'kty', 'x']
+        : jwk.kty === 'RSA'
+          ? ['e', 'kty', 'n']
+          : undefined;
+  if (!members || members.some((m) => typeof jwk[m] !== 'string'))
+    throw new TypeError('unsupported JWK for a thumbprint');
   const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`;
   return createHash('sha256').update(canonical).digest('base64url');
 }
@@ -103,7 +125,11 @@ const decodePart = (part: string): unknown => JSON.parse(Buffer.from(part, 'base
  * on every credential request: a WebCrypto job per request costs more than the signature). Checks the
  * header (`alg`, `typ`, no `crit`), the signature, `iss`, `aud`, `exp` and `nbf`; undefined when any fails.
  */
-export function verifyOwnJwtSync(token: string, keyFor: (kid: string | undefined) => Pick<SigningKey, 'publicJwk'> | undefined, expected: OwnJwtExpectations): Record<string, unknown> | undefined {
+export function verifyOwnJwtSync(
+  token: string,
+  keyFor: (kid: string | undefined) => Pick<SigningKey, 'publicJwk'> | undefined,
+  expected: OwnJwtExpectations,
+): Record<string, unknown> | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   let header: unknown;
@@ -114,13 +140,16 @@ export function verifyOwnJwtSync(token: string, keyFor: (kid: string | undefined
   } catch {
     return undefined;
   }
-  if (!isObject(header) || header.alg !== 'ES256' || header.typ !== expected.typ || header.crit !== undefined) return undefined;
+  if (!isObject(header) || header.alg !== 'ES256' || header.typ !== expected.typ || header.crit !== undefined)
+    return undefined;
   const key = keyFor(typeof header.kid === 'string' ? header.kid : undefined);
-  if (!key || !verifyJwsSync(token, key.publicJwk as Record<string, unknown>, 'ES256') || !isObject(payload)) return undefined;
+  if (!key || !verifyJwsSync(token, key.publicJwk as Record<string, unknown>, 'ES256') || !isObject(payload))
+    return undefined;
   return claimsHold(payload, expected) ? payload : undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** RFC 7519 §4.1: issuer, audience (one of them), not expired, already valid. */
 function claimsHold(claims: Record<string, unknown>, expected: OwnJwtExpectations): boolean {

@@ -55,7 +55,9 @@ const BASE64URL_SORTED = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnop
  * (good for eight thousand years), then `bytes` random bytes. Rows keyed by such tokens and written
  * close in time land next to each other in an index, so a burst touches few pages.
  */
-export const timeOrderedToken = (ms: number, bytes: number): string => sortableTime(ms, BASE64URL_SORTED, 8) + randomToken(bytes);
+export const timeOrderedToken = (ms: number, bytes: number): string =>
+  sortableTime(ms, BASE64URL_SORTED, 8) + randomToken(bytes);
 
 /** `length` characters drawn uniformly from `alphabet`. */
-export const randomFrom = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+export const randomFrom = (alphabet: string, length: number) =>
+  Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');

@@ -20,7 +20,10 @@ export const isFreshIssuedAt = (iat: unknown, nowS: number, maxAgeS: number): ia
  * The time claims of a JWT from elsewhere, each optional: the name of the first one that fails, or
  * undefined. A claim that is present but not a number fails.
  */
-export function failedTimeClaim(claims: { exp?: unknown; nbf?: unknown; iat?: unknown }, nowS: number): 'exp' | 'nbf' | 'iat' | undefined {
+export function failedTimeClaim(
+  claims: { exp?: unknown; nbf?: unknown; iat?: unknown },
+  nowS: number,
+): 'exp' | 'nbf' | 'iat' | undefined {
   if (claims.exp !== undefined && (typeof claims.exp !== 'number' || isExpired(claims.exp, nowS))) return 'exp';
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || isFromTheFuture(claims.nbf, nowS))) return 'nbf';
   if (claims.iat !== undefined && (typeof claims.iat !== 'number' || isFromTheFuture(claims.iat, nowS))) return 'iat';

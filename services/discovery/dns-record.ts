@@ -10,7 +10,8 @@ export function checkEntrypointRecord(line: string, domain: string): string[] {
   const problems: string[] = [];
   const tokens = line.trim().split(/\s+/);
   const [owner, ttl, klass, type, priority, target, ...params] = tokens;
-  if (!owner || owner.replace(/\.$/, '').toLowerCase() !== `_index._agents.${apex}`) problems.push(`owner must be _index._agents.${apex}.`);
+  if (!owner || owner.replace(/\.$/, '').toLowerCase() !== `_index._agents.${apex}`)
+    problems.push(`owner must be _index._agents.${apex}.`);
   if (ttl !== '3600') problems.push('TTL must be 3600');
   if (klass?.toUpperCase() !== 'IN') problems.push('class must be IN');
   if (type?.toUpperCase() !== 'SVCB') problems.push('type must be SVCB');
@@ -26,11 +27,19 @@ export function checkEntrypointRecord(line: string, domain: string): string[] {
     if (eq < 0) kv.set(p.toLowerCase(), '');
     else kv.set(p.slice(0, eq).toLowerCase(), p.slice(eq + 1).replace(/^"|"$/g, ''));
   }
-  const alpn = (kv.get('alpn') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (alpn.includes('mcp') || alpn.includes('a2a')) problems.push('alpn must not advertise mcp or a2a: neither server runs here');
+  const alpn = (kv.get('alpn') ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (alpn.includes('mcp') || alpn.includes('a2a'))
+    problems.push('alpn must not advertise mcp or a2a: neither server runs here');
   if (alpn.join(',') !== 'h2,http/1.1') problems.push('alpn must be exactly h2,http/1.1');
   if (kv.get('port') !== '443') problems.push('port must be 443');
-  const mandatory = (kv.get('mandatory') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean).sort();
+  const mandatory = (kv.get('mandatory') ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
+    .sort();
   if (mandatory.join(',') !== 'alpn,port') problems.push('mandatory must be alpn,port');
   return problems;
 }

@@ -15,11 +15,31 @@ export function apiCatalog(base: string) {
   });
   return {
     linkset: [
-      { anchor: `${base}/.well-known/api-catalog`, item: [{ href: `${base}/api` }, { href: `${base}/oauth2` }, { href: `${base}/agentauth` }, { href: `${base}/mcp` }] },
+      {
+        anchor: `${base}/.well-known/api-catalog`,
+        item: [
+          { href: `${base}/api` },
+          { href: `${base}/oauth2` },
+          { href: `${base}/agentauth` },
+          { href: `${base}/mcp` },
+        ],
+      },
       api(`${base}/api`, `${base}/openapi.json`, `${base}/docs/api`, `${base}/health`),
-      { ...api(`${base}/oauth2`, `${base}/openapi.json`, `${base}/docs/api`), 'service-meta': [{ href: `${base}/.well-known/oauth-authorization-server/oauth2`, type: 'application/json' }] },
-      { ...api(`${base}/agentauth`, `${base}/openapi.json`, `${base}/auth.md`), 'service-meta': [{ href: `${base}/.well-known/oauth-authorization-server/agentauth`, type: 'application/json' }] },
-      { anchor: `${base}/mcp`, 'service-desc': [{ href: `${base}/mcp/server-card`, type: 'application/mcp-server-card+json' }], 'service-doc': [{ href: `${base}/.well-known/agent-skills/use-mcp/SKILL.md`, type: 'text/markdown' }] },
+      {
+        ...api(`${base}/oauth2`, `${base}/openapi.json`, `${base}/docs/api`),
+        'service-meta': [{ href: `${base}/.well-known/oauth-authorization-server/oauth2`, type: 'application/json' }],
+      },
+      {
+        ...api(`${base}/agentauth`, `${base}/openapi.json`, `${base}/auth.md`),
+        'service-meta': [
+          { href: `${base}/.well-known/oauth-authorization-server/agentauth`, type: 'application/json' },
+        ],
+      },
+      {
+        anchor: `${base}/mcp`,
+        'service-desc': [{ href: `${base}/mcp/server-card`, type: 'application/mcp-server-card+json' }],
+        'service-doc': [{ href: `${base}/.well-known/agent-skills/use-mcp/SKILL.md`, type: 'text/markdown' }],
+      },
     ],
   };
 }
@@ -39,7 +59,8 @@ export function robotsTxt(base: string): string {
   ].join('\n');
 }
 
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function sitemapXml(base: string, pages: IndexablePage[]): string {
   const urls = pages.map((p) => `  <url><loc>${escapeXml(base + p.path)}</loc></url>`).join('\n');

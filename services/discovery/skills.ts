@@ -19,21 +19,30 @@ export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/sch
  */
 export function renderSkills(contentDir: string, vars: Record<string, string>): Skill[] {
   const dir = join(contentDir, 'skills');
-  return readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((file) => {
-    const c = readContentFile(join(dir, file));
-    checkFields(c, { name: { kind: 'string', required: true }, description: { kind: 'string', required: true } });
-    const name = c.data.name as string;
-    if (`${name}.md` !== file) throw new ContentError(c.file, 'name must match the file name');
-    const fill = (text: string) => text.replace(/\{\{(\w+)\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
-    const description = fill(c.data.description as string);
-    const markdown = `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n${fill(c.body)}\n`;
-    return { name, description, markdown, digest: `sha256:${createHash('sha256').update(markdown).digest('hex')}` };
-  });
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((file) => {
+      const c = readContentFile(join(dir, file));
+      checkFields(c, { name: { kind: 'string', required: true }, description: { kind: 'string', required: true } });
+      const name = c.data.name as string;
+      if (`${name}.md` !== file) throw new ContentError(c.file, 'name must match the file name');
+      const fill = (text: string) => text.replace(/\{\{(\w+)\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
+      const description = fill(c.data.description as string);
+      const markdown = `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n${fill(c.body)}\n`;
+      return { name, description, markdown, digest: `sha256:${createHash('sha256').update(markdown).digest('hex')}` };
+    });
 }
 
 export function skillsIndex(skills: Skill[], baseUrl: string) {
   return {
     $schema: SKILLS_SCHEMA,
-    skills: skills.map((s) => ({ name: s.name, type: 'skill-md', description: s.description, url: `${baseUrl}/.well-known/agent-skills/${s.name}/SKILL.md`, digest: s.digest })),
+    skills: skills.map((s) => ({
+      name: s.name,
+      type: 'skill-md',
+      description: s.description,
+      url: `${baseUrl}/.well-known/agent-skills/${s.name}/SKILL.md`,
+      digest: s.digest,
+    })),
   };
 }

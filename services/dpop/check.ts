@@ -19,14 +19,26 @@ export interface DPoPServer {
  * before. Undefined when no DPoP header was sent. A missing nonce is `use_dpop_nonce` with a fresh
  * `DPoP-Nonce`: 400 from an authorization server (§8), 401 from a resource (§9).
  */
-export async function checkDPoP(header: string | string[] | undefined, request: { method: string; url: string; accessToken?: string }, server: DPoPServer): Promise<VerifiedProof | undefined> {
+export async function checkDPoP(
+  header: string | string[] | undefined,
+  request: { method: string; url: string; accessToken?: string },
+  server: DPoPServer,
+): Promise<VerifiedProof | undefined> {
   if (header === undefined) return undefined;
   if (Array.isArray(header)) throw new DPoPError('Send exactly one DPoP header');
-  const proof = await verifyDPoPProof(header, { method: request.method, url: request.url, nowMs: server.nowMs(), accessToken: request.accessToken });
+  const proof = await verifyDPoPProof(header, {
+    method: request.method,
+    url: request.url,
+    nowMs: server.nowMs(),
+    accessToken: request.accessToken,
+  });
   if (server.nonces && !server.nonces.accepts(decodeJwt(header).nonce)) {
     const who = server.side === 'as' ? 'Authorization server' : 'Resource server';
-    throw new OAuthError('use_dpop_nonce', `${who} requires nonce in DPoP proof`, server.side === 'as' ? 400 : 401, { 'dpop-nonce': server.nonces.current() });
+    throw new OAuthError('use_dpop_nonce', `${who} requires nonce in DPoP proof`, server.side === 'as' ? 400 : 401, {
+      'dpop-nonce': server.nonces.current(),
+    });
   }
-  if (!(await server.useOnce('dpop-jti', `${proof.jkt}:${proof.jti}`))) throw new DPoPError('The DPoP proof was already used (jti replay)');
+  if (!(await server.useOnce('dpop-jti', `${proof.jkt}:${proof.jti}`)))
+    throw new DPoPError('The DPoP proof was already used (jti replay)');
   return proof;
 }

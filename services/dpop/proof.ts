@@ -25,7 +25,10 @@ export interface VerifiedProof {
 }
 
 export class DPoPError extends OAuthError {
-  constructor(description: string, readonly kind: 'invalid_dpop_proof' | 'use_dpop_nonce' = 'invalid_dpop_proof') {
+  constructor(
+    description: string,
+    readonly kind: 'invalid_dpop_proof' | 'use_dpop_nonce' = 'invalid_dpop_proof',
+  ) {
     super(kind, description, 400);
   }
 }
@@ -46,16 +49,24 @@ export async function verifyDPoPProof(proof: string, expect: ProofExpectations):
     throw new DPoPError('The DPoP proof is not a JWS');
   }
   if (header.typ !== 'dpop+jwt') throw new DPoPError('The DPoP proof typ must be dpop+jwt');
-  if (!DPOP_ALGS.includes(header.alg as never)) throw new DPoPError(`Unsupported DPoP proof alg; use one of ${DPOP_ALGS.join(', ')}`);
-  if (!header.jwk || typeof header.jwk !== 'object' || 'd' in header.jwk) throw new DPoPError('The DPoP proof must carry a public jwk header');
+  if (!DPOP_ALGS.includes(header.alg as never))
+    throw new DPoPError(`Unsupported DPoP proof alg; use one of ${DPOP_ALGS.join(', ')}`);
+  if (!header.jwk || typeof header.jwk !== 'object' || 'd' in header.jwk)
+    throw new DPoPError('The DPoP proof must carry a public jwk header');
   let payload;
   try {
-    ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS], currentDate: new Date(expect.nowMs), clockTolerance: CLOCK_SKEW_S }));
+    ({ payload } = await jwtVerify(proof, EmbeddedJWK, {
+      typ: 'dpop+jwt',
+      algorithms: [...DPOP_ALGS],
+      currentDate: new Date(expect.nowMs),
+      clockTolerance: CLOCK_SKEW_S,
+    }));
   } catch {
     throw new DPoPError('The DPoP proof signature does not verify');
   }
   const now = Math.floor(expect.nowMs / 1000);
-  if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 200) throw new DPoPError('The DPoP proof needs a jti');
+  if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 200)
+    throw new DPoPError('The DPoP proof needs a jti');
   if (payload.htm !== expect.method) throw new DPoPError('The DPoP proof htm does not match the request method');
   if (typeof payload.htu !== 'string') throw new DPoPError('The DPoP proof needs htu');
   let htu: string;
@@ -65,7 +76,10 @@ export async function verifyDPoPProof(proof: string, expect: ProofExpectations):
     throw new DPoPError('The DPoP proof htu is not a URL');
   }
   if (htu !== normalize(expect.url)) throw new DPoPError('The DPoP proof htu does not match the request URL');
-  if (!isFreshIssuedAt(payload.iat, now, MAX_AGE_S)) throw new DPoPError(`The DPoP proof iat is missing, older than ${MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`);
+  if (!isFreshIssuedAt(payload.iat, now, MAX_AGE_S))
+    throw new DPoPError(
+      `The DPoP proof iat is missing, older than ${MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`,
+    );
   if (expect.accessToken !== undefined) {
     const ath = createHash('sha256').update(expect.accessToken).digest('base64url');
     if (payload.ath !== ath) throw new DPoPError('The DPoP proof ath does not match the access token');

@@ -9,10 +9,21 @@ export interface DecodedToken {
 }
 
 const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid', 'request_object'];
-const SHOWN_HEADERS = new Set(['content-type', 'authorization', 'dpop', 'www-authenticate', 'location', 'cache-control', 'dpop-nonce']);
+const SHOWN_HEADERS = new Set([
+  'content-type',
+  'authorization',
+  'dpop',
+  'www-authenticate',
+  'location',
+  'cache-control',
+  'dpop-nonce',
+]);
 
 /** What a run's requests go through: `fetch`'s shape, given by the adapter that starts runs. */
-export type HttpTransport = (url: string, init: { method: string; headers: Record<string, string>; body?: string; redirect: 'manual' }) => Promise<{ status: number; headers: Headers; text(): Promise<string> }>;
+export type HttpTransport = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; redirect: 'manual' },
+) => Promise<{ status: number; headers: Headers; text(): Promise<string> }>;
 
 /** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */
 export class HttpCapture {
@@ -27,7 +38,12 @@ export class HttpCapture {
   ) {}
 
   /** One request; `annotations` name the rules the step demonstrates. */
-  async send(step: string, url: string, init: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {}, annotations: string[] = []) {
+  async send(
+    step: string,
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {},
+    annotations: string[] = [],
+  ) {
     const method = init.method ?? (init.form || init.json !== undefined ? 'POST' : 'GET');
     const headers: Record<string, string> = { ...init.headers };
     let body: string | undefined;
@@ -39,8 +55,16 @@ export class HttpCapture {
       body = JSON.stringify(init.json);
     }
     const started = performance.now();
-    const sent = this.internal && new URL(url).origin === this.internal.origin ? { ...headers, [this.internal.header]: this.internal.value } : headers;
-    const res = await this.transport(url, { method, headers: sent, ...(body !== undefined ? { body } : {}), redirect: 'manual' });
+    const sent =
+      this.internal && new URL(url).origin === this.internal.origin
+        ? { ...headers, [this.internal.header]: this.internal.value }
+        : headers;
+    const res = await this.transport(url, {
+      method,
+      headers: sent,
+      ...(body !== undefined ? { body } : {}),
+      redirect: 'manual',
+    });
     const text = await res.text();
     const duration_ms = Math.round((performance.now() - started) * 100) / 100;
     let parsed: unknown = text;
@@ -59,14 +83,21 @@ export class HttpCapture {
     });
     const exchange: RecordedExchange = {
       step,
-      request: { method, url, headers, ...(init.form ? { body: init.form } : init.json !== undefined ? { body: init.json } : {}) },
+      request: {
+        method,
+        url,
+        headers,
+        ...(init.form ? { body: init.form } : init.json !== undefined ? { body: init.json } : {}),
+      },
       response: { status: res.status, headers: responseHeaders, ...(parsed !== '' ? { body: parsed } : {}) },
       duration_ms,
       annotations,
     };
     this.exchanges.push(exchange);
     // A signed request object (RFC 9101) is a token of the run too.
-    const tokenCarrier = (res.headers.get('content-type') ?? '').startsWith('application/oauth-authz-req+jwt') ? { request_object: text } : parsed;
+    const tokenCarrier = (res.headers.get('content-type') ?? '').startsWith('application/oauth-authz-req+jwt')
+      ? { request_object: text }
+      : parsed;
     if (tokenCarrier && typeof tokenCarrier === 'object') {
       const found = this.decodeTokens(step, tokenCarrier as Record<string, unknown>);
       if (found.length > 0) exchange.tokens = found.map(({ name, header, payload }) => ({ name, header, payload }));
@@ -81,7 +112,12 @@ export class HttpCapture {
       const value = body[name];
       if (typeof value !== 'string' || value.split('.').length !== 3) continue;
       try {
-        found.push({ name, step, header: decodeProtectedHeader(value) as Record<string, unknown>, payload: decodeJwt(value) as Record<string, unknown> });
+        found.push({
+          name,
+          step,
+          header: decodeProtectedHeader(value) as Record<string, unknown>,
+          payload: decodeJwt(value) as Record<string, unknown>,
+        });
       } catch {
         // not a JWS; opaque tokens are shown as they are
       }

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
  * never public metadata whose names merely mention them (`token_endpoint`, `authorization_endpoint`,
  * `id_token_signing_alg_values_supported`, `token_type`).
  */
-const SECRET_NAME = /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre[-_]authorized_code|tx_code(_value)?|issuer_state|response_code|transaction_id|notification_id|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
+const SECRET_NAME =
+  /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre[-_]authorized_code|tx_code(_value)?|issuer_state|response_code|transaction_id|notification_id|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
 
 /** Paths whose last segment is itself a capability: a presentation result is read by its transaction id. */
 const CAPABILITY_PATH = /(\/oid4vp\/result\/)([^/?#]+)/;
@@ -17,7 +18,8 @@ const CAPABILITY_PATH = /(\/oid4vp\/result\/)([^/?#]+)/;
 /** RFC 7517/7518 members that hold private or symmetric key material. */
 const PRIVATE_JWK_MEMBERS = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv']);
 
-export const fingerprint = (value: string) => `[redacted sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 12)}]`;
+export const fingerprint = (value: string) =>
+  `[redacted sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 12)}]`;
 
 export const isSecretName = (name: string) => SECRET_NAME.test(name);
 
@@ -54,7 +56,12 @@ export function redact(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, key));
   if (isObject(value)) {
     const jwk = isJwk(value);
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jwk && PRIVATE_JWK_MEMBERS.has(k) && typeof v === 'string' ? fingerprint(v) : redact(v, k)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        jwk && PRIVATE_JWK_MEMBERS.has(k) && typeof v === 'string' ? fingerprint(v) : redact(v, k),
+      ]),
+    );
   }
   return value;
 }
@@ -80,7 +87,10 @@ function redactUrl(url: string): string {
       for (const [k, v] of [...fragment]) redactParameter(fragment, k, v);
       u.hash = fragment.toString();
     }
-    return u.href.replace(CAPABILITY_PATH, (_all, prefix: string, capability: string) => `${prefix}${fingerprint(capability)}`);
+    return u.href.replace(
+      CAPABILITY_PATH,
+      (_all, prefix: string, capability: string) => `${prefix}${fingerprint(capability)}`,
+    );
   } catch {
     return url;
   }

@@ -12,14 +12,57 @@ export interface RunOption {
   maxLength?: number;
 }
 
-const CREDENTIAL_CONFIGURATIONS = ['UniversityDegreeCredential', 'MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'] as const;
+const CREDENTIAL_CONFIGURATIONS = [
+  'UniversityDegreeCredential',
+  'MobileDrivingLicenceMsoMdoc',
+  'UniversityDegreeCredentialJWT',
+  'UniversityDegreeCredentialJWTLD',
+  'UniversityDegreeCredentialLDP',
+] as const;
 
-const clientAuth: RunOption = { name: 'client_auth', label: 'Client authentication', description: 'How the client proves itself at the token endpoint (RFC 6749 §2.3.1; private_key_jwt: RFC 7523 §2.2).', values: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'], default: 'client_secret_basic' };
-const alg: RunOption = { name: 'alg', label: 'Client assertion algorithm', description: 'The JWS algorithm of the private_key_jwt assertion (used with private_key_jwt only).', values: ['ES256', 'RS256', 'EdDSA'], default: 'ES256' };
-const tokenMode: RunOption = { name: 'token_mode', label: 'Token mode', description: 'A bearer token, or a DPoP-bound one (RFC 9449): a proof with the token request and with every use of the token.', values: ['bearer', 'dpop'], default: 'bearer' };
-const email: RunOption = { name: 'email', label: 'Email of the person', description: 'The email the agent asks to be bound to when it starts the claim.', default: 'person@example.com', maxLength: 254 };
-const configuration: RunOption = { name: 'credential_configuration_id', label: 'Credential configuration', description: 'Which credential the issuer offers (SD-JWT VC, mdoc mDL, W3C JWT, JWT-LD or Data Integrity).', values: CREDENTIAL_CONFIGURATIONS, default: 'UniversityDegreeCredential' };
-const credential: RunOption = { name: 'credential', label: 'Credential presented', description: 'What the holder presents to the verifier: an SD-JWT VC or an mdoc mDL.', values: ['sd-jwt', 'mdoc'], default: 'sd-jwt' };
+const clientAuth: RunOption = {
+  name: 'client_auth',
+  label: 'Client authentication',
+  description: 'How the client proves itself at the token endpoint (RFC 6749 §2.3.1; private_key_jwt: RFC 7523 §2.2).',
+  values: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+  default: 'client_secret_basic',
+};
+const alg: RunOption = {
+  name: 'alg',
+  label: 'Client assertion algorithm',
+  description: 'The JWS algorithm of the private_key_jwt assertion (used with private_key_jwt only).',
+  values: ['ES256', 'RS256', 'EdDSA'],
+  default: 'ES256',
+};
+const tokenMode: RunOption = {
+  name: 'token_mode',
+  label: 'Token mode',
+  description:
+    'A bearer token, or a DPoP-bound one (RFC 9449): a proof with the token request and with every use of the token.',
+  values: ['bearer', 'dpop'],
+  default: 'bearer',
+};
+const email: RunOption = {
+  name: 'email',
+  label: 'Email of the person',
+  description: 'The email the agent asks to be bound to when it starts the claim.',
+  default: 'person@example.com',
+  maxLength: 254,
+};
+const configuration: RunOption = {
+  name: 'credential_configuration_id',
+  label: 'Credential configuration',
+  description: 'Which credential the issuer offers (SD-JWT VC, mdoc mDL, W3C JWT, JWT-LD or Data Integrity).',
+  values: CREDENTIAL_CONFIGURATIONS,
+  default: 'UniversityDegreeCredential',
+};
+const credential: RunOption = {
+  name: 'credential',
+  label: 'Credential presented',
+  description: 'What the holder presents to the verifier: an SD-JWT VC or an mdoc mDL.',
+  values: ['sd-jwt', 'mdoc'],
+  default: 'sd-jwt',
+};
 
 const BY_FLOW = new Map<string, readonly RunOption[]>([
   ['oauth2/client-credentials', [clientAuth, alg, tokenMode]],
@@ -48,7 +91,8 @@ export function pickRunOptions(protocol: string, flow: string, input: unknown): 
   for (const option of runOptionsOf(protocol, flow)) {
     const value = Object.hasOwn(input, option.name) ? (input as Record<string, unknown>)[option.name] : undefined;
     if (typeof value !== 'string' || value === '') continue;
-    if (option.values ? option.values.includes(value) : value.length <= (option.maxLength ?? 200)) out[option.name] = value;
+    if (option.values ? option.values.includes(value) : value.length <= (option.maxLength ?? 200))
+      out[option.name] = value;
   }
   return out;
 }

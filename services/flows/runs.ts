@@ -26,7 +26,6 @@ export interface RunView {
   machine: Array<{ sequence: number; event: string; state: string }>;
 }
 
-
 /** A run with no event for this long on a shared log was left by an instance that stopped. */
 const ABANDONED_RUN_MS = 10 * 60_000;
 /** Folds the stream through the run machine, one event at a time, noting where it stands after each. */
@@ -51,7 +50,13 @@ export class FlowRuns {
     private readonly log: EventLog,
     private readonly catalog: Catalog,
     readonly runners: FlowRunners,
-    private readonly deps: { base: string; clock: Clock; wait(ms: number): Promise<void>; transport: HttpTransport; internal?: { header: string; value: string } },
+    private readonly deps: {
+      base: string;
+      clock: Clock;
+      wait(ms: number): Promise<void>;
+      transport: HttpTransport;
+      internal?: { header: string; value: string };
+    },
   ) {
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
   }
@@ -69,23 +74,54 @@ export class FlowRuns {
    * Records the start of a run and returns its id at once; `done` settles when the run has finished
    * (for clients that follow the run's event stream while it happens).
    */
-  async launch(protocol: string, flowId: string, options: Record<string, unknown>): Promise<{ id: string; done: Promise<RunView> }> {
+  async launch(
+    protocol: string,
+    flowId: string,
+    options: Record<string, unknown>,
+  ): Promise<{ id: string; done: Promise<RunView> }> {
     if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
     const runner = this.runners.get(protocol, flowId);
-    if (!runner) throw new OAuthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`, 409);
+    if (!runner)
+      throw new OAuthError(
+        'flow_not_executable',
+        `${protocol}/${flowId} is described but cannot be run in this build`,
+        409,
+      );
     const id = randomToken(12);
     const startedAt = this.deps.clock.now();
-    await this.actors.create(id, { type: 'run.started', at: startedAt, protocol, flow: flowId, options: redact(options) as Record<string, unknown> });
+    await this.actors.create(id, {
+      type: 'run.started',
+      at: startedAt,
+      protocol,
+      flow: flowId,
+      options: redact(options) as Record<string, unknown>,
+    });
     return { id, done: this.execute(id, protocol, flowId, flow.steps, runner, options, startedAt) };
   }
 
-  private async execute(id: string, protocol: string, flowId: string, steps: FlowStep[], runner: NonNullable<ReturnType<FlowRunners['get']>>, options: Record<string, unknown>, startedAt: number): Promise<RunView> {
+  private async execute(
+    id: string,
+    protocol: string,
+    flowId: string,
+    steps: FlowStep[],
+    runner: NonNullable<ReturnType<FlowRunners['get']>>,
+    options: Record<string, unknown>,
+    startedAt: number,
+  ): Promise<RunView> {
     const internal = this.deps.internal && { origin: new URL(this.deps.base).origin, ...this.deps.internal };
-    const http = new HttpCapture(this.deps.transport, async (exchange) => {
-      await this.actors.execute(id, { type: 'run.exchange_recorded', at: this.deps.clock.now(), ...(redact(exchange) as RecordedExchange) });
-    }, internal);
+    const http = new HttpCapture(
+      this.deps.transport,
+      async (exchange) => {
+        await this.actors.execute(id, {
+          type: 'run.exchange_recorded',
+          at: this.deps.clock.now(),
+          ...(redact(exchange) as RecordedExchange),
+        });
+      },
+      internal,
+    );
     let status: 'succeeded' | 'failed' = 'succeeded';
     let error: string | undefined;
     try {
@@ -97,8 +133,16 @@ export class FlowRuns {
     const finishedAt = this.deps.clock.now();
     await this.actors.execute(id, { type: 'run.finished', at: finishedAt, status, ...(error ? { error } : {}) });
     return {
-      run_id: id, protocol, flow: flowId, status, started_at: iso(startedAt)!, finished_at: iso(finishedAt),
-      ...(error ? { error } : {}), steps, exchanges: http.exchanges, tokens: http.tokens,
+      run_id: id,
+      protocol,
+      flow: flowId,
+      status,
+      started_at: iso(startedAt)!,
+      finished_at: iso(finishedAt),
+      ...(error ? { error } : {}),
+      steps,
+      exchanges: http.exchanges,
+      tokens: http.tokens,
       machine: machinePositions(await this.log.readStream(`run:${id}`)),
     };
   }
@@ -115,8 +159,16 @@ export class FlowRuns {
       const { snapshot } = await this.actors.get(id);
       if (!snapshot.matches('running')) continue;
       // On a log other instances share, a run that moved recently belongs to a live instance.
-      if (this.log.shared && this.deps.clock.now() - ((await this.log.readStream(stream)).at(-1)?.at ?? 0) < ABANDONED_RUN_MS) continue;
-      await this.actors.execute(id, { type: 'run.interrupted', at: this.deps.clock.now(), reason: 'The service stopped while this run was under way' });
+      if (
+        this.log.shared &&
+        this.deps.clock.now() - ((await this.log.readStream(stream)).at(-1)?.at ?? 0) < ABANDONED_RUN_MS
+      )
+        continue;
+      await this.actors.execute(id, {
+        type: 'run.interrupted',
+        at: this.deps.clock.now(),
+        reason: 'The service stopped while this run was under way',
+      });
       closed += 1;
     }
     return closed;
@@ -132,15 +184,25 @@ export class FlowRuns {
   fold(id: string, events: StoredEvent[]): RunView {
     const started = events[0].data as { protocol: string; flow: string };
     const finished = events.find((e) => e.type === 'run.finished' || e.type === 'run.interrupted');
-    const exchanges = events.filter((e) => e.type === 'run.exchange_recorded').map((e) => e.data as unknown as RecordedExchange);
+    const exchanges = events
+      .filter((e) => e.type === 'run.exchange_recorded')
+      .map((e) => e.data as unknown as RecordedExchange);
     return {
       run_id: id,
       protocol: started.protocol,
       flow: started.flow,
-      status: !finished ? 'running' : finished.type === 'run.interrupted' ? 'interrupted' : (finished.data.status as 'succeeded' | 'failed'),
+      status: !finished
+        ? 'running'
+        : finished.type === 'run.interrupted'
+          ? 'interrupted'
+          : (finished.data.status as 'succeeded' | 'failed'),
       started_at: iso(events[0].at)!,
       ...(finished ? { finished_at: iso(finished.at) } : {}),
-      ...(finished?.data.error ? { error: String(finished.data.error) } : finished?.data.reason ? { error: String(finished.data.reason) } : {}),
+      ...(finished?.data.error
+        ? { error: String(finished.data.error) }
+        : finished?.data.reason
+          ? { error: String(finished.data.reason) }
+          : {}),
       steps: this.catalog.flow(started.protocol, started.flow)?.steps ?? [],
       exchanges,
       tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),

@@ -32,20 +32,35 @@ export interface AttestedClient {
   challengeUsed: boolean;
 }
 
-function decoded(jwt: string, fail: (d: string) => OAuthError): { header: Record<string, unknown>; claims: Record<string, unknown> } {
+function decoded(
+  jwt: string,
+  fail: (d: string) => OAuthError,
+): { header: Record<string, unknown>; claims: Record<string, unknown> } {
   try {
-    return { header: decodeProtectedHeader(jwt) as Record<string, unknown>, claims: decodeJwt(jwt) as Record<string, unknown> };
+    return {
+      header: decodeProtectedHeader(jwt) as Record<string, unknown>,
+      claims: decodeJwt(jwt) as Record<string, unknown>,
+    };
   } catch {
     throw fail('not a compact JWS');
   }
 }
 
 /** A JWT signed by the leaf of an `x5c` that chains to a trust anchor; returns its claims. */
-async function verifyAttesterSigned(jwt: string, types: string[], trust: AttestationTrust, fail: (d: string) => OAuthError, what: string) {
+async function verifyAttesterSigned(
+  jwt: string,
+  types: string[],
+  trust: AttestationTrust,
+  fail: (d: string) => OAuthError,
+  what: string,
+) {
   const { header, claims } = decoded(jwt, fail);
   if (typeof header.typ !== 'string' || !types.includes(header.typ)) throw fail(`${what}: typ must be ${types[0]}`);
   if (header.alg !== 'ES256') throw fail(`${what}: alg must be ES256`);
-  const chain = validateX5c(header.x5c as string[], { trustAnchors: trust.trustAnchors, now: Math.floor(trust.nowMs / 1000) });
+  const chain = validateX5c(header.x5c as string[], {
+    trustAnchors: trust.trustAnchors,
+    now: Math.floor(trust.nowMs / 1000),
+  });
   if (!chain.valid) throw fail(`${what}: the x5c does not lead to a trusted attester (${chain.reason})`);
   try {
     await compactVerify(jwt, (chain.leaf as X509Certificate).publicKey);
@@ -60,9 +75,19 @@ async function verifyAttesterSigned(jwt: string, types: string[], trust: Attesta
 }
 
 /** The client attestation: by a trusted attester, for `sub` = the client, with the client key in cnf.jwk. */
-export async function checkClientAttestationJwt(jwt: string, trust: AttestationTrust): Promise<{ clientId: string; cnf: JWK }> {
-  const claims = await verifyAttesterSigned(jwt, ['oauth-client-attestation+jwt'], trust, invalidClient, 'client attestation');
-  if (typeof claims.sub !== 'string' || claims.sub === '') throw invalidClient('client attestation: sub (the client_id) is required');
+export async function checkClientAttestationJwt(
+  jwt: string,
+  trust: AttestationTrust,
+): Promise<{ clientId: string; cnf: JWK }> {
+  const claims = await verifyAttesterSigned(
+    jwt,
+    ['oauth-client-attestation+jwt'],
+    trust,
+    invalidClient,
+    'client attestation',
+  );
+  if (typeof claims.sub !== 'string' || claims.sub === '')
+    throw invalidClient('client attestation: sub (the client_id) is required');
   const cnf = (claims.cnf as { jwk?: JWK } | undefined)?.jwk;
   if (!cnf || typeof cnf !== 'object') throw invalidClient('client attestation: cnf.jwk is required');
   try {
@@ -77,30 +102,47 @@ export async function checkClientAttestationJwt(jwt: string, trust: AttestationT
  * spent on first sight (before any later check of the request), and a `challenge` (or the legacy
  * `nonce`) must be an unused attestation_challenge.
  */
-export async function checkClientAttestationPop(jwt: string, client: { clientId: string; cnf: JWK }, trust: AttestationTrust): Promise<{ challengeUsed: boolean }> {
+export async function checkClientAttestationPop(
+  jwt: string,
+  client: { clientId: string; cnf: JWK },
+  trust: AttestationTrust,
+): Promise<{ challengeUsed: boolean }> {
   const { header, claims } = decoded(jwt, invalidClient);
-  if (header.typ !== 'oauth-client-attestation-pop+jwt') throw invalidClient('client attestation PoP: typ must be oauth-client-attestation-pop+jwt');
+  if (header.typ !== 'oauth-client-attestation-pop+jwt')
+    throw invalidClient('client attestation PoP: typ must be oauth-client-attestation-pop+jwt');
   try {
     await compactVerify(jwt, await importJWK(client.cnf, String(header.alg)));
   } catch {
     throw invalidClient('client attestation PoP: the signature does not verify with cnf.jwk of the attestation');
   }
-  if (typeof claims.jti !== 'string' || claims.jti === '') throw invalidClient('client attestation PoP: jti is required');
-  if (!(await trust.useOnce('attestation-pop-jti', `${client.clientId}:${claims.jti}`))) throw invalidClient('client attestation PoP: jti was already used');
+  if (typeof claims.jti !== 'string' || claims.jti === '')
+    throw invalidClient('client attestation PoP: jti is required');
+  if (!(await trust.useOnce('attestation-pop-jti', `${client.clientId}:${claims.jti}`)))
+    throw invalidClient('client attestation PoP: jti was already used');
   if (claims.iss !== client.clientId) throw invalidClient('client attestation PoP: iss must be the attested client');
   const aud = claims.aud;
-  if (!(aud === trust.issuer || (Array.isArray(aud) && aud.includes(trust.issuer)))) throw invalidClient('client attestation PoP: aud must be the issuer');
+  if (!(aud === trust.issuer || (Array.isArray(aud) && aud.includes(trust.issuer))))
+    throw invalidClient('client attestation PoP: aud must be the issuer');
   const now = trust.nowMs / 1000;
-  if (!isFreshIssuedAt(claims.iat, now, POP_MAX_AGE_S) || failedTimeClaim(claims, now)) throw invalidClient(`client attestation PoP: iat is missing, older than ${POP_MAX_AGE_S} s or in the future, or exp/nbf is out of range (clock skew ${CLOCK_SKEW_S} s)`);
+  if (!isFreshIssuedAt(claims.iat, now, POP_MAX_AGE_S) || failedTimeClaim(claims, now))
+    throw invalidClient(
+      `client attestation PoP: iat is missing, older than ${POP_MAX_AGE_S} s or in the future, or exp/nbf is out of range (clock skew ${CLOCK_SKEW_S} s)`,
+    );
   const challenge = claims.challenge ?? claims.nonce;
   if (challenge === undefined) return { challengeUsed: false };
-  if (typeof challenge !== 'string' || !(await trust.spendChallenge(challenge))) throw invalidClient('client attestation PoP: the challenge is unknown, expired or used');
+  if (typeof challenge !== 'string' || !(await trust.spendChallenge(challenge)))
+    throw invalidClient('client attestation PoP: the challenge is unknown, expired or used');
   return { challengeUsed: true };
 }
 
 /** Both headers, in the order the rules need them. */
-export async function checkClientAttestation(attestation: unknown, pop: unknown, trust: AttestationTrust): Promise<AttestedClient> {
-  if (typeof attestation !== 'string' || typeof pop !== 'string') throw invalidClient('Send OAuth-Client-Attestation and OAuth-Client-Attestation-PoP together');
+export async function checkClientAttestation(
+  attestation: unknown,
+  pop: unknown,
+  trust: AttestationTrust,
+): Promise<AttestedClient> {
+  if (typeof attestation !== 'string' || typeof pop !== 'string')
+    throw invalidClient('Send OAuth-Client-Attestation and OAuth-Client-Attestation-PoP together');
   const client = await checkClientAttestationJwt(attestation, trust);
   const { challengeUsed } = await checkClientAttestationPop(pop, client, trust);
   return { clientId: client.clientId, challengeUsed };
@@ -112,10 +154,20 @@ export interface AttestedKeyLevels {
 }
 
 /** A key attestation in a proof: trusted, not expired, for the c_nonce, listing the proof key, at the required levels. */
-export async function checkKeyAttestation(jwt: unknown, input: { proofJwk: JWK; cNonce: string; required: KeyAttestationsRequired; trust: AttestationTrust }): Promise<AttestedKeyLevels> {
+export async function checkKeyAttestation(
+  jwt: unknown,
+  input: { proofJwk: JWK; cNonce: string; required: KeyAttestationsRequired; trust: AttestationTrust },
+): Promise<AttestedKeyLevels> {
   if (typeof jwt !== 'string') throw invalidProof('This configuration needs a key_attestation in the proof header');
-  const claims = await verifyAttesterSigned(jwt, ['key-attestation+jwt', 'keyattestation+jwt'], input.trust, invalidProof, 'key attestation');
-  if (claims.nonce !== undefined && claims.nonce !== input.cNonce) throw invalidProof('key attestation: nonce is not the c_nonce of the request');
+  const claims = await verifyAttesterSigned(
+    jwt,
+    ['key-attestation+jwt', 'keyattestation+jwt'],
+    input.trust,
+    invalidProof,
+    'key attestation',
+  );
+  if (claims.nonce !== undefined && claims.nonce !== input.cNonce)
+    throw invalidProof('key attestation: nonce is not the c_nonce of the request');
   const attested = Array.isArray(claims.attested_keys) ? (claims.attested_keys as JWK[]) : [];
   const wanted = await calculateJwkThumbprint(publicJwkOf(input.proofJwk));
   const thumbprints = await Promise.all(attested.map((k) => calculateJwkThumbprint(publicJwkOf(k)).catch(() => '')));
@@ -126,7 +178,8 @@ export async function checkKeyAttestation(jwt: unknown, input: { proofJwk: JWK; 
   };
   for (const dimension of ['key_storage', 'user_authentication'] as const) {
     const required = input.required[dimension];
-    if (required && !required.some((level) => levels[dimension].includes(level))) throw invalidProof(`key attestation: ${dimension} does not meet ${required.join(' or ')}`);
+    if (required && !required.some((level) => levels[dimension].includes(level)))
+      throw invalidProof(`key attestation: ${dimension} does not meet ${required.join(' or ')}`);
   }
   return levels;
 }

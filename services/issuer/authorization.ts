@@ -20,7 +20,8 @@ const INTERACTION_TTL_MS = 600_000;
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 
 const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
-const streamOf = (value: string) => (/^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined);
+const streamOf = (value: string) =>
+  /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined;
 
 /** https, or http to a loopback host (RFC 8252 §7.3). */
 export function acceptableRedirectUri(value: string | undefined): value is string {
@@ -28,7 +29,10 @@ export function acceptableRedirectUri(value: string | undefined): value is strin
   try {
     const url = new URL(value);
     if (url.hash) return false;
-    return url.protocol === 'https:' || (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname));
+    return (
+      url.protocol === 'https:' ||
+      (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
+    );
   } catch {
     return false;
   }
@@ -38,7 +42,11 @@ export function acceptableRedirectUri(value: string | undefined): value is strin
  * `authorization_details` of type openid_credential, or configurations named by scope; with neither,
  * an issuer_state request asks for what its offer offers.
  */
-function requestedConfigurations(form: Record<string, string | undefined>, issuer: IssuerService, offered?: string[]): { ids: string[]; details: boolean } {
+function requestedConfigurations(
+  form: Record<string, string | undefined>,
+  issuer: IssuerService,
+  offered?: string[],
+): { ids: string[]; details: boolean } {
   const byScope = new Map([...issuer.settings.configurations.values()].map((c) => [c.scope, c.id]));
   if (form.authorization_details !== undefined) {
     let details: unknown;
@@ -47,19 +55,36 @@ function requestedConfigurations(form: Record<string, string | undefined>, issue
     } catch {
       throw new OAuthError('invalid_authorization_details', 'authorization_details is not JSON', 400);
     }
-    if (!Array.isArray(details) || details.length === 0) throw new OAuthError('invalid_authorization_details', 'authorization_details must be a non-empty array', 400);
+    if (!Array.isArray(details) || details.length === 0)
+      throw new OAuthError('invalid_authorization_details', 'authorization_details must be a non-empty array', 400);
     const ids = details.map((d) => {
       const detail = d as { type?: unknown; credential_configuration_id?: unknown };
-      if (detail?.type !== 'openid_credential' || typeof detail.credential_configuration_id !== 'string' || !issuer.settings.configurations.has(detail.credential_configuration_id)) {
-        throw new OAuthError('invalid_authorization_details', 'Each entry needs type openid_credential and a known credential_configuration_id', 400);
+      if (
+        detail?.type !== 'openid_credential' ||
+        typeof detail.credential_configuration_id !== 'string' ||
+        !issuer.settings.configurations.has(detail.credential_configuration_id)
+      ) {
+        throw new OAuthError(
+          'invalid_authorization_details',
+          'Each entry needs type openid_credential and a known credential_configuration_id',
+          400,
+        );
       }
       return detail.credential_configuration_id;
     });
     return { ids: [...new Set(ids)], details: true };
   }
   if (!form.scope && offered) return { ids: offered, details: false };
-  const ids = (form.scope ?? '').split(' ').filter(Boolean).map((s) => byScope.get(s));
-  if (ids.length === 0 || ids.some((id) => id === undefined)) throw new OAuthError('invalid_scope', 'Ask for credential configurations by authorization_details or by their scopes', 400);
+  const ids = (form.scope ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((s) => byScope.get(s));
+  if (ids.length === 0 || ids.some((id) => id === undefined))
+    throw new OAuthError(
+      'invalid_scope',
+      'Ask for credential configurations by authorization_details or by their scopes',
+      400,
+    );
   return { ids: ids as string[], details: false };
 }
 
@@ -78,17 +103,27 @@ export class IssuerAuthorization {
   }
 
   /** RFC 9126 §2: the pushed authorization request, its rules one by one. */
-  async par(form: Record<string, string | undefined>, request: PresentedRequest): Promise<{ request_uri: string; expires_in: number }> {
+  async par(
+    form: Record<string, string | undefined>,
+    request: PresentedRequest,
+  ): Promise<{ request_uri: string; expires_in: number }> {
     // Client attestation first: a request that fails later has still spent its PoP jti.
     const attested = await this.issuer.attestedClient(request);
-    if (form.request !== undefined || form.request_uri !== undefined) throw invalidRequest('Request objects and request_uri are not accepted at the PAR endpoint');
-    if (!form.client_id || !CLIENT_ID.test(form.client_id)) throw new OAuthError('invalid_client', 'client_id is required', 401);
-    if (attested && attested.clientId !== form.client_id) throw new OAuthError('invalid_client', 'client_id differs from the sub of the client attestation', 401);
-    if (form.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code', 400);
-    if (!acceptableRedirectUri(form.redirect_uri)) throw invalidRequest('redirect_uri must be https, or http on a loopback host, without a fragment');
-    if (form.code_challenge_method !== 'S256' || !isS256Challenge(form.code_challenge)) throw invalidRequest('PKCE with code_challenge_method S256 is required');
+    if (form.request !== undefined || form.request_uri !== undefined)
+      throw invalidRequest('Request objects and request_uri are not accepted at the PAR endpoint');
+    if (!form.client_id || !CLIENT_ID.test(form.client_id))
+      throw new OAuthError('invalid_client', 'client_id is required', 401);
+    if (attested && attested.clientId !== form.client_id)
+      throw new OAuthError('invalid_client', 'client_id differs from the sub of the client attestation', 401);
+    if (form.response_type !== 'code')
+      throw new OAuthError('unsupported_response_type', 'response_type must be code', 400);
+    if (!acceptableRedirectUri(form.redirect_uri))
+      throw invalidRequest('redirect_uri must be https, or http on a loopback host, without a fragment');
+    if (form.code_challenge_method !== 'S256' || !isS256Challenge(form.code_challenge))
+      throw invalidRequest('PKCE with code_challenge_method S256 is required');
     const proof = await this.issuer.dpop(request, 'as');
-    if (form.dpop_jkt !== undefined && proof && proof.jkt !== form.dpop_jkt) throw new OAuthError('invalid_dpop_proof', 'dpop_jkt differs from the key of the DPoP proof', 400);
+    if (form.dpop_jkt !== undefined && proof && proof.jkt !== form.dpop_jkt)
+      throw new OAuthError('invalid_dpop_proof', 'dpop_jkt differs from the key of the DPoP proof', 400);
     const dpopJkt = form.dpop_jkt ?? proof?.jkt;
     const at = this.now;
     // With issuer_state the request belongs to that offer's stream; without, it starts one of its own.
@@ -98,14 +133,20 @@ export class IssuerAuthorization {
       const offerId = streamOf(form.issuer_state);
       const loaded = offerId ? await this.issuer.offers.get(offerId) : undefined;
       const c = loaded?.snapshot.context;
-      if (!offerId || !c || c.issuerStateHash !== hash(form.issuer_state) || c.expiresAt <= at) throw invalidRequest('issuer_state is unknown or its offer has expired');
+      if (!offerId || !c || c.issuerStateHash !== hash(form.issuer_state) || c.expiresAt <= at)
+        throw invalidRequest('issuer_state is unknown or its offer has expired');
       offered = c.configurationIds;
       streamId = offerId;
     } else {
       streamId = randomToken(12);
     }
     const { ids, details } = requestedConfigurations(form, this.issuer, offered);
-    if (offered && ids.some((id) => !offered.includes(id))) throw new OAuthError('invalid_authorization_details', 'The request asks for configurations the offer does not offer', 400);
+    if (offered && ids.some((id) => !offered.includes(id)))
+      throw new OAuthError(
+        'invalid_authorization_details',
+        'The request asks for configurations the offer does not offer',
+        400,
+      );
     this.issuer.requireHaipClient(ids, attested, proof);
     const requestUri = `${streamId}.${randomToken(24)}`;
     const outcome = await this.issuer.offers.execute(streamId, {
@@ -130,17 +171,32 @@ export class IssuerAuthorization {
   /** The authorization endpoint: only client_id and request_uri; the request_uri is used once. */
   async authorize(query: Record<string, string | undefined>): Promise<{ interactionId: string }> {
     const extra = Object.keys(query).filter((k) => k !== 'client_id' && k !== 'request_uri');
-    if (extra.length > 0) throw invalidRequest(`After PAR the authorization request carries only client_id and request_uri (not ${extra.join(', ')})`);
-    const value = query.request_uri?.startsWith(REQUEST_URI_PREFIX) ? query.request_uri.slice(REQUEST_URI_PREFIX.length) : undefined;
+    if (extra.length > 0)
+      throw invalidRequest(
+        `After PAR the authorization request carries only client_id and request_uri (not ${extra.join(', ')})`,
+      );
+    const value = query.request_uri?.startsWith(REQUEST_URI_PREFIX)
+      ? query.request_uri.slice(REQUEST_URI_PREFIX.length)
+      : undefined;
     const streamId = value ? streamOf(value) : undefined;
     const loaded = streamId ? await this.issuer.offers.get(streamId) : undefined;
     const par = loaded?.snapshot.context.par;
-    if (!streamId || !loaded || !par || loaded.snapshot.value !== 'authorization_requested' || par.requestUriHash !== hash(value!) || par.requestExpiresAt <= this.now) {
+    if (
+      !streamId ||
+      !loaded ||
+      !par ||
+      loaded.snapshot.value !== 'authorization_requested' ||
+      par.requestUriHash !== hash(value!) ||
+      par.requestExpiresAt <= this.now
+    ) {
       throw invalidRequest('request_uri is unknown, expired or already used');
     }
-    if (query.client_id !== par.clientId) throw invalidRequest('client_id differs from the pushed authorization request');
+    if (query.client_id !== par.clientId)
+      throw invalidRequest('client_id differs from the pushed authorization request');
     const interactionId = `${streamId}.${randomToken(16)}`;
-    const scope = loaded.snapshot.context.configurationIds.map((id) => this.issuer.settings.configurations.get(id)!.scope).join(' ');
+    const scope = loaded.snapshot.context.configurationIds
+      .map((id) => this.issuer.settings.configurations.get(id)!.scope)
+      .join(' ');
     const authorization: AuthorizationRequest = {
       issuer: this.issuer.settings.issuer,
       clientId: par.clientId,
@@ -152,7 +208,11 @@ export class IssuerAuthorization {
       codeChallengeMethod: 'S256',
       expiresAt: this.now + INTERACTION_TTL_MS,
     };
-    const started = await this.issuer.offers.execute(streamId, { type: 'issuance.authorization_started', at: this.now, interaction_id: interactionId });
+    const started = await this.issuer.offers.execute(streamId, {
+      type: 'issuance.authorization_started',
+      at: this.now,
+      interaction_id: interactionId,
+    });
     if (!started.accepted) throw invalidRequest('request_uri is unknown, expired or already used');
     await this.interactions.create(interactionId, { type: 'interaction.started', at: this.now, ...authorization });
     return { interactionId };
@@ -176,7 +236,10 @@ export class IssuerAuthorization {
     const at = this.now;
     const streamId = streamOf(id);
     const code = `${streamId}.${randomToken(32)}`;
-    const outcome = await this.interactions.execute(id, approve ? { type: 'interaction.consented', at, codeHash: sha256(code) } : { type: 'interaction.declined', at });
+    const outcome = await this.interactions.execute(
+      id,
+      approve ? { type: 'interaction.consented', at, codeHash: sha256(code) } : { type: 'interaction.declined', at },
+    );
     if (!outcome.accepted || !streamId) throw invalidRequest('This sign-in has expired or already finished');
     const { request, sub } = outcome.snapshot.context;
     const target = new URL(request!.redirectUri);
@@ -187,7 +250,13 @@ export class IssuerAuthorization {
       target.searchParams.set('error', 'access_denied');
       return target.href;
     }
-    await this.issuer.offers.execute(streamId, { type: 'issuance.code_issued', at, code_hash: hash(code), sub: sub!, code_expires_at: at + CODE_TTL_MS });
+    await this.issuer.offers.execute(streamId, {
+      type: 'issuance.code_issued',
+      at,
+      code_hash: hash(code),
+      sub: sub!,
+      code_expires_at: at + CODE_TTL_MS,
+    });
     target.searchParams.set('code', code);
     return target.href;
   }

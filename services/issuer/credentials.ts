@@ -4,7 +4,17 @@ import { issueSdJwtVc } from '../credentials/sd-jwt/issue.ts';
 import { didJwkFromJwk } from '../credentials/keys/index.ts';
 import { issueJwtVc, issueLdpVc } from '../credentials/w3c/index.ts';
 import type { KeyRing, SigningKey } from '../keys.ts';
-import { DEGREE_TYPES, ISSUING_COUNTRY, MDL_NAMESPACE, MDOC_TTL_S, SD_JWT_TTL_S, W3C_CONTEXT, type CredentialConfiguration, type IssuerPki, type IssuerSettings } from './settings.ts';
+import {
+  DEGREE_TYPES,
+  ISSUING_COUNTRY,
+  MDL_NAMESPACE,
+  MDOC_TTL_S,
+  SD_JWT_TTL_S,
+  W3C_CONTEXT,
+  type CredentialConfiguration,
+  type IssuerPki,
+  type IssuerSettings,
+} from './settings.ts';
 
 export interface IssueContext {
   settings: IssuerSettings;
@@ -33,7 +43,13 @@ function mdlElements(user: IssueContext['user'], now: number): Record<string, un
     issuing_authority: 'Portico Demo Licensing Authority',
     document_number: `PD-${user.id.toUpperCase()}-0001`,
     portrait: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]),
-    driving_privileges: [{ vehicle_category_code: 'B', issue_date: fullDate('2010-06-01'), expiry_date: fullDate(isoDay(now + 5 * 365 * DAY_S)) }],
+    driving_privileges: [
+      {
+        vehicle_category_code: 'B',
+        issue_date: fullDate('2010-06-01'),
+        expiry_date: fullDate(isoDay(now + 5 * 365 * DAY_S)),
+      },
+    ],
     un_distinguishing_sign: 'F',
     age_over_18: true,
     age_over_21: true,
@@ -53,7 +69,10 @@ const degreeClaims = (user: IssueContext['user']) => ({
 export type IssuedCredential = string | Record<string, unknown>;
 
 /** One credential of `configuration` bound to the holder key, through the codec layer. */
-export async function issueCredential(configuration: CredentialConfiguration, ctx: IssueContext): Promise<IssuedCredential> {
+export async function issueCredential(
+  configuration: CredentialConfiguration,
+  ctx: IssueContext,
+): Promise<IssuedCredential> {
   const now = Math.floor(ctx.nowMs / 1000);
   if (configuration.format === 'mso_mdoc') {
     const { encoded } = issueMdoc({
@@ -74,7 +93,12 @@ export async function issueCredential(configuration: CredentialConfiguration, ct
   if (configuration.format !== 'dc+sd-jwt') return issueW3c(configuration, ctx, key, claims, now);
   // HAIP SD-JWT VCs are signed by the document signer and carry its certificate (x5c); others by the issuer key (kid).
   const signer = configuration.haip
-    ? { alg: 'ES256' as const, privateKey: ctx.pki.documentSigner.privateKey, iss: ctx.settings.issuer, x5c: [Buffer.from(ctx.pki.documentSigner.certificate).toString('base64')] }
+    ? {
+        alg: 'ES256' as const,
+        privateKey: ctx.pki.documentSigner.privateKey,
+        iss: ctx.settings.issuer,
+        x5c: [Buffer.from(ctx.pki.documentSigner.certificate).toString('base64')],
+      }
     : { alg: 'ES256' as const, privateKey: key.privateKey as CryptoKey, kid: key.kid, iss: ctx.settings.issuer };
   const issued = await issueSdJwtVc({
     issuer: signer,
@@ -88,7 +112,6 @@ export async function issueCredential(configuration: CredentialConfiguration, ct
   return issued.sdJwt;
 }
 
-
 const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /**
@@ -96,7 +119,13 @@ const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString().r
  * issuer key, the subject the did:jwk of the proven holder key; `ldp_vc` is secured with
  * `ecdsa-rdfc-2019` by that key.
  */
-async function issueW3c(configuration: CredentialConfiguration, ctx: IssueContext, key: SigningKey, claims: Record<string, unknown>, now: number): Promise<IssuedCredential> {
+async function issueW3c(
+  configuration: CredentialConfiguration,
+  ctx: IssueContext,
+  key: SigningKey,
+  claims: Record<string, unknown>,
+  now: number,
+): Promise<IssuedCredential> {
   const issuerDid = didJwkFromJwk(key.publicJwk);
   const credential = {
     '@context': [W3C_CONTEXT],
@@ -107,8 +136,18 @@ async function issueW3c(configuration: CredentialConfiguration, ctx: IssueContex
     credentialSubject: { id: didJwkFromJwk(ctx.holderJwk), ...claims },
   };
   if (configuration.format === 'ldp_vc') {
-    return (await issueLdpVc(credential, { cryptosuite: 'ecdsa-rdfc-2019', privateKey: key.privateKey as CryptoKey, verificationMethod: `${issuerDid}#0` }, now));
+    return await issueLdpVc(
+      credential,
+      { cryptosuite: 'ecdsa-rdfc-2019', privateKey: key.privateKey as CryptoKey, verificationMethod: `${issuerDid}#0` },
+      now,
+    );
   }
   const format = configuration.format === 'jwt_vc_json-ld' ? 'jwt_vc_json-ld' : 'jwt_vc_json';
-  return issueJwtVc({ format, credential, issuer: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: `${issuerDid}#0` }, now, expiresIn: SD_JWT_TTL_S });
+  return issueJwtVc({
+    format,
+    credential,
+    issuer: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: `${issuerDid}#0` },
+    now,
+    expiresIn: SD_JWT_TTL_S,
+  });
 }

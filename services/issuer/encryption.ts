@@ -15,15 +15,23 @@ export interface ResponseEncryption {
 }
 
 /** An encrypted credential (or deferred) request: to our `req-enc-1` key, ECDH-ES, a supported enc, JSON inside. */
-export async function decryptRequest(jwe: unknown, key: { publicJwk: JWK; privateKey: CryptoKey }): Promise<Record<string, unknown>> {
-  if (typeof jwe !== 'string' || jwe.split('.').length !== 5) throw invalid('An application/jwt credential request must be a compact JWE');
+export async function decryptRequest(
+  jwe: unknown,
+  key: { publicJwk: JWK; privateKey: CryptoKey },
+): Promise<Record<string, unknown>> {
+  if (typeof jwe !== 'string' || jwe.split('.').length !== 5)
+    throw invalid('An application/jwt credential request must be a compact JWE');
   let plaintext: Uint8Array;
   try {
-    const result = await compactDecrypt(jwe.trim(), key.privateKey, { keyManagementAlgorithms: ['ECDH-ES'], contentEncryptionAlgorithms: ENC_VALUES });
-    if (result.protectedHeader.kid !== undefined && result.protectedHeader.kid !== key.publicJwk.kid) throw new Error('kid');
+    const result = await compactDecrypt(jwe.trim(), key.privateKey, {
+      keyManagementAlgorithms: ['ECDH-ES'],
+      contentEncryptionAlgorithms: ENC_VALUES,
+    });
+    if (result.protectedHeader.kid !== undefined && result.protectedHeader.kid !== key.publicJwk.kid)
+      throw new Error('kid');
     plaintext = result.plaintext;
   } catch {
-    throw invalid('The JWE does not decrypt with the issuer\'s request encryption key (ECDH-ES, A128GCM or A256GCM)');
+    throw invalid("The JWE does not decrypt with the issuer's request encryption key (ECDH-ES, A128GCM or A256GCM)");
   }
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(plaintext));
@@ -38,11 +46,15 @@ export async function decryptRequest(jwe: unknown, key: { publicJwk: JWK; privat
 export function responseEncryptionOf(value: unknown): ResponseEncryption | undefined {
   if (value === undefined) return undefined;
   const params = value as { jwk?: Record<string, unknown>; enc?: unknown };
-  if (!params || typeof params !== 'object' || !params.jwk || typeof params.jwk !== 'object') throw invalid('credential_response_encryption needs a jwk');
+  if (!params || typeof params !== 'object' || !params.jwk || typeof params.jwk !== 'object')
+    throw invalid('credential_response_encryption needs a jwk');
   const jwk = params.jwk;
-  if (!['EC', 'OKP'].includes(String(jwk.kty)) || PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined)) throw invalid('credential_response_encryption.jwk must be a public EC or OKP key');
-  if (jwk.alg !== undefined && jwk.alg !== 'ECDH-ES') throw invalid('Only ECDH-ES is supported for response encryption');
-  if (typeof params.enc !== 'string' || !ENC_VALUES.includes(params.enc)) throw invalid(`credential_response_encryption.enc must be one of ${ENC_VALUES.join(', ')}`);
+  if (!['EC', 'OKP'].includes(String(jwk.kty)) || PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined))
+    throw invalid('credential_response_encryption.jwk must be a public EC or OKP key');
+  if (jwk.alg !== undefined && jwk.alg !== 'ECDH-ES')
+    throw invalid('Only ECDH-ES is supported for response encryption');
+  if (typeof params.enc !== 'string' || !ENC_VALUES.includes(params.enc))
+    throw invalid(`credential_response_encryption.enc must be one of ${ENC_VALUES.join(', ')}`);
   return { jwk: jwk as JWK, enc: params.enc };
 }
 

@@ -49,7 +49,8 @@ export function checkProofType(header: Record<string, unknown>): void {
 /** `alg` must be one the configuration lists (never `none` or a MAC). */
 export function checkProofAlg(header: Record<string, unknown>, algs: string[]): string {
   const alg = header.alg;
-  if (typeof alg !== 'string' || !algs.includes(alg)) throw invalidProof(`The proof alg must be one of ${algs.join(', ')}`);
+  if (typeof alg !== 'string' || !algs.includes(alg))
+    throw invalidProof(`The proof alg must be one of ${algs.join(', ')}`);
   return alg;
 }
 
@@ -59,8 +60,10 @@ export function proofKey(header: Record<string, unknown>): JWK {
   if (named.length !== 1) throw invalidProof('The proof header must carry exactly one of jwk, kid and x5c');
   if (header.jwk !== undefined) {
     const jwk = header.jwk as Record<string, unknown>;
-    if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk) || Object.keys(jwk).some(isPrototypeName)) throw invalidProof('The proof jwk is not a JWK');
-    if (PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined)) throw invalidProof('The proof jwk carries private key material');
+    if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk) || Object.keys(jwk).some(isPrototypeName))
+      throw invalidProof('The proof jwk is not a JWK');
+    if (PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined))
+      throw invalidProof('The proof jwk carries private key material');
     try {
       return publicJwkOf(jwk as JWK);
     } catch {
@@ -83,12 +86,21 @@ export function proofKey(header: Record<string, unknown>): JWK {
 /** `aud` is the credential issuer, `iat` at most 300 s old and not in the future (both with CLOCK_SKEW_S), `iss` the client (when the token has one), `nonce` present. */
 export function checkProofClaims(claims: Record<string, unknown>, context: ProofContext): string {
   const aud = claims.aud;
-  if (!(aud === context.issuer || (Array.isArray(aud) && aud.length === 1 && aud[0] === context.issuer))) throw invalidProof('The proof aud must be the credential issuer');
+  if (!(aud === context.issuer || (Array.isArray(aud) && aud.length === 1 && aud[0] === context.issuer)))
+    throw invalidProof('The proof aud must be the credential issuer');
   const now = context.nowMs / 1000;
-  if (!isFreshIssuedAt(claims.iat, now, PROOF_MAX_AGE_S)) throw invalidProof(`The proof iat is missing, older than ${PROOF_MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`);
-  if (failedTimeClaim(claims, now)) throw invalidProof(`The proof ${failedTimeClaim(claims, now)} claim is outside its window (clock skew ${CLOCK_SKEW_S} s)`);
-  if (context.clientId !== undefined && claims.iss !== context.clientId) throw invalidProof('The proof iss must be the client the token was issued to');
-  if (typeof claims.nonce !== 'string' || claims.nonce === '') throw invalidProof('The proof has no nonce; get one from the nonce endpoint');
+  if (!isFreshIssuedAt(claims.iat, now, PROOF_MAX_AGE_S))
+    throw invalidProof(
+      `The proof iat is missing, older than ${PROOF_MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`,
+    );
+  if (failedTimeClaim(claims, now))
+    throw invalidProof(
+      `The proof ${failedTimeClaim(claims, now)} claim is outside its window (clock skew ${CLOCK_SKEW_S} s)`,
+    );
+  if (context.clientId !== undefined && claims.iss !== context.clientId)
+    throw invalidProof('The proof iss must be the client the token was issued to');
+  if (typeof claims.nonce !== 'string' || claims.nonce === '')
+    throw invalidProof('The proof has no nonce; get one from the nonce endpoint');
   return claims.nonce;
 }
 
@@ -101,14 +113,21 @@ export async function checkProof(jwt: unknown, context: ProofContext): Promise<C
   const jwk = proofKey(header);
   let claims: Record<string, unknown>;
   try {
-    const verified = canVerifySync(header, jwk, alg) ? verifyJwsSync(jwt, jwk as Record<string, unknown>, alg) : (await compactVerify(jwt, await importJWK(jwk, alg)), true);
+    const verified = canVerifySync(header, jwk, alg)
+      ? verifyJwsSync(jwt, jwk as Record<string, unknown>, alg)
+      : (await compactVerify(jwt, await importJWK(jwk, alg)), true);
     if (!verified) throw new Error('signature');
     claims = decodeJwtClaims(jwt);
   } catch {
     throw invalidProof('The proof signature does not verify with its key');
   }
   const nonce = checkProofClaims(claims, context);
-  return { jwk, jkt: jwkThumbprintSync(jwk as Record<string, unknown>), nonce, ...(header.key_attestation !== undefined ? { keyAttestation: header.key_attestation } : {}) };
+  return {
+    jwk,
+    jkt: jwkThumbprintSync(jwk as Record<string, unknown>),
+    nonce,
+    ...(header.key_attestation !== undefined ? { keyAttestation: header.key_attestation } : {}),
+  };
 }
 
 /** Proofs of one request: pairwise-distinct keys, and one nonce shared by all of them. */
@@ -116,6 +135,7 @@ export function checkProofSet(proofs: CheckedProof[]): string {
   const keys = new Set(proofs.map((p) => p.jkt));
   if (keys.size !== proofs.length) throw invalidProof('Each proof of a batch must use a different key');
   const nonces = new Set(proofs.map((p) => p.nonce));
-  if (nonces.size !== 1) throw new OAuthError('invalid_nonce', 'All proofs of one request must carry the same c_nonce', 400);
+  if (nonces.size !== 1)
+    throw new OAuthError('invalid_nonce', 'All proofs of one request must carry the same c_nonce', 400);
   return proofs[0].nonce;
 }

@@ -10,7 +10,12 @@ import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
 import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
 import { checkDPoP } from '../dpop/check.ts';
 import { DPoPError, type VerifiedProof } from '../dpop/proof.ts';
-import { accessTokenFromHeader, dpopChallenge, insufficientScope, invalidTokenError } from '../oauth/protected-resources.ts';
+import {
+  accessTokenFromHeader,
+  dpopChallenge,
+  insufficientScope,
+  invalidTokenError,
+} from '../oauth/protected-resources.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
 import { OAuthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
@@ -18,7 +23,13 @@ import type { KeyRing } from '../keys.ts';
 import { isPrototypeName } from '../untrusted/keys.ts';
 import { issueCredential } from './credentials.ts';
 import { decryptRequest, responseEncryptionOf, type ResponseEncryption } from './encryption.ts';
-import { checkClientAttestation, checkKeyAttestation, type AttestationTrust, type AttestedClient, type AttestedKeyLevels } from './attestation.ts';
+import {
+  checkClientAttestation,
+  checkKeyAttestation,
+  type AttestationTrust,
+  type AttestedClient,
+  type AttestedKeyLevels,
+} from './attestation.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
 import { BATCH_SIZE, NONCE_TTL_S, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
 
@@ -51,7 +62,10 @@ export interface PresentedRequest {
 
 const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
 /** Codes and ids that name their offer (`<offer_id>.<secret>`), so no lookup table is needed. */
-const offerOf = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined);
+const offerOf = (value: unknown) =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value)
+    ? value.split('.')[0]
+    : undefined;
 const sameHash = (value: string, stored: string | undefined) => stored !== undefined && sameText(hash(value), stored);
 /**
  * The id-field rule of a credential request (OpenID4VCI 1.0 §8.2): with credential_identifiers in the
@@ -59,18 +73,40 @@ const sameHash = (value: string, stored: string | undefined) => stored !== undef
  */
 function requestedConfiguration(req: Record<string, unknown>, details: unknown): string {
   const identifiers = new Map<string, string>();
-  for (const d of Array.isArray(details) ? details : []) for (const id of (d as { credential_identifiers?: string[] }).credential_identifiers ?? []) identifiers.set(id, String((d as { credential_configuration_id?: string }).credential_configuration_id));
+  for (const d of Array.isArray(details) ? details : [])
+    for (const id of (d as { credential_identifiers?: string[] }).credential_identifiers ?? [])
+      identifiers.set(id, String((d as { credential_configuration_id?: string }).credential_configuration_id));
   const hasId = req.credential_identifier !== undefined;
   const hasConfig = req.credential_configuration_id !== undefined;
-  if (hasId && hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
+  if (hasId && hasConfig)
+    throw new OAuthError(
+      'invalid_credential_request',
+      'Send exactly one of credential_configuration_id and credential_identifier',
+      400,
+    );
   if (identifiers.size > 0) {
-    if (!hasId || hasConfig) throw new OAuthError('invalid_credential_request', 'This token carries credential_identifiers: send credential_identifier (and no credential_configuration_id)', 400);
+    if (!hasId || hasConfig)
+      throw new OAuthError(
+        'invalid_credential_request',
+        'This token carries credential_identifiers: send credential_identifier (and no credential_configuration_id)',
+        400,
+      );
     const configuration = identifiers.get(String(req.credential_identifier));
-    if (!configuration) throw new OAuthError('unknown_credential_identifier', 'The credential_identifier is not one the token was issued for', 400);
+    if (!configuration)
+      throw new OAuthError(
+        'unknown_credential_identifier',
+        'The credential_identifier is not one the token was issued for',
+        400,
+      );
     return configuration;
   }
   if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
-  if (!hasConfig) throw new OAuthError('invalid_credential_request', 'Send exactly one of credential_configuration_id and credential_identifier', 400);
+  if (!hasConfig)
+    throw new OAuthError(
+      'invalid_credential_request',
+      'Send exactly one of credential_configuration_id and credential_identifier',
+      400,
+    );
   return String(req.credential_configuration_id);
 }
 
@@ -87,7 +123,8 @@ function statusName(state: string, expiredReason: string | undefined): string {
 const TERMINAL_STATUSES = new Set(['expired', 'tx_code_burned', 'notified']);
 
 /** OpenID4VCI 1.0 §11.1: event_description is text of %x20-21 / %x23-5B / %x5D-7E only. */
-export const isNotificationDescription = (value: unknown): value is string => typeof value === 'string' && /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/.test(value);
+export const isNotificationDescription = (value: unknown): value is string =>
+  typeof value === 'string' && /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/.test(value);
 
 const sixDigits = () => String(randomBytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
 
@@ -125,7 +162,11 @@ export class IssuerService {
       trustAnchors: [this.pki.attester.ca.pem, ...this.settings.attestationTrustAnchorsPem],
       nowMs: this.clock.now(),
       useOnce: (purpose, value) => this.useOnce(purpose, value),
-      spendChallenge: (challenge) => this.spendStateless('attestation-challenge', challenge).then(() => true, () => false),
+      spendChallenge: (challenge) =>
+        this.spendStateless('attestation-challenge', challenge).then(
+          () => true,
+          () => false,
+        ),
     };
   }
 
@@ -142,14 +183,17 @@ export class IssuerService {
 
   private async useOnce(purpose: string, value: string): Promise<boolean> {
     // Almost always a first sighting: appended without a read (a replay conflicts, is reloaded and refused).
-    return (await this.once.create(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose })).accepted;
+    return (
+      await this.once.create(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose })
+    ).accepted;
   }
 
   // ----- offers -----
 
   async createOffer(input: OfferInput) {
     const ids = input.credential_configuration_ids ?? [...this.settings.configurations.keys()].slice(0, 1);
-    if (ids.length === 0 || ids.some((id) => !this.settings.configurations.has(id))) throw invalidRequest('credential_configuration_ids names an unknown configuration');
+    if (ids.length === 0 || ids.some((id) => !this.settings.configurations.has(id)))
+      throw invalidRequest('credential_configuration_ids names an unknown configuration');
     const user = input.user ?? 'alice';
     if (!this.users.has(user)) throw invalidRequest(`user must be one of ${[...this.users.keys()].join(', ')}`);
     const offerId = randomToken(12);
@@ -157,8 +201,22 @@ export class IssuerService {
     if (input.grant === 'authorization_code') {
       if (input.tx_code === true) throw invalidRequest('tx_code belongs to the pre-authorized_code grant');
       const issuerState = this.offerSecret('issuer_state', offerId);
-      await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'authorization_code', configuration_ids: ids, issuer_state_hash: hash(issuerState), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
-      const offer = { credential_issuer: this.settings.issuer, credential_configuration_ids: ids, grants: { authorization_code: { issuer_state: issuerState } } };
+      await this.offers.create(offerId, {
+        type: 'issuance.offered',
+        at,
+        grant: 'authorization_code',
+        configuration_ids: ids,
+        issuer_state_hash: hash(issuerState),
+        expires_at: at + OFFER_TTL_S * 1000,
+        by_value: input.by_value === true,
+        user,
+        ...(input.deferred === true ? { deferred: true } : {}),
+      });
+      const offer = {
+        credential_issuer: this.settings.issuer,
+        credential_configuration_ids: ids,
+        grants: { authorization_code: { issuer_state: issuerState } },
+      };
       const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
       return {
         offer_id: offerId,
@@ -171,11 +229,25 @@ export class IssuerService {
     }
     const code = this.offerSecret('pre-authorized_code', offerId);
     const txCode = input.tx_code === true ? sixDigits() : undefined;
-    await this.offers.create(offerId, { type: 'issuance.offered', at, grant: 'pre-authorized_code', configuration_ids: ids, code_hash: hash(code), ...(txCode ? { tx_code_hash: hash(txCode) } : {}), expires_at: at + OFFER_TTL_S * 1000, by_value: input.by_value === true, user, ...(input.deferred === true ? { deferred: true } : {}) });
+    await this.offers.create(offerId, {
+      type: 'issuance.offered',
+      at,
+      grant: 'pre-authorized_code',
+      configuration_ids: ids,
+      code_hash: hash(code),
+      ...(txCode ? { tx_code_hash: hash(txCode) } : {}),
+      expires_at: at + OFFER_TTL_S * 1000,
+      by_value: input.by_value === true,
+      user,
+      ...(input.deferred === true ? { deferred: true } : {}),
+    });
     const offer = this.offerDocument(ids, code, txCode !== undefined);
     const offerUri = `${this.settings.issuer}/credential-offer/${offerId}`;
     const credentialOffer = input.by_value === true ? { credential_offer: offer } : { credential_offer_uri: offerUri };
-    const query = input.by_value === true ? `credential_offer=${encodeURIComponent(JSON.stringify(offer))}` : `credential_offer_uri=${encodeURIComponent(offerUri)}`;
+    const query =
+      input.by_value === true
+        ? `credential_offer=${encodeURIComponent(JSON.stringify(offer))}`
+        : `credential_offer_uri=${encodeURIComponent(offerUri)}`;
     return {
       offer_id: offerId,
       ...credentialOffer,
@@ -194,7 +266,9 @@ export class IssuerService {
       grants: {
         [PRE_AUTHORIZED_GRANT]: {
           'pre-authorized_code': code,
-          ...(txCode ? { tx_code: { length: 6, input_mode: 'numeric', description: 'The six digits shown with the offer' } } : {}),
+          ...(txCode
+            ? { tx_code: { length: 6, input_mode: 'numeric', description: 'The six digits shown with the offer' } }
+            : {}),
         },
       },
     };
@@ -209,8 +283,17 @@ export class IssuerService {
       throw notFound('The credential offer has expired');
     }
     await this.offers.execute(offerId, { type: 'issuance.offer_fetched', at: this.clock.now() });
-    if (snapshot.context.grant === 'authorization_code') return { credential_issuer: this.settings.issuer, credential_configuration_ids: snapshot.context.configurationIds, grants: { authorization_code: { issuer_state: this.offerSecret('issuer_state', offerId) } } };
-    return this.offerDocument(snapshot.context.configurationIds, this.offerSecret('pre-authorized_code', offerId), snapshot.context.txCodeHash !== undefined);
+    if (snapshot.context.grant === 'authorization_code')
+      return {
+        credential_issuer: this.settings.issuer,
+        credential_configuration_ids: snapshot.context.configurationIds,
+        grants: { authorization_code: { issuer_state: this.offerSecret('issuer_state', offerId) } },
+      };
+    return this.offerDocument(
+      snapshot.context.configurationIds,
+      this.offerSecret('pre-authorized_code', offerId),
+      snapshot.context.txCodeHash !== undefined,
+    );
   }
 
   /**
@@ -226,7 +309,10 @@ export class IssuerService {
     const { snapshot, version } = await this.offers.get(offerId);
     if (version === 0) throw notFound('No such credential offer');
     const c: IssuanceContext = snapshot.context;
-    const lapsed = snapshot.value !== 'expired' && c.expiresAt <= this.clock.now() && (snapshot.value === 'offered' || snapshot.value === 'offer_fetched');
+    const lapsed =
+      snapshot.value !== 'expired' &&
+      c.expiresAt <= this.clock.now() &&
+      (snapshot.value === 'offered' || snapshot.value === 'offer_fetched');
     const status = lapsed ? 'expired' : statusName(String(snapshot.value), c.expiredReason);
     const expiredReason = lapsed ? 'lapsed' : c.expiredReason;
     return {
@@ -256,13 +342,27 @@ export class IssuerService {
   /** A DPoP proof at one of the issuer's endpoints: verified, nonce (when required), single use. */
   async dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined> {
     const nonces = side === 'as' ? this.asNonces : this.rsNonces;
-    return checkDPoP(request.dpop, { method: request.method, url: request.url, accessToken }, { side, nowMs: () => this.clock.now(), ...(this.settings.dpopNonceRequired ? { nonces } : {}), useOnce: (purpose, value) => this.useOnce(purpose, value) });
+    return checkDPoP(
+      request.dpop,
+      { method: request.method, url: request.url, accessToken },
+      {
+        side,
+        nowMs: () => this.clock.now(),
+        ...(this.settings.dpopNonceRequired ? { nonces } : {}),
+        useOnce: (purpose, value) => this.useOnce(purpose, value),
+      },
+    );
   }
 
   async token(form: Record<string, string | undefined>, request: PresentedRequest) {
     const grant = form.grant_type;
     if (grant === 'authorization_code') return this.redeemCode(form, request);
-    if (grant !== PRE_AUTHORIZED_GRANT) throw new OAuthError('unsupported_grant_type', 'This authorization server issues tokens for the pre-authorized_code and authorization_code grants only', 400);
+    if (grant !== PRE_AUTHORIZED_GRANT)
+      throw new OAuthError(
+        'unsupported_grant_type',
+        'This authorization server issues tokens for the pre-authorized_code and authorization_code grants only',
+        400,
+      );
     const code = form['pre-authorized_code'];
     // Client attestation first: a request that fails later has still spent its PoP jti.
     const attested = await this.attestedClient(request);
@@ -272,8 +372,10 @@ export class IssuerService {
     const loaded = offerId ? await this.offers.get(offerId) : undefined;
     const c = loaded?.snapshot.context;
     const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
-    if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash)) throw invalidGrant('The pre-authorized code is unknown');
-    if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched') throw invalidGrant('The pre-authorized code was already used, burned or has expired');
+    if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash))
+      throw invalidGrant('The pre-authorized code is unknown');
+    if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched')
+      throw invalidGrant('The pre-authorized code was already used, burned or has expired');
     if (c.expiresAt <= this.clock.now()) {
       await this.recordLapse(offerId);
       throw invalidGrant('The pre-authorized code has expired');
@@ -284,7 +386,10 @@ export class IssuerService {
     if (c.txCodeHash && !sameHash(txCode!, c.txCodeHash)) throw invalidGrant(await this.rejectTxCode(offerId));
     this.requireHaipClient(c.configurationIds, attested, proof);
     // Every other check passed: only now is the code consumed (the token_issued transition).
-    const minted = await this.mintToken(offerId, c, { proof, ...(attested ? { clientId: attested.clientId, attested } : {}) });
+    const minted = await this.mintToken(offerId, c, {
+      proof,
+      ...(attested ? { clientId: attested.clientId, attested } : {}),
+    });
     if (!minted) throw invalidGrant('The pre-authorized code was already used');
     return minted;
   }
@@ -297,7 +402,9 @@ export class IssuerService {
     const outcome = await this.offers.execute(offerId, { type: 'issuance.tx_code_rejected', at: this.clock.now() });
     if (!outcome.accepted) return 'The pre-authorized code was already used, burned or has expired';
     const left = TX_CODE_ATTEMPTS - outcome.snapshot.context.txCodeFailures;
-    return left > 0 ? `The tx_code is wrong (${left} attempt(s) left)` : 'The tx_code is wrong; the pre-authorized code is burned';
+    return left > 0
+      ? `The tx_code is wrong (${left} attempt(s) left)`
+      : 'The tx_code is wrong; the pre-authorized code is burned';
   }
 
   /**
@@ -306,11 +413,20 @@ export class IssuerService {
    * With authorization_details the token carries credential_identifiers (`<configuration>#1`).
    */
   /** Runs a DPoP check; a use_dpop_nonce challenge it answers is recorded on the issuance, when known. */
-  private async recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T> {
+  private async recordingChallenges<T>(
+    offerId: string | undefined,
+    side: 'as' | 'rs',
+    check: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await check();
     } catch (error) {
-      if (offerId && error instanceof OAuthError && error.error === 'use_dpop_nonce' && (await this.offers.get(offerId)).version > 0) {
+      if (
+        offerId &&
+        error instanceof OAuthError &&
+        error.error === 'use_dpop_nonce' &&
+        (await this.offers.get(offerId)).version > 0
+      ) {
         await this.offers.execute(offerId, { type: 'issuance.nonce_challenged', at: this.clock.now(), side });
       }
       throw error;
@@ -320,32 +436,82 @@ export class IssuerService {
   /** An offer met after its lifetime is closed in the log (`issuance.expired`, reason lapsed) the first time. */
   private async recordLapse(offerId: string): Promise<void> {
     const { snapshot } = await this.offers.get(offerId);
-    if (snapshot.value === 'offered' || snapshot.value === 'offer_fetched' || snapshot.value === 'authorization_requested' || snapshot.value === 'code_issued') {
+    if (
+      snapshot.value === 'offered' ||
+      snapshot.value === 'offer_fetched' ||
+      snapshot.value === 'authorization_requested' ||
+      snapshot.value === 'code_issued'
+    ) {
       await this.offers.execute(offerId, { type: 'issuance.expired', at: this.clock.now(), reason: 'lapsed' });
     }
   }
 
   /** HAIP configurations need an attested client and a DPoP-bound token. */
-  requireHaipClient(configurationIds: string[], attested: AttestedClient | undefined, proof: VerifiedProof | undefined): void {
+  requireHaipClient(
+    configurationIds: string[],
+    attested: AttestedClient | undefined,
+    proof: VerifiedProof | undefined,
+  ): void {
     if (!configurationIds.some((id) => this.settings.configurations.get(id)?.haip)) return;
-    if (!attested) throw new OAuthError('invalid_client', 'HAIP configurations need client attestation (attest_jwt_client_auth)', 401);
+    if (!attested)
+      throw new OAuthError(
+        'invalid_client',
+        'HAIP configurations need client attestation (attest_jwt_client_auth)',
+        401,
+      );
     if (!proof) throw new DPoPError('HAIP configurations need a DPoP proof');
   }
 
-  private async mintToken(offerId: string, c: IssuanceContext, options: { proof?: VerifiedProof; clientId?: string; attested?: AttestedClient }) {
+  private async mintToken(
+    offerId: string,
+    c: IssuanceContext,
+    options: { proof?: VerifiedProof; clientId?: string; attested?: AttestedClient },
+  ) {
     const at = this.clock.now();
     const scope = c.configurationIds.map((id) => this.settings.configurations.get(id)!.scope).join(' ');
-    const identifiers = c.par?.authorizationDetails ? c.configurationIds.map((id) => ({ type: 'openid_credential', credential_configuration_id: id, credential_identifiers: [`${id}#1`] })) : undefined;
+    const identifiers = c.par?.authorizationDetails
+      ? c.configurationIds.map((id) => ({
+          type: 'openid_credential',
+          credential_configuration_id: id,
+          credential_identifiers: [`${id}#1`],
+        }))
+      : undefined;
     const iat = Math.floor(at / 1000);
-    const token = signJwt(this.keys.signing(KEY_SET, 'ES256'), { typ: 'at+jwt' }, {
-      iss: this.settings.issuer, aud: this.settings.issuer, sub: c.user, iat, exp: iat + TOKEN_TTL_S, jti: randomToken(16), scope, issuance: offerId,
+    const token = signJwt(
+      this.keys.signing(KEY_SET, 'ES256'),
+      { typ: 'at+jwt' },
+      {
+        iss: this.settings.issuer,
+        aud: this.settings.issuer,
+        sub: c.user,
+        iat,
+        exp: iat + TOKEN_TTL_S,
+        jti: randomToken(16),
+        scope,
+        issuance: offerId,
+        ...(options.clientId ? { client_id: options.clientId } : {}),
+        ...(identifiers ? { authorization_details: identifiers } : {}),
+        ...(options.proof ? { cnf: { jkt: options.proof.jkt } } : {}),
+      },
+    );
+    const outcome = await this.offers.execute(offerId, {
+      type: 'issuance.token_issued',
+      at,
+      token_hash: hash(token),
+      token_type: options.proof ? 'DPoP' : 'Bearer',
+      ...(options.proof ? { dpop_jkt: options.proof.jkt } : {}),
       ...(options.clientId ? { client_id: options.clientId } : {}),
-      ...(identifiers ? { authorization_details: identifiers } : {}),
-      ...(options.proof ? { cnf: { jkt: options.proof.jkt } } : {}),
+      scope,
+      ...(options.attested ? { attested: true, challenge_used: options.attested.challengeUsed } : {}),
     });
-    const outcome = await this.offers.execute(offerId, { type: 'issuance.token_issued', at, token_hash: hash(token), token_type: options.proof ? 'DPoP' : 'Bearer', ...(options.proof ? { dpop_jkt: options.proof.jkt } : {}), ...(options.clientId ? { client_id: options.clientId } : {}), scope, ...(options.attested ? { attested: true, challenge_used: options.attested.challengeUsed } : {}) });
     if (!outcome.accepted) return undefined;
-    return { access_token: token, token_type: options.proof ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_S, scope, ...(identifiers ? { authorization_details: identifiers } : {}) };
+    return {
+      access_token: token,
+      token_type: options.proof ? 'DPoP' : 'Bearer',
+      expires_in: TOKEN_TTL_S,
+      scope,
+      ...(identifiers ? { authorization_details: identifiers } : {}),
+    };
   }
 
   /** The authorization_code grant (RFC 6749 §4.1.3 with RFC 7636 and RFC 9449): the PAR's client, redirect_uri, verifier and DPoP key. */
@@ -356,20 +522,41 @@ export class IssuerService {
     const attested = await this.attestedClient(request);
     const clientId = attested?.clientId ?? form.client_id;
     if (!clientId) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
-    if (attested && form.client_id !== undefined && form.client_id !== attested.clientId) throw new OAuthError('invalid_client', 'client_id differs from the attested client', 401);
+    if (attested && form.client_id !== undefined && form.client_id !== attested.clientId)
+      throw new OAuthError('invalid_client', 'client_id differs from the attested client', 401);
     const proof = await this.recordingChallenges(offerOf(code), 'as', () => this.dpop(request, 'as'));
     const offerId = offerOf(code);
     const loaded = offerId ? await this.offers.get(offerId) : undefined;
     const c = loaded?.snapshot.context;
-    if (!offerId || !loaded || !c || loaded.snapshot.value !== 'code_issued' || !sameHash(code, c.authCodeHash) || !c.par) throw invalidGrant('The authorization code is unknown or was already used');
+    if (
+      !offerId ||
+      !loaded ||
+      !c ||
+      loaded.snapshot.value !== 'code_issued' ||
+      !sameHash(code, c.authCodeHash) ||
+      !c.par
+    )
+      throw invalidGrant('The authorization code is unknown or was already used');
     if ((c.authCodeExpiresAt ?? 0) <= this.clock.now()) throw invalidGrant('The authorization code has expired');
     if (clientId !== c.par.clientId) throw invalidGrant('The code was issued to another client');
-    if (c.par.attested && !attested) throw new OAuthError('invalid_client', 'The pushed request was attested: the token request needs the client attestation too', 401);
+    if (c.par.attested && !attested)
+      throw new OAuthError(
+        'invalid_client',
+        'The pushed request was attested: the token request needs the client attestation too',
+        401,
+      );
     this.requireHaipClient(c.configurationIds, attested, proof);
-    if (form.redirect_uri !== c.par.redirectUri) throw invalidGrant('redirect_uri differs from the pushed authorization request');
-    if (!verifierMatches(form.code_verifier, c.par.codeChallenge)) throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
-    if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt) throw new DPoPError('The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)');
-    const minted = await this.mintToken(offerId, c, { proof, clientId: c.par.clientId, ...(attested ? { attested } : {}) });
+    if (form.redirect_uri !== c.par.redirectUri)
+      throw invalidGrant('redirect_uri differs from the pushed authorization request');
+    if (!verifierMatches(form.code_verifier, c.par.codeChallenge))
+      throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
+    if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt)
+      throw new DPoPError('The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)');
+    const minted = await this.mintToken(offerId, c, {
+      proof,
+      clientId: c.par.clientId,
+      ...(attested ? { attested } : {}),
+    });
     if (!minted) throw invalidGrant('The authorization code was already used');
     return minted;
   }
@@ -391,7 +578,9 @@ export class IssuerService {
   /** Known (our HMAC for this purpose), not expired, and not used before: then spent. */
   private async spendStateless(purpose: string, value: string): Promise<void> {
     const [exp, random, mac] = value.split('.');
-    const expected = createHmac('sha256', this.keys.secret('c-nonce')).update(`${purpose}:${exp}.${random}`).digest('base64url');
+    const expected = createHmac('sha256', this.keys.secret('c-nonce'))
+      .update(`${purpose}:${exp}.${random}`)
+      .digest('base64url');
     const invalid = (why: string) => new OAuthError('invalid_nonce', why, 400);
     if (!mac || !sameText(mac, expected)) throw invalid(`The ${purpose} value is not one this issuer gave out`);
     if (Number(exp) <= this.clock.now() / 1000) throw invalid(`The ${purpose} value has expired; get a new one`);
@@ -409,18 +598,25 @@ export class IssuerService {
     const unauthorized = (why: string) => invalidTokenError(why, { scheme: presented?.scheme ?? 'Bearer' });
     if (!presented) throw unauthorized('An access token from the token endpoint is required');
     const { scheme, token } = presented;
-    const claims = verifyOwnJwtSync(token, (kid) => this.keys.verificationKey(KEY_SET, 'ES256', kid), { issuer: this.settings.issuer, audience: this.settings.issuer, typ: 'at+jwt', now: this.clock.now() });
+    const claims = verifyOwnJwtSync(token, (kid) => this.keys.verificationKey(KEY_SET, 'ES256', kid), {
+      issuer: this.settings.issuer,
+      audience: this.settings.issuer,
+      typ: 'at+jwt',
+      now: this.clock.now(),
+    });
     if (!claims) throw unauthorized('The access token is invalid or expired');
     // The subject is the user whose data the credential carries: an unknown one is never replaced by another.
     const user = typeof claims.sub === 'string' ? this.users.get(claims.sub) : undefined;
-    if (!user) throw unauthorized('The access token\'s subject is not a known user');
+    if (!user) throw unauthorized("The access token's subject is not a known user");
     const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
     if (bound) {
       if (scheme !== 'DPoP') throw unauthorized('This access token is DPoP-bound: use the DPoP scheme with a proof');
       const issuance = typeof claims.issuance === 'string' ? claims.issuance : undefined;
-      const proof = await this.recordingChallenges(issuance, 'rs', () => this.dpop(request, 'rs', token)).catch((e: OAuthError) => {
-        throw e.error === 'invalid_dpop_proof' || e.error === 'use_dpop_nonce' ? dpopChallenge(e) : e;
-      });
+      const proof = await this.recordingChallenges(issuance, 'rs', () => this.dpop(request, 'rs', token)).catch(
+        (e: OAuthError) => {
+          throw e.error === 'invalid_dpop_proof' || e.error === 'use_dpop_nonce' ? dpopChallenge(e) : e;
+        },
+      );
       if (!proof) throw dpopChallenge(new DPoPError('A DPoP proof (with ath) is required with a DPoP-bound token'));
       if (proof.jkt !== bound) throw unauthorized('The DPoP proof key is not the key the token is bound to');
     } else if (scheme === 'DPoP') throw unauthorized('This access token is not DPoP-bound: use the Bearer scheme');
@@ -431,13 +627,30 @@ export class IssuerService {
    * Encryption rules of a credential or deferred request (decisions section 8): required encryption
    * absent, or response encryption asked in plain JSON, is `invalid_encryption_parameters`.
    */
-  private async openRequest(body: unknown, encrypted: boolean): Promise<{ request: unknown; encryptTo?: ResponseEncryption }> {
+  private async openRequest(
+    body: unknown,
+    encrypted: boolean,
+  ): Promise<{ request: unknown; encryptTo?: ResponseEncryption }> {
     const request = encrypted ? await decryptRequest(body, this.pki.requestEncryption) : body;
-    if (!encrypted && this.settings.encryptionRequired) throw new OAuthError('invalid_encryption_parameters', 'This issuer requires encrypted credential requests (application/jwt)', 400);
-    const params = request && typeof request === 'object' && !Array.isArray(request) ? (request as Record<string, unknown>).credential_response_encryption : undefined;
-    if (!encrypted && params !== undefined) throw new OAuthError('invalid_encryption_parameters', 'Response encryption needs an encrypted request (application/jwt)', 400);
+    if (!encrypted && this.settings.encryptionRequired)
+      throw new OAuthError(
+        'invalid_encryption_parameters',
+        'This issuer requires encrypted credential requests (application/jwt)',
+        400,
+      );
+    const params =
+      request && typeof request === 'object' && !Array.isArray(request)
+        ? (request as Record<string, unknown>).credential_response_encryption
+        : undefined;
+    if (!encrypted && params !== undefined)
+      throw new OAuthError(
+        'invalid_encryption_parameters',
+        'Response encryption needs an encrypted request (application/jwt)',
+        400,
+      );
     const encryptTo = responseEncryptionOf(params);
-    if (this.settings.encryptionRequired && !encryptTo) throw new OAuthError('invalid_encryption_parameters', 'This issuer requires credential_response_encryption', 400);
+    if (this.settings.encryptionRequired && !encryptTo)
+      throw new OAuthError('invalid_encryption_parameters', 'This issuer requires credential_response_encryption', 400);
     return { request, ...(encryptTo ? { encryptTo } : {}) };
   }
 
@@ -445,46 +658,118 @@ export class IssuerService {
     const { token, claims, user, offerId } = await this.accessToken(request);
     const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
     const loaded = await this.offers.get(offerId);
-    if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash)) throw invalidTokenError('The access token does not belong to a live offer');
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
+    if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash))
+      throw invalidTokenError('The access token does not belong to a live offer');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
     const req = body as Record<string, unknown>;
     const configurationId = requestedConfiguration(req, claims.authorization_details);
     const configuration = this.settings.configurations.get(configurationId);
-    if (!configuration || isPrototypeName(configurationId)) throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
-    if (!String(claims.scope ?? '').split(' ').includes(configuration.scope)) throw insufficientScope(configuration.scope, { scheme: claims.cnf ? 'DPoP' : 'Bearer' });
-    if (req.proof !== undefined) throw new OAuthError('invalid_credential_request', 'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}', 400);
+    if (!configuration || isPrototypeName(configurationId))
+      throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
+    if (
+      !String(claims.scope ?? '')
+        .split(' ')
+        .includes(configuration.scope)
+    )
+      throw insufficientScope(configuration.scope, { scheme: claims.cnf ? 'DPoP' : 'Bearer' });
+    if (req.proof !== undefined)
+      throw new OAuthError(
+        'invalid_credential_request',
+        'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}',
+        400,
+      );
     const proofs = req.proofs as { jwt?: unknown } | undefined;
-    if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0) throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
-    if (proofs.jwt.length > BATCH_SIZE) throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
+    if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0)
+      throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
+    if (proofs.jwt.length > BATCH_SIZE)
+      throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
     const checked: CheckedProof[] = [];
     const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
-    for (const jwt of proofs.jwt) checked.push(await checkProof(jwt, { issuer: this.settings.issuer, algs: configuration.proofAlgs, nowMs: this.clock.now(), ...(clientId ? { clientId } : {}) }));
+    for (const jwt of proofs.jwt)
+      checked.push(
+        await checkProof(jwt, {
+          issuer: this.settings.issuer,
+          algs: configuration.proofAlgs,
+          nowMs: this.clock.now(),
+          ...(clientId ? { clientId } : {}),
+        }),
+      );
     const cNonce = checkProofSet(checked);
     let keyAttestation: AttestedKeyLevels | undefined;
     if (configuration.haip) {
       const trust = this.attestationTrust();
-      for (const p of checked) keyAttestation = await checkKeyAttestation(p.keyAttestation, { proofJwk: p.jwk, cNonce, required: configuration.haip.keyAttestationsRequired, trust });
+      for (const p of checked)
+        keyAttestation = await checkKeyAttestation(p.keyAttestation, {
+          proofJwk: p.jwk,
+          cNonce,
+          required: configuration.haip.keyAttestationsRequired,
+          trust,
+        });
     }
     await this.spendNonce(cNonce);
     const at = this.clock.now();
     if (loaded.snapshot.context.deferred) {
       const transactionId = `${offerId}.${randomToken(16)}`;
-      const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), holder_jwks: checked.map((p) => p.jwk as Record<string, unknown>), transaction_id_hash: hash(transactionId), ready_at: at + DEFERRED_INTERVAL_S * 1000 });
-      if (!outcome.accepted) throw new OAuthError('invalid_credential_request', 'A deferred credential of this offer was already requested', 400);
+      const outcome = await this.offers.execute(offerId, {
+        type: 'issuance.deferred',
+        at,
+        configuration_id: configurationId,
+        proof_count: checked.length,
+        holder_jkts: checked.map((p) => p.jkt),
+        holder_jwks: checked.map((p) => p.jwk as Record<string, unknown>),
+        transaction_id_hash: hash(transactionId),
+        ready_at: at + DEFERRED_INTERVAL_S * 1000,
+      });
+      if (!outcome.accepted)
+        throw new OAuthError(
+          'invalid_credential_request',
+          'A deferred credential of this offer was already requested',
+          400,
+        );
       return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S }, encryptTo };
     }
-    const credentials = await this.issueAll(configurationId, checked.map((p) => p.jwk as JWK), user);
+    const credentials = await this.issueAll(
+      configurationId,
+      checked.map((p) => p.jwk as JWK),
+      user,
+    );
     const notificationId = `${offerId}.${randomToken(16)}`;
     const interactionId = request.interactionId;
-    await this.offers.execute(offerId, { type: 'issuance.credential_issued', at, configuration_id: configurationId, proof_count: checked.length, holder_jkts: checked.map((p) => p.jkt), notification_id_hash: hash(notificationId), ...(interactionId ? { interaction_id: interactionId } : {}), ...(keyAttestation ? { key_attestation: keyAttestation } : {}), request_encrypted: encrypted, response_encrypted: encryptTo !== undefined });
+    await this.offers.execute(offerId, {
+      type: 'issuance.credential_issued',
+      at,
+      configuration_id: configurationId,
+      proof_count: checked.length,
+      holder_jkts: checked.map((p) => p.jkt),
+      notification_id_hash: hash(notificationId),
+      ...(interactionId ? { interaction_id: interactionId } : {}),
+      ...(keyAttestation ? { key_attestation: keyAttestation } : {}),
+      request_encrypted: encrypted,
+      response_encrypted: encryptTo !== undefined,
+    });
     return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
   }
 
   /** One credential per holder key, in the order of the proofs. */
-  private async issueAll(configurationId: string, holderJwks: JWK[], user: { id: string; claims: Record<string, unknown> }) {
+  private async issueAll(
+    configurationId: string,
+    holderJwks: JWK[],
+    user: { id: string; claims: Record<string, unknown> },
+  ) {
     const configuration = this.settings.configurations.get(configurationId)!;
     const credentials = [];
-    for (const holderJwk of holderJwks) credentials.push({ credential: await issueCredential(configuration, { settings: this.settings, pki: this.pki, keys: this.keys, holderJwk, user, nowMs: this.clock.now() }) });
+    for (const holderJwk of holderJwks)
+      credentials.push({
+        credential: await issueCredential(configuration, {
+          settings: this.settings,
+          pki: this.pki,
+          keys: this.keys,
+          holderJwk,
+          user,
+          nowMs: this.clock.now(),
+        }),
+      });
     return credentials;
   }
 
@@ -494,17 +779,30 @@ export class IssuerService {
   async deferredCredential(rawBody: unknown, request: PresentedRequest, encrypted = false) {
     const { user, offerId } = await this.accessToken(request);
     const { request: body, encryptTo } = await this.openRequest(rawBody, encrypted);
-    const id = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).transaction_id : undefined;
-    const invalid = () => new OAuthError('invalid_transaction_id', 'The transaction_id is unknown, already collected, or not this token\'s', 400);
+    const id =
+      body && typeof body === 'object' && !Array.isArray(body)
+        ? (body as Record<string, unknown>).transaction_id
+        : undefined;
+    const invalid = () =>
+      new OAuthError(
+        'invalid_transaction_id',
+        "The transaction_id is unknown, already collected, or not this token's",
+        400,
+      );
     if (typeof id !== 'string' || offerOf(id) !== offerId) throw invalid();
     const { snapshot } = await this.offers.get(offerId);
     const c = snapshot.context;
     if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw invalid();
     const at = this.clock.now();
-    if (at < (c.readyAt ?? Infinity)) return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
+    if (at < (c.readyAt ?? Infinity))
+      return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
     const credentials = await this.issueAll(c.configurationId!, c.holderJwks as JWK[], user);
     const notificationId = `${offerId}.${randomToken(16)}`;
-    const outcome = await this.offers.execute(offerId, { type: 'issuance.deferred_collected', at, notification_id_hash: hash(notificationId) });
+    const outcome = await this.offers.execute(offerId, {
+      type: 'issuance.deferred_collected',
+      at,
+      notification_id_hash: hash(notificationId),
+    });
     if (!outcome.accepted) throw invalid();
     return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
   }
@@ -516,12 +814,34 @@ export class IssuerService {
     const req = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
     const id = req.notification_id;
     const event = req.event;
-    if (typeof id !== 'string' || offerOf(id) !== offerId) throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
+    if (typeof id !== 'string' || offerOf(id) !== offerId)
+      throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
     const { snapshot } = await this.offers.get(offerId);
-    if (!sameHash(id, snapshot.context.notificationIdHash)) throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
-    if (event !== 'credential_accepted' && event !== 'credential_failure' && event !== 'credential_deleted') throw new OAuthError('invalid_notification_request', 'event must be credential_accepted, credential_failure or credential_deleted', 400);
-    if (req.event_description !== undefined && !isNotificationDescription(req.event_description)) throw new OAuthError('invalid_notification_request', 'event_description must be ASCII text without \'"\' or \'\\\' (OpenID4VCI 1.0 §11.1)', 400);
-    const outcome = await this.offers.execute(offerId, { type: 'issuance.notified', at: this.clock.now(), event, ...(request.interactionId ? { interaction_id: request.interactionId } : {}) });
-    if (!outcome.accepted) throw new OAuthError('invalid_notification_request', 'Once credential_accepted was sent, credential_failure is refused', 400);
+    if (!sameHash(id, snapshot.context.notificationIdHash))
+      throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
+    if (event !== 'credential_accepted' && event !== 'credential_failure' && event !== 'credential_deleted')
+      throw new OAuthError(
+        'invalid_notification_request',
+        'event must be credential_accepted, credential_failure or credential_deleted',
+        400,
+      );
+    if (req.event_description !== undefined && !isNotificationDescription(req.event_description))
+      throw new OAuthError(
+        'invalid_notification_request',
+        "event_description must be ASCII text without '\"' or '\\' (OpenID4VCI 1.0 §11.1)",
+        400,
+      );
+    const outcome = await this.offers.execute(offerId, {
+      type: 'issuance.notified',
+      at: this.clock.now(),
+      event,
+      ...(request.interactionId ? { interaction_id: request.interactionId } : {}),
+    });
+    if (!outcome.accepted)
+      throw new OAuthError(
+        'invalid_notification_request',
+        'Once credential_accepted was sent, credential_failure is refused',
+        400,
+      );
   }
 }

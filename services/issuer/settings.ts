@@ -62,21 +62,78 @@ export const degreeVct = (base: string) => `${base}/oid4vci/credential-types/uni
 export function issuerSettings(base: string, env: Record<string, string | undefined>): IssuerSettings {
   const configurations: CredentialConfiguration[] = [
     { id: 'MobileDrivingLicenceMsoMdoc', format: 'mso_mdoc', scope: 'vc:mdl', type: MDL_DOCTYPE, proofAlgs: ['ES256'] },
-    { id: 'MobileDrivingLicenceMsoMdocHAIP', format: 'mso_mdoc', scope: 'vc:mdl_haip', type: MDL_DOCTYPE, proofAlgs: ['ES256'], haip: { keyAttestationsRequired: { key_storage: ['iso_18045_moderate'], user_authentication: ['iso_18045_moderate'] } } },
-    { id: 'UniversityDegreeCredential', format: 'dc+sd-jwt', scope: 'vc:university_degree', type: degreeVct(base), proofAlgs: ['ES256', 'EdDSA'] },
-    { id: 'UniversityDegreeCredentialHAIP', format: 'dc+sd-jwt', scope: 'vc:university_degree_haip', type: degreeVct(base), proofAlgs: ['ES256'], haip: { keyAttestationsRequired: {} } },
-    { id: 'UniversityDegreeCredentialJWT', format: 'jwt_vc_json', scope: 'vc:university_degree_jwt', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
-    { id: 'UniversityDegreeCredentialJWTLD', format: 'jwt_vc_json-ld', scope: 'vc:university_degree_jwtld', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
-    { id: 'UniversityDegreeCredentialLDP', format: 'ldp_vc', scope: 'vc:university_degree_ldp', type: 'UniversityDegreeCredential', proofAlgs: ['ES256'] },
+    {
+      id: 'MobileDrivingLicenceMsoMdocHAIP',
+      format: 'mso_mdoc',
+      scope: 'vc:mdl_haip',
+      type: MDL_DOCTYPE,
+      proofAlgs: ['ES256'],
+      haip: {
+        keyAttestationsRequired: { key_storage: ['iso_18045_moderate'], user_authentication: ['iso_18045_moderate'] },
+      },
+    },
+    {
+      id: 'UniversityDegreeCredential',
+      format: 'dc+sd-jwt',
+      scope: 'vc:university_degree',
+      type: degreeVct(base),
+      proofAlgs: ['ES256', 'EdDSA'],
+    },
+    {
+      id: 'UniversityDegreeCredentialHAIP',
+      format: 'dc+sd-jwt',
+      scope: 'vc:university_degree_haip',
+      type: degreeVct(base),
+      proofAlgs: ['ES256'],
+      haip: { keyAttestationsRequired: {} },
+    },
+    {
+      id: 'UniversityDegreeCredentialJWT',
+      format: 'jwt_vc_json',
+      scope: 'vc:university_degree_jwt',
+      type: 'UniversityDegreeCredential',
+      proofAlgs: ['ES256'],
+    },
+    {
+      id: 'UniversityDegreeCredentialJWTLD',
+      format: 'jwt_vc_json-ld',
+      scope: 'vc:university_degree_jwtld',
+      type: 'UniversityDegreeCredential',
+      proofAlgs: ['ES256'],
+    },
+    {
+      id: 'UniversityDegreeCredentialLDP',
+      format: 'ldp_vc',
+      scope: 'vc:university_degree_ldp',
+      type: 'UniversityDegreeCredential',
+      proofAlgs: ['ES256'],
+    },
   ];
-  return { base, issuer: `${base}/oid4vci`, configurations: new Map(configurations.map((c) => [c.id, c])), dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true', encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true', attestationTrustAnchorsPem: env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [] };
+  return {
+    base,
+    issuer: `${base}/oid4vci`,
+    configurations: new Map(configurations.map((c) => [c.id, c])),
+    dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true',
+    encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true',
+    attestationTrustAnchorsPem:
+      env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(
+        /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g,
+      ) ?? [],
+  };
 }
 
 /** `/.well-known/openid-credential-issuer/oid4vci` (OpenID4VCI 1.0 §12.2). */
 export function credentialIssuerMetadata(s: IssuerSettings, requestEncryptionJwk: JWK) {
   const configurations: Record<string, unknown> = {};
   for (const c of s.configurations.values()) {
-    const proof = { proof_types_supported: { jwt: { proof_signing_alg_values_supported: c.proofAlgs, ...(c.haip ? { key_attestations_required: c.haip.keyAttestationsRequired } : {}) } } };
+    const proof = {
+      proof_types_supported: {
+        jwt: {
+          proof_signing_alg_values_supported: c.proofAlgs,
+          ...(c.haip ? { key_attestations_required: c.haip.keyAttestationsRequired } : {}),
+        },
+      },
+    };
     configurations[c.id] = configurationMetadata(c, proof);
   }
   return {
@@ -89,8 +146,16 @@ export function credentialIssuerMetadata(s: IssuerSettings, requestEncryptionJwk
     nonce_endpoint: `${s.issuer}/nonce`,
     notification_endpoint: `${s.issuer}/notification`,
     batch_credential_issuance: { batch_size: BATCH_SIZE },
-    credential_request_encryption: { jwks: { keys: [requestEncryptionJwk] }, enc_values_supported: ENC_VALUES, encryption_required: s.encryptionRequired },
-    credential_response_encryption: { alg_values_supported: ['ECDH-ES'], enc_values_supported: ENC_VALUES, encryption_required: s.encryptionRequired },
+    credential_request_encryption: {
+      jwks: { keys: [requestEncryptionJwk] },
+      enc_values_supported: ENC_VALUES,
+      encryption_required: s.encryptionRequired,
+    },
+    credential_response_encryption: {
+      alg_values_supported: ['ECDH-ES'],
+      enc_values_supported: ENC_VALUES,
+      encryption_required: s.encryptionRequired,
+    },
     display: [{ name: 'Portico demo issuer', locale: 'en-US' }],
     credential_configurations_supported: configurations,
   };
@@ -101,15 +166,55 @@ function configurationMetadata(c: CredentialConfiguration, proof: Record<string,
   const degree = { credential_metadata: { display: [{ name: 'University degree (demo)', locale: 'en-US' }] } };
   switch (c.format) {
     case 'mso_mdoc':
-      return { format: c.format, scope: c.scope, doctype: c.type, cryptographic_binding_methods_supported: ['cose_key'], credential_signing_alg_values_supported: [-7], ...proof, credential_metadata: { display: [{ name: 'Mobile driving licence (demo)', locale: 'en-US' }] } };
+      return {
+        format: c.format,
+        scope: c.scope,
+        doctype: c.type,
+        cryptographic_binding_methods_supported: ['cose_key'],
+        credential_signing_alg_values_supported: [-7],
+        ...proof,
+        credential_metadata: { display: [{ name: 'Mobile driving licence (demo)', locale: 'en-US' }] },
+      };
     case 'dc+sd-jwt':
-      return { format: c.format, scope: c.scope, vct: c.type, cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], ...proof, ...degree };
+      return {
+        format: c.format,
+        scope: c.scope,
+        vct: c.type,
+        cryptographic_binding_methods_supported: ['jwk'],
+        credential_signing_alg_values_supported: ['ES256'],
+        ...proof,
+        ...degree,
+      };
     case 'jwt_vc_json':
-      return { format: c.format, scope: c.scope, credential_definition: { type: DEGREE_TYPES }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['ES256'], ...proof, ...degree };
+      return {
+        format: c.format,
+        scope: c.scope,
+        credential_definition: { type: DEGREE_TYPES },
+        cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
+        credential_signing_alg_values_supported: ['ES256'],
+        ...proof,
+        ...degree,
+      };
     case 'jwt_vc_json-ld':
-      return { format: c.format, scope: c.scope, credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['ES256'], ...proof, ...degree };
+      return {
+        format: c.format,
+        scope: c.scope,
+        credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES },
+        cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
+        credential_signing_alg_values_supported: ['ES256'],
+        ...proof,
+        ...degree,
+      };
     case 'ldp_vc':
-      return { format: c.format, scope: c.scope, credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES }, cryptographic_binding_methods_supported: ['did:jwk', 'did:key'], credential_signing_alg_values_supported: ['ecdsa-rdfc-2019'], ...proof, ...degree };
+      return {
+        format: c.format,
+        scope: c.scope,
+        credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES },
+        cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
+        credential_signing_alg_values_supported: ['ecdsa-rdfc-2019'],
+        ...proof,
+        ...degree,
+      };
   }
 }
 

@@ -15,13 +15,20 @@ export interface IssuerKeys {
 }
 
 export async function issuerKeys(keys: KeyRing, pki: IssuerPki): Promise<IssuerKeys> {
-  const documentSignerJwk = { ...(await exportJWK(pki.documentSigner.publicKey)), alg: 'ES256', use: 'sig', kid: 'document-signer', x5c: [Buffer.from(pki.documentSigner.certificate).toString('base64')] };
+  const documentSignerJwk = {
+    ...(await exportJWK(pki.documentSigner.publicKey)),
+    alg: 'ES256',
+    use: 'sig',
+    kid: 'document-signer',
+    x5c: [Buffer.from(pki.documentSigner.certificate).toString('base64')],
+  };
   let served = { keys: [...keys.jwks(KEY_SET).keys, documentSignerJwk] };
   return {
     documentSignerJwk,
     jwks() {
       const current = keys.jwks(KEY_SET).keys;
-      if (current.length + 1 !== served.keys.length || current.some((k, i) => k.kid !== served.keys[i].kid)) served = { keys: [...current, documentSignerJwk] };
+      if (current.length + 1 !== served.keys.length || current.some((k, i) => k.kid !== served.keys[i].kid))
+        served = { keys: [...current, documentSignerJwk] };
       return served;
     },
   };
@@ -31,7 +38,12 @@ export async function issuerKeys(keys: KeyRing, pki: IssuerPki): Promise<IssuerK
  * Whom the verifier trusts for credentials: what this origin's issuer signs (its JWKS as served, the
  * did:jwk of its keys, its IACA). Built once by the composition root, for the verifier and the issuer alike.
  */
-export function credentialTrustOf(settings: IssuerSettings, pki: IssuerPki, keys: KeyRing, published: IssuerKeys): CredentialTrust {
+export function credentialTrustOf(
+  settings: IssuerSettings,
+  pki: IssuerPki,
+  keys: KeyRing,
+  published: IssuerKeys,
+): CredentialTrust {
   return {
     issuer: settings.issuer,
     jwks: () => published.jwks(),

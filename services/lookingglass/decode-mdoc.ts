@@ -1,5 +1,16 @@
 import { X509Certificate } from 'node:crypto';
-import { HEADER_X5CHAIN, Tag, dataItemBytes, decodeCbor, issuerSignedItemDigest, msoDigestHash, parseCoseSign1, tdateSeconds, verifyCoseSign1, type CoseSign1 } from '../credentials/mdoc/index.ts';
+import {
+  HEADER_X5CHAIN,
+  Tag,
+  dataItemBytes,
+  decodeCbor,
+  issuerSignedItemDigest,
+  msoDigestHash,
+  parseCoseSign1,
+  tdateSeconds,
+  verifyCoseSign1,
+  type CoseSign1,
+} from '../credentials/mdoc/index.ts';
 import { OAuthError } from '../errors.ts';
 import { isPrototypeName, nullRecord, recordFrom } from '../untrusted/keys.ts';
 
@@ -20,9 +31,18 @@ export interface MdocDecoding {
   doctype: string;
   claims: Record<string, Record<string, unknown>>;
   elements: MdocElement[];
-  issuer_signature: { verified: boolean; detail: string; certificate?: { subject: string; issuer: string; valid_from: string; valid_to: string } };
+  issuer_signature: {
+    verified: boolean;
+    detail: string;
+    certificate?: { subject: string; issuer: string; valid_from: string; valid_to: string };
+  };
   holder_binding: { device_key?: unknown; device_signed: boolean; detail: string };
-  validity: { signed?: string; valid_from?: string; valid_until?: string; state: 'valid' | 'expired' | 'not yet valid' | 'unknown' };
+  validity: {
+    signed?: string;
+    valid_from?: string;
+    valid_until?: string;
+    state: 'valid' | 'expired' | 'not yet valid' | 'unknown';
+  };
   digest_algorithm: string;
   warnings: string[];
 }
@@ -53,14 +73,19 @@ function dateOfTag(tag: Tag): string {
   }
   const iso = isoDate(tag);
   if (iso !== undefined) return iso;
-  throw invalid(tag.tag === 0 ? 'tag 0 must carry an RFC 3339 date-time text string (RFC 8949 §3.4.1)' : 'tag 1 must carry epoch seconds within the range of a date (RFC 8949 §3.4.2)');
+  throw invalid(
+    tag.tag === 0
+      ? 'tag 0 must carry an RFC 3339 date-time text string (RFC 8949 §3.4.1)'
+      : 'tag 1 must carry epoch seconds within the range of a date (RFC 8949 §3.4.2)',
+  );
 }
 
 /** CBOR as JSON: maps become prototype-free objects, byte strings base64url, big integers decimal strings. */
 function toPlain(value: unknown): unknown {
   if (isMap(value)) return recordFrom([...value.entries()].map(([k, v]) => [String(k), toPlain(v)] as const));
   if (Array.isArray(value)) return value.map(toPlain);
-  if (value instanceof Tag) return DATE_TAGS.has(value.tag) ? dateOfTag(value) : { tag: value.tag, value: toPlain(value.value) };
+  if (value instanceof Tag)
+    return DATE_TAGS.has(value.tag) ? dateOfTag(value) : { tag: value.tag, value: toPlain(value.value) };
   if (value instanceof Uint8Array) return { bytes: Buffer.from(value).toString('base64url') };
   if (typeof value === 'bigint') return value.toString();
   return value;
@@ -76,7 +101,10 @@ function decodeOrInvalid(raw: Uint8Array, detail: string): unknown {
 
 export function parseCbor(text: string): unknown {
   const trimmed = text.trim();
-  const raw = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0 ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  const raw =
+    /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
+      ? Buffer.from(trimmed, 'hex')
+      : Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   if (raw.length === 0) throw invalid('empty input');
   return decodeOrInvalid(raw, 'not CBOR (give the bytes as base64url, base64 or hex)');
 }
@@ -107,7 +135,10 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
   const [, unprotected, payload] = issuerAuth;
   if (!payload) throw invalid('issuerAuth has no payload');
   const wrappedMso = decodeOrInvalid(payload, 'the MSO payload is not CBOR');
-  const mso = wrappedMso instanceof Tag && wrappedMso.tag === 24 && bytes(wrappedMso.value) ? decodeOrInvalid(dataItemBytes(wrappedMso), 'the MSO payload is not CBOR') : wrappedMso;
+  const mso =
+    wrappedMso instanceof Tag && wrappedMso.tag === 24 && bytes(wrappedMso.value)
+      ? decodeOrInvalid(dataItemBytes(wrappedMso), 'the MSO payload is not CBOR')
+      : wrappedMso;
   const warnings: string[] = [];
   const digestAlgorithm = String(get(mso, 'digestAlgorithm') ?? 'unknown');
   const hashName = msoDigestHash(digestAlgorithm);
@@ -121,11 +152,15 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
   for (const [ns, items] of nameSpaces) {
     if (!Array.isArray(items)) throw invalid(`namespace ${String(ns)} must be an array`);
     for (const wrapped of items) {
-      if (!(wrapped instanceof Tag) || wrapped.tag !== 24 || !bytes(wrapped.value)) throw invalid('each IssuerSignedItem must be tag-24 wrapped bytes');
+      if (!(wrapped instanceof Tag) || wrapped.tag !== 24 || !bytes(wrapped.value))
+        throw invalid('each IssuerSignedItem must be tag-24 wrapped bytes');
       const item = decodeOrInvalid(wrapped.value as Uint8Array, 'an IssuerSignedItem is not CBOR');
       const digestId = Number(get(item, 'digestID'));
       const identifier = String(get(item, 'elementIdentifier'));
-      if (isPrototypeName(ns) || isPrototypeName(identifier)) throw invalid(`namespace and element names must not be __proto__, constructor or prototype (${String(ns)}/${identifier})`);
+      if (isPrototypeName(ns) || isPrototypeName(identifier))
+        throw invalid(
+          `namespace and element names must not be __proto__, constructor or prototype (${String(ns)}/${identifier})`,
+        );
       const value = toPlain(get(item, 'elementValue'));
       const expected = bytes(get(get(valueDigests, ns), digestId));
       const actual = issuerSignedItemDigest(hashName, wrapped);
@@ -137,7 +172,10 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
   }
 
   // IssuerAuth: COSE_Sign1 over Sig_structure ["Signature1", protected, h'', payload] (RFC 9052 §4.4).
-  let issuer_signature: MdocDecoding['issuer_signature'] = { verified: false, detail: 'No document signer certificate in x5chain (label 33)' };
+  let issuer_signature: MdocDecoding['issuer_signature'] = {
+    verified: false,
+    detail: 'No document signer certificate in x5chain (label 33)',
+  };
   const x5chain = get(unprotected, HEADER_X5CHAIN);
   const leaf = Array.isArray(x5chain) ? x5chain[0] : x5chain;
   if (bytes(leaf)) {
@@ -151,8 +189,15 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
       }
       issuer_signature = {
         verified: ok,
-        detail: ok ? 'IssuerAuth signature verified with the document signer certificate (its chain to an IACA root is not checked here)' : 'The IssuerAuth signature does NOT verify',
-        certificate: { subject: cert.subject, issuer: cert.issuer, valid_from: new Date(cert.validFrom).toISOString(), valid_to: new Date(cert.validTo).toISOString() },
+        detail: ok
+          ? 'IssuerAuth signature verified with the document signer certificate (its chain to an IACA root is not checked here)'
+          : 'The IssuerAuth signature does NOT verify',
+        certificate: {
+          subject: cert.subject,
+          issuer: cert.issuer,
+          valid_from: new Date(cert.validFrom).toISOString(),
+          valid_to: new Date(cert.validTo).toISOString(),
+        },
       };
     } catch {
       issuer_signature = { verified: false, detail: 'The document signer certificate could not be read' };
@@ -160,10 +205,18 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
   }
 
   const validityInfo = get(mso, 'validityInfo');
-  const asIso = (v: unknown) => isoDate(v) ?? (v instanceof Tag ? String(v.value) : typeof v === 'string' ? v : undefined);
+  const asIso = (v: unknown) =>
+    isoDate(v) ?? (v instanceof Tag ? String(v.value) : typeof v === 'string' ? v : undefined);
   const validFrom = asIso(get(validityInfo, 'validFrom'));
   const validUntil = asIso(get(validityInfo, 'validUntil'));
-  const state = !validFrom || !validUntil ? 'unknown' : options.nowMs < Date.parse(validFrom) ? 'not yet valid' : options.nowMs >= Date.parse(validUntil) ? 'expired' : 'valid';
+  const state =
+    !validFrom || !validUntil
+      ? 'unknown'
+      : options.nowMs < Date.parse(validFrom)
+        ? 'not yet valid'
+        : options.nowMs >= Date.parse(validUntil)
+          ? 'expired'
+          : 'valid';
   const deviceKey = get(get(mso, 'deviceKeyInfo'), 'deviceKey');
   const doctype = String(get(mso, 'docType') ?? docDoctype ?? 'unknown');
   if (docDoctype && docDoctype !== doctype) warnings.push('the document docType differs from the MSO docType');
@@ -173,7 +226,13 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
     claims,
     elements,
     issuer_signature,
-    holder_binding: { ...(deviceKey ? { device_key: toPlain(deviceKey) } : {}), device_signed: deviceSigned !== undefined, detail: deviceSigned ? 'DeviceSigned present; its signature depends on the session transcript, which is not given here' : 'No DeviceSigned: this is the issuer-signed part only' },
+    holder_binding: {
+      ...(deviceKey ? { device_key: toPlain(deviceKey) } : {}),
+      device_signed: deviceSigned !== undefined,
+      detail: deviceSigned
+        ? 'DeviceSigned present; its signature depends on the session transcript, which is not given here'
+        : 'No DeviceSigned: this is the issuer-signed part only',
+    },
     validity: { signed: asIso(get(validityInfo, 'signed')), valid_from: validFrom, valid_until: validUntil, state },
     digest_algorithm: digestAlgorithm,
     warnings,

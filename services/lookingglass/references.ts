@@ -2,16 +2,35 @@ import type { Inline } from '../pages/document.ts';
 
 /** Where each cited specification is published (section anchors where the document has them). */
 const DOCUMENTS: ReadonlyArray<{ pattern: RegExp; url: (section?: string) => string }> = [
-  { pattern: /^OpenID4VCI 1\.0$/, url: (s) => `https://openid.net/specs/openid-4-verifiable-credential-issuance-1_0.html${anchor(s)}` },
-  { pattern: /^OpenID4VP 1\.0$/, url: (s) => `https://openid.net/specs/openid-4-verifiable-presentations-1_0.html${anchor(s)}` },
+  {
+    pattern: /^OpenID4VCI 1\.0$/,
+    url: (s) => `https://openid.net/specs/openid-4-verifiable-credential-issuance-1_0.html${anchor(s)}`,
+  },
+  {
+    pattern: /^OpenID4VP 1\.0$/,
+    url: (s) => `https://openid.net/specs/openid-4-verifiable-presentations-1_0.html${anchor(s)}`,
+  },
   { pattern: /^OpenID Connect Core$/, url: () => 'https://openid.net/specs/openid-connect-core-1_0.html' },
-  { pattern: /^OpenID Connect Front-Channel Logout$/, url: () => 'https://openid.net/specs/openid-connect-frontchannel-1_0.html' },
-  { pattern: /^SD-JWT VC$/, url: (s) => `https://datatracker.ietf.org/doc/html/draft-ietf-oauth-sd-jwt-vc${anchor(s)}` },
-  { pattern: /^Token Status List$/, url: (s) => `https://datatracker.ietf.org/doc/html/draft-ietf-oauth-status-list${anchor(s)}` },
-  { pattern: /^draft-ietf-oauth-attestation-based-client-auth$/, url: (s) => `https://datatracker.ietf.org/doc/html/draft-ietf-oauth-attestation-based-client-auth${anchor(s)}` },
+  {
+    pattern: /^OpenID Connect Front-Channel Logout$/,
+    url: () => 'https://openid.net/specs/openid-connect-frontchannel-1_0.html',
+  },
+  {
+    pattern: /^SD-JWT VC$/,
+    url: (s) => `https://datatracker.ietf.org/doc/html/draft-ietf-oauth-sd-jwt-vc${anchor(s)}`,
+  },
+  {
+    pattern: /^Token Status List$/,
+    url: (s) => `https://datatracker.ietf.org/doc/html/draft-ietf-oauth-status-list${anchor(s)}`,
+  },
+  {
+    pattern: /^draft-ietf-oauth-attestation-based-client-auth$/,
+    url: (s) => `https://datatracker.ietf.org/doc/html/draft-ietf-oauth-attestation-based-client-auth${anchor(s)}`,
+  },
   { pattern: /^VC Data Model 1\.1$/, url: () => 'https://www.w3.org/TR/vc-data-model/' },
 ];
-const DOCUMENT_NAMES = 'RFC \\d+|OpenID4VCI 1\\.0|OpenID4VP 1\\.0|OpenID Connect Core|OpenID Connect Front-Channel Logout|SD-JWT VC|Token Status List|draft-ietf-oauth-attestation-based-client-auth|VC Data Model 1\\.1';
+const DOCUMENT_NAMES =
+  'RFC \\d+|OpenID4VCI 1\\.0|OpenID4VP 1\\.0|OpenID Connect Core|OpenID Connect Front-Channel Logout|SD-JWT VC|Token Status List|draft-ietf-oauth-attestation-based-client-auth|VC Data Model 1\\.1';
 const CITATION = new RegExp(`^(${DOCUMENT_NAMES})(?: (§[\\d.]+|Appendix [A-Z](?:\\.\\d+)*))?$`);
 const LEADING_DOCUMENT = new RegExp(`^(${DOCUMENT_NAMES})`);
 
@@ -30,7 +49,9 @@ function cite(citation: string): string | { link: string; href: string } {
   if (!m) return citation.trim();
   const [, doc, section] = m;
   const rfc = /^RFC (\d+)$/.exec(doc);
-  const href = rfc ? `https://www.rfc-editor.org/rfc/rfc${rfc[1]}.html${anchor(section)}` : DOCUMENTS.find((d) => d.pattern.test(doc))!.url(section);
+  const href = rfc
+    ? `https://www.rfc-editor.org/rfc/rfc${rfc[1]}.html${anchor(section)}`
+    : DOCUMENTS.find((d) => d.pattern.test(doc))!.url(section);
   return { link: citation.trim(), href };
 }
 

@@ -8,7 +8,13 @@ import { decodeJwt, type KnownIssuerKeys } from './decode-jwt.ts';
 export const KNOWN_KEY_SETS = ['agentauth', 'oidc', 'oauth2', 'oid4vci'];
 
 /** The `iss` values of this origin's issuers and their key sets. */
-export const ourIssuers = (baseUrl: string): ReadonlyMap<string, string> => new Map([[`${baseUrl}/agentauth`, 'agentauth'], [baseUrl, 'oidc'], [`${baseUrl}/oauth2`, 'oauth2'], [`${baseUrl}/oid4vci`, 'oid4vci']]);
+export const ourIssuers = (baseUrl: string): ReadonlyMap<string, string> =>
+  new Map([
+    [`${baseUrl}/agentauth`, 'agentauth'],
+    [baseUrl, 'oidc'],
+    [`${baseUrl}/oauth2`, 'oauth2'],
+    [`${baseUrl}/oid4vci`, 'oid4vci'],
+  ]);
 
 /** Decodes and explains tokens and credentials (POST /api/lookingglass/*, the MCP decode tool). */
 export class LookingGlass {

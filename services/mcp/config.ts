@@ -27,8 +27,12 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
     websiteUrl: baseUrl,
     endpoint: `${baseUrl}/mcp`,
     cardUrl: `${baseUrl}/mcp/server-card`,
-    protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS].filter((v) => v !== '2024-10-07').sort().reverse(),
-    instructions: 'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT. To run flows, use the HTTP API at /api (see /llms.txt).',
+    protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS]
+      .filter((v) => v !== '2024-10-07')
+      .sort()
+      .reverse(),
+    instructions:
+      'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT. To run flows, use the HTTP API at /api (see /llms.txt).',
   };
 }
 
@@ -57,6 +61,14 @@ export function serverCard(c: McpServerConfig) {
 export function aiCatalog(c: McpServerConfig) {
   return {
     specVersion: '1.0',
-    entries: [{ identifier: c.name, type: 'application/mcp-server-card+json', url: c.cardUrl, name: c.title, description: c.description }],
+    entries: [
+      {
+        identifier: c.name,
+        type: 'application/mcp-server-card+json',
+        url: c.cardUrl,
+        name: c.title,
+        description: c.description,
+      },
+    ],
   };
 }

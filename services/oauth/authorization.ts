@@ -34,33 +34,52 @@ export class Authorization {
     const client = this.clientFor(params.client_id);
     const redirectUri = params.redirect_uri;
     if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
-      throw new UntrustedRedirectError('invalid_request', 'redirect_uri is missing or is not registered for this client (exact match)', 400);
+      throw new UntrustedRedirectError(
+        'invalid_request',
+        'redirect_uri is missing or is not registered for this client (exact match)',
+        400,
+      );
     }
     const responseMode = params.response_mode ?? 'query';
     const error = (error: string, description: string): AuthorizationOutcome => ({
       kind: 'redirect',
       redirectUri,
       responseMode: responseMode === 'form_post' ? 'form_post' : 'query',
-      params: { error, error_description: description, ...(params.state !== undefined ? { state: params.state } : {}), iss: this.profile.issuer },
+      params: {
+        error,
+        error_description: description,
+        ...(params.state !== undefined ? { state: params.state } : {}),
+        iss: this.profile.issuer,
+      },
     });
-    if (responseMode !== 'query' && responseMode !== 'form_post') return error('invalid_request', 'response_mode must be query or form_post');
-    if (params.request !== undefined || params.request_uri !== undefined) return error('request_not_supported', 'Request objects are not supported here');
-    if (params.response_type !== 'code') return error('unsupported_response_type', 'Only response_type=code is supported');
-    if (!client.grant_types.includes('authorization_code')) return error('unauthorized_client', 'This client may not use the authorization code grant');
+    if (responseMode !== 'query' && responseMode !== 'form_post')
+      return error('invalid_request', 'response_mode must be query or form_post');
+    if (params.request !== undefined || params.request_uri !== undefined)
+      return error('request_not_supported', 'Request objects are not supported here');
+    if (params.response_type !== 'code')
+      return error('unsupported_response_type', 'Only response_type=code is supported');
+    if (!client.grant_types.includes('authorization_code'))
+      return error('unauthorized_client', 'This client may not use the authorization code grant');
     const scopes = (params.scope ?? '').split(' ').filter(Boolean);
     if (scopes.some((s) => !SUPPORTED_SCOPES.has(s))) return error('invalid_scope', 'An unknown scope was requested');
-    if (this.profile.openid && !scopes.includes('openid')) return error('invalid_scope', 'The OpenID Provider needs the openid scope; use /oauth2/authorize for plain OAuth');
+    if (this.profile.openid && !scopes.includes('openid'))
+      return error(
+        'invalid_scope',
+        'The OpenID Provider needs the openid scope; use /oauth2/authorize for plain OAuth',
+      );
     const challenge = params.code_challenge;
     const method = params.code_challenge_method ?? (challenge ? 'plain' : undefined);
     if (challenge !== undefined) {
       if (method !== 'S256') return error('invalid_request', 'code_challenge_method must be S256');
-      if (!isS256Challenge(challenge)) return error('invalid_request', 'code_challenge is malformed: S256 gives 43 base64url characters');
+      if (!isS256Challenge(challenge))
+        return error('invalid_request', 'code_challenge is malformed: S256 gives 43 base64url characters');
     } else if (client.client_type === 'public') {
       return error('invalid_request', 'PKCE with code_challenge_method=S256 is required for public clients');
     } else if (params.code_challenge_method !== undefined) {
       return error('invalid_request', 'code_challenge_method without code_challenge');
     }
-    if (params.prompt?.split(' ').includes('none')) return error('login_required', 'No session exists here; every authorization asks the person to sign in');
+    if (params.prompt?.split(' ').includes('none'))
+      return error('login_required', 'No session exists here; every authorization asks the person to sign in');
     const id = randomToken(24);
     const request: AuthorizationRequest = {
       issuer: this.profile.issuer,
@@ -82,16 +101,26 @@ export class Authorization {
   async view(id: string) {
     const { snapshot } = await this.deps.interactions.get(id);
     const request = snapshot.context.request;
-    if (!request || request.issuer !== this.profile.issuer || this.deps.clock.now() >= request.expiresAt) return undefined;
+    if (!request || request.issuer !== this.profile.issuer || this.deps.clock.now() >= request.expiresAt)
+      return undefined;
     if (snapshot.value !== 'login' && snapshot.value !== 'consent') return undefined;
-    return { step: snapshot.value as 'login' | 'consent', request, client: this.deps.clients.get(request.clientId)!, sub: snapshot.context.sub };
+    return {
+      step: snapshot.value as 'login' | 'consent',
+      request,
+      client: this.deps.clients.get(request.clientId)!,
+      sub: snapshot.context.sub,
+    };
   }
 
   /** Checks the demo user's password; false when it does not match. */
   async login(id: string, username: string, password: string): Promise<boolean> {
     const user = this.deps.users.get(username);
     if (!user || user.password !== password) return false;
-    const outcome = await this.deps.interactions.execute(id, { type: 'interaction.authenticated', at: this.deps.clock.now(), sub: user.id });
+    const outcome = await this.deps.interactions.execute(id, {
+      type: 'interaction.authenticated',
+      at: this.deps.clock.now(),
+      sub: user.id,
+    });
     if (!outcome.accepted) throw new OAuthError('invalid_request', 'This sign-in has expired or already finished', 400);
     return true;
   }
@@ -100,13 +129,25 @@ export class Authorization {
   async decide(id: string, approve: boolean): Promise<AuthorizationOutcome> {
     const at = this.deps.clock.now();
     const code = randomToken(32);
-    const outcome = await this.deps.interactions.execute(id, approve ? { type: 'interaction.consented', at, codeHash: sha256(code) } : { type: 'interaction.declined', at });
+    const outcome = await this.deps.interactions.execute(
+      id,
+      approve ? { type: 'interaction.consented', at, codeHash: sha256(code) } : { type: 'interaction.declined', at },
+    );
     if (!outcome.accepted) throw new OAuthError('invalid_request', 'This sign-in has expired or already finished', 400);
     const { request, sub, authTime } = outcome.snapshot.context;
     const r = request!;
     const base = { redirectUri: r.redirectUri, responseMode: r.responseMode, kind: 'redirect' as const };
     const state: Record<string, string> = r.state !== undefined ? { state: r.state } : {};
-    if (!approve) return { ...base, params: { error: 'access_denied', error_description: 'The person declined', ...state, iss: this.profile.issuer } };
+    if (!approve)
+      return {
+        ...base,
+        params: {
+          error: 'access_denied',
+          error_description: 'The person declined',
+          ...state,
+          iss: this.profile.issuer,
+        },
+      };
     await this.deps.codes.create(sha256(code), {
       type: 'code.issued',
       at,
@@ -117,7 +158,9 @@ export class Authorization {
       sub: sub!,
       authTime: authTime!,
       ...(r.nonce !== undefined ? { nonce: r.nonce } : {}),
-      ...(r.codeChallenge !== undefined ? { codeChallenge: r.codeChallenge, codeChallengeMethod: r.codeChallengeMethod } : {}),
+      ...(r.codeChallenge !== undefined
+        ? { codeChallenge: r.codeChallenge, codeChallengeMethod: r.codeChallengeMethod }
+        : {}),
       expiresAt: at + CODE_TTL_MS,
     });
     return { ...base, params: { code, ...state, iss: this.profile.issuer } };

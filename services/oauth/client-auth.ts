@@ -47,8 +47,12 @@ export interface ClientAuthDeps {
 }
 
 const invalidClient = (description: string, basicTried: boolean) =>
-  new OAuthError('invalid_client', description, 401, basicTried ? { 'www-authenticate': 'Basic realm="portico", error="invalid_client"' } : {});
-
+  new OAuthError(
+    'invalid_client',
+    description,
+    401,
+    basicTried ? { 'www-authenticate': 'Basic realm="portico", error="invalid_client"' } : {},
+  );
 
 function parseBasic(header: string): { id: string; secret: string } | undefined {
   const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header.trim());
@@ -85,20 +89,25 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
     const parsed = parseBasic(creds.authorization!);
     if (!parsed) throw invalidClient('Malformed Basic credentials', true);
     ({ id: clientId, secret } = parsed);
-    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the authenticated client');
+    if (body.client_id !== undefined && body.client_id !== clientId)
+      throw new OAuthError('invalid_request', 'client_id differs from the authenticated client');
   } else if (method === 'client_secret_post') {
     clientId = body.client_id;
     secret = body.client_secret;
   } else if (method === 'private_key_jwt') {
     if (body.client_assertion_type !== CLIENT_ASSERTION_TYPE || !body.client_assertion) {
-      throw new OAuthError('invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE} with a client_assertion`);
+      throw new OAuthError(
+        'invalid_request',
+        `client_assertion_type must be ${CLIENT_ASSERTION_TYPE} with a client_assertion`,
+      );
     }
     try {
       clientId = decodeJwt(body.client_assertion).iss;
     } catch {
       throw invalidClient('The client assertion is not a JWT', false);
     }
-    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the client assertion');
+    if (body.client_id !== undefined && body.client_id !== clientId)
+      throw new OAuthError('invalid_request', 'client_id differs from the client assertion');
   } else {
     clientId = body.client_id;
   }
@@ -106,10 +115,14 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
   const client = deps.clients.get(clientId);
   if (!client) throw invalidClient('Client authentication failed: unknown client', basicTried);
   if (client.token_endpoint_auth_method !== method) {
-    throw invalidClient(`This client is registered for ${client.token_endpoint_auth_method}, not ${method}`, basicTried);
+    throw invalidClient(
+      `This client is registered for ${client.token_endpoint_auth_method}, not ${method}`,
+      basicTried,
+    );
   }
   if (method === 'client_secret_basic' || method === 'client_secret_post') {
-    if (!secret || !client.client_secret || !sameText(secret, client.client_secret)) throw invalidClient('Client authentication failed', basicTried);
+    if (!secret || !client.client_secret || !sameText(secret, client.client_secret))
+      throw invalidClient('Client authentication failed', basicTried);
   }
   if (method === 'private_key_jwt') await checkAssertion(body.client_assertion!, client, deps);
   return { client, method };

@@ -23,15 +23,49 @@ export function demoRedirectUris(baseUrl: string): string[] {
   return [`${baseUrl}/callback`, 'http://127.0.0.1:8765/callback', 'http://localhost:8765/callback'];
 }
 
-export function demoClients(baseUrl: string, env: Record<string, string | undefined>, pkjwt: { public: JWK[]; private: JWK[] }): DemoClient[] {
+export function demoClients(
+  baseUrl: string,
+  env: Record<string, string | undefined>,
+  pkjwt: { public: JWK[]; private: JWK[] },
+): DemoClient[] {
   const redirect_uris = demoRedirectUris(baseUrl);
   const post_logout_redirect_uris = [`${baseUrl}/`, 'http://127.0.0.1:8765/logged-out'];
   const code = ['authorization_code', 'refresh_token'];
   const scope = 'openid profile email phone offline_access api:read api:write';
   return [
-    { client_id: 'demo-app', client_name: 'Demo app (client_secret_basic)', client_type: 'confidential', client_secret: env.DEMO_APP_SECRET || 'demo-app-secret', redirect_uris, post_logout_redirect_uris, token_endpoint_auth_method: 'client_secret_basic', grant_types: [...code, 'client_credentials'], scope },
-    { client_id: 'demo-app-post', client_name: 'Demo app (client_secret_post)', client_type: 'confidential', client_secret: env.DEMO_APP_POST_SECRET || 'demo-app-post-secret', redirect_uris, post_logout_redirect_uris, token_endpoint_auth_method: 'client_secret_post', grant_types: [...code, 'client_credentials'], scope },
-    { client_id: 'public-app', client_name: 'Public app (PKCE S256, no secret)', client_type: 'public', client_secret: null, redirect_uris, post_logout_redirect_uris, token_endpoint_auth_method: 'none', grant_types: code, scope },
+    {
+      client_id: 'demo-app',
+      client_name: 'Demo app (client_secret_basic)',
+      client_type: 'confidential',
+      client_secret: env.DEMO_APP_SECRET || 'demo-app-secret',
+      redirect_uris,
+      post_logout_redirect_uris,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: [...code, 'client_credentials'],
+      scope,
+    },
+    {
+      client_id: 'demo-app-post',
+      client_name: 'Demo app (client_secret_post)',
+      client_type: 'confidential',
+      client_secret: env.DEMO_APP_POST_SECRET || 'demo-app-post-secret',
+      redirect_uris,
+      post_logout_redirect_uris,
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: [...code, 'client_credentials'],
+      scope,
+    },
+    {
+      client_id: 'public-app',
+      client_name: 'Public app (PKCE S256, no secret)',
+      client_type: 'public',
+      client_secret: null,
+      redirect_uris,
+      post_logout_redirect_uris,
+      token_endpoint_auth_method: 'none',
+      grant_types: code,
+      scope,
+    },
     {
       client_id: 'pkjwt-app',
       client_name: 'Demo app (private_key_jwt)',
@@ -46,6 +80,16 @@ export function demoClients(baseUrl: string, env: Record<string, string | undefi
       jwks: { keys: pkjwt.public },
       private_jwks: { keys: pkjwt.private },
     },
-    { client_id: 'machine-client', client_name: 'Machine client (client_credentials)', client_type: 'confidential', client_secret: env.MACHINE_CLIENT_SECRET || 'machine-client-secret', redirect_uris: [], post_logout_redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], scope: 'api:read api:write' },
+    {
+      client_id: 'machine-client',
+      client_name: 'Machine client (client_credentials)',
+      client_type: 'confidential',
+      client_secret: env.MACHINE_CLIENT_SECRET || 'machine-client-secret',
+      redirect_uris: [],
+      post_logout_redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+      scope: 'api:read api:write',
+    },
   ];
 }

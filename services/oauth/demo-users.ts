@@ -9,7 +9,13 @@ export interface DemoUser {
 }
 
 export function demoUsers(env: Record<string, string | undefined>): DemoUser[] {
-  const user = (id: string, given: string, family: string, roles: string[], extra: Record<string, unknown>): DemoUser => ({
+  const user = (
+    id: string,
+    given: string,
+    family: string,
+    roles: string[],
+    extra: Record<string, unknown>,
+  ): DemoUser => ({
     id,
     name: `${given} ${family}`,
     email: `${id}@example.com`,
@@ -30,8 +36,17 @@ export function demoUsers(env: Record<string, string | undefined>): DemoUser[] {
     },
   });
   return [
-    user('alice', 'Alice', 'Anderson', ['user'], { birthdate: '1990-04-12', phone_number: '+1 555 0100', phone_number_verified: false, website: 'https://alice.example.com' }),
-    user('bob', 'Bob', 'Brown', ['user'], { birthdate: '1985-11-03', phone_number: '+1 555 0101', phone_number_verified: true }),
+    user('alice', 'Alice', 'Anderson', ['user'], {
+      birthdate: '1990-04-12',
+      phone_number: '+1 555 0100',
+      phone_number_verified: false,
+      website: 'https://alice.example.com',
+    }),
+    user('bob', 'Bob', 'Brown', ['user'], {
+      birthdate: '1985-11-03',
+      phone_number: '+1 555 0101',
+      phone_number_verified: true,
+    }),
     user('admin', 'Ada', 'Admin', ['user', 'admin'], { birthdate: '1979-01-30' }),
   ];
 }
@@ -39,13 +54,24 @@ export function demoUsers(env: Record<string, string | undefined>): DemoUser[] {
 /** Claims released for the granted scopes (OpenID Connect Core section 5.4). */
 const SCOPE_CLAIMS: Record<string, string[]> = {
   openid: ['sub'],
-  profile: ['name', 'family_name', 'given_name', 'preferred_username', 'website', 'birthdate', 'zoneinfo', 'locale', 'updated_at'],
+  profile: [
+    'name',
+    'family_name',
+    'given_name',
+    'preferred_username',
+    'website',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
 };
 
 export function claimsForScope(user: DemoUser, scope: string): Record<string, unknown> {
   const out: Record<string, unknown> = { sub: user.id };
-  for (const s of scope.split(' ')) for (const name of SCOPE_CLAIMS[s] ?? []) if (user.claims[name] !== undefined) out[name] = user.claims[name];
+  for (const s of scope.split(' '))
+    for (const name of SCOPE_CLAIMS[s] ?? []) if (user.claims[name] !== undefined) out[name] = user.claims[name];
   return out;
 }

@@ -44,17 +44,30 @@ export class OAuthDeps {
   /** Records a single-use value; false when it was seen before. */
   async useOnce(purpose: string, value: string): Promise<boolean> {
     // Almost always a first sighting: appended without a read (a replay conflicts, is reloaded and refused).
-    const outcome = await this.once.create(`${purpose}:${sha256(value)}`, { type: 'value.used', at: this.clock.now(), purpose });
+    const outcome = await this.once.create(`${purpose}:${sha256(value)}`, {
+      type: 'value.used',
+      at: this.clock.now(),
+      purpose,
+    });
     return outcome.accepted;
   }
 
   /** How this origin's servers check DPoP proofs, on the authorization-server side or at a resource. */
   dpopServer(side: 'as' | 'rs'): DPoPServer {
-    return { side, nowMs: () => this.clock.now(), ...(this.dpopNonceRequired ? { nonces: this.nonces } : {}), useOnce: (purpose, value) => this.useOnce(purpose, value) };
+    return {
+      side,
+      nowMs: () => this.clock.now(),
+      ...(this.dpopNonceRequired ? { nonces: this.nonces } : {}),
+      useOnce: (purpose, value) => this.useOnce(purpose, value),
+    };
   }
 
   /** Revokes one access token (RFC 7009) by recording its jti. */
   async revokeAccessToken(jti: string): Promise<void> {
-    await this.once.execute(`access-revoked:${jti}`, { type: 'value.used', at: this.clock.now(), purpose: 'revocation' });
+    await this.once.execute(`access-revoked:${jti}`, {
+      type: 'value.used',
+      at: this.clock.now(),
+      purpose: 'revocation',
+    });
   }
 }

@@ -10,13 +10,19 @@ export class TokenIntrospection {
     private readonly endpoint: TokenEndpoint,
   ) {}
 
-  async introspect(request: { body: Record<string, string | undefined>; authorization?: string }): Promise<Record<string, unknown>> {
+  async introspect(request: {
+    body: Record<string, string | undefined>;
+    authorization?: string;
+  }): Promise<Record<string, unknown>> {
     await this.endpoint.authenticate(request);
     const token = request.body.token;
     if (!token) throw new OAuthError('invalid_request', 'token is required');
     const now = this.deps.clock.now();
     // The hint only chooses which kind is looked up first (RFC 7662 section 2.1).
-    const lookups = request.body.token_type_hint === 'refresh_token' ? [this.asRefreshToken, this.asAccessToken] : [this.asAccessToken, this.asRefreshToken];
+    const lookups =
+      request.body.token_type_hint === 'refresh_token'
+        ? [this.asRefreshToken, this.asAccessToken]
+        : [this.asAccessToken, this.asRefreshToken];
     for (const lookup of lookups) {
       const found = await lookup.call(this, token, now);
       if (found) return found;
@@ -46,7 +52,16 @@ export class TokenIntrospection {
     const family = await this.refreshFamily(token);
     if (!family) return undefined;
     const g = family.grant!;
-    return { active: true, scope: g.scope, client_id: g.clientId, sub: g.sub, token_type: 'refresh_token', exp: Math.floor(g.expiresAt / 1000), iss: g.issuer, ...(g.jkt ? { cnf: { jkt: g.jkt } } : {}) };
+    return {
+      active: true,
+      scope: g.scope,
+      client_id: g.clientId,
+      sub: g.sub,
+      token_type: 'refresh_token',
+      exp: Math.floor(g.expiresAt / 1000),
+      iss: g.issuer,
+      ...(g.jkt ? { cnf: { jkt: g.jkt } } : {}),
+    };
   }
 
   /** Always succeeds for the caller (RFC 7009 section 2.2); revokes only the caller's own tokens. */
@@ -62,7 +77,12 @@ export class TokenIntrospection {
     const [familyId] = token.split('.');
     const family = await this.refreshFamily(token);
     if (family && family.grant!.clientId === client.client_id) {
-      await this.deps.families.execute(familyId, ({ snapshot }) => ({ type: 'refresh.revoked', at: this.deps.clock.now(), reason: 'revoked by the client', revokesAccess: snapshot.context.accessJtis }));
+      await this.deps.families.execute(familyId, ({ snapshot }) => ({
+        type: 'refresh.revoked',
+        at: this.deps.clock.now(),
+        reason: 'revoked by the client',
+        revokesAccess: snapshot.context.accessJtis,
+      }));
     }
   }
 
@@ -71,7 +91,8 @@ export class TokenIntrospection {
     if (!familyId || !secret || token.split('.').length !== 2) return undefined;
     const { snapshot } = await this.deps.families.get(familyId);
     const ctx = snapshot.context;
-    if (snapshot.value !== 'active' || !ctx.grant || ctx.grant.issuer !== this.endpoint.profile.issuer) return undefined;
+    if (snapshot.value !== 'active' || !ctx.grant || ctx.grant.issuer !== this.endpoint.profile.issuer)
+      return undefined;
     if (ctx.currentHash !== sha256(secret) || this.deps.clock.now() >= ctx.grant.expiresAt) return undefined;
     return ctx;
   }

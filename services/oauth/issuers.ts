@@ -13,11 +13,20 @@ export interface IssuerProfile {
   openid: boolean;
   /** `aud` of the access tokens it mints (RFC 9068 section 2.2). */
   accessTokenAudience: string;
-  endpoint(name: 'authorize' | 'token' | 'introspect' | 'revoke' | 'jwks' | 'userinfo' | 'logout' | 'resource' | 'interaction'): string;
+  endpoint(
+    name: 'authorize' | 'token' | 'introspect' | 'revoke' | 'jwks' | 'userinfo' | 'logout' | 'resource' | 'interaction',
+  ): string;
 }
 
 export function issuerProfiles(baseUrl: string): { op: IssuerProfile; as: IssuerProfile } {
-  const make = (id: 'op' | 'as', issuer: string, prefix: string, keySet: string, openid: boolean, aud: string): IssuerProfile => ({
+  const make = (
+    id: 'op' | 'as',
+    issuer: string,
+    prefix: string,
+    keySet: string,
+    openid: boolean,
+    aud: string,
+  ): IssuerProfile => ({
     id,
     issuer,
     prefix,

@@ -9,7 +9,8 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /** §4.3: an S256 challenge the server can ever match. */
-export const isS256Challenge = (challenge: unknown): challenge is string => typeof challenge === 'string' && CODE_CHALLENGE.test(challenge);
+export const isS256Challenge = (challenge: unknown): challenge is string =>
+  typeof challenge === 'string' && CODE_CHALLENGE.test(challenge);
 
 /** §4.6: the verifier is well formed and BASE64URL(SHA-256(verifier)) equals the challenge. */
 export const verifierMatches = (verifier: unknown, challenge: string): boolean =>

@@ -15,13 +15,23 @@ export interface PresentedToken {
 }
 
 /** The 401 of RFC 6750 section 3 (and RFC 9449 section 7.1 for DPoP), with RFC 9728's pointer. */
-export function invalidTokenError(description: string, options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string; error?: string; status?: number; scope?: string } = {}): OAuthError {
+export function invalidTokenError(
+  description: string,
+  options: {
+    scheme?: 'Bearer' | 'DPoP';
+    resourceMetadata?: string;
+    error?: string;
+    status?: number;
+    scope?: string;
+  } = {},
+): OAuthError {
   const error = options.error ?? 'invalid_token';
   const parts = [`error="${error}"`, `error_description="${description.replace(/"/g, "'")}"`];
   if (options.scope) parts.push(`scope="${options.scope}"`);
   if (options.resourceMetadata) parts.push(`resource_metadata="${options.resourceMetadata}"`);
   const scheme = options.scheme ?? 'Bearer';
-  const challenge = scheme === 'DPoP' ? `DPoP algs="ES256 RS256 EdDSA", ${parts.join(', ')}` : `Bearer ${parts.join(', ')}`;
+  const challenge =
+    scheme === 'DPoP' ? `DPoP algs="ES256 RS256 EdDSA", ${parts.join(', ')}` : `Bearer ${parts.join(', ')}`;
   return new OAuthError(error, description, options.status ?? 401, { 'www-authenticate': challenge });
 }
 
@@ -29,7 +39,9 @@ export function invalidTokenError(description: string, options: { scheme?: 'Bear
  * RFC 6750 §2.1 and RFC 9449 §7.1: the scheme and token of an `Authorization` header. The scheme is
  * matched without regard to case (RFC 9110 §11.1). Undefined when the header is absent or malformed.
  */
-export function accessTokenFromHeader(header: string | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
+export function accessTokenFromHeader(
+  header: string | undefined,
+): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
   if (!header) return undefined;
   const m = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
   if (!m) return undefined;
@@ -43,8 +55,16 @@ export const bearerToken = (header: string | undefined): string | undefined => {
 };
 
 /** RFC 6750 §3.1: a valid token without the scope the resource needs is 403 `insufficient_scope`, with the challenge naming it. */
-export const insufficientScope = (scope: string, options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string } = {}): OAuthError =>
-  invalidTokenError(`The access token lacks the ${scope} scope`, { ...options, error: 'insufficient_scope', status: 403, scope });
+export const insufficientScope = (
+  scope: string,
+  options: { scheme?: 'Bearer' | 'DPoP'; resourceMetadata?: string } = {},
+): OAuthError =>
+  invalidTokenError(`The access token lacks the ${scope} scope`, {
+    ...options,
+    error: 'insufficient_scope',
+    status: 403,
+    scope,
+  });
 
 /**
  * RFC 9449 §7.1: a DPoP proof refused at a resource is a 401 with a `DPoP` challenge naming the error
@@ -69,14 +89,22 @@ export class ProtectedResource {
 
   async authorize(presented: PresentedToken): Promise<AccessTokenClaims> {
     const fail = (description: string) =>
-      invalidTokenError(description, { scheme: presented.scheme === 'DPoP' ? 'DPoP' : 'Bearer', resourceMetadata: this.resourceMetadata });
+      invalidTokenError(description, {
+        scheme: presented.scheme === 'DPoP' ? 'DPoP' : 'Bearer',
+        resourceMetadata: this.resourceMetadata,
+      });
     const claims = await this.tokens.verifyAccessToken(presented.token, this.deps.clock.now());
     if (!claims) throw fail('The access token is invalid, expired, or not issued for this resource');
     if (await this.deps.revoked.isRevoked(claims.jti)) throw fail('The access token was revoked');
     const bound = claims.cnf?.jkt;
     if (bound) {
-      if (presented.scheme !== 'DPoP') throw fail('This access token is DPoP-bound; use the DPoP authorization scheme with a proof');
-      const proof = await checkDPoP(presented.dpop, { method: presented.method, url: presented.url, accessToken: presented.token }, this.deps.dpopServer('rs')).catch((e: OAuthError) => {
+      if (presented.scheme !== 'DPoP')
+        throw fail('This access token is DPoP-bound; use the DPoP authorization scheme with a proof');
+      const proof = await checkDPoP(
+        presented.dpop,
+        { method: presented.method, url: presented.url, accessToken: presented.token },
+        this.deps.dpopServer('rs'),
+      ).catch((e: OAuthError) => {
         throw dpopChallenge(e, this.resourceMetadata);
       });
       if (!proof) throw fail('A DPoP proof is required with a DPoP-bound token');
@@ -89,7 +117,8 @@ export class ProtectedResource {
 
   /** OpenID Connect Core section 5.3: the claims of the token's subject for its scope. */
   userInfo(claims: AccessTokenClaims): Record<string, unknown> {
-    if (!claims.scope.split(' ').includes('openid')) throw insufficientScope('openid', { resourceMetadata: this.resourceMetadata });
+    if (!claims.scope.split(' ').includes('openid'))
+      throw insufficientScope('openid', { resourceMetadata: this.resourceMetadata });
     const user = this.deps.users.get(claims.sub);
     if (!user) throw invalidTokenError('The token subject is not a user', { resourceMetadata: this.resourceMetadata });
     return claimsForScope(user, claims.scope);

@@ -15,7 +15,8 @@ export interface AccessTokenClaims extends JWTPayload {
 }
 
 /** Left half of the SHA-256 of a token, base64url (OpenID Connect Core 3.1.3.6 at_hash / c_hash). */
-export const halfHash = (value: string) => createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
+export const halfHash = (value: string) =>
+  createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
 /** Mints and checks the tokens of one issuer: RFC 9068 access tokens (ES256) and ID tokens (RS256). */
 export class IssuerTokens {
@@ -24,40 +25,64 @@ export class IssuerTokens {
     readonly profile: IssuerProfile,
   ) {}
 
-  async accessToken(input: { sub: string; clientId: string; scope: string; nowMs: number; authTime?: number; jkt?: string }): Promise<{ token: string; jti: string; expiresIn: number }> {
+  async accessToken(input: {
+    sub: string;
+    clientId: string;
+    scope: string;
+    nowMs: number;
+    authTime?: number;
+    jkt?: string;
+  }): Promise<{ token: string; jti: string; expiresIn: number }> {
     const key = this.keys.signing(this.profile.keySet, 'ES256');
     const iat = Math.floor(input.nowMs / 1000);
     const jti = randomToken(16);
-    const token = signJwt(key, { typ: 'at+jwt' }, {
-      iss: this.profile.issuer,
-      sub: input.sub,
-      aud: this.profile.accessTokenAudience,
-      iat,
-      exp: iat + ACCESS_TOKEN_TTL_S,
-      jti,
-      client_id: input.clientId,
-      scope: input.scope,
-      ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
-      ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
-    });
+    const token = signJwt(
+      key,
+      { typ: 'at+jwt' },
+      {
+        iss: this.profile.issuer,
+        sub: input.sub,
+        aud: this.profile.accessTokenAudience,
+        iat,
+        exp: iat + ACCESS_TOKEN_TTL_S,
+        jti,
+        client_id: input.clientId,
+        scope: input.scope,
+        ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
+        ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
+      },
+    );
     return { token, jti, expiresIn: ACCESS_TOKEN_TTL_S };
   }
 
-  async idToken(input: { sub: string; clientId: string; nowMs: number; authTime: number; nonce?: string; accessToken?: string; code?: string; claims?: Record<string, unknown> }): Promise<string> {
+  async idToken(input: {
+    sub: string;
+    clientId: string;
+    nowMs: number;
+    authTime: number;
+    nonce?: string;
+    accessToken?: string;
+    code?: string;
+    claims?: Record<string, unknown>;
+  }): Promise<string> {
     const key = this.keys.signing(this.profile.keySet, 'RS256');
     const iat = Math.floor(input.nowMs / 1000);
-    return signJwt(key, { typ: 'JWT' }, {
-      ...input.claims,
-      iss: this.profile.issuer,
-      sub: input.sub,
-      aud: input.clientId,
-      iat,
-      exp: iat + ACCESS_TOKEN_TTL_S,
-      auth_time: Math.floor(input.authTime / 1000),
-      ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
-      ...(input.accessToken ? { at_hash: halfHash(input.accessToken) } : {}),
-      ...(input.code ? { c_hash: halfHash(input.code) } : {}),
-    });
+    return signJwt(
+      key,
+      { typ: 'JWT' },
+      {
+        ...input.claims,
+        iss: this.profile.issuer,
+        sub: input.sub,
+        aud: input.clientId,
+        iat,
+        exp: iat + ACCESS_TOKEN_TTL_S,
+        auth_time: Math.floor(input.authTime / 1000),
+        ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+        ...(input.accessToken ? { at_hash: halfHash(input.accessToken) } : {}),
+        ...(input.code ? { c_hash: halfHash(input.code) } : {}),
+      },
+    );
   }
 
   /** A valid access token of this issuer (signature, typ, iss, aud, exp), or undefined. */

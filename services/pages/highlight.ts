@@ -13,7 +13,11 @@ export function highlightJson(text: string): string {
   for (const m of text.matchAll(TOKEN)) {
     out += escapeHtml(text.slice(last, m.index));
     const [whole, string, colon, literal] = m;
-    if (string !== undefined) out += colon !== undefined ? `<span class="j-k">${escapeHtml(string)}</span>${escapeHtml(colon)}` : `<span class="j-s">${escapeHtml(string)}</span>`;
+    if (string !== undefined)
+      out +=
+        colon !== undefined
+          ? `<span class="j-k">${escapeHtml(string)}</span>${escapeHtml(colon)}`
+          : `<span class="j-s">${escapeHtml(string)}</span>`;
     else out += `<span class="${literal !== undefined ? 'j-b' : 'j-n'}">${escapeHtml(whole)}</span>`;
     last = m.index! + whole.length;
   }

@@ -13,7 +13,13 @@ type Token = ReturnType<typeof md.parse>[number];
 
 /** The placeholders content may use, from the running configuration. */
 export const contentPlaceholders = (config: { baseUrl: string; walletUrl: string }): Readonly<Record<string, string>> =>
-  Object.freeze(Object.assign(Object.create(null) as Record<string, string>, { base: config.baseUrl, base_url: config.baseUrl, wallet_url: config.walletUrl }));
+  Object.freeze(
+    Object.assign(Object.create(null) as Record<string, string>, {
+      base: config.baseUrl,
+      base_url: config.baseUrl,
+      wallet_url: config.walletUrl,
+    }),
+  );
 
 /** `{name}` placeholders replaced by their values; unknown names stay as they are. */
 export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
@@ -26,7 +32,8 @@ function inlinesOf(tokens: readonly Token[]): Inline[] {
   let i = 0;
   const textUntil = (close: string): string => {
     let text = '';
-    for (i += 1; i < tokens.length && tokens[i].type !== close; i++) text += tokens[i].type === 'softbreak' || tokens[i].type === 'hardbreak' ? ' ' : tokens[i].content;
+    for (i += 1; i < tokens.length && tokens[i].type !== close; i++)
+      text += tokens[i].type === 'softbreak' || tokens[i].type === 'hardbreak' ? ' ' : tokens[i].content;
     return text;
   };
   for (; i < tokens.length; i++) {
@@ -68,7 +75,8 @@ function inlinesOf(tokens: readonly Token[]): Inline[] {
 function mergeText(inlines: Inline[]): Inline[] {
   const out: Inline[] = [];
   for (const x of inlines) {
-    if (typeof x === 'string' && typeof out[out.length - 1] === 'string') out[out.length - 1] = `${out[out.length - 1] as string}${x}`;
+    if (typeof x === 'string' && typeof out[out.length - 1] === 'string')
+      out[out.length - 1] = `${out[out.length - 1] as string}${x}`;
     else out.push(x);
   }
   return out;
@@ -81,7 +89,12 @@ export function markdownInlines(text: string, values: Readonly<Record<string, st
 }
 
 /** The text of a heading or table cell (formatting dropped). */
-const plain = (inlines: Inline[]) => inlines.map((x) => (typeof x === 'string' ? x : 'code' in x ? x.code : 'link' in x ? x.link : 'strong' in x ? x.strong : x.em)).join('');
+const plain = (inlines: Inline[]) =>
+  inlines
+    .map((x) =>
+      typeof x === 'string' ? x : 'code' in x ? x.code : 'link' in x ? x.link : 'strong' in x ? x.strong : x.em,
+    )
+    .join('');
 
 /**
  * A markdown body as blocks. Headings sit below the page's own title: `#` and `##` become level 2,
@@ -129,12 +142,20 @@ export function markdownBlocks(text: string, values: Readonly<Record<string, str
             item.push(...inlinesOf(u.children ?? []));
           }
         }
-        blocks.push({ kind: 'list', ...(t.type === 'ordered_list_open' ? { ordered: true } : {}), items: items.map(mergeText) });
+        blocks.push({
+          kind: 'list',
+          ...(t.type === 'ordered_list_open' ? { ordered: true } : {}),
+          items: items.map(mergeText),
+        });
         break;
       }
       case 'fence':
       case 'code_block':
-        blocks.push({ kind: 'code', ...(t.info.trim() ? { lang: t.info.trim().split(/\s+/)[0] } : {}), text: t.content.replace(/\n$/, '') });
+        blocks.push({
+          kind: 'code',
+          ...(t.info.trim() ? { lang: t.info.trim().split(/\s+/)[0] } : {}),
+          text: t.content.replace(/\n$/, ''),
+        });
         break;
       case 'blockquote_open':
         blocks.push({ kind: 'notice', tone: 'info', inlines: collectUntil('blockquote_close') });

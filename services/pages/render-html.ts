@@ -1,7 +1,13 @@
 import { highlightJson } from './highlight.ts';
 import type { Block, Inline, PageDocument } from './document.ts';
 
-export const escapeHtml = (s: unknown) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const escapeHtml = (s: unknown) =>
+  String(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 function inline(i: Inline): string {
   if (typeof i === 'string') return escapeHtml(i);

@@ -12,13 +12,15 @@ const longestBacktickRun = (s: string) => Math.max(0, ...(s.match(/`+/g) ?? []).
 type BacktickRuns = Map<number, number>;
 function countBacktickRuns(texts: string[]): BacktickRuns {
   const runs: BacktickRuns = new Map();
-  for (const text of texts) for (const run of text.match(/`+/g) ?? []) runs.set(run.length, (runs.get(run.length) ?? 0) + 1);
+  for (const text of texts)
+    for (const run of text.match(/`+/g) ?? []) runs.set(run.length, (runs.get(run.length) ?? 0) + 1);
   return runs;
 }
 
 /** Neither whitespace nor punctuation (CommonMark 6.2): an underscore run between two of these cannot open or close emphasis. */
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
-const intraword = (text: string, at: number, length: number) => WORD_CHARACTER.test(text[at - 1] ?? '') && WORD_CHARACTER.test(text[at + length] ?? '');
+const intraword = (text: string, at: number, length: number) =>
+  WORD_CHARACTER.test(text[at - 1] ?? '') && WORD_CHARACTER.test(text[at + length] ?? '');
 
 /**
  * Text: escaped only where a character would start markup (CommonMark): `*`, brackets, `<`, `|`, `~`
@@ -27,16 +29,28 @@ const intraword = (text: string, at: number, length: number) => WORD_CHARACTER.t
  * are neutralised and line breaks become spaces.
  */
 function escapeMd(text: string, runs: BacktickRuns = countBacktickRuns([text])): string {
-  return oneLine(text)
-    .replace(/[\\*[\]<>|~]/g, '\\$&')
-    .replace(/_+/g, (run: string, at: number, whole: string) => (intraword(whole, at, run.length) ? run : run.replace(/_/g, '\\_')))
-    // A run at either end of the text could also join a neighbouring code span's fence.
-    .replace(/`+/g, (run: string, at: number, whole: string) => ((runs.get(run.length) ?? 0) > 1 || at === 0 || at + run.length === whole.length ? run.replace(/`/g, '\\`') : run))
-    .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+  return (
+    oneLine(text)
+      .replace(/[\\*[\]<>|~]/g, '\\$&')
+      .replace(/_+/g, (run: string, at: number, whole: string) =>
+        intraword(whole, at, run.length) ? run : run.replace(/_/g, '\\_'),
+      )
+      // A run at either end of the text could also join a neighbouring code span's fence.
+      .replace(/`+/g, (run: string, at: number, whole: string) =>
+        (runs.get(run.length) ?? 0) > 1 || at === 0 || at + run.length === whole.length
+          ? run.replace(/`/g, '\\`')
+          : run,
+      )
+      .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')
+  );
 }
 
 /** A line that would open a block (`#`, `>`, `-`, `+`, `=`, `1.`, indentation) is made to read as text. */
-const escapeBlockStart = (line: string) => line.trimStart().replace(/^([#>+=-])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
+const escapeBlockStart = (line: string) =>
+  line
+    .trimStart()
+    .replace(/^([#>+=-])/, '\\$1')
+    .replace(/^(\d{1,9})([.)])/, '$1\\$2');
 
 /** A code span whose fence is longer than any backtick run inside (CommonMark 6.1); `|` escaped in tables (GFM). */
 function codeSpan(text: string, inTable: boolean): string {
@@ -44,7 +58,8 @@ function codeSpan(text: string, inTable: boolean): string {
   if (inTable) t = t.replace(/\|/g, '\\|');
   if (t === '') return '';
   const fence = '`'.repeat(longestBacktickRun(t) + 1);
-  const pad = t.startsWith('`') || t.endsWith('`') || (t.startsWith(' ') && t.endsWith(' ') && t.trim() !== '') ? ' ' : '';
+  const pad =
+    t.startsWith('`') || t.endsWith('`') || (t.startsWith(' ') && t.endsWith(' ') && t.trim() !== '') ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
 }
 
@@ -59,7 +74,16 @@ function inline(i: Inline, inTable: boolean, runs: BacktickRuns): string {
 }
 
 /** The raw text an inline puts on the line, for counting backtick runs (a code span counts with its fences). */
-const lineText = (i: Inline, inTable: boolean) => (typeof i === 'string' ? i : 'code' in i ? codeSpan(i.code, inTable) : 'link' in i ? i.link : 'strong' in i ? i.strong : i.em);
+const lineText = (i: Inline, inTable: boolean) =>
+  typeof i === 'string'
+    ? i
+    : 'code' in i
+      ? codeSpan(i.code, inTable)
+      : 'link' in i
+        ? i.link
+        : 'strong' in i
+          ? i.strong
+          : i.em;
 
 function inlines(list: Inline[], inTable = false): string {
   const runs = countBacktickRuns(list.map((i) => lineText(i, inTable)));
@@ -83,7 +107,11 @@ function block(b: Block): string {
     case 'code':
       return codeBlock(b.text, b.lang);
     case 'table':
-      return [`| ${b.head.map((cell) => escapeMd(cell)).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`, ...b.rows.map((r) => `| ${r.map((c) => inlines(c, true)).join(' | ')} |`)].join('\n');
+      return [
+        `| ${b.head.map((cell) => escapeMd(cell)).join(' | ')} |`,
+        `|${b.head.map(() => '---').join('|')}|`,
+        ...b.rows.map((r) => `| ${r.map((c) => inlines(c, true)).join(' | ')} |`),
+      ].join('\n');
     case 'notice':
       return `> ${inlines(b.inlines)}`;
     case 'figure':

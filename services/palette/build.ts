@@ -6,7 +6,8 @@ import type { Artefact } from './artefacts.ts';
 import { staticOrder } from './ranking.ts';
 
 /** The index version: a digest of everything indexed, so the same input names the same index. */
-export const indexVersion = (artefacts: Artefact[]) => createHash('sha256').update(JSON.stringify(artefacts)).digest('hex').slice(0, 16);
+export const indexVersion = (artefacts: Artefact[]) =>
+  createHash('sha256').update(JSON.stringify(artefacts)).digest('hex').slice(0, 16);
 
 /**
  * Writes the palette SQLite file (FTS5, porter unicode61) to `file` through a temp file and a rename.
@@ -30,7 +31,9 @@ export function buildPaletteIndex(artefacts: Artefact[], file: string): { versio
     `);
     const version = indexVersion(artefacts);
     const put = {
-      artefact: db.prepare('INSERT INTO artefacts (rowid, id, type, name, summary, protocol, href, runnable) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      artefact: db.prepare(
+        'INSERT INTO artefacts (rowid, id, type, name, summary, protocol, href, runnable) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
       search: db.prepare('INSERT INTO search (rowid, name, body, aliases) VALUES (?, ?, ?, ?)'),
       alias: db.prepare('INSERT OR IGNORE INTO aliases (artefact_id, alias) VALUES (?, ?)'),
       axis: db.prepare('INSERT OR IGNORE INTO axis_values (artefact_id, axis, value) VALUES (?, ?, ?)'),

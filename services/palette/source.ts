@@ -4,7 +4,15 @@ import { loadRegistry } from '../conformance/registry.ts';
 import { collectArtefacts, type Artefact } from './artefacts.ts';
 
 /** The palette's input, read from the content tree and the conformance registry under `rootDir`. */
-export function paletteArtefacts(rootDir: string, isExecutable: (protocol: string, flow: string) => boolean): Artefact[] {
+export function paletteArtefacts(
+  rootDir: string,
+  isExecutable: (protocol: string, flow: string) => boolean,
+): Artefact[] {
   const contentDir = join(rootDir, 'content');
-  return collectArtefacts(contentDir, Catalog.load(contentDir), loadRegistry(join(rootDir, 'conformance/registry.yaml')), isExecutable);
+  return collectArtefacts(
+    contentDir,
+    Catalog.load(contentDir),
+    loadRegistry(join(rootDir, 'conformance/registry.yaml')),
+    isExecutable,
+  );
 }

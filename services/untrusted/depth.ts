@@ -14,7 +14,8 @@ export function nestingDepth(value: unknown, stopAbove = Infinity): number {
     const level = depth + 1;
     if (level > deepest) deepest = level;
     if (deepest > stopAbove) return deepest;
-    const children = current instanceof Map ? current.values() : Array.isArray(current) ? current.values() : Object.values(current);
+    const children =
+      current instanceof Map ? current.values() : Array.isArray(current) ? current.values() : Object.values(current);
     for (const child of children) stack.push([child, level]);
   }
   return deepest;

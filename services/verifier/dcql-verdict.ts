@@ -14,15 +14,24 @@ export function answersQuery(query: CredentialQuery, credential: StoredCredentia
  */
 export function unsatisfied(query: DcqlQuery, answered: ReadonlySet<string>): PresentationReason[] {
   if (!query.credential_sets) {
-    return query.credentials.filter((c) => !answered.has(c.id)).map((c) => ({ credential_query_id: c.id, check: 'dcql', reason: 'no valid presentation answers this credential query' }));
+    return query.credentials
+      .filter((c) => !answered.has(c.id))
+      .map((c) => ({
+        credential_query_id: c.id,
+        check: 'dcql',
+        reason: 'no valid presentation answers this credential query',
+      }));
   }
   return query.credential_sets.flatMap((set, i) =>
-    set.required === false || set.options.some((option) => option.every((id) => answered.has(id))) ? [] : [{ check: 'dcql', reason: `credential_sets[${i}] is required and none of its options was answered` }],
+    set.required === false || set.options.some((option) => option.every((id) => answered.has(id)))
+      ? []
+      : [{ check: 'dcql', reason: `credential_sets[${i}] is required and none of its options was answered` }],
   );
 }
 
 /** True when the query as a whole is satisfied by these answers. */
-export const dcqlSatisfied = (query: DcqlQuery, answered: ReadonlySet<string>) => unsatisfied(query, answered).length === 0;
+export const dcqlSatisfied = (query: DcqlQuery, answered: ReadonlySet<string>) =>
+  unsatisfied(query, answered).length === 0;
 
 /**
  * The DCQL verdict over verified presentations (query id -> the credentials presented under it):
@@ -30,7 +39,11 @@ export const dcqlSatisfied = (query: DcqlQuery, answered: ReadonlySet<string>) =
  * `failed` names queries with a presentation that did not verify. A query answered wrongly (or not
  * verified) is reported for that, not as missing as well: the verdict is a rejection either way.
  */
-export function dcqlReasons(query: DcqlQuery, presented: ReadonlyMap<string, StoredCredential[]>, failed: ReadonlySet<string> = new Set()): PresentationReason[] {
+export function dcqlReasons(
+  query: DcqlQuery,
+  presented: ReadonlyMap<string, StoredCredential[]>,
+  failed: ReadonlySet<string> = new Set(),
+): PresentationReason[] {
   const queries = new Map(query.credentials.map((c) => [c.id, c]));
   const reasons: PresentationReason[] = [];
   const answered = new Set<string>();
@@ -38,7 +51,12 @@ export function dcqlReasons(query: DcqlQuery, presented: ReadonlyMap<string, Sto
     const credentialQuery = queries.get(queryId);
     if (!credentialQuery) continue;
     const mismatched = credentials.filter((c) => !answersQuery(credentialQuery, c)).length;
-    for (let i = 0; i < mismatched; i++) reasons.push({ credential_query_id: queryId, check: 'dcql', reason: 'a presented credential does not match this credential query' });
+    for (let i = 0; i < mismatched; i++)
+      reasons.push({
+        credential_query_id: queryId,
+        check: 'dcql',
+        reason: 'a presented credential does not match this credential query',
+      });
     // A query that was answered, even wrongly, already has its reason; it is not reported missing too.
     if (credentials.length > 0 || failed.has(queryId)) answered.add(queryId);
   }

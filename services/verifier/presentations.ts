@@ -23,7 +23,10 @@ export interface PresentationContext {
 }
 
 /** One verified credential out of a presentation. */
-export interface Presented { stored: StoredCredential; disclosed: DisclosedPresentation }
+export interface Presented {
+  stored: StoredCredential;
+  disclosed: DisclosedPresentation;
+}
 export type PresentationOutcome = { ok: true; credentials: Presented[] } | { ok: false; check: string; reason: string };
 
 /** How long a key-binding proof (KB-JWT, VP JWT) may be old. */
@@ -31,12 +34,24 @@ const FRESHNESS_S = 300;
 const fail = (check: string, reason: string): PresentationOutcome => ({ ok: false, check, reason });
 
 /** A codec check name as the result document reports it: a malformed presentation is `vp_token`. */
-const reportedCheck = (check: string, format: string) => (check === 'format' ? 'vp_token' : format === 'mso_mdoc' && check === 'signature' ? 'issuer_signature' : check);
+const reportedCheck = (check: string, format: string) =>
+  check === 'format' ? 'vp_token' : format === 'mso_mdoc' && check === 'signature' ? 'issuer_signature' : check;
 
 /** Claims a holder did not choose to show (registered JWT and SD-JWT VC members) stay out of the result. */
-const TECHNICAL_CLAIMS = new Set(['iss', 'iat', 'nbf', 'exp', 'cnf', 'vct', 'vct#integrity', 'status', '_sd_alg', 'jti']);
-const userClaims = (claims: Record<string, unknown>) => Object.fromEntries(Object.entries(claims).filter(([name]) => !TECHNICAL_CLAIMS.has(name)));
-
+const TECHNICAL_CLAIMS = new Set([
+  'iss',
+  'iat',
+  'nbf',
+  'exp',
+  'cnf',
+  'vct',
+  'vct#integrity',
+  'status',
+  '_sd_alg',
+  'jti',
+]);
+const userClaims = (claims: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(claims).filter(([name]) => !TECHNICAL_CLAIMS.has(name)));
 
 /** The SD-JWT VC rule: our issuer's signature, disclosures, then the KB-JWT (aud = client_id, nonce, 300 s, sd_hash). */
 async function checkSdJwtVc(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
@@ -49,7 +64,8 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
   } catch {
     return fail('vp_token', 'the presentation does not start with an issuer-signed JWT');
   }
-  if (claims.iss !== ctx.trust.issuer) return fail('trust', `the issuer ${JSON.stringify(claims.iss)} is not one this verifier trusts`);
+  if (claims.iss !== ctx.trust.issuer)
+    return fail('trust', `the issuer ${JSON.stringify(claims.iss)} is not one this verifier trusts`);
   const result = await verifySdJwtVc(presentation, {
     issuerJwks: ctx.trust.jwks(),
     now: ctx.now,
@@ -58,14 +74,32 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
     decodedIssuerJwt: { jwt: issuerJwt, claims },
   });
   if (!result.valid) return fail(reportedCheck(result.check, 'dc+sd-jwt'), result.reason);
-  return { ok: true, credentials: [{ stored: storedFromSdJwt(id, result), disclosed: { format: 'dc+sd-jwt', issuer: String(result.payload.iss), claims: userClaims(result.claims) } }] };
+  return {
+    ok: true,
+    credentials: [
+      {
+        stored: storedFromSdJwt(id, result),
+        disclosed: { format: 'dc+sd-jwt', issuer: String(result.payload.iss), claims: userClaims(result.claims) },
+      },
+    ],
+  };
 }
 
 /** The mdoc rule: a DeviceResponse chaining to a trusted IACA, digests, validity, device signature over our handover. */
 async function checkMdoc(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
-  if (typeof presentation !== 'string' || !/^[A-Za-z0-9_-]+$/.test(presentation)) return fail('vp_token', 'an mdoc presentation is a base64url DeviceResponse');
-  const sessionTranscript = await oid4vpSessionTranscript({ clientId: ctx.clientId, nonce: ctx.nonce, responseUri: ctx.responseUri, ...(ctx.encryptionJwk ? { encryptionKey: ctx.encryptionJwk } : {}) });
-  const result = verifyDeviceResponse(Buffer.from(presentation, 'base64url'), { trustedRoots: ctx.trust.iacaRoots, now: ctx.now, sessionTranscript });
+  if (typeof presentation !== 'string' || !/^[A-Za-z0-9_-]+$/.test(presentation))
+    return fail('vp_token', 'an mdoc presentation is a base64url DeviceResponse');
+  const sessionTranscript = await oid4vpSessionTranscript({
+    clientId: ctx.clientId,
+    nonce: ctx.nonce,
+    responseUri: ctx.responseUri,
+    ...(ctx.encryptionJwk ? { encryptionKey: ctx.encryptionJwk } : {}),
+  });
+  const result = verifyDeviceResponse(Buffer.from(presentation, 'base64url'), {
+    trustedRoots: ctx.trust.iacaRoots,
+    now: ctx.now,
+    sessionTranscript,
+  });
   if (!result.valid) return fail(reportedCheck(result.check, 'mso_mdoc'), result.reason);
   return {
     ok: true,
@@ -78,7 +112,11 @@ async function checkMdoc(presentation: unknown, id: string, ctx: PresentationCon
 
 const issuerIdOf = (credential: Record<string, unknown>) => {
   const issuer = credential.issuer;
-  return typeof issuer === 'string' ? issuer : issuer && typeof issuer === 'object' ? String((issuer as { id?: unknown }).id) : '';
+  return typeof issuer === 'string'
+    ? issuer
+    : issuer && typeof issuer === 'object'
+      ? String((issuer as { id?: unknown }).id)
+      : '';
 };
 
 /** The W3C trust rule: every credential of a presentation comes from our issuer's DID. */
@@ -89,35 +127,72 @@ function untrustedIssuer(credentials: Record<string, unknown>[], ctx: Presentati
 
 const subjectClaims = (credential: Record<string, unknown>) => {
   const subject = credential.credentialSubject;
-  return subject && typeof subject === 'object' && !Array.isArray(subject) ? Object.fromEntries(Object.entries(subject).filter(([name]) => name !== 'id')) : {};
+  return subject && typeof subject === 'object' && !Array.isArray(subject)
+    ? Object.fromEntries(Object.entries(subject).filter(([name]) => name !== 'id'))
+    : {};
 };
 
 /** The VP JWT rule (jwt_vc_json, jwt_vc_json-ld): holder signature, aud = client_id, nonce, freshness, each VC. */
-async function checkJwtVp(presentation: unknown, id: string, format: 'jwt_vc_json' | 'jwt_vc_json-ld', ctx: PresentationContext): Promise<PresentationOutcome> {
+async function checkJwtVp(
+  presentation: unknown,
+  id: string,
+  format: 'jwt_vc_json' | 'jwt_vc_json-ld',
+  ctx: PresentationContext,
+): Promise<PresentationOutcome> {
   if (typeof presentation !== 'string') return fail('vp_token', 'a VP JWT presentation is a string');
-  const result = await verifyJwtVp(presentation, { now: ctx.now, aud: ctx.clientId, nonce: ctx.nonce, maxAge: FRESHNESS_S, format });
+  const result = await verifyJwtVp(presentation, {
+    now: ctx.now,
+    aud: ctx.clientId,
+    nonce: ctx.nonce,
+    maxAge: FRESHNESS_S,
+    format,
+  });
   if (!result.valid) return fail(reportedCheck(result.check, format), result.reason);
   const credentials = result.credentials.map((c) => c.credential as Record<string, unknown>);
   const untrusted = untrustedIssuer(credentials, ctx);
-  if (untrusted !== undefined) return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
+  if (untrusted !== undefined)
+    return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
   if (credentials.length === 0) return fail('vp_token', 'the presentation carries no credential');
-  return { ok: true, credentials: credentials.map((c, i) => ({ stored: storedFromW3c(`${id}.${i}`, format, c, true), disclosed: { format, issuer: issuerIdOf(c), claims: subjectClaims(c) } })) };
+  return {
+    ok: true,
+    credentials: credentials.map((c, i) => ({
+      stored: storedFromW3c(`${id}.${i}`, format, c, true),
+      disclosed: { format, issuer: issuerIdOf(c), claims: subjectClaims(c) },
+    })),
+  };
 }
 
 /** The Data Integrity VP rule (ldp_vc): proof with challenge = nonce and domain = client_id, each VC. */
 async function checkLdpVp(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
-  if (!presentation || typeof presentation !== 'object' || Array.isArray(presentation)) return fail('vp_token', 'an ldp_vc presentation is a JSON object');
-  const result = await verifyLdpVp(presentation as Record<string, never>, { now: ctx.now, challenge: ctx.nonce, domain: ctx.clientId });
+  if (!presentation || typeof presentation !== 'object' || Array.isArray(presentation))
+    return fail('vp_token', 'an ldp_vc presentation is a JSON object');
+  const result = await verifyLdpVp(presentation as Record<string, never>, {
+    now: ctx.now,
+    challenge: ctx.nonce,
+    domain: ctx.clientId,
+  });
   if (!result.valid) return fail(reportedCheck(result.check, 'ldp_vc'), result.reason);
   const credentials = result.credentials as Record<string, unknown>[];
   const untrusted = untrustedIssuer(credentials, ctx);
-  if (untrusted !== undefined) return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
+  if (untrusted !== undefined)
+    return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
   if (credentials.length === 0) return fail('vp_token', 'the presentation carries no credential');
-  return { ok: true, credentials: credentials.map((c, i) => ({ stored: storedFromW3c(`${id}.${i}`, 'ldp_vc', c, true), disclosed: { format: 'ldp_vc', issuer: issuerIdOf(c), claims: subjectClaims(c) } })) };
+  return {
+    ok: true,
+    credentials: credentials.map((c, i) => ({
+      stored: storedFromW3c(`${id}.${i}`, 'ldp_vc', c, true),
+      disclosed: { format: 'ldp_vc', issuer: issuerIdOf(c), claims: subjectClaims(c) },
+    })),
+  };
 }
 
 /** Verifies one presentation of the vp_token by the format its credential query asked for. */
-export async function checkPresentation(format: string, presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
+export async function checkPresentation(
+  format: string,
+  presentation: unknown,
+  id: string,
+  ctx: PresentationContext,
+): Promise<PresentationOutcome> {
   try {
     switch (format) {
       case 'dc+sd-jwt':

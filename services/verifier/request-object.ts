@@ -6,7 +6,15 @@ import { x509Hash } from '../credentials/x509/chain.ts';
 import { signJwt } from '../crypto/jws.ts';
 import type { KeyRing, SigningKey } from '../keys.ts';
 import type { ClientIdPrefix, PresentationContext as RequestState } from '../../machines/presentation.ts';
-import { REQUEST_OBJECT_TYP, REQUEST_TTL_S, SELF_ISSUED_AUDIENCE, VERIFIER_ATTESTATION_TYP, VP_FORMATS_SUPPORTED, type VerifierPki, type VerifierSettings } from './settings.ts';
+import {
+  REQUEST_OBJECT_TYP,
+  REQUEST_TTL_S,
+  SELF_ISSUED_AUDIENCE,
+  VERIFIER_ATTESTATION_TYP,
+  VP_FORMATS_SUPPORTED,
+  type VerifierPki,
+  type VerifierSettings,
+} from './settings.ts';
 
 /** Key sets of the verifier's key ring: the request-signing key (did:jwk, attested key) and the attestation issuer's key. */
 export const VERIFIER_KEY_SET = 'oid4vp';
@@ -20,7 +28,12 @@ const der64 = (der: Uint8Array) => Buffer.from(der).toString('base64');
 export const sanDnsPossible = (baseUrl: string) => isIP(hostOf(baseUrl)) === 0;
 
 /** The Client Identifier of each prefix (OpenID4VP 1.0 §5.9.3). */
-export function clientIdOf(prefix: ClientIdPrefix, settings: VerifierSettings, pki: VerifierPki, keys: KeyRing): string {
+export function clientIdOf(
+  prefix: ClientIdPrefix,
+  settings: VerifierSettings,
+  pki: VerifierPki,
+  keys: KeyRing,
+): string {
   switch (prefix) {
     case 'redirect_uri':
       return `redirect_uri:${settings.responseUri}`;
@@ -38,19 +51,29 @@ export function clientIdOf(prefix: ClientIdPrefix, settings: VerifierSettings, p
 /** A fresh P-256 ECDH-ES key for one direct_post.jwt request: its public JWK goes to the wallet, the private key stays in memory. */
 export function ephemeralEncryptionKey(kid: string): { publicJwk: JWK; privateKey: KeyObject } {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { publicJwk: { ...(publicKey.export({ format: 'jwk' }) as JWK), kid, use: 'enc', alg: 'ECDH-ES' }, privateKey };
+  return {
+    publicJwk: { ...(publicKey.export({ format: 'jwk' }) as JWK), kid, use: 'enc', alg: 'ECDH-ES' },
+    privateKey,
+  };
 }
 
 /** `client_metadata` of a request: what we accept, and for direct_post.jwt the encryption key and content encryptions. */
 export function clientMetadataOf(state: Pick<RequestState, 'encJwk' | 'encValues'>): Record<string, unknown> {
   return {
     vp_formats_supported: VP_FORMATS_SUPPORTED,
-    ...(state.encJwk ? { jwks: { keys: [state.encJwk] }, encrypted_response_enc_values_supported: state.encValues } : {}),
+    ...(state.encJwk
+      ? { jwks: { keys: [state.encJwk] }, encrypted_response_enc_values_supported: state.encValues }
+      : {}),
   };
 }
 
 /** The authorization request parameters every request carries, by value or inside its request object. */
-export function requestParameters(id: string, state: RequestState, stateValue: string, settings: VerifierSettings): Record<string, unknown> {
+export function requestParameters(
+  id: string,
+  state: RequestState,
+  stateValue: string,
+  settings: VerifierSettings,
+): Record<string, unknown> {
   return {
     response_type: 'vp_token',
     client_id: state.clientId,
@@ -74,8 +97,11 @@ const PLAIN_CLIENT_METADATA = new URLSearchParams({ client_metadata: JSON.string
 export function byValueQuery(id: string, state: RequestState, stateValue: string, settings: VerifierSettings): string {
   const { client_metadata: metadata, ...rest } = requestParameters(id, state, stateValue, settings);
   const query = new URLSearchParams({ client_id: state.clientId });
-  for (const [name, value] of Object.entries(rest)) query.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-  const encodedMetadata = state.encJwk ? new URLSearchParams({ client_metadata: JSON.stringify(metadata) }).toString() : PLAIN_CLIENT_METADATA;
+  for (const [name, value] of Object.entries(rest))
+    query.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  const encodedMetadata = state.encJwk
+    ? new URLSearchParams({ client_metadata: JSON.stringify(metadata) }).toString()
+    : PLAIN_CLIENT_METADATA;
   return `${query.toString()}&${encodedMetadata}`;
 }
 
@@ -83,24 +109,41 @@ export function byValueQuery(id: string, state: RequestState, stateValue: string
 function verifierAttestation(settings: VerifierSettings, keys: KeyRing, nowS: number): string {
   const issuerKey = keys.signing(ATTESTATION_KEY_SET, 'ES256');
   const attested = keys.signing(VERIFIER_KEY_SET, 'ES256');
-  return signJwt(issuerKey, { typ: VERIFIER_ATTESTATION_TYP }, {
-    iss: settings.attestationIssuer,
-    sub: hostOf(settings.baseUrl),
-    iat: nowS,
-    exp: nowS + ATTESTATION_TTL_S,
-    cnf: { jwk: attested.publicJwk },
-    redirect_uris: [settings.responseUri],
-  });
+  return signJwt(
+    issuerKey,
+    { typ: VERIFIER_ATTESTATION_TYP },
+    {
+      iss: settings.attestationIssuer,
+      sub: hostOf(settings.baseUrl),
+      iat: nowS,
+      exp: nowS + ATTESTATION_TTL_S,
+      cnf: { jwk: attested.publicJwk },
+      redirect_uris: [settings.responseUri],
+    },
+  );
 }
 
 /** The signer and header members of a request object, by prefix. */
-function signerOf(prefix: ClientIdPrefix, settings: VerifierSettings, pki: VerifierPki, keys: KeyRing, nowS: number): { key: SigningKey; header: Record<string, unknown> } {
+function signerOf(
+  prefix: ClientIdPrefix,
+  settings: VerifierSettings,
+  pki: VerifierPki,
+  keys: KeyRing,
+  nowS: number,
+): { key: SigningKey; header: Record<string, unknown> } {
   if (prefix === 'x509_san_dns' || prefix === 'x509_hash') {
-    const leaf = { alg: 'ES256' as const, kid: undefined as unknown as string, privateKey: pki.leaf.privateKey, publicKey: pki.leaf.publicKey, publicJwk: {} };
+    const leaf = {
+      alg: 'ES256' as const,
+      kid: undefined as unknown as string,
+      privateKey: pki.leaf.privateKey,
+      publicKey: pki.leaf.publicKey,
+      publicJwk: {},
+    };
     return { key: leaf, header: { x5c: [der64(pki.leaf.certificate), der64(pki.ca.certificate)] } };
   }
   const key = keys.signing(VERIFIER_KEY_SET, 'ES256');
-  if (prefix === 'decentralized_identifier') return { key: { ...key, kid: `${didJwkFromJwk(key.publicJwk)}#0` }, header: {} };
+  if (prefix === 'decentralized_identifier')
+    return { key: { ...key, kid: `${didJwkFromJwk(key.publicJwk)}#0` }, header: {} };
   return { key, header: { jwt: verifierAttestation(settings, keys, nowS) } };
 }
 
@@ -108,14 +151,27 @@ function signerOf(prefix: ClientIdPrefix, settings: VerifierSettings, pki: Verif
  * The signed request object (decisions section 9): `typ oauth-authz-req+jwt`, `aud`
  * https://self-issued.me/v2, `jti` = request id, the wallet's `wallet_nonce` echoed when it sent one.
  */
-export function signRequestObject(input: { id: string; state: RequestState; stateValue: string; walletNonce?: string; settings: VerifierSettings; pki: VerifierPki; keys: KeyRing; nowS: number }): string {
+export function signRequestObject(input: {
+  id: string;
+  state: RequestState;
+  stateValue: string;
+  walletNonce?: string;
+  settings: VerifierSettings;
+  pki: VerifierPki;
+  keys: KeyRing;
+  nowS: number;
+}): string {
   const { key, header } = signerOf(input.state.prefix!, input.settings, input.pki, input.keys, input.nowS);
-  return signJwt(key, { typ: REQUEST_OBJECT_TYP, ...header }, {
-    ...requestParameters(input.id, input.state, input.stateValue, input.settings),
-    aud: SELF_ISSUED_AUDIENCE,
-    iat: input.nowS,
-    exp: Math.min(input.nowS + REQUEST_TTL_S, Math.floor(input.state.expiresAt / 1000)),
-    jti: input.id,
-    ...(input.walletNonce !== undefined ? { wallet_nonce: input.walletNonce } : {}),
-  });
+  return signJwt(
+    key,
+    { typ: REQUEST_OBJECT_TYP, ...header },
+    {
+      ...requestParameters(input.id, input.state, input.stateValue, input.settings),
+      aud: SELF_ISSUED_AUDIENCE,
+      iat: input.nowS,
+      exp: Math.min(input.nowS + REQUEST_TTL_S, Math.floor(input.state.expiresAt / 1000)),
+      jti: input.id,
+      ...(input.walletNonce !== undefined ? { wallet_nonce: input.walletNonce } : {}),
+    },
+  );
 }

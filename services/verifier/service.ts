@@ -1,7 +1,15 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import { compactDecrypt, type JWK } from 'jose';
 import { decodeJwtHeader } from '../crypto/decode-jwt.ts';
-import { presentationMachine, type ClientIdPrefix, type DisclosedPresentation, type PresentationContext as RequestState, type PresentationEvent, type PresentationReason, type ResponseMode } from '../../machines/presentation.ts';
+import {
+  presentationMachine,
+  type ClientIdPrefix,
+  type DisclosedPresentation,
+  type PresentationContext as RequestState,
+  type PresentationEvent,
+  type PresentationReason,
+  type ResponseMode,
+} from '../../machines/presentation.ts';
 import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { DcqlQueryError, validateDcqlQuery } from '../credentials/dcql/validate.ts';
@@ -13,8 +21,23 @@ import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { dcqlReasons } from './dcql-verdict.ts';
 import { checkPresentation, type Presented } from './presentations.ts';
-import { byValueQuery, clientIdOf, ephemeralEncryptionKey, sanDnsPossible, signRequestObject } from './request-object.ts';
-import { CLIENT_ID_PREFIXES, CONTENT_ENCRYPTIONS, DEFAULT_DCQL_QUERY, REQUEST_TTL_S, RESPONSE_MODES, type CredentialTrust, type VerifierPki, type VerifierSettings } from './settings.ts';
+import {
+  byValueQuery,
+  clientIdOf,
+  ephemeralEncryptionKey,
+  sanDnsPossible,
+  signRequestObject,
+} from './request-object.ts';
+import {
+  CLIENT_ID_PREFIXES,
+  CONTENT_ENCRYPTIONS,
+  DEFAULT_DCQL_QUERY,
+  REQUEST_TTL_S,
+  RESPONSE_MODES,
+  type CredentialTrust,
+  type VerifierPki,
+  type VerifierSettings,
+} from './settings.ts';
 
 export interface CreateRequestInput {
   client_id_prefix?: string;
@@ -68,13 +91,18 @@ const hashOf = (value: string) => sha256(value);
 const invalidRequestUri = (description: string) => new OAuthError('invalid_request_uri', description, 400);
 
 /** The request id a `state` value names (`<request_id>.<mac>`), so no lookup table is needed. */
-const requestIdOfState = (state: unknown) => (typeof state === 'string' && STATE.test(state) ? state.slice(0, REQUEST_ID_LENGTH) : undefined);
+const requestIdOfState = (state: unknown) =>
+  typeof state === 'string' && STATE.test(state) ? state.slice(0, REQUEST_ID_LENGTH) : undefined;
 
 /** The profile rule (HAIP 1.0): `haip` means x509_hash + direct_post.jwt; an explicit other choice conflicts. */
 function applyProfile(input: CreateRequestInput): { prefix: string; mode: string } {
-  if (input.profile === undefined) return { prefix: input.client_id_prefix ?? 'redirect_uri', mode: input.response_mode ?? 'direct_post' };
+  if (input.profile === undefined)
+    return { prefix: input.client_id_prefix ?? 'redirect_uri', mode: input.response_mode ?? 'direct_post' };
   if (input.profile !== 'haip') throw invalidRequest('profile must be "haip" when present');
-  if ((input.client_id_prefix ?? 'x509_hash') !== 'x509_hash' || (input.response_mode ?? 'direct_post.jwt') !== 'direct_post.jwt') {
+  if (
+    (input.client_id_prefix ?? 'x509_hash') !== 'x509_hash' ||
+    (input.response_mode ?? 'direct_post.jwt') !== 'direct_post.jwt'
+  ) {
     throw invalidRequest('the haip profile needs client_id_prefix x509_hash and response_mode direct_post.jwt');
   }
   return { prefix: 'x509_hash', mode: 'direct_post.jwt' };
@@ -83,7 +111,8 @@ function applyProfile(input: CreateRequestInput): { prefix: string; mode: string
 /** The DCQL rule of request creation: a valid query of formats this verifier can check. */
 function checkedDcqlQuery(value: unknown): DcqlQuery {
   if (value === undefined) return DEFAULT_DCQL_QUERY;
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('dcql_query must be a JSON object');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw invalidRequest('dcql_query must be a JSON object');
   const query = value as DcqlQuery;
   try {
     validateDcqlQuery(query);
@@ -92,12 +121,18 @@ function checkedDcqlQuery(value: unknown): DcqlQuery {
     throw invalidRequest('dcql_query is malformed');
   }
   const unknown = query.credentials.find((c) => !FORMATS.has(c.format));
-  if (unknown) throw invalidRequest(`dcql_query: credential query ${unknown.id} asks for the format ${unknown.format}, which this verifier does not verify`);
+  if (unknown)
+    throw invalidRequest(
+      `dcql_query: credential query ${unknown.id} asks for the format ${unknown.format}, which this verifier does not verify`,
+    );
   return query;
 }
 
 /** The vp_token rule: a JSON object keyed by credential query id, each value a non-empty array (one item unless `multiple`). */
-function parseVpToken(value: unknown, queries: ReadonlyMap<string, CredentialQuery>): Map<string, unknown[]> | PresentationReason {
+function parseVpToken(
+  value: unknown,
+  queries: ReadonlyMap<string, CredentialQuery>,
+): Map<string, unknown[]> | PresentationReason {
   let token = value;
   if (typeof token === 'string') {
     try {
@@ -106,13 +141,28 @@ function parseVpToken(value: unknown, queries: ReadonlyMap<string, CredentialQue
       return { check: 'vp_token', reason: 'vp_token is not JSON' };
     }
   }
-  if (!token || typeof token !== 'object' || Array.isArray(token)) return { check: 'vp_token', reason: 'vp_token must be a JSON object keyed by credential query id' };
+  if (!token || typeof token !== 'object' || Array.isArray(token))
+    return { check: 'vp_token', reason: 'vp_token must be a JSON object keyed by credential query id' };
   const answers = new Map<string, unknown[]>();
   for (const [id, presentations] of Object.entries(token)) {
     const query = queries.get(id);
-    if (!query) return { check: 'vp_token', reason: `vp_token answers ${JSON.stringify(id.slice(0, 64))}, which is not a credential query of the request` };
-    if (!Array.isArray(presentations) || presentations.length === 0) return { credential_query_id: id, check: 'vp_token', reason: 'each vp_token value must be a non-empty array of presentations' };
-    if (presentations.length > 1 && query.multiple !== true) return { credential_query_id: id, check: 'vp_token', reason: 'this credential query does not allow multiple presentations' };
+    if (!query)
+      return {
+        check: 'vp_token',
+        reason: `vp_token answers ${JSON.stringify(id.slice(0, 64))}, which is not a credential query of the request`,
+      };
+    if (!Array.isArray(presentations) || presentations.length === 0)
+      return {
+        credential_query_id: id,
+        check: 'vp_token',
+        reason: 'each vp_token value must be a non-empty array of presentations',
+      };
+    if (presentations.length > 1 && query.multiple !== true)
+      return {
+        credential_query_id: id,
+        check: 'vp_token',
+        reason: 'this credential query does not allow multiple presentations',
+      };
     answers.set(id, presentations);
   }
   return answers;
@@ -126,7 +176,10 @@ function parseVpToken(value: unknown, queries: ReadonlyMap<string, CredentialQue
 export class VerifierService {
   readonly requests: ActorRuntime<typeof presentationMachine>;
   /** direct_post.jwt decryption keys by request id, until the request lapses. */
-  private readonly decryptionKeys = new Map<string, { privateKey: KeyObject; expiresAt: number; transactionId?: string }>();
+  private readonly decryptionKeys = new Map<
+    string,
+    { privateKey: KeyObject; expiresAt: number; transactionId?: string }
+  >();
   private readonly stateSecret: Uint8Array;
 
   constructor(
@@ -151,13 +204,21 @@ export class VerifierService {
 
   async createRequest(input: CreateRequestInput) {
     const { prefix, mode } = applyProfile(input);
-    if (!CLIENT_ID_PREFIXES.includes(prefix as ClientIdPrefix)) throw invalidRequest(`client_id_prefix must be one of ${CLIENT_ID_PREFIXES.join(', ')}`);
-    if (!RESPONSE_MODES.includes(mode as ResponseMode)) throw invalidRequest(`response_mode must be one of ${RESPONSE_MODES.join(', ')}`);
+    if (!CLIENT_ID_PREFIXES.includes(prefix as ClientIdPrefix))
+      throw invalidRequest(`client_id_prefix must be one of ${CLIENT_ID_PREFIXES.join(', ')}`);
+    if (!RESPONSE_MODES.includes(mode as ResponseMode))
+      throw invalidRequest(`response_mode must be one of ${RESPONSE_MODES.join(', ')}`);
     const method = input.request_uri_method ?? 'get';
     if (method !== 'get' && method !== 'post') throw invalidRequest('request_uri_method must be get or post');
-    if (prefix === 'x509_san_dns' && !sanDnsPossible(this.settings.baseUrl)) throw invalidRequest('x509_san_dns needs a DNS host name; BASE_URL is on an IP address');
+    if (prefix === 'x509_san_dns' && !sanDnsPossible(this.settings.baseUrl))
+      throw invalidRequest('x509_san_dns needs a DNS host name; BASE_URL is on an IP address');
     const encValues = input.encrypted_response_enc_values_supported ?? ['A128GCM'];
-    if (!Array.isArray(encValues) || encValues.length === 0 || encValues.some((e) => !(CONTENT_ENCRYPTIONS as readonly string[]).includes(e))) throw invalidRequest(`encrypted_response_enc_values_supported must list ${CONTENT_ENCRYPTIONS.join(' and/or ')}`);
+    if (
+      !Array.isArray(encValues) ||
+      encValues.length === 0 ||
+      encValues.some((e) => !(CONTENT_ENCRYPTIONS as readonly string[]).includes(e))
+    )
+      throw invalidRequest(`encrypted_response_enc_values_supported must list ${CONTENT_ENCRYPTIONS.join(' and/or ')}`);
     const dcqlQuery = checkedDcqlQuery(input.dcql_query);
 
     const at = this.clock.now();
@@ -183,16 +244,28 @@ export class VerifierService {
       dcql_query: dcqlQuery,
       expires_at: expiresAt,
       ...(input.profile === 'haip' ? { profile: 'haip' as const } : {}),
-      ...(encryption ? { enc_values: [...new Set(encValues)], enc_jwk: encryption.publicJwk as Record<string, unknown> } : {}),
+      ...(encryption
+        ? { enc_values: [...new Set(encValues)], enc_jwk: encryption.publicJwk as Record<string, unknown> }
+        : {}),
     };
     const outcome = await this.requests.create(id, event);
-    if (!outcome.accepted) throw new OAuthError('temporarily_unavailable', 'The request could not be created; try again', 503);
+    if (!outcome.accepted)
+      throw new OAuthError('temporarily_unavailable', 'The request could not be created; try again', 503);
     // HAIP answers redirect to the result: its transaction id is kept, like the key, in memory until the request lapses.
-    if (encryption) this.keepDecryptionKey(id, { privateKey: encryption.privateKey, expiresAt, ...(input.profile === 'haip' ? { transactionId } : {}) });
+    if (encryption)
+      this.keepDecryptionKey(id, {
+        privateKey: encryption.privateKey,
+        expiresAt,
+        ...(input.profile === 'haip' ? { transactionId } : {}),
+      });
 
     const requestUri = `${this.settings.baseUrl}/oid4vp/request/${id}`;
     const query = byReference
-      ? new URLSearchParams({ client_id: clientId, request_uri: requestUri, ...(method === 'post' ? { request_uri_method: 'post' } : {}) }).toString()
+      ? new URLSearchParams({
+          client_id: clientId,
+          request_uri: requestUri,
+          ...(method === 'post' ? { request_uri_method: 'post' } : {}),
+        }).toString()
       : byValueQuery(id, outcome.snapshot.context, state, this.settings);
     return {
       request_id: id,
@@ -215,7 +288,10 @@ export class VerifierService {
     return `${this.settings.baseUrl}/oid4vp/result/${transactionId}`;
   }
 
-  private keepDecryptionKey(id: string, kept: { privateKey: KeyObject; expiresAt: number; transactionId?: string }): void {
+  private keepDecryptionKey(
+    id: string,
+    kept: { privateKey: KeyObject; expiresAt: number; transactionId?: string },
+  ): void {
     const now = this.clock.now();
     // Keys are kept in creation order: lapsed ones are dropped from the front.
     for (const [key, value] of this.decryptionKeys) {
@@ -243,15 +319,33 @@ export class VerifierService {
     if (!REQUEST_ID.test(id)) throw new OAuthError('invalid_request_uri', 'No such request', 404);
     const loaded = await this.current(id);
     const status = loaded.snapshot.value as string;
-    if (status === 'new' || loaded.snapshot.context.requestUriMethod === undefined) throw new OAuthError('invalid_request_uri', 'No such request', 404);
+    if (status === 'new' || loaded.snapshot.context.requestUriMethod === undefined)
+      throw new OAuthError('invalid_request_uri', 'No such request', 404);
     const allowed = loaded.snapshot.context.requestUriMethod.toUpperCase();
-    if (loaded.snapshot.context.requestUriMethod !== method) throw new OAuthError('invalid_request', `This request object is fetched with ${allowed}`, 405, { allow: allowed });
+    if (loaded.snapshot.context.requestUriMethod !== method)
+      throw new OAuthError('invalid_request', `This request object is fetched with ${allowed}`, 405, {
+        allow: allowed,
+      });
     if (status === 'expired') throw invalidRequestUri('The request has expired');
     if (status !== 'created' && status !== 'fetched') throw invalidRequestUri('The request has already been answered');
     const at = this.clock.now();
-    const outcome = await this.requests.execute(id, { type: 'presentation.request_fetched', at, method, ...(walletNonce !== undefined ? { wallet_nonce: walletNonce } : {}) });
+    const outcome = await this.requests.execute(id, {
+      type: 'presentation.request_fetched',
+      at,
+      method,
+      ...(walletNonce !== undefined ? { wallet_nonce: walletNonce } : {}),
+    });
     if (!outcome.accepted) throw invalidRequestUri('The request can no longer be fetched');
-    return signRequestObject({ id, state: outcome.snapshot.context, stateValue: this.stateOf(id), walletNonce, settings: this.settings, pki: this.pki, keys: this.keys, nowS: Math.floor(at / 1000) });
+    return signRequestObject({
+      id,
+      state: outcome.snapshot.context,
+      stateValue: this.stateOf(id),
+      walletNonce,
+      settings: this.settings,
+      pki: this.pki,
+      keys: this.keys,
+      nowS: Math.floor(at / 1000),
+    });
   }
 
   // ----- the response endpoint -----
@@ -263,7 +357,11 @@ export class VerifierService {
     if (!id) throw invalidRequest(input.state === undefined ? 'state is required' : 'state names no request');
     const loaded = await this.answerable(id, input.state as string);
     // OpenID4VP 1.0 §8.3.1: a wallet that cannot encrypt may still send an error in the clear, never a vp_token.
-    if (loaded.snapshot.context.responseMode === 'direct_post.jwt' && (input.error === undefined || input.vp_token !== undefined)) throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
+    if (
+      loaded.snapshot.context.responseMode === 'direct_post.jwt' &&
+      (input.error === undefined || input.vp_token !== undefined)
+    )
+      throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
     return this.take(id, loaded.snapshot.context, input, null);
   }
 
@@ -271,7 +369,8 @@ export class VerifierService {
   private async answerable(id: string, state: string): Promise<Loaded<typeof presentationMachine>> {
     const loaded = await this.current(id);
     const status = loaded.snapshot.value as string;
-    if (status === 'new' || !sameText(hashOf(state), loaded.snapshot.context.stateHash)) throw invalidRequest('state names no request');
+    if (status === 'new' || !sameText(hashOf(state), loaded.snapshot.context.stateHash))
+      throw invalidRequest('state names no request');
     if (status === 'expired') throw invalidRequest('The request has expired');
     if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
     return loaded;
@@ -290,7 +389,8 @@ export class VerifierService {
     if (!REQUEST_ID.test(id)) throw invalidRequest('the JWE kid names no request key');
     const loaded = await this.current(id);
     const status = loaded.snapshot.value as string;
-    if (status === 'new' || loaded.snapshot.context.responseMode !== 'direct_post.jwt') throw invalidRequest('the JWE kid names no request key');
+    if (status === 'new' || loaded.snapshot.context.responseMode !== 'direct_post.jwt')
+      throw invalidRequest('the JWE kid names no request key');
     if (status === 'expired') throw invalidRequest('The request has expired');
     if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
     const key = this.decryptionKeys.get(id);
@@ -299,19 +399,33 @@ export class VerifierService {
       const at = this.clock.now();
       await this.requests.execute(id, () => [
         { type: 'presentation.response_received', at, enc: null },
-        { type: 'presentation.rejected', at, reasons: [{ check: 'decryption', reason: 'the ephemeral decryption key of this request is gone (the verifier restarted)' }] },
+        {
+          type: 'presentation.rejected',
+          at,
+          reasons: [
+            {
+              check: 'decryption',
+              reason: 'the ephemeral decryption key of this request is gone (the verifier restarted)',
+            },
+          ],
+        },
       ]);
       throw invalidRequest('The response cannot be decrypted');
     }
     let payload: Record<string, unknown>;
     let enc: string;
     try {
-      const decrypted = await compactDecrypt(jwe, key.privateKey, { keyManagementAlgorithms: ['ECDH-ES'], contentEncryptionAlgorithms: loaded.snapshot.context.encValues });
+      const decrypted = await compactDecrypt(jwe, key.privateKey, {
+        keyManagementAlgorithms: ['ECDH-ES'],
+        contentEncryptionAlgorithms: loaded.snapshot.context.encValues,
+      });
       payload = JSON.parse(new TextDecoder().decode(decrypted.plaintext)) as Record<string, unknown>;
       if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('not an object');
       enc = decrypted.protectedHeader.enc;
     } catch {
-      throw invalidRequest(`The response does not decrypt with this request's key (ECDH-ES, ${loaded.snapshot.context.encValues?.join(' or ')}) to a JSON object`);
+      throw invalidRequest(
+        `The response does not decrypt with this request's key (ECDH-ES, ${loaded.snapshot.context.encValues?.join(' or ')}) to a JSON object`,
+      );
     }
     if (requestIdOfState(payload.state) !== id) throw invalidRequest('the encrypted response carries another state');
     const answerable = await this.answerable(id, payload.state as string);
@@ -324,11 +438,23 @@ export class VerifierService {
    * `response_received` in one transaction, taken only while the request is still unanswered: of two
    * concurrent answers one wins, and no crash leaves a request answered without a verdict.
    */
-  private async take(id: string, request: RequestState, input: ResponseInput, enc: string | null): Promise<Record<string, unknown>> {
+  private async take(
+    id: string,
+    request: RequestState,
+    input: ResponseInput,
+    enc: string | null,
+  ): Promise<Record<string, unknown>> {
     if (input.error !== undefined) {
-      if (typeof input.error !== 'string' || !ERROR_CODE.test(input.error)) throw invalidRequest('error must be an error code');
-      const description = typeof input.error_description === 'string' ? input.error_description.slice(0, 500) : undefined;
-      const outcome = await this.requests.execute(id, { type: 'presentation.wallet_error', at: this.clock.now(), error: input.error, ...(description ? { error_description: description } : {}) });
+      if (typeof input.error !== 'string' || !ERROR_CODE.test(input.error))
+        throw invalidRequest('error must be an error code');
+      const description =
+        typeof input.error_description === 'string' ? input.error_description.slice(0, 500) : undefined;
+      const outcome = await this.requests.execute(id, {
+        type: 'presentation.wallet_error',
+        at: this.clock.now(),
+        error: input.error,
+        ...(description ? { error_description: description } : {}),
+      });
       if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
       return {};
     }
@@ -336,15 +462,30 @@ export class VerifierService {
     const { reasons, presentations } = await this.verifyVpToken(request, input.vp_token);
     const responseCode = request.profile === 'haip' ? randomToken(24) : undefined;
     const at = this.clock.now();
-    const common = { at, ...(Object.keys(presentations).length ? { presentations } : {}), ...(responseCode ? { response_code_hash: hashOf(responseCode) } : {}) };
-    const verdict: PresentationEvent = reasons.length === 0 ? { type: 'presentation.verified', ...common, presentations } : { type: 'presentation.rejected', ...common, reasons };
-    const outcome = await this.requests.execute(id, () => [{ type: 'presentation.response_received', at, enc }, verdict]);
+    const common = {
+      at,
+      ...(Object.keys(presentations).length ? { presentations } : {}),
+      ...(responseCode ? { response_code_hash: hashOf(responseCode) } : {}),
+    };
+    const verdict: PresentationEvent =
+      reasons.length === 0
+        ? { type: 'presentation.verified', ...common, presentations }
+        : { type: 'presentation.rejected', ...common, reasons };
+    const outcome = await this.requests.execute(id, () => [
+      { type: 'presentation.response_received', at, enc },
+      verdict,
+    ]);
     if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
     const transactionId = this.decryptionKeys.get(id)?.transactionId;
-    return responseCode && transactionId ? { redirect_uri: `${this.resultUri(transactionId)}?response_code=${responseCode}` } : {};
+    return responseCode && transactionId
+      ? { redirect_uri: `${this.resultUri(transactionId)}?response_code=${responseCode}` }
+      : {};
   }
 
-  private async verifyVpToken(request: RequestState, vpToken: unknown): Promise<{ reasons: PresentationReason[]; presentations: Record<string, DisclosedPresentation[]> }> {
+  private async verifyVpToken(
+    request: RequestState,
+    vpToken: unknown,
+  ): Promise<{ reasons: PresentationReason[]; presentations: Record<string, DisclosedPresentation[]> }> {
     const query = request.dcqlQuery as DcqlQuery;
     const queries = new Map(query.credentials.map((c) => [c.id, c]));
     const answers = parseVpToken(vpToken, queries);
@@ -374,7 +515,10 @@ export class VerifierService {
         }
       }
       if (verified.length > 0) presentations[queryId] = verified.map((p) => p.disclosed);
-      presented.set(queryId, verified.map((p) => p.stored));
+      presented.set(
+        queryId,
+        verified.map((p) => p.stored),
+      );
     }
     reasons.push(...dcqlReasons(query, presented, failed));
     return { reasons, presentations };
@@ -391,10 +535,12 @@ export class VerifierService {
     if (!id) throw notFound('No such presentation result');
     const loaded = await this.current(id);
     const expected = loaded.snapshot.context.transactionIdHash;
-    if (loaded.snapshot.value === 'new' || expected === undefined || !sameText(hashOf(transactionId), expected)) throw notFound('No such presentation result');
+    if (loaded.snapshot.value === 'new' || expected === undefined || !sameText(hashOf(transactionId), expected))
+      throw notFound('No such presentation result');
     const context = loaded.snapshot.context;
     const codeRequired = context.responseCodeHash !== undefined;
-    if (responseCode !== undefined && (!codeRequired || !sameText(hashOf(responseCode), context.responseCodeHash!))) throw invalidRequest('response_code is not the one issued for this request');
+    if (responseCode !== undefined && (!codeRequired || !sameText(hashOf(responseCode), context.responseCodeHash!)))
+      throw invalidRequest('response_code is not the one issued for this request');
     const withheld = codeRequired && responseCode === undefined;
     const status = loaded.snapshot.value as ResultDocument['status'];
     return {
@@ -402,7 +548,9 @@ export class VerifierService {
       status,
       ...(typeof context.enc === 'string' ? { enc: context.enc } : {}),
       reasons: context.reasons,
-      ...(context.presentations ? { presentations: withheld ? withoutClaims(context.presentations) : context.presentations } : {}),
+      ...(context.presentations
+        ? { presentations: withheld ? withoutClaims(context.presentations) : context.presentations }
+        : {}),
       ...(withheld ? { response_code_required: true } : {}),
       ...(context.walletError ? { wallet_error: context.walletError } : {}),
     };
@@ -410,8 +558,11 @@ export class VerifierService {
 }
 
 /** The presentations of a result with every disclosed claim left out (format and issuer stay). */
-function withoutClaims(presentations: Record<string, DisclosedPresentation[]>): Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> {
+function withoutClaims(
+  presentations: Record<string, DisclosedPresentation[]>,
+): Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> {
   const shown: Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> = Object.create(null);
-  for (const [queryId, items] of Object.entries(presentations)) shown[queryId] = items.map(({ format, issuer }) => ({ format, issuer }));
+  for (const [queryId, items] of Object.entries(presentations))
+    shown[queryId] = items.map(({ format, issuer }) => ({ format, issuer }));
   return shown;
 }

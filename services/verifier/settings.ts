@@ -9,7 +9,13 @@ export const REQUEST_TTL_S = 300;
 export const SELF_ISSUED_AUDIENCE = 'https://self-issued.me/v2';
 export const REQUEST_OBJECT_TYP = 'oauth-authz-req+jwt';
 export const VERIFIER_ATTESTATION_TYP = 'verifier-attestation+jwt';
-export const CLIENT_ID_PREFIXES: readonly ClientIdPrefix[] = ['redirect_uri', 'x509_san_dns', 'x509_hash', 'verifier_attestation', 'decentralized_identifier'];
+export const CLIENT_ID_PREFIXES: readonly ClientIdPrefix[] = [
+  'redirect_uri',
+  'x509_san_dns',
+  'x509_hash',
+  'verifier_attestation',
+  'decentralized_identifier',
+];
 export const RESPONSE_MODES: readonly ResponseMode[] = ['direct_post', 'direct_post.jwt'];
 export const CONTENT_ENCRYPTIONS = ['A128GCM', 'A256GCM'] as const;
 export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
@@ -21,10 +27,7 @@ export const DEFAULT_DCQL_QUERY: DcqlQuery = {
       id: 'mdl',
       format: 'mso_mdoc',
       meta: { doctype_value: MDL_DOCTYPE },
-      claims: [
-        { path: ['org.iso.18013.5.1', 'family_name'] },
-        { path: ['org.iso.18013.5.1', 'document_number'] },
-      ],
+      claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }],
     },
   ],
 };

@@ -16,17 +16,64 @@ const SESSION = `-H "X-Wallet-Session: $S"`;
 const JSON_BODY = `-H 'content-type: application/json'`;
 
 export const WALLET_ENDPOINTS: WalletEndpoint[] = [
-  { method: 'GET', path: '/health', purpose: 'Health: mode, HAIP material, device key persistence', curl: 'curl -s $W/health' },
-  { method: 'GET', path: '/api/session', purpose: 'The session: holder DID and key thumbprints, device key, credentials (creates the session when new)', curl: `curl -s $W/api/session ${SESSION}` },
-  { method: 'POST', path: '/api/issue', purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")', curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'` },
-  { method: 'POST', path: '/api/import', purpose: 'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance', curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'` },
-  { method: 'GET', path: '/api/oid4vci/callback', purpose: 'OID4VCI authorization callback (redirect target of the authorization server)', curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."' },
-  { method: 'POST', path: '/api/resolve', purpose: 'Resolve an OID4VP request (openid4vp:// URI, by value or by reference); answers the wallet\'s own request_id (req_…) of the pending request, which is not the verifier\'s request id', curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'` },
-  { method: 'POST', path: '/api/present', purpose: 'Present to a resolved request, named by the wallet\'s request_id (req_…) that /api/resolve answered, not the verifier\'s (selective disclosure, direct_post or direct_post.jwt)', curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"req_..."}'` },
-  { method: 'POST', path: '/submit', purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'` },
-  { method: 'GET', path: '/authorize', purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page', curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."' },
+  {
+    method: 'GET',
+    path: '/health',
+    purpose: 'Health: mode, HAIP material, device key persistence',
+    curl: 'curl -s $W/health',
+  },
+  {
+    method: 'GET',
+    path: '/api/session',
+    purpose: 'The session: holder DID and key thumbprints, device key, credentials (creates the session when new)',
+    curl: `curl -s $W/api/session ${SESSION}`,
+  },
+  {
+    method: 'POST',
+    path: '/api/issue',
+    purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")',
+    curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'`,
+  },
+  {
+    method: 'POST',
+    path: '/api/import',
+    purpose:
+      'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance',
+    curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'`,
+  },
+  {
+    method: 'GET',
+    path: '/api/oid4vci/callback',
+    purpose: 'OID4VCI authorization callback (redirect target of the authorization server)',
+    curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."',
+  },
+  {
+    method: 'POST',
+    path: '/api/resolve',
+    purpose:
+      "Resolve an OID4VP request (openid4vp:// URI, by value or by reference); answers the wallet's own request_id (req_…) of the pending request, which is not the verifier's request id",
+    curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'`,
+  },
+  {
+    method: 'POST',
+    path: '/api/present',
+    purpose:
+      "Present to a resolved request, named by the wallet's request_id (req_…) that /api/resolve answered, not the verifier's (selective disclosure, direct_post or direct_post.jwt)",
+    curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"req_..."}'`,
+  },
+  {
+    method: 'POST',
+    path: '/submit',
+    purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call',
+    curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'`,
+  },
+  {
+    method: 'GET',
+    path: '/authorize',
+    purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page',
+    curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."',
+  },
 ];
-
 
 /** `/llms.txt`: what the wallet is and where an agent starts. */
 export function walletLlmsTxt(origin: string, main: string): string {
@@ -53,7 +100,22 @@ Where offers and requests come from: a credential offer is made at the issuer, \
 export function walletRecipes(origin: string, main: string): PageDocument {
   const blocks: Block[] = [
     { kind: 'heading', level: 1, text: 'Wallet harness API recipes' },
-    { kind: 'paragraph', inlines: ['Set ', { code: `W=${origin}` }, ' and a session id, for example ', { code: 'S=my-run-1' }, '. Every call takes ', { code: 'X-Wallet-Session: $S' }, '; JSON bodies take ', { code: 'content-type: application/json' }, ' and at most 64 KiB. Errors are ', { code: '{error, error_description}' }, '. The JSON API is rate limited per client address.'] },
+    {
+      kind: 'paragraph',
+      inlines: [
+        'Set ',
+        { code: `W=${origin}` },
+        ' and a session id, for example ',
+        { code: 'S=my-run-1' },
+        '. Every call takes ',
+        { code: 'X-Wallet-Session: $S' },
+        '; JSON bodies take ',
+        { code: 'content-type: application/json' },
+        ' and at most 64 KiB. Errors are ',
+        { code: '{error, error_description}' },
+        '. The JSON API is rate limited per client address.',
+      ],
+    },
     { kind: 'code', lang: 'sh', text: `W=${origin}\nS=my-run-1` },
   ];
   for (const e of WALLET_ENDPOINTS) {
@@ -63,20 +125,71 @@ export function walletRecipes(origin: string, main: string): PageDocument {
   }
   blocks.push(
     { kind: 'heading', level: 2, text: 'Where offers and presentation requests come from' },
-    { kind: 'paragraph', inlines: ['A credential offer is made at the issuer of the main origin, and handed to this wallet:'] },
-    { kind: 'code', lang: 'sh', text: `M=${main}\nOFFER=$(curl -s -X POST $M/oid4vci/offers ${JSON_BODY} -d '{"credential_configuration_ids":["UniversityDegreeCredential"],"tx_code":true}')\ncurl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} \\\n  -d "{\\"offer\\":\\"$(echo "$OFFER" | jq -r .offer_url)\\",\\"tx_code\\":\\"$(echo "$OFFER" | jq -r .tx_code_value)\\"}"` },
-    { kind: 'paragraph', inlines: ['A presentation request is made at the verifier; the wallet answers it, and the verifier\'s ', { code: 'result_uri' }, ' (named by its ', { code: 'transaction_id' }, ', never the request id) tells the verdict:'] },
-    { kind: 'code', lang: 'sh', text: `REQ=$(curl -s -X POST $M/oid4vp/request/create ${JSON_BODY} -d '{"dcql_query":{"credentials":[{"id":"degree","format":"dc+sd-jwt","claims":[{"path":["degree"]}]}]}}')\ncurl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d "{\\"uri\\":\\"$(echo "$REQ" | jq -r .authorization_request_uri)\\"}"\ncurl -s "$(echo "$REQ" | jq -r .result_uri)"` },
-    { kind: 'paragraph', inlines: ['Every field and allowed value of both creation calls is in ', { code: `${main}/openapi.json` }, '.'] },
+    {
+      kind: 'paragraph',
+      inlines: ['A credential offer is made at the issuer of the main origin, and handed to this wallet:'],
+    },
+    {
+      kind: 'code',
+      lang: 'sh',
+      text: `M=${main}\nOFFER=$(curl -s -X POST $M/oid4vci/offers ${JSON_BODY} -d '{"credential_configuration_ids":["UniversityDegreeCredential"],"tx_code":true}')\ncurl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} \\\n  -d "{\\"offer\\":\\"$(echo "$OFFER" | jq -r .offer_url)\\",\\"tx_code\\":\\"$(echo "$OFFER" | jq -r .tx_code_value)\\"}"`,
+    },
+    {
+      kind: 'paragraph',
+      inlines: [
+        "A presentation request is made at the verifier; the wallet answers it, and the verifier's ",
+        { code: 'result_uri' },
+        ' (named by its ',
+        { code: 'transaction_id' },
+        ', never the request id) tells the verdict:',
+      ],
+    },
+    {
+      kind: 'code',
+      lang: 'sh',
+      text: `REQ=$(curl -s -X POST $M/oid4vp/request/create ${JSON_BODY} -d '{"dcql_query":{"credentials":[{"id":"degree","format":"dc+sd-jwt","claims":[{"path":["degree"]}]}]}}')\ncurl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d "{\\"uri\\":\\"$(echo "$REQ" | jq -r .authorization_request_uri)\\"}"\ncurl -s "$(echo "$REQ" | jq -r .result_uri)"`,
+    },
+    {
+      kind: 'paragraph',
+      inlines: ['Every field and allowed value of both creation calls is in ', { code: `${main}/openapi.json` }, '.'],
+    },
     { kind: 'heading', level: 2, text: 'Headers' },
-    { kind: 'list', items: [
-      [{ code: 'X-Wallet-Session' }, ': the session; echoed on every response. Without it the wallet mints one (strict isolation) and sets the ', { code: 'wallet_session' }, ' cookie.'],
-      [{ code: 'Origin' }, ': browsers on an allowed origin (WALLET_ALLOWED_CORS_ORIGINS) get CORS headers; ', { code: 'X-Wallet-Session' }, ' is allowed and exposed.'],
-    ] },
+    {
+      kind: 'list',
+      items: [
+        [
+          { code: 'X-Wallet-Session' },
+          ': the session; echoed on every response. Without it the wallet mints one (strict isolation) and sets the ',
+          { code: 'wallet_session' },
+          ' cookie.',
+        ],
+        [
+          { code: 'Origin' },
+          ': browsers on an allowed origin (WALLET_ALLOWED_CORS_ORIGINS) get CORS headers; ',
+          { code: 'X-Wallet-Session' },
+          ' is allowed and exposed.',
+        ],
+      ],
+    },
     { kind: 'heading', level: 2, text: 'Outbound requests' },
-    { kind: 'paragraph', inlines: ['The wallet fetches only through its guard: the configured target and issuer pass; anything else must be https, without userinfo, with a public host whose every address is public, at most two redirects, 10 s and 1 MiB. Refusals are ', { code: '400 destination_not_allowed' }, ' (nothing sent) or ', { code: '403 external_verifiers_disabled' }, '; upstream failures ', { code: '502 upstream_error' }, ' with the upstream status, never its body.'] },
+    {
+      kind: 'paragraph',
+      inlines: [
+        'The wallet fetches only through its guard: the configured target and issuer pass; anything else must be https, without userinfo, with a public host whose every address is public, at most two redirects, 10 s and 1 MiB. Refusals are ',
+        { code: '400 destination_not_allowed' },
+        ' (nothing sent) or ',
+        { code: '403 external_verifiers_disabled' },
+        '; upstream failures ',
+        { code: '502 upstream_error' },
+        ' with the upstream status, never its body.',
+      ],
+    },
   );
-  return { title: 'Wallet harness API recipes', description: 'Every wallet endpoint with a runnable curl example', blocks };
+  return {
+    title: 'Wallet harness API recipes',
+    description: 'Every wallet endpoint with a runnable curl example',
+    blocks,
+  };
 }
 
 /** RFC 9727 linkset of the wallet API. */
@@ -86,11 +199,23 @@ export function walletApiCatalog(origin: string) {
       { anchor: `${origin}/.well-known/api-catalog`, item: [{ href: `${origin}/api` }] },
       {
         anchor: `${origin}/api`,
-        'service-doc': [{ href: `${origin}/llms-full.txt`, type: 'text/markdown' }, { href: `${origin}/.well-known/agent-skills/use-wallet-harness/SKILL.md`, type: 'text/markdown' }],
+        'service-doc': [
+          { href: `${origin}/llms-full.txt`, type: 'text/markdown' },
+          { href: `${origin}/.well-known/agent-skills/use-wallet-harness/SKILL.md`, type: 'text/markdown' },
+        ],
         status: [{ href: `${origin}/health`, type: 'application/json' }],
       },
     ],
   };
 }
 
-export const walletRobotsTxt = () => ['# Portico wallet harness: demo data only.', 'User-agent: *', 'Content-Signal: search=yes, ai-input=yes, ai-train=no', 'Allow: /', 'Disallow: /consent/', 'Disallow: /api/', ''].join('\n');
+export const walletRobotsTxt = () =>
+  [
+    '# Portico wallet harness: demo data only.',
+    'User-agent: *',
+    'Content-Signal: search=yes, ai-input=yes, ai-train=no',
+    'Allow: /',
+    'Disallow: /consent/',
+    'Disallow: /api/',
+    '',
+  ].join('\n');

@@ -25,7 +25,8 @@ export interface LookingGlassEvent {
 }
 
 /** A fingerprint of a secret or a session id: what the log may hold instead of the value. */
-export const fingerprint = (value: string) => `sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 16)}`;
+export const fingerprint = (value: string) =>
+  `sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 16)}`;
 /** The part of a URL the log keeps: origin and path, never the query (codes, request_uris). */
 const loggedUrl = (url: string) => {
   try {
@@ -38,13 +39,22 @@ const loggedUrl = (url: string) => {
 
 export class WalletExchanges {
   readonly runtime: ActorRuntime<typeof walletExchangeMachine>;
-  constructor(log: EventLog, readonly clock: Clock) {
+  constructor(
+    log: EventLog,
+    readonly clock: Clock,
+  ) {
     this.runtime = new ActorRuntime(log, walletExchangeMachine, 'wallet-exchange', 1_000, false);
   }
 
   async start(kind: ExchangeKind, sessionId: string, source: string): Promise<ExchangeRecorder> {
     const id = randomToken(12);
-    await this.runtime.create(id, { type: 'exchange.started', at: this.clock.now(), kind, session: fingerprint(sessionId), source: loggedUrl(source) === '(not a URL)' ? source.slice(0, 64) : loggedUrl(source) });
+    await this.runtime.create(id, {
+      type: 'exchange.started',
+      at: this.clock.now(),
+      kind,
+      session: fingerprint(sessionId),
+      source: loggedUrl(source) === '(not a URL)' ? source.slice(0, 64) : loggedUrl(source),
+    });
     return new ExchangeRecorder(id, this);
   }
 }
@@ -56,27 +66,62 @@ export class WalletExchanges {
 export class ExchangeRecorder {
   readonly exchanges: ProtocolExchange[] = [];
   readonly lookingGlass: LookingGlassEvent[] = [];
-  constructor(readonly id: string, private readonly owner: WalletExchanges) {}
+  constructor(
+    readonly id: string,
+    private readonly owner: WalletExchanges,
+  ) {}
 
   async hop(exchange: ProtocolExchange, enc?: string): Promise<void> {
     this.exchanges.push(exchange);
-    await this.owner.runtime.execute(this.id, { type: 'exchange.hop', at: this.owner.clock.now(), step: exchange.step, method: exchange.method, url: loggedUrl(exchange.url), status: exchange.status, ...(enc ? { enc } : {}) });
+    await this.owner.runtime.execute(this.id, {
+      type: 'exchange.hop',
+      at: this.owner.clock.now(),
+      step: exchange.step,
+      method: exchange.method,
+      url: loggedUrl(exchange.url),
+      status: exchange.status,
+      ...(enc ? { enc } : {}),
+    });
   }
 
   explain(event: LookingGlassEvent): void {
     this.lookingGlass.push(event);
   }
 
-  async stored(credentialId: string, format: string, holderKeyThumbprint: string | undefined, batchSecondary: boolean): Promise<void> {
-    await this.owner.runtime.execute(this.id, { type: 'exchange.credential_stored', at: this.owner.clock.now(), credential_id: credentialId, format, batch_secondary: batchSecondary, ...(holderKeyThumbprint ? { holder_key_thumbprint: holderKeyThumbprint } : {}) });
+  async stored(
+    credentialId: string,
+    format: string,
+    holderKeyThumbprint: string | undefined,
+    batchSecondary: boolean,
+  ): Promise<void> {
+    await this.owner.runtime.execute(this.id, {
+      type: 'exchange.credential_stored',
+      at: this.owner.clock.now(),
+      credential_id: credentialId,
+      format,
+      batch_secondary: batchSecondary,
+      ...(holderKeyThumbprint ? { holder_key_thumbprint: holderKeyThumbprint } : {}),
+    });
   }
 
   async presented(verifier: string, upstreamStatus: number, credentialIds: string[], enc?: string): Promise<void> {
-    await this.owner.runtime.execute(this.id, { type: 'exchange.presented', at: this.owner.clock.now(), verifier: loggedUrl(verifier), upstream_status: upstreamStatus, credential_ids: credentialIds, ...(enc ? { enc } : {}) });
+    await this.owner.runtime.execute(this.id, {
+      type: 'exchange.presented',
+      at: this.owner.clock.now(),
+      verifier: loggedUrl(verifier),
+      upstream_status: upstreamStatus,
+      credential_ids: credentialIds,
+      ...(enc ? { enc } : {}),
+    });
   }
 
   async failed(error: string, check?: string): Promise<void> {
-    await this.owner.runtime.execute(this.id, { type: 'exchange.failed', at: this.owner.clock.now(), error, ...(check ? { check } : {}) });
+    await this.owner.runtime.execute(this.id, {
+      type: 'exchange.failed',
+      at: this.owner.clock.now(),
+      error,
+      ...(check ? { check } : {}),
+    });
   }
 
   /** The members every wallet response carries. */
@@ -89,6 +134,9 @@ export class ExchangeRecorder {
    * URL and status only, without bodies, headers or notes.
    */
   failureView() {
-    return { _protocol_exchanges: this.exchanges.map(({ step, method, url, status }) => ({ step, method, url, status })), _looking_glass_events: this.lookingGlass };
+    return {
+      _protocol_exchanges: this.exchanges.map(({ step, method, url, status }) => ({ step, method, url, status })),
+      _looking_glass_events: this.lookingGlass,
+    };
   }
 }

@@ -26,22 +26,36 @@ export interface OutboundHttp {
 }
 
 /** A destination the guard refuses before anything is sent (400 `destination_not_allowed`). */
-export const destinationNotAllowed = (rule: string) => new OAuthError('destination_not_allowed', `The destination is not allowed: ${rule}; nothing was sent`, 400);
+export const destinationNotAllowed = (rule: string) =>
+  new OAuthError('destination_not_allowed', `The destination is not allowed: ${rule}; nothing was sent`, 400);
 
 /** External destinations while WALLET_ALLOW_EXTERNAL_VERIFIERS is false (403). */
-export const externalDisabled = (url: string) => new OAuthError('external_verifiers_disabled', `${new URL(url).origin} is outside the configured target and issuer, and external destinations are disabled (WALLET_ALLOW_EXTERNAL_VERIFIERS=false)`, 403);
+export const externalDisabled = (url: string) =>
+  new OAuthError(
+    'external_verifiers_disabled',
+    `${new URL(url).origin} is outside the configured target and issuer, and external destinations are disabled (WALLET_ALLOW_EXTERNAL_VERIFIERS=false)`,
+    403,
+  );
 
 /**
  * An upstream that failed: 502 with its status and, at most, an OAuth error token it named. Upstream
  * bytes are never reflected: only a `[a-z_]{1,64}` token survives.
  */
 export class UpstreamError extends OAuthError {
-  constructor(description: string, readonly upstreamStatus?: number, readonly upstreamError?: string) {
+  constructor(
+    description: string,
+    readonly upstreamStatus?: number,
+    readonly upstreamError?: string,
+  ) {
     super('upstream_error', description, 502);
   }
 
   override toJSON() {
-    return { ...super.toJSON(), ...(this.upstreamStatus !== undefined ? { upstream_status: this.upstreamStatus } : {}), ...(this.upstreamError ? { upstream_error: this.upstreamError } : {}) };
+    return {
+      ...super.toJSON(),
+      ...(this.upstreamStatus !== undefined ? { upstream_status: this.upstreamStatus } : {}),
+      ...(this.upstreamError ? { upstream_error: this.upstreamError } : {}),
+    };
   }
 }
 
@@ -57,4 +71,5 @@ export function upstreamErrorToken(body: Buffer): string | undefined {
 }
 
 /** A non-2xx upstream answer as the 502 the caller sees. */
-export const upstreamFailed = (response: OutboundResponse, what: string) => new UpstreamError(`${what} answered HTTP ${response.status}`, response.status, upstreamErrorToken(response.body));
+export const upstreamFailed = (response: OutboundResponse, what: string) =>
+  new UpstreamError(`${what} answered HTTP ${response.status}`, response.status, upstreamErrorToken(response.body));

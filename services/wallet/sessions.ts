@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { randomToken } from '../crypto/random.ts';
-import { didJwkFromJwk, didKeyFromJwk, didWebDocument, didWebFromDomain, generateHolderKey, type DidDocument, type KeyPair } from '../credentials/keys/index.ts';
+import {
+  didJwkFromJwk,
+  didKeyFromJwk,
+  didWebDocument,
+  didWebFromDomain,
+  generateHolderKey,
+  type DidDocument,
+  type KeyPair,
+} from '../credentials/keys/index.ts';
 import { OAuthError } from '../errors.ts';
 import type { WalletDidMethod, WalletSigningAlg } from './settings.ts';
 
@@ -56,7 +64,8 @@ export interface SessionPolicy {
 }
 
 /** `wallet_subject_label`: the configured subject and 12 hex characters of SHA-256 of the session id. */
-export const subjectLabel = (subject: string, sessionId: string) => `${subject}-${createHash('sha256').update(sessionId).digest('hex').slice(0, 12)}`;
+export const subjectLabel = (subject: string, sessionId: string) =>
+  `${subject}-${createHash('sha256').update(sessionId).digest('hex').slice(0, 12)}`;
 
 /**
  * Wallet sessions in memory (decisions section 10): a session is named by the client (`X-Wallet-Session`
@@ -82,7 +91,11 @@ export class WalletSessions {
    * value, if any; a malformed one is refused. Returns whether the id was minted here.
    */
   async resolve(requested: string | undefined): Promise<{ session: WalletSession; minted: boolean }> {
-    if (requested !== undefined && !SESSION_ID.test(requested)) throw new OAuthError('invalid_request', 'X-Wallet-Session must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" or "-"');
+    if (requested !== undefined && !SESSION_ID.test(requested))
+      throw new OAuthError(
+        'invalid_request',
+        'X-Wallet-Session must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" or "-"',
+      );
     const minted = requested === undefined && this.policy.strict;
     const id = requested ?? (this.policy.strict ? `ws_${randomToken(16)}` : SHARED_SESSION_ID);
     return { session: await this.touch(id), minted };
@@ -96,7 +109,8 @@ export class WalletSessions {
 
   /** The session whose did:web document lives at `/wallet/<thumbprint>/did.json`. */
   byThumbprint(thumbprint: string): WalletSession | undefined {
-    for (const session of this.sessions.values()) if (session.holder.kid === thumbprint && session.expiresAt > this.clock.now()) return session;
+    for (const session of this.sessions.values())
+      if (session.holder.kid === thumbprint && session.expiresAt > this.clock.now()) return session;
     return undefined;
   }
 
@@ -138,7 +152,18 @@ export class WalletSessions {
     const holder = await generateHolderKey(this.policy.signingAlg);
     const { did, didDocument } = await this.identify(holder);
     const now = this.clock.now();
-    const session: WalletSession = { id, holder, did, didDocument, createdAt: now, expiresAt: now + this.policy.ttlMs, credentials: new Map(), activeCredentialId: null, pending: new Map(), batchKeys: new Map() };
+    const session: WalletSession = {
+      id,
+      holder,
+      did,
+      didDocument,
+      createdAt: now,
+      expiresAt: now + this.policy.ttlMs,
+      credentials: new Map(),
+      activeCredentialId: null,
+      pending: new Map(),
+      batchKeys: new Map(),
+    };
     this.sessions.delete(id);
     if (this.sessions.size >= this.policy.maxSessions) this.evictOne();
     this.sessions.set(id, session);

@@ -41,4 +41,5 @@ export interface WalletSettings {
 }
 
 /** Origins the wallet trusts without the external-destination rules: its target and its issuer. */
-export const trustedOrigins = (settings: Pick<WalletSettings, 'targetBaseUrl' | 'issuerBaseUrl'>) => new Set([new URL(settings.targetBaseUrl).origin, new URL(settings.issuerBaseUrl).origin]);
+export const trustedOrigins = (settings: Pick<WalletSettings, 'targetBaseUrl' | 'issuerBaseUrl'>) =>
+  new Set([new URL(settings.targetBaseUrl).origin, new URL(settings.issuerBaseUrl).origin]);

@@ -48,7 +48,11 @@ export function knownTrustDomains(session: WorkloadApiSession): string[] {
 
 export function bundleKeys(session: WorkloadApiSession, trustDomain: string): Array<Record<string, unknown>> {
   return [
-    ...x509Authorities(session, trustDomain).map((der) => ({ ...publicJwk(der), use: 'x509-svid', x5c: [Buffer.from(der).toString('base64')] })),
+    ...x509Authorities(session, trustDomain).map((der) => ({
+      ...publicJwk(der),
+      use: 'x509-svid',
+      x5c: [Buffer.from(der).toString('base64')],
+    })),
     ...jwtAuthorities(session, trustDomain).map((k) => ({ ...k, use: 'jwt-svid' })),
   ];
 }

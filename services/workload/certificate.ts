@@ -52,7 +52,17 @@ const KEY_PURPOSES: Record<string, string> = {
   '1.3.6.1.5.5.7.3.4': 'emailProtection',
 };
 
-const KEY_USAGE_BITS = ['digitalSignature', 'nonRepudiation', 'keyEncipherment', 'dataEncipherment', 'keyAgreement', 'keyCertSign', 'cRLSign', 'encipherOnly', 'decipherOnly'];
+const KEY_USAGE_BITS = [
+  'digitalSignature',
+  'nonRepudiation',
+  'keyEncipherment',
+  'dataEncipherment',
+  'keyAgreement',
+  'keyCertSign',
+  'cRLSign',
+  'encipherOnly',
+  'decipherOnly',
+];
 
 /** Parsed pkijs certificate, or CertificateParseError. */
 export function parsePkijs(der: Uint8Array): pkijs.Certificate {
@@ -64,7 +74,9 @@ export function parsePkijs(der: Uint8Array): pkijs.Certificate {
 }
 
 function keyUsageOf(ext: pkijs.Extension): string[] {
-  const bits = (ext.parsedValue as { valueBlock?: { valueHexView?: Uint8Array } } | undefined)?.valueBlock?.valueHexView ?? new Uint8Array();
+  const bits =
+    (ext.parsedValue as { valueBlock?: { valueHexView?: Uint8Array } } | undefined)?.valueBlock?.valueHexView ??
+    new Uint8Array();
   return KEY_USAGE_BITS.filter((_, i) => i >> 3 < bits.length && ((bits[i >> 3] >> (7 - (i & 7))) & 1) === 1);
 }
 
@@ -105,7 +117,9 @@ export function certificateInfo(der: Uint8Array): CertificateInfo {
     } else if (ext.extnID === OID.keyUsage) {
       keyUsage = keyUsageOf(ext);
     } else if (ext.extnID === OID.extKeyUsage) {
-      extendedKeyUsage = ((ext.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? []).map((p) => KEY_PURPOSES[p] ?? p);
+      extendedKeyUsage = ((ext.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? []).map(
+        (p) => KEY_PURPOSES[p] ?? p,
+      );
     }
   }
   const jwk = node.publicKey.export({ format: 'jwk' }) as { kty?: string; crv?: string };
@@ -116,8 +130,13 @@ export function certificateInfo(der: Uint8Array): CertificateInfo {
     issuer: distinguishedName(node.issuer),
     notBefore: cert.notBefore.value,
     notAfter: cert.notAfter.value,
-    signatureAlgorithm: SIGNATURE_ALGORITHMS[cert.signatureAlgorithm.algorithmId] ?? cert.signatureAlgorithm.algorithmId,
-    publicKey: { kty: jwk.kty ?? String(node.publicKey.asymmetricKeyType), ...(jwk.crv ? { crv: jwk.crv } : {}), ...(details?.modulusLength ? { bits: details.modulusLength } : {}) },
+    signatureAlgorithm:
+      SIGNATURE_ALGORITHMS[cert.signatureAlgorithm.algorithmId] ?? cert.signatureAlgorithm.algorithmId,
+    publicKey: {
+      kty: jwk.kty ?? String(node.publicKey.asymmetricKeyType),
+      ...(jwk.crv ? { crv: jwk.crv } : {}),
+      ...(details?.modulusLength ? { bits: details.modulusLength } : {}),
+    },
     uriSans,
     dnsSans,
     otherSanCount,
@@ -145,13 +164,22 @@ export interface ChainVerdict {
  * Validation is pkijs' path validation (signatures, validity, CA constraints). When it fails, the
  * detail says whether no anchor names the leaf's issuer or the signature does not verify.
  */
-export async function verifyChain(leaf: Uint8Array, intermediates: readonly Uint8Array[], anchors: readonly Uint8Array[], at: Date): Promise<ChainVerdict> {
+export async function verifyChain(
+  leaf: Uint8Array,
+  intermediates: readonly Uint8Array[],
+  anchors: readonly Uint8Array[],
+  at: Date,
+): Promise<ChainVerdict> {
   if (anchors.length === 0) return { ok: false, detail: 'no X.509 authorities to chain to' };
   const leafCert = parsePkijs(leaf);
   const middle = intermediates.map(parsePkijs);
   const trusted = anchors.map(parsePkijs);
   // The engine takes the end entity as the last of `certs`.
-  const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: trusted, certs: [...middle, leafCert], checkDate: at });
+  const engine = new pkijs.CertificateChainValidationEngine({
+    trustedCerts: trusted,
+    certs: [...middle, leafCert],
+    checkDate: at,
+  });
   let result: { result: boolean; resultMessage: string; certificatePath?: pkijs.Certificate[] };
   try {
     result = await engine.verify();
@@ -159,14 +187,20 @@ export async function verifyChain(leaf: Uint8Array, intermediates: readonly Uint
     result = { result: false, resultMessage: (error as Error).message };
   }
   if (result.result) {
-    const subjectOf = (c: pkijs.Certificate) => distinguishedName(new NodeCertificate(Buffer.from(c.toSchema().toBER(false))).subject);
+    const subjectOf = (c: pkijs.Certificate) =>
+      distinguishedName(new NodeCertificate(Buffer.from(c.toSchema().toBER(false))).subject);
     const found = (result.certificatePath ?? []).map(subjectOf);
     const leafSubject = subjectOf(leafCert);
     const path = found[0] === leafSubject ? found : [leafSubject, ...found];
-    return { ok: true, detail: `chains to an authority of the bundle (${path.length - 1} signature(s) verified)`, path };
+    return {
+      ok: true,
+      detail: `chains to an authority of the bundle (${path.length - 1} signature(s) verified)`,
+      path,
+    };
   }
   const issuers = [...middle, ...trusted].filter((c) => c.subject.isEqual(leafCert.issuer));
-  if (issuers.length === 0) return { ok: false, detail: 'no authority in the bundle (or the chain sent) names the issuer of this certificate' };
+  if (issuers.length === 0)
+    return { ok: false, detail: 'no authority in the bundle (or the chain sent) names the issuer of this certificate' };
   let signed = false;
   for (const issuer of issuers) {
     try {
@@ -175,6 +209,10 @@ export async function verifyChain(leaf: Uint8Array, intermediates: readonly Uint
       // a key the engine cannot use is a failed verification
     }
   }
-  if (!signed) return { ok: false, detail: 'the certificate signature does not verify with the key of its issuer (altered or forged certificate)' };
+  if (!signed)
+    return {
+      ok: false,
+      detail: 'the certificate signature does not verify with the key of its issuer (altered or forged certificate)',
+    };
   return { ok: false, detail: `path validation failed: ${result.resultMessage || 'no valid certificate path'}` };
 }

@@ -34,7 +34,10 @@ export function concatDer(parts: readonly Uint8Array[]): Uint8Array {
 
 /** One certificate as a PEM block. */
 export function certificatePem(der: Uint8Array): string {
-  const body = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
 }
 

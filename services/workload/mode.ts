@@ -31,7 +31,11 @@ export class SpiffeMode {
 
   async current() {
     const { snapshot } = await this.actors.get('service');
-    return { mode: snapshot.value === 'full' ? 'full' as const : 'demo' as const, state: snapshot.value as string, context: snapshot.context };
+    return {
+      mode: snapshot.value === 'full' ? ('full' as const) : ('demo' as const),
+      state: snapshot.value as string,
+      context: snapshot.context,
+    };
   }
 
   /** The Workload API session while in full mode. */
@@ -52,8 +56,10 @@ export class SpiffeMode {
   async recover(reason = 'the service restarted'): Promise<void> {
     const { state } = await this.current();
     if (this.live) return;
-    if (state === 'connecting') await this.actors.execute('service', { type: 'mode.connect_failed', at: this.clock.now(), reason });
-    else if (state === 'full') await this.actors.execute('service', { type: 'mode.agent_lost', at: this.clock.now(), reason });
+    if (state === 'connecting')
+      await this.actors.execute('service', { type: 'mode.connect_failed', at: this.clock.now(), reason });
+    else if (state === 'full')
+      await this.actors.execute('service', { type: 'mode.agent_lost', at: this.clock.now(), reason });
   }
 
   /** One connection attempt, when full mode is enabled and a retry is due. Concurrent calls share one attempt. */
@@ -70,9 +76,17 @@ export class SpiffeMode {
     if (!this.settings.enabled || this.closed) return;
     const { state, context } = await this.current();
     if (state !== 'demo' || (context.retryAt !== undefined && this.clock.now() < context.retryAt)) return;
-    await this.actors.execute('service', { type: 'mode.connect_requested', at: this.clock.now(), socketPath: this.settings.socketPath });
+    await this.actors.execute('service', {
+      type: 'mode.connect_requested',
+      at: this.clock.now(),
+      socketPath: this.settings.socketPath,
+    });
     if (!this.connector) {
-      await this.actors.execute('service', { type: 'mode.connect_failed', at: this.clock.now(), reason: 'no Workload API client in this build' });
+      await this.actors.execute('service', {
+        type: 'mode.connect_failed',
+        at: this.clock.now(),
+        reason: 'no Workload API client in this build',
+      });
       return;
     }
     let session: WorkloadApiSession;
@@ -80,7 +94,11 @@ export class SpiffeMode {
       session = await this.connector.connect(this.settings.socketPath);
     } catch (error) {
       if (this.closed) return;
-      await this.actors.execute('service', { type: 'mode.connect_failed', at: this.clock.now(), reason: (error as Error).message.slice(0, 200) });
+      await this.actors.execute('service', {
+        type: 'mode.connect_failed',
+        at: this.clock.now(),
+        reason: (error as Error).message.slice(0, 200),
+      });
       return;
     }
     if (this.closed) {
@@ -88,7 +106,11 @@ export class SpiffeMode {
       return;
     }
     const spiffeId = session.x509().svids[0]?.spiffeId;
-    const outcome = await this.actors.execute('service', { type: 'mode.connected', at: this.clock.now(), ...(spiffeId ? { spiffeId } : {}) });
+    const outcome = await this.actors.execute('service', {
+      type: 'mode.connected',
+      at: this.clock.now(),
+      ...(spiffeId ? { spiffeId } : {}),
+    });
     if (!outcome.accepted) {
       session.close();
       return;
@@ -109,7 +131,11 @@ export class SpiffeMode {
     this.live = undefined;
     session.close();
     if (this.closed) return;
-    await this.actors.execute('service', { type: 'mode.agent_lost', at: this.clock.now(), reason: reason.slice(0, 200) });
+    await this.actors.execute('service', {
+      type: 'mode.agent_lost',
+      at: this.clock.now(),
+      reason: reason.slice(0, 200),
+    });
   }
 
   /** Closes the session without recording a loss (the service is shutting down). */

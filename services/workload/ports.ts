@@ -57,7 +57,10 @@ export interface WorkloadApiConnector {
 
 /** Refusal by the agent of a unary call (e.g. ValidateJWTSVID on a bad token). */
 export class WorkloadApiCallError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'WorkloadApiCallError';
   }

@@ -27,13 +27,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class SvidRotations {
   private readonly actors: ActorRuntime<typeof svidRotationMachine>;
 
-  constructor(private readonly log: EventLog, private readonly clock: Clock) {
+  constructor(
+    private readonly log: EventLog,
+    private readonly clock: Clock,
+  ) {
     this.actors = new ActorRuntime(log, svidRotationMachine, 'x509-svid', 100);
   }
 
   private facts(svid: X509Svid): SvidFacts {
     const info = certificateInfo(svid.chain[0]);
-    return { spiffeId: svid.spiffeId, serial: info.serial, notBefore: info.notBefore.getTime(), notAfter: info.notAfter.getTime(), fingerprint: info.fingerprint };
+    return {
+      spiffeId: svid.spiffeId,
+      serial: info.serial,
+      notBefore: info.notBefore.getTime(),
+      notAfter: info.notAfter.getTime(),
+      fingerprint: info.fingerprint,
+    };
   }
 
   /** Offers every SVID of a stream message to its actor; resolves once any rotation is on disk. */

@@ -2,12 +2,25 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Clock } from '../clock.ts';
 import { OAuthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
-import { BundleSequence, REFRESH_HINT_SECONDS, bundleKeys, jwtAuthorities, knownTrustDomains, x509Authorities } from './bundle.ts';
+import {
+  BundleSequence,
+  REFRESH_HINT_SECONDS,
+  bundleKeys,
+  jwtAuthorities,
+  knownTrustDomains,
+  x509Authorities,
+} from './bundle.ts';
 import { certificateInfo } from './certificate.ts';
 import { certificatesPem, pemCertificates } from './der.ts';
 import { jwtAuthDemo, mtlsDemo, type DemoReport } from './demos.ts';
 import { SpiffeMode } from './mode.ts';
-import { WorkloadApiCallError, type MtlsDialer, type WorkloadApiConnector, type WorkloadApiSession, type X509SvidUpdate } from './ports.ts';
+import {
+  WorkloadApiCallError,
+  type MtlsDialer,
+  type WorkloadApiConnector,
+  type WorkloadApiSession,
+  type X509SvidUpdate,
+} from './ports.ts';
 import { SvidRotations } from './rotations.ts';
 import { SPIFFE_ENDPOINTS, type SpiffeSettings } from './settings.ts';
 import { parseSpiffeId, trustDomainOf } from './spiffe-id.ts';
@@ -51,9 +64,7 @@ export class WorkloadIdentity {
   }
 
   private record(update: X509SvidUpdate): Promise<unknown> {
-    this.recording = this.recording
-      .then(() => this.rotations.observe(update))
-      .catch(() => undefined);
+    this.recording = this.recording.then(() => this.rotations.observe(update)).catch(() => undefined);
     return this.recording;
   }
 
@@ -77,7 +88,12 @@ export class WorkloadIdentity {
 
   private callFailed(error: unknown): never {
     if (error instanceof WorkloadApiCallError && AGENT_GONE.has(error.code)) throw unavailable();
-    if (error instanceof WorkloadApiCallError) throw new OAuthError('invalid_request', `The Workload API refused the call: ${error.code} ${error.message}`.slice(0, 300), 400);
+    if (error instanceof WorkloadApiCallError)
+      throw new OAuthError(
+        'invalid_request',
+        `The Workload API refused the call: ${error.code} ${error.message}`.slice(0, 300),
+        400,
+      );
     throw unavailable();
   }
 
@@ -91,8 +107,15 @@ export class WorkloadIdentity {
       mode: 'full',
       trust_domain: this.settings.trustDomain,
       spiffe_id: svid.spiffeId,
-      workload_api: { socket_path: this.settings.socketPath, connected_at: context.connectedAt ? iso(context.connectedAt) : null },
-      svid: { serial: info.serial, not_after: info.notAfter.toISOString(), expires_in_seconds: seconds(info.notAfter.getTime() - this.clock.now()) },
+      workload_api: {
+        socket_path: this.settings.socketPath,
+        connected_at: context.connectedAt ? iso(context.connectedAt) : null,
+      },
+      svid: {
+        serial: info.serial,
+        not_after: info.notAfter.toISOString(),
+        expires_in_seconds: seconds(info.notAfter.getTime() - this.clock.now()),
+      },
       identities: session.x509().svids.length,
       bundle: {
         x509_authorities: x509Authorities(session, this.settings.trustDomain).length,
@@ -116,7 +139,11 @@ export class WorkloadIdentity {
       not_after: info.notAfter.toISOString(),
       issuer: info.issuer,
       subject: info.subject,
-      public_key_algorithm: info.publicKey.crv ? `${info.publicKey.kty} ${info.publicKey.crv}` : info.publicKey.bits ? `${info.publicKey.kty} ${info.publicKey.bits}` : info.publicKey.kty,
+      public_key_algorithm: info.publicKey.crv
+        ? `${info.publicKey.kty} ${info.publicKey.crv}`
+        : info.publicKey.bits
+          ? `${info.publicKey.kty} ${info.publicKey.bits}`
+          : info.publicKey.kty,
       public_key: info.publicKey,
       signature_algorithm: info.signatureAlgorithm,
       san_uris: info.uriSans,
@@ -202,18 +229,33 @@ export class WorkloadIdentity {
       path: id.ok ? id.value.path : null,
       identities: update.svids.map((s) => {
         const info = certificateInfo(s.chain[0]);
-        return { spiffe_id: s.spiffeId, ...(s.hint ? { hint: s.hint } : {}), serial: info.serial, not_after: info.notAfter.toISOString(), default: s === svid };
+        return {
+          spiffe_id: s.spiffeId,
+          ...(s.hint ? { hint: s.hint } : {}),
+          serial: info.serial,
+          not_after: info.notAfter.toISOString(),
+          default: s === svid,
+        };
       }),
       federated_trust_domains: Object.keys(update.federatedBundles).map(trustDomainOf).sort(),
       crl_count: update.crlCount,
-      workload_api: { socket_path: this.settings.socketPath, security_header: 'workload.spiffe.io: true', connected_at: context.connectedAt ? iso(context.connectedAt) : null, streams: ['FetchX509SVID', 'FetchJWTBundles'] },
+      workload_api: {
+        socket_path: this.settings.socketPath,
+        security_header: 'workload.spiffe.io: true',
+        connected_at: context.connectedAt ? iso(context.connectedAt) : null,
+        streams: ['FetchX509SVID', 'FetchJWTBundles'],
+      },
     };
   }
 
   bundleJwks() {
     const session = this.session();
     const keys = bundleKeys(session, this.settings.trustDomain);
-    return { keys, spiffe_sequence: this.sequence.observe(this.settings.trustDomain, keys, this.clock.now()), spiffe_refresh_hint: REFRESH_HINT_SECONDS };
+    return {
+      keys,
+      spiffe_sequence: this.sequence.observe(this.settings.trustDomain, keys, this.clock.now()),
+      spiffe_refresh_hint: REFRESH_HINT_SECONDS,
+    };
   }
 
   trustBundle() {
@@ -226,43 +268,69 @@ export class WorkloadIdentity {
       spiffe_sequence: this.sequence.observe(td, keys, this.clock.now()),
       refresh_hint_seconds: REFRESH_HINT_SECONDS,
       x509_authorities: x509Authorities(session, td).map((der) => summary(certificateInfo(der))),
-      jwt_authorities: jwtAuthorities(session, td).map((k) => ({ kid: k.kid ?? null, kty: k.kty ?? null, ...(k.crv ? { crv: k.crv } : {}), ...(k.alg ? { alg: k.alg } : {}) })),
-      federated: knownTrustDomains(session).filter((d) => d !== td).map((d) => ({
-        trust_domain: d,
-        x509_authorities: (update.federatedBundles[`spiffe://${d}`] ?? update.federatedBundles[d] ?? []).length,
-        jwt_authorities: jwtAuthorities(session, d).length,
+      jwt_authorities: jwtAuthorities(session, td).map((k) => ({
+        kid: k.kid ?? null,
+        kty: k.kty ?? null,
+        ...(k.crv ? { crv: k.crv } : {}),
+        ...(k.alg ? { alg: k.alg } : {}),
       })),
+      federated: knownTrustDomains(session)
+        .filter((d) => d !== td)
+        .map((d) => ({
+          trust_domain: d,
+          x509_authorities: (update.federatedBundles[`spiffe://${d}`] ?? update.federatedBundles[d] ?? []).length,
+          jwt_authorities: jwtAuthorities(session, d).length,
+        })),
       bundle_endpoint: '/spiffe/.well-known/spiffe-bundle',
     };
   }
 
   async validateJwt(body: { token: string; audience: string }): Promise<JwtVerdict> {
-    return validateJwtSvid(this.session(), { token: body.token.trim(), audience: body.audience, now: this.clock.now() });
+    return validateJwtSvid(this.session(), {
+      token: body.token.trim(),
+      audience: body.audience,
+      now: this.clock.now(),
+    });
   }
 
   /** `pem`: PEM text with one or more certificates; `chain`: PEM blocks or base64 DER, leaf first. */
   async validateX509(body: { pem?: string; chain?: string[] }): Promise<X509Verdict> {
     const session = this.session();
-    if ((body.pem === undefined) === (body.chain === undefined)) throw invalidRequest('Send exactly one of pem (PEM text) or chain (array of PEM or base64 DER certificates, leaf first)');
+    if ((body.pem === undefined) === (body.chain === undefined))
+      throw invalidRequest(
+        'Send exactly one of pem (PEM text) or chain (array of PEM or base64 DER certificates, leaf first)',
+      );
     let ders: Uint8Array[];
     try {
       ders = body.pem !== undefined ? pemCertificates(body.pem).certificates : body.chain!.flatMap(decodeChainEntry);
     } catch (error) {
       throw invalidRequest(`The certificates could not be read: ${(error as Error).message}`);
     }
-    if (ders.length === 0) throw invalidRequest(body.pem !== undefined ? 'pem holds no -----BEGIN CERTIFICATE----- block' : 'chain is empty');
+    if (ders.length === 0)
+      throw invalidRequest(
+        body.pem !== undefined ? 'pem holds no -----BEGIN CERTIFICATE----- block' : 'chain is empty',
+      );
     return validateX509Svid(session, { chain: ders, now: this.clock.now(), ownTrustDomain: this.settings.trustDomain });
   }
 
   async mtlsDemo(): Promise<DemoReport> {
     const session = this.session();
     if (!this.dialer) throw unavailable();
-    return mtlsDemo(session, { dialer: this.dialer, address: this.settings.spireServerAddress, trustDomain: this.settings.trustDomain, now: this.clock.now() });
+    return mtlsDemo(session, {
+      dialer: this.dialer,
+      address: this.settings.spireServerAddress,
+      trustDomain: this.settings.trustDomain,
+      now: this.clock.now(),
+    });
   }
 
   async jwtAuthDemo(audience?: string): Promise<DemoReport> {
     const session = this.session();
-    return jwtAuthDemo(session, { audience: audience ?? `spiffe://${this.settings.trustDomain}/spire/server`, trustDomain: this.settings.trustDomain, now: this.clock.now() });
+    return jwtAuthDemo(session, {
+      audience: audience ?? `spiffe://${this.settings.trustDomain}/spire/server`,
+      trustDomain: this.settings.trustDomain,
+      now: this.clock.now(),
+    });
   }
 
   async rotationDemo() {
@@ -274,7 +342,12 @@ export class WorkloadIdentity {
     const events = await this.rotations.history();
     return {
       spiffe_id: svid.spiffeId,
-      current: { serial: info.serial, not_before: info.notBefore.toISOString(), not_after: info.notAfter.toISOString(), fingerprint_sha256: info.fingerprint },
+      current: {
+        serial: info.serial,
+        not_before: info.notBefore.toISOString(),
+        not_after: info.notAfter.toISOString(),
+        fingerprint_sha256: info.fingerprint,
+      },
       rotation_expected_at: iso(from + (to - from) / 2),
       rotations_observed: events.filter((e) => e.type === 'svid.rotated' && e.spiffe_id === svid.spiffeId).length,
       events,

@@ -7,7 +7,11 @@ export interface SpiffeSettings {
   baseUrl: string;
 }
 
-export function spiffeSettings(env: Record<string, string | undefined>, mainBaseUrl: string, showcaseBaseUrl: string): SpiffeSettings {
+export function spiffeSettings(
+  env: Record<string, string | undefined>,
+  mainBaseUrl: string,
+  showcaseBaseUrl: string,
+): SpiffeSettings {
   return {
     enabled: env.SHOWCASE_SPIFFE_ENABLED === 'true',
     socketPath: env.SHOWCASE_SPIFFE_SOCKET_PATH || 'unix:///run/spire/sockets/agent.sock',

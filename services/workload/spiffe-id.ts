@@ -25,10 +25,12 @@ export function parseSpiffeId(value: string): { ok: true; value: SpiffeId } | { 
   const trustDomain = slash === -1 ? rest : rest.slice(0, slash);
   const path = slash === -1 ? '' : rest.slice(slash);
   if (trustDomain.length === 0) return { ok: false, reason: 'trust domain is empty' };
-  if (trustDomain.length > MAX_TRUST_DOMAIN) return { ok: false, reason: `trust domain longer than ${MAX_TRUST_DOMAIN} characters` };
+  if (trustDomain.length > MAX_TRUST_DOMAIN)
+    return { ok: false, reason: `trust domain longer than ${MAX_TRUST_DOMAIN} characters` };
   if (trustDomain.includes('@')) return { ok: false, reason: 'has user info' };
   if (trustDomain.includes(':')) return { ok: false, reason: 'has a port' };
-  if (!TRUST_DOMAIN.test(trustDomain)) return { ok: false, reason: 'trust domain has characters other than a-z 0-9 . - _' };
+  if (!TRUST_DOMAIN.test(trustDomain))
+    return { ok: false, reason: 'trust domain has characters other than a-z 0-9 . - _' };
   if (path !== '') {
     const segments = path.slice(1).split('/');
     for (const s of segments) {

@@ -54,7 +54,10 @@ const verdict = (checks: Check[], chainLength: number, extra: Partial<X509Verdic
 });
 
 /** `chain`: DER certificates, leaf first, as the caller sent them. */
-export async function validateX509Svid(session: WorkloadApiSession, input: { chain: Uint8Array[]; now: number; ownTrustDomain: string }): Promise<X509Verdict> {
+export async function validateX509Svid(
+  session: WorkloadApiSession,
+  input: { chain: Uint8Array[]; now: number; ownTrustDomain: string },
+): Promise<X509Verdict> {
   const { chain, now } = input;
   const checks: Check[] = [];
   if (chain.length === 0) {
@@ -77,13 +80,22 @@ export async function validateX509Svid(session: WorkloadApiSession, input: { cha
   checks.push({
     check: 'uri_san',
     ok: leaf.uriSans.length === 1,
-    detail: leaf.uriSans.length === 1 ? `one URI SAN: ${leaf.uriSans[0]}` : leaf.uriSans.length === 0 ? 'the leaf has no URI SAN: not an X.509-SVID' : `the leaf has ${leaf.uriSans.length} URI SANs; an X.509-SVID has exactly one`,
+    detail:
+      leaf.uriSans.length === 1
+        ? `one URI SAN: ${leaf.uriSans[0]}`
+        : leaf.uriSans.length === 0
+          ? 'the leaf has no URI SAN: not an X.509-SVID'
+          : `the leaf has ${leaf.uriSans.length} URI SANs; an X.509-SVID has exactly one`,
   });
   const id = leaf.uriSans.length === 1 ? parseSpiffeId(leaf.uriSans[0]) : undefined;
   checks.push({
     check: 'spiffe_id',
     ok: Boolean(id?.ok),
-    detail: !id ? 'no single URI SAN to read a SPIFFE ID from' : id.ok ? `SPIFFE ID ${id.value.id}` : `the URI SAN is not a SPIFFE ID: ${id.reason}`,
+    detail: !id
+      ? 'no single URI SAN to read a SPIFFE ID from'
+      : id.ok
+        ? `SPIFFE ID ${id.value.id}`
+        : `the URI SAN is not a SPIFFE ID: ${id.reason}`,
   });
 
   const usage = leaf.keyUsage;
@@ -94,14 +106,26 @@ export async function validateX509Svid(session: WorkloadApiSession, input: { cha
     ...(usage?.includes('keyCertSign') ? ['keyCertSign is set'] : []),
     ...(usage?.includes('cRLSign') ? ['cRLSign is set'] : []),
   ];
-  checks.push({ check: 'leaf', ok: leafProblems.length === 0, detail: leafProblems.length === 0 ? `not a CA; key usage ${usage!.join(', ')}` : `not a valid leaf SVID: ${leafProblems.join('; ')}` });
+  checks.push({
+    check: 'leaf',
+    ok: leafProblems.length === 0,
+    detail:
+      leafProblems.length === 0
+        ? `not a CA; key usage ${usage!.join(', ')}`
+        : `not a valid leaf SVID: ${leafProblems.join('; ')}`,
+  });
 
   const from = leaf.notBefore.getTime();
   const to = leaf.notAfter.getTime();
   checks.push({
     check: 'validity',
     ok: now >= from && now <= to,
-    detail: now < from ? `not valid before ${leaf.notBefore.toISOString()}` : now > to ? `expired at ${leaf.notAfter.toISOString()}` : `valid until ${leaf.notAfter.toISOString()} (${Math.floor((to - now) / 1000)} s left)`,
+    detail:
+      now < from
+        ? `not valid before ${leaf.notBefore.toISOString()}`
+        : now > to
+          ? `expired at ${leaf.notAfter.toISOString()}`
+          : `valid until ${leaf.notAfter.toISOString()} (${Math.floor((to - now) / 1000)} s left)`,
   });
 
   const trustDomain = id?.ok ? id.value.trustDomain : undefined;
@@ -109,19 +133,41 @@ export async function validateX509Svid(session: WorkloadApiSession, input: { cha
   if (!trustDomain) {
     checks.push({ check: 'trust_domain', ok: false, detail: 'no trust domain without a SPIFFE ID' });
   } else if (anchors.length === 0) {
-    checks.push({ check: 'trust_domain', ok: false, detail: `${trustDomain} is a foreign trust domain: no X.509 bundle for it (known: ${knownTrustDomains(session).join(', ') || 'none'})` });
+    checks.push({
+      check: 'trust_domain',
+      ok: false,
+      detail: `${trustDomain} is a foreign trust domain: no X.509 bundle for it (known: ${knownTrustDomains(session).join(', ') || 'none'})`,
+    });
   } else {
-    checks.push({ check: 'trust_domain', ok: true, detail: trustDomain === input.ownTrustDomain ? `${trustDomain} is this service's trust domain` : `${trustDomain} is a federated trust domain` });
+    checks.push({
+      check: 'trust_domain',
+      ok: true,
+      detail:
+        trustDomain === input.ownTrustDomain
+          ? `${trustDomain} is this service's trust domain`
+          : `${trustDomain} is a federated trust domain`,
+    });
   }
 
   if (anchors.length === 0) {
-    checks.push({ check: 'chain', ok: false, detail: 'not verified: no X.509 bundle for the certificate\'s trust domain' });
+    checks.push({
+      check: 'chain',
+      ok: false,
+      detail: "not verified: no X.509 bundle for the certificate's trust domain",
+    });
   } else {
     const anchorPrints = new Set(anchors.map(fingerprint256));
     const intermediates = chain.slice(1).filter((der) => !anchorPrints.has(fingerprint256(der)));
     const result = await verifyChain(chain[0], intermediates, anchors, new Date(now));
-    checks.push({ check: 'chain', ok: result.ok, detail: result.ok ? `${result.detail}: ${result.path!.join(' -> ')}` : result.detail });
+    checks.push({
+      check: 'chain',
+      ok: result.ok,
+      detail: result.ok ? `${result.detail}: ${result.path!.join(' -> ')}` : result.detail,
+    });
   }
 
-  return verdict(checks, chain.length, { ...(id?.ok ? { spiffe_id: id.value.id, trust_domain: id.value.trustDomain } : {}), certificate: summary(leaf) });
+  return verdict(checks, chain.length, {
+    ...(id?.ok ? { spiffe_id: id.value.id, trust_domain: id.value.trustDomain } : {}),
+    certificate: summary(leaf),
+  });
 }

@@ -6,7 +6,8 @@ import { form, json, startMainServer, type TestServer } from '../support/main-se
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs it; browser tests never skip in CI`);
+if (!available && process.env.CI === 'true')
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs it; browser tests never skip in CI`);
 const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -19,7 +20,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -44,7 +53,9 @@ async function open(path: string, init?: (page: Page) => Promise<void>) {
 async function seriousA11yViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
   const result = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-  return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+  return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>)
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.nodes.length})`);
 }
 
 describe.skipIf(!available)('pages in Chromium', () => {
@@ -103,7 +114,10 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.screenshot({ path: `${SHOTS}run-page.png`, fullPage: true });
     expect(await seriousA11yViolations(page)).toEqual([]);
     // One click from a token to the looking glass (claims explained; the run keeps no signature).
-    await token.locator('section.token', { hasText: 'id_token' }).locator('button:has-text("Explain in the looking glass")').click();
+    await token
+      .locator('section.token', { hasText: 'id_token' })
+      .locator('button:has-text("Explain in the looking glass")')
+      .click();
     await page.waitForSelector('h2:has-text("Claims")');
     expect(await page.locator('table').first().textContent()).toContain('auth_time');
     expect(await seriousA11yViolations(page)).toEqual([]);
@@ -112,18 +126,26 @@ describe.skipIf(!available)('pages in Chromium', () => {
   });
 
   it('every content page shows rendered markdown (no literal backticks, no unfilled placeholders)', async () => {
-    const { protocols } = (await (await fetch(`${server.url}/api/protocols`)).json()) as { protocols: Array<{ id: string }> };
+    const { protocols } = (await (await fetch(`${server.url}/api/protocols`)).json()) as {
+      protocols: Array<{ id: string }>;
+    };
     const paths: string[] = [];
     for (const { id } of protocols) {
       paths.push(`/protocol/${id}`);
-      const { flows } = (await (await fetch(`${server.url}/api/protocols/${id}/flows`)).json()) as { flows: Array<{ id: string }> };
+      const { flows } = (await (await fetch(`${server.url}/api/protocols/${id}/flows`)).json()) as {
+        flows: Array<{ id: string }>;
+      };
       paths.push(...flows.map((f) => `/protocol/${id}/flow/${f.id}`));
     }
     const page = await browser.newPage();
     for (const path of paths) {
       await page.goto(server.url + path);
       // What a person sees, code blocks aside (they may show backticks on purpose).
-      const text = await page.evaluate(() => { const main = document.querySelector('main')!.cloneNode(true) as HTMLElement; main.querySelectorAll('pre').forEach((p) => p.remove()); return main.innerText; });
+      const text = await page.evaluate(() => {
+        const main = document.querySelector('main')!.cloneNode(true) as HTMLElement;
+        main.querySelectorAll('pre').forEach((p) => p.remove());
+        return main.innerText;
+      });
       expect(text, path).not.toMatch(/`[^`\s][^`]*`/);
       expect(text, path).not.toContain('{base}');
     }
@@ -131,13 +153,16 @@ describe.skipIf(!available)('pages in Chromium', () => {
   });
 
   it('the run page, a flow page with options and a decoded token are axe-clean in the dark scheme too', async () => {
-    const ran = (await (await fetch(`${server.url}/api/protocols/oauth2/demo/client-credentials`, json({}))).json()) as any;
+    const ran = (await (
+      await fetch(`${server.url}/api/protocols/oauth2/demo/client-credentials`, json({}))
+    ).json()) as any;
     const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
     const context = await browser.newContext({ colorScheme: 'dark' });
     const page = await context.newPage();
     for (const path of [`/runs/${ran.run_id}`, '/protocol/oauth2/flow/client-credentials', '/spec']) {
       await page.goto(server.url + path);
-      if (await page.locator('details.exchange').count()) await page.locator('details.exchange summary').first().click();
+      if (await page.locator('details.exchange').count())
+        await page.locator('details.exchange summary').first().click();
       expect(await seriousA11yViolations(page), path).toEqual([]);
     }
     await page.goto(`${server.url}/looking-glass`);
@@ -149,7 +174,7 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await context.close();
   });
 
-  it('the flow page\'s option controls produce the chosen run', async () => {
+  it("the flow page's option controls produce the chosen run", async () => {
     const { page, errors } = await open('/protocol/oauth2/flow/client-credentials');
     await page.selectOption('#opt-client_auth', 'private_key_jwt');
     await page.selectOption('#opt-alg', 'EdDSA');
@@ -169,7 +194,9 @@ describe.skipIf(!available)('pages in Chromium', () => {
     const { page } = await open('/looking-glass');
     expect(await page.locator('form.inline button').count()).toBe(3); // sample tokens of this origin's issuers
     const methods: string[] = [];
-    page.on('request', (r) => { if (r.url().includes('/looking-glass')) methods.push(r.method()); });
+    page.on('request', (r) => {
+      if (r.url().includes('/looking-glass')) methods.push(r.method());
+    });
     await page.fill('#token', reg.identity_assertion);
     await page.click('button:has-text("Decode")');
     await page.waitForSelector('h2:has-text("Claims")');
@@ -177,7 +204,9 @@ describe.skipIf(!available)('pages in Chromium', () => {
     expect(page.url()).not.toContain(reg.identity_assertion.slice(0, 20));
     expect(page.url()).toBe(`${server.url}/looking-glass`);
     expect(await page.locator('table').textContent()).toContain('RFC 7519 §4.1.4');
-    expect(await page.locator('a:has-text("RFC 7519 §4.1.4")').first().getAttribute('href')).toBe('https://www.rfc-editor.org/rfc/rfc7519.html#section-4.1.4');
+    expect(await page.locator('a:has-text("RFC 7519 §4.1.4")').first().getAttribute('href')).toBe(
+      'https://www.rfc-editor.org/rfc/rfc7519.html#section-4.1.4',
+    );
     expect(await page.locator('.jwt .jwt-h').textContent()).toBe(reg.identity_assertion.split('.')[0]);
     expect(await page.locator('h2:has-text("Payload") + pre').textContent()).toContain('"sub"');
     expect(await page.locator('.notice.ok').textContent()).toMatch(/verified/);
@@ -188,8 +217,19 @@ describe.skipIf(!available)('pages in Chromium', () => {
 
   it('completes an agent claim: the agent over HTTP, the person approving in the browser', async () => {
     const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
-    const claim = (await (await fetch(`${server.url}/agentauth/identity/claim`, json({ claim_token: reg.claim_token, email: 'person@example.com' }))).json()) as any;
-    const poll = async () => (await (await fetch(`${server.url}/agentauth/token`, form({ grant_type: 'urn:portico:agent-auth:grant-type:claim', claim_token: reg.claim_token }))).json()) as any;
+    const claim = (await (
+      await fetch(
+        `${server.url}/agentauth/identity/claim`,
+        json({ claim_token: reg.claim_token, email: 'person@example.com' }),
+      )
+    ).json()) as any;
+    const poll = async () =>
+      (await (
+        await fetch(
+          `${server.url}/agentauth/token`,
+          form({ grant_type: 'urn:portico:agent-auth:grant-type:claim', claim_token: reg.claim_token }),
+        )
+      ).json()) as any;
     expect((await poll()).error).toBe('authorization_pending');
     const { page } = await open('/agentauth/claim');
     await page.fill('#user_code', claim.user_code);
@@ -219,7 +259,10 @@ describe.skipIf(!available)('pages in Chromium', () => {
       await p.addInitScript(() => {
         const tools: any[] = [];
         (window as any).__tools = tools;
-        Object.defineProperty(navigator, 'modelContext', { value: { registerTool: (t: any) => tools.push(t) }, configurable: true });
+        Object.defineProperty(navigator, 'modelContext', {
+          value: { registerTool: (t: any) => tools.push(t) },
+          configurable: true,
+        });
       });
     });
     await page.waitForFunction(() => (window as any).__tools.length === 4);
@@ -231,10 +274,16 @@ describe.skipIf(!available)('pages in Chromium', () => {
       const search = await t.search_protocols.execute({ query: 'dpop' });
       const flows = await t.list_protocol_flows.execute({ protocolId: 'oauth2' });
       const decoded = await t.decode_token.execute({ token });
-      return { dpop: search.results.some((r: any) => r.id === 'concept:dpop'), flows: flows.flows.length, verified: decoded.signature.verified };
+      return {
+        dpop: search.results.some((r: any) => r.id === 'concept:dpop'),
+        flows: flows.flows.length,
+        verified: decoded.signature.verified,
+      };
     }, reg.identity_assertion);
     expect(answers).toEqual({ dpop: true, flows: 7, verified: true });
-    await page.evaluate(() => (window as any).__tools.find((x: any) => x.name === 'open_protocol_page').execute({ protocolId: 'oidc' }));
+    await page.evaluate(() =>
+      (window as any).__tools.find((x: any) => x.name === 'open_protocol_page').execute({ protocolId: 'oidc' }),
+    );
     await page.waitForURL(`${server.url}/protocol/oidc`);
     expect(errors).toEqual([]);
     await page.close();

@@ -8,7 +8,8 @@ import { startWalletServer, type TestWallet } from '../support/wallet-server.ts'
 // Issue 17: the wallet's pages for people, in Chromium, accessible in light and dark.
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs it; browser tests never skip in CI`);
+if (!available && process.env.CI === 'true')
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs it; browser tests never skip in CI`);
 const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -21,8 +22,22 @@ beforeAll(async () => {
   main = await startMainServer();
   const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
   const verifierCa = await (await fetch(`${main.url}/oid4vp/ca.pem`)).text();
-  wallet = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: verifierCa } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  wallet = await startWalletServer({
+    clock: main.clock,
+    env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca, WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: verifierCa },
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -33,7 +48,9 @@ afterAll(async () => {
 async function violations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
   const result = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-  return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+  return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>)
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.nodes.length})`);
 }
 
 describe.skipIf(!available)('wallet pages in Chromium', () => {
@@ -42,7 +59,9 @@ describe.skipIf(!available)('wallet pages in Chromium', () => {
       const context = await browser.newContext({ colorScheme: scheme });
       const page = await context.newPage();
       const foreign: string[] = [];
-      page.on('request', (r) => { if (!r.url().startsWith(wallet.url)) foreign.push(r.url()); });
+      page.on('request', (r) => {
+        if (!r.url().startsWith(wallet.url)) foreign.push(r.url());
+      });
       await page.goto(`${wallet.url}/`);
       expect(await page.locator('h1').textContent()).toBe('Wallet');
       expect(await page.locator('script').count()).toBe(0); // server-rendered: nothing needs JavaScript
@@ -65,8 +84,22 @@ describe.skipIf(!available)('wallet pages in Chromium', () => {
 
   for (const scheme of ['light', 'dark'] as const) {
     it(`a verifier's request (${scheme}): /authorize auto-issues, the consent page names the verifier and each claim, is axe-clean, and the person withholds one claim`, async () => {
-      const query = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ id: 'f', path: ['family_name'] }, { id: 'd', path: ['degree'] }], claim_sets: [['f', 'd'], ['d']] }] };
-      const created = (await exchange(main.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash', dcql_query: query }))).body;
+      const query = {
+        credentials: [
+          {
+            id: 'degree',
+            format: 'dc+sd-jwt',
+            claims: [
+              { id: 'f', path: ['family_name'] },
+              { id: 'd', path: ['degree'] },
+            ],
+            claim_sets: [['f', 'd'], ['d']],
+          },
+        ],
+      };
+      const created = (
+        await exchange(main.url, '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash', dcql_query: query }))
+      ).body;
       const context = await browser.newContext({ colorScheme: scheme });
       const page = await context.newPage();
       await page.goto(`${wallet.url}/authorize?${new URL(created.authorization_request_uri).searchParams}`);

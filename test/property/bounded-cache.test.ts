@@ -28,7 +28,10 @@ function referenceRun(capacity: number, ops: Op[]) {
 
 describe('BoundedCache', () => {
   it('keeps exactly the most recently used entries, in order, whatever the sequence of set, get and delete', () => {
-    const op = fc.record({ kind: fc.constantFrom('set', 'set', 'get', 'delete'), key: fc.integer({ min: 0, max: 12 }) }) as fc.Arbitrary<Op>;
+    const op = fc.record({
+      kind: fc.constantFrom('set', 'set', 'get', 'delete'),
+      key: fc.integer({ min: 0, max: 12 }),
+    }) as fc.Arbitrary<Op>;
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 6 }), fc.array(op, { maxLength: 300 }), (capacity, ops) => {
         const cache = new BoundedCache<number, number>(capacity);

@@ -6,10 +6,20 @@
 export async function authorizeAsBrowser(
   authorizationUrl: string | URL,
   options: { username?: string; password?: string; decision?: 'approve' | 'deny' } = {},
-): Promise<{ location?: string; formPost?: { action: string; fields: Record<string, string> }; status: number; pages: Array<{ url: string; status: number; body: string }> }> {
+): Promise<{
+  location?: string;
+  formPost?: { action: string; fields: Record<string, string> };
+  status: number;
+  pages: Array<{ url: string; status: number; body: string }>;
+}> {
   const pages: Array<{ url: string; status: number; body: string }> = [];
   const first = await fetch(authorizationUrl, { redirect: 'manual' });
-  if (first.status !== 303) return { status: first.status, location: first.headers.get('location') ?? undefined, pages: [{ url: String(authorizationUrl), status: first.status, body: await first.text() }] };
+  if (first.status !== 303)
+    return {
+      status: first.status,
+      location: first.headers.get('location') ?? undefined,
+      pages: [{ url: String(authorizationUrl), status: first.status, body: await first.text() }],
+    };
   const location = first.headers.get('location')!;
   const origin = new URL(authorizationUrl).origin;
   const interaction = new URL(location, origin);
@@ -24,7 +34,11 @@ export async function authorizeAsBrowser(
     body: new URLSearchParams({ username, password: options.password ?? `${username}-demo-password` }),
     redirect: 'manual',
   });
-  if (login.status !== 303) return { status: login.status, pages: [...pages, { url: `${interaction.href}/login`, status: login.status, body: await login.text() }] };
+  if (login.status !== 303)
+    return {
+      status: login.status,
+      pages: [...pages, { url: `${interaction.href}/login`, status: login.status, body: await login.text() }],
+    };
   const consentPage = await fetch(interaction);
   pages.push({ url: interaction.href, status: consentPage.status, body: await consentPage.text() });
   const consent = await fetch(`${interaction.href}/consent`, {
@@ -36,10 +50,18 @@ export async function authorizeAsBrowser(
   if (consent.status === 200) {
     const body = await consent.text();
     const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1] ?? '';
-    const fields = Object.fromEntries([...body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], decode(m[2])]));
+    const fields = Object.fromEntries(
+      [...body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], decode(m[2])]),
+    );
     return { status: 200, formPost: { action: decode(action), fields }, pages };
   }
   return { status: consent.status, location: consent.headers.get('location') ?? undefined, pages };
 }
 
-const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');

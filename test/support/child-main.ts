@@ -8,7 +8,15 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 export function startChildMain(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'main'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '1000000', BUILD_COMMIT: 'crash-test', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: `http://127.0.0.1:${port}`,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      BUILD_COMMIT: 'crash-test',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -23,18 +31,30 @@ export function startChildMain(port: number, env: Record<string, string>): Promi
 }
 
 /** Registers agents with `writers` concurrent callers until the server dies under them (or `until` holds). */
-export async function registerUntilKilled(base: string, acknowledged: Array<{ agent_id: string; identity_assertion: string }>, failures: string[], stop: () => boolean, writers = 4): Promise<void> {
-  await Promise.all(Array.from({ length: writers }, async () => {
-    while (!stop()) {
-      try {
-        const res = await fetch(`${base}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
-        if (res.status === 201) acknowledged.push((await res.json()) as never);
-      } catch (error) {
-        failures.push(String((error as Error).cause ?? error));
-        return; // connection refused or reset: the server is gone
+export async function registerUntilKilled(
+  base: string,
+  acknowledged: Array<{ agent_id: string; identity_assertion: string }>,
+  failures: string[],
+  stop: () => boolean,
+  writers = 4,
+): Promise<void> {
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      while (!stop()) {
+        try {
+          const res = await fetch(`${base}/agentauth/identity`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"type":"anonymous"}',
+          });
+          if (res.status === 201) acknowledged.push((await res.json()) as never);
+        } catch (error) {
+          failures.push(String((error as Error).cause ?? error));
+          return; // connection refused or reset: the server is gone
+        }
       }
-    }
-  }));
+    }),
+  );
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -44,7 +64,10 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * the origin starts again on the same store, and every acknowledged registration's assertion is
  * redeemed exactly once (a second redemption is refused). Returns what was acknowledged.
  */
-export async function killUnderLoadThenRedeemEach(env: Record<string, string>, atLeast: number): Promise<Array<{ agent_id: string; identity_assertion: string }>> {
+export async function killUnderLoadThenRedeemEach(
+  env: Record<string, string>,
+  atLeast: number,
+): Promise<Array<{ agent_id: string; identity_assertion: string }>> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const first = await startChildMain(port, env);
@@ -64,7 +87,12 @@ export async function killUnderLoadThenRedeemEach(env: Record<string, string>, a
   const second = await startChildMain(port, env);
   try {
     for (const reg of acknowledged) {
-      const redeem = () => fetch(`${base}/agentauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }) });
+      const redeem = () =>
+        fetch(`${base}/agentauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }),
+        });
       expect((await redeem()).status, `first redemption of ${reg.agent_id}`).toBe(200);
       expect((await redeem()).status).toBe(400);
     }

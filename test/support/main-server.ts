@@ -38,14 +38,16 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
   const clock = options.clock ?? new ManualClock(Date.now());
   // Bind first to learn the port, then build the config around it.
   const net = await import('node:net');
-  const port = options.port ?? await new Promise<number>((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const p = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(p));
-    });
-  });
+  const port =
+    options.port ??
+    (await new Promise<number>((resolve, reject) => {
+      const probe = net.createServer();
+      probe.once('error', reject);
+      probe.listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    }));
   const url = `http://${options.baseHost ?? '127.0.0.1'}:${port}`;
   const config = loadConfig({
     HOST: '127.0.0.1',
@@ -74,7 +76,11 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
 
 /** A form-encoded POST, as OAuth endpoints expect. */
 export function form(body: Record<string, string>, headers: Record<string, string> = {}): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString() };
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body).toString(),
+  };
 }
 
 /** A JSON POST. */
@@ -83,7 +89,11 @@ export function json(body: unknown, headers: Record<string, string> = {}): Reque
 }
 
 /** One request to a test server; the body parsed as JSON when there is one. */
-export async function exchange(base: string, path: string, init: RequestInit): Promise<{ status: number; headers: Headers; body: Record<string, any> }> {
+export async function exchange(
+  base: string,
+  path: string,
+  init: RequestInit,
+): Promise<{ status: number; headers: Headers; body: Record<string, any> }> {
   const res = await fetch(`${base}${path}`, init);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };

@@ -13,17 +13,33 @@ export class TestMtlsPeer {
   svid!: IssuedSvid;
   port = 0;
 
-  constructor(readonly domain: TestTrustDomain, readonly spiffeId = `spiffe://${domain.trustDomain}/spire/server`) {}
+  constructor(
+    readonly domain: TestTrustDomain,
+    readonly spiffeId = `spiffe://${domain.trustDomain}/spire/server`,
+  ) {}
 
   async start(): Promise<string> {
     this.svid = await this.domain.issue(this.spiffeId);
-    const key = createPrivateKey({ key: Buffer.from(this.svid.key), format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }) as string;
-    const server = createServer({ cert: pem(this.svid.chain), key, ca: pem(this.domain.bundle()), requestCert: true, rejectUnauthorized: true, ALPNProtocols: ['h2'] }, (socket: TLSSocket) => {
-      const peer = socket.getPeerX509Certificate();
-      const uri = peer?.subjectAltName?.match(/URI:([^,\s]+)/)?.[1];
-      if (uri) this.clients.push(uri);
-      socket.end();
-    });
+    const key = createPrivateKey({ key: Buffer.from(this.svid.key), format: 'der', type: 'pkcs8' }).export({
+      format: 'pem',
+      type: 'pkcs8',
+    }) as string;
+    const server = createServer(
+      {
+        cert: pem(this.svid.chain),
+        key,
+        ca: pem(this.domain.bundle()),
+        requestCert: true,
+        rejectUnauthorized: true,
+        ALPNProtocols: ['h2'],
+      },
+      (socket: TLSSocket) => {
+        const peer = socket.getPeerX509Certificate();
+        const uri = peer?.subjectAltName?.match(/URI:([^,\s]+)/)?.[1];
+        if (uri) this.clients.push(uri);
+        socket.end();
+      },
+    );
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     this.server = server;

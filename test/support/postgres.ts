@@ -29,7 +29,8 @@ function binDir(): string | undefined {
 }
 
 export const postgresAvailable = Boolean(process.env.TEST_DATABASE_URL) || binDir() !== undefined;
-if (!postgresAvailable && process.env.CI === 'true') throw new Error('PostgreSQL is missing: .ci/run installs Debian\'s postgresql; PostgreSQL tests never skip in CI');
+if (!postgresAvailable && process.env.CI === 'true')
+  throw new Error("PostgreSQL is missing: .ci/run installs Debian's postgresql; PostgreSQL tests never skip in CI");
 
 let counter = 0;
 async function createDatabase(serverUrl: string): Promise<string> {
@@ -55,15 +56,25 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (!bin) throw new Error('PostgreSQL is not installed');
   const dir = mkdtempSync(join(tmpdir(), 'portico-pg-'));
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), Number(execFileSync('id', ['-g', 'postgres']).toString().trim()));
-  const run = (tool: string, args: string[]) => (asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: 'pipe' }) : execFileSync(join(bin, tool), args, { stdio: 'pipe' }));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+      Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+    );
+  const run = (tool: string, args: string[]) =>
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: 'pipe' })
+      : execFileSync(join(bin, tool), args, { stdio: 'pipe' });
   const port = await freePort();
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'portico', '--no-sync', '-E', 'UTF8']);
   // fsync off: a test cluster lives for one run; crash tests kill the gateway, not PostgreSQL.
   // pg_stat_statements (when installed) lets the store bench count statements per request.
   const version = bin.split('/').at(-2)!;
-  const statements = existsSync(`/usr/share/postgresql/${version}/extension/pg_stat_statements.control`) ? ' -c shared_preload_libraries=pg_stat_statements' : '';
+  const statements = existsSync(`/usr/share/postgresql/${version}/extension/pg_stat_statements.control`)
+    ? ' -c shared_preload_libraries=pg_stat_statements'
+    : '';
   const options = `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200${statements}`;
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', options, 'start']);
   const server = `postgres://portico@127.0.0.1:${port}/postgres`;

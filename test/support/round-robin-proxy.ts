@@ -27,16 +27,23 @@ export async function startRoundRobinProxy(upstreamPorts: readonly number[], por
     const index = pick(req);
     served[index] += 1;
     const n = ++anonymous;
-    const client = typeof req.headers['x-client-ip'] === 'string' ? req.headers['x-client-ip'] : `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+    const client =
+      typeof req.headers['x-client-ip'] === 'string'
+        ? req.headers['x-client-ip']
+        : `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
     const headers: Record<string, string | string[] | undefined> = { ...req.headers, 'x-forwarded-for': client };
     delete headers['x-upstream'];
     delete headers['x-client-ip'];
-    const upstream = request({ host: '127.0.0.1', port: upstreamPorts[index], method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: '127.0.0.1', port: upstreamPorts[index], method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream_unavailable"}');
+      if (!res.headersSent)
+        res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream_unavailable"}');
       else res.destroy();
     });
     res.on('close', () => upstream.destroy());
@@ -46,9 +53,10 @@ export async function startRoundRobinProxy(upstreamPorts: readonly number[], por
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     served,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -45,7 +45,7 @@ export class TestTrustDomain {
 
   static async create(trustDomain: string): Promise<TestTrustDomain> {
     const now = Date.now();
-    const rootKeys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']) as CryptoKeyPair;
+    const rootKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
     const root = await x509.X509CertificateGenerator.createSelfSigned({
       name: `C=US, O=${trustDomain} test root`,
       keys: rootKeys,
@@ -59,7 +59,7 @@ export class TestTrustDomain {
         await x509.SubjectKeyIdentifierExtension.create(rootKeys.publicKey),
       ],
     });
-    const intermediateKeys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']) as CryptoKeyPair;
+    const intermediateKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
     const intermediate = await x509.X509CertificateGenerator.create({
       subject: `C=US, O=${trustDomain} test intermediate`,
       issuer: root.subject,
@@ -79,7 +79,16 @@ export class TestTrustDomain {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
     const jwtKid = `${trustDomain}-jwt-1`;
     const jwtPublic = { ...(await exportJWK(publicKey)), kid: jwtKid, alg: 'ES256' };
-    return new TestTrustDomain(trustDomain, root, rootKeys, intermediate, intermediateKeys, jwtKid, privateKey, jwtPublic);
+    return new TestTrustDomain(
+      trustDomain,
+      root,
+      rootKeys,
+      intermediate,
+      intermediateKeys,
+      jwtKid,
+      privateKey,
+      jwtPublic,
+    );
   }
 
   /** The X.509 bundle: the root only. */
@@ -95,7 +104,7 @@ export class TestTrustDomain {
   /** An X.509-SVID (or, with options, something that only looks like one). */
   async issue(spiffeId: string, options: LeafOptions = {}): Promise<IssuedSvid> {
     const now = Date.now();
-    const keys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']) as CryptoKeyPair;
+    const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
     const names: x509.JsonGeneralName[] = [
       ...(options.uris ?? [spiffeId]).map((value) => ({ type: 'url' as const, value })),
       ...(options.dns ?? []).map((value) => ({ type: 'dns' as const, value })),
@@ -110,7 +119,11 @@ export class TestTrustDomain {
       notAfter: options.notAfter ?? new Date(now + 3600_000),
       extensions: [
         new x509.BasicConstraintsExtension(Boolean(options.ca), undefined, true),
-        new x509.KeyUsagesExtension(options.keyUsage ?? (x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyAgreement), true),
+        new x509.KeyUsagesExtension(
+          options.keyUsage ??
+            x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyAgreement,
+          true,
+        ),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
         ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
         await x509.AuthorityKeyIdentifierExtension.create(this.intermediateKeys.publicKey),
@@ -121,7 +134,13 @@ export class TestTrustDomain {
   }
 
   /** A JWT-SVID signed with the trust domain's JWT key. */
-  signJwt(claims: { sub: string; aud: string | string[]; exp: number; iat?: number; [k: string]: unknown }): Promise<string> {
+  signJwt(claims: {
+    sub: string;
+    aud: string | string[];
+    exp: number;
+    iat?: number;
+    [k: string]: unknown;
+  }): Promise<string> {
     const { sub, aud, exp, iat, ...rest } = claims;
     return new SignJWT(rest)
       .setProtectedHeader({ alg: 'ES256', kid: this.jwtKid, typ: 'JWT' })
@@ -133,4 +152,13 @@ export class TestTrustDomain {
   }
 }
 
-export const pem = (ders: Uint8Array[]) => ders.map((d) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(d).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`).join('');
+export const pem = (ders: Uint8Array[]) =>
+  ders
+    .map(
+      (d) =>
+        `-----BEGIN CERTIFICATE-----\n${Buffer.from(d)
+          .toString('base64')
+          .replace(/(.{64})/g, '$1\n')
+          .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
+    )
+    .join('');

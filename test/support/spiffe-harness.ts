@@ -53,9 +53,11 @@ async function freePort(): Promise<number> {
  * directory, with an mTLS peer at SPIRE_SERVER_ADDRESS. The service's clock is manual; it considers a
  * reconnection every 25 ms, so a test moves the clock past the backoff instead of sleeping.
  */
-export async function startSpiffeHarness(options: { domain?: TestTrustDomain; env?: Record<string, string> } = {}): Promise<SpiffeHarness> {
+export async function startSpiffeHarness(
+  options: { domain?: TestTrustDomain; env?: Record<string, string> } = {},
+): Promise<SpiffeHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-spiffe-full-'));
-  const domain = options.domain ?? await TestTrustDomain.create(TRUST_DOMAIN);
+  const domain = options.domain ?? (await TestTrustDomain.create(TRUST_DOMAIN));
   const agent = new TestWorkloadApiServer(domain, join(dataDir, 'agent.sock'));
   await agent.start();
   const peer = new TestMtlsPeer(domain);
@@ -82,7 +84,13 @@ export async function startSpiffeHarness(options: { domain?: TestTrustDomain; en
     return service;
   };
   const harness: SpiffeHarness = {
-    url, service: await start(), agent, peer, domain, clock, dataDir,
+    url,
+    service: await start(),
+    agent,
+    peer,
+    domain,
+    clock,
+    dataDir,
     async restartService() {
       await harness.service.close();
       harness.service = await start();

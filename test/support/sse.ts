@@ -6,7 +6,12 @@ export interface SseMessage {
 }
 
 /** Reads messages of type `event` from an event stream until `count` arrived (or it ended), then stops reading. */
-export async function readSseMessages(res: Response, count: number, event: string, abort?: AbortController): Promise<SseMessage[]> {
+export async function readSseMessages(
+  res: Response,
+  count: number,
+  event: string,
+  abort?: AbortController,
+): Promise<SseMessage[]> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -19,7 +24,12 @@ export async function readSseMessages(res: Response, count: number, event: strin
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const fields = new Map(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as const));
+      const fields = new Map(
+        block
+          .split('\n')
+          .filter((l) => l && !l.startsWith(':'))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as const),
+      );
       if (fields.get('event') === event) messages.push({ id: fields.get('id'), event, data: fields.get('data') ?? '' });
     }
   }

@@ -15,22 +15,40 @@ export interface TestWallet {
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
-export const freePort = () => new Promise<number>((resolve, reject) => {
-  const probe = createServer();
-  probe.once('error', reject);
-  probe.listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
-});
 
 /** The wallet harness on a loopback port with a manual clock and a temp DATA_DIR. */
-export async function startWalletServer(options: { env?: Record<string, string>; dataDir?: string; clock?: ManualClock; port?: number; wallet?: WalletOptions } = {}): Promise<TestWallet> {
+export async function startWalletServer(
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    clock?: ManualClock;
+    port?: number;
+    wallet?: WalletOptions;
+  } = {},
+): Promise<TestWallet> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portico-wallet-'));
   const port = options.port ?? (await freePort());
   const clock = options.clock ?? new ManualClock(Date.now());
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ HOST: '127.0.0.1', WALLET_PORT: String(port), WALLET_URL: url, BASE_URL: 'http://127.0.0.1:1', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', BUILD_COMMIT: 'test-commit', ...options.env });
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    WALLET_PORT: String(port),
+    WALLET_URL: url,
+    BASE_URL: 'http://127.0.0.1:1',
+    DATA_DIR: dataDir,
+    RATE_LIMIT_PER_MINUTE: '100000',
+    BUILD_COMMIT: 'test-commit',
+    ...options.env,
+  });
   const wallet = await createWalletService(config, { clock, ...options.wallet });
   await wallet.app.listen({ host: '127.0.0.1', port });
   return {

@@ -38,7 +38,11 @@ export class TestWorkloadApiServer {
     rmSync(this.socketPath, { force: true });
     const server = new grpc.Server();
     server.addService(workloadApiClientConstructor().service, this.handlers());
-    await new Promise<void>((resolve, reject) => server.bindAsync(this.address, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      server.bindAsync(this.address, grpc.ServerCredentials.createInsecure(), (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
     this.server = server;
   }
 
@@ -63,13 +67,15 @@ export class TestWorkloadApiServer {
 
   private x509Response() {
     return {
-      svids: [{
-        spiffe_id: this.svid.spiffeId,
-        x509_svid: Buffer.concat(this.svid.chain),
-        x509_svid_key: Buffer.from(this.svid.key),
-        bundle: Buffer.concat(this.domain.bundle()),
-        hint: 'internal',
-      }],
+      svids: [
+        {
+          spiffe_id: this.svid.spiffeId,
+          x509_svid: Buffer.concat(this.svid.chain),
+          x509_svid_key: Buffer.from(this.svid.key),
+          bundle: Buffer.concat(this.domain.bundle()),
+          hint: 'internal',
+        },
+      ],
       crl: [],
       federated_bundles: {},
     };
@@ -88,29 +94,42 @@ export class TestWorkloadApiServer {
 
   private handlers(): grpc.UntypedServiceImplementation {
     const refusal = { code: grpc.status.INVALID_ARGUMENT, details: 'security header missing from request' };
-    const stream = (method: string, set: Set<grpc.ServerWritableStream<unknown, unknown>>, first: () => unknown) => (call: grpc.ServerWritableStream<unknown, unknown>) => {
-      if (!this.authorized(method, call.metadata)) {
-        call.emit('error', refusal);
-        return;
-      }
-      set.add(call);
-      call.on('cancelled', () => set.delete(call));
-      call.write(first());
-    };
+    const stream =
+      (method: string, set: Set<grpc.ServerWritableStream<unknown, unknown>>, first: () => unknown) =>
+      (call: grpc.ServerWritableStream<unknown, unknown>) => {
+        if (!this.authorized(method, call.metadata)) {
+          call.emit('error', refusal);
+          return;
+        }
+        set.add(call);
+        call.on('cancelled', () => set.delete(call));
+        call.write(first());
+      };
     return {
       FetchX509SVID: stream('FetchX509SVID', this.x509Streams, () => this.x509Response()),
       FetchJWTBundles: stream('FetchJWTBundles', this.jwtBundleStreams, () => this.jwtBundles()),
-      FetchX509Bundles: stream('FetchX509Bundles', new Set(), () => ({ crl: [], bundles: { [`spiffe://${this.domain.trustDomain}`]: Buffer.concat(this.domain.bundle()) } })),
-      FetchJWTSVID: async (call: grpc.ServerUnaryCall<{ audience: string[]; spiffe_id: string }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      FetchX509Bundles: stream('FetchX509Bundles', new Set(), () => ({
+        crl: [],
+        bundles: { [`spiffe://${this.domain.trustDomain}`]: Buffer.concat(this.domain.bundle()) },
+      })),
+      FetchJWTSVID: async (
+        call: grpc.ServerUnaryCall<{ audience: string[]; spiffe_id: string }, unknown>,
+        callback: grpc.sendUnaryData<unknown>,
+      ) => {
         if (!this.authorized('FetchJWTSVID', call.metadata)) return callback(refusal);
         const { audience, spiffe_id } = call.request;
-        if (!audience || audience.length === 0) return callback({ code: grpc.status.INVALID_ARGUMENT, details: 'audience must be specified' });
-        if (spiffe_id && spiffe_id !== this.spiffeId) return callback({ code: grpc.status.PERMISSION_DENIED, details: 'no identity issued' });
+        if (!audience || audience.length === 0)
+          return callback({ code: grpc.status.INVALID_ARGUMENT, details: 'audience must be specified' });
+        if (spiffe_id && spiffe_id !== this.spiffeId)
+          return callback({ code: grpc.status.PERMISSION_DENIED, details: 'no identity issued' });
         const now = Math.floor(Date.now() / 1000);
         const svid = await this.domain.signJwt({ sub: this.spiffeId, aud: audience, iat: now, exp: now + this.jwtTtl });
         callback(null, { svids: [{ spiffe_id: this.spiffeId, svid, hint: 'internal' }] });
       },
-      ValidateJWTSVID: async (call: grpc.ServerUnaryCall<{ audience: string; svid: string }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      ValidateJWTSVID: async (
+        call: grpc.ServerUnaryCall<{ audience: string; svid: string }, unknown>,
+        callback: grpc.sendUnaryData<unknown>,
+      ) => {
         if (!this.authorized('ValidateJWTSVID', call.metadata)) return callback(refusal);
         const { audience, svid } = call.request;
         if (!audience) return callback({ code: grpc.status.INVALID_ARGUMENT, details: 'audience must be specified' });
@@ -118,7 +137,10 @@ export class TestWorkloadApiServer {
           const { payload } = await jwtVerify(svid, createLocalJWKSet(this.domain.jwks()), { audience });
           callback(null, { spiffe_id: payload.sub, claims: jsonToStruct(payload as Record<string, unknown>) });
         } catch (error) {
-          callback({ code: grpc.status.INVALID_ARGUMENT, details: `cannot validate JWT-SVID: ${(error as Error).message}` });
+          callback({
+            code: grpc.status.INVALID_ARGUMENT,
+            details: `cannot validate JWT-SVID: ${(error as Error).message}`,
+          });
         }
       },
     };

@@ -11,141 +11,190 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { agentAuth } = ctx;
 
-  app.post('/agentauth/identity', {
-    schema: {
-      summary: 'Register an anonymous agent',
-      tags: ['agentauth'],
-      body: { type: 'object', properties: { type: { type: 'string', maxLength: 200 } } },
-      response: {
-        201: {
+  app.post(
+    '/agentauth/identity',
+    {
+      schema: {
+        summary: 'Register an anonymous agent',
+        tags: ['agentauth'],
+        body: { type: 'object', properties: { type: { type: 'string', maxLength: 200 } } },
+        response: {
+          201: {
+            type: 'object',
+            required: ['identity_assertion', 'agent_id', 'claim_token'],
+            properties: {
+              identity_assertion: { type: 'string' },
+              agent_id: { type: 'string' },
+              claim_token: { type: 'string' },
+              identity_type: { type: 'string' },
+              claimed: { type: 'boolean' },
+              expires_in: { type: 'integer' },
+              token_endpoint: { type: 'string' },
+              claim_endpoint: { type: 'string' },
+              grant_type: { type: 'string' },
+            },
+          },
+          400: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as { type?: unknown };
+      reply.code(201).headers(noStore);
+      return agentAuth.register(body.type);
+    },
+  );
+
+  app.post(
+    '/agentauth/identity/claim',
+    {
+      schema: {
+        summary: 'Start the claim ceremony that binds an agent to a person',
+        tags: ['agentauth'],
+        body: {
           type: 'object',
-          required: ['identity_assertion', 'agent_id', 'claim_token'],
+          required: ['claim_token', 'email'],
           properties: {
-            identity_assertion: { type: 'string' }, agent_id: { type: 'string' }, claim_token: { type: 'string' },
-            identity_type: { type: 'string' }, claimed: { type: 'boolean' }, expires_in: { type: 'integer' },
-            token_endpoint: { type: 'string' }, claim_endpoint: { type: 'string' }, grant_type: { type: 'string' },
+            claim_token: { type: 'string', minLength: 1, maxLength: 200 },
+            email: { type: 'string', minLength: 3, maxLength: 254 },
           },
         },
-        400: errorResponse,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              user_code: { type: 'string' },
+              verification_uri: { type: 'string' },
+              verification_uri_complete: { type: 'string' },
+              expires_in: { type: 'integer' },
+              interval: { type: 'integer' },
+            },
+          },
+          400: errorResponse,
+        },
       },
     },
-  }, async (request, reply) => {
-    const body = (request.body ?? {}) as { type?: unknown };
-    reply.code(201).headers(noStore);
-    return agentAuth.register(body.type);
-  });
+    async (request, reply) => {
+      const { claim_token, email } = request.body as { claim_token: string; email: string };
+      reply.headers(noStore);
+      return agentAuth.startClaim(claim_token, email);
+    },
+  );
 
-  app.post('/agentauth/identity/claim', {
-    schema: {
-      summary: 'Start the claim ceremony that binds an agent to a person',
-      tags: ['agentauth'],
-      body: {
-        type: 'object',
-        required: ['claim_token', 'email'],
-        properties: { claim_token: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', minLength: 3, maxLength: 254 } },
-      },
-      response: {
-        200: {
+  app.post(
+    '/agentauth/token',
+    {
+      schema: {
+        summary: 'Token endpoint: jwt-bearer assertion redemption (RFC 7523) or the claim grant',
+        tags: ['agentauth'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: {
           type: 'object',
+          required: ['grant_type'],
           properties: {
-            user_code: { type: 'string' }, verification_uri: { type: 'string' }, verification_uri_complete: { type: 'string' },
-            expires_in: { type: 'integer' }, interval: { type: 'integer' },
+            grant_type: { type: 'string', maxLength: 200 },
+            assertion: { type: 'string', maxLength: 8192 },
+            claim_token: { type: 'string', maxLength: 200 },
+            scope: { type: 'string', maxLength: 200 },
           },
         },
-        400: errorResponse,
-      },
-    },
-  }, async (request, reply) => {
-    const { claim_token, email } = request.body as { claim_token: string; email: string };
-    reply.headers(noStore);
-    return agentAuth.startClaim(claim_token, email);
-  });
-
-  app.post('/agentauth/token', {
-    schema: {
-      summary: 'Token endpoint: jwt-bearer assertion redemption (RFC 7523) or the claim grant',
-      tags: ['agentauth'],
-      consumes: ['application/x-www-form-urlencoded'],
-      body: {
-        type: 'object',
-        required: ['grant_type'],
-        properties: {
-          grant_type: { type: 'string', maxLength: 200 },
-          assertion: { type: 'string', maxLength: 8192 },
-          claim_token: { type: 'string', maxLength: 200 },
-          scope: { type: 'string', maxLength: 200 },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              access_token: { type: 'string' },
+              token_type: { type: 'string' },
+              expires_in: { type: 'integer' },
+              scope: { type: 'string' },
+              identity_assertion: { type: 'string' },
+              claimed: { type: 'boolean' },
+            },
+          },
+          400: errorResponse,
         },
       },
-      response: {
-        200: {
+    },
+    async (request, reply) => {
+      const body = request.body as { grant_type: string; assertion?: string; claim_token?: string };
+      reply.headers(noStore);
+      if (body.grant_type === JWT_BEARER_GRANT) {
+        if (!body.assertion) throw invalidRequest('assertion is required for the jwt-bearer grant');
+        return agentAuth.redeemAssertion(body.assertion);
+      }
+      if (body.grant_type === agentAuth.settings.claimGrantType) {
+        if (!body.claim_token) throw invalidRequest('claim_token is required for the claim grant');
+        return agentAuth.pollClaim(body.claim_token);
+      }
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `Supported grant types: ${JWT_BEARER_GRANT}, ${agentAuth.settings.claimGrantType}`,
+      );
+    },
+  );
+
+  app.post(
+    '/agentauth/revoke',
+    {
+      schema: {
+        summary: 'Revoke an agent by its claim token (RFC 7009): 200 whether or not it was recognised',
+        tags: ['agentauth'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: {
           type: 'object',
+          required: ['token'],
           properties: {
-            access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' },
-            scope: { type: 'string' }, identity_assertion: { type: 'string' }, claimed: { type: 'boolean' },
+            token: { type: 'string', maxLength: 8192 },
+            token_type_hint: { type: 'string', maxLength: 100 },
           },
         },
-        400: errorResponse,
+        response: { 200: { type: 'null', description: 'Empty body' }, 400: errorResponse },
       },
     },
-  }, async (request, reply) => {
-    const body = request.body as { grant_type: string; assertion?: string; claim_token?: string };
-    reply.headers(noStore);
-    if (body.grant_type === JWT_BEARER_GRANT) {
-      if (!body.assertion) throw invalidRequest('assertion is required for the jwt-bearer grant');
-      return agentAuth.redeemAssertion(body.assertion);
-    }
-    if (body.grant_type === agentAuth.settings.claimGrantType) {
-      if (!body.claim_token) throw invalidRequest('claim_token is required for the claim grant');
-      return agentAuth.pollClaim(body.claim_token);
-    }
-    throw new OAuthError('unsupported_grant_type', `Supported grant types: ${JWT_BEARER_GRANT}, ${agentAuth.settings.claimGrantType}`);
-  });
-
-  app.post('/agentauth/revoke', {
-    schema: {
-      summary: 'Revoke an agent by its claim token (RFC 7009): 200 whether or not it was recognised',
-      tags: ['agentauth'],
-      consumes: ['application/x-www-form-urlencoded'],
-      body: {
-        type: 'object',
-        required: ['token'],
-        properties: { token: { type: 'string', maxLength: 8192 }, token_type_hint: { type: 'string', maxLength: 100 } },
-      },
-      response: { 200: { type: 'null', description: 'Empty body' }, 400: errorResponse },
+    async (request, reply) => {
+      await agentAuth.revoke((request.body as { token: string }).token);
+      return reply.code(200).send();
     },
-  }, async (request, reply) => {
-    await agentAuth.revoke((request.body as { token: string }).token);
-    return reply.code(200).send();
-  });
+  );
 
-  app.get('/agentauth/me', {
-    schema: {
-      summary: 'The agent an access token belongs to, as the log says now',
-      tags: ['agentauth'],
-      security: [{ bearer: [] }],
-      response: {
-        200: {
-          type: 'object',
-          properties: {
-            agent_id: { type: 'string' }, claimed: { type: 'boolean' }, owner_email: { type: 'string' },
-            scope: { type: 'string' }, revoked: { type: 'boolean' },
+  app.get(
+    '/agentauth/me',
+    {
+      schema: {
+        summary: 'The agent an access token belongs to, as the log says now',
+        tags: ['agentauth'],
+        security: [{ bearer: [] }],
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              agent_id: { type: 'string' },
+              claimed: { type: 'boolean' },
+              owner_email: { type: 'string' },
+              scope: { type: 'string' },
+              revoked: { type: 'boolean' },
+            },
           },
+          401: errorResponse,
+          403: errorResponse,
         },
-        401: errorResponse,
-        403: errorResponse,
       },
     },
-  }, async (request) => {
-    const token = bearerToken(request.headers.authorization);
-    if (!token) throw invalidTokenError('An agent access token is required');
-    const claims = await agentAuth.tokens.verifyAccessToken(token, ctx.clock.now());
-    if (!claims) throw invalidTokenError('The access token is invalid or expired');
-    if (!claims.scope.split(' ').includes('agent:read')) throw insufficientScope('agent:read');
-    return agentAuth.me(claims);
-  });
+    async (request) => {
+      const token = bearerToken(request.headers.authorization);
+      if (!token) throw invalidTokenError('An agent access token is required');
+      const claims = await agentAuth.tokens.verifyAccessToken(token, ctx.clock.now());
+      if (!claims) throw invalidTokenError('The access token is invalid or expired');
+      if (!claims.scope.split(' ').includes('agent:read')) throw insufficientScope('agent:read');
+      return agentAuth.me(claims);
+    },
+  );
 
-  app.get('/agentauth/jwks', { schema: { summary: 'Public keys of the agentic registration server', tags: ['agentauth'] } }, async (_request, reply) => {
-    reply.header('cache-control', 'public, max-age=300');
-    return ctx.keys.jwks('agentauth');
-  });
+  app.get(
+    '/agentauth/jwks',
+    { schema: { summary: 'Public keys of the agentic registration server', tags: ['agentauth'] } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return ctx.keys.jwks('agentauth');
+    },
+  );
 }

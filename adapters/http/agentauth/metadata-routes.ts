@@ -17,17 +17,24 @@ export async function agentAuthMetadataRoutes(app: FastifyInstance, ctx: MainCon
   const originDocument = () =>
     (origin ??= JSON.stringify({ issuer: base, ...ctx.originMetadata, agent_auth: agentAuthBlock(settings, base) }));
 
-  app.get('/.well-known/oauth-authorization-server/agentauth', { schema: { summary: 'Metadata of the agentic registration server (RFC 8414)', tags: ['discovery'] } },
-    (request, reply) => sendDocument(request, reply, agentauth, 'application/json'));
+  app.get(
+    '/.well-known/oauth-authorization-server/agentauth',
+    { schema: { summary: 'Metadata of the agentic registration server (RFC 8414)', tags: ['discovery'] } },
+    (request, reply) => sendDocument(request, reply, agentauth, 'application/json'),
+  );
   for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
-    app.get(path, { schema: { summary: 'Metadata of the origin issuer, with the agent_auth block', tags: ['discovery'] } },
-      (request, reply) => sendDocument(request, reply, originDocument(), 'application/json'));
+    app.get(
+      path,
+      { schema: { summary: 'Metadata of the origin issuer, with the agent_auth block', tags: ['discovery'] } },
+      (request, reply) => sendDocument(request, reply, originDocument(), 'application/json'),
+    );
   }
 
   const guide = (await readFile(AUTH_GUIDE, 'utf8'))
     .replaceAll('{{base_url}}', base)
     .replaceAll('{{claim_grant_type}}', settings.claimGrantType)
     .replaceAll('{{revocation_event_uri}}', settings.revocationEventUri);
-  app.get('/auth.md', { schema: { summary: 'Agent auth guide (markdown)', tags: ['discovery'] } },
-    (request, reply) => sendDocument(request, reply, guide, 'text/markdown; charset=utf-8'));
+  app.get('/auth.md', { schema: { summary: 'Agent auth guide (markdown)', tags: ['discovery'] } }, (request, reply) =>
+    sendDocument(request, reply, guide, 'text/markdown; charset=utf-8'),
+  );
 }

@@ -8,38 +8,105 @@ import { flowsTakingOption, runOptionsOf } from '../../../services/flows/run-opt
 /** An option's meaning and the flows it applies to, for the contract. */
 const optionDoc = (name: string) => {
   const flows = flowsTakingOption(name);
-  const option = flows.length ? runOptionsOf(...(flows[0].split('/') as [string, string])).find((o) => o.name === name) : undefined;
+  const option = flows.length
+    ? runOptionsOf(...(flows[0].split('/') as [string, string])).find((o) => o.name === name)
+    : undefined;
   return `${option?.description ?? ''} Applies to: ${flows.join(', ')}; default ${option?.default ?? '-'}.`.trim();
 };
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
-const specSchema = { type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' } } };
+const specSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' } },
+};
 const protocolSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, name: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, specs: { type: 'array', items: specSchema }, flows: { type: 'integer' } },
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    version: { type: 'string' },
+    description: { type: 'string' },
+    tags: { type: 'array', items: { type: 'string' } },
+    specs: { type: 'array', items: specSchema },
+    flows: { type: 'integer' },
+  },
 };
-const stepSchema = { type: 'object', properties: { order: { type: 'integer' }, name: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' }, spec_ref: { type: 'string' } } };
+const stepSchema = {
+  type: 'object',
+  properties: {
+    order: { type: 'integer' },
+    name: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    type: { type: 'string' },
+    description: { type: 'string' },
+    spec_ref: { type: 'string' },
+  },
+};
 const flowSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, category: { type: 'string' }, executable: { type: 'boolean' }, steps: { type: 'array', items: stepSchema },
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    category: { type: 'string' },
+    executable: { type: 'boolean' },
+    steps: { type: 'array', items: stepSchema },
     options: {
       type: 'array',
-      description: 'The JSON body members POST /api/protocols/{id}/demo/{flow} takes for this flow (none: an empty body)',
-      items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string' }, values: { type: 'array', items: { type: 'string' } }, default: { type: 'string' }, max_length: { type: 'integer' } } },
+      description:
+        'The JSON body members POST /api/protocols/{id}/demo/{flow} takes for this flow (none: an empty body)',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          description: { type: 'string' },
+          values: { type: 'array', items: { type: 'string' } },
+          default: { type: 'string' },
+          max_length: { type: 'integer' },
+        },
+      },
     },
   },
 };
-const runSchema = { type: 'object', additionalProperties: true, properties: { run_id: { type: 'string' }, protocol: { type: 'string' }, flow: { type: 'string' }, status: { type: 'string' } } };
+const runSchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    run_id: { type: 'string' },
+    protocol: { type: 'string' },
+    flow: { type: 'string' },
+    status: { type: 'string' },
+  },
+};
 
 /** The protocol catalog, the flow runner and runs (spec section 4 "Open read and demo APIs"). */
 export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
-  const protocolRecord = (p: Protocol) => ({ id: p.id, name: p.name, version: p.version, description: p.description, tags: p.tags, specs: p.specs, flows: catalog.flows(p.id).length });
+  const protocolRecord = (p: Protocol) => ({
+    id: p.id,
+    name: p.name,
+    version: p.version,
+    description: p.description,
+    tags: p.tags,
+    specs: p.specs,
+    flows: catalog.flows(p.id).length,
+  });
   const flowRecord = (p: Protocol, f: Flow) => ({
-    id: f.id, name: f.name, description: f.description, category: f.category, executable: flowRuns.executable(p.id, f.id), steps: f.steps,
-    options: runOptionsOf(p.id, f.id).map((o) => ({ name: o.name, description: o.description, ...(o.values ? { values: [...o.values] } : {}), default: o.default, ...(o.maxLength ? { max_length: o.maxLength } : {}) })),
+    id: f.id,
+    name: f.name,
+    description: f.description,
+    category: f.category,
+    executable: flowRuns.executable(p.id, f.id),
+    steps: f.steps,
+    options: runOptionsOf(p.id, f.id).map((o) => ({
+      name: o.name,
+      description: o.description,
+      ...(o.values ? { values: [...o.values] } : {}),
+      default: o.default,
+      ...(o.maxLength ? { max_length: o.maxLength } : {}),
+    })),
   });
   const protocolOr404 = (id: string) => {
     const p = catalog.protocol(id);
@@ -47,86 +114,177 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
     return p;
   };
 
-  app.get('/api/protocols', { schema: { summary: 'Protocol catalog', tags: ['catalog'], response: { 200: { type: 'object', properties: { protocols: { type: 'array', items: protocolSchema } } } } } },
-    async () => ({ protocols: catalog.protocols().map(protocolRecord) }));
+  app.get(
+    '/api/protocols',
+    {
+      schema: {
+        summary: 'Protocol catalog',
+        tags: ['catalog'],
+        response: { 200: { type: 'object', properties: { protocols: { type: 'array', items: protocolSchema } } } },
+      },
+    },
+    async () => ({ protocols: catalog.protocols().map(protocolRecord) }),
+  );
 
-  app.get('/api/protocols/:id', { schema: { summary: 'One protocol', tags: ['catalog'], params: idParams, response: { 200: protocolSchema, 404: errorResponse } } },
-    async (request) => protocolRecord(protocolOr404((request.params as { id: string }).id)));
+  app.get(
+    '/api/protocols/:id',
+    {
+      schema: {
+        summary: 'One protocol',
+        tags: ['catalog'],
+        params: idParams,
+        response: { 200: protocolSchema, 404: errorResponse },
+      },
+    },
+    async (request) => protocolRecord(protocolOr404((request.params as { id: string }).id)),
+  );
 
-  app.get('/api/protocols/:id/flows', {
-    schema: { summary: 'Flows of a protocol', tags: ['catalog'], params: idParams, response: { 200: { type: 'object', properties: { protocol: { type: 'string' }, flows: { type: 'array', items: flowSchema } } }, 404: errorResponse } },
-  }, async (request) => {
-    const p = protocolOr404((request.params as { id: string }).id);
-    return { protocol: p.id, flows: catalog.flows(p.id).map((f) => flowRecord(p, f)) };
-  });
-
-  app.post('/api/protocols/:id/demo/:flow', {
-    schema: {
-      summary: 'Start a real protocol flow against this origin and capture every exchange',
-      tags: ['catalog'],
-      params: { type: 'object', required: ['id', 'flow'], properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } } },
-      body: {
-        type: 'object',
-        nullable: true,
-        additionalProperties: false,
-        properties: {
-          client_auth: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'], description: optionDoc('client_auth') },
-          alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'], description: optionDoc('alg') },
-          token_mode: { type: 'string', enum: ['bearer', 'dpop'], description: optionDoc('token_mode') },
-          email: { type: 'string', maxLength: 254, description: optionDoc('email') },
-          credential_configuration_id: { type: 'string', enum: ['MobileDrivingLicenceMsoMdoc', 'UniversityDegreeCredential', 'UniversityDegreeCredentialJWT', 'UniversityDegreeCredentialJWTLD', 'UniversityDegreeCredentialLDP'], description: optionDoc('credential_configuration_id') },
-          credential: { type: 'string', enum: ['sd-jwt', 'mdoc'], description: optionDoc('credential') },
+  app.get(
+    '/api/protocols/:id/flows',
+    {
+      schema: {
+        summary: 'Flows of a protocol',
+        tags: ['catalog'],
+        params: idParams,
+        response: {
+          200: {
+            type: 'object',
+            properties: { protocol: { type: 'string' }, flows: { type: 'array', items: flowSchema } },
+          },
+          404: errorResponse,
         },
       },
-      response: { 201: runSchema, 202: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' }, events: { type: 'string' } } }, 404: errorResponse, 409: errorResponse },
     },
-  }, async (request, reply) => {
-    const { id, flow } = request.params as { id: string; flow: string };
-    const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>);
-    reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
-    // RFC 7240: with `Prefer: respond-async` the run id comes back at once; follow /api/runs/{id}/events.
-    if (/\brespond-async\b/i.test(String(request.headers.prefer ?? ''))) {
-      void launched.done.catch(() => undefined);
-      return reply.code(202).header('preference-applied', 'respond-async').send({ run_id: launched.id, status: 'running', events: `/api/runs/${launched.id}/events` });
-    }
-    reply.code(201);
-    return launched.done;
-  });
+    async (request) => {
+      const p = protocolOr404((request.params as { id: string }).id);
+      return { protocol: p.id, flows: catalog.flows(p.id).map((f) => flowRecord(p, f)) };
+    },
+  );
 
-  app.get('/api/runs/:id', { schema: { summary: 'A run, as its event stream records it (secrets redacted)', tags: ['catalog'], params: idParams, response: { 200: runSchema, 404: errorResponse } } }, async (request) => {
-    const view = await flowRuns.view((request.params as { id: string }).id);
-    if (!view) throw notFound('No such run');
-    return view;
-  });
+  app.post(
+    '/api/protocols/:id/demo/:flow',
+    {
+      schema: {
+        summary: 'Start a real protocol flow against this origin and capture every exchange',
+        tags: ['catalog'],
+        params: {
+          type: 'object',
+          required: ['id', 'flow'],
+          properties: { id: { type: 'string', maxLength: 100 }, flow: { type: 'string', maxLength: 100 } },
+        },
+        body: {
+          type: 'object',
+          nullable: true,
+          additionalProperties: false,
+          properties: {
+            client_auth: {
+              type: 'string',
+              enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+              description: optionDoc('client_auth'),
+            },
+            alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'], description: optionDoc('alg') },
+            token_mode: { type: 'string', enum: ['bearer', 'dpop'], description: optionDoc('token_mode') },
+            email: { type: 'string', maxLength: 254, description: optionDoc('email') },
+            credential_configuration_id: {
+              type: 'string',
+              enum: [
+                'MobileDrivingLicenceMsoMdoc',
+                'UniversityDegreeCredential',
+                'UniversityDegreeCredentialJWT',
+                'UniversityDegreeCredentialJWTLD',
+                'UniversityDegreeCredentialLDP',
+              ],
+              description: optionDoc('credential_configuration_id'),
+            },
+            credential: { type: 'string', enum: ['sd-jwt', 'mdoc'], description: optionDoc('credential') },
+          },
+        },
+        response: {
+          201: runSchema,
+          202: {
+            type: 'object',
+            properties: { run_id: { type: 'string' }, status: { type: 'string' }, events: { type: 'string' } },
+          },
+          404: errorResponse,
+          409: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, flow } = request.params as { id: string; flow: string };
+      const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>);
+      reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
+      // RFC 7240: with `Prefer: respond-async` the run id comes back at once; follow /api/runs/{id}/events.
+      if (/\brespond-async\b/i.test(String(request.headers.prefer ?? ''))) {
+        void launched.done.catch(() => undefined);
+        return reply
+          .code(202)
+          .header('preference-applied', 'respond-async')
+          .send({ run_id: launched.id, status: 'running', events: `/api/runs/${launched.id}/events` });
+      }
+      reply.code(201);
+      return launched.done;
+    },
+  );
 
-  app.get('/api/runs/:id/events', {
-    schema: { summary: 'A run as Server-Sent Events, live until it finishes; resume with Last-Event-ID or ?after=<version>', tags: ['catalog'], params: idParams, querystring: resumableQuery },
-  }, async (request, reply) => {
-    const id = (request.params as { id: string }).id;
-    type RunEvent = { version: number; type: string; at: number; data: Record<string, unknown> };
-    // Following starts before the read, so an event committed meanwhile (here or on another instance) is not lost.
-    const early: RunEvent[] = [];
-    let deliver: (e: RunEvent) => void = (e) => void early.push(e);
-    const unsubscribe = flowRuns.follow(id, (e) => deliver(e));
-    const stored = await ctx.log.readStream(`run:${id}`).catch((error: unknown) => {
-      unsubscribe();
-      throw error;
-    });
-    if (stored.length === 0) {
-      unsubscribe();
-      throw notFound('No such run');
-    }
-    let last = resumeCursor(request);
-    const stream = ctx.sse.start(request, reply, () => unsubscribe());
-    const send = (e: RunEvent) => {
-      if (e.version <= last || stream.ended) return;
-      last = e.version;
-      stream.send({ id: e.version, event: e.type, data: JSON.stringify({ at: new Date(e.at).toISOString(), ...e.data }) });
-      if (e.type === 'run.finished' || e.type === 'run.interrupted') stream.end();
-    };
-    for (const e of [...stored, ...early]) send(e);
-    deliver = send;
-  });
+  app.get(
+    '/api/runs/:id',
+    {
+      schema: {
+        summary: 'A run, as its event stream records it (secrets redacted)',
+        tags: ['catalog'],
+        params: idParams,
+        response: { 200: runSchema, 404: errorResponse },
+      },
+    },
+    async (request) => {
+      const view = await flowRuns.view((request.params as { id: string }).id);
+      if (!view) throw notFound('No such run');
+      return view;
+    },
+  );
+
+  app.get(
+    '/api/runs/:id/events',
+    {
+      schema: {
+        summary: 'A run as Server-Sent Events, live until it finishes; resume with Last-Event-ID or ?after=<version>',
+        tags: ['catalog'],
+        params: idParams,
+        querystring: resumableQuery,
+      },
+    },
+    async (request, reply) => {
+      const id = (request.params as { id: string }).id;
+      type RunEvent = { version: number; type: string; at: number; data: Record<string, unknown> };
+      // Following starts before the read, so an event committed meanwhile (here or on another instance) is not lost.
+      const early: RunEvent[] = [];
+      let deliver: (e: RunEvent) => void = (e) => void early.push(e);
+      const unsubscribe = flowRuns.follow(id, (e) => deliver(e));
+      const stored = await ctx.log.readStream(`run:${id}`).catch((error: unknown) => {
+        unsubscribe();
+        throw error;
+      });
+      if (stored.length === 0) {
+        unsubscribe();
+        throw notFound('No such run');
+      }
+      let last = resumeCursor(request);
+      const stream = ctx.sse.start(request, reply, () => unsubscribe());
+      const send = (e: RunEvent) => {
+        if (e.version <= last || stream.ended) return;
+        last = e.version;
+        stream.send({
+          id: e.version,
+          event: e.type,
+          data: JSON.stringify({ at: new Date(e.at).toISOString(), ...e.data }),
+        });
+        if (e.type === 'run.finished' || e.type === 'run.interrupted') stream.end();
+      };
+      for (const e of [...stored, ...early]) send(e);
+      deliver = send;
+    },
+  );
 
   Object.assign(ctx.apiEndpoints, { protocols: '/api/protocols', runs: '/api/runs/{id}' });
 }

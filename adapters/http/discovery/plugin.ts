@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
-import { apiCatalog, llmsTxt, robotsTxt, sitemapXml, type IndexablePage } from '../../../services/discovery/documents.ts';
+import {
+  apiCatalog,
+  llmsTxt,
+  robotsTxt,
+  sitemapXml,
+  type IndexablePage,
+} from '../../../services/discovery/documents.ts';
 import { renderSkills, skillsIndex } from '../../../services/discovery/skills.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
@@ -16,40 +22,87 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
   const doc = (summary: string) => ({ schema: { summary, tags: ['discovery'] } });
 
   const catalogJson = JSON.stringify(apiCatalog(base));
-  app.get('/.well-known/api-catalog', doc('API catalog (RFC 9727 linkset)'), (request, reply) => sendDocument(request, reply, catalogJson, 'application/linkset+json'));
+  app.get('/.well-known/api-catalog', doc('API catalog (RFC 9727 linkset)'), (request, reply) =>
+    sendDocument(request, reply, catalogJson, 'application/linkset+json'),
+  );
 
-  const skills = renderSkills(CONTENT_DIR, { base_url: base, wallet_url: wallet, claim_grant_type: ctx.agentAuth.settings.claimGrantType });
-  const index = JSON.stringify(skillsIndex(skills, base));
-  app.get('/.well-known/agent-skills/index.json', doc('Agent skills index (Agent Skills Discovery v0.2.0)'), (request, reply) => sendDocument(request, reply, index, 'application/json'));
-  app.get('/.well-known/agent-skills/:name/SKILL.md', {
-    schema: { summary: 'One agent skill artifact', tags: ['discovery'], params: { type: 'object', properties: { name: { type: 'string', maxLength: 100 } } } },
-  }, (request, reply) => {
-    const skill = skills.find((s) => s.name === (request.params as { name: string }).name);
-    if (!skill) throw notFound('No such skill');
-    return sendDocument(request, reply, skill.markdown, 'text/markdown; charset=utf-8');
+  const skills = renderSkills(CONTENT_DIR, {
+    base_url: base,
+    wallet_url: wallet,
+    claim_grant_type: ctx.agentAuth.settings.claimGrantType,
   });
+  const index = JSON.stringify(skillsIndex(skills, base));
+  app.get(
+    '/.well-known/agent-skills/index.json',
+    doc('Agent skills index (Agent Skills Discovery v0.2.0)'),
+    (request, reply) => sendDocument(request, reply, index, 'application/json'),
+  );
+  app.get(
+    '/.well-known/agent-skills/:name/SKILL.md',
+    {
+      schema: {
+        summary: 'One agent skill artifact',
+        tags: ['discovery'],
+        params: { type: 'object', properties: { name: { type: 'string', maxLength: 100 } } },
+      },
+    },
+    (request, reply) => {
+      const skill = skills.find((s) => s.name === (request.params as { name: string }).name);
+      if (!skill) throw notFound('No such skill');
+      return sendDocument(request, reply, skill.markdown, 'text/markdown; charset=utf-8');
+    },
+  );
 
   const robots = robotsTxt(base);
-  app.get('/robots.txt', doc('Crawler rules with Content-Signal'), (request, reply) => sendDocument(request, reply, robots, 'text/plain; charset=utf-8'));
+  app.get('/robots.txt', doc('Crawler rules with Content-Signal'), (request, reply) =>
+    sendDocument(request, reply, robots, 'text/plain; charset=utf-8'),
+  );
 
   const protocolPages = (): IndexablePage[] => [
     { path: '/', title: 'Protocol catalog' },
-    ...ctx.catalog.protocols().flatMap((p) => [{ path: `/protocol/${p.id}`, title: p.name }, ...ctx.catalog.flows(p.id).map((f) => ({ path: `/protocol/${p.id}/flow/${f.id}`, title: `${p.name}: ${f.name}` }))]),
+    ...ctx.catalog
+      .protocols()
+      .flatMap((p) => [
+        { path: `/protocol/${p.id}`, title: p.name },
+        ...ctx.catalog
+          .flows(p.id)
+          .map((f) => ({ path: `/protocol/${p.id}/flow/${f.id}`, title: `${p.name}: ${f.name}` })),
+      ]),
   ];
   const conformancePages = () => ctx.indexableConformancePages?.() ?? [];
   app.get('/sitemap.xml', doc('Sitemap (conformance pages only when indexable)'), (request, reply) =>
-    sendDocument(request, reply, sitemapXml(base, [...protocolPages(), ...conformancePages()]), 'application/xml; charset=utf-8'));
+    sendDocument(
+      request,
+      reply,
+      sitemapXml(base, [...protocolPages(), ...conformancePages()]),
+      'application/xml; charset=utf-8',
+    ),
+  );
   app.get('/llms.txt', doc('llms.txt: where an agent starts'), (request, reply) =>
-    sendDocument(request, reply, llmsTxt(base, wallet, protocolPages(), conformancePages()), 'text/plain; charset=utf-8'));
+    sendDocument(
+      request,
+      reply,
+      llmsTxt(base, wallet, protocolPages(), conformancePages()),
+      'text/plain; charset=utf-8',
+    ),
+  );
 
   // The contract is generated from the route schemas that validate requests (@fastify/swagger).
   let openapi: string | undefined;
   const spec = () => (openapi ??= JSON.stringify(app.swagger()));
-  app.get('/openapi.json', doc('OpenAPI 3.1 contract of the gateway'), (request, reply) => sendDocument(request, reply, spec(), 'application/openapi+json'));
+  app.get('/openapi.json', doc('OpenAPI 3.1 contract of the gateway'), (request, reply) =>
+    sendDocument(request, reply, spec(), 'application/openapi+json'),
+  );
   app.get('/docs/api', doc('Rendered API reference (HTML, no CDN)'), (request, reply) => {
     reply.header('vary', 'Accept');
     return sendDocument(request, reply, apiReferenceHtml(JSON.parse(spec())), 'text/html; charset=utf-8');
   });
 
-  Object.assign(ctx.apiEndpoints, { api_catalog: '/.well-known/api-catalog', agent_skills: '/.well-known/agent-skills/index.json', openapi: '/openapi.json', api_reference: '/docs/api', llms_txt: '/llms.txt' });
+  Object.assign(ctx.apiEndpoints, {
+    api_catalog: '/.well-known/api-catalog',
+    agent_skills: '/.well-known/agent-skills/index.json',
+    openapi: '/openapi.json',
+    api_reference: '/docs/api',
+    llms_txt: '/llms.txt',
+  });
 }

@@ -15,8 +15,15 @@ import { OFFER_WORKED_EXAMPLE, offerSchemas } from './offer-schema.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
-const credentialResponse = { type: 'object', additionalProperties: true, properties: { credentials: { type: 'array' }, notification_id: { type: 'string' } } };
-const deferredResponse = { type: 'object', properties: { transaction_id: { type: 'string' }, interval: { type: 'integer' } } };
+const credentialResponse = {
+  type: 'object',
+  additionalProperties: true,
+  properties: { credentials: { type: 'array' }, notification_id: { type: 'string' } },
+};
+const deferredResponse = {
+  type: 'object',
+  properties: { transaction_id: { type: 'string' }, interval: { type: 'integer' } },
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** The OID4VCI issuer at `{base}/oid4vci` and its authorization server (decisions section 8). */
@@ -50,98 +57,286 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const sendIssuerMetadata = async (request: FastifyRequest, reply: FastifyReply) => {
     if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
       const iat = Math.floor(ctx.clock.now() / 1000);
-      const jwt = signJwt({ alg: 'ES256', kid: undefined as never, privateKey: pki.documentSigner.privateKey, publicKey: pki.documentSigner.publicKey, publicJwk: {} }, { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c }, { ...metadata, sub: settings.issuer, iat, exp: iat + 300 });
+      const jwt = signJwt(
+        {
+          alg: 'ES256',
+          kid: undefined as never,
+          privateKey: pki.documentSigner.privateKey,
+          publicKey: pki.documentSigner.publicKey,
+          publicJwk: {},
+        },
+        { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c },
+        { ...metadata, sub: settings.issuer, iat, exp: iat + 300 },
+      );
       return reply.type('application/jwt').send(jwt);
     }
     return metadata;
   };
-  app.get('/.well-known/openid-credential-issuer/oid4vci', { schema: { summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt', tags } }, sendIssuerMetadata);
-  app.get('/.well-known/oauth-authorization-server/oid4vci', { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } }, async () => asMetadata);
+  app.get(
+    '/.well-known/openid-credential-issuer/oid4vci',
+    {
+      schema: {
+        summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt',
+        tags,
+      },
+    },
+    sendIssuerMetadata,
+  );
+  app.get(
+    '/.well-known/oauth-authorization-server/oid4vci',
+    { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } },
+    async () => asMetadata,
+  );
   // Legacy aliases: draft-13 wallets append the well-known suffix to the issuer instead of inserting it.
-  app.get('/oid4vci/.well-known/openid-credential-issuer', { schema: { summary: 'Legacy alias (draft-13 appended path) of the credential issuer metadata', tags } }, sendIssuerMetadata);
-  app.get('/oid4vci/.well-known/oauth-authorization-server', { schema: { summary: 'Legacy alias (draft-13 appended path) of the issuer\'s authorization server metadata', tags } }, async () => asMetadata);
-  app.get('/oid4vci/.well-known/jwks.json', { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } }, async () => ctx.issuer.keys.jwks());
-  app.get('/oid4vci/iaca.pem', { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } }, async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem));
-  app.get('/oid4vci/credential-types/university-degree', { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } }, async () => ({
-    vct: degreeVct(ctx.config.baseUrl),
-    name: 'University degree (demo)',
-    description: 'A demo degree credential issued by Portico; every claim is selectively disclosable.',
-    claims: ['given_name', 'family_name', 'degree', 'department', 'graduation_year'].map((name) => ({ path: [name], sd: 'always', display: [{ locale: 'en-US', label: name.replace(/_/g, ' ') }] })),
-  }));
-
-  const offerContract = offerSchemas([...settings.configurations.keys()], userList.map((u) => u.id));
-  app.post('/oid4vci/offers', {
-    schema: {
-      summary: 'Create a credential offer (pre-authorized code, optional tx_code, by value or by reference)',
-      description: OFFER_WORKED_EXAMPLE,
-      tags,
-      body: offerContract.body,
-      response: { 201: offerContract.created, 400: errorResponse },
+  app.get(
+    '/oid4vci/.well-known/openid-credential-issuer',
+    { schema: { summary: 'Legacy alias (draft-13 appended path) of the credential issuer metadata', tags } },
+    sendIssuerMetadata,
+  );
+  app.get(
+    '/oid4vci/.well-known/oauth-authorization-server',
+    {
+      schema: { summary: "Legacy alias (draft-13 appended path) of the issuer's authorization server metadata", tags },
     },
-  }, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    reply.code(201).header('cache-control', 'no-store');
-    return issuer.createOffer(body);
-  });
-  app.get('/oid4vci/credential-offer/:id', { schema: { summary: 'A credential offer by reference', tags, params: idParams, response: { 200: jsonObject('The credential offer (OpenID4VCI 1.0 §4.1.1)', { credential_issuer: { type: 'string' }, credential_configuration_ids: { type: 'array', items: { type: 'string' } } }), 404: errorResponse } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return issuer.fetchOffer((request.params as { id: string }).id);
-  });
-  app.get('/oid4vci/offers/:id/status', { schema: { summary: 'What the wallet did with an offer (fold of its stream)', tags, params: idParams, response: { 200: jsonObject('The offer\'s state and what the wallet did: attestation, DPoP, proofs and holder keys, encryption, notification', { status: { type: 'string' } }), 404: errorResponse } } }, async (request) => issuer.status((request.params as { id: string }).id));
+    async () => asMetadata,
+  );
+  app.get(
+    '/oid4vci/.well-known/jwks.json',
+    { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } },
+    async () => ctx.issuer.keys.jwks(),
+  );
+  app.get(
+    '/oid4vci/iaca.pem',
+    { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } },
+    async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem),
+  );
+  app.get(
+    '/oid4vci/credential-types/university-degree',
+    { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } },
+    async () => ({
+      vct: degreeVct(ctx.config.baseUrl),
+      name: 'University degree (demo)',
+      description: 'A demo degree credential issued by Portico; every claim is selectively disclosable.',
+      claims: ['given_name', 'family_name', 'degree', 'department', 'graduation_year'].map((name) => ({
+        path: [name],
+        sd: 'always',
+        display: [{ locale: 'en-US', label: name.replace(/_/g, ' ') }],
+      })),
+    }),
+  );
 
-  app.post('/oid4vci/token', {
-    preValidation: requireFormBody,
-    schema: {
-      summary: 'Token endpoint of the issuer: pre-authorized_code grant, optional tx_code, optional DPoP',
-      tags,
-      body: { type: 'object', properties: Object.fromEntries([['grant_type', 200], ['pre-authorized_code', 200], ['tx_code', 20], ['code', 200], ['redirect_uri', 2000], ['code_verifier', 200], ['client_id', 200]].map(([k, n]) => [k, { type: 'string', maxLength: n }])) },
-      response: { 200: jsonObject('Access token response (RFC 6749 §5.1): Bearer or DPoP, authorization_details with credential_identifiers; never a refresh token', { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } }), 400: errorResponse },
+  const offerContract = offerSchemas(
+    [...settings.configurations.keys()],
+    userList.map((u) => u.id),
+  );
+  app.post(
+    '/oid4vci/offers',
+    {
+      schema: {
+        summary: 'Create a credential offer (pre-authorized code, optional tx_code, by value or by reference)',
+        description: OFFER_WORKED_EXAMPLE,
+        tags,
+        body: offerContract.body,
+        response: { 201: offerContract.created, 400: errorResponse },
+      },
     },
-  }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const response = await issuer.token((request.body ?? {}) as Record<string, string>, presented(request));
-    // RFC 9449 §8.2: a fresh nonce with the successful answer, from the authorization server's source.
-    if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.asNonces.current());
-    return response;
-  });
-  app.post('/oid4vci/challenge', { schema: { summary: 'An attestation_challenge for the client attestation PoP', tags } }, async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return issuer.challenge();
-  });
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      reply.code(201).header('cache-control', 'no-store');
+      return issuer.createOffer(body);
+    },
+  );
+  app.get(
+    '/oid4vci/credential-offer/:id',
+    {
+      schema: {
+        summary: 'A credential offer by reference',
+        tags,
+        params: idParams,
+        response: {
+          200: jsonObject('The credential offer (OpenID4VCI 1.0 §4.1.1)', {
+            credential_issuer: { type: 'string' },
+            credential_configuration_ids: { type: 'array', items: { type: 'string' } },
+          }),
+          404: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return issuer.fetchOffer((request.params as { id: string }).id);
+    },
+  );
+  app.get(
+    '/oid4vci/offers/:id/status',
+    {
+      schema: {
+        summary: 'What the wallet did with an offer (fold of its stream)',
+        tags,
+        params: idParams,
+        response: {
+          200: jsonObject(
+            "The offer's state and what the wallet did: attestation, DPoP, proofs and holder keys, encryption, notification",
+            { status: { type: 'string' } },
+          ),
+          404: errorResponse,
+        },
+      },
+    },
+    async (request) => issuer.status((request.params as { id: string }).id),
+  );
+
+  app.post(
+    '/oid4vci/token',
+    {
+      preValidation: requireFormBody,
+      schema: {
+        summary: 'Token endpoint of the issuer: pre-authorized_code grant, optional tx_code, optional DPoP',
+        tags,
+        body: {
+          type: 'object',
+          properties: Object.fromEntries(
+            [
+              ['grant_type', 200],
+              ['pre-authorized_code', 200],
+              ['tx_code', 20],
+              ['code', 200],
+              ['redirect_uri', 2000],
+              ['code_verifier', 200],
+              ['client_id', 200],
+            ].map(([k, n]) => [k, { type: 'string', maxLength: n }]),
+          ),
+        },
+        response: {
+          200: jsonObject(
+            'Access token response (RFC 6749 §5.1): Bearer or DPoP, authorization_details with credential_identifiers; never a refresh token',
+            { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } },
+          ),
+          400: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const response = await issuer.token((request.body ?? {}) as Record<string, string>, presented(request));
+      // RFC 9449 §8.2: a fresh nonce with the successful answer, from the authorization server's source.
+      if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.asNonces.current());
+      return response;
+    },
+  );
+  app.post(
+    '/oid4vci/challenge',
+    { schema: { summary: 'An attestation_challenge for the client attestation PoP', tags } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return issuer.challenge();
+    },
+  );
   // The demo attester's private keys are published on purpose: any wallet may play an attested one here.
   const attesterJwk = async (key: typeof pki.attester.clientAttester, kid: string) => ({
-    ...(await exportJWK(key.privateKey)), kid, alg: 'ES256',
+    ...(await exportJWK(key.privateKey)),
+    kid,
+    alg: 'ES256',
     x5c: [Buffer.from(key.certificate).toString('base64'), Buffer.from(pki.attester.ca.certificate).toString('base64')],
   });
-  const attester = { client_attestation_attester_jwk: await attesterJwk(pki.attester.clientAttester, 'demo-client-attester'), key_attestation_jwk: await attesterJwk(pki.attester.keyAttester, 'demo-key-attester') };
-  app.get('/oid4vci/demo/attester', { schema: { summary: 'Demo wallet attester private JWKs (+x5c), ready for WALLET_CLIENT_ATTESTATION_*_JWK_JSON', tags } }, async () => ({
-    ...attester,
-    env: { WALLET_CLIENT_ATTESTATION_ATTESTER_JWK_JSON: JSON.stringify(attester.client_attestation_attester_jwk), WALLET_CLIENT_ATTESTATION_KEY_ATTESTATION_JWK_JSON: JSON.stringify(attester.key_attestation_jwk) },
-  }));
-  app.post('/oid4vci/nonce', { schema: { summary: 'A fresh c_nonce for key proofs', tags } }, async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return issuer.nonce();
-  });
+  const attester = {
+    client_attestation_attester_jwk: await attesterJwk(pki.attester.clientAttester, 'demo-client-attester'),
+    key_attestation_jwk: await attesterJwk(pki.attester.keyAttester, 'demo-key-attester'),
+  };
+  app.get(
+    '/oid4vci/demo/attester',
+    {
+      schema: {
+        summary: 'Demo wallet attester private JWKs (+x5c), ready for WALLET_CLIENT_ATTESTATION_*_JWK_JSON',
+        tags,
+      },
+    },
+    async () => ({
+      ...attester,
+      env: {
+        WALLET_CLIENT_ATTESTATION_ATTESTER_JWK_JSON: JSON.stringify(attester.client_attestation_attester_jwk),
+        WALLET_CLIENT_ATTESTATION_KEY_ATTESTATION_JWK_JSON: JSON.stringify(attester.key_attestation_jwk),
+      },
+    }),
+  );
+  app.post(
+    '/oid4vci/nonce',
+    { schema: { summary: 'A fresh c_nonce for key proofs', tags } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return issuer.nonce();
+    },
+  );
   // Encrypted credential and deferred requests arrive as compact JWE (application/jwt).
-  app.addContentTypeParser('application/jwt', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => done(null, body));
-  const encrypted = (request: FastifyRequest) => /^application\/jwt\b/.test(String(request.headers['content-type'] ?? ''));
-  const answer = async (reply: FastifyReply, result: { status: number; body: unknown; encryptTo?: ResponseEncryption }) => {
+  app.addContentTypeParser('application/jwt', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) =>
+    done(null, body),
+  );
+  const encrypted = (request: FastifyRequest) =>
+    /^application\/jwt\b/.test(String(request.headers['content-type'] ?? ''));
+  const answer = async (
+    reply: FastifyReply,
+    result: { status: number; body: unknown; encryptTo?: ResponseEncryption },
+  ) => {
     if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
-    if (result.encryptTo) return reply.code(result.status as 200).type('application/jwt').serializer((s: unknown) => String(s)).send(await encryptResponse(result.body, result.encryptTo));
+    if (result.encryptTo)
+      return reply
+        .code(result.status as 200)
+        .type('application/jwt')
+        .serializer((s: unknown) => String(s))
+        .send(await encryptResponse(result.body, result.encryptTo));
     return reply.code(result.status as 200).send(result.body);
   };
-  app.post('/oid4vci/credential', { schema: { summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return answer(reply, await issuer.credential(request.body, presented(request), encrypted(request)));
-  });
-  app.post('/oid4vci/deferred_credential', { schema: { summary: 'Deferred credential endpoint: 202 until ready, then the credentials once', tags, response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return answer(reply, await issuer.deferredCredential(request.body, presented(request), encrypted(request)));
-  });
-  app.post('/oid4vci/notification', { schema: { summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted', tags, response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse } } }, async (request, reply) => {
-    await issuer.notification(request.body, presented(request));
-    return reply.code(204).send();
-  });
+  app.post(
+    '/oid4vci/credential',
+    {
+      schema: {
+        summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)',
+        tags,
+        response: {
+          200: credentialResponse,
+          202: deferredResponse,
+          400: errorResponse,
+          401: errorResponse,
+          403: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return answer(reply, await issuer.credential(request.body, presented(request), encrypted(request)));
+    },
+  );
+  app.post(
+    '/oid4vci/deferred_credential',
+    {
+      schema: {
+        summary: 'Deferred credential endpoint: 202 until ready, then the credentials once',
+        tags,
+        response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return answer(reply, await issuer.deferredCredential(request.body, presented(request), encrypted(request)));
+    },
+  );
+  app.post(
+    '/oid4vci/notification',
+    {
+      schema: {
+        summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted',
+        tags,
+        response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse },
+      },
+    },
+    async (request, reply) => {
+      await issuer.notification(request.body, presented(request));
+      return reply.code(204).send();
+    },
+  );
 
-  Object.assign(ctx.apiEndpoints, { oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci', oid4vci_offers: '/oid4vci/offers' });
+  Object.assign(ctx.apiEndpoints, {
+    oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci',
+    oid4vci_offers: '/oid4vci/offers',
+  });
 }

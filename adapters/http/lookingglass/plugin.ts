@@ -3,34 +3,73 @@ import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
-const jwksSchema = { type: 'object', required: ['keys'], properties: { keys: { type: 'array', maxItems: 50, items: { type: 'object' } } } };
+const jwksSchema = {
+  type: 'object',
+  required: ['keys'],
+  properties: { keys: { type: 'array', maxItems: 50, items: { type: 'object' } } },
+};
 
 /** `POST /api/lookingglass/decode` and `/decode/credential` (decisions section 4). */
 export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
-  app.post('/api/lookingglass/decode', {
-    schema: {
-      summary: 'Decode a JWT, verify its signature and explain its claims',
-      tags: ['lookingglass'],
-      body: { type: 'object', required: ['token'], additionalProperties: false, properties: { token: { type: 'string', minLength: 1, maxLength: 32_768 }, jwks: jwksSchema } },
-      response: { 200: jsonObject('The decoded token: header, claims with their meaning, the signature verdict, warnings', { header: { type: 'object', additionalProperties: true }, claims: { type: 'array', items: { type: 'object', additionalProperties: true } }, signature: { type: 'object', additionalProperties: true }, warnings: { type: 'array', items: { type: 'string' } } }), 400: errorResponse },
+  app.post(
+    '/api/lookingglass/decode',
+    {
+      schema: {
+        summary: 'Decode a JWT, verify its signature and explain its claims',
+        tags: ['lookingglass'],
+        body: {
+          type: 'object',
+          required: ['token'],
+          additionalProperties: false,
+          properties: { token: { type: 'string', minLength: 1, maxLength: 32_768 }, jwks: jwksSchema },
+        },
+        response: {
+          200: jsonObject('The decoded token: header, claims with their meaning, the signature verdict, warnings', {
+            header: { type: 'object', additionalProperties: true },
+            claims: { type: 'array', items: { type: 'object', additionalProperties: true } },
+            signature: { type: 'object', additionalProperties: true },
+            warnings: { type: 'array', items: { type: 'string' } },
+          }),
+          400: errorResponse,
+        },
+      },
     },
-  }, async (request) => {
-    const { token, jwks } = request.body as { token: string; jwks?: { keys: [] } };
-    return ctx.lookingGlass.decodeJwt(token, jwks);
-  });
-
-  app.post('/api/lookingglass/decode/credential', {
-    bodyLimit: 256 * 1024,
-    schema: {
-      summary: 'Decode a verifiable credential (SD-JWT VC, JWT VC, mdoc, W3C JSON) or an OpenID4VP vp_token',
-      tags: ['lookingglass'],
-      body: { type: 'object', required: ['credential'], additionalProperties: false, properties: { credential: { anyOf: [{ type: 'string' }, { type: 'object' }] }, jwks: jwksSchema } },
-      response: { 200: jsonObject('The decoded credential or vp_token: format, issuer-signed parts, disclosures and digest verdicts, holder binding'), 400: errorResponse, 413: errorResponse },
+    async (request) => {
+      const { token, jwks } = request.body as { token: string; jwks?: { keys: [] } };
+      return ctx.lookingGlass.decodeJwt(token, jwks);
     },
-  }, async (request) => {
-    const { credential, jwks } = request.body as { credential: unknown; jwks?: { keys: [] } };
-    return ctx.lookingGlass.decodeCredential(credential, jwks);
-  });
+  );
 
-  Object.assign(ctx.apiEndpoints, { lookingglass_decode: '/api/lookingglass/decode', lookingglass_decode_credential: '/api/lookingglass/decode/credential' });
+  app.post(
+    '/api/lookingglass/decode/credential',
+    {
+      bodyLimit: 256 * 1024,
+      schema: {
+        summary: 'Decode a verifiable credential (SD-JWT VC, JWT VC, mdoc, W3C JSON) or an OpenID4VP vp_token',
+        tags: ['lookingglass'],
+        body: {
+          type: 'object',
+          required: ['credential'],
+          additionalProperties: false,
+          properties: { credential: { anyOf: [{ type: 'string' }, { type: 'object' }] }, jwks: jwksSchema },
+        },
+        response: {
+          200: jsonObject(
+            'The decoded credential or vp_token: format, issuer-signed parts, disclosures and digest verdicts, holder binding',
+          ),
+          400: errorResponse,
+          413: errorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const { credential, jwks } = request.body as { credential: unknown; jwks?: { keys: [] } };
+      return ctx.lookingGlass.decodeCredential(credential, jwks);
+    },
+  );
+
+  Object.assign(ctx.apiEndpoints, {
+    lookingglass_decode: '/api/lookingglass/decode',
+    lookingglass_decode_credential: '/api/lookingglass/decode/credential',
+  });
 }

@@ -68,7 +68,10 @@ const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 const CONTENT_DIR = join(ROOT_DIR, 'content');
 
 /** Pages answer 404 with HTML; everything else with JSON. */
-const isPage = (path: string) => !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(path) && !/\.(json|txt|md|xml)$/.test(path);
+const isPage = (path: string) =>
+  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(
+    path,
+  ) && !/\.(json|txt|md|xml)$/.test(path);
 
 /** Every read model the main origin keeps in its log's database. */
 export function createMainProjections() {
@@ -87,7 +90,12 @@ export async function createMainOrigin(config: Config, options: MainOptions = {}
   return withDataDirLock(config.dataDir, () => assemble(config, options, clock, keyList));
 }
 
-async function assemble(config: Config, options: MainOptions, clock: Clock, keyList: Array<[string, SigningAlg]>): Promise<MainOrigin> {
+async function assemble(
+  config: Config,
+  options: MainOptions,
+  clock: Clock,
+  keyList: Array<[string, SigningAlg]>,
+): Promise<MainOrigin> {
   const keys = await FileKeyRing.open(config.keysFile, keyList);
   const stopWatchingKeys = keys.watch();
   const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
@@ -97,14 +105,24 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
   await runner.start();
 
   const settings = agentAuthSettings(config.baseUrl, config.vendor);
-  const agentAuth = new AgentAuthService(log, registry, new AgentTokens(keys, settings), settings, clock, userCodeHasher(keys.secret('user-code')));
+  const agentAuth = new AgentAuthService(
+    log,
+    registry,
+    new AgentTokens(keys, settings),
+    settings,
+    clock,
+    userCodeHasher(keys.secret('user-code')),
+  );
   const securityEvents = new SecurityEvents(feed, keys, settings);
   const catalog = Catalog.load(CONTENT_DIR);
   const runners = defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.env, config.showcaseBaseUrl));
   const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // The server's own calls during flow runs carry this secret and are never rate limited; it comes from
   // the key ring, so a run's call that a load balancer sends to another instance is recognised there too.
-  const internal = { header: 'x-portico-internal', value: Buffer.from(keys.secret('internal-caller')).toString('base64url') };
+  const internal = {
+    header: 'x-portico-internal',
+    value: Buffer.from(keys.secret('internal-caller')).toString('base64url'),
+  };
 
   // The issuer's signing material is provisioned here, under the data-dir lock, and handed to every part that needs it.
   const issuerSettingsOfOrigin = issuerSettings(config.baseUrl, config.env);
@@ -128,7 +146,12 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
     flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait, internal, transport: fetch }),
     lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
     sse: new SseHub(options.sseLimits),
-    conformance: new Conformance(join(ROOT_DIR, 'conformance/registry.yaml'), config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'), CONTENT_DIR, { commit: config.commit, repositoryUrl: config.repositoryUrl }),
+    conformance: new Conformance(
+      join(ROOT_DIR, 'conformance/registry.yaml'),
+      config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'),
+      CONTENT_DIR,
+      { commit: config.commit, repositoryUrl: config.repositoryUrl },
+    ),
     originMetadata: {},
     apiEndpoints: {
       health: '/health',
@@ -146,8 +169,10 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
 
   const pages = {
     isPage,
-    sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) => sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404),
-    sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => sendPage(request, reply, errorPage(error), error.status),
+    sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) =>
+      sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404),
+    sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) =>
+      sendPage(request, reply, errorPage(error), error.status),
   };
   await ctx.flowRuns.interruptUnfinished();
   const app = Fastify({
@@ -168,7 +193,8 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
   const routes: string[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD' && !route.url.includes('*')) routes.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+      if (method !== 'HEAD' && !route.url.includes('*'))
+        routes.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
     }
   });
   installPageHeaders(app, config.walletUrl);
@@ -177,7 +203,11 @@ async function assemble(config: Config, options: MainOptions, clock: Clock, keyL
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Portico gateway', version: config.version, description: 'The main origin of the Portico identity-protocol sandbox.' },
+      info: {
+        title: 'Portico gateway',
+        version: config.version,
+        description: 'The main origin of the Portico identity-protocol sandbox.',
+      },
       servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },

@@ -24,7 +24,25 @@ import { verifierRoutes } from '../verifier/plugin.ts';
  * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
  * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
  */
-export const MAIN_ROUTES: RoutePlugin[] = [coreRoutes, agentAuthApiRoutes, agentAuthEventRoutes, claimPageRoutes, oauthRoutes, catalogRoutes, lookingGlassRoutes, mcpRoutes, pageRoutes, assetRoutes, conformanceRoutes, paletteRoutes, issuerRoutes, verifierRoutes, walletForwardRoutes, discoveryRoutes, agentAuthMetadataRoutes];
+export const MAIN_ROUTES: RoutePlugin[] = [
+  coreRoutes,
+  agentAuthApiRoutes,
+  agentAuthEventRoutes,
+  claimPageRoutes,
+  oauthRoutes,
+  catalogRoutes,
+  lookingGlassRoutes,
+  mcpRoutes,
+  pageRoutes,
+  assetRoutes,
+  conformanceRoutes,
+  paletteRoutes,
+  issuerRoutes,
+  verifierRoutes,
+  walletForwardRoutes,
+  discoveryRoutes,
+  agentAuthMetadataRoutes,
+];
 
 /** Signing keys provisioned at start, besides agentauth's ES256 key: [key set, algorithm]. */
 export const MAIN_KEYS: Array<[string, SigningAlg]> = [

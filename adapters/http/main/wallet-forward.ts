@@ -7,7 +7,17 @@ import { sendError } from '../error-handling.ts';
 import type { MainContext } from './context.ts';
 
 export const WALLET_PREFIX = '/wallet-harness';
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Request headers for the wallet: hop-by-hop ones dropped, the X-Forwarded-* set describing this origin. */
@@ -39,12 +49,16 @@ export function rewriteLocation(location: string, backend: URL, base: string): s
 /** A wallet cookie scoped under the prefix (`Path=/` becomes `Path=/wallet-harness/`). */
 export function rewriteCookie(cookie: string): string {
   if (!/;\s*path=/i.test(cookie)) return `${cookie}; Path=${WALLET_PREFIX}/`;
-  return cookie.replace(/(;\s*path=)([^;]*)/i, (_m, attribute: string, path: string) => `${attribute}${WALLET_PREFIX}${path.startsWith('/') ? path : `/${path}`}`);
+  return cookie.replace(
+    /(;\s*path=)([^;]*)/i,
+    (_m, attribute: string, path: string) => `${attribute}${WALLET_PREFIX}${path.startsWith('/') ? path : `/${path}`}`,
+  );
 }
 
 function copyResponseHeaders(reply: FastifyReply, headers: IncomingHttpHeaders, backend: URL, base: string): void {
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('access-control-') || name === 'content-length') continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('access-control-') || name === 'content-length')
+      continue;
     if (name === 'location') reply.header(name, rewriteLocation(String(value), backend, base));
     else if (name === 'set-cookie') reply.header(name, [value].flat().map(rewriteCookie));
     else reply.header(name, value);
@@ -89,7 +103,11 @@ export async function walletForwardRoutes(app: FastifyInstance, ctx: MainContext
         return reply.send(upstream.body);
       },
     });
-    scoped.get(WALLET_PREFIX, { schema: { summary: 'Redirects to /wallet-harness/', tags: ['wallet'] } }, async (_request, reply) => reply.redirect(`${WALLET_PREFIX}/`, 308));
+    scoped.get(
+      WALLET_PREFIX,
+      { schema: { summary: 'Redirects to /wallet-harness/', tags: ['wallet'] } },
+      async (_request, reply) => reply.redirect(`${WALLET_PREFIX}/`, 308),
+    );
   });
   Object.assign(ctx.apiEndpoints, { wallet_harness: `${WALLET_PREFIX}/` });
 }

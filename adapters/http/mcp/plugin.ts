@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SUPPORTED_PROTOCOL_VERSIONS, createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  createMcpHandler,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
 import { aiCatalog, mcpServerConfig, serverCard, withServedVersions } from '../../../services/mcp/config.ts';
 import { buildMcpServer } from '../../../services/mcp/tools.ts';
 import type { MainContext } from '../main/context.ts';
@@ -8,12 +13,30 @@ import { sendDocument } from '../main/documents.ts';
 const MODERN_PROBE_REVISION = '2026-07-28';
 
 async function discoverVersions(fetchMcp: (r: Request) => Promise<Response>, endpoint: string): Promise<string[]> {
-  const body = { jsonrpc: '2.0', id: 'card', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_PROBE_REVISION, 'io.modelcontextprotocol/clientInfo': { name: 'portico-card', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } };
-  const res = await fetchMcp(new Request(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_PROBE_REVISION, 'mcp-method': 'server/discover' },
-    body: JSON.stringify(body),
-  }));
+  const body = {
+    jsonrpc: '2.0',
+    id: 'card',
+    method: 'server/discover',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN_PROBE_REVISION,
+        'io.modelcontextprotocol/clientInfo': { name: 'portico-card', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  };
+  const res = await fetchMcp(
+    new Request(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN_PROBE_REVISION,
+        'mcp-method': 'server/discover',
+      },
+      body: JSON.stringify(body),
+    }),
+  );
   const json = (await res.json().catch(() => ({}))) as { result?: { supportedVersions?: string[] } };
   return json.result?.supportedVersions ?? [];
 }
@@ -22,11 +45,18 @@ async function discoverVersions(fetchMcp: (r: Request) => Promise<Response>, end
 async function initializeVersions(fetchMcp: (r: Request) => Promise<Response>, endpoint: string): Promise<string[]> {
   const agreed: string[] = [];
   for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
-    const res = await fetchMcp(new Request(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'card', method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'portico-card', version: '1' } } }),
-    }));
+    const res = await fetchMcp(
+      new Request(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'card',
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'portico-card', version: '1' } },
+        }),
+      }),
+    );
     // The answer is JSON or one server-sent event carrying it.
     const text = await res.text();
     const json = /^data: (.*)$/m.exec(text)?.[1] ?? text;
@@ -39,12 +69,21 @@ async function initializeVersions(fetchMcp: (r: Request) => Promise<Response>, e
 /** `/mcp` (streamable HTTP, SDK v2), `/mcp/server-card` and `/.well-known/ai-catalog.json`. */
 export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = mcpServerConfig(ctx.config.baseUrl, ctx.config.version);
-  const deps = { catalog: ctx.catalog, lookingGlass: ctx.lookingGlass, isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f) };
-  const handler = createMcpHandler(() => buildMcpServer(base, deps), { onerror: (e) => app.log.debug({ err: e }, 'mcp') });
+  const deps = {
+    catalog: ctx.catalog,
+    lookingGlass: ctx.lookingGlass,
+    isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f),
+  };
+  const handler = createMcpHandler(() => buildMcpServer(base, deps), {
+    onerror: (e) => app.log.debug({ err: e }, 'mcp'),
+  });
   ctx.onClose.push(() => handler.close());
   // Ask the running server which revisions it negotiates (server/discover for the modern ones,
   // initialize for the 2024-2025 ones), so the card says exactly that.
-  const config = withServedVersions(base, [...(await discoverVersions(handler.fetch, base.endpoint)), ...(await initializeVersions(handler.fetch, base.endpoint))]);
+  const config = withServedVersions(base, [
+    ...(await discoverVersions(handler.fetch, base.endpoint)),
+    ...(await initializeVersions(handler.fetch, base.endpoint)),
+  ]);
   // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
   const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
 
@@ -69,13 +108,24 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       scoped.route({
         method,
         url: '/mcp',
-        schema: { summary: 'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt', tags: ['mcp'] },
+        schema: {
+          summary:
+            'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt',
+          tags: ['mcp'],
+        },
         handler: async (request, reply) => {
           const webRequest = toRequest(request);
           const rejected = originValidationResponse(webRequest, allowedOrigins);
           if (rejected) return reply.send(rejected);
           if ((request.body as { __invalidJson?: boolean } | undefined)?.__invalidJson) {
-            return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
+            return reply
+              .code(400)
+              .type('application/json')
+              .send({
+                jsonrpc: '2.0',
+                id: null,
+                error: { code: -32700, message: 'Parse error: the body is not JSON' },
+              });
           }
           const response = await handler.fetch(webRequest, { parsedBody: request.body });
           // A JSON answer is sent as a string; only event streams need the Response's body stream.
@@ -90,9 +140,21 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
 
   // Read cross-origin: the shared discovery CORS gives both their header and preflight (discovery-cors.ts).
   const discoveryDocument = (path: string, summary: string, body: string, type: string) => {
-    app.get(path, { schema: { summary, tags: ['discovery'] } }, (request, reply) => sendDocument(request, reply, body, type));
+    app.get(path, { schema: { summary, tags: ['discovery'] } }, (request, reply) =>
+      sendDocument(request, reply, body, type),
+    );
   };
-  discoveryDocument('/mcp/server-card', 'MCP server card', JSON.stringify(serverCard(config)), 'application/mcp-server-card+json');
-  discoveryDocument('/.well-known/ai-catalog.json', 'AI catalog: the MCP servers of this deployment', JSON.stringify(aiCatalog(config)), 'application/ai-catalog+json');
+  discoveryDocument(
+    '/mcp/server-card',
+    'MCP server card',
+    JSON.stringify(serverCard(config)),
+    'application/mcp-server-card+json',
+  );
+  discoveryDocument(
+    '/.well-known/ai-catalog.json',
+    'AI catalog: the MCP servers of this deployment',
+    JSON.stringify(aiCatalog(config)),
+    'application/ai-catalog+json',
+  );
   Object.assign(ctx.apiEndpoints, { mcp: '/mcp', mcp_server_card: '/mcp/server-card' });
 }

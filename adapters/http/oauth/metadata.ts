@@ -20,11 +20,18 @@ export function authorizationServerMetadata(profile: IssuerProfile): Record<stri
     token_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGS,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     introspection_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGS,
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    revocation_endpoint_auth_methods_supported: [
+      'client_secret_basic',
+      'client_secret_post',
+      'private_key_jwt',
+      'none',
+    ],
     revocation_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGS,
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
     authorization_response_iss_parameter_supported: true,
-    scopes_supported: profile.openid ? ['openid', 'profile', 'email', 'phone', 'offline_access'] : ['api:read', 'api:write', 'openid', 'profile', 'email', 'phone', 'offline_access'],
+    scopes_supported: profile.openid
+      ? ['openid', 'profile', 'email', 'phone', 'offline_access']
+      : ['api:read', 'api:write', 'openid', 'profile', 'email', 'phone', 'offline_access'],
     service_documentation: `${new URL(e('token')).origin}/docs/api`,
   };
   if (!profile.openid) return common;
@@ -35,7 +42,29 @@ export function authorizationServerMetadata(profile: IssuerProfile): Record<stri
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['none'],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'name', 'given_name', 'family_name', 'preferred_username', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'birthdate', 'zoneinfo', 'locale', 'updated_at', 'website'],
+    claims_supported: [
+      'sub',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'at_hash',
+      'name',
+      'given_name',
+      'family_name',
+      'preferred_username',
+      'email',
+      'email_verified',
+      'phone_number',
+      'phone_number_verified',
+      'birthdate',
+      'zoneinfo',
+      'locale',
+      'updated_at',
+      'website',
+    ],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
@@ -45,10 +74,30 @@ export function authorizationServerMetadata(profile: IssuerProfile): Record<stri
 
 /** RFC 9728 documents for the origin, UserInfo and the demo resource. */
 export function protectedResourceMetadata(base: string, profiles: { op: IssuerProfile; as: IssuerProfile }) {
-  const common = { bearer_methods_supported: ['header'], dpop_signing_alg_values_supported: [...DPOP_ALGS], resource_documentation: `${base}/docs/api` };
+  const common = {
+    bearer_methods_supported: ['header'],
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
+    resource_documentation: `${base}/docs/api`,
+  };
   return {
-    origin: { resource: base, authorization_servers: [profiles.op.issuer, profiles.as.issuer, `${base}/agentauth`], ...common, scopes_supported: ['openid', 'profile', 'email', 'api:read', 'api:write', 'agent:read', 'agent:write'] },
-    userinfo: { resource: `${base}/oidc/userinfo`, authorization_servers: [profiles.op.issuer], ...common, bearer_methods_supported: ['header', 'body'], scopes_supported: ['openid', 'profile', 'email', 'phone'] },
-    resource: { resource: `${base}/oauth2/resource`, authorization_servers: [profiles.as.issuer], ...common, scopes_supported: ['api:read', 'api:write'] },
+    origin: {
+      resource: base,
+      authorization_servers: [profiles.op.issuer, profiles.as.issuer, `${base}/agentauth`],
+      ...common,
+      scopes_supported: ['openid', 'profile', 'email', 'api:read', 'api:write', 'agent:read', 'agent:write'],
+    },
+    userinfo: {
+      resource: `${base}/oidc/userinfo`,
+      authorization_servers: [profiles.op.issuer],
+      ...common,
+      bearer_methods_supported: ['header', 'body'],
+      scopes_supported: ['openid', 'profile', 'email', 'phone'],
+    },
+    resource: {
+      resource: `${base}/oauth2/resource`,
+      authorization_servers: [profiles.as.issuer],
+      ...common,
+      scopes_supported: ['api:read', 'api:write'],
+    },
   };
 }

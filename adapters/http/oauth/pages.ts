@@ -7,21 +7,45 @@ import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { sendPage } from '../pages/respond.ts';
 
 /** Login, consent and error pages of the authorization servers: never cached, never framed. */
-export function sendAuthPage(request: FastifyRequest, reply: FastifyReply, status: number, doc: PageDocument): FastifyReply {
+export function sendAuthPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  doc: PageDocument,
+): FastifyReply {
   reply
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action *; frame-ancestors 'none'");
+    .header(
+      'content-security-policy',
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action *; frame-ancestors 'none'",
+    );
   return sendPage(request, reply, { ...doc, noindex: true }, status);
 }
 
-export function loginPage(action: string, client: Pick<DemoClient, 'client_id' | 'client_name'>, users: DemoUser[], error?: string): PageDocument {
+export function loginPage(
+  action: string,
+  client: Pick<DemoClient, 'client_id' | 'client_name'>,
+  users: DemoUser[],
+  error?: string,
+): PageDocument {
   return {
     title: 'Sign in',
     blocks: [
       { kind: 'heading', level: 1, text: 'Sign in' },
-      { kind: 'paragraph', inlines: [{ strong: client.client_name }, ' (', { code: client.client_id }, ') asks you to sign in.'] },
-      { kind: 'notice', tone: 'info', inlines: ['Demo users and their passwords are published at ', { link: '/oauth2/demo/users', href: '/oauth2/demo/users' }, '.'] },
+      {
+        kind: 'paragraph',
+        inlines: [{ strong: client.client_name }, ' (', { code: client.client_id }, ') asks you to sign in.'],
+      },
+      {
+        kind: 'notice',
+        tone: 'info',
+        inlines: [
+          'Demo users and their passwords are published at ',
+          { link: '/oauth2/demo/users', href: '/oauth2/demo/users' },
+          '.',
+        ],
+      },
       ...(error ? [{ kind: 'notice', tone: 'error', inlines: [error] } satisfies Block] : []),
       {
         kind: 'html',
@@ -32,13 +56,31 @@ export function loginPage(action: string, client: Pick<DemoClient, 'client_id' |
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div>
 </form>`,
-        markdown: [{ kind: 'paragraph', inlines: ['Sign in: ', { code: `POST ${action}` }, ' with form fields ', { code: 'username' }, ' and ', { code: 'password' }, '.'] }],
+        markdown: [
+          {
+            kind: 'paragraph',
+            inlines: [
+              'Sign in: ',
+              { code: `POST ${action}` },
+              ' with form fields ',
+              { code: 'username' },
+              ' and ',
+              { code: 'password' },
+              '.',
+            ],
+          },
+        ],
       },
     ],
   };
 }
 
-export function consentPage(action: string, client: Pick<DemoClient, 'client_id' | 'client_name'>, request: AuthorizationRequest, user: DemoUser): PageDocument {
+export function consentPage(
+  action: string,
+  client: Pick<DemoClient, 'client_id' | 'client_name'>,
+  request: AuthorizationRequest,
+  user: DemoUser,
+): PageDocument {
   return {
     title: 'Allow access?',
     blocks: [
@@ -50,7 +92,20 @@ export function consentPage(action: string, client: Pick<DemoClient, 'client_id'
       {
         kind: 'html',
         html: `<form method="post" action="${escapeHtml(action)}"><button type="submit" name="decision" value="approve">Allow</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></form>`,
-        markdown: [{ kind: 'paragraph', inlines: ['Decide: ', { code: `POST ${action}` }, ' with ', { code: 'decision=approve' }, ' or ', { code: 'decision=deny' }, '.'] }],
+        markdown: [
+          {
+            kind: 'paragraph',
+            inlines: [
+              'Decide: ',
+              { code: `POST ${action}` },
+              ' with ',
+              { code: 'decision=approve' },
+              ' or ',
+              { code: 'decision=deny' },
+              '.',
+            ],
+          },
+        ],
       },
     ],
   };
@@ -62,7 +117,12 @@ export function errorPage(error: string, description: string, title = 'This requ
     blocks: [
       { kind: 'heading', level: 1, text: title },
       { kind: 'notice', tone: 'error', inlines: [{ code: error }, `: ${description}`] },
-      { kind: 'paragraph', inlines: ['The client\'s redirect URI could not be trusted, so the error is shown here instead of being sent back.'] },
+      {
+        kind: 'paragraph',
+        inlines: [
+          "The client's redirect URI could not be trusted, so the error is shown here instead of being sent back.",
+        ],
+      },
     ],
   };
 }

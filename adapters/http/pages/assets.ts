@@ -7,14 +7,24 @@ const ENTRY = fileURLToPath(new URL('../../../web/app.ts', import.meta.url));
 
 /** The browser module, bundled once with esbuild when the server starts (no CDN, no runtime build). */
 export function bundleBrowserModule(): string {
-  const result = buildSync({ entryPoints: [ENTRY], bundle: true, write: false, format: 'esm', target: 'es2022', minify: true, legalComments: 'none' });
+  const result = buildSync({
+    entryPoints: [ENTRY],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    legalComments: 'none',
+  });
   return result.outputFiles[0].text;
 }
 
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
   await faviconRoutes(app);
   const js = bundleBrowserModule();
-  app.get('/assets/app.js', { schema: { summary: 'The pages\' browser module', tags: ['pages'] } }, (request, reply) => sendDocument(request, reply, js, 'text/javascript; charset=utf-8', 3600));
+  app.get('/assets/app.js', { schema: { summary: "The pages' browser module", tags: ['pages'] } }, (request, reply) =>
+    sendDocument(request, reply, js, 'text/javascript; charset=utf-8', 3600),
+  );
 }
 
 /** The site icon: an SVG (light and dark), linked from every page and also answered at /favicon.ico. */
@@ -22,6 +32,8 @@ const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><st
 
 export async function faviconRoutes(app: FastifyInstance): Promise<void> {
   for (const path of ['/favicon.svg', '/favicon.ico']) {
-    app.get(path, { schema: { summary: 'Site icon (SVG)', tags: ['pages'] } }, (request, reply) => sendDocument(request, reply, FAVICON, 'image/svg+xml', 86_400));
+    app.get(path, { schema: { summary: 'Site icon (SVG)', tags: ['pages'] } }, (request, reply) =>
+      sendDocument(request, reply, FAVICON, 'image/svg+xml', 86_400),
+    );
   }
 }

@@ -9,7 +9,11 @@ export function prefersMarkdown(accept: string | undefined): boolean {
   let markdown = 0;
   let html = 0;
   for (const part of accept.split(',')) {
-    const [range, ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    const [range, ...params] = part
+      .trim()
+      .toLowerCase()
+      .split(';')
+      .map((s) => s.trim());
     if (!range) continue;
     let q = 1;
     for (const p of params) {
@@ -19,7 +23,8 @@ export function prefersMarkdown(accept: string | undefined): boolean {
       q = m ? Number(p.slice(2)) : 0;
     }
     if (range === 'text/markdown' || range === 'text/x-markdown') markdown = Math.max(markdown, q);
-    else if (range === 'text/html' || range === 'application/xhtml+xml' || range === 'text/*' || range === '*/*') html = Math.max(html, q);
+    else if (range === 'text/html' || range === 'application/xhtml+xml' || range === 'text/*' || range === '*/*')
+      html = Math.max(html, q);
   }
   return markdown > 0 && markdown >= html;
 }

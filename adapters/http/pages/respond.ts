@@ -14,7 +14,13 @@ export interface PageChrome {
 }
 
 export const MAIN_CHROME: PageChrome = {
-  nav: [['Portico', '/'], ['Looking glass', '/looking-glass'], ['Conformance', '/spec'], ['API', '/docs/api'], ['Agent auth', '/auth.md']],
+  nav: [
+    ['Portico', '/'],
+    ['Looking glass', '/looking-glass'],
+    ['Conformance', '/spec'],
+    ['API', '/docs/api'],
+    ['Agent auth', '/auth.md'],
+  ],
   script: '/assets/app.js',
 };
 
@@ -34,9 +40,16 @@ ${chrome.script ? `<script type="module" src="${escapeHtml(chrome.script)}"></sc
 }
 
 /** Sends a page as HTML or as its markdown twin, by the request's Accept header. */
-export function sendPage(request: FastifyRequest, reply: FastifyReply, doc: PageDocument, status = 200, chrome: PageChrome = MAIN_CHROME): FastifyReply {
+export function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  doc: PageDocument,
+  status = 200,
+  chrome: PageChrome = MAIN_CHROME,
+): FastifyReply {
   reply.code(status).header('vary', 'Accept');
   if (doc.noindex) reply.header('x-robots-tag', 'noindex');
-  if (prefersMarkdown(request.headers.accept)) return reply.type('text/markdown; charset=utf-8').send(renderMarkdown(doc));
+  if (prefersMarkdown(request.headers.accept))
+    return reply.type('text/markdown; charset=utf-8').send(renderMarkdown(doc));
   return reply.type('text/html; charset=utf-8').send(htmlPage(doc, chrome));
 }

@@ -24,11 +24,20 @@ export function actorOf(url: string): string {
   } catch {
     return 'Origin';
   }
-  const prefixes: Array<[RegExp, string]> = [[/^\/oauth2/, 'OAuth AS'], [/^\/oid4vci|openid-credential-issuer/, 'Credential issuer'], [/^\/oidc|^\/\.well-known\/openid/, 'OpenID Provider'], [/^\/agentauth/, 'Agent auth'], [/^\/oid4vp/, 'Verifier'], [/^\/mcp/, 'MCP server'], [/^\/spiffe/, 'SPIFFE']];
+  const prefixes: Array<[RegExp, string]> = [
+    [/^\/oauth2/, 'OAuth AS'],
+    [/^\/oid4vci|openid-credential-issuer/, 'Credential issuer'],
+    [/^\/oidc|^\/\.well-known\/openid/, 'OpenID Provider'],
+    [/^\/agentauth/, 'Agent auth'],
+    [/^\/oid4vp/, 'Verifier'],
+    [/^\/mcp/, 'MCP server'],
+    [/^\/spiffe/, 'SPIFFE'],
+  ];
   return prefixes.find(([re]) => re.test(path))?.[1] ?? 'Origin';
 }
 
-const bodyText = (body: unknown) => (body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body, null, 2));
+const bodyText = (body: unknown) =>
+  body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body, null, 2);
 
 /** The request as a curl command (form bodies as --data-urlencode, JSON as -d). */
 export function curlOf(x: RecordedExchange): string {
@@ -37,7 +46,8 @@ export function curlOf(x: RecordedExchange): string {
   for (const [name, value] of Object.entries(x.request.headers)) parts.push(`-H ${quote(`${name}: ${value}`)}`);
   const body = x.request.body;
   if (body && typeof body === 'object' && (x.request.headers['content-type'] ?? '').includes('x-www-form-urlencoded')) {
-    for (const [k, v] of Object.entries(body as Record<string, unknown>)) parts.push(`--data-urlencode ${quote(`${k}=${String(v)}`)}`);
+    for (const [k, v] of Object.entries(body as Record<string, unknown>))
+      parts.push(`--data-urlencode ${quote(`${k}=${String(v)}`)}`);
   } else if (body !== undefined) parts.push(`-d ${quote(typeof body === 'string' ? body : JSON.stringify(body))}`);
   return parts.join(' \\\n  ');
 }
@@ -57,14 +67,27 @@ export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title
     const to = cx(actorOf(x.request.url));
     const from = cx('Client');
     const label = `${i + 1}. ${x.request.method} ${pathOf(x.request.url).slice(0, 40)}`;
-    return `<text x="${(from + to) / 2}" y="${y - 6}" text-anchor="middle">${escapeHtml(label)}</text><line class="msg" x1="${from}" y1="${y}" x2="${to}" y2="${y}" marker-end="url(#run-arrow)"/>`
-      + `<line class="msg status-${statusClass(x.response.status)}" x1="${to}" y1="${y + 20}" x2="${from}" y2="${y + 20}" stroke-dasharray="6 3" marker-end="url(#run-arrow)"/><text class="status-${statusClass(x.response.status)}" x="${(from + to) / 2}" y="${y + 16}" text-anchor="middle">${x.response.status} · ${formatMs(x.duration_ms)}</text>`;
+    return (
+      `<text x="${(from + to) / 2}" y="${y - 6}" text-anchor="middle">${escapeHtml(label)}</text><line class="msg" x1="${from}" y1="${y}" x2="${to}" y2="${y}" marker-end="url(#run-arrow)"/>` +
+      `<line class="msg status-${statusClass(x.response.status)}" x1="${to}" y1="${y + 20}" x2="${from}" y2="${y + 20}" stroke-dasharray="6 3" marker-end="url(#run-arrow)"/><text class="status-${statusClass(x.response.status)}" x="${(from + to) / 2}" y="${y + 16}" text-anchor="middle">${x.response.status} · ${formatMs(x.duration_ms)}</text>`
+    );
   });
-  return lifelineDiagram({ actors, x: cx, boxWidth: 170, width, height, label: `Exchanges of ${title}`, rows, marker: 'run-arrow' });
+  return lifelineDiagram({
+    actors,
+    x: cx,
+    boxWidth: 170,
+    width,
+    height,
+    label: `Exchanges of ${title}`,
+    rows,
+    marker: 'run-arrow',
+  });
 }
 
 function side(title: string, headers: Record<string, string>, body: unknown): string {
-  const rows = Object.entries(headers).map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td><code>${escapeHtml(v)}</code></td></tr>`).join('');
+  const rows = Object.entries(headers)
+    .map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td><code>${escapeHtml(v)}</code></td></tr>`)
+    .join('');
   const text = bodyText(body);
   const json = body !== undefined && typeof body !== 'string';
   return `<section><h4>${escapeHtml(title)}</h4>${rows ? `<table class="headers">${rows}</table>` : ''}${text ? `<pre tabindex="0"><code${json ? ' class="language-json"' : ''}>${json ? highlightJson(text) : escapeHtml(text)}</code></pre>` : ''}</section>`;
@@ -79,15 +102,36 @@ function lookingGlassForm(t: { header: Record<string, unknown>; payload: Record<
 /** One exchange as a collapsible row (HTML) and as its markdown equivalent. */
 export function exchangeBlock(x: RecordedExchange, index: number, machineState?: string): Block {
   const cls = statusClass(x.response.status);
-  const tokens = (x.tokens ?? []).map((t) => `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code class="language-json">${highlightJson(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`).join('');
-  const notes = x.annotations.length ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : '';
+  const tokens = (x.tokens ?? [])
+    .map(
+      (t) =>
+        `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code class="language-json">${highlightJson(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`,
+    )
+    .join('');
+  const notes = x.annotations.length
+    ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`
+    : '';
   const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span></summary>${machineState ? `<p class="hint">Run machine after this exchange: <code>${escapeHtml(machineState)}</code></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [
     { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}` },
-    { kind: 'paragraph', inlines: [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} in ${formatMs(x.duration_ms)}`, ...(machineState ? ['; run machine: ', { code: machineState }] : [])] },
+    {
+      kind: 'paragraph',
+      inlines: [
+        { code: `${x.request.method} ${x.request.url}` },
+        ` → ${x.response.status} in ${formatMs(x.duration_ms)}`,
+        ...(machineState ? ['; run machine: ', { code: machineState }] : []),
+      ],
+    },
     ...(x.annotations.length ? [{ kind: 'list', items: x.annotations.map((a) => [a]) } as Block] : []),
     { kind: 'code', lang: 'json', text: JSON.stringify({ request: x.request, response: x.response }, null, 2) },
-    ...(x.tokens ?? []).map((t) => ({ kind: 'code', lang: 'json', text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2) }) as Block),
+    ...(x.tokens ?? []).map(
+      (t) =>
+        ({
+          kind: 'code',
+          lang: 'json',
+          text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2),
+        }) as Block,
+    ),
     { kind: 'code', lang: 'sh', text: curlOf(x) },
   ];
   return { kind: 'html', html, markdown };
@@ -97,17 +141,58 @@ export function exchangeBlock(x: RecordedExchange, index: number, machineState?:
 export function runPage(view: RunView): PageDocument {
   const blocks: Block[] = [
     { kind: 'heading', level: 1, text: `Run of ${view.protocol}/${view.flow}` },
-    { kind: 'notice', tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info', inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])] },
-    { kind: 'paragraph', inlines: ['Started ', { code: view.started_at }, '. Secrets are redacted here; the caller of the run saw them in full. ', { link: 'JSON', href: `/api/runs/${view.run_id}` }] },
+    {
+      kind: 'notice',
+      tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info',
+      inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])],
+    },
+    {
+      kind: 'paragraph',
+      inlines: [
+        'Started ',
+        { code: view.started_at },
+        '. Secrets are redacted here; the caller of the run saw them in full. ',
+        { link: 'JSON', href: `/api/runs/${view.run_id}` },
+      ],
+    },
     { kind: 'heading', level: 2, text: 'Exchanges' },
-    { kind: 'paragraph', inlines: ['Each row opens to the request and the response side by side, the tokens met, and the request as a curl command.'] },
+    {
+      kind: 'paragraph',
+      inlines: [
+        'Each row opens to the request and the response side by side, the tokens met, and the request as a curl command.',
+      ],
+    },
   ];
   if (view.exchanges.length > 0) {
-    blocks.push({ kind: 'figure', html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`), caption: `${view.exchanges.length} exchanges, ${formatMs(view.exchanges.reduce((n, x) => n + x.duration_ms, 0))} in all`, markdown: [{ kind: 'list', ordered: true, items: view.exchanges.map((x) => [{ code: `${x.request.method} ${x.request.url}` }, ` → ${x.response.status} (${formatMs(x.duration_ms)})`]) }] });
+    blocks.push({
+      kind: 'figure',
+      html: exchangeDiagramSvg(view.exchanges, `${view.protocol}/${view.flow}`),
+      caption: `${view.exchanges.length} exchanges, ${formatMs(view.exchanges.reduce((n, x) => n + x.duration_ms, 0))} in all`,
+      markdown: [
+        {
+          kind: 'list',
+          ordered: true,
+          items: view.exchanges.map((x) => [
+            { code: `${x.request.method} ${x.request.url}` },
+            ` → ${x.response.status} (${formatMs(x.duration_ms)})`,
+          ]),
+        },
+      ],
+    });
   }
   const afterExchange = view.machine.filter((m) => m.event === 'run.exchange_recorded').map((m) => m.state);
   view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i, afterExchange[i])));
   const last = view.machine.at(-1);
-  if (last) blocks.push({ kind: 'paragraph', inlines: ['The run machine ends in ', { code: last.state }, ` after ${view.machine.length} events (`, { code: `npm run replay -- … --stream run:${view.run_id}` }, ' shows the same).'] });
+  if (last)
+    blocks.push({
+      kind: 'paragraph',
+      inlines: [
+        'The run machine ends in ',
+        { code: last.state },
+        ` after ${view.machine.length} events (`,
+        { code: `npm run replay -- … --stream run:${view.run_id}` },
+        ' shows the same).',
+      ],
+    });
   return { title: `Run ${view.run_id}`, noindex: true, blocks };
 }

@@ -2,7 +2,16 @@ import type { FlowStep } from '../../../services/content/catalog.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 
 /** Lifelines with their name boxes, the rows drawn between them, in one accessible SVG. */
-export function lifelineDiagram(input: { actors: string[]; x: (actor: string) => number; boxWidth: number; width: number; height: number; label: string; rows: string[]; marker: string }): string {
+export function lifelineDiagram(input: {
+  actors: string[];
+  x: (actor: string) => number;
+  boxWidth: number;
+  width: number;
+  height: number;
+  label: string;
+  rows: string[];
+  marker: string;
+}): string {
   const half = input.boxWidth / 2;
   const heads = input.actors.map((a) => {
     const cx = input.x(a);
@@ -35,5 +44,14 @@ export function sequenceDiagramSvg(steps: FlowStep[], title: string): string {
     const dashed = s.type === 'response' || s.type === 'redirect' ? ' stroke-dasharray="6 3"' : '';
     return `${label}<line class="msg" x1="${x(s.from)}" y1="${y}" x2="${x(s.to)}" y2="${y}"${dashed} marker-end="url(#arrow)"/>`;
   });
-  return lifelineDiagram({ actors, x, boxWidth: 160, width, height, label: `Sequence diagram: ${title}`, rows, marker: 'arrow' });
+  return lifelineDiagram({
+    actors,
+    x,
+    boxWidth: 160,
+    width,
+    height,
+    label: `Sequence diagram: ${title}`,
+    rows,
+    marker: 'arrow',
+  });
 }

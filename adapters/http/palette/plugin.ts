@@ -18,7 +18,10 @@ export function openPalette(ctx: MainContext): Palette | undefined {
   const env = ctx.config.env;
   const file = env.SHOWCASE_PALETTE_DB || join(ctx.config.dataDir, 'palette.db');
   if (env.SHOWCASE_ENV === 'production') {
-    if (!env.SHOWCASE_PALETTE_DB) throw new Error('SHOWCASE_ENV=production needs SHOWCASE_PALETTE_DB (the prebuilt palette index; build it with npm run build:palette)');
+    if (!env.SHOWCASE_PALETTE_DB)
+      throw new Error(
+        'SHOWCASE_ENV=production needs SHOWCASE_PALETTE_DB (the prebuilt palette index; build it with npm run build:palette)',
+      );
     try {
       return new Palette(file);
     } catch (error) {
@@ -46,44 +49,73 @@ export function openPalette(ctx: MainContext): Palette | undefined {
 export async function paletteRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const palette = openPalette(ctx);
   ctx.palette = palette;
-  ctx.health.palette = () => ({ loaded: palette !== undefined, artefacts: palette?.artefacts ?? 0, index_version: palette?.version ?? null });
+  ctx.health.palette = () => ({
+    loaded: palette !== undefined,
+    artefacts: palette?.artefacts ?? 0,
+    index_version: palette?.version ?? null,
+  });
   if (palette) {
     ctx.apiEndpoints.palette = '/api/palette/query';
     ctx.onClose.push(() => palette.close());
   }
-  app.post('/api/palette/query', {
-    config: { fixHint: 'Send {"q": "<words>"} (optional "scope" and "limit"): the query field is q.' },
-    schema: {
-      summary: 'Search protocols, flows, concepts, skills and requirements',
-      tags: ['palette'],
-      body: {
-        type: 'object',
-        required: ['q'],
-        additionalProperties: false,
-        properties: {
-          q: { type: 'string', maxLength: 200 },
-          scope: { type: 'string', enum: ['protocol', 'flow', 'concept', 'skill', 'spec', 'requirement'] },
-          limit: { type: 'integer', minimum: 1, maximum: 50 },
-        },
-      },
-      response: {
-        200: {
+  app.post(
+    '/api/palette/query',
+    {
+      config: { fixHint: 'Send {"q": "<words>"} (optional "scope" and "limit"): the query field is q.' },
+      schema: {
+        summary: 'Search protocols, flows, concepts, skills and requirements',
+        tags: ['palette'],
+        body: {
           type: 'object',
+          required: ['q'],
+          additionalProperties: false,
           properties: {
-            query: { type: 'string' },
-            results: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, summary: { type: 'string' }, protocol: { type: ['string', 'null'] }, href: { type: 'string' }, runnable: { type: 'boolean' }, score: { type: 'number' }, snippet: { type: 'string' } } } },
-            total_candidates: { type: 'integer' },
-            elapsed_micros: { type: 'integer' },
+            q: { type: 'string', maxLength: 200 },
+            scope: { type: 'string', enum: ['protocol', 'flow', 'concept', 'skill', 'spec', 'requirement'] },
+            limit: { type: 'integer', minimum: 1, maximum: 50 },
           },
         },
-        503: { $ref: 'OAuthError#' },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              query: { type: 'string' },
+              results: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    type: { type: 'string' },
+                    name: { type: 'string' },
+                    summary: { type: 'string' },
+                    protocol: { type: ['string', 'null'] },
+                    href: { type: 'string' },
+                    runnable: { type: 'boolean' },
+                    score: { type: 'number' },
+                    snippet: { type: 'string' },
+                  },
+                },
+              },
+              total_candidates: { type: 'integer' },
+              elapsed_micros: { type: 'integer' },
+            },
+          },
+          503: { $ref: 'OAuthError#' },
+        },
       },
     },
-  }, async (request) => {
-    if (!palette) throw new OAuthError('temporarily_unavailable', 'The palette index is not loaded', 503);
-    const { q, scope, limit } = request.body as { q: string; scope?: string; limit?: number };
-    const started = process.hrtime.bigint();
-    const { results, total_candidates } = palette.query(q, { scope, limit });
-    return { query: q, results, total_candidates, elapsed_micros: Number((process.hrtime.bigint() - started) / 1000n) };
-  });
+    async (request) => {
+      if (!palette) throw new OAuthError('temporarily_unavailable', 'The palette index is not loaded', 503);
+      const { q, scope, limit } = request.body as { q: string; scope?: string; limit?: number };
+      const started = process.hrtime.bigint();
+      const { results, total_candidates } = palette.query(q, { scope, limit });
+      return {
+        query: q,
+        results,
+        total_candidates,
+        elapsed_micros: Number((process.hrtime.bigint() - started) / 1000n),
+      };
+    },
+  );
 }

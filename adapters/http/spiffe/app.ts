@@ -53,7 +53,9 @@ export async function createSpiffeService(config: Config, options: SpiffeService
   const mode = identity.mode;
   await mode.recover();
   await mode.attempt();
-  const timer = settings.enabled ? setInterval(() => void mode.attempt().catch(() => undefined), options.retryEveryMs ?? 5_000) : undefined;
+  const timer = settings.enabled
+    ? setInterval(() => void mode.attempt().catch(() => undefined), options.retryEveryMs ?? 5_000)
+    : undefined;
   timer?.unref();
 
   const app = Fastify({

@@ -12,7 +12,10 @@ import { CREATE_WORKED_EXAMPLE, createRequestBody, createdRequest } from './crea
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
 const REQUEST_OBJECT_TYPE = 'application/oauth-authz-req+jwt';
-const requestObjectResponse = textBody('The request object, a signed JWT (typ oauth-authz-req+jwt)', REQUEST_OBJECT_TYPE);
+const requestObjectResponse = textBody(
+  'The request object, a signed JWT (typ oauth-authz-req+jwt)',
+  REQUEST_OBJECT_TYPE,
+);
 const tags = ['oid4vp'];
 
 /** MDOC_IACA_ROOT_PEM (PEM text or a file path): mdoc roots the verifier trusts besides our issuer's IACA. */
@@ -24,83 +27,154 @@ const extraIacaRoots = (env: Record<string, string | undefined>) =>
 /** The OID4VP verifier at `{base}/oid4vp` (decisions section 9). */
 export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const settings = verifierSettings(ctx.config.baseUrl);
-  const pki = await loadVerifierPki(ctx.config.dataDir, new URL(ctx.config.baseUrl).hostname.replace(/^\[|\]$/g, ''), ctx.clock.now());
-  const trust = { ...ctx.credentialTrust, iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.env)] };
+  const pki = await loadVerifierPki(
+    ctx.config.dataDir,
+    new URL(ctx.config.baseUrl).hostname.replace(/^\[|\]$/g, ''),
+    ctx.clock.now(),
+  );
+  const trust = {
+    ...ctx.credentialTrust,
+    iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.env)],
+  };
   const verifier = new VerifierService(ctx.log, ctx.keys, pki, settings, trust, ctx.clock);
   // Request objects of this verifier chain to its CA: the looking glass may call them verified.
   ctx.lookingGlass.trustCertificateAuthority(pki.ca.pem);
 
-  app.post('/oid4vp/request/create', {
-    schema: {
-      summary: 'Create a presentation request (DCQL; one of five client_id prefixes; direct_post or direct_post.jwt)',
-      description: CREATE_WORKED_EXAMPLE,
-      tags,
-      body: createRequestBody,
-      response: { 201: createdRequest, 400: errorResponse },
+  app.post(
+    '/oid4vp/request/create',
+    {
+      schema: {
+        summary: 'Create a presentation request (DCQL; one of five client_id prefixes; direct_post or direct_post.jwt)',
+        description: CREATE_WORKED_EXAMPLE,
+        tags,
+        body: createRequestBody,
+        response: { 201: createdRequest, 400: errorResponse },
+      },
     },
-  }, async (request, reply) => {
-    const created = await verifier.createRequest((request.body ?? {}) as CreateRequestInput);
-    return reply.code(201).header('cache-control', 'no-store').send(created);
-  });
-
-  const sendRequestObject = (reply: import('fastify').FastifyReply, jwt: string) => reply.header('cache-control', 'no-store').type(REQUEST_OBJECT_TYPE).send(jwt);
-  app.get('/oid4vp/request/:id', { schema: { summary: 'The signed request object (request_uri_method get)', tags, params: idParams, response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse } } }, async (request, reply) =>
-    sendRequestObject(reply, await verifier.requestObject((request.params as { id: string }).id, 'get')),
+    async (request, reply) => {
+      const created = await verifier.createRequest((request.body ?? {}) as CreateRequestInput);
+      return reply.code(201).header('cache-control', 'no-store').send(created);
+    },
   );
-  app.post('/oid4vp/request/:id', {
-    schema: {
-      summary: 'The signed request object (request_uri_method post; wallet_nonce echoed)',
-      tags,
-      params: idParams,
-      body: { type: 'object', nullable: true, properties: { wallet_nonce: { type: 'string', maxLength: 256 }, wallet_metadata: { type: 'string', maxLength: 16_384 } } },
-      response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse },
-    },
-  }, async (request, reply) => {
-    const body = (request.body ?? {}) as { wallet_nonce?: string };
-    return sendRequestObject(reply, await verifier.requestObject((request.params as { id: string }).id, 'post', body.wallet_nonce));
-  });
 
-  app.post('/oid4vp/response', {
-    schema: {
-      summary: 'Response endpoint (direct_post: vp_token + state, or error + state; direct_post.jwt: response)',
-      tags,
-      body: {
-        type: 'object',
-        properties: {
-          vp_token: { type: 'string', maxLength: 1_000_000 },
-          state: { type: 'string', maxLength: 200 },
-          response: { type: 'string', maxLength: 1_000_000 },
-          error: { type: 'string', maxLength: 200 },
-          error_description: { type: 'string', maxLength: 2000 },
+  const sendRequestObject = (reply: import('fastify').FastifyReply, jwt: string) =>
+    reply.header('cache-control', 'no-store').type(REQUEST_OBJECT_TYPE).send(jwt);
+  app.get(
+    '/oid4vp/request/:id',
+    {
+      schema: {
+        summary: 'The signed request object (request_uri_method get)',
+        tags,
+        params: idParams,
+        response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse },
+      },
+    },
+    async (request, reply) =>
+      sendRequestObject(reply, await verifier.requestObject((request.params as { id: string }).id, 'get')),
+  );
+  app.post(
+    '/oid4vp/request/:id',
+    {
+      schema: {
+        summary: 'The signed request object (request_uri_method post; wallet_nonce echoed)',
+        tags,
+        params: idParams,
+        body: {
+          type: 'object',
+          nullable: true,
+          properties: {
+            wallet_nonce: { type: 'string', maxLength: 256 },
+            wallet_metadata: { type: 'string', maxLength: 16_384 },
+          },
+        },
+        response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse },
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as { wallet_nonce?: string };
+      return sendRequestObject(
+        reply,
+        await verifier.requestObject((request.params as { id: string }).id, 'post', body.wallet_nonce),
+      );
+    },
+  );
+
+  app.post(
+    '/oid4vp/response',
+    {
+      schema: {
+        summary: 'Response endpoint (direct_post: vp_token + state, or error + state; direct_post.jwt: response)',
+        tags,
+        body: {
+          type: 'object',
+          properties: {
+            vp_token: { type: 'string', maxLength: 1_000_000 },
+            state: { type: 'string', maxLength: 200 },
+            response: { type: 'string', maxLength: 1_000_000 },
+            error: { type: 'string', maxLength: 200 },
+            error_description: { type: 'string', maxLength: 2000 },
+          },
+        },
+        response: { 200: { type: 'object', additionalProperties: true }, 400: errorResponse },
+      },
+    },
+    async (request, reply) => {
+      if (!/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? '')))
+        throw new OAuthError('invalid_request', 'The response is posted as application/x-www-form-urlencoded', 400);
+      reply.header('cache-control', 'no-store');
+      return verifier.receiveResponse((request.body ?? {}) as ResponseInput);
+    },
+  );
+
+  app.get(
+    '/oid4vp/result/:id',
+    {
+      schema: {
+        summary:
+          "What became of a presentation request, read by its transaction_id (never the request id): status, reasons by named check, disclosed claims (with the answer's response_code when it produced one)",
+        tags,
+        params: idParams,
+        querystring: { type: 'object', properties: { response_code: { type: 'string', maxLength: 200 } } },
+        response: {
+          200: jsonObject(
+            'The result document: status, reasons by named check, disclosed claims per credential query',
+            { request_id: { type: 'string' }, status: { type: 'string' } },
+          ),
+          400: errorResponse,
+          404: errorResponse,
         },
       },
-      response: { 200: { type: 'object', additionalProperties: true }, 400: errorResponse },
     },
-  }, async (request, reply) => {
-    if (!/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))) throw new OAuthError('invalid_request', 'The response is posted as application/x-www-form-urlencoded', 400);
-    reply.header('cache-control', 'no-store');
-    return verifier.receiveResponse((request.body ?? {}) as ResponseInput);
-  });
-
-  app.get('/oid4vp/result/:id', {
-    schema: {
-      summary: 'What became of a presentation request, read by its transaction_id (never the request id): status, reasons by named check, disclosed claims (with the answer\'s response_code when it produced one)',
-      tags,
-      params: idParams,
-      querystring: { type: 'object', properties: { response_code: { type: 'string', maxLength: 200 } } },
-      response: { 200: jsonObject('The result document: status, reasons by named check, disclosed claims per credential query', { request_id: { type: 'string' }, status: { type: 'string' } }), 400: errorResponse, 404: errorResponse },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return verifier.result(
+        (request.params as { id: string }).id,
+        (request.query as { response_code?: string }).response_code,
+      );
     },
-  }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return verifier.result((request.params as { id: string }).id, (request.query as { response_code?: string }).response_code);
+  );
+
+  app.get(
+    '/oid4vp/ca.pem',
+    { schema: { summary: "The CA of the verifier's request-object signing certificate (PEM)", tags } },
+    async (_request, reply) => reply.type('application/x-pem-file').send(pki.ca.pem),
+  );
+  app.get(
+    '/.well-known/oauth-authorization-server/oid4vp/verifier-attestation',
+    { schema: { summary: 'Metadata of the verifier attestation issuer (RFC 8414)', tags } },
+    async () => ({
+      issuer: settings.attestationIssuer,
+      jwks_uri: `${settings.attestationIssuer}/jwks.json`,
+    }),
+  );
+  app.get(
+    '/oid4vp/verifier-attestation/jwks.json',
+    { schema: { summary: 'Keys of the verifier attestation issuer', tags } },
+    async () => ctx.keys.jwks(ATTESTATION_KEY_SET),
+  );
+
+  Object.assign(ctx.apiEndpoints, {
+    oid4vp_create_request: '/oid4vp/request/create',
+    oid4vp_response: '/oid4vp/response',
   });
-
-  app.get('/oid4vp/ca.pem', { schema: { summary: 'The CA of the verifier\'s request-object signing certificate (PEM)', tags } }, async (_request, reply) => reply.type('application/x-pem-file').send(pki.ca.pem));
-  app.get('/.well-known/oauth-authorization-server/oid4vp/verifier-attestation', { schema: { summary: 'Metadata of the verifier attestation issuer (RFC 8414)', tags } }, async () => ({
-    issuer: settings.attestationIssuer,
-    jwks_uri: `${settings.attestationIssuer}/jwks.json`,
-  }));
-  app.get('/oid4vp/verifier-attestation/jwks.json', { schema: { summary: 'Keys of the verifier attestation issuer', tags } }, async () => ctx.keys.jwks(ATTESTATION_KEY_SET));
-
-  Object.assign(ctx.apiEndpoints, { oid4vp_create_request: '/oid4vp/request/create', oid4vp_response: '/oid4vp/response' });
 }

@@ -74,16 +74,34 @@ export async function createWalletService(config: Config, options: WalletOptions
   const walletHost = new URL(config.walletUrl).host;
   const trust: WalletTrust = {
     mdocIacaRootsPem: [...settings.mdocIacaRootsPem, ...(options.embeddedTrust?.mdocIacaRootsPem ?? [])],
-    verifierTrustAnchorsPem: [...settings.verifierTrustAnchorsPem, ...(options.embeddedTrust?.verifierTrustAnchorsPem ?? [])],
+    verifierTrustAnchorsPem: [
+      ...settings.verifierTrustAnchorsPem,
+      ...(options.embeddedTrust?.verifierTrustAnchorsPem ?? []),
+    ],
     mode: options.embeddedTrust ? 'embedded' : 'standalone',
   };
   const exchanges = new WalletExchanges(log, clock);
-  const outbound = new GuardedHttp({ trustedOrigins: trustedOrigins(settings), allowExternal: settings.allowExternalVerifiers, dnsOverrides: settings.dnsOverrides, resolver: options.resolver });
+  const outbound = new GuardedHttp({
+    trustedOrigins: trustedOrigins(settings),
+    allowExternal: settings.allowExternalVerifiers,
+    dnsOverrides: settings.dnsOverrides,
+    resolver: options.resolver,
+  });
   const ctx: WalletContext = {
     config,
     settings,
     clock,
-    sessions: new WalletSessions({ ttlMs: settings.sessionTtlMs, strict: settings.strictSessionIsolation, signingAlg: settings.defaultSigningAlg, didMethod: settings.didMethod, walletHost, maxSessions: options.maxSessions ?? 50_000 }, clock),
+    sessions: new WalletSessions(
+      {
+        ttlMs: settings.sessionTtlMs,
+        strict: settings.strictSessionIsolation,
+        signingAlg: settings.defaultSigningAlg,
+        didMethod: settings.didMethod,
+        walletHost,
+        maxSessions: options.maxSessions ?? 50_000,
+      },
+      clock,
+    ),
     deviceKey,
     outbound,
     trust,
@@ -102,12 +120,23 @@ export async function createWalletService(config: Config, options: WalletOptions
     trustedOrigins: trustedOrigins(settings),
     wait: options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   });
-  ctx.presentation = new WalletPresentation({ settings, outbound, exchanges, clock, deviceKey, issuance: ctx.issuance, verifierTrustAnchorsPem: trust.verifierTrustAnchorsPem, trustedOrigins: trustedOrigins(settings) });
+  ctx.presentation = new WalletPresentation({
+    settings,
+    outbound,
+    exchanges,
+    clock,
+    deviceKey,
+    issuance: ctx.issuance,
+    verifierTrustAnchorsPem: trust.verifierTrustAnchorsPem,
+    trustedOrigins: trustedOrigins(settings),
+  });
 
   const pages = {
     isPage,
-    sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) => sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404, WALLET_CHROME),
-    sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => sendPage(request, reply, errorPage(error), error.status, WALLET_CHROME),
+    sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) =>
+      sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404, WALLET_CHROME),
+    sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) =>
+      sendPage(request, reply, errorPage(error), error.status, WALLET_CHROME),
   };
   const app = Fastify({
     ...sharedServerOptions(pages, options.requestTimeoutMs),
@@ -118,7 +147,12 @@ export async function createWalletService(config: Config, options: WalletOptions
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   const draining = refuseWhileClosing(app);
-  app.addSchema({ $id: 'OAuthError', type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } });
+  app.addSchema({
+    $id: 'OAuthError',
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  });
   installErrorHandling(app, pages);
   // Every answer of the wallet is about one session's keys and credentials: never cached.
   app.addHook('onSend', async (request, reply, payload) => {

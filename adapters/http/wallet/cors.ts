@@ -22,19 +22,35 @@ export function installWalletCors(app: FastifyInstance, allowedOrigins: readonly
     const origin = request.headers.origin;
     reply.header('vary', 'Origin');
     if (!origin || !allowed.has(origin)) return;
-    reply.header('access-control-allow-origin', origin).header('access-control-allow-credentials', 'true').header('access-control-expose-headers', 'X-Wallet-Session');
+    reply
+      .header('access-control-allow-origin', origin)
+      .header('access-control-allow-credentials', 'true')
+      .header('access-control-expose-headers', 'X-Wallet-Session');
   });
   const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
     const origin = request.headers.origin;
     if (!origin || !allowed.has(origin) || !request.headers['access-control-request-method']) {
       reply.removeHeader('access-control-allow-origin');
-      return sendError(reply, new OAuthError('cors_origin_not_allowed', `Cross-origin requests from ${origin ?? 'this origin'} are not allowed (WALLET_ALLOWED_CORS_ORIGINS)`, 403));
+      return sendError(
+        reply,
+        new OAuthError(
+          'cors_origin_not_allowed',
+          `Cross-origin requests from ${origin ?? 'this origin'} are not allowed (WALLET_ALLOWED_CORS_ORIGINS)`,
+          403,
+        ),
+      );
     }
-    return reply.code(204).header('access-control-allow-methods', ALLOWED_METHODS).header('access-control-allow-headers', ALLOWED_HEADERS).header('access-control-max-age', '600').send();
+    return reply
+      .code(204)
+      .header('access-control-allow-methods', ALLOWED_METHODS)
+      .header('access-control-allow-headers', ALLOWED_HEADERS)
+      .header('access-control-max-age', '600')
+      .send();
   };
   return {
     addPreflights() {
-      for (const url of paths) if (!app.hasRoute({ method: 'OPTIONS', url })) app.options(url, { schema: { hide: true } as never }, preflight);
+      for (const url of paths)
+        if (!app.hasRoute({ method: 'OPTIONS', url })) app.options(url, { schema: { hide: true } as never }, preflight);
     },
   };
 }

@@ -32,20 +32,50 @@ export const discoveryRoutes: WalletRoutes = (app, ctx) => {
     device_key_persistent: ctx.deviceKey.persistent,
   }));
   app.get('/llms.txt', doc('Profile: what the wallet is, where to start'), (request, reply) =>
-    sendDocument(request, reply, walletLlmsTxt(requestOrigin(ctx, request), ctx.config.baseUrl), 'text/plain; charset=utf-8'));
+    sendDocument(
+      request,
+      reply,
+      walletLlmsTxt(requestOrigin(ctx, request), ctx.config.baseUrl),
+      'text/plain; charset=utf-8',
+    ),
+  );
   app.get('/llms-full.txt', doc('API recipes: every endpoint with a runnable curl example'), (request, reply) =>
-    sendDocument(request, reply, renderMarkdown(walletRecipes(requestOrigin(ctx, request), ctx.config.baseUrl)), 'text/markdown; charset=utf-8'));
+    sendDocument(
+      request,
+      reply,
+      renderMarkdown(walletRecipes(requestOrigin(ctx, request), ctx.config.baseUrl)),
+      'text/markdown; charset=utf-8',
+    ),
+  );
   app.get('/.well-known/api-catalog', doc('API catalog (RFC 9727 linkset)'), (request, reply) =>
-    sendDocument(request, reply, JSON.stringify(walletApiCatalog(requestOrigin(ctx, request))), 'application/linkset+json'));
-  app.get('/.well-known/agent-skills/use-wallet-harness/SKILL.md', doc('Agent skill, with this origin substituted'), (request, reply) =>
-    sendDocument(request, reply, skill(requestOrigin(ctx, request)), 'text/markdown; charset=utf-8'));
-  app.get('/robots.txt', doc('Crawler rules'), (request, reply) => sendDocument(request, reply, walletRobotsTxt(), 'text/plain; charset=utf-8'));
+    sendDocument(
+      request,
+      reply,
+      JSON.stringify(walletApiCatalog(requestOrigin(ctx, request))),
+      'application/linkset+json',
+    ),
+  );
+  app.get(
+    '/.well-known/agent-skills/use-wallet-harness/SKILL.md',
+    doc('Agent skill, with this origin substituted'),
+    (request, reply) =>
+      sendDocument(request, reply, skill(requestOrigin(ctx, request)), 'text/markdown; charset=utf-8'),
+  );
+  app.get('/robots.txt', doc('Crawler rules'), (request, reply) =>
+    sendDocument(request, reply, walletRobotsTxt(), 'text/plain; charset=utf-8'),
+  );
 
   // GET /: recipes for agents that ask for markdown, the wallet page for people.
   // The page in either serialization (issue 30: its markdown twin is the page, not the recipes at /llms-full.txt).
-  app.get('/', doc('The wallet page: this session, its keys, credentials and pending requests (HTML, or markdown with Accept: text/markdown); the API recipes are at /llms-full.txt'), async (request, reply) => {
-    const session = await requestSession(ctx, request, reply);
-    reply.header('cache-control', 'no-store');
-    return sendPage(request, reply, walletHomePage(ctx, session), 200, WALLET_CHROME);
-  });
+  app.get(
+    '/',
+    doc(
+      'The wallet page: this session, its keys, credentials and pending requests (HTML, or markdown with Accept: text/markdown); the API recipes are at /llms-full.txt',
+    ),
+    async (request, reply) => {
+      const session = await requestSession(ctx, request, reply);
+      reply.header('cache-control', 'no-store');
+      return sendPage(request, reply, walletHomePage(ctx, session), 200, WALLET_CHROME);
+    },
+  );
 };

@@ -13,9 +13,11 @@ const first = (value: string | string[] | undefined) => (Array.isArray(value) ? 
 export function requestOrigin(ctx: WalletContext, request: FastifyRequest): string {
   const fallback = ctx.config.walletUrl;
   const forwarded = ctx.trustsForwarding(request.socket.remoteAddress);
-  const proto = (forwarded && first(request.headers['x-forwarded-proto'])) || new URL(fallback).protocol.replace(':', '');
+  const proto =
+    (forwarded && first(request.headers['x-forwarded-proto'])) || new URL(fallback).protocol.replace(':', '');
   const host = (forwarded && first(request.headers['x-forwarded-host'])) || request.headers.host;
   const prefix = (forwarded && first(request.headers['x-forwarded-prefix'])) || '';
-  if ((proto !== 'http' && proto !== 'https') || !host || !HOST.test(host) || (prefix && !PREFIX.test(prefix))) return fallback;
+  if ((proto !== 'http' && proto !== 'https') || !host || !HOST.test(host) || (prefix && !PREFIX.test(prefix)))
+    return fallback;
   return `${proto}://${host}${prefix}`;
 }

@@ -5,9 +5,15 @@ import { requestOrigin } from './origin.ts';
 import { requestSession } from './request-session.ts';
 
 /** Errors here may carry `_protocol_exchanges`, `upstream_status` and the like beside the OAuth members. */
-const errorResponse = { type: 'object', required: ['error'], additionalProperties: true, properties: { error: { type: 'string' }, error_description: { type: 'string' } } };
+const errorResponse = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: true,
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+};
 const resultResponse = { type: 'object', additionalProperties: true };
-const appPath = (ctx: WalletContext, request: FastifyRequest) => `${new URL(requestOrigin(ctx, request)).pathname.replace(/\/$/, '')}/`;
+const appPath = (ctx: WalletContext, request: FastifyRequest) =>
+  `${new URL(requestOrigin(ctx, request)).pathname.replace(/\/$/, '')}/`;
 
 const requestMembers = {
   uri: { type: 'string', maxLength: 16_384 },
@@ -17,34 +23,101 @@ const requestMembers = {
 };
 const presentMembers = {
   ...requestMembers,
-  request_id: { type: 'string', maxLength: 100, description: 'The wallet\'s id of a pending request (req_…), as /api/resolve answered it; not the verifier\'s request id' },
+  request_id: {
+    type: 'string',
+    maxLength: 100,
+    description:
+      "The wallet's id of a pending request (req_…), as /api/resolve answered it; not the verifier's request id",
+  },
   credential_ids: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } },
-  disclose: { type: 'object', maxProperties: 20, additionalProperties: { type: 'array', maxItems: 50, items: { type: 'array', maxItems: 10, items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } } },
+  disclose: {
+    type: 'object',
+    maxProperties: 20,
+    additionalProperties: {
+      type: 'array',
+      maxItems: 50,
+      items: { type: 'array', maxItems: 10, items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+    },
+  },
   approve_external_trust: { type: 'boolean' },
 };
 
 /** `POST /api/resolve`, `POST /api/present`, `POST /submit`, `GET /authorize` (decisions section 10). */
 export const presentationRoutes: WalletRoutes = (app, ctx) => {
-  app.post('/api/resolve', {
-    schema: { summary: 'Resolve an OID4VP request: fetch, authenticate, match DCQL against the session', body: { type: 'object', additionalProperties: false, properties: requestMembers }, response: { 200: resultResponse, 400: errorResponse, 403: errorResponse, 502: errorResponse } },
-  }, async (request, reply) => (await ctx.presentation.resolve(await requestSession(ctx, request, reply), request.body as ResolveBody)).view);
+  app.post(
+    '/api/resolve',
+    {
+      schema: {
+        summary: 'Resolve an OID4VP request: fetch, authenticate, match DCQL against the session',
+        body: { type: 'object', additionalProperties: false, properties: requestMembers },
+        response: { 200: resultResponse, 400: errorResponse, 403: errorResponse, 502: errorResponse },
+      },
+    },
+    async (request, reply) =>
+      (await ctx.presentation.resolve(await requestSession(ctx, request, reply), request.body as ResolveBody)).view,
+  );
 
-  app.post('/api/present', {
-    schema: { summary: 'Present to a resolved request (or resolve and present): direct_post or direct_post.jwt', body: { type: 'object', additionalProperties: false, properties: presentMembers }, response: { 200: resultResponse, 400: errorResponse, 403: errorResponse, 422: errorResponse, 502: errorResponse } },
-  }, async (request, reply) => ctx.presentation.present(await requestSession(ctx, request, reply), request.body as PresentBody));
+  app.post(
+    '/api/present',
+    {
+      schema: {
+        summary: 'Present to a resolved request (or resolve and present): direct_post or direct_post.jwt',
+        body: { type: 'object', additionalProperties: false, properties: presentMembers },
+        response: {
+          200: resultResponse,
+          400: errorResponse,
+          403: errorResponse,
+          422: errorResponse,
+          502: errorResponse,
+        },
+      },
+    },
+    async (request, reply) =>
+      ctx.presentation.present(await requestSession(ctx, request, reply), request.body as PresentBody),
+  );
 
-  app.post('/submit', {
-    schema: { summary: 'Resolve, issue what is missing from the trusted issuer, and present, in one call', body: { type: 'object', additionalProperties: false, properties: presentMembers }, response: { 200: resultResponse, 400: errorResponse, 403: errorResponse, 422: errorResponse, 502: errorResponse } },
-  }, async (request, reply) => ctx.presentation.submit(await requestSession(ctx, request, reply), request.body as PresentBody, appPath(ctx, request)));
+  app.post(
+    '/submit',
+    {
+      schema: {
+        summary: 'Resolve, issue what is missing from the trusted issuer, and present, in one call',
+        body: { type: 'object', additionalProperties: false, properties: presentMembers },
+        response: {
+          200: resultResponse,
+          400: errorResponse,
+          403: errorResponse,
+          422: errorResponse,
+          502: errorResponse,
+        },
+      },
+    },
+    async (request, reply) =>
+      ctx.presentation.submit(
+        await requestSession(ctx, request, reply),
+        request.body as PresentBody,
+        appPath(ctx, request),
+      ),
+  );
 
-  app.get('/authorize', {
-    schema: { summary: 'OID4VP wallet authorization endpoint: resolves, issues the inferred credential when nothing matches, leads to the consent page', querystring: { type: 'object', additionalProperties: true, properties: requestMembers } },
-  }, async (request, reply) => {
-    const session = await requestSession(ctx, request, reply);
-    const query = request.query as Record<string, string>;
-    const uri = `openid4vp://?${new URLSearchParams(query)}`;
-    const { pending } = await ctx.presentation.resolve(session, { uri });
-    await ctx.presentation.issueIfMissing(session, pending, appPath(ctx, request));
-    return reply.code(302).header('location', `${appPath(ctx, request)}consent/${pending.id}`).send();
-  });
+  app.get(
+    '/authorize',
+    {
+      schema: {
+        summary:
+          'OID4VP wallet authorization endpoint: resolves, issues the inferred credential when nothing matches, leads to the consent page',
+        querystring: { type: 'object', additionalProperties: true, properties: requestMembers },
+      },
+    },
+    async (request, reply) => {
+      const session = await requestSession(ctx, request, reply);
+      const query = request.query as Record<string, string>;
+      const uri = `openid4vp://?${new URLSearchParams(query)}`;
+      const { pending } = await ctx.presentation.resolve(session, { uri });
+      await ctx.presentation.issueIfMissing(session, pending, appPath(ctx, request));
+      return reply
+        .code(302)
+        .header('location', `${appPath(ctx, request)}consent/${pending.id}`)
+        .send();
+    },
+  );
 };

@@ -19,12 +19,20 @@ export function cookieValue(header: string | undefined, name: string): string | 
  * The request's session (decisions section 10): `X-Wallet-Session`, else the `wallet_session` cookie,
  * else minted. The id is echoed on the response; a minted one is also set as a cookie for TTL seconds.
  */
-export async function requestSession(ctx: WalletContext, request: FastifyRequest, reply: FastifyReply): Promise<WalletSession> {
+export async function requestSession(
+  ctx: WalletContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<WalletSession> {
   const header = request.headers[SESSION_HEADER];
   if (Array.isArray(header)) throw invalidRequest('Send X-Wallet-Session once');
   const requested = header ?? cookieValue(request.headers.cookie, SESSION_COOKIE);
   const { session, minted } = await ctx.sessions.resolve(requested === '' ? undefined : requested);
   reply.header(SESSION_HEADER, session.id);
-  if (minted) reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${Math.floor(ctx.settings.sessionTtlMs / 1000)}; HttpOnly; SameSite=Lax`);
+  if (minted)
+    reply.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${session.id}; Path=/; Max-Age=${Math.floor(ctx.settings.sessionTtlMs / 1000)}; HttpOnly; SameSite=Lax`,
+    );
   return session;
 }

@@ -16,26 +16,40 @@ export function sessionView(ctx: WalletContext, session: WalletSession) {
     haip_enabled: ctx.settings.haipEnabled,
     expires_in: ctx.sessions.expiresIn(session),
     active_credential_id: session.activeCredentialId,
-    credentials: [...session.credentials.values()].map((c) => ({ ...c, active: c.credential_id === session.activeCredentialId })),
+    credentials: [...session.credentials.values()].map((c) => ({
+      ...c,
+      active: c.credential_id === session.activeCredentialId,
+    })),
   };
 }
 
 const errorResponse = { $ref: 'OAuthError#' };
 
 export const sessionRoutes: WalletRoutes = (app, ctx) => {
-  app.get('/api/session', {
-    schema: {
-      summary: 'The session: holder DID and keys, device key, credentials (created when new)',
-      response: { 400: errorResponse },
+  app.get(
+    '/api/session',
+    {
+      schema: {
+        summary: 'The session: holder DID and keys, device key, credentials (created when new)',
+        response: { 400: errorResponse },
+      },
     },
-  }, async (request, reply) => sessionView(ctx, await requestSession(ctx, request, reply)));
+    async (request, reply) => sessionView(ctx, await requestSession(ctx, request, reply)),
+  );
 
   // did:web holder identifiers resolve here (did:web:<wallet host>:wallet:<thumbprint>).
-  app.get('/wallet/:thumbprint/did.json', {
-    schema: { summary: 'DID document of a session holder key (did:web)', params: { type: 'object', properties: { thumbprint: { type: 'string', maxLength: 64 } } } },
-  }, async (request, reply) => {
-    const session = ctx.sessions.byThumbprint((request.params as { thumbprint: string }).thumbprint);
-    if (!session?.didDocument) throw notFound('No live session has this did:web key');
-    return reply.type('application/did+json').send(session.didDocument);
-  });
+  app.get(
+    '/wallet/:thumbprint/did.json',
+    {
+      schema: {
+        summary: 'DID document of a session holder key (did:web)',
+        params: { type: 'object', properties: { thumbprint: { type: 'string', maxLength: 64 } } },
+      },
+    },
+    async (request, reply) => {
+      const session = ctx.sessions.byThumbprint((request.params as { thumbprint: string }).thumbprint);
+      if (!session?.didDocument) throw notFound('No live session has this did:web key');
+      return reply.type('application/did+json').send(session.didDocument);
+    },
+  );
 };

@@ -24,20 +24,37 @@ export interface ChildServer {
 }
 
 /** Runs the main origin (or the wallet) in its own process (so load generation does not share its event loop). */
-export async function startChildServer(options: { dataDir?: string; env?: Record<string, string>; service?: 'main' | 'wallet'; nodeArgs?: string[] } = {}): Promise<ChildServer> {
+export async function startChildServer(
+  options: { dataDir?: string; env?: Record<string, string>; service?: 'main' | 'wallet'; nodeArgs?: string[] } = {},
+): Promise<ChildServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const service = options.service ?? 'main';
-  const ports = service === 'wallet' ? { WALLET_PORT: String(port), WALLET_URL: url } : { PORT: String(port), BASE_URL: url };
+  const ports =
+    service === 'wallet' ? { WALLET_PORT: String(port), WALLET_URL: url } : { PORT: String(port), BASE_URL: url };
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process there (for finding where a flow's time goes).
-  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, ...(options.nodeArgs ?? []), '--import', 'tsx', 'scripts/start.ts', service], {
-    cwd: ROOT,
-    env: { ...process.env, ...ports, HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000000', BUILD_COMMIT: 'bench', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const profile = process.env.BENCH_CPU_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, ...(options.nodeArgs ?? []), '--import', 'tsx', 'scripts/start.ts', service],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...ports,
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        RATE_LIMIT_PER_MINUTE: '100000000',
+        BUILD_COMMIT: 'bench',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -62,8 +79,15 @@ export async function startChildServer(options: { dataDir?: string; env?: Record
 }
 
 /** A peer implementation (a script printing `listening <url>`) in its own process, like ours. */
-export async function startPeerProcess(script: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startPeerProcess(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -74,7 +98,15 @@ export async function startPeerProcess(script: string, env: Record<string, strin
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${out}`)));
   });
-  return { url, pid: child.pid!, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s). */

@@ -49,7 +49,8 @@ export function flowLoad(base: string, steps: readonly FlowStep[], connections: 
       },
       onResponse: (status: number, body: string, context: FlowContext) => {
         if (context.failed) return;
-        if (status < 200 || status >= 300) return fail(`${step.method} ${step.path(context)}: ${status} ${body}`, context);
+        if (status < 200 || status >= 300)
+          return fail(`${step.method} ${step.path(context)}: ${status} ${body}`, context);
         try {
           step.read?.(body, context);
         } catch (error) {
@@ -59,10 +60,16 @@ export function flowLoad(base: string, steps: readonly FlowStep[], connections: 
       },
     }));
     const started = performance.now();
-    const result = await autocannon({ url: base, connections, duration: durationMs / 1000, requests: requests as never });
+    const result = await autocannon({
+      url: base,
+      connections,
+      duration: durationMs / 1000,
+      requests: requests as never,
+    });
     const seconds = (performance.now() - started) / 1000;
     if (failure) throw new Error(`a flow failed: ${failure}`);
-    if (result.errors > 0 || result.timeouts > 0) throw new Error(`${result.errors} transport errors, ${result.timeouts} timeouts`);
+    if (result.errors > 0 || result.timeouts > 0)
+      throw new Error(`${result.errors} transport errors, ${result.timeouts} timeouts`);
     return { done, seconds };
   };
 }

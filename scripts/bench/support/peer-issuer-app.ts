@@ -14,7 +14,15 @@ import 'reflect-metadata';
 import { Document, MDoc } from '@auth0/mdl';
 import { ES256, digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { Oauth2AuthorizationServer, Oauth2ResourceServer, Oauth2ResourceUnauthorizedError, Oauth2ServerErrorResponseError, clientAuthenticationAnonymous, type Jwk, type JwtSigner } from '@openid4vc/oauth2';
+import {
+  Oauth2AuthorizationServer,
+  Oauth2ResourceServer,
+  Oauth2ResourceUnauthorizedError,
+  Oauth2ServerErrorResponseError,
+  clientAuthenticationAnonymous,
+  type Jwk,
+  type JwtSigner,
+} from '@openid4vc/oauth2';
 import { Openid4vciClient, Openid4vciIssuer } from '@openid4vc/openid4vci';
 import { setGlobalConfig } from '@openid4vc/utils';
 import Fastify from 'fastify';
@@ -76,16 +84,29 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   const issuerPublic = { ...(await exportJWK(issuerKeys.publicKey)), kid: 'peer-1', alg: 'ES256' } as Jwk;
   const otherKeys = await generateKeyPair('ES256', { extractable: true });
   const otherPublic = { ...(await exportJWK(otherKeys.publicKey)), kid: 'peer-1', alg: 'ES256' } as Jwk;
-  const iaca = await createIacaRoot({ notBefore: new Date(Date.now() - DAY), notAfter: new Date(Date.now() + 365 * DAY) });
-  const ds = await createDocumentSigner({ iaca, notBefore: new Date(Date.now() - DAY), notAfter: new Date(Date.now() + 365 * DAY) });
+  const iaca = await createIacaRoot({
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 365 * DAY),
+  });
+  const ds = await createDocumentSigner({
+    iaca,
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 365 * DAY),
+  });
   const dsPrivate = await exportJWK(ds.privateKey);
 
   const callbacks = {
-    hash: (data: Uint8Array, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest()),
+    hash: (data: Uint8Array, alg: string) =>
+      new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest()),
     generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
     clientAuthentication: clientAuthenticationAnonymous(),
-    signJwt: async (signer: JwtSigner, { header, payload }: { header: Record<string, unknown>; payload: Record<string, unknown> }) => {
-      const jwt = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256', kid: 'peer-1' } as never).sign(issuerKeys.privateKey);
+    signJwt: async (
+      signer: JwtSigner,
+      { header, payload }: { header: Record<string, unknown>; payload: Record<string, unknown> },
+    ) => {
+      const jwt = await new SignJWT(payload)
+        .setProtectedHeader({ ...header, alg: 'ES256', kid: 'peer-1' } as never)
+        .sign(issuerKeys.privateKey);
       return { jwt, signerJwk: (signer as { publicJwk?: Jwk }).publicJwk ?? issuerPublic };
     },
     verifyJwt: async (signer: JwtSigner, { header, compact }: { header: Record<string, unknown>; compact: string }) => {
@@ -104,15 +125,42 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   // A resource server keeps its authorization server's JWKS rather than fetching it per request.
   const jwksUri = `${issuer}/jwks`;
   const cachedJwks = JSON.stringify({ keys: [issuerPublic] });
-  const rsFetch = async (url: string | URL, init?: RequestInit) => (String(url) === jwksUri ? new Response(cachedJwks, { headers: { 'content-type': 'application/json' } }) : fetch(url, init));
+  const rsFetch = async (url: string | URL, init?: RequestInit) =>
+    String(url) === jwksUri
+      ? new Response(cachedJwks, { headers: { 'content-type': 'application/json' } })
+      : fetch(url, init);
   const rs = new Oauth2ResourceServer({ callbacks: { ...callbacks, fetch: rsFetch } as never });
   const vci = new Openid4vciIssuer({ callbacks: callbacks as never });
-  const sdJwtIssuer = async (privateKey: CryptoKey) => new SDJwtVcInstance({ signer: await ES256.getSigner(await exportJWK(privateKey)), signAlg: 'ES256', hasher: digest, hashAlg: 'sha-256', saltGenerator: generateSalt });
-  const sdJwt = { jwks: await sdJwtIssuer(issuerKeys.privateKey), jwtVcIssuer: await sdJwtIssuer(otherKeys.privateKey) };
+  const sdJwtIssuer = async (privateKey: CryptoKey) =>
+    new SDJwtVcInstance({
+      signer: await ES256.getSigner(await exportJWK(privateKey)),
+      signAlg: 'ES256',
+      hasher: digest,
+      hashAlg: 'sha-256',
+      saltGenerator: generateSalt,
+    });
+  const sdJwt = {
+    jwks: await sdJwtIssuer(issuerKeys.privateKey),
+    jwtVcIssuer: await sdJwtIssuer(otherKeys.privateKey),
+  };
 
   const configurations = {
-    UniversityDegreeCredential: { format: 'dc+sd-jwt', vct: `${issuer}/credential-types/university-degree`, scope: 'vc:university_degree', cryptographic_binding_methods_supported: ['jwk'], credential_signing_alg_values_supported: ['ES256'], proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } } },
-    MobileDrivingLicenceMsoMdoc: { format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL', scope: 'vc:mdl', cryptographic_binding_methods_supported: ['cose_key'], credential_signing_alg_values_supported: [-7], proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } } },
+    UniversityDegreeCredential: {
+      format: 'dc+sd-jwt',
+      vct: `${issuer}/credential-types/university-degree`,
+      scope: 'vc:university_degree',
+      cryptographic_binding_methods_supported: ['jwk'],
+      credential_signing_alg_values_supported: ['ES256'],
+      proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+    },
+    MobileDrivingLicenceMsoMdoc: {
+      format: 'mso_mdoc',
+      doctype: 'org.iso.18013.5.1.mDL',
+      scope: 'vc:mdl',
+      cryptographic_binding_methods_supported: ['cose_key'],
+      credential_signing_alg_values_supported: [-7],
+      proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+    },
   };
   const asMetadata = as.createAuthorizationServerMetadata({
     issuer,
@@ -126,7 +174,13 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['attest_jwt_client_auth'],
   } as never);
-  const issuerMetadata = vci.createCredentialIssuerMetadata({ credential_issuer: issuer, credential_endpoint: `${issuer}/credential`, nonce_endpoint: `${issuer}/nonce`, notification_endpoint: `${issuer}/notification`, credential_configurations_supported: configurations } as never);
+  const issuerMetadata = vci.createCredentialIssuerMetadata({
+    credential_issuer: issuer,
+    credential_endpoint: `${issuer}/credential`,
+    nonce_endpoint: `${issuer}/nonce`,
+    notification_endpoint: `${issuer}/notification`,
+    credential_configurations_supported: configurations,
+  } as never);
 
   const hits = new Map<string, number>();
   const peer: PeerIssuer = {
@@ -152,8 +206,14 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     ...(options.credentialIssuerOverride ? { credential_issuer: options.credentialIssuerOverride } : {}),
     ...(options.batchSize ? { batch_credential_issuance: { batch_size: options.batchSize } } : {}),
   }));
-  app.get('/.well-known/oauth-authorization-server/oid4vci', async () => ({ ...asMetadata, ...(options.asIssuerOverride ? { issuer: options.asIssuerOverride } : {}) }));
-  app.get('/oid4vci/.well-known/openid-configuration', async () => ({ ...asMetadata, ...(options.asIssuerOverride ? { issuer: options.asIssuerOverride } : {}) }));
+  app.get('/.well-known/oauth-authorization-server/oid4vci', async () => ({
+    ...asMetadata,
+    ...(options.asIssuerOverride ? { issuer: options.asIssuerOverride } : {}),
+  }));
+  app.get('/oid4vci/.well-known/openid-configuration', async () => ({
+    ...asMetadata,
+    ...(options.asIssuerOverride ? { issuer: options.asIssuerOverride } : {}),
+  }));
   app.get('/oid4vci/jwks', async (_request, reply) => reply.type('application/json').send(cachedJwks));
   // SD-JWT VC issuer metadata, which a wallet following spec behaviour 11 never reads.
   app.get('/.well-known/jwt-vc-issuer/oid4vci', async () => ({ issuer, jwks: { keys: [otherPublic] } }));
@@ -161,7 +221,13 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   const codes = new Map<string, string[]>();
   const nonces = new Set<string>();
   const dpopNonces = { as: randomBytes(12).toString('base64url'), rs: randomBytes(12).toString('base64url') };
-  const requestOf = (request: { headers: Record<string, unknown>; method: string; url: string }) => ({ headers: new Headers(Object.entries(request.headers).filter(([, v]) => typeof v === 'string') as [string, string][]), method: request.method as 'POST', url: `${base}${request.url}` });
+  const requestOf = (request: { headers: Record<string, unknown>; method: string; url: string }) => ({
+    headers: new Headers(
+      Object.entries(request.headers).filter(([, v]) => typeof v === 'string') as [string, string][],
+    ),
+    method: request.method as 'POST',
+    url: `${base}${request.url}`,
+  });
   /** The nonce policy is the server's: true when the DPoP proof carries the side's current nonce (or none is demanded). */
   const hasDpopNonce = (dpopJwt: unknown, side: 'as' | 'rs') => {
     if (!options.dpopNonce) return true;
@@ -175,13 +241,19 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   async function newOffer(ids = ['UniversityDegreeCredential']): Promise<{ credentialOffer: string; code: string }> {
     const code = randomBytes(24).toString('base64url');
     codes.set(code, ids);
-    const { credentialOffer } = await vci.createCredentialOffer({ issuerMetadata: metadataResult, credentialConfigurationIds: ids, grants: { [PRE_AUTHORIZED]: { 'pre-authorized_code': code } } } as never);
+    const { credentialOffer } = await vci.createCredentialOffer({
+      issuerMetadata: metadataResult,
+      credentialConfigurationIds: ids,
+      grants: { [PRE_AUTHORIZED]: { 'pre-authorized_code': code } },
+    } as never);
     return { credentialOffer, code };
   }
 
   // The bench's bootstrap: a fresh pre-authorized offer, as `POST {issuer}/offers` on ours.
   app.post('/oid4vci/offers', async (request, reply) => {
-    const { credentialOffer, code } = await newOffer((request.body as { credential_configuration_ids?: string[] } | undefined)?.credential_configuration_ids);
+    const { credentialOffer, code } = await newOffer(
+      (request.body as { credential_configuration_ids?: string[] } | undefined)?.credential_configuration_ids,
+    );
     return reply.code(201).send({ offer_url: credentialOffer, pre_authorized_code: code });
   });
 
@@ -194,7 +266,10 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     const parsed = await as.parsePushedAuthorizationRequest({ request: req, authorizationRequest: request.body });
     if (!hasDpopNonce(parsed.dpop?.jwt, 'as')) {
       peer.challenges.as += 1;
-      return reply.code(400).header('dpop-nonce', dpopNonces.as).send({ error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' });
+      return reply
+        .code(400)
+        .header('dpop-nonce', dpopNonces.as)
+        .send({ error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' });
     }
     const verified = await as.verifyPushedAuthorizationRequest({
       authorizationServerMetadata: asMetadata,
@@ -204,10 +279,16 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
       ...(parsed.dpop ? { dpop: { ...parsed.dpop, allowedSigningAlgs: ['ES256'] } } : {}),
     });
     const params = parsed.authorizationRequest as Record<string, string>;
-    if (params.code_challenge_method !== 'S256' || typeof params.code_challenge !== 'string') throw new Oauth2ServerErrorResponseError({ error: 'invalid_request', error_description: 'PKCE S256 is required' });
+    if (params.code_challenge_method !== 'S256' || typeof params.code_challenge !== 'string')
+      throw new Oauth2ServerErrorResponseError({
+        error: 'invalid_request',
+        error_description: 'PKCE S256 is required',
+      });
     const requestUri = `urn:ietf:params:oauth:request_uri:${randomBytes(16).toString('base64url')}`;
     pushed.set(requestUri, { params, dpopJkt: verified.dpop?.jwkThumbprint });
-    return reply.code(201).send(as.createPushedAuthorizationResponse({ requestUri, expiresInSeconds: 60 }).pushedAuthorizationResponse);
+    return reply
+      .code(201)
+      .send(as.createPushedAuthorizationResponse({ requestUri, expiresInSeconds: 60 }).pushedAuthorizationResponse);
   });
 
   // The person consents at once: the peer answers the pushed request with a code (RFC 9207 iss included).
@@ -215,7 +296,8 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     const query = request.query as Record<string, string>;
     peer.authorizeQueries.push(Object.keys(query).sort());
     const found = pushed.get(query.request_uri);
-    if (!found || found.params.client_id !== query.client_id) return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown request_uri' });
+    if (!found || found.params.client_id !== query.client_id)
+      return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown request_uri' });
     pushed.delete(query.request_uri);
     const code = randomBytes(16).toString('base64url');
     authorizationCodes.set(code, found);
@@ -227,31 +309,60 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   app.get('/oid4vci/resource', async (request) => {
     const { tokenPayload, dpop } = await authorizeResourceRequest(request);
     const interaction = request.headers['x-fapi-interaction-id'];
-    peer.resourceReads.push({ scope: typeof tokenPayload.scope === 'string' ? tokenPayload.scope : undefined, dpop: dpop !== undefined, interactionId: typeof interaction === 'string' ? interaction : undefined });
+    peer.resourceReads.push({
+      scope: typeof tokenPayload.scope === 'string' ? tokenPayload.scope : undefined,
+      dpop: dpop !== undefined,
+      interactionId: typeof interaction === 'string' ? interaction : undefined,
+    });
     return { resource: 'peer demo resource', scope: tokenPayload.scope };
   });
 
   app.post('/oid4vci/token', async (request, reply) => {
     const req = requestOf(request);
-    const parsed = as.parseAccessTokenRequest({ request: req, accessTokenRequest: request.body as Record<string, unknown> });
+    const parsed = as.parseAccessTokenRequest({
+      request: req,
+      accessTokenRequest: request.body as Record<string, unknown>,
+    });
     if (!hasDpopNonce(parsed.dpop?.jwt, 'as')) {
       peer.challenges.as += 1;
-      return reply.code(400).header('dpop-nonce', dpopNonces.as).send({ error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' });
+      return reply
+        .code(400)
+        .header('dpop-nonce', dpopNonces.as)
+        .send({ error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' });
     }
     if (parsed.grant.grantType === 'authorization_code') return authorizationCodeToken(req, parsed);
     const code = (parsed.grant as { preAuthorizedCode: string }).preAuthorizedCode;
     const ids = codes.get(code);
     if (!ids) return reply.code(400).send({ error: 'invalid_grant', error_description: 'unknown pre-authorized code' });
-    const verified = await as.verifyPreAuthorizedCodeAccessTokenRequest({ authorizationServerMetadata: asMetadata, grant: parsed.grant as never, accessTokenRequest: parsed.accessTokenRequest, request: req, expectedPreAuthorizedCode: code, ...(parsed.dpop ? { dpop: { jwt: parsed.dpop.jwt, allowedSigningAlgs: ['ES256'] } } : {}) });
+    const verified = await as.verifyPreAuthorizedCodeAccessTokenRequest({
+      authorizationServerMetadata: asMetadata,
+      grant: parsed.grant as never,
+      accessTokenRequest: parsed.accessTokenRequest,
+      request: req,
+      expectedPreAuthorizedCode: code,
+      ...(parsed.dpop ? { dpop: { jwt: parsed.dpop.jwt, allowedSigningAlgs: ['ES256'] } } : {}),
+    });
     codes.delete(code);
-    return as.createAccessTokenResponse({ authorizationServer: issuer, audience: issuer, expiresInSeconds: 300, signer: { method: 'jwk', alg: 'ES256', publicJwk: issuerPublic }, subject: 'alice', scope: ids.map((id) => configurations[id as keyof typeof configurations].scope).join(' '), ...(verified.dpop ? { dpop: { jwk: verified.dpop.jwk } } : {}) });
+    return as.createAccessTokenResponse({
+      authorizationServer: issuer,
+      audience: issuer,
+      expiresInSeconds: 300,
+      signer: { method: 'jwk', alg: 'ES256', publicJwk: issuerPublic },
+      subject: 'alice',
+      scope: ids.map((id) => configurations[id as keyof typeof configurations].scope).join(' '),
+      ...(verified.dpop ? { dpop: { jwk: verified.dpop.jwk } } : {}),
+    });
   });
 
   /** The authorization code grant: PKCE, the DPoP key of the PAR, the same client attestation. */
-  async function authorizationCodeToken(req: ReturnType<typeof requestOf>, parsed: ReturnType<typeof as.parseAccessTokenRequest>) {
+  async function authorizationCodeToken(
+    req: ReturnType<typeof requestOf>,
+    parsed: ReturnType<typeof as.parseAccessTokenRequest>,
+  ) {
     const code = (parsed.grant as { code: string }).code;
     const granted = authorizationCodes.get(code);
-    if (!granted) throw new Oauth2ServerErrorResponseError({ error: 'invalid_grant', error_description: 'unknown or used code' });
+    if (!granted)
+      throw new Oauth2ServerErrorResponseError({ error: 'invalid_grant', error_description: 'unknown or used code' });
     authorizationCodes.delete(code);
     const verified = await as.verifyAuthorizationCodeAccessTokenRequest({
       authorizationServerMetadata: asMetadata,
@@ -259,11 +370,29 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
       accessTokenRequest: parsed.accessTokenRequest,
       request: req,
       expectedCode: code,
-      pkce: { codeVerifier: parsed.pkceCodeVerifier, codeChallenge: granted.params.code_challenge, codeChallengeMethod: 'S256' as never },
+      pkce: {
+        codeVerifier: parsed.pkceCodeVerifier,
+        codeChallenge: granted.params.code_challenge,
+        codeChallengeMethod: 'S256' as never,
+      },
       clientAttestation: { required: true, ...parsed.clientAttestation, expectedClientId: granted.params.client_id },
-      dpop: { required: granted.dpopJkt !== undefined, jwt: parsed.dpop?.jwt, expectedJwkThumbprint: granted.dpopJkt, allowedSigningAlgs: ['ES256'] },
+      dpop: {
+        required: granted.dpopJkt !== undefined,
+        jwt: parsed.dpop?.jwt,
+        expectedJwkThumbprint: granted.dpopJkt,
+        allowedSigningAlgs: ['ES256'],
+      },
     });
-    return as.createAccessTokenResponse({ authorizationServer: issuer, audience: issuer, expiresInSeconds: 300, signer: { method: 'jwk', alg: 'ES256', publicJwk: issuerPublic }, subject: 'alice', clientId: granted.params.client_id, scope: granted.params.scope, ...(verified.dpop ? { dpop: { jwk: verified.dpop.jwk } } : {}) });
+    return as.createAccessTokenResponse({
+      authorizationServer: issuer,
+      audience: issuer,
+      expiresInSeconds: 300,
+      signer: { method: 'jwk', alg: 'ES256', publicJwk: issuerPublic },
+      subject: 'alice',
+      clientId: granted.params.client_id,
+      scope: granted.params.scope,
+      ...(verified.dpop ? { dpop: { jwk: verified.dpop.jwk } } : {}),
+    });
   }
 
   app.post('/oid4vci/nonce', async () => {
@@ -273,43 +402,85 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   });
 
   /** Access token and DPoP checked by the resource server; the nonce challenge first when demanded. */
-  const authorizeResourceRequest = async (request: { headers: Record<string, unknown>; method: string; url: string }) => {
+  const authorizeResourceRequest = async (request: {
+    headers: Record<string, unknown>;
+    method: string;
+    url: string;
+  }) => {
     if (!hasDpopNonce(request.headers.dpop, 'rs')) {
       peer.challenges.rs += 1;
-      throw Object.assign(new Oauth2ResourceUnauthorizedError('nonce', { scheme: 'DPoP', error: 'use_dpop_nonce', error_description: 'Send the DPoP-Nonce value in the proof' }), { dpopNonce: dpopNonces.rs });
+      throw Object.assign(
+        new Oauth2ResourceUnauthorizedError('nonce', {
+          scheme: 'DPoP',
+          error: 'use_dpop_nonce',
+          error_description: 'Send the DPoP-Nonce value in the proof',
+        }),
+        { dpopNonce: dpopNonces.rs },
+      );
     }
-    return rs.verifyResourceRequest({ request: requestOf(request), resourceServer: issuer, authorizationServers: [asMetadata] });
+    return rs.verifyResourceRequest({
+      request: requestOf(request),
+      resourceServer: issuer,
+      authorizationServers: [asMetadata],
+    });
   };
 
   let metadataResult: Awaited<ReturnType<Openid4vciClient['resolveIssuerMetadata']>>;
 
   app.post('/oid4vci/credential', async (request) => {
     await authorizeResourceRequest(request);
-    const parsed = vci.parseCredentialRequest({ issuerMetadata: metadataResult, credentialRequest: request.body as Record<string, unknown> });
+    const parsed = vci.parseCredentialRequest({
+      issuerMetadata: metadataResult,
+      credentialRequest: request.body as Record<string, unknown>,
+    });
     const jwts = (request.body as { proofs?: { jwt?: string[] } }).proofs?.jwt ?? [];
     const cap = options.batchSize ?? 1;
-    if (jwts.length === 0 || jwts.length > cap) throw new Oauth2ServerErrorResponseError({ error: 'invalid_proof', error_description: `between 1 and ${cap} proofs` });
+    if (jwts.length === 0 || jwts.length > cap)
+      throw new Oauth2ServerErrorResponseError({
+        error: 'invalid_proof',
+        error_description: `between 1 and ${cap} proofs`,
+      });
     const holders: Jwk[] = [];
     for (const jwt of jwts) {
       const nonce = decodeJwt(jwt).nonce;
-      if (typeof nonce !== 'string' || !nonces.has(nonce)) throw new Oauth2ServerErrorResponseError({ error: 'invalid_nonce', error_description: 'unknown c_nonce' });
-      const verified = await vci.verifyCredentialRequestJwtProof({ issuerMetadata: metadataResult, jwt, expectedNonce: nonce, nonceExpiresAt: new Date(Date.now() + 300_000) });
+      if (typeof nonce !== 'string' || !nonces.has(nonce))
+        throw new Oauth2ServerErrorResponseError({ error: 'invalid_nonce', error_description: 'unknown c_nonce' });
+      const verified = await vci.verifyCredentialRequestJwtProof({
+        issuerMetadata: metadataResult,
+        jwt,
+        expectedNonce: nonce,
+        nonceExpiresAt: new Date(Date.now() + 300_000),
+      });
       holders.push((verified.signer as { publicJwk: Jwk }).publicJwk);
     }
     for (const jwt of jwts) nonces.delete(String(decodeJwt(jwt).nonce));
     const distinctKeys = new Set(await Promise.all(holders.map((h) => calculateJwkThumbprint(h as never)))).size;
     peer.batches.push({ proofs: jwts.length, distinctKeys });
-    if (distinctKeys !== holders.length) throw new Oauth2ServerErrorResponseError({ error: 'invalid_proof', error_description: 'batch proofs must hold distinct keys' });
+    if (distinctKeys !== holders.length)
+      throw new Oauth2ServerErrorResponseError({
+        error: 'invalid_proof',
+        error_description: 'batch proofs must hold distinct keys',
+      });
     const id = (request.body as { credential_configuration_id?: string }).credential_configuration_id;
-    const credentials = await Promise.all(holders.map((holder) => (id === 'MobileDrivingLicenceMsoMdoc' ? issueMdoc(holder) : issueSdJwt(holder))));
+    const credentials = await Promise.all(
+      holders.map((holder) => (id === 'MobileDrivingLicenceMsoMdoc' ? issueMdoc(holder) : issueSdJwt(holder))),
+    );
     if (options.reverseBatch) credentials.reverse();
-    return vci.createCredentialResponse({ credentialRequest: parsed, credentials: credentials.map((credential) => ({ credential })), notificationId: randomBytes(16).toString('base64url') } as never);
+    return vci.createCredentialResponse({
+      credentialRequest: parsed,
+      credentials: credentials.map((credential) => ({ credential })),
+      notificationId: randomBytes(16).toString('base64url'),
+    } as never);
   });
 
   app.post('/oid4vci/notification', async (request, reply) => {
     const { dpop } = await authorizeResourceRequest(request);
     const interaction = request.headers['x-fapi-interaction-id'];
-    peer.notifications.push({ event: (request.body as { event?: unknown } | undefined)?.event, interactionId: typeof interaction === 'string' ? interaction : undefined, dpop: dpop !== undefined });
+    peer.notifications.push({
+      event: (request.body as { event?: unknown } | undefined)?.event,
+      interactionId: typeof interaction === 'string' ? interaction : undefined,
+      dpop: dpop !== undefined,
+    });
     return reply.code(204).send();
   });
 
@@ -317,7 +488,18 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     const now = Math.floor(Date.now() / 1000);
     const signer = options.signWithJwtVcIssuerKey ? sdJwt.jwtVcIssuer : sdJwt.jwks;
     return signer.issue(
-      { iss: issuer, vct: configurations.UniversityDegreeCredential.vct, iat: now, exp: now + 86_400, cnf: { jwk: holder }, given_name: 'Alice', family_name: 'Anderson', degree: 'Bachelor of Science', department: 'Computer Science', graduation_year: 2012 } as never,
+      {
+        iss: issuer,
+        vct: configurations.UniversityDegreeCredential.vct,
+        iat: now,
+        exp: now + 86_400,
+        cnf: { jwk: holder },
+        given_name: 'Alice',
+        family_name: 'Anderson',
+        degree: 'Bachelor of Science',
+        department: 'Computer Science',
+        graduation_year: 2012,
+      } as never,
       { _sd: ['given_name', 'family_name', 'degree', 'department', 'graduation_year'] } as never,
       { header: { kid: 'peer-1' } } as never,
     );
@@ -326,7 +508,20 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   async function issueMdoc(holder: Jwk): Promise<string> {
     const now = Date.now();
     const signed = await new Document('org.iso.18013.5.1.mDL')
-      .addIssuerNameSpace('org.iso.18013.5.1', { family_name: 'Anderson', given_name: 'Alice', birth_date: '1990-04-12', issue_date: '2026-01-01', expiry_date: '2031-01-01', issuing_country: 'FR', issuing_authority: 'Demo', document_number: 'PD-1', age_over_18: true, age_over_21: true, un_distinguishing_sign: 'F', portrait: new Uint8Array(10) })
+      .addIssuerNameSpace('org.iso.18013.5.1', {
+        family_name: 'Anderson',
+        given_name: 'Alice',
+        birth_date: '1990-04-12',
+        issue_date: '2026-01-01',
+        expiry_date: '2031-01-01',
+        issuing_country: 'FR',
+        issuing_authority: 'Demo',
+        document_number: 'PD-1',
+        age_over_18: true,
+        age_over_21: true,
+        un_distinguishing_sign: 'F',
+        portrait: new Uint8Array(10),
+      })
       .useDigestAlgorithm('SHA-256')
       .addValidityInfo({ signed: new Date(now), validFrom: new Date(now), validUntil: new Date(now + 180 * DAY) })
       .addDeviceKeyInfo({ deviceKey: holder as never })
@@ -338,7 +533,11 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
     if (process.env.PEER_DEBUG) console.error('PEER', error);
     if (error instanceof Oauth2ResourceUnauthorizedError) {
       const nonce = (error as { dpopNonce?: string }).dpopNonce;
-      return reply.code(401).header('www-authenticate', error.toHeaderValue()).headers(nonce ? { 'dpop-nonce': nonce } : {}).send();
+      return reply
+        .code(401)
+        .header('www-authenticate', error.toHeaderValue())
+        .headers(nonce ? { 'dpop-nonce': nonce } : {})
+        .send();
     }
     if (error instanceof Oauth2ServerErrorResponseError) return reply.code(error.status).send(error.errorResponse);
     return reply.code(400).send({ error: 'invalid_request', error_description: (error as Error).message });

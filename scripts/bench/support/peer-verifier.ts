@@ -19,7 +19,16 @@ import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { calculateJwkThumbprint, compactDecrypt, compactVerify, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  compactDecrypt,
+  compactVerify,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  type JWK,
+} from 'jose';
 
 setGlobalConfig({ allowInsecureUrls: true });
 const portico = process.env.PORTICO_URL!;
@@ -36,14 +45,19 @@ const issuerJwks = (await (await fetch(`${portico}/oid4vci/.well-known/jwks.json
 const iaca = await (await fetch(`${portico}/oid4vci/iaca.pem`)).text();
 const keySet = createLocalJWKSet(issuerJwks);
 const mdl = new MdlVerifier([iaca]);
-const hash = (data: Uint8Array, alg: string) => new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest());
+const hash = (data: Uint8Array, alg: string) =>
+  new Uint8Array(createHash(alg.replace('-', '').toLowerCase()).update(data).digest());
 const owfCrypto = { crypto: { digest: ({ bytes }: { bytes: Uint8Array }) => hash(bytes, 'sha-256') } } as never;
 
 const callbacks = {
   hash,
   generateRandom: (n: number) => new Uint8Array(randomBytes(n)),
-  signJwt: () => { throw new Error('unsigned requests only'); },
-  verifyJwt: () => { throw new Error('unsigned responses only'); },
+  signJwt: () => {
+    throw new Error('unsigned requests only');
+  },
+  verifyJwt: () => {
+    throw new Error('unsigned responses only');
+  },
   decryptJwe: async (jwe: string) => {
     const kid = decodeProtectedHeader(jwe).kid;
     const key = [...requests.values()].find((r) => r.encryption?.publicJwk.kid === kid)?.encryption;
@@ -51,7 +65,9 @@ const callbacks = {
     const { plaintext } = await compactDecrypt(jwe, key.privateKey);
     return { decrypted: true, decryptionJwk: key.publicJwk, payload: new TextDecoder().decode(plaintext) };
   },
-  encryptJwe: () => { throw new Error('the verifier never encrypts'); },
+  encryptJwe: () => {
+    throw new Error('the verifier never encrypts');
+  },
 };
 const openid4vp = new Openid4vpVerifier({ callbacks: callbacks as never });
 
@@ -77,12 +93,20 @@ const sdJwt = new SDJwtVcInstance({
 } as never);
 
 type Encryption = { publicJwk: JWK & { kid: string }; privateKey: CryptoKey };
-type Request = { payload: Record<string, any>; query: ReturnType<typeof DcqlQuery.parse>; encryption?: Encryption; result?: Record<string, unknown> };
+type Request = {
+  payload: Record<string, any>;
+  query: ReturnType<typeof DcqlQuery.parse>;
+  encryption?: Encryption;
+  result?: Record<string, unknown>;
+};
 
 /** A fresh ECDH-ES P-256 key for one request's encrypted response. */
 async function responseEncryptionKey(kid: string): Promise<Encryption> {
   const { publicKey, privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256' });
-  return { publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'enc', alg: 'ECDH-ES' }, privateKey: privateKey as CryptoKey };
+  return {
+    publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'enc', alg: 'ECDH-ES' },
+    privateKey: privateKey as CryptoKey,
+  };
 }
 const requests = new Map<string, Request>();
 
@@ -97,25 +121,63 @@ app.post('/oid4vp/request/create', async (request, reply) => {
   DcqlQuery.validate(query);
   const encrypted = body.response_mode === 'direct_post.jwt';
   const encryption = encrypted ? await responseEncryptionKey(`${state}.enc`) : undefined;
-  const clientMetadata = { vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {} }, ...(encryption ? { jwks: { keys: [encryption.publicJwk] }, encrypted_response_enc_values_supported: ['A256GCM'] } : {}) };
+  const clientMetadata = {
+    vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {} },
+    ...(encryption
+      ? { jwks: { keys: [encryption.publicJwk] }, encrypted_response_enc_values_supported: ['A256GCM'] }
+      : {}),
+  };
   const created = await openid4vp.createOpenId4vpAuthorizationRequest({
-    authorizationRequestPayload: { response_type: 'vp_token', client_id: clientId, response_mode: encrypted ? 'direct_post.jwt' : 'direct_post', response_uri: responseUri, nonce, state, dcql_query: body.dcql_query as never, client_metadata: clientMetadata } as never,
+    authorizationRequestPayload: {
+      response_type: 'vp_token',
+      client_id: clientId,
+      response_mode: encrypted ? 'direct_post.jwt' : 'direct_post',
+      response_uri: responseUri,
+      nonce,
+      state,
+      dcql_query: body.dcql_query as never,
+      client_metadata: clientMetadata,
+    } as never,
   });
   requests.set(state, { payload: created.authorizationRequestPayload as Record<string, any>, query, encryption });
-  return reply.code(201).send({ request_id: state, state, nonce, client_id: clientId, response_uri: responseUri, authorization_request_uri: created.authorizationRequest, result_uri: `${base}/oid4vp/result/${state}` });
+  return reply.code(201).send({
+    request_id: state,
+    state,
+    nonce,
+    client_id: clientId,
+    response_uri: responseUri,
+    authorization_request_uri: created.authorizationRequest,
+    result_uri: `${base}/oid4vp/result/${state}`,
+  });
 });
 
 /** One presentation checked by the libraries; returns the claims DCQL sees. */
-async function verifyPresentation(format: string, presentation: string, request: Request): Promise<Record<string, unknown>> {
+async function verifyPresentation(
+  format: string,
+  presentation: string,
+  request: Request,
+): Promise<Record<string, unknown>> {
   if (format === 'dc+sd-jwt') {
     const verified = await sdJwt.verify(presentation, { keyBindingNonce: request.payload.nonce } as never);
     const kb = (verified as { kb?: { payload: { aud?: unknown } } }).kb;
     if (kb?.payload.aud !== clientId) throw new Error('aud');
-    return { credential_format: 'dc+sd-jwt', vct: (verified.payload as { vct: string }).vct, claims: verified.payload, cryptographic_holder_binding: true };
+    return {
+      credential_format: 'dc+sd-jwt',
+      vct: (verified.payload as { vct: string }).vct,
+      claims: verified.payload,
+      cryptographic_holder_binding: true,
+    };
   }
-  const jwkThumbprint = request.encryption ? new Uint8Array(Buffer.from(await calculateJwkThumbprint(request.encryption.publicJwk), 'base64url')) : undefined;
-  const transcript = await SessionTranscript.forOid4Vp({ clientId, nonce: request.payload.nonce, responseUri, jwkThumbprint }, owfCrypto);
-  const mdoc = await mdl.verify(Buffer.from(presentation, 'base64url'), { encodedSessionTranscript: encode(new Tag(transcript.encode(), 24)) });
+  const jwkThumbprint = request.encryption
+    ? new Uint8Array(Buffer.from(await calculateJwkThumbprint(request.encryption.publicJwk), 'base64url'))
+    : undefined;
+  const transcript = await SessionTranscript.forOid4Vp(
+    { clientId, nonce: request.payload.nonce, responseUri, jwkThumbprint },
+    owfCrypto,
+  );
+  const mdoc = await mdl.verify(Buffer.from(presentation, 'base64url'), {
+    encodedSessionTranscript: encode(new Tag(transcript.encode(), 24)),
+  });
   const doc = mdoc.documents[0];
   const namespaces: Record<string, Record<string, unknown>> = {};
   for (const ns of doc.issuerSignedNameSpaces) namespaces[ns] = doc.getIssuerNameSpace(ns);
@@ -124,10 +186,17 @@ async function verifyPresentation(format: string, presentation: string, request:
 
 app.post('/oid4vp/response', async (request, reply) => {
   const body = request.body as Record<string, unknown>;
-  const pending = typeof body.response === 'string' ? requestOfEncryptedResponse(body.response) : requests.get(String(body.state));
-  if (!pending || pending.result) return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown or answered state' });
-  if (pending.encryption && typeof body.response !== 'string') return reply.code(400).send({ error: 'invalid_request', error_description: 'an encrypted response was requested' });
-  const parsed = await openid4vp.parseOpenid4vpAuthorizationResponse({ authorizationResponse: body, authorizationRequestPayload: pending.payload as never, callbacks: callbacks as never });
+  const pending =
+    typeof body.response === 'string' ? requestOfEncryptedResponse(body.response) : requests.get(String(body.state));
+  if (!pending || pending.result)
+    return reply.code(400).send({ error: 'invalid_request', error_description: 'unknown or answered state' });
+  if (pending.encryption && typeof body.response !== 'string')
+    return reply.code(400).send({ error: 'invalid_request', error_description: 'an encrypted response was requested' });
+  const parsed = await openid4vp.parseOpenid4vpAuthorizationResponse({
+    authorizationResponse: body,
+    authorizationRequestPayload: pending.payload as never,
+    callbacks: callbacks as never,
+  });
   const vpToken = (parsed as unknown as { dcql: { presentations: Record<string, unknown[]> } }).dcql.presentations;
   try {
     const record: Record<string, unknown[]> = {};

@@ -1,6 +1,7 @@
 import type { ClaimValue, PathElement } from './types.ts';
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Claims path pointer processing (OpenID4VP 1.0 §7.1.1), strictly: a string selects that member of
@@ -30,4 +31,5 @@ export function selectClaims(root: unknown, path: PathElement[]): { path: (strin
 }
 
 /** §6.3 `values`: the claim matches when its type and value equal one of them; without `values`, any present (non-null) value matches. */
-export const valueMatches = (value: unknown, values?: ClaimValue[]) => (values ? values.some((v) => v === value) : value !== null && value !== undefined);
+export const valueMatches = (value: unknown, values?: ClaimValue[]) =>
+  values ? values.some((v) => v === value) : value !== null && value !== undefined;

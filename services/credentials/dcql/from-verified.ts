@@ -25,7 +25,13 @@ export const storedFromMdoc = (id: string, v: VerifiedMdoc, authorities?: Author
 });
 
 /** A W3C credential: claim paths start at the credential (e.g. ["credentialSubject", "given_name"]). */
-export const storedFromW3c = (id: string, format: StoredW3c['format'], credential: Record<string, unknown>, holderBound: boolean, authorities?: Authorities): StoredW3c => ({
+export const storedFromW3c = (
+  id: string,
+  format: StoredW3c['format'],
+  credential: Record<string, unknown>,
+  holderBound: boolean,
+  authorities?: Authorities,
+): StoredW3c => ({
   id,
   format,
   type: Array.isArray(credential.type) ? (credential.type as string[]) : [],

@@ -45,9 +45,21 @@ interface StoredBase {
   /** Issuer trust facts, e.g. `{ type: 'aki', values: [<base64url key id of a CA in the chain>] }`. */
   authorities?: { type: string; values: string[] }[];
 }
-export interface StoredSdJwtVc extends StoredBase { format: 'dc+sd-jwt' | 'vc+sd-jwt'; vct: string; claims: Record<string, unknown> }
-export interface StoredMdoc extends StoredBase { format: 'mso_mdoc'; doctype: string; namespaces: Record<string, Record<string, unknown>> }
-export interface StoredW3c extends StoredBase { format: 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc'; type: string[]; claims: Record<string, unknown> }
+export interface StoredSdJwtVc extends StoredBase {
+  format: 'dc+sd-jwt' | 'vc+sd-jwt';
+  vct: string;
+  claims: Record<string, unknown>;
+}
+export interface StoredMdoc extends StoredBase {
+  format: 'mso_mdoc';
+  doctype: string;
+  namespaces: Record<string, Record<string, unknown>>;
+}
+export interface StoredW3c extends StoredBase {
+  format: 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
+  type: string[];
+  claims: Record<string, unknown>;
+}
 export type StoredCredential = StoredSdJwtVc | StoredMdoc | StoredW3c;
 
 export interface ClaimMatch {

@@ -11,7 +11,8 @@ const DID_KEY = /^did:key:(z[1-9A-HJ-NP-Za-km-z]+)(#.*)?$/;
 export function didKeyToJwk(did: string): JWK {
   const m = DID_KEY.exec(did);
   if (!m) throw new DidResolutionError(did, 'not a did:key with a base58btc multibase ("z...") method-specific id');
-  if (m[2] !== undefined && m[2] !== `#${m[1]}`) throw new DidResolutionError(did, 'the fragment of a did:key URL must repeat the multikey');
+  if (m[2] !== undefined && m[2] !== `#${m[1]}`)
+    throw new DidResolutionError(did, 'the fragment of a did:key URL must repeat the multikey');
   try {
     return multikeyToJwk(m[1]);
   } catch (error) {
@@ -24,5 +25,9 @@ export function resolveDidKey(did: string): DidDocument {
   const bare = did.split('#')[0];
   const jwk = didKeyToJwk(bare);
   const multikey = bare.slice('did:key:'.length);
-  return singleKeyDocument(bare, { id: `${bare}#${multikey}`, type: 'Multikey', controller: bare, publicKeyMultibase: jwkToMultikey(jwk) }, ['https://w3id.org/security/multikey/v1']);
+  return singleKeyDocument(
+    bare,
+    { id: `${bare}#${multikey}`, type: 'Multikey', controller: bare, publicKeyMultibase: jwkToMultikey(jwk) },
+    ['https://w3id.org/security/multikey/v1'],
+  );
 }

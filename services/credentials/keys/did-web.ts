@@ -9,8 +9,11 @@ import { jwkThumbprint, publicJwkOf } from './holder-keys.ts';
  */
 export function didWebFromDomain(domain: string, path: string[] = []): string {
   const host = domain.trim().toLowerCase();
-  if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(host) || host.startsWith('.') || host.includes('..')) throw new DidResolutionError(`did:web:${domain}`, 'the domain must be a host name, optionally with a port');
-  for (const segment of path) if (!/^[A-Za-z0-9._~-]+$/.test(segment)) throw new DidResolutionError(`did:web:${domain}`, `path segment ${JSON.stringify(segment)} is not URL-safe`);
+  if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(host) || host.startsWith('.') || host.includes('..'))
+    throw new DidResolutionError(`did:web:${domain}`, 'the domain must be a host name, optionally with a port');
+  for (const segment of path)
+    if (!/^[A-Za-z0-9._~-]+$/.test(segment))
+      throw new DidResolutionError(`did:web:${domain}`, `path segment ${JSON.stringify(segment)} is not URL-safe`);
   return ['did:web', host.replace(':', '%3A'), ...path].join(':');
 }
 
@@ -27,14 +30,25 @@ export function didWebDocumentUrl(did: string): string {
 export async function didWebDocument(jwk: JWK, domain: string, path: string[] = []): Promise<DidDocument> {
   const did = didWebFromDomain(domain, path);
   const publicJwk = publicJwkOf(jwk);
-  return singleKeyDocument(did, { id: `${did}#${await jwkThumbprint(publicJwk)}`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: publicJwk }, ['https://w3id.org/security/suites/jws-2020/v1']);
+  return singleKeyDocument(
+    did,
+    {
+      id: `${did}#${await jwkThumbprint(publicJwk)}`,
+      type: 'JsonWebKey2020',
+      controller: did,
+      publicKeyJwk: publicJwk,
+    },
+    ['https://w3id.org/security/suites/jws-2020/v1'],
+  );
 }
 
 /** Checks a fetched did:web document belongs to `did` (its `id` must equal the DID). */
 export function acceptDidWebDocument(did: string, document: unknown): DidDocument {
   didWebDocumentUrl(did);
   const doc = document as DidDocument;
-  if (!doc || typeof doc !== 'object' || doc.id !== did) throw new DidResolutionError(did, 'the document id does not equal the DID');
-  if (!Array.isArray(doc.verificationMethod)) throw new DidResolutionError(did, 'the document has no verificationMethod array');
+  if (!doc || typeof doc !== 'object' || doc.id !== did)
+    throw new DidResolutionError(did, 'the document id does not equal the DID');
+  if (!Array.isArray(doc.verificationMethod))
+    throw new DidResolutionError(did, 'the document has no verificationMethod array');
   return doc;
 }

@@ -13,13 +13,21 @@ export interface KeyPair {
   kid: string;
 }
 
-const PUBLIC_MEMBERS: Record<string, string[]> = { EC: ['kty', 'crv', 'x', 'y'], OKP: ['kty', 'crv', 'x'], RSA: ['kty', 'n', 'e'] };
+const PUBLIC_MEMBERS: Record<string, string[]> = {
+  EC: ['kty', 'crv', 'x', 'y'],
+  OKP: ['kty', 'crv', 'x'],
+  RSA: ['kty', 'n', 'e'],
+};
 
 /** The public members of a JWK only (drops `d`, `p`, ... and metadata), so a private JWK never leaks by accident. */
 export function publicJwkOf(jwk: JWK): JWK {
   const members = PUBLIC_MEMBERS[String(jwk.kty)];
   if (!members) throw new Error(`unsupported kty ${String(jwk.kty)}`);
-  return Object.fromEntries(members.filter((m) => (jwk as Record<string, unknown>)[m] !== undefined).map((m) => [m, (jwk as Record<string, unknown>)[m]])) as JWK;
+  return Object.fromEntries(
+    members
+      .filter((m) => (jwk as Record<string, unknown>)[m] !== undefined)
+      .map((m) => [m, (jwk as Record<string, unknown>)[m]]),
+  ) as JWK;
 }
 
 /** RFC 7638 thumbprint (SHA-256), base64url. */
@@ -29,15 +37,23 @@ export const jwkThumbprint = (jwk: JWK) => calculateJwkThumbprint(publicJwkOf(jw
 export const jwkThumbprintBytes = async (jwk: JWK) => fromB64url(await jwkThumbprint(jwk));
 
 /** Generates a holder (or issuer) key: ES256 (P-256) by default, EdDSA (Ed25519) or RS256 (2048-bit). */
-export async function generateHolderKey(alg: HolderAlg = 'ES256', options: { extractable?: boolean } = {}): Promise<KeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: options.extractable ?? false, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}), ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
+export async function generateHolderKey(
+  alg: HolderAlg = 'ES256',
+  options: { extractable?: boolean } = {},
+): Promise<KeyPair> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, {
+    extractable: options.extractable ?? false,
+    ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+    ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
+  });
   const publicJwk = publicJwkOf(await exportJWK(publicKey));
   return { alg, privateKey, publicKey, publicJwk, kid: await jwkThumbprint(publicJwk) };
 }
 
 /** The JOSE algorithm a public JWK implies (ES256 for P-256, EdDSA for Ed25519, RS256 for RSA), or the JWK's own `alg`. */
 export function algForJwk(jwk: JWK): HolderAlg | 'ES384' {
-  if (typeof jwk.alg === 'string' && ['ES256', 'ES384', 'EdDSA', 'RS256'].includes(jwk.alg)) return jwk.alg as HolderAlg;
+  if (typeof jwk.alg === 'string' && ['ES256', 'ES384', 'EdDSA', 'RS256'].includes(jwk.alg))
+    return jwk.alg as HolderAlg;
   if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256';
   if (jwk.kty === 'EC' && jwk.crv === 'P-384') return 'ES384';
   if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
@@ -46,4 +62,5 @@ export function algForJwk(jwk: JWK): HolderAlg | 'ES384' {
 }
 
 /** Imports a public JWK for verification with the algorithm it implies. */
-export const importPublicJwk = async (jwk: JWK, alg?: string) => (await importJWK(publicJwkOf(jwk), alg ?? algForJwk(jwk))) as CryptoKey;
+export const importPublicJwk = async (jwk: JWK, alg?: string) =>
+  (await importJWK(publicJwkOf(jwk), alg ?? algForJwk(jwk))) as CryptoKey;

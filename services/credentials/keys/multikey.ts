@@ -31,9 +31,14 @@ const P256_COMPRESSED_SPKI_PREFIX = Buffer.from('3039301306072a8648ce3d020106082
 
 /** Public JWK -> multibase multikey (`z` + base58btc(varint(codec) || key bytes)); P-256 points are compressed. */
 export function jwkToMultikey(jwk: JWK): string {
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && typeof jwk.x === 'string') return multibaseEncode(new Uint8Array([...varint(ED25519_PUB), ...fromB64url(jwk.x)]));
+  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && typeof jwk.x === 'string')
+    return multibaseEncode(new Uint8Array([...varint(ED25519_PUB), ...fromB64url(jwk.x)]));
   if (jwk.kty === 'EC' && jwk.crv === 'P-256' && typeof jwk.x === 'string' && typeof jwk.y === 'string') {
-    const uncompressed = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x, 'base64url'), Buffer.from(jwk.y, 'base64url')]);
+    const uncompressed = Buffer.concat([
+      Buffer.from([4]),
+      Buffer.from(jwk.x, 'base64url'),
+      Buffer.from(jwk.y, 'base64url'),
+    ]);
     const compressed = ECDH.convertKey(uncompressed, 'prime256v1', undefined, undefined, 'compressed') as Buffer;
     return multibaseEncode(new Uint8Array([...varint(P256_PUB), ...compressed]));
   }
@@ -50,8 +55,13 @@ export function multikeyToJwk(multikey: string): JWK {
     return { kty: 'OKP', crv: 'Ed25519', x: b64url(key) };
   }
   if (codec === P256_PUB) {
-    if (key.length !== 33 || (key[0] !== 2 && key[0] !== 3)) throw new Error('a P-256 multikey must be a 33-byte compressed point');
-    const jwk = createPublicKey({ key: Buffer.concat([P256_COMPRESSED_SPKI_PREFIX, key]), format: 'der', type: 'spki' }).export({ format: 'jwk' });
+    if (key.length !== 33 || (key[0] !== 2 && key[0] !== 3))
+      throw new Error('a P-256 multikey must be a 33-byte compressed point');
+    const jwk = createPublicKey({
+      key: Buffer.concat([P256_COMPRESSED_SPKI_PREFIX, key]),
+      format: 'der',
+      type: 'spki',
+    }).export({ format: 'jwk' });
     return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
   }
   throw new Error(`unsupported multicodec 0x${codec.toString(16)}`);

@@ -10,14 +10,19 @@ import { multikeyToJwk } from './multikey.ts';
  * from a document the caller already fetched (`webDocuments`), since this layer does no I/O.
  */
 export function resolveDid(did: string, options: { webDocuments?: Record<string, unknown> } = {}): DidDocument {
-  if (typeof did !== 'string' || !did.startsWith('did:')) throw new DidResolutionError(String(did), 'a DID starts with "did:"');
+  if (typeof did !== 'string' || !did.startsWith('did:'))
+    throw new DidResolutionError(String(did), 'a DID starts with "did:"');
   const method = did.split(':')[1];
   const bare = did.split('#')[0];
   if (method === 'key') return resolveDidKey(did);
   if (method === 'jwk') return resolveDidJwk(did);
   if (method === 'web') {
     const doc = options.webDocuments?.[bare];
-    if (doc === undefined) throw new DidResolutionError(did, 'did:web needs the fetched DID document (no network access in the codec layer)');
+    if (doc === undefined)
+      throw new DidResolutionError(
+        did,
+        'did:web needs the fetched DID document (no network access in the codec layer)',
+      );
     return acceptDidWebDocument(bare, doc);
   }
   throw new DidResolutionError(did, `unsupported DID method ${JSON.stringify(method)}`);
@@ -30,8 +35,18 @@ export function resolveDid(did: string, options: { webDocuments?: Record<string,
 export function resolveVerificationKey(didUrl: string, options: { webDocuments?: Record<string, unknown> } = {}): JWK {
   const doc = resolveDid(didUrl, options);
   const methods = doc.verificationMethod;
-  const method = didUrl.includes('#') ? methods.find((m) => m.id === didUrl || (m.id.startsWith('#') && `${doc.id}${m.id}` === didUrl)) : methods.length === 1 ? methods[0] : undefined;
-  if (!method) throw new DidResolutionError(didUrl, didUrl.includes('#') ? 'no verification method with that id' : 'the DID has several keys: name one with a fragment');
+  const method = didUrl.includes('#')
+    ? methods.find((m) => m.id === didUrl || (m.id.startsWith('#') && `${doc.id}${m.id}` === didUrl))
+    : methods.length === 1
+      ? methods[0]
+      : undefined;
+  if (!method)
+    throw new DidResolutionError(
+      didUrl,
+      didUrl.includes('#')
+        ? 'no verification method with that id'
+        : 'the DID has several keys: name one with a fragment',
+    );
   if (method.publicKeyJwk) return method.publicKeyJwk;
   if (method.publicKeyMultibase) return multikeyToJwk(method.publicKeyMultibase);
   throw new DidResolutionError(didUrl, 'the verification method has neither publicKeyJwk nor publicKeyMultibase');

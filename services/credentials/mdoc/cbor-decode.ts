@@ -29,7 +29,10 @@ class Reader {
 
   private uint(info: number): number | bigint {
     if (info < 24) return info;
-    const view = (n: number) => { const b = this.take(n); return new DataView(b.buffer, b.byteOffset, n); };
+    const view = (n: number) => {
+      const b = this.take(n);
+      return new DataView(b.buffer, b.byteOffset, n);
+    };
     if (info === 24) return this.take(1)[0];
     if (info === 25) return view(2).getUint16(0);
     if (info === 26) return view(4).getUint32(0);
@@ -37,7 +40,9 @@ class Reader {
       const v = view(8).getBigUint64(0);
       return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
     }
-    throw new Error(info === 31 ? 'indefinite-length items are not supported' : `reserved additional information ${info}`);
+    throw new Error(
+      info === 31 ? 'indefinite-length items are not supported' : `reserved additional information ${info}`,
+    );
   }
 
   private length(info: number): number {
@@ -102,10 +107,18 @@ class Reader {
       const exp = (half >> 10) & 0x1f;
       const mant = half & 0x3ff;
       const sign = half & 0x8000 ? -1 : 1;
-      return sign * (exp === 0 ? mant * 2 ** -24 : exp === 31 ? (mant ? NaN : Infinity) : (mant + 1024) * 2 ** (exp - 25));
+      return (
+        sign * (exp === 0 ? mant * 2 ** -24 : exp === 31 ? (mant ? NaN : Infinity) : (mant + 1024) * 2 ** (exp - 25))
+      );
     }
-    if (info === 26) { const b = this.take(4); return new DataView(b.buffer, b.byteOffset, 4).getFloat32(0); }
-    if (info === 27) { const b = this.take(8); return new DataView(b.buffer, b.byteOffset, 8).getFloat64(0); }
+    if (info === 26) {
+      const b = this.take(4);
+      return new DataView(b.buffer, b.byteOffset, 4).getFloat32(0);
+    }
+    if (info === 27) {
+      const b = this.take(8);
+      return new DataView(b.buffer, b.byteOffset, 8).getFloat64(0);
+    }
     throw new Error(`unsupported simple value ${info}`);
   }
 }

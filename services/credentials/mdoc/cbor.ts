@@ -10,7 +10,13 @@ import { decodeStrict } from './cbor-decode.ts';
  * - definite lengths only, byte strings untagged.
  * Non-integer numbers stay float64 (cbor-x does not pick float16/32); mdoc structures carry none.
  */
-const encoder = new Encoder({ useRecords: false, mapsAsObjects: false, tagUint8Array: false, variableMapSize: true, pack: false });
+const encoder = new Encoder({
+  useRecords: false,
+  mapsAsObjects: false,
+  tagUint8Array: false,
+  variableMapSize: true,
+  pack: false,
+});
 
 export { Tag };
 
@@ -31,13 +37,15 @@ const keyEncodings = new Map<string | number, Buffer>();
 const KEY_ENCODINGS_MAX = 1024;
 const KEPT_TEXT_KEY_LENGTH = 64;
 const reusableKey = (key: unknown): key is string | number =>
-  (typeof key === 'string' && key.length <= KEPT_TEXT_KEY_LENGTH) || (typeof key === 'number' && Number.isSafeInteger(key) && !Object.is(key, -0) && Math.abs(key) < 65_536);
+  (typeof key === 'string' && key.length <= KEPT_TEXT_KEY_LENGTH) ||
+  (typeof key === 'number' && Number.isSafeInteger(key) && !Object.is(key, -0) && Math.abs(key) < 65_536);
 function keyEncoding(key: unknown): Buffer {
   if (!reusableKey(key)) return encoder.encode(key);
   let bytes = keyEncodings.get(key);
   if (!bytes) {
     bytes = Buffer.from(encoder.encode(key)); // a copy: cbor-x may reuse its output buffer
-    if (keyEncodings.size >= KEY_ENCODINGS_MAX) keyEncodings.delete(keyEncodings.keys().next().value as string | number);
+    if (keyEncodings.size >= KEY_ENCODINGS_MAX)
+      keyEncodings.delete(keyEncodings.keys().next().value as string | number);
     keyEncodings.set(key, bytes);
   }
   return bytes;
@@ -48,19 +56,22 @@ function canonical(value: unknown): unknown {
     if (Number.isInteger(value) && (value > MAX_32 || value < -MAX_32 - 1)) return BigInt(value);
     return value;
   }
-  if (typeof value === 'bigint') return value <= BigInt(MAX_32) && value >= -BigInt(MAX_32) - 1n ? Number(value) : value;
+  if (typeof value === 'bigint')
+    return value <= BigInt(MAX_32) && value >= -BigInt(MAX_32) - 1n ? Number(value) : value;
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   if (Array.isArray(value)) return value.map(canonical);
   if (value instanceof Tag) return new Tag(canonical(value.value), value.tag);
   if (value instanceof Date) throw new Error('encode dates explicitly: tag 0 (tdate string) or tag 1004 (full-date)');
-  const entries = value instanceof Map ? [...value.entries()] : isPlainObject(value) ? Object.entries(value) : undefined;
+  const entries =
+    value instanceof Map ? [...value.entries()] : isPlainObject(value) ? Object.entries(value) : undefined;
   if (!entries) return value;
   const keyed = entries.map(([k, v]) => {
     const ck = canonical(k);
     return { bytes: keyEncoding(ck), key: ck, value: canonical(v) };
   });
   keyed.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-  for (let i = 1; i < keyed.length; i++) if (keyed[i].bytes.equals(keyed[i - 1].bytes)) throw new Error('duplicate map key');
+  for (let i = 1; i < keyed.length; i++)
+    if (keyed[i].bytes.equals(keyed[i - 1].bytes)) throw new Error('duplicate map key');
   return new Map(keyed.map((e) => [e.key, e.value]));
 }
 
@@ -84,12 +95,14 @@ export const dataItem = (value: unknown) => new Tag(encodeCbor(value), 24);
 
 /** The bytes inside a tag-24 data item. */
 export function dataItemBytes(value: unknown): Uint8Array {
-  if (!(value instanceof Tag) || value.tag !== 24 || !(value.value instanceof Uint8Array)) throw new Error('expected a tag-24 embedded CBOR data item');
+  if (!(value instanceof Tag) || value.tag !== 24 || !(value.value instanceof Uint8Array))
+    throw new Error('expected a tag-24 embedded CBOR data item');
   return value.value;
 }
 
 /** A `tdate` (tag 0), whole seconds, UTC: ISO 18013-5 §7.1 forbids fractional seconds. */
-export const tdate = (seconds: number) => new Tag(new Date(Math.floor(seconds) * 1000).toISOString().replace('.000Z', 'Z'), 0);
+export const tdate = (seconds: number) =>
+  new Tag(new Date(Math.floor(seconds) * 1000).toISOString().replace('.000Z', 'Z'), 0);
 
 /** A `full-date` (tag 1004, RFC 8943). */
 export const fullDate = (isoDate: string) => new Tag(isoDate, 1004);

@@ -15,17 +15,32 @@ const HASH: Record<number, string | null> = { [-7]: 'sha256', [-35]: 'sha384', [
 export type CoseSign1 = [Uint8Array, Map<unknown, unknown>, Uint8Array | null, Uint8Array];
 
 /** `Sig_structure = ["Signature1", body_protected, external_aad, payload]` (RFC 9052 §4.4). */
-const toBeSigned = (protectedBytes: Uint8Array, payload: Uint8Array, externalAad = new Uint8Array()) => encodeCbor(['Signature1', protectedBytes, externalAad, payload]);
+const toBeSigned = (protectedBytes: Uint8Array, payload: Uint8Array, externalAad = new Uint8Array()) =>
+  encodeCbor(['Signature1', protectedBytes, externalAad, payload]);
 
 /**
  * Signs a COSE_Sign1 with node:crypto (ECDSA signatures in the fixed-length r||s form COSE uses).
  * With `detached`, the payload is signed but carried as nil (ISO 18013-5 DeviceSignature).
  */
-export function signCoseSign1(input: { alg: CoseAlg; privateKey: CryptoKey | KeyObject; payload: Uint8Array; unprotected?: Map<unknown, unknown>; detached?: boolean }): CoseSign1 {
+export function signCoseSign1(input: {
+  alg: CoseAlg;
+  privateKey: CryptoKey | KeyObject;
+  payload: Uint8Array;
+  unprotected?: Map<unknown, unknown>;
+  detached?: boolean;
+}): CoseSign1 {
   const alg = COSE_ALGS[input.alg];
   const protectedBytes = encodeCbor(new Map([[HEADER_ALG, alg]]));
-  const signature = sign(HASH[alg], toBeSigned(protectedBytes, input.payload), { key: asKeyObject(input.privateKey), dsaEncoding: 'ieee-p1363' });
-  return [protectedBytes, input.unprotected ?? new Map(), input.detached ? null : input.payload, new Uint8Array(signature)];
+  const signature = sign(HASH[alg], toBeSigned(protectedBytes, input.payload), {
+    key: asKeyObject(input.privateKey),
+    dsaEncoding: 'ieee-p1363',
+  });
+  return [
+    protectedBytes,
+    input.unprotected ?? new Map(),
+    input.detached ? null : input.payload,
+    new Uint8Array(signature),
+  ];
 }
 
 /** Parses the shape of a COSE_Sign1 (untagged or tag 18); throws on anything else. */
@@ -33,7 +48,13 @@ export function parseCoseSign1(value: unknown): CoseSign1 {
   const v = value instanceof Tag && value.tag === 18 ? value.value : value;
   if (!Array.isArray(v) || v.length !== 4) throw new Error('a COSE_Sign1 is an array of four');
   const [p, u, payload, signature] = v;
-  if (!(p instanceof Uint8Array) || !isMap(u) || !(payload === null || payload instanceof Uint8Array) || !(signature instanceof Uint8Array)) throw new Error('COSE_Sign1 members have the wrong types');
+  if (
+    !(p instanceof Uint8Array) ||
+    !isMap(u) ||
+    !(payload === null || payload instanceof Uint8Array) ||
+    !(signature instanceof Uint8Array)
+  )
+    throw new Error('COSE_Sign1 members have the wrong types');
   return [p, u, payload, signature];
 }
 
@@ -46,10 +67,19 @@ export function coseAlgOf(sign1: CoseSign1): number {
 }
 
 /** Verifies a COSE_Sign1 with a public key (JWK, KeyObject or certificate); `payload` supplies a detached payload. */
-export function verifyCoseSign1(sign1: CoseSign1, key: JWK | KeyObject | X509Certificate, detachedPayload?: Uint8Array): boolean {
+export function verifyCoseSign1(
+  sign1: CoseSign1,
+  key: JWK | KeyObject | X509Certificate,
+  detachedPayload?: Uint8Array,
+): boolean {
   const alg = coseAlgOf(sign1);
   const payload = sign1[2] ?? detachedPayload;
   if (!payload) throw new Error('COSE_Sign1 has no payload and none was supplied');
-  const publicKey = key instanceof KeyObject ? key : key instanceof X509Certificate ? key.publicKey : createPublicKey({ key: key as import('node:crypto').JsonWebKey, format: 'jwk' });
+  const publicKey =
+    key instanceof KeyObject
+      ? key
+      : key instanceof X509Certificate
+        ? key.publicKey
+        : createPublicKey({ key: key as import('node:crypto').JsonWebKey, format: 'jwk' });
   return verify(HASH[alg], toBeSigned(sign1[0], payload), { key: publicKey, dsaEncoding: 'ieee-p1363' }, sign1[3]);
 }

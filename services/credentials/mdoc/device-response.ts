@@ -3,7 +3,11 @@ import { signCoseSign1, type CoseAlg } from './cose-sign1.ts';
 import type { IssuerSigned } from './issuer-signed.ts';
 
 /** `DeviceAuthenticationBytes = #6.24(bstr .cbor ["DeviceAuthentication", SessionTranscript, DocType, DeviceNameSpacesBytes])` (ISO 18013-5 §9.1.3.4). */
-export function deviceAuthenticationBytes(sessionTranscript: unknown, docType: string, deviceNameSpacesBytes: Tag): Uint8Array {
+export function deviceAuthenticationBytes(
+  sessionTranscript: unknown,
+  docType: string,
+  deviceNameSpacesBytes: Tag,
+): Uint8Array {
   return encodeCbor(dataItem(['DeviceAuthentication', sessionTranscript, docType, deviceNameSpacesBytes]));
 }
 
@@ -21,7 +25,9 @@ export function selectItems(issuerSigned: IssuerSigned, disclose: Disclose): Map
   if (disclose === 'all') return issuerSigned.nameSpaces;
   const out = new Map<string, Tag[]>();
   for (const [ns, wanted] of Object.entries(disclose)) {
-    const items = (issuerSigned.nameSpaces.get(ns) ?? []).filter((item) => wanted.includes(String(mapGet(decodeCbor(dataItemBytes(item)), 'elementIdentifier'))));
+    const items = (issuerSigned.nameSpaces.get(ns) ?? []).filter((item) =>
+      wanted.includes(String(mapGet(decodeCbor(dataItemBytes(item)), 'elementIdentifier'))),
+    );
     if (items.length) out.set(ns, items);
   }
   return out;
@@ -43,13 +49,36 @@ export interface DeviceResponseInput {
 export function createDeviceResponse(input: DeviceResponseInput): Uint8Array {
   const docType = docTypeOf(input.issuerSigned);
   const deviceNameSpaces = dataItem(new Map());
-  const deviceSignature = signCoseSign1({ alg: input.deviceKey.alg ?? 'ES256', privateKey: input.deviceKey.privateKey, payload: deviceAuthenticationBytes(input.sessionTranscript, docType, deviceNameSpaces), detached: true });
+  const deviceSignature = signCoseSign1({
+    alg: input.deviceKey.alg ?? 'ES256',
+    privateKey: input.deviceKey.privateKey,
+    payload: deviceAuthenticationBytes(input.sessionTranscript, docType, deviceNameSpaces),
+    detached: true,
+  });
   const document = new Map<string, unknown>([
     ['docType', docType],
-    ['issuerSigned', new Map<string, unknown>([['nameSpaces', selectItems(input.issuerSigned, input.disclose)], ['issuerAuth', input.issuerSigned.issuerAuth]])],
-    ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpaces], ['deviceAuth', new Map([['deviceSignature', deviceSignature]])]])],
+    [
+      'issuerSigned',
+      new Map<string, unknown>([
+        ['nameSpaces', selectItems(input.issuerSigned, input.disclose)],
+        ['issuerAuth', input.issuerSigned.issuerAuth],
+      ]),
+    ],
+    [
+      'deviceSigned',
+      new Map<string, unknown>([
+        ['nameSpaces', deviceNameSpaces],
+        ['deviceAuth', new Map([['deviceSignature', deviceSignature]])],
+      ]),
+    ],
   ]);
-  return encodeCbor(new Map<string, unknown>([['version', '1.0'], ['documents', [document]], ['status', 0]]));
+  return encodeCbor(
+    new Map<string, unknown>([
+      ['version', '1.0'],
+      ['documents', [document]],
+      ['status', 0],
+    ]),
+  );
 }
 
 /** Reads an encoded IssuerSigned back into the structure `createDeviceResponse` takes. */

@@ -57,7 +57,14 @@ export function issueMdoc(input: IssueMdocInput): { issuerSigned: IssuerSigned; 
     const items: Tag[] = [];
     const digests = new Map<number, Uint8Array>();
     entries.forEach(([identifier, value], i) => {
-      const item = dataItem(new Map<string, unknown>([['digestID', ids[i]], ['random', randomBytes(input.saltLength ?? 32)], ['elementIdentifier', identifier], ['elementValue', value]]));
+      const item = dataItem(
+        new Map<string, unknown>([
+          ['digestID', ids[i]],
+          ['random', randomBytes(input.saltLength ?? 32)],
+          ['elementIdentifier', identifier],
+          ['elementValue', value],
+        ]),
+      );
       items.push(item);
       digests.set(ids[i], sha256(encodeCbor(item)));
     });
@@ -76,14 +83,25 @@ export function issueMdoc(input: IssueMdocInput): { issuerSigned: IssuerSigned; 
         ['signed', tdate(input.signed)],
         ['validFrom', tdate(input.validFrom)],
         ['validUntil', tdate(input.validUntil)],
-        ...(input.expectedUpdate !== undefined ? ([['expectedUpdate', tdate(input.expectedUpdate)]] as [string, unknown][]) : []),
+        ...(input.expectedUpdate !== undefined
+          ? ([['expectedUpdate', tdate(input.expectedUpdate)]] as [string, unknown][])
+          : []),
       ]),
     ],
   ]);
   const x5chain = input.signer.x5chain.length === 1 ? input.signer.x5chain[0] : input.signer.x5chain;
-  const issuerAuth = signCoseSign1({ alg: input.signer.alg ?? 'ES256', privateKey: input.signer.privateKey, payload: encodeCbor(dataItem(mso)), unprotected: new Map([[HEADER_X5CHAIN, x5chain]]) });
+  const issuerAuth = signCoseSign1({
+    alg: input.signer.alg ?? 'ES256',
+    privateKey: input.signer.privateKey,
+    payload: encodeCbor(dataItem(mso)),
+    unprotected: new Map([[HEADER_X5CHAIN, x5chain]]),
+  });
   const issuerSigned = { nameSpaces, issuerAuth };
   return { issuerSigned, encoded: encodeCbor(issuerSignedToCbor(issuerSigned)) };
 }
 
-export const issuerSignedToCbor = (s: IssuerSigned) => new Map<string, unknown>([['nameSpaces', s.nameSpaces], ['issuerAuth', s.issuerAuth]]);
+export const issuerSignedToCbor = (s: IssuerSigned) =>
+  new Map<string, unknown>([
+    ['nameSpaces', s.nameSpaces],
+    ['issuerAuth', s.issuerAuth],
+  ]);

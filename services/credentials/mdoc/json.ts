@@ -9,14 +9,17 @@ import { recordFrom } from '../../untrusted/keys.ts';
  */
 export function mdocValueAsJson(value: unknown): unknown {
   if (value instanceof Tag) {
-    if (value.tag === 1 && typeof value.value === 'number' && Number.isFinite(value.value)) return new Date(value.value * 1000).toISOString();
+    if (value.tag === 1 && typeof value.value === 'number' && Number.isFinite(value.value))
+      return new Date(value.value * 1000).toISOString();
     return mdocValueAsJson(value.value);
   }
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64url');
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (value instanceof Map) return recordFrom([...value.entries()].map(([k, v]) => [String(k), mdocValueAsJson(v)] as const));
+  if (value instanceof Map)
+    return recordFrom([...value.entries()].map(([k, v]) => [String(k), mdocValueAsJson(v)] as const));
   if (Array.isArray(value)) return value.map(mdocValueAsJson);
   if (typeof value === 'bigint') return value.toString();
-  if (value !== null && typeof value === 'object') return recordFrom(Object.entries(value).map(([k, v]) => [k, mdocValueAsJson(v)] as const));
+  if (value !== null && typeof value === 'object')
+    return recordFrom(Object.entries(value).map(([k, v]) => [k, mdocValueAsJson(v)] as const));
   return value;
 }

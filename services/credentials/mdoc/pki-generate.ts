@@ -17,7 +17,10 @@ export interface CertifiedKey {
   publicKey: CryptoKey;
 }
 
-const serial = () => Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+const serial = () =>
+  Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 const der = (cert: x509.X509Certificate) => new Uint8Array(cert.rawData);
 
 /**
@@ -25,7 +28,13 @@ const der = (cert: x509.X509Certificate) => new Uint8Array(cert.rawData);
  * CA with pathLen 0 (critical), keyUsage keyCertSign + cRLSign (critical), subject key identifier,
  * issuer alternative name (a URL), CRL distribution point. The subject must carry a country (C).
  */
-export async function createIacaRoot(input: { name?: string; notBefore: Date; notAfter: Date; issuerUrl?: string; crlUrl?: string }): Promise<CertifiedKey> {
+export async function createIacaRoot(input: {
+  name?: string;
+  notBefore: Date;
+  notAfter: Date;
+  issuerUrl?: string;
+  crlUrl?: string;
+}): Promise<CertifiedKey> {
   const keys = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
   const name = input.name ?? 'CN=Portico Test IACA, O=Portico, C=FR';
   const cert = await x509.X509CertificateGenerator.create(
@@ -42,7 +51,10 @@ export async function createIacaRoot(input: { name?: string; notBefore: Date; no
         new x509.BasicConstraintsExtension(true, 0, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
-        new x509.IssuerAlternativeNameExtension([{ type: 'url', value: input.issuerUrl ?? 'https://portico.example/iaca' }], false),
+        new x509.IssuerAlternativeNameExtension(
+          [{ type: 'url', value: input.issuerUrl ?? 'https://portico.example/iaca' }],
+          false,
+        ),
         new x509.CRLDistributionPointsExtension([input.crlUrl ?? 'https://portico.example/iaca.crl'], false),
       ],
     },
@@ -56,7 +68,14 @@ export async function createIacaRoot(input: { name?: string; notBefore: Date; no
  * digitalSignature (critical), extended key usage 1.0.18013.5.1.2 (critical), authority and
  * subject key identifiers, issuer alternative name, CRL distribution point.
  */
-export async function createDocumentSigner(input: { iaca: CertifiedKey; name?: string; notBefore: Date; notAfter: Date; issuerUrl?: string; crlUrl?: string }): Promise<CertifiedKey> {
+export async function createDocumentSigner(input: {
+  iaca: CertifiedKey;
+  name?: string;
+  notBefore: Date;
+  notAfter: Date;
+  issuerUrl?: string;
+  crlUrl?: string;
+}): Promise<CertifiedKey> {
   const keys = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
   const iaca = new x509.X509Certificate(Buffer.from(input.iaca.certificate));
   const cert = await x509.X509CertificateGenerator.create(
@@ -74,7 +93,10 @@ export async function createDocumentSigner(input: { iaca: CertifiedKey; name?: s
         new x509.ExtendedKeyUsageExtension([MDL_DS_EKU], true),
         await x509.AuthorityKeyIdentifierExtension.create(input.iaca.publicKey, false, crypto),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
-        new x509.IssuerAlternativeNameExtension([{ type: 'url', value: input.issuerUrl ?? 'https://portico.example/iaca' }], false),
+        new x509.IssuerAlternativeNameExtension(
+          [{ type: 'url', value: input.issuerUrl ?? 'https://portico.example/iaca' }],
+          false,
+        ),
         new x509.CRLDistributionPointsExtension([input.crlUrl ?? 'https://portico.example/iaca.crl'], false),
       ],
     },
@@ -82,4 +104,3 @@ export async function createDocumentSigner(input: { iaca: CertifiedKey; name?: s
   );
   return { certificate: der(cert), pem: cert.toString('pem'), privateKey: keys.privateKey, publicKey: keys.publicKey };
 }
-

@@ -13,15 +13,31 @@ export const MDL_DS_EKU = '1.0.18013.5.1.2';
  * every certificate valid at `now`; the IACA a CA with keyCertSign; the leaf a document signer
  * (digitalSignature, EKU 1.0.18013.5.1.2, not a CA). Failures throw `CheckFailed('chain', ...)`.
  */
-export function validateDocumentSignerChain(x5chain: Uint8Array[], trustedRoots: (Uint8Array | string)[], nowSeconds: number): { leaf: X509Certificate; root: X509Certificate } {
+export function validateDocumentSignerChain(
+  x5chain: Uint8Array[],
+  trustedRoots: (Uint8Array | string)[],
+  nowSeconds: number,
+): { leaf: X509Certificate; root: X509Certificate } {
   ensure(trustedRoots.length > 0, 'chain', 'no trusted IACA root is configured');
   const { leaf, root } = validatePath(x5chain, trustedRoots, nowSeconds, 'chain');
   ensure(root.ca, 'chain', 'the IACA root is not a CA');
   const rootUsage = keyUsageOf(root);
-  ensure(rootUsage === undefined || (rootUsage & KEY_USAGE.keyCertSign) !== 0, 'chain', 'the IACA root key usage lacks keyCertSign');
+  ensure(
+    rootUsage === undefined || (rootUsage & KEY_USAGE.keyCertSign) !== 0,
+    'chain',
+    'the IACA root key usage lacks keyCertSign',
+  );
   ensure(!leaf.ca, 'chain', 'the document signer certificate must not be a CA');
   const leafUsage = keyUsageOf(leaf);
-  ensure(leafUsage !== undefined && (leafUsage & KEY_USAGE.digitalSignature) !== 0, 'chain', 'the document signer key usage lacks digitalSignature');
-  ensure((leaf.keyUsage ?? []).includes(MDL_DS_EKU), 'chain', `the document signer lacks extended key usage ${MDL_DS_EKU}`);
+  ensure(
+    leafUsage !== undefined && (leafUsage & KEY_USAGE.digitalSignature) !== 0,
+    'chain',
+    'the document signer key usage lacks digitalSignature',
+  );
+  ensure(
+    (leaf.keyUsage ?? []).includes(MDL_DS_EKU),
+    'chain',
+    `the document signer lacks extended key usage ${MDL_DS_EKU}`,
+  );
   return { leaf, root };
 }

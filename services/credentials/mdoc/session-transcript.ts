@@ -20,11 +20,17 @@ export interface Oid4vpHandoverInput {
  */
 export async function oid4vpHandover(input: Oid4vpHandoverInput): Promise<[string, Uint8Array]> {
   const key = input.encryptionKey;
-  return oid4vpHandoverOfThumbprint(input, key === undefined ? null : key instanceof Uint8Array ? key : await jwkThumbprintBytes(key));
+  return oid4vpHandoverOfThumbprint(
+    input,
+    key === undefined ? null : key instanceof Uint8Array ? key : await jwkThumbprintBytes(key),
+  );
 }
 
 /** `oid4vpHandover` with the encryption key's thumbprint already computed (null without encryption). */
-export function oid4vpHandoverOfThumbprint(input: Omit<Oid4vpHandoverInput, 'encryptionKey'>, thumbprint: Uint8Array | null): [string, Uint8Array] {
+export function oid4vpHandoverOfThumbprint(
+  input: Omit<Oid4vpHandoverInput, 'encryptionKey'>,
+  thumbprint: Uint8Array | null,
+): [string, Uint8Array] {
   const info = encodeCbor([input.clientId, input.nonce, thumbprint, input.responseUri]);
   return ['OpenID4VPHandover', sha256(info)];
 }

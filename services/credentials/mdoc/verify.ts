@@ -13,10 +13,12 @@ export type MdocCheck = 'format' | 'chain' | 'signature' | 'digest' | 'validity'
 const DIGESTS: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
 
 /** The node:crypto hash for an MSO `digestAlgorithm`, or undefined when it is not supported. */
-export const msoDigestHash = (digestAlgorithm: unknown): string | undefined => (Object.hasOwn(DIGESTS, String(digestAlgorithm)) ? DIGESTS[String(digestAlgorithm)] : undefined);
+export const msoDigestHash = (digestAlgorithm: unknown): string | undefined =>
+  Object.hasOwn(DIGESTS, String(digestAlgorithm)) ? DIGESTS[String(digestAlgorithm)] : undefined;
 
 /** What the MSO's valueDigests lists for an IssuerSignedItem: the hash of its encoded tag-24 wrapping (ISO 18013-5 §9.1.2.5). */
-export const issuerSignedItemDigest = (hash: string, wrapped: Tag): Buffer => createHash(hash).update(encodeCbor(wrapped)).digest();
+export const issuerSignedItemDigest = (hash: string, wrapped: Tag): Buffer =>
+  createHash(hash).update(encodeCbor(wrapped)).digest();
 
 export interface VerifyIssuerSignedOptions {
   /** Trusted IACA roots (DER or PEM), e.g. WALLET_MDOC_IACA_ROOT_PEM. */
@@ -50,14 +52,24 @@ function decodeMso(issuerAuth: CoseSign1): Map<unknown, unknown> {
 }
 
 function x5chainOf(issuerAuth: CoseSign1): Uint8Array[] {
-  const raw = issuerAuth[1].get(HEADER_X5CHAIN) ?? mapGet(issuerAuth[0].length ? decodeCbor(issuerAuth[0]) : undefined, HEADER_X5CHAIN);
+  const raw =
+    issuerAuth[1].get(HEADER_X5CHAIN) ??
+    mapGet(issuerAuth[0].length ? decodeCbor(issuerAuth[0]) : undefined, HEADER_X5CHAIN);
   const list = raw instanceof Uint8Array ? [raw] : Array.isArray(raw) ? raw : [];
-  ensure(list.length > 0 && list.every((c) => c instanceof Uint8Array), 'chain', 'IssuerAuth carries no x5chain (label 33)');
+  ensure(
+    list.length > 0 && list.every((c) => c instanceof Uint8Array),
+    'chain',
+    'IssuerAuth carries no x5chain (label 33)',
+  );
   return list;
 }
 
 /** IssuerSigned checks shared by the wallet (before storing, behaviour 10) and the verifier. */
-function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOptions, documentDocType?: string): VerifiedMdoc {
+function checkIssuerSigned(
+  issuerSigned: unknown,
+  options: VerifyIssuerSignedOptions,
+  documentDocType?: string,
+): VerifiedMdoc {
   ensure(isMap(issuerSigned), 'format', 'IssuerSigned must be a map');
   let issuerAuth: CoseSign1;
   try {
@@ -72,7 +84,11 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
   const validityInfo = mso.get('validityInfo');
   const deviceKeyInfo = mso.get('deviceKeyInfo');
   ensure(mso.get('version') === '1.0', 'format', 'MSO version must be "1.0"');
-  ensure(typeof docType === 'string' && isMap(valueDigests) && isMap(validityInfo) && isMap(deviceKeyInfo), 'format', 'the MSO lacks docType, valueDigests, validityInfo or deviceKeyInfo');
+  ensure(
+    typeof docType === 'string' && isMap(valueDigests) && isMap(validityInfo) && isMap(deviceKeyInfo),
+    'format',
+    'the MSO lacks docType, valueDigests, validityInfo or deviceKeyInfo',
+  );
 
   // chain, then the IssuerAuth signature with the document signer's key
   const { leaf } = validateDocumentSignerChain(x5chainOf(issuerAuth), options.trustedRoots, options.now);
@@ -84,8 +100,16 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
   }
   ensure(signatureOk, 'signature', 'the IssuerAuth signature does not verify with the document signer certificate');
 
-  ensure(documentDocType === undefined || documentDocType === docType, 'doctype', `the document docType ${documentDocType} differs from the MSO docType ${docType}`);
-  ensure(options.expectedDocType === undefined || options.expectedDocType === docType, 'doctype', `docType ${docType} is not the expected ${options.expectedDocType}`);
+  ensure(
+    documentDocType === undefined || documentDocType === docType,
+    'doctype',
+    `the document docType ${documentDocType} differs from the MSO docType ${docType}`,
+  );
+  ensure(
+    options.expectedDocType === undefined || options.expectedDocType === docType,
+    'doctype',
+    `docType ${docType} is not the expected ${options.expectedDocType}`,
+  );
 
   // digests of every released item
   const hash = msoDigestHash(mso.get('digestAlgorithm'));
@@ -110,14 +134,30 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
       const id = mapGet(item, 'digestID');
       const identifier = mapGet(item, 'elementIdentifier');
       const random = mapGet(item, 'random');
-      ensure(typeof id === 'number' && typeof identifier === 'string' && random instanceof Uint8Array && isMap(item) && item.has('elementValue'), 'format', `an item of ${ns} lacks digestID, random, elementIdentifier or elementValue`);
+      ensure(
+        typeof id === 'number' &&
+          typeof identifier === 'string' &&
+          random instanceof Uint8Array &&
+          isMap(item) &&
+          item.has('elementValue'),
+        'format',
+        `an item of ${ns} lacks digestID, random, elementIdentifier or elementValue`,
+      );
       ensure(!isPrototypeName(identifier), 'format', `an element must not be named ${identifier}`);
-      ensure(!seenIds.has(id) && !Object.hasOwn(out, identifier), 'digest', `${ns}/${identifier}: digestID or element released twice`);
+      ensure(
+        !seenIds.has(id) && !Object.hasOwn(out, identifier),
+        'digest',
+        `${ns}/${identifier}: digestID or element released twice`,
+      );
       seenIds.add(id);
       const digest: unknown = expected.get(id);
       ensure(digest instanceof Uint8Array, 'digest', `${ns}/${identifier}: digestID ${id} is not in the MSO`);
       const actual = issuerSignedItemDigest(hash, wrapped as Tag);
-      ensure(actual.equals(Buffer.from(digest)), 'digest', `${ns}/${identifier}: the item does not match its MSO digest`);
+      ensure(
+        actual.equals(Buffer.from(digest)),
+        'digest',
+        `${ns}/${identifier}: the item does not match its MSO digest`,
+      );
       out[identifier] = item.get('elementValue');
     }
     claims[ns] = out;
@@ -132,8 +172,16 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
   } catch (error) {
     return fail('format', `validityInfo: ${(error as Error).message}`);
   }
-  ensure(validFrom >= signed && validUntil > validFrom, 'validity', 'validityInfo is inconsistent (signed <= validFrom < validUntil)');
-  ensure(signed * 1000 >= Date.parse(leaf.validFrom) && signed * 1000 <= Date.parse(leaf.validTo), 'validity', 'the MSO was signed outside the document signer certificate validity');
+  ensure(
+    validFrom >= signed && validUntil > validFrom,
+    'validity',
+    'validityInfo is inconsistent (signed <= validFrom < validUntil)',
+  );
+  ensure(
+    signed * 1000 >= Date.parse(leaf.validFrom) && signed * 1000 <= Date.parse(leaf.validTo),
+    'validity',
+    'the MSO was signed outside the document signer certificate validity',
+  );
   ensure(options.now >= validFrom, 'validity', 'the mdoc is not yet valid (validFrom)');
   ensure(options.now < validUntil, 'validity', 'the mdoc has expired (validUntil)');
 
@@ -143,11 +191,20 @@ function checkIssuerSigned(issuerSigned: unknown, options: VerifyIssuerSignedOpt
   } catch (error) {
     return fail('format', `deviceKey: ${(error as Error).message}`);
   }
-  return { docType, claims, deviceKey, validity: { signed, validFrom, validUntil }, signer: { subject: leaf.subject.replace(/\n/g, ', '), issuer: leaf.issuer.replace(/\n/g, ', ') } };
+  return {
+    docType,
+    claims,
+    deviceKey,
+    validity: { signed, validFrom, validUntil },
+    signer: { subject: leaf.subject.replace(/\n/g, ', '), issuer: leaf.issuer.replace(/\n/g, ', ') },
+  };
 }
 
 /** Verifies an IssuerSigned (encoded bytes or decoded map): chain to a trusted IACA, signature, digests, docType, validity. */
-export function verifyIssuerSigned(issuerSigned: Uint8Array | Map<unknown, unknown>, options: VerifyIssuerSignedOptions): Result<VerifiedMdoc, MdocCheck> {
+export function verifyIssuerSigned(
+  issuerSigned: Uint8Array | Map<unknown, unknown>,
+  options: VerifyIssuerSignedOptions,
+): Result<VerifiedMdoc, MdocCheck> {
   return runChecksSync<VerifiedMdoc, MdocCheck>(() => {
     let value: unknown = issuerSigned;
     if (issuerSigned instanceof Uint8Array) {
@@ -167,7 +224,10 @@ export interface VerifyDeviceResponseOptions extends VerifyIssuerSignedOptions {
 }
 
 /** Verifies a DeviceResponse: every document's IssuerSigned, then its DeviceSignature over this SessionTranscript with the MSO device key. */
-export function verifyDeviceResponse(encoded: Uint8Array, options: VerifyDeviceResponseOptions): Result<{ documents: VerifiedMdoc[] }, MdocCheck> {
+export function verifyDeviceResponse(
+  encoded: Uint8Array,
+  options: VerifyDeviceResponseOptions,
+): Result<{ documents: VerifiedMdoc[] }, MdocCheck> {
   return runChecksSync<{ documents: VerifiedMdoc[] }, MdocCheck>(() => {
     let response: unknown;
     try {
@@ -177,7 +237,11 @@ export function verifyDeviceResponse(encoded: Uint8Array, options: VerifyDeviceR
     }
     ensure(isMap(response), 'format', 'a DeviceResponse is a map');
     ensure(response.get('version') === '1.0', 'format', 'DeviceResponse version must be "1.0"');
-    ensure(response.get('status') === 0, 'format', `DeviceResponse status is ${String(response.get('status'))}, not 0 (OK)`);
+    ensure(
+      response.get('status') === 0,
+      'format',
+      `DeviceResponse status is ${String(response.get('status'))}, not 0 (OK)`,
+    );
     const documents = response.get('documents');
     ensure(Array.isArray(documents) && documents.length > 0, 'format', 'the DeviceResponse has no documents');
     return {
@@ -188,20 +252,36 @@ export function verifyDeviceResponse(encoded: Uint8Array, options: VerifyDeviceR
         const deviceSigned = doc.get('deviceSigned');
         ensure(isMap(deviceSigned), 'device_authentication', 'the document has no deviceSigned');
         const nameSpacesBytes = deviceSigned.get('nameSpaces');
-        ensure(nameSpacesBytes instanceof Tag && nameSpacesBytes.tag === 24, 'device_authentication', 'deviceSigned.nameSpaces must be a tag-24 data item');
+        ensure(
+          nameSpacesBytes instanceof Tag && nameSpacesBytes.tag === 24,
+          'device_authentication',
+          'deviceSigned.nameSpaces must be a tag-24 data item',
+        );
         const deviceAuth = deviceSigned.get('deviceAuth');
         ensure(isMap(deviceAuth), 'device_authentication', 'deviceSigned has no deviceAuth');
-        ensure(!deviceAuth.has('deviceMac'), 'device_authentication', 'deviceMac is not supported (no reader key agreement in OpenID4VP); a deviceSignature is required');
+        ensure(
+          !deviceAuth.has('deviceMac'),
+          'device_authentication',
+          'deviceMac is not supported (no reader key agreement in OpenID4VP); a deviceSignature is required',
+        );
         let ok = false;
         try {
           const signature = parseCoseSign1(deviceAuth.get('deviceSignature'));
           ensure(signature[2] === null, 'device_authentication', 'the device signature payload must be detached (nil)');
-          ok = verifyCoseSign1(signature, verified.deviceKey, deviceAuthenticationBytes(options.sessionTranscript, docType, nameSpacesBytes));
+          ok = verifyCoseSign1(
+            signature,
+            verified.deviceKey,
+            deviceAuthenticationBytes(options.sessionTranscript, docType, nameSpacesBytes),
+          );
         } catch (error) {
           if (error instanceof CheckFailed) throw error;
           fail('device_authentication', (error as Error).message);
         }
-        ensure(ok, 'device_authentication', 'the device signature does not verify over this SessionTranscript with the MSO device key');
+        ensure(
+          ok,
+          'device_authentication',
+          'the device signature does not verify over this SessionTranscript with the MSO device key',
+        );
         return verified;
       }),
     };

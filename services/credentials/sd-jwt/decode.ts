@@ -42,7 +42,8 @@ export interface DecodedSdJwt {
   disclosures: LocatedDisclosure[];
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface RebuiltClaims {
   /** The payload with every referenced disclosure substituted and digests removed. */
@@ -61,7 +62,11 @@ export interface RebuiltClaims {
  * of the wrong kind for where they are referenced and unreferenced disclosures. `lenient` (for
  * tools that show problems, such as the looking glass) skips those and reports the unreferenced ones.
  */
-export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosure[], mode: 'strict' | 'lenient'): RebuiltClaims {
+export function rebuildClaims(
+  payload: Record<string, unknown>,
+  parsed: Disclosure[],
+  mode: 'strict' | 'lenient',
+): RebuiltClaims {
   const strict = mode === 'strict';
   const byDigest = new Map<string, Disclosure>();
   for (const d of parsed) {
@@ -77,7 +82,11 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
     if (strict) ensure(typeof digest === 'string', 'format', 'a digest must be a string');
     const d = typeof digest === 'string' ? byDigest.get(digest) : undefined;
     if (!strict && !d) return undefined;
-    ensure(!seen.has(digest as string), 'duplicate_digest', 'a digest value appears more than once in the payload and disclosures');
+    ensure(
+      !seen.has(digest as string),
+      'duplicate_digest',
+      'a digest value appears more than once in the payload and disclosures',
+    );
     seen.add(digest as string);
     return d;
   };
@@ -103,13 +112,15 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
   };
 
   const rebuild = (value: unknown): unknown => {
-    if (path.length > MAX_NESTING) throw new CheckFailed('format', `claims are nested deeper than ${MAX_NESTING} levels`);
+    if (path.length > MAX_NESTING)
+      throw new CheckFailed('format', `claims are nested deeper than ${MAX_NESTING} levels`);
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       for (const element of value) {
         if (isPlainObject(element) && Object.keys(element).length === 1 && '...' in element) {
           const d = strict ? see(element['...']) : byDigest.get(String(element['...']));
-          if (!d || !rightKind(d.name === undefined, 'an object-member disclosure is referenced as an array element')) continue; // undisclosed element or decoy
+          if (!d || !rightKind(d.name === undefined, 'an object-member disclosure is referenced as an array element'))
+            continue; // undisclosed element or decoy
           if (!strict) see(d.digest);
           out.push(disclose(d, out.length));
           continue;
@@ -132,7 +143,8 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
           if (!d || !rightKind(d.name !== undefined, 'an array-element disclosure is referenced from _sd')) continue; // undisclosed claim or decoy
           if (!strict) see(d.digest);
           const name = d.name as string;
-          if (Object.hasOwn(out, name)) throw new CheckFailed('claim_collision', `disclosed claim "${name}" already exists at that level`);
+          if (Object.hasOwn(out, name))
+            throw new CheckFailed('claim_collision', `disclosed claim "${name}" already exists at that level`);
           out[name] = disclose(d, name);
         }
       }
@@ -143,7 +155,12 @@ export function rebuildClaims(payload: Record<string, unknown>, parsed: Disclosu
 
   const claims = rebuild(payload) as Record<string, unknown>;
   const unreferenced = parsed.filter((d) => !located.some((l) => l.digest === d.digest));
-  if (strict) ensure(unreferenced.length === 0, 'disclosure_unreferenced', `${unreferenced.length} disclosure(s) match no digest in the payload (tampered, or a child presented without its parent)`);
+  if (strict)
+    ensure(
+      unreferenced.length === 0,
+      'disclosure_unreferenced',
+      `${unreferenced.length} disclosure(s) match no digest in the payload (tampered, or a child presented without its parent)`,
+    );
   return { claims, disclosures: located, unreferenced };
 }
 
@@ -165,7 +182,11 @@ export function decodeSdJwt(text: string): DecodedSdJwt {
 }
 
 /** `decodeSdJwt` of an SD-JWT already split, with its issuer JWT header and claims when already decoded. */
-export function decodeSdJwtParts(parts: SdJwtParts, knownHeader?: Record<string, unknown>, knownPayload?: Record<string, unknown>): DecodedSdJwt {
+export function decodeSdJwtParts(
+  parts: SdJwtParts,
+  knownHeader?: Record<string, unknown>,
+  knownPayload?: Record<string, unknown>,
+): DecodedSdJwt {
   let header: Record<string, unknown>;
   let payload: Record<string, unknown>;
   try {

@@ -38,11 +38,13 @@ export function parseDisclosure(encoded: string): Disclosure {
   } catch {
     throw new Error('a disclosure is not base64url-encoded JSON');
   }
-  if (!Array.isArray(parsed) || (parsed.length !== 2 && parsed.length !== 3) || typeof parsed[0] !== 'string') throw new Error('a disclosure must be [salt, name, value] or [salt, value]');
+  if (!Array.isArray(parsed) || (parsed.length !== 2 && parsed.length !== 3) || typeof parsed[0] !== 'string')
+    throw new Error('a disclosure must be [salt, name, value] or [salt, value]');
   if (!withinNesting(parsed)) throw new Error(`a disclosure must not nest deeper than ${MAX_NESTING} levels`);
   if (parsed.length === 3) {
     if (typeof parsed[1] !== 'string') throw new Error('a disclosure name must be a string');
-    if (parsed[1] === '_sd' || parsed[1] === '...' || isPrototypeName(parsed[1])) throw new Error(`a disclosure must not be named ${parsed[1]}`);
+    if (parsed[1] === '_sd' || parsed[1] === '...' || isPrototypeName(parsed[1]))
+      throw new Error(`a disclosure must not be named ${parsed[1]}`);
     return { encoded, digest: disclosureDigest(encoded), salt: parsed[0], name: parsed[1], value: parsed[2] };
   }
   return { encoded, digest: disclosureDigest(encoded), salt: parsed[0], value: parsed[1] };

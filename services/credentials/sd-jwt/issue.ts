@@ -39,12 +39,18 @@ export interface IssuedSdJwtVc {
 }
 
 const key = (path: ClaimPath) => JSON.stringify(path);
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function hasPath(value: unknown, path: ClaimPath): boolean {
   let cur: unknown = value;
   for (const step of path) {
-    if (typeof step === 'number' ? !Array.isArray(cur) || step < 0 || step >= cur.length : !isPlainObject(cur) || !Object.hasOwn(cur, step)) return false;
+    if (
+      typeof step === 'number'
+        ? !Array.isArray(cur) || step < 0 || step >= cur.length
+        : !isPlainObject(cur) || !Object.hasOwn(cur, step)
+    )
+      return false;
     cur = (cur as Record<string | number, unknown>)[step];
   }
   return true;
@@ -62,7 +68,13 @@ function withDecoys<T>(items: T[], n: number, make: () => T): T[] {
  * sorted `_sd` array, array elements become `{"...": digest}`. Children are packed before their
  * parent, so a nested disclosable claim ends up inside its parent's disclosure.
  */
-function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwtVc['disclosures'], decoys: { object: number; array: number }): unknown {
+function pack(
+  value: unknown,
+  path: ClaimPath,
+  sd: Set<string>,
+  out: IssuedSdJwtVc['disclosures'],
+  decoys: { object: number; array: number },
+): unknown {
   if (Array.isArray(value)) {
     let any = false;
     const packed = value.map((element, i) => {
@@ -100,13 +112,17 @@ function pack(value: unknown, path: ClaimPath, sd: Set<string>, out: IssuedSdJwt
 /** Issues a `dc+sd-jwt` SD-JWT VC signed by the issuer key. */
 export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJwtVc> {
   const disclosable = input.disclosable ?? [];
-  for (const name of Object.keys(input.claims)) if (NEVER_DISCLOSABLE.includes(name)) throw new Error(`claim "${name}" is set by the issuer, not passed in claims`);
+  for (const name of Object.keys(input.claims))
+    if (NEVER_DISCLOSABLE.includes(name)) throw new Error(`claim "${name}" is set by the issuer, not passed in claims`);
   for (const path of disclosable) {
     if (path.length === 0) throw new Error('an empty path cannot be selectively disclosable');
     if (!hasPath(input.claims, path)) throw new Error(`no claim at path ${key(path)}`);
   }
   const disclosures: IssuedSdJwtVc['disclosures'] = [];
-  const packed = pack(input.claims, [], new Set(disclosable.map(key)), disclosures, { object: input.decoys ?? 0, array: input.arrayDecoys ?? 0 }) as Record<string, unknown>;
+  const packed = pack(input.claims, [], new Set(disclosable.map(key)), disclosures, {
+    object: input.decoys ?? 0,
+    array: input.arrayDecoys ?? 0,
+  }) as Record<string, unknown>;
   const payload: Record<string, unknown> = {
     iss: input.issuer.iss,
     iat: input.now,
@@ -118,11 +134,27 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJw
     ...packed,
     ...(disclosures.length ? { _sd_alg: 'sha-256' } : {}),
   };
-  const header = { alg: input.issuer.alg, typ: SD_JWT_VC_TYP, ...(input.issuer.kid ? { kid: input.issuer.kid } : {}), ...(input.issuer.x5c ? { x5c: input.issuer.x5c } : {}) };
+  const header = {
+    alg: input.issuer.alg,
+    typ: SD_JWT_VC_TYP,
+    ...(input.issuer.kid ? { kid: input.issuer.kid } : {}),
+    ...(input.issuer.x5c ? { x5c: input.issuer.x5c } : {}),
+  };
   // ES256, RS256 and EdDSA are signed synchronously with node:crypto (services/crypto/jws.ts); others through jose.
   const { alg } = input.issuer;
-  const jwt = alg === 'ES256' || alg === 'RS256' || alg === 'EdDSA'
-    ? signJwt({ alg, kid: input.issuer.kid as string, privateKey: input.issuer.privateKey, publicKey: input.issuer.privateKey, publicJwk: {} }, header, payload)
-    : await new SignJWT(payload).setProtectedHeader(header).sign(input.issuer.privateKey);
+  const jwt =
+    alg === 'ES256' || alg === 'RS256' || alg === 'EdDSA'
+      ? signJwt(
+          {
+            alg,
+            kid: input.issuer.kid as string,
+            privateKey: input.issuer.privateKey,
+            publicKey: input.issuer.privateKey,
+            publicJwk: {},
+          },
+          header,
+          payload,
+        )
+      : await new SignJWT(payload).setProtectedHeader(header).sign(input.issuer.privateKey);
   return { sdJwt: `${[jwt, ...disclosures.map((d) => d.encoded)].join('~')}~`, disclosures, payload };
 }

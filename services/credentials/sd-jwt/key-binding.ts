@@ -4,7 +4,8 @@ import { sdJwtWithoutKb } from './serialization.ts';
 import { KB_JWT_TYP, type SigningKey } from './types.ts';
 
 /** `sd_hash`: base64url(SHA-256(ASCII(<issuer JWT>~<disclosures>~))) (RFC 9901 §4.3.1). */
-export const sdHashOf = (issuerJwt: string, disclosures: string[]) => sha256Base64url(sdJwtWithoutKb(issuerJwt, disclosures));
+export const sdHashOf = (issuerJwt: string, disclosures: string[]) =>
+  sha256Base64url(sdJwtWithoutKb(issuerJwt, disclosures));
 
 export interface KeyBindingInput {
   holder: SigningKey;

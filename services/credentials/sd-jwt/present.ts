@@ -3,7 +3,8 @@ import { createKeyBindingJwt, type KeyBindingInput } from './key-binding.ts';
 import { splitSdJwt } from './serialization.ts';
 import type { ClaimPath } from './types.ts';
 
-const isPrefix = (prefix: ClaimPath, path: ClaimPath) => prefix.length <= path.length && prefix.every((step, i) => step === path[i]);
+const isPrefix = (prefix: ClaimPath, path: ClaimPath) =>
+  prefix.length <= path.length && prefix.every((step, i) => step === path[i]);
 
 /**
  * Which disclosures reveal `paths`: each disclosure on the way to a requested claim (its ancestors)
@@ -30,7 +31,11 @@ export async function presentSdJwtVc(sdJwt: string, input: PresentInput): Promis
 }
 
 /** Low level: the issuer JWT with exactly these disclosures (no closure over parents) and an optional KB-JWT. */
-export async function presentWithDisclosures(issuerJwt: string, disclosures: string[], keyBinding?: KeyBindingInput): Promise<string> {
+export async function presentWithDisclosures(
+  issuerJwt: string,
+  disclosures: string[],
+  keyBinding?: KeyBindingInput,
+): Promise<string> {
   const body = `${[issuerJwt, ...disclosures].join('~')}~`;
   return keyBinding ? body + (await createKeyBindingJwt(issuerJwt, disclosures, keyBinding)) : body;
 }

@@ -16,7 +16,19 @@ export const LEGACY_SD_JWT_VC_TYP = 'vc+sd-jwt';
 export const KB_JWT_TYP = 'kb+jwt';
 
 /** Claims an SD-JWT VC keeps in the clear (SD-JWT VC §3.2.2). */
-export const NEVER_DISCLOSABLE = ['iss', 'nbf', 'exp', 'cnf', 'vct', 'vct#integrity', 'status', 'iat', '_sd', '_sd_alg', '...'];
+export const NEVER_DISCLOSABLE = [
+  'iss',
+  'nbf',
+  'exp',
+  'cnf',
+  'vct',
+  'vct#integrity',
+  'status',
+  'iat',
+  '_sd',
+  '_sd_alg',
+  '...',
+];
 
 export interface SdJwtParts {
   issuerJwt: string;

@@ -68,25 +68,42 @@ function holderKey(jwk: JWK, alg: string) {
  * The issuer's keys that could have signed a JWT with this header: the one named by `kid`, or
  * without a `kid` every key of the JWKS.
  */
-const candidateKeys = (jwks: { keys: JWK[] }, header: Record<string, unknown>) => (header.kid === undefined ? jwks.keys : jwks.keys.filter((k) => k.kid === header.kid));
+const candidateKeys = (jwks: { keys: JWK[] }, header: Record<string, unknown>) =>
+  header.kid === undefined ? jwks.keys : jwks.keys.filter((k) => k.kid === header.kid);
 
-async function verifyIssuerSignature(issuerJwt: string, header: Record<string, unknown>, jwks: { keys: JWK[] }, algorithms: string[]): Promise<void> {
+async function verifyIssuerSignature(
+  issuerJwt: string,
+  header: Record<string, unknown>,
+  jwks: { keys: JWK[] },
+  algorithms: string[],
+): Promise<void> {
   // ES256/EdDSA keys are checked on the event loop (node:crypto); anything else goes to jose.
   const alg = typeof header.alg === 'string' ? header.alg : '';
   const candidates = candidateKeys(jwks, header).filter((k) => k.alg === undefined || k.alg === alg);
   if (algorithms.includes(alg) && candidates.length > 0 && candidates.every((k) => canVerifySync(header, k, alg))) {
     if (candidates.some((k) => verifyJwsSync(issuerJwt, k as Record<string, unknown>, alg))) return;
-    throw new CheckFailed('issuer_signature', 'the issuer JWT does not verify with the issuer JWKS (signature verification failed)');
+    throw new CheckFailed(
+      'issuer_signature',
+      'the issuer JWT does not verify with the issuer JWKS (signature verification failed)',
+    );
   }
   try {
     await compactVerify(issuerJwt, keySetOf(jwks), { algorithms });
   } catch (error) {
-    throw new CheckFailed('issuer_signature', `the issuer JWT does not verify with the issuer JWKS (${(error as Error).message})`);
+    throw new CheckFailed(
+      'issuer_signature',
+      `the issuer JWT does not verify with the issuer JWKS (${(error as Error).message})`,
+    );
   }
 }
 
 /** Whether the KB-JWT is signed by the holder key: on the event loop where node:crypto can, else jose. */
-async function holderSigned(kbJwt: string, header: Record<string, unknown>, holderJwk: JWK, algorithms: string[]): Promise<boolean> {
+async function holderSigned(
+  kbJwt: string,
+  header: Record<string, unknown>,
+  holderJwk: JWK,
+  algorithms: string[],
+): Promise<boolean> {
   const alg = header.alg as string;
   if (canVerifySync(header, holderJwk, alg)) return verifyJwsSync(kbJwt, holderJwk as Record<string, unknown>, alg);
   try {
@@ -98,13 +115,30 @@ async function holderSigned(kbJwt: string, header: Record<string, unknown>, hold
 }
 
 function checkValidity(payload: Record<string, unknown>, now: number, skew: number): void {
-  for (const k of ['iat', 'nbf', 'exp']) ensure(payload[k] === undefined || typeof payload[k] === 'number', 'validity', `${k} must be a number`);
+  for (const k of ['iat', 'nbf', 'exp'])
+    ensure(payload[k] === undefined || typeof payload[k] === 'number', 'validity', `${k} must be a number`);
   ensure(typeof payload.exp !== 'number' || now < payload.exp + skew, 'validity', 'the credential has expired (exp)');
-  ensure(typeof payload.nbf !== 'number' || now >= payload.nbf - skew, 'validity', 'the credential is not yet valid (nbf)');
-  ensure(typeof payload.iat !== 'number' || payload.iat - skew <= now, 'validity', 'the credential is issued in the future (iat)');
+  ensure(
+    typeof payload.nbf !== 'number' || now >= payload.nbf - skew,
+    'validity',
+    'the credential is not yet valid (nbf)',
+  );
+  ensure(
+    typeof payload.iat !== 'number' || payload.iat - skew <= now,
+    'validity',
+    'the credential is issued in the future (iat)',
+  );
 }
 
-async function verifyKeyBinding(kbJwt: string | undefined, decoded: DecodedSdJwt, holderJwk: JWK | undefined, options: NonNullable<VerifySdJwtVcOptions['keyBinding']>, now: number, skew: number, algorithms: string[]) {
+async function verifyKeyBinding(
+  kbJwt: string | undefined,
+  decoded: DecodedSdJwt,
+  holderJwk: JWK | undefined,
+  options: NonNullable<VerifySdJwtVcOptions['keyBinding']>,
+  now: number,
+  skew: number,
+  algorithms: string[],
+) {
   ensure(holderJwk, 'holder_binding', 'a key binding is required but the credential has no cnf.jwk');
   ensure(kbJwt, 'kb_jwt', 'a key binding JWT is required but none was presented');
   let header: Record<string, unknown>;
@@ -115,10 +149,26 @@ async function verifyKeyBinding(kbJwt: string | undefined, decoded: DecodedSdJwt
   } catch {
     throw new CheckFailed('kb_jwt', 'the key binding JWT is not a JWT');
   }
-  ensure(header.typ === KB_JWT_TYP, 'kb_jwt', `the key binding JWT typ is ${JSON.stringify(header.typ)}, not ${KB_JWT_TYP}`);
-  ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'kb_jwt', `key binding alg ${JSON.stringify(header.alg)} is not allowed`);
-  ensure(await holderSigned(kbJwt, header, holderJwk, algorithms), 'kb_signature', 'the key binding JWT is not signed by the cnf.jwk holder key');
-  ensure(kb.sd_hash === sdHashOf(decoded.parts.issuerJwt, decoded.parts.disclosures), 'sd_hash', 'sd_hash does not match the presented issuer JWT and disclosures');
+  ensure(
+    header.typ === KB_JWT_TYP,
+    'kb_jwt',
+    `the key binding JWT typ is ${JSON.stringify(header.typ)}, not ${KB_JWT_TYP}`,
+  );
+  ensure(
+    typeof header.alg === 'string' && algorithms.includes(header.alg),
+    'kb_jwt',
+    `key binding alg ${JSON.stringify(header.alg)} is not allowed`,
+  );
+  ensure(
+    await holderSigned(kbJwt, header, holderJwk, algorithms),
+    'kb_signature',
+    'the key binding JWT is not signed by the cnf.jwk holder key',
+  );
+  ensure(
+    kb.sd_hash === sdHashOf(decoded.parts.issuerJwt, decoded.parts.disclosures),
+    'sd_hash',
+    'sd_hash does not match the presented issuer JWT and disclosures',
+  );
   ensure(kb.nonce === options.nonce, 'nonce', 'the key binding nonce is not the one the verifier sent');
   ensure(kb.aud === options.aud, 'aud', 'the key binding aud is not this verifier');
   ensure(typeof kb.iat === 'number', 'kb_freshness', 'the key binding JWT has no numeric iat');
@@ -134,7 +184,10 @@ async function verifyKeyBinding(kbJwt: string | undefined, decoded: DecodedSdJwt
  * `keyBinding` the KB-JWT (holder key from `cnf.jwk`, `sd_hash`, `nonce`, `aud`, freshness).
  * The result names the first failing check.
  */
-export function verifySdJwtVc(text: string, options: VerifySdJwtVcOptions): Promise<Result<VerifiedSdJwtVc, SdJwtCheck>> {
+export function verifySdJwtVc(
+  text: string,
+  options: VerifySdJwtVcOptions,
+): Promise<Result<VerifiedSdJwtVc, SdJwtCheck>> {
   return runChecks<VerifiedSdJwtVc, SdJwtCheck>(async () => {
     const algorithms = options.algorithms ?? ALGS;
     const skew = options.clockSkew ?? CLOCK_SKEW_S;
@@ -147,21 +200,54 @@ export function verifySdJwtVc(text: string, options: VerifySdJwtVcOptions): Prom
     } catch (error) {
       throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
     }
-    ensure(header.typ === SD_JWT_VC_TYP || header.typ === LEGACY_SD_JWT_VC_TYP, 'typ', `typ ${JSON.stringify(header.typ)} is not ${SD_JWT_VC_TYP}`);
-    ensure(typeof header.alg === 'string' && algorithms.includes(header.alg), 'issuer_signature', `alg ${JSON.stringify(header.alg)} is not allowed`);
+    ensure(
+      header.typ === SD_JWT_VC_TYP || header.typ === LEGACY_SD_JWT_VC_TYP,
+      'typ',
+      `typ ${JSON.stringify(header.typ)} is not ${SD_JWT_VC_TYP}`,
+    );
+    ensure(
+      typeof header.alg === 'string' && algorithms.includes(header.alg),
+      'issuer_signature',
+      `alg ${JSON.stringify(header.alg)} is not allowed`,
+    );
     await verifyIssuerSignature(parts.issuerJwt, header, options.issuerJwks, algorithms);
     const known = options.decodedIssuerJwt;
     const decoded = decodeSdJwtParts(parts, header, known && known.jwt === parts.issuerJwt ? known.claims : undefined);
     const { payload } = decoded;
     ensure(typeof payload.iss === 'string', 'iss', 'the credential has no iss');
-    ensure(options.expectedIssuer === undefined || payload.iss === options.expectedIssuer, 'iss', 'iss is not the expected issuer');
+    ensure(
+      options.expectedIssuer === undefined || payload.iss === options.expectedIssuer,
+      'iss',
+      'iss is not the expected issuer',
+    );
     ensure(typeof payload.vct === 'string', 'vct', 'an SD-JWT VC needs a vct string');
-    ensure(!options.expectedVcts || options.expectedVcts.includes(payload.vct), 'vct', `vct ${payload.vct} is not one of the expected types`);
+    ensure(
+      !options.expectedVcts || options.expectedVcts.includes(payload.vct),
+      'vct',
+      `vct ${payload.vct} is not one of the expected types`,
+    );
     checkValidity(payload, options.now, skew);
     const cnf = payload.cnf as { jwk?: JWK } | undefined;
     ensure(cnf === undefined || (typeof cnf === 'object' && cnf !== null), 'holder_binding', 'cnf must be an object');
     const holderJwk = cnf?.jwk;
-    const keyBinding = options.keyBinding ? await verifyKeyBinding(decoded.parts.kbJwt, decoded, holderJwk, options.keyBinding, options.now, skew, algorithms) : undefined;
-    return { header, payload, claims: decoded.claims, disclosures: decoded.disclosures, ...(holderJwk ? { holderJwk } : {}), ...(keyBinding ? { keyBinding } : {}) };
+    const keyBinding = options.keyBinding
+      ? await verifyKeyBinding(
+          decoded.parts.kbJwt,
+          decoded,
+          holderJwk,
+          options.keyBinding,
+          options.now,
+          skew,
+          algorithms,
+        )
+      : undefined;
+    return {
+      header,
+      payload,
+      claims: decoded.claims,
+      disclosures: decoded.disclosures,
+      ...(holderJwk ? { holderJwk } : {}),
+      ...(keyBinding ? { keyBinding } : {}),
+    };
   });
 }

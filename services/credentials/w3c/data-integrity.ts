@@ -9,7 +9,17 @@ import { canonizeJsonLd } from './canonize.ts';
 import { DATA_INTEGRITY_V2_CONTEXT, VC_V2_CONTEXT, createDocumentLoader } from './document-loader.ts';
 
 export type Cryptosuite = 'ecdsa-rdfc-2019' | 'eddsa-rdfc-2022';
-export type DataIntegrityCheck = 'proof_format' | 'cryptosuite' | 'context' | 'verification_method' | 'proof_purpose' | 'canonicalization' | 'proof_signature' | 'challenge' | 'domain' | 'proof_time';
+export type DataIntegrityCheck =
+  | 'proof_format'
+  | 'cryptosuite'
+  | 'context'
+  | 'verification_method'
+  | 'proof_purpose'
+  | 'canonicalization'
+  | 'proof_signature'
+  | 'challenge'
+  | 'domain'
+  | 'proof_time';
 
 export interface DataIntegrityProof {
   type: 'DataIntegrityProof';
@@ -30,7 +40,12 @@ const SUITES: Record<Cryptosuite, { kty: string; crv: string; hash: string | nul
   'eddsa-rdfc-2022': { kty: 'OKP', crv: 'Ed25519', hash: null },
 };
 
-const contextsOf = (doc: JsonObject) => (Array.isArray(doc['@context']) ? (doc['@context'] as unknown[]) : doc['@context'] === undefined ? [] : [doc['@context']]);
+const contextsOf = (doc: JsonObject) =>
+  Array.isArray(doc['@context'])
+    ? (doc['@context'] as unknown[])
+    : doc['@context'] === undefined
+      ? []
+      : [doc['@context']];
 
 /** Adds the Data Integrity v2 context when the document's contexts do not define DataIntegrityProof. */
 export function withDataIntegrityContext(doc: JsonObject): JsonObject {
@@ -44,7 +59,11 @@ export function withDataIntegrityContext(doc: JsonObject): JsonObject {
  * configuration (the proof without `proofValue`, carrying the document's `@context`), followed by
  * SHA-256 of the canonical document without its proof.
  */
-async function hashData(unsecured: JsonObject, proofConfig: JsonObject, extraContexts: Record<string, unknown>): Promise<Uint8Array> {
+async function hashData(
+  unsecured: JsonObject,
+  proofConfig: JsonObject,
+  extraContexts: Record<string, unknown>,
+): Promise<Uint8Array> {
   const loader = createDocumentLoader(extraContexts);
   let canonicalDocument: string;
   let canonicalProof: string;
@@ -107,36 +126,94 @@ async function keyFor(vm: string, purpose: string, options: VerifyProofOptions):
     if (vm.startsWith('did:')) {
       const doc = resolveDid(vm);
       const related = (doc as unknown as Record<string, unknown>)[purpose];
-      ensure(Array.isArray(related) && related.includes(vm), 'verification_method', `${vm} is not listed under ${purpose} in its DID document`);
+      ensure(
+        Array.isArray(related) && related.includes(vm),
+        'verification_method',
+        `${vm} is not listed under ${purpose} in its DID document`,
+      );
       return resolveVerificationKey(vm);
     }
     ensure(options.resolveVerificationMethod, 'verification_method', `cannot resolve verification method ${vm}`);
     return await options.resolveVerificationMethod(vm);
   } catch (error) {
     if (error instanceof CheckFailed) throw error;
-    throw new CheckFailed('verification_method', error instanceof DidResolutionError ? error.message : `cannot resolve ${vm}: ${(error as Error).message}`);
+    throw new CheckFailed(
+      'verification_method',
+      error instanceof DidResolutionError ? error.message : `cannot resolve ${vm}: ${(error as Error).message}`,
+    );
   }
 }
 
 /** Verifies the (single) DataIntegrityProof of `document`; the result names the failing check. */
-export function verifyDataIntegrityProof(document: JsonObject, options: VerifyProofOptions): Promise<Result<{ proof: DataIntegrityProof; publicJwk: JWK }, DataIntegrityCheck>> {
+export function verifyDataIntegrityProof(
+  document: JsonObject,
+  options: VerifyProofOptions,
+): Promise<Result<{ proof: DataIntegrityProof; publicJwk: JWK }, DataIntegrityCheck>> {
   return runChecks(async () => {
     const { proof, ...unsecured } = document;
-    ensure(proof && typeof proof === 'object' && !Array.isArray(proof), 'proof_format', 'the document needs exactly one proof object');
+    ensure(
+      proof && typeof proof === 'object' && !Array.isArray(proof),
+      'proof_format',
+      'the document needs exactly one proof object',
+    );
     const p = proof as JsonObject;
-    ensure(p.type === 'DataIntegrityProof', 'proof_format', `proof type ${JSON.stringify(p.type)} is not DataIntegrityProof`);
-    ensure(typeof p.cryptosuite === 'string' && p.cryptosuite in SUITES, 'cryptosuite', `unsupported cryptosuite ${JSON.stringify(p.cryptosuite)}`);
-    ensure(typeof p.proofValue === 'string' && typeof p.verificationMethod === 'string' && typeof p.proofPurpose === 'string', 'proof_format', 'proofValue, verificationMethod and proofPurpose must be strings');
-    ensure(p.created === undefined || (typeof p.created === 'string' && !Number.isNaN(Date.parse(p.created))), 'proof_format', 'created must be a date-time');
+    ensure(
+      p.type === 'DataIntegrityProof',
+      'proof_format',
+      `proof type ${JSON.stringify(p.type)} is not DataIntegrityProof`,
+    );
+    ensure(
+      typeof p.cryptosuite === 'string' && p.cryptosuite in SUITES,
+      'cryptosuite',
+      `unsupported cryptosuite ${JSON.stringify(p.cryptosuite)}`,
+    );
+    ensure(
+      typeof p.proofValue === 'string' &&
+        typeof p.verificationMethod === 'string' &&
+        typeof p.proofPurpose === 'string',
+      'proof_format',
+      'proofValue, verificationMethod and proofPurpose must be strings',
+    );
+    ensure(
+      p.created === undefined || (typeof p.created === 'string' && !Number.isNaN(Date.parse(p.created))),
+      'proof_format',
+      'created must be a date-time',
+    );
     const contexts = contextsOf(unsecured);
-    ensure(contexts.includes(VC_V2_CONTEXT) || contexts.includes(DATA_INTEGRITY_V2_CONTEXT) || contexts.includes('https://w3id.org/security/data-integrity/v1'), 'context', 'the document @context does not define DataIntegrityProof');
-    ensure(p.proofPurpose === options.expectedProofPurpose, 'proof_purpose', `proofPurpose ${String(p.proofPurpose)} is not ${options.expectedProofPurpose}`);
-    ensure(options.challenge === undefined || p.challenge === options.challenge, 'challenge', 'the proof challenge is not the expected nonce');
-    ensure(options.domain === undefined || p.domain === options.domain, 'domain', 'the proof domain is not the expected client_id');
-    ensure(p.expires === undefined || (typeof p.expires === 'string' && Date.parse(p.expires) / 1000 > options.now), 'proof_time', 'the proof has expired');
+    ensure(
+      contexts.includes(VC_V2_CONTEXT) ||
+        contexts.includes(DATA_INTEGRITY_V2_CONTEXT) ||
+        contexts.includes('https://w3id.org/security/data-integrity/v1'),
+      'context',
+      'the document @context does not define DataIntegrityProof',
+    );
+    ensure(
+      p.proofPurpose === options.expectedProofPurpose,
+      'proof_purpose',
+      `proofPurpose ${String(p.proofPurpose)} is not ${options.expectedProofPurpose}`,
+    );
+    ensure(
+      options.challenge === undefined || p.challenge === options.challenge,
+      'challenge',
+      'the proof challenge is not the expected nonce',
+    );
+    ensure(
+      options.domain === undefined || p.domain === options.domain,
+      'domain',
+      'the proof domain is not the expected client_id',
+    );
+    ensure(
+      p.expires === undefined || (typeof p.expires === 'string' && Date.parse(p.expires) / 1000 > options.now),
+      'proof_time',
+      'the proof has expired',
+    );
     const suite = SUITES[p.cryptosuite as Cryptosuite];
     const jwk = await keyFor(p.verificationMethod as string, p.proofPurpose as string, options);
-    ensure(jwk.kty === suite.kty && jwk.crv === suite.crv, 'verification_method', `${p.cryptosuite} needs a ${suite.crv} key, the verification method is ${String(jwk.crv ?? jwk.kty)}`);
+    ensure(
+      jwk.kty === suite.kty && jwk.crv === suite.crv,
+      'verification_method',
+      `${p.cryptosuite} needs a ${suite.crv} key, the verification method is ${String(jwk.crv ?? jwk.kty)}`,
+    );
     let signature: Uint8Array;
     try {
       signature = multibaseDecode(p.proofValue as string);
@@ -145,8 +222,20 @@ export function verifyDataIntegrityProof(document: JsonObject, options: VerifyPr
     }
     const { proofValue: _value, ...proofConfig } = p;
     const data = await hashData(unsecured, proofConfig, options.extraContexts ?? {});
-    const ok = verify(suite.hash, data, { key: createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, signature);
-    ensure(ok, 'proof_signature', 'the proof signature does not verify over the canonical document and proof configuration');
+    const ok = verify(
+      suite.hash,
+      data,
+      {
+        key: createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }),
+        dsaEncoding: 'ieee-p1363',
+      },
+      signature,
+    );
+    ensure(
+      ok,
+      'proof_signature',
+      'the proof signature does not verify over the canonical document and proof configuration',
+    );
     return { proof: p as unknown as DataIntegrityProof, publicJwk: jwk };
   });
 }

@@ -8,7 +8,11 @@ export const VC_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
 export const DATA_INTEGRITY_V2_CONTEXT = 'https://w3id.org/security/data-integrity/v2';
 
 /** Every context this layer can serve, by URL; all of them ship with the code. */
-const BUNDLED = new Map<string, unknown>([...credentialsContext.contexts, ...dataIntegrityContext.contexts, [VC_V2_CONTEXT, vcV2]]);
+const BUNDLED = new Map<string, unknown>([
+  ...credentialsContext.contexts,
+  ...dataIntegrityContext.contexts,
+  [VC_V2_CONTEXT, vcV2],
+]);
 
 export class UnknownContextError extends Error {
   constructor(readonly url: string) {

@@ -8,13 +8,22 @@ import type { CertifiedKey } from '../mdoc/pki-generate.ts';
 
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const crypto = webcrypto as unknown as Crypto;
-const serial = () => Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+const serial = () =>
+  Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 
 /** Subject alternative names of a signing certificate (e.g. the verifier host for `x509_san_dns`). */
 export type AltName = { type: 'dns' | 'ip' | 'url'; value: string };
 
 /** A P-256 signing certificate issued by `ca` (keyUsage digitalSignature, critical): for attesters, request-object signers and the like. */
-export async function createSigningCertificate(input: { ca: CertifiedKey; name: string; notBefore: Date; notAfter: Date; altNames?: AltName[] }): Promise<CertifiedKey> {
+export async function createSigningCertificate(input: {
+  ca: CertifiedKey;
+  name: string;
+  notBefore: Date;
+  notAfter: Date;
+  altNames?: AltName[];
+}): Promise<CertifiedKey> {
   const keys = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
   const ca = new x509.X509Certificate(Buffer.from(input.ca.certificate));
   const cert = await x509.X509CertificateGenerator.create(
@@ -37,5 +46,10 @@ export async function createSigningCertificate(input: { ca: CertifiedKey; name: 
     },
     crypto,
   );
-  return { certificate: new Uint8Array(cert.rawData), pem: cert.toString('pem'), privateKey: keys.privateKey, publicKey: keys.publicKey };
+  return {
+    certificate: new Uint8Array(cert.rawData),
+    pem: cert.toString('pem'),
+    privateKey: keys.privateKey,
+    publicKey: keys.publicKey,
+  };
 }

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
 
 export const b64url = (b: Buffer) => b.toString('base64url');
-export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+export const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 export function pkcePair() {
   const verifier = b64url(randomBytes(32));
@@ -18,7 +19,9 @@ export interface DemoClientRecord {
 
 /** Reads a published demo client, as any agent could. */
 export async function demoClient(run: RunContext, id: string): Promise<DemoClientRecord> {
-  const res = await run.http.send('Read the published demo clients', `${run.base}/oauth2/demo/clients`, {}, ['Demo clients are public: every token minted here is public too']);
+  const res = await run.http.send('Read the published demo clients', `${run.base}/oauth2/demo/clients`, {}, [
+    'Demo clients are public: every token minted here is public too',
+  ]);
   expectStatus(res.status, 200, 'demo clients');
   const client = (res.body.clients as DemoClientRecord[]).find((c) => c.client_id === id);
   if (!client) throw new FlowFailure(`demo client ${id} is not published`);
@@ -30,16 +33,25 @@ export async function demoClient(run: RunContext, id: string): Promise<DemoClien
  * consent. Performed by the runner as the person, over HTTP, each hop recorded.
  */
 export async function authorizeAsPerson(run: RunContext, authorizeUrl: string, username = 'alice'): Promise<URL> {
-  const first = await run.http.send('Authorization request (browser)', authorizeUrl, {}, ['RFC 6749 §4.1.1: the client sends the browser to the authorization endpoint']);
+  const first = await run.http.send('Authorization request (browser)', authorizeUrl, {}, [
+    'RFC 6749 §4.1.1: the client sends the browser to the authorization endpoint',
+  ]);
   expectStatus(first.status, 303, 'authorization request');
   const interaction = new URL(first.headers.get('location')!, run.base).href;
   const page = await run.http.send('Login page (person)', interaction);
   expectStatus(page.status, 200, 'login page');
-  const login = await run.http.send('Sign in as a demo user (person)', `${interaction}/login`, { form: { username, password: `${username}-demo-password` } }, ['Acting as the person: demo passwords are published']);
+  const login = await run.http.send(
+    'Sign in as a demo user (person)',
+    `${interaction}/login`,
+    { form: { username, password: `${username}-demo-password` } },
+    ['Acting as the person: demo passwords are published'],
+  );
   expectStatus(login.status, 303, 'sign-in');
   const consentPage = await run.http.send('Consent page (person)', interaction);
   expectStatus(consentPage.status, 200, 'consent page');
-  const consent = await run.http.send('Allow (person)', `${interaction}/consent`, { form: { decision: 'approve' } }, ['RFC 6749 §4.1.2: the browser returns to the redirect URI with code, state and iss (RFC 9207)']);
+  const consent = await run.http.send('Allow (person)', `${interaction}/consent`, { form: { decision: 'approve' } }, [
+    'RFC 6749 §4.1.2: the browser returns to the redirect URI with code, state and iss (RFC 9207)',
+  ]);
   expectStatus(consent.status, 303, 'consent');
   return new URL(consent.headers.get('location')!);
 }

@@ -16,22 +16,59 @@ export interface HeldCredential {
  * The wallet's side of a pre-authorized issuance, every hop over HTTP and recorded; returns what the
  * wallet now holds (flows of other protocols start from it).
  */
-export async function preAuthorized(run: RunContext, offerOptions: { tx_code?: boolean; deferred?: boolean }, configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential')): Promise<HeldCredential> {
-  const created = await run.http.send('Issuer creates a credential offer', `${run.base}/oid4vci/offers`, { json: { credential_configuration_ids: [configuration], ...offerOptions } }, ['The issuer hands the wallet openid-credential-offer://?credential_offer_uri=... (a QR code or a link)']);
+export async function preAuthorized(
+  run: RunContext,
+  offerOptions: { tx_code?: boolean; deferred?: boolean },
+  configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential'),
+): Promise<HeldCredential> {
+  const created = await run.http.send(
+    'Issuer creates a credential offer',
+    `${run.base}/oid4vci/offers`,
+    { json: { credential_configuration_ids: [configuration], ...offerOptions } },
+    ['The issuer hands the wallet openid-credential-offer://?credential_offer_uri=... (a QR code or a link)'],
+  );
   expectStatus(created.status, 201, 'offer');
-  const offer = await run.http.send('Wallet dereferences the offer', created.body.credential_offer_uri, {}, ['OpenID4VCI §4.1.3: credential_offer_uri by GET']);
+  const offer = await run.http.send('Wallet dereferences the offer', created.body.credential_offer_uri, {}, [
+    'OpenID4VCI §4.1.3: credential_offer_uri by GET',
+  ]);
   expectStatus(offer.status, 200, 'offer document');
-  const metadata = await run.http.send('Credential issuer metadata', `${run.base}/.well-known/openid-credential-issuer/oid4vci`, {}, ['OpenID4VCI §12.2.2: the well-known segment goes before the issuer path']);
+  const metadata = await run.http.send(
+    'Credential issuer metadata',
+    `${run.base}/.well-known/openid-credential-issuer/oid4vci`,
+    {},
+    ['OpenID4VCI §12.2.2: the well-known segment goes before the issuer path'],
+  );
   expectStatus(metadata.status, 200, 'issuer metadata');
-  if (metadata.body.credential_issuer !== offer.body.credential_issuer) throw new FlowFailure('credential_issuer of the metadata differs from the offer');
-  const as = await run.http.send('Authorization server metadata', `${run.base}/.well-known/oauth-authorization-server/oid4vci`, {}, ['RFC 8414: token_endpoint of the issuer\'s own authorization server']);
+  if (metadata.body.credential_issuer !== offer.body.credential_issuer)
+    throw new FlowFailure('credential_issuer of the metadata differs from the offer');
+  const as = await run.http.send(
+    'Authorization server metadata',
+    `${run.base}/.well-known/oauth-authorization-server/oid4vci`,
+    {},
+    ["RFC 8414: token_endpoint of the issuer's own authorization server"],
+  );
   expectStatus(as.status, 200, 'authorization server metadata');
   const grant = offer.body.grants[PRE_AUTHORIZED] as { 'pre-authorized_code': string; tx_code?: unknown };
-  const token = await run.http.send('Token request (pre-authorized code)', as.body.token_endpoint, {
-    form: { grant_type: PRE_AUTHORIZED, 'pre-authorized_code': grant['pre-authorized_code'], ...(grant.tx_code ? { tx_code: created.body.tx_code_value } : {}) },
-  }, [grant.tx_code ? 'OpenID4VCI §6.1: tx_code, sent to the person out of band (five wrong tries burn the code)' : 'OpenID4VCI §6.1: anonymous pre-authorized access, no client authentication']);
+  const token = await run.http.send(
+    'Token request (pre-authorized code)',
+    as.body.token_endpoint,
+    {
+      form: {
+        grant_type: PRE_AUTHORIZED,
+        'pre-authorized_code': grant['pre-authorized_code'],
+        ...(grant.tx_code ? { tx_code: created.body.tx_code_value } : {}),
+      },
+    },
+    [
+      grant.tx_code
+        ? 'OpenID4VCI §6.1: tx_code, sent to the person out of band (five wrong tries burn the code)'
+        : 'OpenID4VCI §6.1: anonymous pre-authorized access, no client authentication',
+    ],
+  );
   expectStatus(token.status, 200, 'token');
-  const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' }, ['OpenID4VCI §7: a fresh c_nonce for the key proofs']);
+  const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' }, [
+    'OpenID4VCI §7: a fresh c_nonce for the key proofs',
+  ]);
   expectStatus(nonce.status, 200, 'nonce');
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const publicJwk = await exportJWK(publicKey);
@@ -41,21 +78,43 @@ export async function preAuthorized(run: RunContext, offerOptions: { tx_code?: b
     .setIssuedAt()
     .sign(privateKey);
   const authorization = { authorization: `Bearer ${token.body.access_token}` };
-  let issued = await run.http.send('Credential request with a key proof', metadata.body.credential_endpoint, { json: { credential_configuration_id: configuration, proofs: { jwt: [proof] } }, headers: authorization }, ['OpenID4VCI Appendix F.1: typ openid4vci-proof+jwt, aud the issuer, nonce the c_nonce', 'The credential is bound to the proof key']);
+  let issued = await run.http.send(
+    'Credential request with a key proof',
+    metadata.body.credential_endpoint,
+    { json: { credential_configuration_id: configuration, proofs: { jwt: [proof] } }, headers: authorization },
+    [
+      'OpenID4VCI Appendix F.1: typ openid4vci-proof+jwt, aud the issuer, nonce the c_nonce',
+      'The credential is bound to the proof key',
+    ],
+  );
   if (offerOptions.deferred) {
     expectStatus(issued.status, 202, 'deferred acceptance');
     await run.wait(Number(issued.body.interval ?? 3) * 1000);
-    issued = await run.http.send('Deferred credential request', metadata.body.deferred_credential_endpoint, { json: { transaction_id: issued.body.transaction_id }, headers: authorization }, ['OpenID4VCI §9: 202 with the same transaction_id until ready, then the credential once']);
+    issued = await run.http.send(
+      'Deferred credential request',
+      metadata.body.deferred_credential_endpoint,
+      { json: { transaction_id: issued.body.transaction_id }, headers: authorization },
+      ['OpenID4VCI §9: 202 with the same transaction_id until ready, then the credential once'],
+    );
   }
   expectStatus(issued.status, 200, 'credential');
-  const notified = await run.http.send('Notification: credential accepted', metadata.body.notification_endpoint, { json: { notification_id: issued.body.notification_id, event: 'credential_accepted' }, headers: authorization }, ['OpenID4VCI §11: 204']);
+  const notified = await run.http.send(
+    'Notification: credential accepted',
+    metadata.body.notification_endpoint,
+    { json: { notification_id: issued.body.notification_id, event: 'credential_accepted' }, headers: authorization },
+    ['OpenID4VCI §11: 204'],
+  );
   expectStatus(notified.status, 204, 'notification');
   return { credential: issued.body.credentials[0].credential, privateKey, publicJwk };
 }
 
 export function registerOid4vciRunners(runners: FlowRunners): void {
   runners.register('oid4vci', 'pre-authorized-code', async (run) => void (await preAuthorized(run, {})));
-  runners.register('oid4vci', 'pre-authorized-tx-code', async (run) => void (await preAuthorized(run, { tx_code: true })));
+  runners.register(
+    'oid4vci',
+    'pre-authorized-tx-code',
+    async (run) => void (await preAuthorized(run, { tx_code: true })),
+  );
   runners.register('oid4vci', 'deferred', async (run) => void (await preAuthorized(run, { deferred: true })));
   registerOid4vciAuthorizationCodeRunner(runners);
 }
@@ -63,31 +122,91 @@ export function registerOid4vciRunners(runners: FlowRunners): void {
 /** The wallet's side (and, as a separate actor, the person's) of the authorization code flow with PAR. */
 async function authorizationCode(run: RunContext): Promise<void> {
   const configuration = String(run.options.credential_configuration_id ?? 'UniversityDegreeCredential');
-  const created = await run.http.send('Issuer creates an offer for the authorization code grant', `${run.base}/oid4vci/offers`, { json: { credential_configuration_ids: [configuration], grant: 'authorization_code' } }, ['OpenID4VCI §4.1.1: issuer_state ties the authorization to this offer']);
+  const created = await run.http.send(
+    'Issuer creates an offer for the authorization code grant',
+    `${run.base}/oid4vci/offers`,
+    { json: { credential_configuration_ids: [configuration], grant: 'authorization_code' } },
+    ['OpenID4VCI §4.1.1: issuer_state ties the authorization to this offer'],
+  );
   expectStatus(created.status, 201, 'offer');
-  const metadata = await run.http.send('Credential issuer metadata', `${run.base}/.well-known/openid-credential-issuer/oid4vci`);
-  const as = await run.http.send('Authorization server metadata', `${run.base}/.well-known/oauth-authorization-server/oid4vci`, {}, ['require_pushed_authorization_requests: true']);
+  const metadata = await run.http.send(
+    'Credential issuer metadata',
+    `${run.base}/.well-known/openid-credential-issuer/oid4vci`,
+  );
+  const as = await run.http.send(
+    'Authorization server metadata',
+    `${run.base}/.well-known/oauth-authorization-server/oid4vci`,
+    {},
+    ['require_pushed_authorization_requests: true'],
+  );
   expectStatus(as.status, 200, 'authorization server metadata');
   const clientId = 'portico-demo-wallet';
   const redirectUri = `${run.base}/callback`;
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const par = await run.http.send('Pushed authorization request', as.body.pushed_authorization_request_endpoint, {
-    form: { client_id: clientId, response_type: 'code', redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'demo-state', issuer_state: created.body.issuer_state, authorization_details: JSON.stringify([{ type: 'openid_credential', credential_configuration_id: configuration }]) },
-  }, ['RFC 9126 §2.1: the request goes to the server directly, not through the browser', 'PKCE S256 is required']);
+  const par = await run.http.send(
+    'Pushed authorization request',
+    as.body.pushed_authorization_request_endpoint,
+    {
+      form: {
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'demo-state',
+        issuer_state: created.body.issuer_state,
+        authorization_details: JSON.stringify([
+          { type: 'openid_credential', credential_configuration_id: configuration },
+        ]),
+      },
+    },
+    ['RFC 9126 §2.1: the request goes to the server directly, not through the browser', 'PKCE S256 is required'],
+  );
   expectStatus(par.status, 201, 'PAR');
   const authorizeUrl = `${as.body.authorization_endpoint}?${new URLSearchParams({ client_id: clientId, request_uri: par.body.request_uri })}`;
   const landed = await authorizeAsPerson(run, authorizeUrl);
   if (landed.searchParams.get('iss') !== as.body.issuer) throw new FlowFailure('iss is not the issuer (RFC 9207)');
   const code = landed.searchParams.get('code');
   if (!code) throw new FlowFailure(`no code: ${landed.searchParams.get('error') ?? 'unknown error'}`);
-  const token = await run.http.send('Token request (authorization code + PKCE)', as.body.token_endpoint, { form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId } }, ['RFC 7636 §4.5: the verifier proves the request came from this wallet', 'authorization_details come back with credential_identifiers']);
+  const token = await run.http.send(
+    'Token request (authorization code + PKCE)',
+    as.body.token_endpoint,
+    {
+      form: {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: clientId,
+      },
+    },
+    [
+      'RFC 7636 §4.5: the verifier proves the request came from this wallet',
+      'authorization_details come back with credential_identifiers',
+    ],
+  );
   expectStatus(token.status, 200, 'token');
   const identifier = token.body.authorization_details?.[0]?.credential_identifiers?.[0];
   const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' });
   const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const proof = await new SignJWT({ nonce: nonce.body.c_nonce, iss: clientId }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) }).setAudience(metadata.body.credential_issuer).setIssuedAt().sign(privateKey);
-  const issued = await run.http.send('Credential request by credential_identifier', metadata.body.credential_endpoint, { json: { credential_identifier: identifier, proofs: { jwt: [proof] } }, headers: { authorization: `Bearer ${token.body.access_token}` } }, ['OpenID4VCI §8.2: with credential_identifiers in the token, the request names one of them', 'The proof iss is the client_id']);
+  const proof = await new SignJWT({ nonce: nonce.body.c_nonce, iss: clientId })
+    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) })
+    .setAudience(metadata.body.credential_issuer)
+    .setIssuedAt()
+    .sign(privateKey);
+  const issued = await run.http.send(
+    'Credential request by credential_identifier',
+    metadata.body.credential_endpoint,
+    {
+      json: { credential_identifier: identifier, proofs: { jwt: [proof] } },
+      headers: { authorization: `Bearer ${token.body.access_token}` },
+    },
+    [
+      'OpenID4VCI §8.2: with credential_identifiers in the token, the request names one of them',
+      'The proof iss is the client_id',
+    ],
+  );
   expectStatus(issued.status, 200, 'credential');
 }
 

@@ -12,8 +12,26 @@ const MDL_NAMESPACE = 'org.iso.18013.5.1';
 /** What the verifier asks for: two claims of the degree SD-JWT VC, or of the mDL. */
 const queryFor = (kind: CredentialKind, base: string) =>
   kind === 'mdoc'
-    ? { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: [MDL_NAMESPACE, 'family_name'] }, { path: [MDL_NAMESPACE, 'document_number'] }] }] }
-    : { credentials: [{ id: 'degree', format: 'dc+sd-jwt', meta: { vct_values: [`${base}/oid4vci/credential-types/university-degree`] }, claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] };
+    ? {
+        credentials: [
+          {
+            id: 'mdl',
+            format: 'mso_mdoc',
+            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+            claims: [{ path: [MDL_NAMESPACE, 'family_name'] }, { path: [MDL_NAMESPACE, 'document_number'] }],
+          },
+        ],
+      }
+    : {
+        credentials: [
+          {
+            id: 'degree',
+            format: 'dc+sd-jwt',
+            meta: { vct_values: [`${base}/oid4vci/credential-types/university-degree`] },
+            claims: [{ path: ['family_name'] }, { path: ['degree'] }],
+          },
+        ],
+      };
 
 /** The wallet's check of an x509_hash request object: the leaf's hash is the client_id, the chain ends at the verifier CA, the signature holds. */
 async function checkRequestObject(run: RunContext, jwt: string, clientId: string): Promise<Record<string, any>> {
@@ -21,22 +39,52 @@ async function checkRequestObject(run: RunContext, jwt: string, clientId: string
   if (header.typ !== 'oauth-authz-req+jwt') throw new FlowFailure(`request object typ is ${String(header.typ)}`);
   const x5c = header.x5c ?? [];
   const [leaf, ...rest] = x5c.map((c) => new X509Certificate(Buffer.from(c, 'base64')));
-  if (!leaf || `x509_hash:${x509Hash(leaf.raw)}` !== clientId) throw new FlowFailure('the x5c leaf does not hash to the client_id');
-  const ca = await run.http.send('Wallet loads the verifier CA it trusts', `${run.base}/oid4vp/ca.pem`, {}, ['OpenID4VP §5.9.3: x509_hash needs a chain to a trust anchor the wallet already has; a root carried in x5c never trusts itself']);
+  if (!leaf || `x509_hash:${x509Hash(leaf.raw)}` !== clientId)
+    throw new FlowFailure('the x5c leaf does not hash to the client_id');
+  const ca = await run.http.send('Wallet loads the verifier CA it trusts', `${run.base}/oid4vp/ca.pem`, {}, [
+    'OpenID4VP §5.9.3: x509_hash needs a chain to a trust anchor the wallet already has; a root carried in x5c never trusts itself',
+  ]);
   const anchor = new X509Certificate(ca.text);
-  if (!leaf.verify(anchor.publicKey) || rest.some((c) => c.fingerprint256 !== anchor.fingerprint256 && !c.verify(anchor.publicKey))) throw new FlowFailure('the request object certificate does not chain to the verifier CA');
+  if (
+    !leaf.verify(anchor.publicKey) ||
+    rest.some((c) => c.fingerprint256 !== anchor.fingerprint256 && !c.verify(anchor.publicKey))
+  )
+    throw new FlowFailure('the request object certificate does not chain to the verifier CA');
   const { payload } = await compactVerify(jwt, leaf.publicKey);
   return JSON.parse(new TextDecoder().decode(payload)) as Record<string, any>;
 }
 
 /** A vp_token for the request: SD-JWT + KB-JWT, or an mdoc DeviceResponse over the OpenID4VP handover. */
-async function presentation(kind: CredentialKind, held: HeldCredential, request: Record<string, any>, encryptionJwk?: JWK): Promise<Record<string, string[]>> {
+async function presentation(
+  kind: CredentialKind,
+  held: HeldCredential,
+  request: Record<string, any>,
+  encryptionJwk?: JWK,
+): Promise<Record<string, string[]>> {
   if (kind === 'mdoc') {
-    const sessionTranscript = await oid4vpSessionTranscript({ clientId: request.client_id, nonce: request.nonce, responseUri: request.response_uri, ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}) });
-    const response = createDeviceResponse({ issuerSigned: parseIssuerSigned(Buffer.from(String(held.credential), 'base64url')), disclose: { [MDL_NAMESPACE]: ['family_name', 'document_number'] }, deviceKey: { privateKey: held.privateKey }, sessionTranscript });
+    const sessionTranscript = await oid4vpSessionTranscript({
+      clientId: request.client_id,
+      nonce: request.nonce,
+      responseUri: request.response_uri,
+      ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}),
+    });
+    const response = createDeviceResponse({
+      issuerSigned: parseIssuerSigned(Buffer.from(String(held.credential), 'base64url')),
+      disclose: { [MDL_NAMESPACE]: ['family_name', 'document_number'] },
+      deviceKey: { privateKey: held.privateKey },
+      sessionTranscript,
+    });
     return { mdl: [Buffer.from(response).toString('base64url')] };
   }
-  const vp = await presentSdJwtVc(String(held.credential), { disclose: [['family_name'], ['degree']], keyBinding: { holder: { alg: 'ES256', privateKey: held.privateKey }, aud: request.client_id, nonce: request.nonce, now: Math.floor(Date.now() / 1000) } });
+  const vp = await presentSdJwtVc(String(held.credential), {
+    disclose: [['family_name'], ['degree']],
+    keyBinding: {
+      holder: { alg: 'ES256', privateKey: held.privateKey },
+      aud: request.client_id,
+      nonce: request.nonce,
+      now: Math.floor(Date.now() / 1000),
+    },
+  });
   return { degree: [vp] };
 }
 
@@ -44,34 +92,87 @@ async function presentation(kind: CredentialKind, held: HeldCredential, request:
 async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | 'direct_post.jwt'): Promise<void> {
   const kind = (run.options.credential ?? (responseMode === 'direct_post.jwt' ? 'mdoc' : 'sd-jwt')) as CredentialKind;
   if (kind !== 'sd-jwt' && kind !== 'mdoc') throw new FlowFailure('option credential must be sd-jwt or mdoc');
-  const held = await preAuthorized(run, {}, kind === 'mdoc' ? 'MobileDrivingLicenceMsoMdoc' : 'UniversityDegreeCredential');
+  const held = await preAuthorized(
+    run,
+    {},
+    kind === 'mdoc' ? 'MobileDrivingLicenceMsoMdoc' : 'UniversityDegreeCredential',
+  );
 
-  const created = await run.http.send('Verifier creates a presentation request', `${run.base}/oid4vp/request/create`, {
-    json: { client_id_prefix: 'x509_hash', response_mode: responseMode, dcql_query: queryFor(kind, run.base), ...(responseMode === 'direct_post.jwt' ? { encrypted_response_enc_values_supported: ['A128GCM', 'A256GCM'] } : {}) },
-  }, ['The verifier shows openid4vp://?client_id=...&request_uri=... (a QR code or a link)', 'OpenID4VP §6: the DCQL query names exactly the claims wanted']);
+  const created = await run.http.send(
+    'Verifier creates a presentation request',
+    `${run.base}/oid4vp/request/create`,
+    {
+      json: {
+        client_id_prefix: 'x509_hash',
+        response_mode: responseMode,
+        dcql_query: queryFor(kind, run.base),
+        ...(responseMode === 'direct_post.jwt'
+          ? { encrypted_response_enc_values_supported: ['A128GCM', 'A256GCM'] }
+          : {}),
+      },
+    },
+    [
+      'The verifier shows openid4vp://?client_id=...&request_uri=... (a QR code or a link)',
+      'OpenID4VP §6: the DCQL query names exactly the claims wanted',
+    ],
+  );
   expectStatus(created.status, 201, 'request creation');
-  const fetched = await run.http.send('Wallet fetches the request object', created.body.request_uri, {}, ['OpenID4VP §5.7 and RFC 9101: a signed request object by reference (typ oauth-authz-req+jwt)']);
+  const fetched = await run.http.send('Wallet fetches the request object', created.body.request_uri, {}, [
+    'OpenID4VP §5.7 and RFC 9101: a signed request object by reference (typ oauth-authz-req+jwt)',
+  ]);
   expectStatus(fetched.status, 200, 'request object');
   const request = await checkRequestObject(run, fetched.text, created.body.client_id);
-  if (request.nonce !== created.body.nonce || request.response_uri !== created.body.response_uri) throw new FlowFailure('the request object does not carry the request as created');
+  if (request.nonce !== created.body.nonce || request.response_uri !== created.body.response_uri)
+    throw new FlowFailure('the request object does not carry the request as created');
 
-  const encryptionJwk = responseMode === 'direct_post.jwt' ? (request.client_metadata?.jwks?.keys?.[0] as JWK | undefined) : undefined;
-  if (responseMode === 'direct_post.jwt' && !encryptionJwk) throw new FlowFailure('a direct_post.jwt request must carry client_metadata.jwks');
+  const encryptionJwk =
+    responseMode === 'direct_post.jwt' ? (request.client_metadata?.jwks?.keys?.[0] as JWK | undefined) : undefined;
+  if (responseMode === 'direct_post.jwt' && !encryptionJwk)
+    throw new FlowFailure('a direct_post.jwt request must carry client_metadata.jwks');
   const vpToken = await presentation(kind, held, request, encryptionJwk);
   let answered;
   if (encryptionJwk) {
-    const enc = (request.client_metadata.encrypted_response_enc_values_supported as string[] | undefined)?.includes('A256GCM') ? 'A256GCM' : 'A128GCM';
-    const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: vpToken, state: request.state })))
+    const enc = (request.client_metadata.encrypted_response_enc_values_supported as string[] | undefined)?.includes(
+      'A256GCM',
+    )
+      ? 'A256GCM'
+      : 'A128GCM';
+    const jwe = await new CompactEncrypt(
+      new TextEncoder().encode(JSON.stringify({ vp_token: vpToken, state: request.state })),
+    )
       .setProtectedHeader({ alg: 'ECDH-ES', enc, kid: encryptionJwk.kid })
       .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));
-    answered = await run.http.send('Wallet posts the encrypted response', request.response_uri, { form: { response: jwe } }, [`OpenID4VP §8.3: ECDH-ES JWE to the verifier's ephemeral key, ${enc}`, kind === 'mdoc' ? 'The mdoc handover binds the RFC 7638 thumbprint of that key' : 'The KB-JWT binds aud = client_id and the nonce']);
+    answered = await run.http.send(
+      'Wallet posts the encrypted response',
+      request.response_uri,
+      { form: { response: jwe } },
+      [
+        `OpenID4VP §8.3: ECDH-ES JWE to the verifier's ephemeral key, ${enc}`,
+        kind === 'mdoc'
+          ? 'The mdoc handover binds the RFC 7638 thumbprint of that key'
+          : 'The KB-JWT binds aud = client_id and the nonce',
+      ],
+    );
   } else {
-    answered = await run.http.send('Wallet posts the vp_token', request.response_uri, { form: { vp_token: JSON.stringify(vpToken), state: request.state } }, ['OpenID4VP §8.2: vp_token keyed by credential query id', kind === 'mdoc' ? 'DeviceResponse signed by the device key over the OpenID4VPHandover' : 'Only family_name and degree are disclosed; the KB-JWT binds aud and nonce']);
+    answered = await run.http.send(
+      'Wallet posts the vp_token',
+      request.response_uri,
+      { form: { vp_token: JSON.stringify(vpToken), state: request.state } },
+      [
+        'OpenID4VP §8.2: vp_token keyed by credential query id',
+        kind === 'mdoc'
+          ? 'DeviceResponse signed by the device key over the OpenID4VPHandover'
+          : 'Only family_name and degree are disclosed; the KB-JWT binds aud and nonce',
+      ],
+    );
   }
   expectStatus(answered.status, 200, 'response');
-  const result = await run.http.send('Verifier reads the result', created.body.result_uri, {}, ['Every failed check would be named in reasons']);
+  const result = await run.http.send('Verifier reads the result', created.body.result_uri, {}, [
+    'Every failed check would be named in reasons',
+  ]);
   expectStatus(result.status, 200, 'result');
-  if (result.body.status !== 'verified') throw new FlowFailure(`the verifier rejected the presentation: ${JSON.stringify(result.body.reasons)}`);
+  if (result.body.status !== 'verified')
+    throw new FlowFailure(`the verifier rejected the presentation: ${JSON.stringify(result.body.reasons)}`);
 }
 
 export function registerOid4vpRunners(runners: FlowRunners): void {

@@ -11,7 +11,10 @@ import type { HeldCredential } from '../sessions.ts';
 
 /** A credential refused before it is stored (400 `invalid_credential` with the check that failed). */
 export class InvalidCredential extends OAuthError {
-  constructor(readonly check: string, reason: string) {
+  constructor(
+    readonly check: string,
+    reason: string,
+  ) {
     super('invalid_credential', `The credential was not stored: ${check}: ${reason}`, 400);
   }
 
@@ -60,38 +63,87 @@ const didThumbprint = async (did: unknown) => {
  * refused without one), Data Integrity proofs by their DID; the holder binding is read from `cnf`,
  * the MSO device key, or the subject DID.
  */
-export async function checkCredential(format: string, credential: unknown, ctx: CredentialCheckContext): Promise<CheckedCredential> {
+export async function checkCredential(
+  format: string,
+  credential: unknown,
+  ctx: CredentialCheckContext,
+): Promise<CheckedCredential> {
   if (format === 'ldp_vc') {
-    if (!credential || typeof credential !== 'object' || Array.isArray(credential)) throw new InvalidCredential('format', 'an ldp_vc credential is a JSON object');
+    if (!credential || typeof credential !== 'object' || Array.isArray(credential))
+      throw new InvalidCredential('format', 'an ldp_vc credential is a JSON object');
     const result = await verifyLdpVc(credential as Record<string, never>, { now: ctx.nowS });
     if (!result.valid) throw new InvalidCredential(result.check, result.reason);
     const subject = (result.credential.credentialSubject ?? {}) as Record<string, unknown>;
-    return { format, claims: subject, holderKeyThumbprint: await didThumbprint(subject.id), types: result.credential.type as string[], expiresAt: typeof result.credential.validUntil === 'string' ? result.credential.validUntil : undefined, text: JSON.stringify(credential) };
+    return {
+      format,
+      claims: subject,
+      holderKeyThumbprint: await didThumbprint(subject.id),
+      types: result.credential.type as string[],
+      expiresAt: typeof result.credential.validUntil === 'string' ? result.credential.validUntil : undefined,
+      text: JSON.stringify(credential),
+    };
   }
   if (typeof credential !== 'string') throw new InvalidCredential('format', `a ${format} credential is a string`);
   if (format === 'mso_mdoc') {
-    if (ctx.iacaRoots.length === 0) throw new InvalidCredential('chain', 'no IACA root is configured (WALLET_MDOC_IACA_ROOT_PEM), so no mdoc can be trusted');
-    if (!/^[A-Za-z0-9_-]+$/.test(credential)) throw new InvalidCredential('format', 'an mdoc credential is base64url IssuerSigned');
-    const result = verifyIssuerSigned(Buffer.from(credential, 'base64url'), { trustedRoots: ctx.iacaRoots, now: ctx.nowS });
+    if (ctx.iacaRoots.length === 0)
+      throw new InvalidCredential(
+        'chain',
+        'no IACA root is configured (WALLET_MDOC_IACA_ROOT_PEM), so no mdoc can be trusted',
+      );
+    if (!/^[A-Za-z0-9_-]+$/.test(credential))
+      throw new InvalidCredential('format', 'an mdoc credential is base64url IssuerSigned');
+    const result = verifyIssuerSigned(Buffer.from(credential, 'base64url'), {
+      trustedRoots: ctx.iacaRoots,
+      now: ctx.nowS,
+    });
     if (!result.valid) throw new InvalidCredential(result.check, result.reason);
-    return { format, claims: mdocValueAsJson(result.claims) as Record<string, unknown>, holderKeyThumbprint: await jwkThumbprint(result.deviceKey), doctype: result.docType, expiresAt: iso(result.validity.validUntil), text: credential };
+    return {
+      format,
+      claims: mdocValueAsJson(result.claims) as Record<string, unknown>,
+      holderKeyThumbprint: await jwkThumbprint(result.deviceKey),
+      doctype: result.docType,
+      expiresAt: iso(result.validity.validUntil),
+      text: credential,
+    };
   }
   if (format === 'dc+sd-jwt' || format === 'vc+sd-jwt') {
-    const result = await verifySdJwtVc(credential, { issuerJwks: ctx.issuerJwks, now: ctx.nowS, expectedIssuer: ctx.credentialIssuer });
+    const result = await verifySdJwtVc(credential, {
+      issuerJwks: ctx.issuerJwks,
+      now: ctx.nowS,
+      expectedIssuer: ctx.credentialIssuer,
+    });
     if (!result.valid) throw new InvalidCredential(result.check, result.reason);
-    return { format: 'dc+sd-jwt', claims: result.claims, holderKeyThumbprint: result.holderJwk ? await jwkThumbprint(result.holderJwk) : undefined, vct: String(result.payload.vct), expiresAt: iso(result.payload.exp), text: credential };
+    return {
+      format: 'dc+sd-jwt',
+      claims: result.claims,
+      holderKeyThumbprint: result.holderJwk ? await jwkThumbprint(result.holderJwk) : undefined,
+      vct: String(result.payload.vct),
+      expiresAt: iso(result.payload.exp),
+      text: credential,
+    };
   }
   if (format === 'jwt_vc_json' || format === 'jwt_vc_json-ld') {
     const result = await verifyJwtVc(credential, { now: ctx.nowS, format, issuerJwks: ctx.issuerJwks });
     if (!result.valid) throw new InvalidCredential(result.check, result.reason);
     const subject = (result.credential.credentialSubject ?? {}) as Record<string, unknown>;
-    return { format, claims: subject, holderKeyThumbprint: await didThumbprint(result.payload.sub ?? subject.id), types: result.credential.type as string[], expiresAt: iso(result.payload.exp), text: credential };
+    return {
+      format,
+      claims: subject,
+      holderKeyThumbprint: await didThumbprint(result.payload.sub ?? subject.id),
+      types: result.credential.type as string[],
+      expiresAt: iso(result.payload.exp),
+      text: credential,
+    };
   }
   throw new InvalidCredential('format', `the format ${format} is not supported by this wallet`);
 }
 
 /** The session record of a checked credential. */
-export function heldCredential(id: string, checked: CheckedCredential, extra: { configurationId?: string; credentialIssuer?: string; batchSecondary: boolean }): HeldCredential {
+export function heldCredential(
+  id: string,
+  checked: CheckedCredential,
+  extra: { configurationId?: string; credentialIssuer?: string; batchSecondary: boolean },
+): HeldCredential {
   return {
     credential_id: id,
     format: checked.format,

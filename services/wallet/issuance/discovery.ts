@@ -29,12 +29,22 @@ const isHttpUrl = (value: unknown): value is string => {
 
 /** The issuer metadata trust rule (spec wallet behaviour 9): its `credential_issuer` is the one the offer named. */
 export function checkIssuerIdentity(metadata: Record<string, any>, expected: string): void {
-  if (metadata.credential_issuer !== expected) throw new OAuthError('issuer_mismatch', `The issuer metadata names another credential_issuer than ${expected}`, 400);
+  if (metadata.credential_issuer !== expected)
+    throw new OAuthError(
+      'issuer_mismatch',
+      `The issuer metadata names another credential_issuer than ${expected}`,
+      400,
+    );
 }
 
 /** The discovery rule (spec wallet behaviour 4): the document's `issuer` is the one its URL implies; else nothing more is fetched. */
 export function checkDiscoveredIssuer(metadata: Record<string, any>, expected: string): void {
-  if (metadata.issuer !== expected) throw new OAuthError('discovery_issuer_mismatch', `The discovery document names another issuer than ${expected}; no further call was made`, 400);
+  if (metadata.issuer !== expected)
+    throw new OAuthError(
+      'discovery_issuer_mismatch',
+      `The discovery document names another issuer than ${expected}; no further call was made`,
+      400,
+    );
 }
 
 /**
@@ -45,7 +55,8 @@ export function configurationsOf(metadata: Record<string, any> | undefined): Map
   const raw: unknown = metadata?.credential_configurations_supported;
   const out = new Map<string, Record<string, any>>();
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
-  for (const [id, value] of Object.entries(raw)) if (value && typeof value === 'object' && !Array.isArray(value)) out.set(id, value as Record<string, any>);
+  for (const [id, value] of Object.entries(raw))
+    if (value && typeof value === 'object' && !Array.isArray(value)) out.set(id, value as Record<string, any>);
   return out;
 }
 
@@ -53,19 +64,34 @@ export function configurationsOf(metadata: Record<string, any> | undefined): Map
 export function checkIssuerIdentifier(value: unknown, what = 'credential_issuer'): string {
   if (!isHttpUrl(value)) throw new OAuthError('invalid_request', `${what} is not an http(s) URL`, 400);
   const u = new URL(value);
-  if (u.search || u.hash || u.username || u.password) throw new OAuthError('invalid_request', `${what} has a query, fragment or userinfo`, 400);
+  if (u.search || u.hash || u.username || u.password)
+    throw new OAuthError('invalid_request', `${what} has a query, fragment or userinfo`, 400);
   return value;
 }
 
 /** Credential issuer metadata, then the metadata of its authorization server, each checked before use. */
-export async function discoverIssuer(wire: IssuerWire, credentialIssuer: string, authorizationServer?: string): Promise<IssuerView> {
+export async function discoverIssuer(
+  wire: IssuerWire,
+  credentialIssuer: string,
+  authorizationServer?: string,
+): Promise<IssuerView> {
   checkIssuerIdentifier(credentialIssuer);
-  const metadata = expectOk(await wire.call('metadata', wellKnown(credentialIssuer, 'openid-credential-issuer')), 'The credential issuer metadata').json;
+  const metadata = expectOk(
+    await wire.call('metadata', wellKnown(credentialIssuer, 'openid-credential-issuer')),
+    'The credential issuer metadata',
+  ).json;
   checkIssuerIdentity(metadata, credentialIssuer);
-  if (!metadata.credential_endpoint || !isHttpUrl(metadata.credential_endpoint)) throw new UpstreamError('The issuer metadata has no usable credential_endpoint');
+  if (!metadata.credential_endpoint || !isHttpUrl(metadata.credential_endpoint))
+    throw new UpstreamError('The issuer metadata has no usable credential_endpoint');
   const servers = Array.isArray(metadata.authorization_servers) ? metadata.authorization_servers.filter(isHttpUrl) : [];
-  const asIssuer = authorizationServer && (servers.length === 0 || servers.includes(authorizationServer)) ? authorizationServer : (servers[0] ?? credentialIssuer);
-  const asMetadata = expectOk(await wire.call('as_metadata', wellKnown(asIssuer, 'oauth-authorization-server')), 'The authorization server metadata').json;
+  const asIssuer =
+    authorizationServer && (servers.length === 0 || servers.includes(authorizationServer))
+      ? authorizationServer
+      : (servers[0] ?? credentialIssuer);
+  const asMetadata = expectOk(
+    await wire.call('as_metadata', wellKnown(asIssuer, 'oauth-authorization-server')),
+    'The authorization server metadata',
+  ).json;
   checkDiscoveredIssuer(asMetadata, asIssuer);
   return { credentialIssuer, metadata, authorizationServer: asIssuer, asMetadata };
 }
@@ -74,9 +100,13 @@ export async function discoverIssuer(wire: IssuerWire, credentialIssuer: string,
  * FAPI 2.0 discovery from a full `…/.well-known/openid-configuration` URL (spec wallet behaviour 4):
  * the implied issuer is the URL without that suffix; the `oauth-authorization-server` path is never fetched.
  */
-export async function discoverOpenIdProvider(wire: IssuerWire, discoveryUrl: string): Promise<{ issuer: string; metadata: Record<string, any> }> {
+export async function discoverOpenIdProvider(
+  wire: IssuerWire,
+  discoveryUrl: string,
+): Promise<{ issuer: string; metadata: Record<string, any> }> {
   const suffix = '/.well-known/openid-configuration';
-  if (!isHttpUrl(discoveryUrl) || !new URL(discoveryUrl).pathname.endsWith(suffix)) throw new OAuthError('invalid_request', `discovery_url must be a full …${suffix} URL`, 400);
+  if (!isHttpUrl(discoveryUrl) || !new URL(discoveryUrl).pathname.endsWith(suffix))
+    throw new OAuthError('invalid_request', `discovery_url must be a full …${suffix} URL`, 400);
   const u = new URL(discoveryUrl);
   const issuer = `${u.origin}${u.pathname.slice(0, -suffix.length)}`;
   const metadata = expectOk(await wire.call('as_metadata', discoveryUrl), 'The OpenID configuration').json;

@@ -7,7 +7,11 @@ export interface CredentialOffer {
   credential_issuer: string;
   credential_configuration_ids: string[];
   grants?: {
-    'urn:ietf:params:oauth:grant-type:pre-authorized_code'?: { 'pre-authorized_code': string; tx_code?: { length?: number; input_mode?: string; description?: string }; authorization_server?: string };
+    'urn:ietf:params:oauth:grant-type:pre-authorized_code'?: {
+      'pre-authorized_code': string;
+      tx_code?: { length?: number; input_mode?: string; description?: string };
+      authorization_server?: string;
+    };
     authorization_code?: { issuer_state?: string; authorization_server?: string };
   };
 }
@@ -16,14 +20,24 @@ const invalidOffer = (description: string) => new OAuthError('invalid_request', 
 
 /** The shape rule of a credential offer (OpenID4VCI 1.0 §4.1.1). */
 export function checkOffer(value: unknown): CredentialOffer {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidOffer('a credential offer is a JSON object');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw invalidOffer('a credential offer is a JSON object');
   const offer = value as Record<string, any>;
-  if (typeof offer.credential_issuer !== 'string' || !/^https?:\/\//.test(offer.credential_issuer)) throw invalidOffer('credential_issuer must be an http(s) URL');
+  if (typeof offer.credential_issuer !== 'string' || !/^https?:\/\//.test(offer.credential_issuer))
+    throw invalidOffer('credential_issuer must be an http(s) URL');
   const ids = offer.credential_configuration_ids;
-  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 20 || ids.some((id) => typeof id !== 'string' || id.length > 200)) throw invalidOffer('credential_configuration_ids must be a non-empty array of strings');
-  if (offer.grants !== undefined && (typeof offer.grants !== 'object' || Array.isArray(offer.grants))) throw invalidOffer('grants must be an object');
+  if (
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    ids.length > 20 ||
+    ids.some((id) => typeof id !== 'string' || id.length > 200)
+  )
+    throw invalidOffer('credential_configuration_ids must be a non-empty array of strings');
+  if (offer.grants !== undefined && (typeof offer.grants !== 'object' || Array.isArray(offer.grants)))
+    throw invalidOffer('grants must be an object');
   const pre = offer.grants?.[PRE_AUTHORIZED_GRANT];
-  if (pre !== undefined && (typeof pre !== 'object' || typeof pre['pre-authorized_code'] !== 'string')) throw invalidOffer('the pre-authorized_code grant needs a pre-authorized_code');
+  if (pre !== undefined && (typeof pre !== 'object' || typeof pre['pre-authorized_code'] !== 'string'))
+    throw invalidOffer('the pre-authorized_code grant needs a pre-authorized_code');
   return offer as CredentialOffer;
 }
 
@@ -39,7 +53,8 @@ export async function resolveOffer(wire: IssuerWire, input: unknown): Promise<Cr
     const byValue = (input as Record<string, unknown>).credential_offer;
     return checkOffer(byValue ?? input);
   }
-  if (typeof input !== 'string' || input.length > 16_384) throw invalidOffer('give the offer as an object, an openid-credential-offer:// URI or an https URL');
+  if (typeof input !== 'string' || input.length > 16_384)
+    throw invalidOffer('give the offer as an object, an openid-credential-offer:// URI or an https URL');
   if (/^https?:\/\//.test(input)) return fetchOffer(wire, input);
   let url: URL;
   try {
@@ -47,10 +62,12 @@ export async function resolveOffer(wire: IssuerWire, input: unknown): Promise<Cr
   } catch {
     throw invalidOffer('not a URI');
   }
-  if (url.protocol !== 'openid-credential-offer:' && url.protocol !== 'haip:') throw invalidOffer('a URI offer uses the openid-credential-offer:// scheme');
+  if (url.protocol !== 'openid-credential-offer:' && url.protocol !== 'haip:')
+    throw invalidOffer('a URI offer uses the openid-credential-offer:// scheme');
   const byValue = url.searchParams.get('credential_offer');
   const byReference = url.searchParams.get('credential_offer_uri');
-  if ((byValue === null) === (byReference === null)) throw invalidOffer('exactly one of credential_offer and credential_offer_uri');
+  if ((byValue === null) === (byReference === null))
+    throw invalidOffer('exactly one of credential_offer and credential_offer_uri');
   if (byReference !== null) return fetchOffer(wire, byReference);
   try {
     return checkOffer(JSON.parse(byValue!));

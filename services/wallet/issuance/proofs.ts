@@ -25,7 +25,12 @@ const attesterKey = async (jwk: JWK) => importJWK({ ...jwk, alg: 'ES256' }, 'ES2
 const x5cOf = (jwk: JWK) => (Array.isArray(jwk.x5c) ? jwk.x5c : undefined);
 
 /** One key attestation (OpenID4VCI 1.0 Appendix D) listing every proof key of the request (spec wallet behaviour 5). */
-export async function keyAttestation(settings: WalletSettings, keys: KeyPair[], nonce: string | undefined, nowS: number): Promise<string> {
+export async function keyAttestation(
+  settings: WalletSettings,
+  keys: KeyPair[],
+  nonce: string | undefined,
+  nowS: number,
+): Promise<string> {
   const jwk = settings.keyAttestationJwk!;
   return new SignJWT({
     iss: settings.clientAttestationIssuer,
@@ -45,15 +50,36 @@ export async function keyAttestation(settings: WalletSettings, keys: KeyPair[], 
  * c_nonce, `iss` the client id except for anonymous pre-authorized access, the key attestation in the
  * header when there is one. Each is explained in `_looking_glass_events`.
  */
-export async function keyProofs(input: { keys: KeyPair[]; audience: string; nonce?: string; clientId?: string; keyAttestation?: string; nowS: number; recorder: ExchangeRecorder }): Promise<string[]> {
+export async function keyProofs(input: {
+  keys: KeyPair[];
+  audience: string;
+  nonce?: string;
+  clientId?: string;
+  keyAttestation?: string;
+  nowS: number;
+  recorder: ExchangeRecorder;
+}): Promise<string[]> {
   const proofs: string[] = [];
   for (const [index, key] of input.keys.entries()) {
-    const header = { alg: key.alg, typ: 'openid4vci-proof+jwt', jwk: publicJwkOf(key.publicJwk), ...(input.keyAttestation ? { key_attestation: input.keyAttestation } : {}) };
-    const payload = { aud: input.audience, iat: input.nowS, ...(input.nonce ? { nonce: input.nonce } : {}), ...(input.clientId ? { iss: input.clientId } : {}) };
+    const header = {
+      alg: key.alg,
+      typ: 'openid4vci-proof+jwt',
+      jwk: publicJwkOf(key.publicJwk),
+      ...(input.keyAttestation ? { key_attestation: input.keyAttestation } : {}),
+    };
+    const payload = {
+      aud: input.audience,
+      iat: input.nowS,
+      ...(input.nonce ? { nonce: input.nonce } : {}),
+      ...(input.clientId ? { iss: input.clientId } : {}),
+    };
     proofs.push(await new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey));
     input.recorder.explain({
       kind: 'openid4vci-proof+jwt',
-      header: { ...header, ...(input.keyAttestation ? { key_attestation: '(key attestation JWT listing every proof key)' } : {}) },
+      header: {
+        ...header,
+        ...(input.keyAttestation ? { key_attestation: '(key attestation JWT listing every proof key)' } : {}),
+      },
       payload,
       why: `${index === 0 ? 'The key the credential will be bound to' : `Batch key ${index + 1}, distinct from the others`}: aud is the credential issuer, nonce the c_nonce${input.clientId ? ', iss the client id' : ' (no iss: anonymous pre-authorized access)'}`,
     });
@@ -68,15 +94,38 @@ export async function keyProofs(input: { keys: KeyPair[]; audience: string; nonc
  */
 export async function clientAttestation(settings: WalletSettings, instance: KeyPair, nowS: number): Promise<string> {
   const jwk = settings.clientAttestationAttesterJwk!;
-  return new SignJWT({ iss: settings.clientAttestationIssuer, sub: settings.attestedClientId, iat: nowS, exp: nowS + 3600, cnf: { jwk: publicJwkOf(instance.publicJwk) } })
-    .setProtectedHeader({ alg: 'ES256', typ: 'oauth-client-attestation+jwt', ...(x5cOf(jwk) ? { x5c: x5cOf(jwk) } : {}) })
+  return new SignJWT({
+    iss: settings.clientAttestationIssuer,
+    sub: settings.attestedClientId,
+    iat: nowS,
+    exp: nowS + 3600,
+    cnf: { jwk: publicJwkOf(instance.publicJwk) },
+  })
+    .setProtectedHeader({
+      alg: 'ES256',
+      typ: 'oauth-client-attestation+jwt',
+      ...(x5cOf(jwk) ? { x5c: x5cOf(jwk) } : {}),
+    })
     .sign(await attesterKey(jwk));
 }
 
-export async function clientAttestationPop(instance: KeyPair, clientId: string, audience: string, challenge: string | undefined, nowS: number): Promise<string> {
+export async function clientAttestationPop(
+  instance: KeyPair,
+  clientId: string,
+  audience: string,
+  challenge: string | undefined,
+  nowS: number,
+): Promise<string> {
   // exp is optional in the PoP of the attestation draft HAIP 1.0 cites; authorization servers built on
   // earlier drafts (e.g. @openid4vc/oauth2 0.4.x) require it, and a short one costs nothing.
-  return new SignJWT({ iss: clientId, aud: audience, jti: randomToken(16), iat: nowS, exp: nowS + 300, ...(challenge ? { challenge } : {}) })
+  return new SignJWT({
+    iss: clientId,
+    aud: audience,
+    jti: randomToken(16),
+    iat: nowS,
+    exp: nowS + 300,
+    ...(challenge ? { challenge } : {}),
+  })
     .setProtectedHeader({ alg: instance.alg, typ: 'oauth-client-attestation-pop+jwt' })
     .sign(instance.privateKey);
 }

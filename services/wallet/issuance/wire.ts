@@ -51,7 +51,13 @@ const htuOf = (url: string) => {
 /** A DPoP proof (RFC 9449 §4.2): fresh `jti`, `ath` when an access token goes with it, the server's nonce when known. */
 export async function dpopProof(state: DpopState, method: string, url: string, accessToken?: string): Promise<string> {
   const nonce = state.nonces.get(new URL(url).origin);
-  return new SignJWT({ htm: method, htu: htuOf(url), jti: randomToken(16), ...(nonce ? { nonce } : {}), ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}) })
+  return new SignJWT({
+    htm: method,
+    htu: htuOf(url),
+    jti: randomToken(16),
+    ...(nonce ? { nonce } : {}),
+    ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
+  })
     .setProtectedHeader({ alg: state.key.alg, typ: 'dpop+jwt', jwk: state.key.publicJwk })
     .setIssuedAt(state.nowS())
     .sign(state.key.privateKey);
@@ -66,12 +72,14 @@ export function nonceChallenge(response: OutboundResponse, side: 'as' | 'rs'): s
   const nonce = response.headers['dpop-nonce'];
   if (!nonce) return undefined;
   if (side === 'as' && response.status === 400 && upstreamErrorToken(response.body) === 'use_dpop_nonce') return nonce;
-  if (side === 'rs' && response.status === 401 && /use_dpop_nonce/.test(response.headers['www-authenticate'] ?? '')) return nonce;
+  if (side === 'rs' && response.status === 401 && /use_dpop_nonce/.test(response.headers['www-authenticate'] ?? ''))
+    return nonce;
   return undefined;
 }
 
 /** Whether a request carries a DPoP proof: with a DPoP-bound access token, or where the caller asks for one (token, PAR). */
-const dpopBound = (request: WireRequest, options: { dpop?: boolean }) => (request.accessToken ? request.accessToken.type.toLowerCase() === 'dpop' : options.dpop === true);
+const dpopBound = (request: WireRequest, options: { dpop?: boolean }) =>
+  request.accessToken ? request.accessToken.type.toLowerCase() === 'dpop' : options.dpop === true;
 
 /** A fresh interaction id for requests to the resource server (`x-fapi-interaction-id`, a UUIDv4). */
 export const interactionId = () => randomUUID();
@@ -91,21 +99,39 @@ export class IssuerWire {
     readonly attestation?: AttestationState,
   ) {}
 
-  async call(step: HopStep, url: string, request: WireRequest = {}, options: { side?: 'as' | 'rs'; attest?: boolean; dpop?: boolean; note?: string } = {}): Promise<WireResponse> {
+  async call(
+    step: HopStep,
+    url: string,
+    request: WireRequest = {},
+    options: { side?: 'as' | 'rs'; attest?: boolean; dpop?: boolean; note?: string } = {},
+  ): Promise<WireResponse> {
     const method = request.method ?? (request.form || request.json !== undefined || request.jwe ? 'POST' : 'GET');
     let response = await this.send(method, url, request, options);
     const side = options.side;
     const nonce = this.dpop && dpopBound(request, options) && side ? nonceChallenge(response, side) : undefined;
     if (nonce && this.dpop) {
-      await this.record(step, method, url, request, response, 'use_dpop_nonce: retried once with the server nonce, a fresh DPoP proof and a fresh PoP jti');
+      await this.record(
+        step,
+        method,
+        url,
+        request,
+        response,
+        'use_dpop_nonce: retried once with the server nonce, a fresh DPoP proof and a fresh PoP jti',
+      );
       this.dpop.nonces.set(new URL(url).origin, nonce);
       response = await this.send(method, url, request, options);
     }
-    if (this.dpop && response.headers['dpop-nonce']) this.dpop.nonces.set(new URL(url).origin, response.headers['dpop-nonce']);
+    if (this.dpop && response.headers['dpop-nonce'])
+      this.dpop.nonces.set(new URL(url).origin, response.headers['dpop-nonce']);
     return this.record(step, method, url, request, response, options.note);
   }
 
-  private async send(method: 'GET' | 'POST', url: string, request: WireRequest, options: { attest?: boolean; dpop?: boolean }): Promise<OutboundResponse> {
+  private async send(
+    method: 'GET' | 'POST',
+    url: string,
+    request: WireRequest,
+    options: { attest?: boolean; dpop?: boolean },
+  ): Promise<OutboundResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     let body: string | undefined;
     if (request.form) {
@@ -118,8 +144,10 @@ export class IssuerWire {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.json);
     }
-    if (this.dpop && dpopBound(request, options)) headers.dpop = await dpopProof(this.dpop, method, url, request.accessToken?.value);
-    if (request.accessToken) headers.authorization = `${request.accessToken.type.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer'} ${request.accessToken.value}`;
+    if (this.dpop && dpopBound(request, options))
+      headers.dpop = await dpopProof(this.dpop, method, url, request.accessToken?.value);
+    if (request.accessToken)
+      headers.authorization = `${request.accessToken.type.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer'} ${request.accessToken.value}`;
     if (options.attest && this.attestation) {
       headers['oauth-client-attestation'] = this.attestation.attestation;
       headers['oauth-client-attestation-pop'] = await this.attestation.pop(this.attestation.audience);
@@ -127,7 +155,14 @@ export class IssuerWire {
     return this.outbound.send(url, { method, headers, body });
   }
 
-  private async record(step: HopStep, method: string, url: string, request: WireRequest, response: OutboundResponse, note?: string): Promise<WireResponse> {
+  private async record(
+    step: HopStep,
+    method: string,
+    url: string,
+    request: WireRequest,
+    response: OutboundResponse,
+    note?: string,
+  ): Promise<WireResponse> {
     const text = response.body.length <= MAX_TEXT ? response.body.toString('utf8') : '';
     let json: Record<string, any> | undefined;
     if (/json/.test(response.headers['content-type'] ?? '')) {
@@ -144,9 +179,27 @@ export class IssuerWire {
       method,
       url,
       status: response.status,
-      request: { ...(request.form ? { body: request.form } : request.json !== undefined ? { body: request.json } : request.jwe ? { body: '(compact JWE)' } : {}) },
+      request: {
+        ...(request.form
+          ? { body: request.form }
+          : request.json !== undefined
+            ? { body: request.json }
+            : request.jwe
+              ? { body: '(compact JWE)' }
+              : {}),
+      },
       // Bodies of other origins are never reflected; their member names at most.
-      response: trusted ? { body: json ?? (text.length > 600 ? `${text.slice(0, 600)}… (${text.length} bytes)` : text) } : { body: json ? { members: Object.keys(json).filter((k) => /^[A-Za-z_]{1,64}$/.test(k)).slice(0, 30) } : '(not shown: another origin)' },
+      response: trusted
+        ? { body: json ?? (text.length > 600 ? `${text.slice(0, 600)}… (${text.length} bytes)` : text) }
+        : {
+            body: json
+              ? {
+                  members: Object.keys(json)
+                    .filter((k) => /^[A-Za-z_]{1,64}$/.test(k))
+                    .slice(0, 30),
+                }
+              : '(not shown: another origin)',
+          },
       ...(note ? { note } : {}),
     });
     return { status: response.status, headers: response.headers, ...(json ? { json } : {}), text };
@@ -154,8 +207,18 @@ export class IssuerWire {
 }
 
 /** A 2xx answer, else the 502 the caller sees (status and an error token at most, never the body). */
-export function expectOk(response: WireResponse, what: string, statuses: number[] = [200]): WireResponse & { json: Record<string, any> } {
-  if (!statuses.includes(response.status)) throw new UpstreamError(`${what} answered HTTP ${response.status}`, response.status, upstreamErrorToken(Buffer.from(response.text)));
-  if (!response.json && response.status !== 204) throw new UpstreamError(`${what} did not answer a JSON object`, response.status);
+export function expectOk(
+  response: WireResponse,
+  what: string,
+  statuses: number[] = [200],
+): WireResponse & { json: Record<string, any> } {
+  if (!statuses.includes(response.status))
+    throw new UpstreamError(
+      `${what} answered HTTP ${response.status}`,
+      response.status,
+      upstreamErrorToken(Buffer.from(response.text)),
+    );
+  if (!response.json && response.status !== 204)
+    throw new UpstreamError(`${what} did not answer a JSON object`, response.status);
   return response as WireResponse & { json: Record<string, any> };
 }

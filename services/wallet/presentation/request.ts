@@ -1,6 +1,14 @@
 import { CLOCK_SKEW_S, failedTimeClaim } from '../../crypto/time-claims.ts';
 import { X509Certificate } from 'node:crypto';
-import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import {
+  compactVerify,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  importJWK,
+  jwtVerify,
+  type JWK,
+} from 'jose';
 import { resolveVerificationKey } from '../../credentials/keys/resolve.ts';
 import { validateX5c } from '../../credentials/x509/chain.ts';
 import { randomToken } from '../../crypto/random.ts';
@@ -32,12 +40,18 @@ export function splitClientId(clientId: unknown): { prefix: string; identifier: 
   if (typeof clientId !== 'string' || clientId.length > 4096) throw refused('client_id is required');
   const colon = clientId.indexOf(':');
   const prefix = colon > 0 ? clientId.slice(0, colon) : '';
-  if (!PREFIXES.includes(prefix)) throw refused(`client_id prefix ${JSON.stringify(prefix)} is not supported (${PREFIXES.join(', ')})`);
+  if (!PREFIXES.includes(prefix))
+    throw refused(`client_id prefix ${JSON.stringify(prefix)} is not supported (${PREFIXES.join(', ')})`);
   return { prefix, identifier: clientId.slice(colon + 1) };
 }
 
 /** The parameters of an `openid4vp://` (or https wallet) URI, or the body members of `/api/resolve`. */
-export function requestInput(body: { uri?: string; request_uri?: string; client_id?: string; request_uri_method?: string }): Record<string, string> {
+export function requestInput(body: {
+  uri?: string;
+  request_uri?: string;
+  client_id?: string;
+  request_uri_method?: string;
+}): Record<string, string> {
   if (typeof body.uri === 'string') {
     let url: URL;
     try {
@@ -47,8 +61,13 @@ export function requestInput(body: { uri?: string; request_uri?: string; client_
     }
     return Object.fromEntries(url.searchParams);
   }
-  if (typeof body.request_uri !== 'string' || typeof body.client_id !== 'string') throw refused('Send uri, or request_uri with client_id');
-  return { request_uri: body.request_uri, client_id: body.client_id, ...(body.request_uri_method ? { request_uri_method: body.request_uri_method } : {}) };
+  if (typeof body.request_uri !== 'string' || typeof body.client_id !== 'string')
+    throw refused('Send uri, or request_uri with client_id');
+  return {
+    request_uri: body.request_uri,
+    client_id: body.client_id,
+    ...(body.request_uri_method ? { request_uri_method: body.request_uri_method } : {}),
+  };
 }
 
 const parseJsonParam = (value: unknown, name: string) => {
@@ -64,17 +83,37 @@ const parseJsonParam = (value: unknown, name: string) => {
  * Fetches the request object by reference (GET, or POST with a fresh 128-bit `wallet_nonce` that
  * must come back, OpenID4VP 1.0 §5.10), or takes the parameters by value (redirect_uri only).
  */
-export async function loadRequest(wire: IssuerWire, input: Record<string, string>): Promise<{ params: Record<string, any>; jwt?: string }> {
-  if (input.request !== undefined) throw refused('request objects by value (request=) are not accepted: use request_uri');
+export async function loadRequest(
+  wire: IssuerWire,
+  input: Record<string, string>,
+): Promise<{ params: Record<string, any>; jwt?: string }> {
+  if (input.request !== undefined)
+    throw refused('request objects by value (request=) are not accepted: use request_uri');
   if (input.request_uri === undefined) {
     const params: Record<string, any> = { ...input };
-    for (const name of ['dcql_query', 'client_metadata']) if (params[name] !== undefined) params[name] = parseJsonParam(params[name], name);
+    for (const name of ['dcql_query', 'client_metadata'])
+      if (params[name] !== undefined) params[name] = parseJsonParam(params[name], name);
     return { params };
   }
   const method = (input.request_uri_method ?? 'get').toLowerCase();
   if (method !== 'get' && method !== 'post') throw refused('request_uri_method must be get or post');
   const walletNonce = method === 'post' ? randomToken(16) : undefined;
-  const fetched = await wire.call('request_object', input.request_uri, method === 'post' ? { form: { wallet_nonce: walletNonce!, wallet_metadata: JSON.stringify({ vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {}, jwt_vc_json: {}, ldp_vc: {} }, response_modes_supported: ['direct_post', 'direct_post.jwt'] }) } } : {}, {});
+  const fetched = await wire.call(
+    'request_object',
+    input.request_uri,
+    method === 'post'
+      ? {
+          form: {
+            wallet_nonce: walletNonce!,
+            wallet_metadata: JSON.stringify({
+              vp_formats_supported: { 'dc+sd-jwt': {}, mso_mdoc: {}, jwt_vc_json: {}, ldp_vc: {} },
+              response_modes_supported: ['direct_post', 'direct_post.jwt'],
+            }),
+          },
+        }
+      : {},
+    {},
+  );
   if (fetched.status !== 200) expectOk(fetched, 'The request URI');
   const jwt = fetched.text.trim();
   let payload: Record<string, any>;
@@ -83,19 +122,26 @@ export async function loadRequest(wire: IssuerWire, input: Record<string, string
   } catch {
     throw refused('The request URI did not answer a signed request object');
   }
-  if (walletNonce !== undefined && payload.wallet_nonce !== walletNonce) throw refused('The request object does not carry the wallet_nonce this wallet sent');
-  if (input.client_id !== undefined && payload.client_id !== input.client_id) throw refused('client_id of the request object differs from the one of the request');
+  if (walletNonce !== undefined && payload.wallet_nonce !== walletNonce)
+    throw refused('The request object does not carry the wallet_nonce this wallet sent');
+  if (input.client_id !== undefined && payload.client_id !== input.client_id)
+    throw refused('client_id of the request object differs from the one of the request');
   return { params: payload, jwt };
 }
 
 /** The authentication rule of each client identifier prefix (OpenID4VP 1.0 §5.9.3; spec wallet behaviour 2 and section 7). */
-export async function authenticateRequest(wire: IssuerWire, loaded: { params: Record<string, any>; jwt?: string }, trust: RequestTrust): Promise<ResolvedRequest> {
+export async function authenticateRequest(
+  wire: IssuerWire,
+  loaded: { params: Record<string, any>; jwt?: string },
+  trust: RequestTrust,
+): Promise<ResolvedRequest> {
   const { params, jwt } = loaded;
   const { prefix, identifier } = splitClientId(params.client_id);
   const base = { clientId: String(params.client_id), prefix, params };
   if (prefix === 'redirect_uri') {
     if (jwt) throw refused('redirect_uri requests are not signed');
-    if ((params.response_uri ?? params.redirect_uri) !== identifier) throw refused('With redirect_uri the client identifier must be the response URI');
+    if ((params.response_uri ?? params.redirect_uri) !== identifier)
+      throw refused('With redirect_uri the client identifier must be the response URI');
     return { ...base, verified: false, error: 'redirect_uri requests are not authenticated' };
   }
   if (!jwt) throw refused(`${prefix} requests must be signed request objects passed by reference`);
@@ -107,35 +153,61 @@ export async function authenticateRequest(wire: IssuerWire, loaded: { params: Re
   }
   if (header.typ !== 'oauth-authz-req+jwt') throw refused('The request object typ must be oauth-authz-req+jwt');
   const late = failedTimeClaim(params, trust.nowS);
-  if (late) return { ...base, verified: false, error: `the request object's ${late} claim is out of range (allowing a ${CLOCK_SKEW_S} s clock skew)` };
+  if (late)
+    return {
+      ...base,
+      verified: false,
+      error: `the request object's ${late} claim is out of range (allowing a ${CLOCK_SKEW_S} s clock skew)`,
+    };
   const verifyWith = async (key: JWK | X509Certificate['publicKey']) => {
     try {
-      await compactVerify(jwt, 'kty' in (key as object) ? await importJWK(key as JWK, String(header.alg)) : (key as X509Certificate['publicKey']));
+      await compactVerify(
+        jwt,
+        'kty' in (key as object)
+          ? await importJWK(key as JWK, String(header.alg))
+          : (key as X509Certificate['publicKey']),
+      );
       return true;
     } catch {
       return false;
     }
   };
   if (prefix === 'x509_san_dns' || prefix === 'x509_hash') {
-    const chain = validateX5c(header.x5c, { trustAnchors: trust.verifierTrustAnchorsPem, systemRoots: true, now: trust.nowS, ...(prefix === 'x509_hash' ? { expectedHash: identifier } : {}) });
+    const chain = validateX5c(header.x5c, {
+      trustAnchors: trust.verifierTrustAnchorsPem,
+      systemRoots: true,
+      now: trust.nowS,
+      ...(prefix === 'x509_hash' ? { expectedHash: identifier } : {}),
+    });
     if (!chain.valid) return { ...base, verified: false, error: chain.reason };
     if (prefix === 'x509_san_dns') {
       const names = chain.leaf.subjectAltName?.split(', ') ?? [];
-      if (!names.includes(`DNS:${identifier}`)) return { ...base, verified: false, error: 'the leaf certificate does not name the client identifier in its subjectAltName' };
-      if (new URL(String(params.response_uri)).hostname !== identifier) return { ...base, verified: false, error: 'the response URI host is not the client identifier' };
+      if (!names.includes(`DNS:${identifier}`))
+        return {
+          ...base,
+          verified: false,
+          error: 'the leaf certificate does not name the client identifier in its subjectAltName',
+        };
+      if (new URL(String(params.response_uri)).hostname !== identifier)
+        return { ...base, verified: false, error: 'the response URI host is not the client identifier' };
     }
-    return (await verifyWith(chain.leaf.publicKey)) ? { ...base, verified: true } : { ...base, verified: false, error: 'the signature does not verify with the x5c leaf' };
+    return (await verifyWith(chain.leaf.publicKey))
+      ? { ...base, verified: true }
+      : { ...base, verified: false, error: 'the signature does not verify with the x5c leaf' };
   }
   if (prefix === 'decentralized_identifier') {
     const kid = typeof header.kid === 'string' ? header.kid : '';
-    if (kid.split('#')[0] !== identifier) return { ...base, verified: false, error: 'the request is not signed by a key of the client identifier DID' };
+    if (kid.split('#')[0] !== identifier)
+      return { ...base, verified: false, error: 'the request is not signed by a key of the client identifier DID' };
     let key: JWK;
     try {
       key = resolveVerificationKey(kid);
     } catch {
       return { ...base, verified: false, error: 'the DID cannot be resolved here (did:jwk and did:key are)' };
     }
-    return (await verifyWith(key)) ? { ...base, verified: true } : { ...base, verified: false, error: 'the signature does not verify with the DID key' };
+    return (await verifyWith(key))
+      ? { ...base, verified: true }
+      : { ...base, verified: false, error: 'the signature does not verify with the DID key' };
   }
   // verifier_attestation: only attestations of configured issuers count (spec section 7).
   const attestation = typeof header.jwt === 'string' ? header.jwt : '';
@@ -145,19 +217,35 @@ export async function authenticateRequest(wire: IssuerWire, loaded: { params: Re
   } catch {
     return { ...base, verified: false, error: 'the request carries no verifier attestation (jwt header)' };
   }
-  if (!trust.trustedAttestationIssuers.includes(String(claims.iss))) throw refused(`the verifier attestation issuer ${JSON.stringify(String(claims.iss).slice(0, 200))} is not in WALLET_TRUSTED_VERIFIER_ATTESTATION_ISSUERS`);
-  const metadata = expectOk(await wire.call('metadata', wellKnown(String(claims.iss), 'oauth-authorization-server')), 'The attestation issuer metadata').json;
-  if (metadata.issuer !== claims.iss || typeof metadata.jwks_uri !== 'string') return { ...base, verified: false, error: 'the attestation issuer metadata does not name it or has no jwks_uri' };
+  if (!trust.trustedAttestationIssuers.includes(String(claims.iss)))
+    throw refused(
+      `the verifier attestation issuer ${JSON.stringify(String(claims.iss).slice(0, 200))} is not in WALLET_TRUSTED_VERIFIER_ATTESTATION_ISSUERS`,
+    );
+  const metadata = expectOk(
+    await wire.call('metadata', wellKnown(String(claims.iss), 'oauth-authorization-server')),
+    'The attestation issuer metadata',
+  ).json;
+  if (metadata.issuer !== claims.iss || typeof metadata.jwks_uri !== 'string')
+    return { ...base, verified: false, error: 'the attestation issuer metadata does not name it or has no jwks_uri' };
   const jwks = expectOk(await wire.call('jwks', metadata.jwks_uri), 'The attestation issuer JWKS').json;
   try {
-    const { payload } = await jwtVerify(attestation, createLocalJWKSet(jwks as { keys: JWK[] }), { typ: 'verifier-attestation+jwt', issuer: String(claims.iss), currentDate: new Date(trust.nowS * 1000), clockTolerance: CLOCK_SKEW_S });
-    if (payload.sub !== identifier) return { ...base, verified: false, error: 'the attestation sub is not the client identifier' };
+    const { payload } = await jwtVerify(attestation, createLocalJWKSet(jwks as { keys: JWK[] }), {
+      typ: 'verifier-attestation+jwt',
+      issuer: String(claims.iss),
+      currentDate: new Date(trust.nowS * 1000),
+      clockTolerance: CLOCK_SKEW_S,
+    });
+    if (payload.sub !== identifier)
+      return { ...base, verified: false, error: 'the attestation sub is not the client identifier' };
     if (typeof payload.exp !== 'number') return { ...base, verified: false, error: 'the attestation has no exp' };
     const redirects = payload.redirect_uris;
-    if (Array.isArray(redirects) && !redirects.includes(params.response_uri)) return { ...base, verified: false, error: 'the response URI is not among the attested redirect_uris' };
+    if (Array.isArray(redirects) && !redirects.includes(params.response_uri))
+      return { ...base, verified: false, error: 'the response URI is not among the attested redirect_uris' };
     const cnf = (payload.cnf as { jwk?: JWK } | undefined)?.jwk;
     if (!cnf) return { ...base, verified: false, error: 'the attestation has no cnf.jwk' };
-    return (await verifyWith(cnf)) ? { ...base, verified: true } : { ...base, verified: false, error: 'the request is not signed by the attested key' };
+    return (await verifyWith(cnf))
+      ? { ...base, verified: true }
+      : { ...base, verified: false, error: 'the request is not signed by the attested key' };
   } catch {
     return { ...base, verified: false, error: 'the verifier attestation does not verify with its issuer keys' };
   }
@@ -166,10 +254,14 @@ export async function authenticateRequest(wire: IssuerWire, loaded: { params: Re
 /** The request rules every prefix shares: response mode, response URI, nonce, DCQL, no transaction data. */
 export function checkRequestParams(params: Record<string, any>): void {
   if (params.response_type !== 'vp_token') throw refused('response_type must be vp_token');
-  if (params.response_mode !== 'direct_post' && params.response_mode !== 'direct_post.jwt') throw refused('response_mode must be direct_post or direct_post.jwt');
-  if (typeof params.response_uri !== 'string' || !/^https?:\/\//.test(params.response_uri)) throw refused('response_uri is required');
+  if (params.response_mode !== 'direct_post' && params.response_mode !== 'direct_post.jwt')
+    throw refused('response_mode must be direct_post or direct_post.jwt');
+  if (typeof params.response_uri !== 'string' || !/^https?:\/\//.test(params.response_uri))
+    throw refused('response_uri is required');
   if (typeof params.nonce !== 'string' || params.nonce === '') throw refused('nonce is required');
   if (!params.dcql_query || typeof params.dcql_query !== 'object') throw refused('dcql_query is required');
-  if (params.transaction_data !== undefined) throw new OAuthError('invalid_transaction_data', 'transaction_data is not supported by this wallet', 400);
-  if (params.response_mode === 'direct_post.jwt' && !Array.isArray(params.client_metadata?.jwks?.keys)) throw invalidRequest('direct_post.jwt needs client_metadata.jwks');
+  if (params.transaction_data !== undefined)
+    throw new OAuthError('invalid_transaction_data', 'transaction_data is not supported by this wallet', 400);
+  if (params.response_mode === 'direct_post.jwt' && !Array.isArray(params.client_metadata?.jwks?.keys))
+    throw invalidRequest('direct_post.jwt needs client_metadata.jwks');
 }

@@ -25,21 +25,29 @@ const call = async (path: string, init?: RequestInit) => {
 const register = () => call('/agentauth/identity', json({ type: 'anonymous' }));
 const redeem = (assertion: string) => call('/agentauth/token', form({ grant_type: JWT_BEARER, assertion }));
 const poll = (claim_token: string) => call('/agentauth/token', form({ grant_type: CLAIM_GRANT, claim_token }));
-const startClaim = (claim_token: string, email = 'person@example.com') => call('/agentauth/identity/claim', json({ claim_token, email }));
+const startClaim = (claim_token: string, email = 'person@example.com') =>
+  call('/agentauth/identity/claim', json({ claim_token, email }));
 const decide = (user_code: string, decision: string) => call('/agentauth/claim', form({ user_code, decision }));
 
 describe('agent registration ceremony over HTTP', () => {
   it('register -> token -> claim -> pending -> slow_down -> approve -> write token and claimed assertion', async () => {
     const reg = await register();
     expect(reg.status).toBe(201);
-    expect(reg.body).toMatchObject({ identity_type: 'anonymous', claimed: false, expires_in: 600, grant_type: JWT_BEARER });
+    expect(reg.body).toMatchObject({
+      identity_type: 'anonymous',
+      claimed: false,
+      expires_in: 600,
+      grant_type: JWT_BEARER,
+    });
     expect(reg.body.agent_id).toMatch(/^agent-[a-z2-7]{16}$/);
     expect(Buffer.from(reg.body.claim_token, 'base64url')).toHaveLength(32);
 
     // The assertion is a genuine ES256 JWT from the published keys, and it does not carry the claim token.
     const jwks = createRemoteJWKSet(new URL(`${server.url}/agentauth/jwks`));
     const { payload, protectedHeader } = await jwtVerify(reg.body.identity_assertion, jwks, {
-      issuer: `${server.url}/agentauth`, audience: `${server.url}/agentauth`, currentDate: new Date(server.clock.now()),
+      issuer: `${server.url}/agentauth`,
+      audience: `${server.url}/agentauth`,
+      currentDate: new Date(server.clock.now()),
     });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'JWT' });
     expect(payload).toMatchObject({ sub: reg.body.agent_id, claimed: false });
@@ -54,7 +62,11 @@ describe('agent registration ceremony over HTTP', () => {
 
     const claim = await startClaim(reg.body.claim_token);
     expect(claim.status).toBe(200);
-    expect(claim.body).toMatchObject({ verification_uri: `${server.url}/agentauth/claim`, expires_in: 600, interval: 5 });
+    expect(claim.body).toMatchObject({
+      verification_uri: `${server.url}/agentauth/claim`,
+      expires_in: 600,
+      interval: 5,
+    });
     expect(claim.body.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
 
     expect((await poll(reg.body.claim_token)).body.error).toBe('authorization_pending');
@@ -81,7 +93,12 @@ describe('agent registration ceremony over HTTP', () => {
     server.clock.advance(5_000);
     const granted = await poll(reg.body.claim_token);
     expect(granted.status).toBe(200);
-    expect(granted.body).toMatchObject({ token_type: 'Bearer', scope: 'agent:read agent:write', claimed: true, expires_in: 3600 });
+    expect(granted.body).toMatchObject({
+      token_type: 'Bearer',
+      scope: 'agent:read agent:write',
+      claimed: true,
+      expires_in: 3600,
+    });
     const replacement = decodeJwt(granted.body.identity_assertion);
     expect(replacement).toMatchObject({ sub: reg.body.agent_id, claimed: true });
 
@@ -93,7 +110,13 @@ describe('agent registration ceremony over HTTP', () => {
     expect((await redeem(granted.body.identity_assertion)).body.error).toBe('invalid_grant');
 
     const me = await call('/agentauth/me', { headers: { authorization: `Bearer ${write.body.access_token}` } });
-    expect(me.body).toEqual({ agent_id: reg.body.agent_id, claimed: true, owner_email: 'person@example.com', scope: 'agent:read agent:write', revoked: false });
+    expect(me.body).toEqual({
+      agent_id: reg.body.agent_id,
+      claimed: true,
+      owner_email: 'person@example.com',
+      scope: 'agent:read agent:write',
+      revoked: false,
+    });
   });
 
   it('expired_token after the code lapses, however long after; a new claim start gives a fresh code', async () => {
@@ -160,11 +183,20 @@ describe('agent registration error rows', () => {
     const foreign = await generateKeyPair('ES256');
     const now = Math.floor(server.clock.now() / 1000);
     const forge = (claims: Record<string, unknown>, key = foreign.privateKey, kid = decodeProtectedHeader(good).kid) =>
-      new SignJWT({ jti: `j-${Math.random()}`, ...claims }).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).sign(key);
+      new SignJWT({ jti: `j-${Math.random()}`, ...claims })
+        .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
+        .sign(key);
     const [h, p, s] = good.split('.');
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...decodeJwt(good), sub: 'agent-aaaaaaaaaaaaaaaa' })).toString('base64url')}.${s}`;
     const cases = {
-      'bad signature': await forge({ iss: `${server.url}/agentauth`, aud: `${server.url}/agentauth`, sub: reg.body.agent_id, iat: now, nbf: now, exp: now + 600 }),
+      'bad signature': await forge({
+        iss: `${server.url}/agentauth`,
+        aud: `${server.url}/agentauth`,
+        sub: reg.body.agent_id,
+        iat: now,
+        nbf: now,
+        exp: now + 600,
+      }),
       'tampered payload': tampered,
       'not a jwt': 'abc.def',
     };
@@ -191,7 +223,9 @@ describe('agent registration error rows', () => {
     const reg = await register();
     expect((await startClaim(reg.body.claim_token, 'not-an-email')).body.error).toBe('invalid_request');
     expect((await startClaim('nope', 'a@example.com')).body.error).toBe('invalid_grant');
-    expect((await call('/agentauth/identity/claim', json({ email: 'a@example.com' }))).body.error).toBe('invalid_request');
+    expect((await call('/agentauth/identity/claim', json({ email: 'a@example.com' }))).body.error).toBe(
+      'invalid_request',
+    );
   });
 
   it('claim grant without a claim started, or with an unknown token, is invalid_grant; other grants unsupported_grant_type', async () => {

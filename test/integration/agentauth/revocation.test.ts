@@ -16,10 +16,16 @@ afterAll(async () => {
 });
 
 const post = (path: string, init: RequestInit) => fetch(server.url + path, init);
-const register = async () => (await post('/agentauth/identity', json({ type: 'anonymous' }))).json() as Promise<Record<string, string>>;
-const token = async (assertion: string) => (await post('/agentauth/token', form({ grant_type: JWT_BEARER, assertion }))).json() as Promise<Record<string, string>>;
+const register = async () =>
+  (await post('/agentauth/identity', json({ type: 'anonymous' }))).json() as Promise<Record<string, string>>;
+const token = async (assertion: string) =>
+  (await post('/agentauth/token', form({ grant_type: JWT_BEARER, assertion }))).json() as Promise<
+    Record<string, string>
+  >;
 const revoke = (tokenValue: string) => post('/agentauth/revoke', form({ token: tokenValue }));
-const eventCount = async () => ({ n: (await server.main.ctx.log.readAll(0, 1_000_000)).filter((e) => e.type === 'agent.revoked').length });
+const eventCount = async () => ({
+  n: (await server.main.ctx.log.readAll(0, 1_000_000)).filter((e) => e.type === 'agent.revoked').length,
+});
 
 /** Reads SSE messages until `count` `set` events have arrived. */
 async function readSse(path: string, count: number, headers: Record<string, string> = {}) {
@@ -52,15 +58,22 @@ describe('revocation', () => {
 
     const again = await register();
     void again;
-    const claim = await post('/agentauth/identity/claim', json({ claim_token: reg.claim_token, email: 'a@example.com' }));
+    const claim = await post(
+      '/agentauth/identity/claim',
+      json({ claim_token: reg.claim_token, email: 'a@example.com' }),
+    );
     expect((await claim.json()).error).toBe('invalid_grant');
 
-    const me = await fetch(`${server.url}/agentauth/me`, { headers: { authorization: `Bearer ${access.access_token}` } });
+    const me = await fetch(`${server.url}/agentauth/me`, {
+      headers: { authorization: `Bearer ${access.access_token}` },
+    });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ agent_id: reg.agent_id, revoked: true });
 
     server.clock.advance(3_600_000);
-    const expired = await fetch(`${server.url}/agentauth/me`, { headers: { authorization: `Bearer ${access.access_token}` } });
+    const expired = await fetch(`${server.url}/agentauth/me`, {
+      headers: { authorization: `Bearer ${access.access_token}` },
+    });
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
     expect((await token(spare.identity_assertion)).error).toBe('invalid_grant'); // expired by now, not revoked
@@ -82,7 +95,10 @@ describe('revocation', () => {
     const jwks = createLocalJWKSet((await (await fetch(`${server.url}/agentauth/jwks`)).json()) as never);
     const first = await readSse('/agentauth/events', (await eventCount()).n);
     const last = first[first.length - 1];
-    const { payload, protectedHeader } = await jwtVerify(last.data, jwks, { issuer: `${server.url}/agentauth`, typ: 'secevent+jwt' });
+    const { payload, protectedHeader } = await jwtVerify(last.data, jwks, {
+      issuer: `${server.url}/agentauth`,
+      typ: 'secevent+jwt',
+    });
     expect(protectedHeader.alg).toBe('ES256');
     expect(payload.events).toEqual({ [EVENT]: { subject: { format: 'opaque', id: a.agent_id } } });
 
@@ -91,7 +107,9 @@ describe('revocation', () => {
     await revoke(b.claim_token);
     const [next] = await pending;
     expect(Number(next.id)).toBeGreaterThan(Number(last.id));
-    const nextPayload = (await jwtVerify(next.data, jwks)).payload as { events: Record<string, { subject: { id: string } }> };
+    const nextPayload = (await jwtVerify(next.data, jwks)).payload as {
+      events: Record<string, { subject: { id: string } }>;
+    };
     expect(nextPayload.events[EVENT].subject.id).toBe(b.agent_id);
 
     // Poll delivery: both SETs, then ack one, then only the other remains.
@@ -100,7 +118,13 @@ describe('revocation', () => {
     const jtis = Object.keys(all.sets);
     expect(jtis.length).toBeGreaterThanOrEqual(2);
     expect(all.moreAvailable).toBe(false);
-    const ofA = jtis.find((j) => decodeProtectedHeader(all.sets[j]) && JSON.stringify(all.sets[j]) && (JSON.parse(Buffer.from(all.sets[j].split('.')[1], 'base64url').toString()).events[EVENT].subject.id === a.agent_id))!;
+    const ofA = jtis.find(
+      (j) =>
+        decodeProtectedHeader(all.sets[j]) &&
+        JSON.stringify(all.sets[j]) &&
+        JSON.parse(Buffer.from(all.sets[j].split('.')[1], 'base64url').toString()).events[EVENT].subject.id ===
+          a.agent_id,
+    )!;
     const afterAck = await (await poll({ returnImmediately: true, ack: [ofA] })).json();
     expect(Object.keys(afterAck.sets)).not.toContain(ofA);
     expect(Object.keys(afterAck.sets).length).toBe(jtis.length - 1);
@@ -115,17 +139,35 @@ describe('revocation', () => {
 describe('restart', () => {
   it('refuses a replayed assertion across a restart and keeps every agent', async () => {
     const local = await startMainServer();
-    const reg = (await (await fetch(`${local.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as Record<string, string>;
-    const fresh = (await (await fetch(`${local.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as Record<string, string>;
-    const first = await fetch(`${local.url}/agentauth/token`, form({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }));
+    const reg = (await (await fetch(`${local.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as Record<
+      string,
+      string
+    >;
+    const fresh = (await (
+      await fetch(`${local.url}/agentauth/identity`, json({ type: 'anonymous' }))
+    ).json()) as Record<string, string>;
+    const first = await fetch(
+      `${local.url}/agentauth/token`,
+      form({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }),
+    );
     expect(first.status).toBe(200);
     await local.main.close();
 
-    const again = await startMainServer({ dataDir: local.dataDir, clock: local.clock, port: Number(new URL(local.url).port) });
+    const again = await startMainServer({
+      dataDir: local.dataDir,
+      clock: local.clock,
+      port: Number(new URL(local.url).port),
+    });
     try {
-      const replay = await fetch(`${again.url}/agentauth/token`, form({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }));
+      const replay = await fetch(
+        `${again.url}/agentauth/token`,
+        form({ grant_type: JWT_BEARER, assertion: reg.identity_assertion }),
+      );
       expect(replay.status).toBe(400);
-      const other = await fetch(`${again.url}/agentauth/token`, form({ grant_type: JWT_BEARER, assertion: fresh.identity_assertion }));
+      const other = await fetch(
+        `${again.url}/agentauth/token`,
+        form({ grant_type: JWT_BEARER, assertion: fresh.identity_assertion }),
+      );
       expect(other.status).toBe(200);
     } finally {
       await again.close();

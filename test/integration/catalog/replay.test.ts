@@ -12,7 +12,11 @@ afterAll(async () => {
   await server.close();
 });
 
-const replay = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', join(server.dataDir, 'main.db'), ...args], { cwd: ROOT, encoding: 'utf8' });
+const replay = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', join(server.dataDir, 'main.db'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
 
 describe('npm run replay', () => {
   it('prints a run stream and rebuilds every kind of actor (runs, codes, refresh families, interactions, single-use values) consistently', async () => {

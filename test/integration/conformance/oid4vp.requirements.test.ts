@@ -2,7 +2,14 @@ import { X509Certificate, createHash } from 'node:crypto';
 import { CompactEncrypt, compactVerify, importJWK, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exchange, form, json, startMainServer } from '../../support/main-server.ts';
-import { holderKey, issueFromOurIssuer, presentMdoc, presentSdJwt, type Answering, type HolderKey } from '../../support/holder.ts';
+import {
+  holderKey,
+  issueFromOurIssuer,
+  presentMdoc,
+  presentSdJwt,
+  type Answering,
+  type HolderKey,
+} from '../../support/holder.ts';
 import { useRequirementKit } from '../../support/requirement-kit.ts';
 
 // Requirements of OpenID4VP 1.0 on the verifier; each title starts with the registry id it proves.
@@ -17,9 +24,17 @@ beforeAll(async () => {
 });
 
 const degree = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] };
-const create = async (body: Record<string, unknown> = { dcql_query: degree }) => (await ctx.k.post('/oid4vp/request/create', json(body))).body;
-const to = (c: any, overrides: Partial<Answering> = {}): Answering => ({ clientId: c.client_id, nonce: c.nonce, responseUri: c.response_uri, nowS: ctx.k.now(), ...overrides });
-const answer = (c: any, vpToken: unknown) => ctx.k.post('/oid4vp/response', form({ vp_token: JSON.stringify(vpToken), state: c.state }));
+const create = async (body: Record<string, unknown> = { dcql_query: degree }) =>
+  (await ctx.k.post('/oid4vp/request/create', json(body))).body;
+const to = (c: any, overrides: Partial<Answering> = {}): Answering => ({
+  clientId: c.client_id,
+  nonce: c.nonce,
+  responseUri: c.response_uri,
+  nowS: ctx.k.now(),
+  ...overrides,
+});
+const answer = (c: any, vpToken: unknown) =>
+  ctx.k.post('/oid4vp/response', form({ vp_token: JSON.stringify(vpToken), state: c.state }));
 const result = async (c: any) => (await ctx.k.get(`/oid4vp/result/${c.transaction_id}`)).body;
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
 
@@ -37,17 +52,27 @@ describe('OpenID4VP 1.0 (verifier)', () => {
   it('[oid4vp-003] x509_hash: the client identifier is the hash of the x5c leaf, whose key signs the request object', async () => {
     const c = await create({ client_id_prefix: 'x509_hash' });
     const jwt = await (await fetch(c.request_uri)).text();
-    const leaf = new X509Certificate(Buffer.from(JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).x5c[0], 'base64'));
+    const leaf = new X509Certificate(
+      Buffer.from(JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).x5c[0], 'base64'),
+    );
     expect(c.client_id).toBe(`x509_hash:${createHash('sha256').update(leaf.raw).digest('base64url')}`);
     await expect(compactVerify(jwt, leaf.publicKey)).resolves.toBeTruthy();
   });
   it('[oid4vp-004] x509_san_dns: the client identifier is a DNS name of the leaf and the host of response_uri', async () => {
     const named = await startMainServer({ baseHost: 'localhost' });
     try {
-      const c = (await exchange(named.url.replace('localhost', '127.0.0.1'), '/oid4vp/request/create', json({ client_id_prefix: 'x509_san_dns' }))).body;
+      const c = (
+        await exchange(
+          named.url.replace('localhost', '127.0.0.1'),
+          '/oid4vp/request/create',
+          json({ client_id_prefix: 'x509_san_dns' }),
+        )
+      ).body;
       expect(c.client_id).toBe('x509_san_dns:localhost');
       const jwt = await (await fetch(c.request_uri.replace('localhost', '127.0.0.1'))).text();
-      const leaf = new X509Certificate(Buffer.from(JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).x5c[0], 'base64'));
+      const leaf = new X509Certificate(
+        Buffer.from(JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).x5c[0], 'base64'),
+      );
       expect(leaf.subjectAltName).toContain('DNS:localhost');
       expect(new URL(payloadOf(jwt).response_uri).hostname).toBe('localhost');
     } finally {
@@ -69,7 +94,10 @@ describe('OpenID4VP 1.0 (verifier)', () => {
   });
   it('[oid4vp-007] the response URI answers 200 with a JSON object once it processed the response', async () => {
     const c = await create();
-    const res = await fetch(`${ctx.server.url}/oid4vp/response`, form({ vp_token: JSON.stringify({ degree: [await presentSdJwt(sdJwt, holder, to(c))] }), state: c.state }));
+    const res = await fetch(
+      `${ctx.server.url}/oid4vp/response`,
+      form({ vp_token: JSON.stringify({ degree: [await presentSdJwt(sdJwt, holder, to(c))] }), state: c.state }),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({});
@@ -80,7 +108,13 @@ describe('OpenID4VP 1.0 (verifier)', () => {
     const key = metadata.jwks.keys[0] as JWK;
     expect(key.alg).toBe('ECDH-ES');
     expect(metadata.encrypted_response_enc_values_supported).toEqual(['A128GCM']);
-    const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: { degree: [await presentSdJwt(sdJwt, holder, to(c))] }, state: c.state }))).setProtectedHeader({ alg: 'ECDH-ES', enc: 'A256GCM', kid: key.kid }).encrypt(await importJWK(key, 'ECDH-ES'));
+    const jwe = await new CompactEncrypt(
+      new TextEncoder().encode(
+        JSON.stringify({ vp_token: { degree: [await presentSdJwt(sdJwt, holder, to(c))] }, state: c.state }),
+      ),
+    )
+      .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A256GCM', kid: key.kid })
+      .encrypt(await importJWK(key, 'ECDH-ES'));
     expect((await ctx.k.post('/oid4vp/response', form({ response: jwe }))).status).toBe(400);
   });
   it('[oid4vp-009] direct_post.jwt: an unencrypted vp_token is refused; an unencrypted error is taken', async () => {
@@ -96,30 +130,53 @@ describe('OpenID4VP 1.0 (verifier)', () => {
   });
   it('[oid4vp-011] the KB-JWT aud is the full client identifier, prefix included', async () => {
     const c = await create({ client_id_prefix: 'x509_hash', dcql_query: degree });
-    await answer(c, { degree: [await presentSdJwt(sdJwt, holder, to(c, { clientId: c.client_id.slice('x509_hash:'.length) }))] });
+    await answer(c, {
+      degree: [await presentSdJwt(sdJwt, holder, to(c, { clientId: c.client_id.slice('x509_hash:'.length) }))],
+    });
     expect(await result(c)).toMatchObject({ status: 'rejected', reasons: [{ check: 'aud' }] });
   });
   it('[oid4vp-012] an mdoc device signature covers the OpenID4VPHandover of this client_id, nonce, response_uri and encryption key', async () => {
     const c = await create({ client_id_prefix: 'x509_hash', response_mode: 'direct_post.jwt' });
-    const key = JSON.parse(Buffer.from((await (await fetch(c.request_uri)).text()).split('.')[1], 'base64url').toString()).client_metadata.jwks.keys[0] as JWK;
+    const key = JSON.parse(
+      Buffer.from((await (await fetch(c.request_uri)).text()).split('.')[1], 'base64url').toString(),
+    ).client_metadata.jwks.keys[0] as JWK;
     const send = async (encryptionJwk?: JWK) => {
-      const vp = await presentMdoc(mdl, holder, to(c, encryptionJwk ? { encryptionJwk } : {}), ['family_name', 'document_number']);
-      const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [vp] }, state: c.state }))).setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid }).encrypt(await importJWK(key, 'ECDH-ES'));
+      const vp = await presentMdoc(mdl, holder, to(c, encryptionJwk ? { encryptionJwk } : {}), [
+        'family_name',
+        'document_number',
+      ]);
+      const jwe = await new CompactEncrypt(
+        new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [vp] }, state: c.state })),
+      )
+        .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid })
+        .encrypt(await importJWK(key, 'ECDH-ES'));
       return ctx.k.post('/oid4vp/response', form({ response: jwe }));
     };
     expect((await send()).status).toBe(200); // handover without the key thumbprint
     expect(await result(c)).toMatchObject({ status: 'rejected', reasons: [{ check: 'device_authentication' }] });
   });
   it('[oid4vp-013] the verifier checks returned credentials against its query itself', async () => {
-    const c = await create({ dcql_query: { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'], values: ['Master of Arts'] }] }] } });
+    const c = await create({
+      dcql_query: {
+        credentials: [
+          { id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'], values: ['Master of Arts'] }] },
+        ],
+      },
+    });
     await answer(c, { degree: [await presentSdJwt(sdJwt, holder, to(c))] });
     expect(await result(c)).toMatchObject({ status: 'rejected', reasons: [{ check: 'dcql' }] });
   });
   it('[oid4vp-014] a redirect_uri returned by the response URI carries a fresh random value of at least 128 bits', async () => {
     const c = await create({ profile: 'haip' });
-    const key = JSON.parse(Buffer.from((await (await fetch(c.request_uri)).text()).split('.')[1], 'base64url').toString()).client_metadata.jwks.keys[0] as JWK;
+    const key = JSON.parse(
+      Buffer.from((await (await fetch(c.request_uri)).text()).split('.')[1], 'base64url').toString(),
+    ).client_metadata.jwks.keys[0] as JWK;
     const vp = await presentMdoc(mdl, holder, to(c, { encryptionJwk: key }), ['family_name', 'document_number']);
-    const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [vp] }, state: c.state }))).setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid }).encrypt(await importJWK(key, 'ECDH-ES'));
+    const jwe = await new CompactEncrypt(
+      new TextEncoder().encode(JSON.stringify({ vp_token: { mdl: [vp] }, state: c.state })),
+    )
+      .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid })
+      .encrypt(await importJWK(key, 'ECDH-ES'));
     const res = await ctx.k.post('/oid4vp/response', form({ response: jwe }));
     const code = new URL(res.body.redirect_uri).searchParams.get('response_code')!;
     expect(Buffer.from(code, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
@@ -135,7 +192,10 @@ describe('OpenID4VP 1.0 (verifier)', () => {
   });
   it('[oid4vp-016] an error response posted with state is taken and answered 200', async () => {
     const c = await create();
-    const res = await ctx.k.post('/oid4vp/response', form({ error: 'access_denied', error_description: 'declined', state: c.state }));
+    const res = await ctx.k.post(
+      '/oid4vp/response',
+      form({ error: 'access_denied', error_description: 'declined', state: c.state }),
+    );
     expect([res.status, res.body]).toEqual([200, {}]);
     expect((await result(c)).wallet_error).toEqual({ error: 'access_denied', error_description: 'declined' });
   });

@@ -17,7 +17,14 @@ describe('RFC 8414', () => {
   it('[rfc8414-002] the metadata has the required members', async () => {
     for (const path of ['/.well-known/oauth-authorization-server/oauth2', '/.well-known/openid-configuration']) {
       const m = await metadata(path);
-      for (const member of ['issuer', 'authorization_endpoint', 'token_endpoint', 'response_types_supported', 'jwks_uri']) expect(m[member], `${path} ${member}`).toBeDefined();
+      for (const member of [
+        'issuer',
+        'authorization_endpoint',
+        'token_endpoint',
+        'response_types_supported',
+        'jwks_uri',
+      ])
+        expect(m[member], `${path} ${member}`).toBeDefined();
       expect(m.response_types_supported).toContain('code');
     }
   });
@@ -34,8 +41,18 @@ describe('RFC 8414', () => {
   });
   it('[rfc8414-005] the advertised endpoints answer', async () => {
     const m = await metadata('/.well-known/oauth-authorization-server/oauth2');
-    expect((await ctx.k.post(new URL(m.introspection_endpoint).pathname, form({ token: 'x' }, ctx.k.basic('machine-client')))).status).toBe(200);
-    expect((await ctx.k.post(new URL(m.revocation_endpoint).pathname, form({ token: 'x' }, ctx.k.basic('machine-client')))).status).toBe(200);
+    expect(
+      (
+        await ctx.k.post(
+          new URL(m.introspection_endpoint).pathname,
+          form({ token: 'x' }, ctx.k.basic('machine-client')),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await ctx.k.post(new URL(m.revocation_endpoint).pathname, form({ token: 'x' }, ctx.k.basic('machine-client'))))
+        .status,
+    ).toBe(200);
     expect(((await (await fetch(m.jwks_uri)).json()) as any).keys.length).toBeGreaterThan(0);
   });
   it('[rfc8414-006] every advertised grant type is served', async () => {
@@ -54,7 +71,11 @@ describe('RFC 8414', () => {
 describe('RFC 8628 (agent claim)', () => {
   it('[rfc8628-005] the claim start answers user_code, verification_uri, expires_in and interval', async () => {
     const claim = await ctx.k.startClaim((await ctx.k.register()).claim_token);
-    expect(claim).toMatchObject({ verification_uri: `${ctx.server.url}/agentauth/claim`, expires_in: 600, interval: 5 });
+    expect(claim).toMatchObject({
+      verification_uri: `${ctx.server.url}/agentauth/claim`,
+      expires_in: 600,
+      interval: 5,
+    });
     expect(claim.user_code).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
     expect(new URL(claim.verification_uri_complete).searchParams.get('user_code')).toBe(claim.user_code);
   });
@@ -69,13 +90,21 @@ describe('RFC 8628 (agent claim)', () => {
     expect((await ctx.k.poll(reg.claim_token)).status).toBe(400);
   });
   it('[rfc8628-007] the user code uses a reduced alphabet without vowels', async () => {
-    const codes = await Promise.all(Array.from({ length: 5 }, async () => (await ctx.k.startClaim((await ctx.k.register()).claim_token)).user_code as string));
+    const codes = await Promise.all(
+      Array.from(
+        { length: 5 },
+        async () => (await ctx.k.startClaim((await ctx.k.register()).claim_token)).user_code as string,
+      ),
+    );
     for (const c of codes) expect(c).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
   });
   it('[rfc8628-008] the person may type the user code in lower case and with spaces', async () => {
     const reg = await ctx.k.register();
     const claim = await ctx.k.startClaim(reg.claim_token);
-    const res = await fetch(`${ctx.server.url}/agentauth/claim`, form({ user_code: ` ${claim.user_code.toLowerCase().replace('-', ' ')} `, decision: 'approve' }));
+    const res = await fetch(
+      `${ctx.server.url}/agentauth/claim`,
+      form({ user_code: ` ${claim.user_code.toLowerCase().replace('-', ' ')} `, decision: 'approve' }),
+    );
     expect(res.status).toBe(200);
     expect((await ctx.k.poll(reg.claim_token)).status).toBe(200);
   });
@@ -92,10 +121,15 @@ describe('RFC 9449', () => {
     expect((await withProof(proof)).body.error).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-006] a proof for another method is refused', async () => {
-    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'GET', tokenUrl()))).body.error).toBe('invalid_dpop_proof');
+    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'GET', tokenUrl()))).body.error).toBe(
+      'invalid_dpop_proof',
+    );
   });
   it('[rfc9449-007] a proof issued too long ago is refused', async () => {
-    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'POST', tokenUrl(), { iat: ctx.k.now() - 3600 }))).body.error).toBe('invalid_dpop_proof');
+    expect(
+      (await withProof(await ctx.k.dpopProof(await dpopKeys(), 'POST', tokenUrl(), { iat: ctx.k.now() - 3600 }))).body
+        .error,
+    ).toBe('invalid_dpop_proof');
   });
   it('[rfc9449-008] a proof not signed by the key in its header is refused', async () => {
     const keys = await dpopKeys();
@@ -106,7 +140,9 @@ describe('RFC 9449', () => {
   it('[rfc9449-009] a symmetric or none alg is refused', async () => {
     const secret = new TextEncoder().encode('0123456789abcdef0123456789abcdef');
     const keys = await dpopKeys();
-    const hs = await new SignJWT({ htm: 'POST', htu: tokenUrl(), jti: 'hs-proof-0001', iat: ctx.k.now() }).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).sign(secret);
+    const hs = await new SignJWT({ htm: 'POST', htu: tokenUrl(), jti: 'hs-proof-0001', iat: ctx.k.now() })
+      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) })
+      .sign(secret);
     expect((await withProof(hs)).body.error).toBe('invalid_dpop_proof');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) })).toString('base64url')}.${Buffer.from(JSON.stringify({ htm: 'POST', htu: tokenUrl(), jti: 'none-proof-01', iat: ctx.k.now() })).toString('base64url')}.`;
     expect((await withProof(none)).body.error).toBe('invalid_dpop_proof');
@@ -114,42 +150,97 @@ describe('RFC 9449', () => {
   it('[rfc9449-010] a DPoP-bound token is refused under the Bearer scheme', async () => {
     const keys = await dpopKeys();
     const { challenge, verifier } = ctx.k.pkce();
-    const c = (await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
-    const tokens = (await ctx.k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).body;
+    const c = (
+      await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })
+    ).searchParams.get('code')!;
+    const tokens = (
+      await ctx.k.redeem(
+        c,
+        { client_id: 'public-app', code_verifier: verifier },
+        { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) },
+      )
+    ).body;
     expect(tokens.token_type).toBe('DPoP');
-    expect((await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
-    const proof = await ctx.k.dpopProof(keys, 'GET', `${ctx.server.url}/oidc/userinfo`, { ath: ath(tokens.access_token) });
-    expect((await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: proof } })).status).toBe(200);
+    expect(
+      (await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }))
+        .status,
+    ).toBe(401);
+    const proof = await ctx.k.dpopProof(keys, 'GET', `${ctx.server.url}/oidc/userinfo`, {
+      ath: ath(tokens.access_token),
+    });
+    expect(
+      (
+        await fetch(`${ctx.server.url}/oidc/userinfo`, {
+          headers: { authorization: `DPoP ${tokens.access_token}`, dpop: proof },
+        })
+      ).status,
+    ).toBe(200);
   });
   it('[rfc9449-011] at a resource the proof must carry the hash of the access token', async () => {
     const keys = await dpopKeys();
     const { challenge, verifier } = ctx.k.pkce();
-    const c = (await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
-    const tokens = (await ctx.k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).body;
-    const res = await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await ctx.k.dpopProof(keys, 'GET', `${ctx.server.url}/oidc/userinfo`, { ath: ath('another token') }) } });
+    const c = (
+      await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })
+    ).searchParams.get('code')!;
+    const tokens = (
+      await ctx.k.redeem(
+        c,
+        { client_id: 'public-app', code_verifier: verifier },
+        { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) },
+      )
+    ).body;
+    const res = await fetch(`${ctx.server.url}/oidc/userinfo`, {
+      headers: {
+        authorization: `DPoP ${tokens.access_token}`,
+        dpop: await ctx.k.dpopProof(keys, 'GET', `${ctx.server.url}/oidc/userinfo`, { ath: ath('another token') }),
+      },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^DPoP /);
   });
   it('[rfc9449-012] a public client refresh token is bound to the DPoP key', async () => {
     const keys = await dpopKeys();
     const { challenge, verifier } = ctx.k.pkce();
-    const c = (await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
-    const tokens = (await ctx.k.redeem(c, { client_id: 'public-app', code_verifier: verifier }, { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).body;
-    const refresh = (headers: Record<string, string>) => ctx.k.post('/oidc/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'public-app' }, headers));
-    expect((await refresh({ dpop: await ctx.k.dpopProof(await dpopKeys(), 'POST', `${ctx.server.url}/oidc/token`) })).body.error).toBe('invalid_grant');
-    expect((await refresh({ dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).status).toBe(200);
+    const c = (
+      await ctx.k.code({ client_id: 'public-app', code_challenge: challenge, code_challenge_method: 'S256' })
+    ).searchParams.get('code')!;
+    const tokens = (
+      await ctx.k.redeem(
+        c,
+        { client_id: 'public-app', code_verifier: verifier },
+        { dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) },
+      )
+    ).body;
+    const refresh = (headers: Record<string, string>) =>
+      ctx.k.post(
+        '/oidc/token',
+        form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'public-app' }, headers),
+      );
+    expect(
+      (await refresh({ dpop: await ctx.k.dpopProof(await dpopKeys(), 'POST', `${ctx.server.url}/oidc/token`) })).body
+        .error,
+    ).toBe('invalid_grant');
+    expect((await refresh({ dpop: await ctx.k.dpopProof(keys, 'POST', `${ctx.server.url}/oidc/token`) })).status).toBe(
+      200,
+    );
   });
   it('[rfc9449-013] the metadata advertises the DPoP signing algorithms', async () => {
-    expect((await metadata('/.well-known/oauth-authorization-server/oauth2')).dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
+    expect(
+      (await metadata('/.well-known/oauth-authorization-server/oauth2')).dpop_signing_alg_values_supported,
+    ).toEqual(expect.arrayContaining(['ES256']));
   });
   it('[rfc9449-014] the jkt in the token is the RFC 7638 thumbprint of the proof key', async () => {
     const keys = await dpopKeys();
     const res = await withProof(await ctx.k.dpopProof(keys, 'POST', tokenUrl()));
     const { calculateJwkThumbprint } = await import('jose');
-    expect((decodeJwt(res.body.access_token) as any).cnf.jkt).toBe(await calculateJwkThumbprint(await exportJWK(keys.publicKey)));
+    expect((decodeJwt(res.body.access_token) as any).cnf.jkt).toBe(
+      await calculateJwkThumbprint(await exportJWK(keys.publicKey)),
+    );
   });
   it('[rfc9449-015] htu is compared without query and fragment', async () => {
-    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'POST', `${tokenUrl()}?x=1#frag`))).status).toBe(200);
+    expect((await withProof(await ctx.k.dpopProof(await dpopKeys(), 'POST', `${tokenUrl()}?x=1#frag`))).status).toBe(
+      200,
+    );
   });
 });
 
@@ -176,7 +267,9 @@ describe('RFC 9728', () => {
 describe('RFC 9207', () => {
   it('[rfc9207-001] the authorization response carries the issuer in iss', async () => {
     expect((await ctx.k.code()).searchParams.get('iss')).toBe(ctx.server.url);
-    expect((await ctx.k.code({ scope: 'api:read' }, { prefix: '/oauth2' })).searchParams.get('iss')).toBe(`${ctx.server.url}/oauth2`);
+    expect((await ctx.k.code({ scope: 'api:read' }, { prefix: '/oauth2' })).searchParams.get('iss')).toBe(
+      `${ctx.server.url}/oauth2`,
+    );
   });
   it('[rfc9207-002] error responses to the client carry the issuer too', async () => {
     const res = await fetch(ctx.k.authorizeUrl({ response_type: 'token' }), { redirect: 'manual' });
@@ -208,7 +301,11 @@ describe('OpenID Connect Core', () => {
   it('[oidc-core-007] the ID token verifies with the published keys and an advertised algorithm', async () => {
     const tokens = await ctx.k.tokensFor();
     const m = await metadata('/.well-known/openid-configuration');
-    const { protectedHeader } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(m.jwks_uri)), { issuer: ctx.server.url, audience: 'demo-app', currentDate: new Date(ctx.server.clock.now()) });
+    const { protectedHeader } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(m.jwks_uri)), {
+      issuer: ctx.server.url,
+      audience: 'demo-app',
+      currentDate: new Date(ctx.server.clock.now()),
+    });
     expect(m.id_token_signing_alg_values_supported).toContain(protectedHeader.alg);
   });
   it('[oidc-core-008] an authentication request without redirect_uri is shown as an error, not redirected', async () => {
@@ -229,17 +326,23 @@ describe('OpenID Connect Core', () => {
   });
   it('[oidc-core-011] UserInfo returns the claims of the granted scopes only', async () => {
     const withEmail = await ctx.k.tokensFor({ scope: 'openid email' });
-    const info = (await (await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${withEmail.access_token}` } })).json()) as any;
+    const info = (await (
+      await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${withEmail.access_token}` } })
+    ).json()) as any;
     expect(info.email).toBeTypeOf('string');
     expect(info.name).toBeUndefined();
     const bare = await ctx.k.tokensFor({ scope: 'openid' });
-    const plain = (await (await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${bare.access_token}` } })).json()) as any;
+    const plain = (await (
+      await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${bare.access_token}` } })
+    ).json()) as any;
     expect(Object.keys(plain)).toEqual(['sub']);
   });
   it('[oidc-core-012] sub is stable for one person across sign-ins and differs between people', async () => {
     const a1 = decodeJwt((await ctx.k.tokensFor()).id_token).sub;
     const a2 = decodeJwt((await ctx.k.tokensFor()).id_token).sub;
-    const bob = decodeJwt((await ctx.k.redeem((await ctx.k.code({}, { username: 'bob' })).searchParams.get('code')!)).body.id_token).sub;
+    const bob = decodeJwt(
+      (await ctx.k.redeem((await ctx.k.code({}, { username: 'bob' })).searchParams.get('code')!)).body.id_token,
+    ).sub;
     expect(a1).toBe(a2);
     expect(bob).not.toBe(a1);
   });
@@ -249,7 +352,12 @@ describe('OpenID Connect Core', () => {
   });
   it('[oidc-core-014] a refreshed ID token keeps iss and sub', async () => {
     const first = await ctx.k.tokensFor();
-    const refreshed = (await ctx.k.post('/oidc/token', form({ grant_type: 'refresh_token', refresh_token: first.refresh_token }, ctx.k.basic('demo-app')))).body;
+    const refreshed = (
+      await ctx.k.post(
+        '/oidc/token',
+        form({ grant_type: 'refresh_token', refresh_token: first.refresh_token }, ctx.k.basic('demo-app')),
+      )
+    ).body;
     const [a, b] = [decodeJwt(first.id_token), decodeJwt(refreshed.id_token)];
     expect([b.iss, b.sub]).toEqual([a.iss, a.sub]);
   });
@@ -262,7 +370,9 @@ describe('OpenID Connect Core', () => {
   });
   it('[oidc-core-017] UserInfo is served as JSON for a valid token', async () => {
     const tokens = await ctx.k.tokensFor({ scope: 'openid profile' });
-    const res = await fetch(`${ctx.server.url}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const res = await fetch(`${ctx.server.url}/oidc/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(((await res.json()) as any).name).toBeTypeOf('string');
   });

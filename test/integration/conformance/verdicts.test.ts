@@ -10,10 +10,21 @@ const registry = loadRegistry(join(ROOT, 'conformance/registry.yaml'));
 const dir = mkdtempSync(join(tmpdir(), 'portico-reports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function reportFile(name: string, overrides: Partial<Report> = {}, verdictFor: (id: string) => 'PASS' | 'FAIL' = () => 'PASS'): string {
+function reportFile(
+  name: string,
+  overrides: Partial<Report> = {},
+  verdictFor: (id: string) => 'PASS' | 'FAIL' = () => 'PASS',
+): string {
   const report: Report = {
-    schema_version: 1, commit: 'test-commit', generated_at: '2026-11-22T00:00:00Z', registry_digest: registry.digest,
-    requirements: registry.requirements.map((r) => ({ id: r.id, verdict: verdictFor(r.id), tests: r.tests.map((t) => ({ ...t, line: 10, verdict: verdictFor(r.id) })) })),
+    schema_version: 1,
+    commit: 'test-commit',
+    generated_at: '2026-11-22T00:00:00Z',
+    registry_digest: registry.digest,
+    requirements: registry.requirements.map((r) => ({
+      id: r.id,
+      verdict: verdictFor(r.id),
+      tests: r.tests.map((t) => ({ ...t, line: 10, verdict: verdictFor(r.id) })),
+    })),
     ...overrides,
   };
   const file = join(dir, `${name}.json`);
@@ -35,7 +46,10 @@ describe('conformance verdicts and indexing', () => {
   it('lists specs with requirement counts; unknown spec or requirement is 404', async () => {
     await withServer({}, async (s) => {
       const { specs } = (await (await get(s, '/api/conformance/specs')).json()) as any;
-      expect(specs.find((x: any) => x.id === 'rfc7523')).toMatchObject({ requirement_count: registry.requirements.filter((r) => r.spec === 'rfc7523').length, indexable: false });
+      expect(specs.find((x: any) => x.id === 'rfc7523')).toMatchObject({
+        requirement_count: registry.requirements.filter((r) => r.spec === 'rfc7523').length,
+        indexable: false,
+      });
       expect(specs.reduce((n: number, x: any) => n + x.requirement_count, 0)).toBe(registry.requirements.length);
       expect((await get(s, '/api/conformance/specs/nope')).status).toBe(404);
       expect((await get(s, '/api/conformance/specs/rfc7523/requirements/rfc6749-001')).status).toBe(404);
@@ -67,7 +81,9 @@ describe('conformance verdicts and indexing', () => {
       const r = (await (await get(s, '/api/conformance/specs/rfc7523/requirements/rfc7523-003')).json()) as any;
       expect(r.verdict).toBe('Not evaluated for this build');
       expect(r.indexable).toBe(false);
-      expect(await (await get(s, '/spec/rfc7523/rfc7523-003', 'text/markdown')).text()).toContain('Not evaluated for this build');
+      expect(await (await get(s, '/spec/rfc7523/rfc7523-003', 'text/markdown')).text()).toContain(
+        'Not evaluated for this build',
+      );
     });
   });
 
@@ -76,7 +92,9 @@ describe('conformance verdicts and indexing', () => {
       const r = (await (await get(s, '/api/conformance/specs/rfc7523/requirements/rfc7523-003')).json()) as any;
       expect(r).toMatchObject({ verdict: 'PASS', indexable: true });
       expect(r.verdict_note).toMatch(/not a certification/);
-      expect(r.test_results[0].url).toBe('https://git.example/portico/blob/test-commit/test/integration/conformance/requirements.test.ts#L10');
+      expect(r.test_results[0].url).toBe(
+        'https://git.example/portico/blob/test-commit/test/integration/conformance/requirements.test.ts#L10',
+      );
       expect(r.implementation_links[0].url).toBe('https://git.example/portico/blob/test-commit/machines/agent.ts');
       const page = await get(s, '/spec/rfc7523/rfc7523-003');
       expect(page.headers.get('x-robots-tag')).toBeNull();
@@ -91,12 +109,15 @@ describe('conformance verdicts and indexing', () => {
   });
 
   it('one MUST-family FAIL anywhere makes every page noindex', async () => {
-    await withServer({ CONFORMANCE_REPORT: reportFile('must-fail', {}, (id) => (id === 'rfc6749-001' ? 'FAIL' : 'PASS')) }, async (s) => {
-      const r = (await (await get(s, '/api/conformance/specs/rfc7523/requirements/rfc7523-003')).json()) as any;
-      expect(r.verdict).toBe('PASS');
-      expect(r.indexable).toBe(false);
-      expect(await (await get(s, '/sitemap.xml')).text()).not.toContain('/spec/');
-    });
+    await withServer(
+      { CONFORMANCE_REPORT: reportFile('must-fail', {}, (id) => (id === 'rfc6749-001' ? 'FAIL' : 'PASS')) },
+      async (s) => {
+        const r = (await (await get(s, '/api/conformance/specs/rfc7523/requirements/rfc7523-003')).json()) as any;
+        expect(r.verdict).toBe('PASS');
+        expect(r.indexable).toBe(false);
+        expect(await (await get(s, '/sitemap.xml')).text()).not.toContain('/spec/');
+      },
+    );
   });
 
   it('a report made from another registry is not valid', async () => {

@@ -26,7 +26,14 @@ describe('discovery documents', () => {
   it('every skill in the index is served with exactly its digest; the wallet skill points at the wallet origin', async () => {
     const index = (await (await get('/.well-known/agent-skills/index.json')).json()) as any;
     expect(index.$schema).toBe('https://schemas.agentskills.io/discovery/0.2.0/schema.json');
-    expect(index.skills.map((s: any) => s.name).sort()).toEqual(['browse-protocol-catalog', 'decode-token', 'register-agent', 'run-protocol-flow', 'use-mcp', 'use-wallet-harness']);
+    expect(index.skills.map((s: any) => s.name).sort()).toEqual([
+      'browse-protocol-catalog',
+      'decode-token',
+      'register-agent',
+      'run-protocol-flow',
+      'use-mcp',
+      'use-wallet-harness',
+    ]);
     for (const skill of index.skills) {
       expect(skill.type).toBe('skill-md');
       const res = await fetch(skill.url);
@@ -54,7 +61,14 @@ describe('discovery documents', () => {
   });
 
   it('documents carry ETags and answer 304 to a matching If-None-Match', async () => {
-    for (const path of ['/.well-known/api-catalog', '/robots.txt', '/mcp/server-card', '/.well-known/ai-catalog.json', '/.well-known/openid-configuration', '/llms.txt']) {
+    for (const path of [
+      '/.well-known/api-catalog',
+      '/robots.txt',
+      '/mcp/server-card',
+      '/.well-known/ai-catalog.json',
+      '/.well-known/openid-configuration',
+      '/llms.txt',
+    ]) {
       const first = await get(path);
       const etag = first.headers.get('etag')!;
       expect(etag, path).toMatch(/^"/);
@@ -69,15 +83,34 @@ describe('discovery documents', () => {
     const validator = new Validator();
     const result = await validator.validate(spec);
     expect(result.valid, JSON.stringify(result.errors ?? null).slice(0, 500)).toBe(true);
-    const documented = new Set(Object.entries(spec.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+    const documented = new Set(
+      Object.entries(spec.paths).flatMap(([path, ops]: [string, any]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      ),
+    );
     // Every route fastify registered (bar HEAD twins) is in the contract.
     expect(server.main.routes.length).toBeGreaterThan(50);
     for (const r of server.main.routes) expect(documented.has(r), r).toBe(true);
     // Every operation says what success looks like (issue 14: no operation with only error responses).
-    const withoutSuccess = Object.entries(spec.paths).flatMap(([path, ops]: [string, any]) => Object.entries(ops).filter(([, op]: [string, any]) => !Object.keys(op.responses ?? {}).some((c) => /^[23]/.test(c))).map(([m]) => `${m.toUpperCase()} ${path}`));
+    const withoutSuccess = Object.entries(spec.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.entries(ops)
+        .filter(([, op]: [string, any]) => !Object.keys(op.responses ?? {}).some((c) => /^[23]/.test(c)))
+        .map(([m]) => `${m.toUpperCase()} ${path}`),
+    );
     expect(withoutSuccess).toEqual([]);
-    expect(spec.paths['/oid4vp/request/{id}'].get.responses['200'].content['application/oauth-authz-req+jwt']).toBeDefined();
-    for (const must of ['POST /agentauth/identity', 'POST /agentauth/token', 'POST /oauth2/token', 'GET /oidc/userinfo', 'POST /api/lookingglass/decode', 'GET /api/protocols/{id}', 'POST /mcp']) expect(documented.has(must), must).toBe(true);
+    expect(
+      spec.paths['/oid4vp/request/{id}'].get.responses['200'].content['application/oauth-authz-req+jwt'],
+    ).toBeDefined();
+    for (const must of [
+      'POST /agentauth/identity',
+      'POST /agentauth/token',
+      'POST /oauth2/token',
+      'GET /oidc/userinfo',
+      'POST /api/lookingglass/decode',
+      'GET /api/protocols/{id}',
+      'POST /mcp',
+    ])
+      expect(documented.has(must), must).toBe(true);
     const html = await get('/docs/api');
     expect(html.headers.get('content-type')).toContain('text/html');
     const text = await html.text();
@@ -88,20 +121,54 @@ describe('discovery documents', () => {
 });
 
 describe('pages', () => {
-  const PAGES = ['/', '/protocol/oauth2', '/protocol/oauth2/flow/authorization-code-pkce', '/looking-glass', '/agentauth/claim', '/docs/api', '/no-such-page', '/search?q=dpop', '/spec/rfc7523', '/spec/rfc7523/rfc7523-003', '/callback?code=abc', '/oidc/logout'];
+  const PAGES = [
+    '/',
+    '/protocol/oauth2',
+    '/protocol/oauth2/flow/authorization-code-pkce',
+    '/looking-glass',
+    '/agentauth/claim',
+    '/docs/api',
+    '/no-such-page',
+    '/search?q=dpop',
+    '/spec/rfc7523',
+    '/spec/rfc7523/rfc7523-003',
+    '/callback?code=abc',
+    '/oidc/logout',
+  ];
 
   it('every page response carries the Link header of spec rule 2 and Vary: Accept', async () => {
     for (const path of PAGES) {
       const res = await get(path);
       const link = res.headers.get('link') ?? '';
-      for (const rel of ['rel="api-catalog"', 'rel="service-desc"', 'rel="service-doc"', 'rel="describedby"', 'rel="alternate"; type="text/plain"', 'title="wallet"', 'rel="status"']) expect(link, `${path} ${rel}`).toContain(rel);
+      for (const rel of [
+        'rel="api-catalog"',
+        'rel="service-desc"',
+        'rel="service-doc"',
+        'rel="describedby"',
+        'rel="alternate"; type="text/plain"',
+        'title="wallet"',
+        'rel="status"',
+      ])
+        expect(link, `${path} ${rel}`).toContain(rel);
       expect(res.headers.get('vary'), path).toMatch(/Accept/);
-      if (res.headers.get('content-type')!.startsWith('text/html')) expect(await res.text()).toContain('<link rel="alternate" type="text/plain" href="/llms.txt">');
+      if (res.headers.get('content-type')!.startsWith('text/html'))
+        expect(await res.text()).toContain('<link rel="alternate" type="text/plain" href="/llms.txt">');
     }
   });
 
   it('serves the markdown twin of a page with the same headings and links', async () => {
-    for (const path of ['/', '/protocol/oauth2', '/protocol/agentauth/flow/register-and-claim', '/looking-glass', '/agentauth/claim', '/search?q=pkce', '/spec/rfc7523', '/spec/rfc7523/rfc7523-003', '/callback?code=abc&state=xyz', '/no-such-page']) {
+    for (const path of [
+      '/',
+      '/protocol/oauth2',
+      '/protocol/agentauth/flow/register-and-claim',
+      '/looking-glass',
+      '/agentauth/claim',
+      '/search?q=pkce',
+      '/spec/rfc7523',
+      '/spec/rfc7523/rfc7523-003',
+      '/callback?code=abc&state=xyz',
+      '/no-such-page',
+    ]) {
       const html = await (await get(path)).text();
       const mdRes = await get(path, { accept: 'text/markdown' });
       expect(mdRes.headers.get('content-type')).toContain('text/markdown');
@@ -122,7 +189,13 @@ describe('pages', () => {
   });
 
   it('the looking glass page decodes a token without JavaScript', async () => {
-    const reg = (await (await fetch(`${server.url}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' })).json()) as any;
+    const reg = (await (
+      await fetch(`${server.url}/agentauth/identity`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"type":"anonymous"}',
+      })
+    ).json()) as any;
     const md = await (await get(`/looking-glass?token=${reg.identity_assertion}`, { accept: 'text/markdown' })).text();
     expect(md).toContain('## Claims');
     expect(md).toContain('RFC 7519 §4.1.4');
@@ -143,7 +216,9 @@ describe('the site icon', () => {
     const wallet = await startWalletServer();
     try {
       expect((await fetch(`${wallet.url}/favicon.ico`)).status).toBe(200);
-      expect(await (await fetch(`${wallet.url}/`, { headers: { accept: 'text/html' } })).text()).toContain('href="/favicon.svg"');
+      expect(await (await fetch(`${wallet.url}/`, { headers: { accept: 'text/html' } })).text()).toContain(
+        'href="/favicon.svg"',
+      );
     } finally {
       await wallet.close();
     }

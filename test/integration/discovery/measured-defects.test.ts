@@ -57,7 +57,10 @@ function raw(url: string, head: string): Promise<{ status: number; headers: stri
 describe('discovery documents are readable cross-origin (item 20)', () => {
   it('[item 20] every discovery document answers the preflight with 204 and GET with Access-Control-Allow-Origin: *', async () => {
     for (const path of DISCOVERY_DOCUMENTS) {
-      const preflight = await fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' } });
+      const preflight = await fetch(`${server.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' },
+      });
       expect(preflight.status, path).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin'), path).toBe('*');
       expect(preflight.headers.get('access-control-allow-methods'), path).toContain('GET');
@@ -68,7 +71,11 @@ describe('discovery documents are readable cross-origin (item 20)', () => {
   });
 
   it('[item 20] API routes get no CORS header, and discovery documents are never rate limited', async () => {
-    expect((await fetch(`${server.url}/api/protocols`, { headers: { origin: 'https://agent.example' } })).headers.get('access-control-allow-origin')).toBeNull();
+    expect(
+      (await fetch(`${server.url}/api/protocols`, { headers: { origin: 'https://agent.example' } })).headers.get(
+        'access-control-allow-origin',
+      ),
+    ).toBeNull();
     for (let i = 0; i < 6; i++) expect((await fetch(`${limited.url}/oid4vci/.well-known/jwks.json`)).status).toBe(200);
   });
 });
@@ -90,7 +97,12 @@ describe('rate limit answers and counts (items 22 and 23)', () => {
   it('[item 23] POST /looking-glass counts against the limit; GET stays free', async () => {
     const once = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
     try {
-      const post = () => fetch(`${once.url}/looking-glass`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=abc' });
+      const post = () =>
+        fetch(`${once.url}/looking-glass`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'token=abc',
+        });
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await post()).status);
       expect(statuses.slice(2)).toEqual([429, 429]);
@@ -107,22 +119,36 @@ describe('HTTP framing errors keep the error contract (item 24)', () => {
   it('[item 24] no Host header: 400 JSON', async () => {
     const res = await raw(server.url, 'GET /api/protocols HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('Host') });
+    expect(JSON.parse(res.body)).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('Host'),
+    });
   });
 
   it('[item 24] two Host headers: 400 JSON', async () => {
     const host = new URL(server.url).host;
-    const res = await raw(server.url, `GET /api/protocols HTTP/1.1\r\nHost: ${host}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`);
+    const res = await raw(
+      server.url,
+      `GET /api/protocols HTTP/1.1\r\nHost: ${host}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
+    );
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('more than one Host') });
+    expect(JSON.parse(res.body)).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('more than one Host'),
+    });
   });
 
   it('[item 24] an unknown Expect: 417 JSON; HTTP/1.0 without Host and one Host still work', async () => {
     const host = new URL(server.url).host;
-    const res = await raw(server.url, `POST /api/lookingglass/decode HTTP/1.1\r\nHost: ${host}\r\nExpect: something-else\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const res = await raw(
+      server.url,
+      `POST /api/lookingglass/decode HTTP/1.1\r\nHost: ${host}\r\nExpect: something-else\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
     expect(res.status).toBe(417);
     expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request' });
     expect((await raw(server.url, 'GET /health HTTP/1.0\r\n\r\n')).status).toBe(200);
-    expect((await raw(server.url, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+    expect((await raw(server.url, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status).toBe(
+      200,
+    );
   });
 });

@@ -20,12 +20,19 @@ describe('runnable OID4VCI flows', () => {
   ] as const) {
     it(`${flow} ${JSON.stringify(options)} runs to the end, every hop recorded, the access token decoded`, async () => {
       const res = await fetch(`${server.url}/api/protocols/oid4vci/demo/${flow}`, json(options));
-      const run = (await res.json()) as { status: string; error?: string; exchanges: Array<{ step: string; response: { status: number } }>; tokens: Array<{ name: string }> };
+      const run = (await res.json()) as {
+        status: string;
+        error?: string;
+        exchanges: Array<{ step: string; response: { status: number } }>;
+        tokens: Array<{ name: string }>;
+      };
       expect(run.status, run.error).toBe('succeeded');
       expect(run.exchanges).toHaveLength(steps);
       expect([200, 204]).toContain(run.exchanges.at(-1)!.response.status);
       expect(run.tokens.map((t) => t.name)).toContain('access_token');
-      const flows = (await (await fetch(`${server.url}/api/protocols/oid4vci/flows`)).json()) as { flows: Array<{ id: string; executable: boolean }> };
+      const flows = (await (await fetch(`${server.url}/api/protocols/oid4vci/flows`)).json()) as {
+        flows: Array<{ id: string; executable: boolean }>;
+      };
       expect(flows.flows.find((f) => f.id === flow)?.executable).toBe(true);
     });
   }

@@ -26,7 +26,10 @@ const decodeCredential = async (credential: string) => {
  * instances are looked at.
  */
 const cborXCjs = createRequire(import.meta.url)('cbor-x') as typeof import('cbor-x');
-const fullDateVia = (cborX: typeof import('cbor-x')) => new cborX.Decoder({ mapsAsObjects: false, useRecords: false }).decode(new cborX.Encoder({ useRecords: false }).encode(new cborX.Tag('1990-04-12', 1004)));
+const fullDateVia = (cborX: typeof import('cbor-x')) =>
+  new cborX.Decoder({ mapsAsObjects: false, useRecords: false }).decode(
+    new cborX.Encoder({ useRecords: false }).encode(new cborX.Tag('1990-04-12', 1004)),
+  );
 
 describe('credential looking glass decodes through the codec layer', () => {
   it('decodes an mdoc issued by services/credentials, before and after @auth0/mdl and @owf/mdoc are imported', async () => {
@@ -41,7 +44,15 @@ describe('credential looking glass decodes through the codec layer', () => {
       format: 'mso_mdoc',
       doctype: 'org.iso.18013.5.1.mDL',
       claims: {
-        'org.iso.18013.5.1': { family_name: 'Anderson', given_name: 'Alice', birth_date: '1990-04-12', issuing_country: 'FR', document_number: 'FR-123456', age_over_18: true, portrait: { bytes: Buffer.from([0xff, 0xd8, 0xff, 0xe0]).toString('base64url') } },
+        'org.iso.18013.5.1': {
+          family_name: 'Anderson',
+          given_name: 'Alice',
+          birth_date: '1990-04-12',
+          issuing_country: 'FR',
+          document_number: 'FR-123456',
+          age_over_18: true,
+          portrait: { bytes: Buffer.from([0xff, 0xd8, 0xff, 0xe0]).toString('base64url') },
+        },
         'org.iso.18013.5.1.aamva': { DHS_compliance: 'F' },
       },
       issuer_signature: { verified: true },

@@ -12,19 +12,26 @@ afterAll(async () => {
 });
 
 type Decoded = { signature: { verified: boolean; key_source: string; detail: string }; warnings: string[] };
-const decode = async (token: string, jwks?: unknown) => (await (await fetch(`${server.url}/api/lookingglass/decode`, json({ token, ...(jwks ? { jwks } : {}) }))).json()) as Decoded;
+const decode = async (token: string, jwks?: unknown) =>
+  (await (
+    await fetch(`${server.url}/api/lookingglass/decode`, json({ token, ...(jwks ? { jwks } : {}) }))
+  ).json()) as Decoded;
 
 async function selfSigned(iss: string) {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk = await exportJWK(publicKey);
   const token = await new SignJWT({ sub: 'agent-forged', scope: 'agent:read agent:write' })
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', jwk })
-    .setIssuer(iss).setAudience(iss).setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    .setIssuer(iss)
+    .setAudience(iss)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(privateKey);
   return { token, jwk };
 }
 
 describe('the looking glass and forged tokens (issue 13 item 9)', () => {
-  it('a token claiming this origin\'s issuer, signed by a key in its own header, is not verified and is called forged', async () => {
+  it("a token claiming this origin's issuer, signed by a key in its own header, is not verified and is called forged", async () => {
     for (const iss of [`${server.url}/agentauth`, server.url, `${server.url}/oauth2`]) {
       const { token, jwk } = await selfSigned(iss);
       const decoded = await decode(token);
@@ -44,7 +51,9 @@ describe('the looking glass and forged tokens (issue 13 item 9)', () => {
   });
 
   it('a real assertion of the agentauth issuer still verifies with its keys', async () => {
-    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as { identity_assertion: string };
+    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as {
+      identity_assertion: string;
+    };
     const decoded = await decode(reg.identity_assertion);
     expect(decoded.signature).toMatchObject({ verified: true, key_source: 'portico agentauth keys' });
     expect(decoded.warnings.join(' ')).not.toMatch(/self-signed|claims to come/);

@@ -8,7 +8,11 @@ let server: TestServer;
 let key: { jwk: JWK; privateKey: CryptoKey | Uint8Array };
 beforeAll(async () => {
   server = await startMainServer();
-  const clients = ((await (await fetch(`${server.url}/oauth2/demo/clients`)).json()) as { clients: Array<{ client_id: string; private_jwks?: { keys: JWK[] } }> }).clients;
+  const clients = (
+    (await (await fetch(`${server.url}/oauth2/demo/clients`)).json()) as {
+      clients: Array<{ client_id: string; private_jwks?: { keys: JWK[] } }>;
+    }
+  ).clients;
   const jwk = clients.find((c) => c.client_id === 'pkjwt-app')!.private_jwks!.keys.find((k) => k.alg === 'ES256')!;
   key = { jwk, privateKey: await importJWK(jwk, 'ES256') };
 });
@@ -20,11 +24,25 @@ const assertionAhead = (seconds: number) => {
   const iat = Math.floor(server.clock.now() / 1000) + seconds;
   return new SignJWT({ jti: crypto.randomUUID() })
     .setProtectedHeader({ alg: 'ES256', kid: key.jwk.kid })
-    .setIssuer('pkjwt-app').setSubject('pkjwt-app').setAudience(`${server.url}/oauth2/token`)
-    .setIssuedAt(iat).setNotBefore(iat).setExpirationTime(iat + 60)
+    .setIssuer('pkjwt-app')
+    .setSubject('pkjwt-app')
+    .setAudience(`${server.url}/oauth2/token`)
+    .setIssuedAt(iat)
+    .setNotBefore(iat)
+    .setExpirationTime(iat + 60)
     .sign(key.privateKey);
 };
-const token = async (assertion: string) => exchange(server.url, '/oauth2/token', form({ grant_type: 'client_credentials', scope: 'api:read', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }));
+const token = async (assertion: string) =>
+  exchange(
+    server.url,
+    '/oauth2/token',
+    form({
+      grant_type: 'client_credentials',
+      scope: 'api:read',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+    }),
+  );
 
 describe('client assertions from a clock that runs ahead', () => {
   it('[issue 30 clock skew] iat and nbf 14 s ahead are accepted; 16 s ahead are invalid_client', async () => {

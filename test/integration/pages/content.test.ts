@@ -10,20 +10,31 @@ afterAll(async () => {
   await server.close();
 });
 
-const get = async (path: string, accept: string) => (await fetch(`${server.url}${path}`, { headers: { accept } })).text();
+const get = async (path: string, accept: string) =>
+  (await fetch(`${server.url}${path}`, { headers: { accept } })).text();
 /** The visible text of an HTML page (tags dropped; code blocks kept, since they may show backticks legitimately). */
-const visibleText = (html: string) => html.replace(/<pre[\s\S]*?<\/pre>/g, '').replace(/<(style|script)[\s\S]*?<\/\1>/g, '').replace(/<[^>]+>/g, ' ');
+const visibleText = (html: string) =>
+  html
+    .replace(/<pre[\s\S]*?<\/pre>/g, '')
+    .replace(/<(style|script)[\s\S]*?<\/\1>/g, '')
+    .replace(/<[^>]+>/g, ' ');
 
 describe('rendered content', () => {
   it('protocol, flow and requirement pages show no literal markdown and no unfilled {base}; their markdown twins are not escaped', async () => {
-    const protocols = (await (await fetch(`${server.url}/api/protocols`)).json()) as { protocols: Array<{ id: string }> };
+    const protocols = (await (await fetch(`${server.url}/api/protocols`)).json()) as {
+      protocols: Array<{ id: string }>;
+    };
     const paths: string[] = [];
     for (const { id } of protocols.protocols) {
       paths.push(`/protocol/${id}`);
-      const flows = (await (await fetch(`${server.url}/api/protocols/${id}/flows`)).json()) as { flows: Array<{ id: string }> };
+      const flows = (await (await fetch(`${server.url}/api/protocols/${id}/flows`)).json()) as {
+        flows: Array<{ id: string }>;
+      };
       for (const f of flows.flows) paths.push(`/protocol/${id}/flow/${f.id}`);
     }
-    const specs = (await (await fetch(`${server.url}/api/conformance/specs`)).json()) as { specs: Array<{ id: string; requirements?: Array<{ id: string }> }> };
+    const specs = (await (await fetch(`${server.url}/api/conformance/specs`)).json()) as {
+      specs: Array<{ id: string; requirements?: Array<{ id: string }> }>;
+    };
     for (const s of specs.specs) paths.push(`/spec/${s.id}`);
     expect(paths.length).toBeGreaterThan(20);
     let codeSpans = 0;

@@ -12,7 +12,11 @@ afterAll(async () => {
 });
 
 const post = async (fields: Record<string, string>, accept = 'text/html') => {
-  const res = await fetch(`${server.url}/looking-glass`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept }, body: new URLSearchParams(fields).toString() });
+  const res = await fetch(`${server.url}/looking-glass`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
+    body: new URLSearchParams(fields).toString(),
+  });
   return { status: res.status, text: await res.text(), cache: res.headers.get('cache-control') };
 };
 
@@ -27,7 +31,9 @@ describe('the looking glass page decodes credentials', () => {
     expect(page.text).toContain('<code>dc+sd-jwt</code>');
     expect(page.text).toMatch(/class="notice ok" role="note">Issuer signature: /);
     expect(page.text).toContain('<h3>Disclosures</h3>');
-    expect(page.text).toMatch(/<code>degree<\/code><\/td><td>Bachelor of Science<\/td><td><code>[A-Za-z0-9_-]+<\/code><\/td><td>yes<\/td>/);
+    expect(page.text).toMatch(
+      /<code>degree<\/code><\/td><td>Bachelor of Science<\/td><td><code>[A-Za-z0-9_-]+<\/code><\/td><td>yes<\/td>/,
+    );
     const twin = await post({ credential: sdJwt }, 'text/markdown');
     expect(twin.text).toContain('### Disclosures');
 
@@ -46,14 +52,17 @@ describe('the looking glass page decodes credentials', () => {
     }
   });
 
-  it('sample tokens of this origin\'s issuers verify with their keys, and are expired and addressed to no real audience', async () => {
+  it("sample tokens of this origin's issuers verify with their keys, and are expired and addressed to no real audience", async () => {
     const page = await (await fetch(`${server.url}/looking-glass`, { headers: { accept: 'text/html' } })).text();
     const samples = [...page.matchAll(/name="token" value="([^"]+)"/g)].map((m) => m[1]);
     expect(samples).toHaveLength(3);
     for (const token of samples) {
       const decoded = await post({ token });
       expect(decoded.text).toMatch(/class="notice ok" role="note">Signature verified with this origin/);
-      const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number; aud: string };
+      const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as {
+        exp: number;
+        aud: string;
+      };
       expect(payload.exp * 1000).toBeLessThan(server.clock.now());
       expect(payload.aud).toBe('https://sample.invalid');
     }

@@ -28,7 +28,10 @@ describe('palette index', () => {
     try {
       const artefacts = paletteArtefacts(ROOT, () => false);
       buildPaletteIndex(artefacts, join(dir, 'a.db'));
-      buildPaletteIndex(paletteArtefacts(ROOT, () => false), join(dir, 'b.db'));
+      buildPaletteIndex(
+        paletteArtefacts(ROOT, () => false),
+        join(dir, 'b.db'),
+      );
       expect(readFileSync(join(dir, 'a.db')).equals(readFileSync(join(dir, 'b.db')))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -42,10 +45,15 @@ describe('palette index', () => {
       cpSync(join(ROOT, 'conformance'), join(dir, 'conformance'), { recursive: true });
       const bad = join(dir, 'content/requirements/rfc7523/rfc7523-999.md');
       writeFileSync(bad, '---\nid: rfc7523-999\nspec: rfc7523\n---\nNo such requirement.\n');
-      expect(() => paletteArtefacts(dir, () => false)).toThrow(`${bad}: requirement explainer "rfc7523-999" is not in conformance/registry.yaml`);
+      expect(() => paletteArtefacts(dir, () => false)).toThrow(
+        `${bad}: requirement explainer "rfc7523-999" is not in conformance/registry.yaml`,
+      );
       rmSync(bad);
       const concept = join(dir, 'content/concepts/pkce.md');
-      writeFileSync(concept, readFileSync(concept, 'utf8').replace('protocol: oauth2', 'protocol: oauth2\ncolour: blue'));
+      writeFileSync(
+        concept,
+        readFileSync(concept, 'utf8').replace('protocol: oauth2', 'protocol: oauth2\ncolour: blue'),
+      );
       expect(() => paletteArtefacts(dir, () => false)).toThrow(`${concept}: unknown front matter field "colour"`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -80,18 +88,25 @@ describe('POST /api/palette/query', () => {
     expect(await top('refr')).toContain('flow:oauth2/refresh-token');
     const { body } = await query({ q: 'dpop', scope: 'flow' });
     expect(body.results.every((r: any) => r.type === 'flow')).toBe(true);
-    expect(body.results[0]).toMatchObject({ id: 'flow:oauth2/dpop-bound-token', runnable: true, href: '/protocol/oauth2/flow/dpop-bound-token' });
+    expect(body.results[0]).toMatchObject({
+      id: 'flow:oauth2/dpop-bound-token',
+      runnable: true,
+      href: '/protocol/oauth2/flow/dpop-bound-token',
+    });
     expect(body.results[0].snippet).toContain('<mark>');
     expect(body).toHaveProperty('elapsed_micros');
     expect(body.total_candidates).toBeGreaterThanOrEqual(body.results.length);
   });
 
   it('never fails on hostile input (fuzzed); bad bodies get the error shape', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ maxLength: 60 }), async (q) => {
-      const r = await query({ q });
-      expect(r.status).toBe(200);
-      expect(Array.isArray(r.body.results)).toBe(true);
-    }), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 60 }), async (q) => {
+        const r = await query({ q });
+        expect(r.status).toBe(200);
+        expect(Array.isArray(r.body.results)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
     for (const body of [{}, { q: 5 }, { q: 'x', limit: 51 }, { q: 'x', scope: 'everything' }]) {
       const r = await query(body);
       expect([r.status, r.body.error]).toEqual([400, 'invalid_request']);
@@ -101,7 +116,18 @@ describe('POST /api/palette/query', () => {
 
 describe('production start', () => {
   const run = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'main'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PORT: '0', BASE_URL: 'http://127.0.0.1:1', DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-prod-')), ...env } });
+    spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'main'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        PORT: '0',
+        BASE_URL: 'http://127.0.0.1:1',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-prod-')),
+        ...env,
+      },
+    });
   it('refuses to start without SHOWCASE_PALETTE_DB, or with a file that cannot be opened', () => {
     const unset = run({ SHOWCASE_ENV: 'production' });
     expect(unset.status).toBe(1);

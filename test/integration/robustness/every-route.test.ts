@@ -20,23 +20,42 @@ describe('every route of the main origin', () => {
     expect(routes.length).toBeGreaterThan(60);
     const body = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }).map((v) => ({ type: 'application/json', text: JSON.stringify(v) })),
-      fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 30 }), { maxKeys: 4 }).map((d) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams(d).toString() })),
+      fc
+        .dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 30 }), { maxKeys: 4 })
+        .map((d) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams(d).toString() })),
       fc.string({ maxLength: 40 }).map((t) => ({ type: 'application/json', text: t })),
     );
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...routes), fc.string({ maxLength: 20 }), fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }), body, async (route, segment, query, b) => {
-      const [method, path] = route.split(' ');
-      const qs = new URLSearchParams(query).toString();
-      const url = `${server.url}${fill(path, segment || 'x')}${qs ? `?${qs}` : ''}`;
-      const init: RequestInit = { method, redirect: 'manual', headers: { accept: 'application/json' } };
-      if (method === 'POST') Object.assign(init, { headers: { 'content-type': b.type, accept: 'application/json, text/event-stream' }, body: b.text });
-      const res = await fetch(url, init);
-      const text = await res.text();
-      expect(res.status, `${route} -> ${res.status} ${text.slice(0, 200)}`).toBeLessThan(500);
-      if (res.status >= 400 && (res.headers.get('content-type') ?? '').includes('application/json') && !path.startsWith('/mcp')) {
-        const parsed = JSON.parse(text);
-        expect(typeof parsed.error, route).toBe('string');
-      }
-      expect(text).not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
-    }), { numRuns: 400 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...routes),
+        fc.string({ maxLength: 20 }),
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+        body,
+        async (route, segment, query, b) => {
+          const [method, path] = route.split(' ');
+          const qs = new URLSearchParams(query).toString();
+          const url = `${server.url}${fill(path, segment || 'x')}${qs ? `?${qs}` : ''}`;
+          const init: RequestInit = { method, redirect: 'manual', headers: { accept: 'application/json' } };
+          if (method === 'POST')
+            Object.assign(init, {
+              headers: { 'content-type': b.type, accept: 'application/json, text/event-stream' },
+              body: b.text,
+            });
+          const res = await fetch(url, init);
+          const text = await res.text();
+          expect(res.status, `${route} -> ${res.status} ${text.slice(0, 200)}`).toBeLessThan(500);
+          if (
+            res.status >= 400 &&
+            (res.headers.get('content-type') ?? '').includes('application/json') &&
+            !path.startsWith('/mcp')
+          ) {
+            const parsed = JSON.parse(text);
+            expect(typeof parsed.error, route).toBe('string');
+          }
+          expect(text).not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
+        },
+      ),
+      { numRuns: 400 },
+    );
   }, 120_000);
 });

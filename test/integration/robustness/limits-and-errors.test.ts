@@ -41,9 +41,25 @@ describe('rate limits are decided on the matched route (item 2)', () => {
     for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/api/protocols`)).status).toBe(200);
     expect((await fetch(`${s.url}/%61pi/protocols`)).status).toBe(429);
     expect((await fetch(`${s.url}/%61gentauth/identity`, json({ type: 'anonymous' }))).status).toBe(429);
-    expect((await fetch(`${s.url}/%6fauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).status).toBe(429);
+    expect(
+      (
+        await fetch(`${s.url}/%6fauth2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        })
+      ).status,
+    ).toBe(429);
     expect((await fetch(`${s.url}/%61gentauth/claim`)).status).toBe(429);
-    expect((await fetch(`${s.url}/%61gentauth/claim`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user_code=BBBB-BBBB&decision=approve' })).status).toBe(429);
+    expect(
+      (
+        await fetch(`${s.url}/%61gentauth/claim`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'user_code=BBBB-BBBB&decision=approve',
+        })
+      ).status,
+    ).toBe(429);
     // Pages, health and discovery stay free.
     expect((await fetch(`${s.url}/health`)).status).toBe(200);
     expect((await fetch(`${s.url}/`)).status).toBe(200);
@@ -71,7 +87,11 @@ describe('flow runs and the limit (item 4)', () => {
     expect(next.headers.get('x-ratelimit-remaining')).toBe('1');
     expect((await fetch(`${s.url}/api/protocols`)).status).toBe(200);
     // The page route that starts runs is refused with a styled page that says when to retry.
-    const page = await fetch(`${s.url}/protocol/oauth2/flow/client-credentials/run`, { method: 'POST', redirect: 'manual', headers: { accept: 'text/html' } });
+    const page = await fetch(`${s.url}/protocol/oauth2/flow/client-credentials/run`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    });
     expect(page.status).toBe(429);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('retry-after')).toBeNull();
@@ -81,13 +101,13 @@ describe('flow runs and the limit (item 4)', () => {
     expect(html).toContain('<style>');
   });
 
-  it('the internal header is only honoured with the server\'s own secret', async () => {
+  it("the internal header is only honoured with the server's own secret", async () => {
     const s = await start({ env: { RATE_LIMIT_PER_MINUTE: '1' } });
     expect((await fetch(`${s.url}/api/protocols`, { headers: { 'x-portico-internal': 'guess' } })).status).toBe(200);
     expect((await fetch(`${s.url}/api/protocols`, { headers: { 'x-portico-internal': 'guess' } })).status).toBe(429);
   });
 
-  it('a guess with non-ASCII bytes and the secret\'s length in characters is refused, not a 500', async () => {
+  it("a guess with non-ASCII bytes and the secret's length in characters is refused, not a 500", async () => {
     const s = await start({ env: { RATE_LIMIT_PER_MINUTE: '1' } });
     // The secret is 43 base64url characters. These 42 bytes arrive as 43 (latin1) characters, whose
     // UTF-8 form is 45 bytes: equal in characters, not in bytes.
@@ -107,7 +127,10 @@ describe('Server-Sent Events (item 3)', () => {
   };
 
   it('bounds streams per client and in total with 429 JSON, and frees everything on close', async () => {
-    const s = await start({ env: { TRUST_PROXY: '127.0.0.1' }, origin: { sseLimits: { ...DEFAULT_SSE_LIMITS, perClient: 2, total: 3 } } });
+    const s = await start({
+      env: { TRUST_PROXY: '127.0.0.1' },
+      origin: { sseLimits: { ...DEFAULT_SSE_LIMITS, perClient: 2, total: 3 } },
+    });
     const hooksBefore = s.main.ctx.onClose.length;
     const listenersBefore = s.main.ctx.securityEvents.feed.added.listenerCount('entry');
     const a = await open(`${s.url}/agentauth/events`);
@@ -119,7 +142,9 @@ describe('Server-Sent Events (item 3)', () => {
     // Another client may still open one, up to the total.
     const other = await open(`${s.url}/agentauth/events`, { 'x-forwarded-for': '192.0.2.7' });
     expect(other.res.status).toBe(200);
-    expect((await fetch(`${s.url}/agentauth/events`, { headers: { 'x-forwarded-for': '192.0.2.8' } })).status).toBe(429);
+    expect((await fetch(`${s.url}/agentauth/events`, { headers: { 'x-forwarded-for': '192.0.2.8' } })).status).toBe(
+      429,
+    );
     for (const stream of [a, b, other]) stream.close();
     await expect.poll(() => s.main.ctx.sse.size).toBe(0);
     // Open and close many: nothing accumulates.
@@ -135,8 +160,14 @@ describe('Server-Sent Events (item 3)', () => {
   it('resumes with ?after=<sequence> as documented, and with Last-Event-ID', async () => {
     const s = await start();
     const revokeOne = async () => {
-      const reg = (await (await fetch(`${s.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as { claim_token: string };
-      await fetch(`${s.url}/agentauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: reg.claim_token }).toString() });
+      const reg = (await (await fetch(`${s.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as {
+        claim_token: string;
+      };
+      await fetch(`${s.url}/agentauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: reg.claim_token }).toString(),
+      });
     };
     await revokeOne();
     await revokeOne();
@@ -174,9 +205,15 @@ describe('framework errors keep the error contract (item 6)', () => {
     const long = await fetch(`${s.url}/api/protocols/${'a'.repeat(101)}`);
     expect(long.status).toBe(414);
     expect(await long.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
-    const headers = await rawExchange(s.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    const headers = await rawExchange(
+      s.url,
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    );
     expect(headers).toMatch(/^HTTP\/1\.1 431 /);
-    expect(bodyOf(headers)).toEqual({ error: 'invalid_request', error_description: 'The request headers are larger than 16 KiB' });
+    expect(bodyOf(headers)).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request headers are larger than 16 KiB',
+    });
   });
 
   it('requests arriving on a kept-alive connection while the server drains get 503 in our shape', async () => {
@@ -192,14 +229,20 @@ describe('framework errors keep the error contract (item 6)', () => {
     received = '';
     // Hold the shutdown between "draining" and the final close while a request arrives on the open connection.
     let release!: () => void;
-    s.main.ctx.onClose.unshift(() => new Promise<void>((resolve) => {
-      release = resolve;
-      socket.write('GET /api/protocols HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
-    }));
+    s.main.ctx.onClose.unshift(
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          socket.write('GET /api/protocols HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+        }),
+    );
     const closing = s.close();
     await expect.poll(() => received).toMatch(/\r\n\r\n\{/);
     expect(received).toMatch(/^HTTP\/1\.1 503 /);
-    expect(bodyOf(received)).toEqual({ error: 'temporarily_unavailable', error_description: 'The server is shutting down' });
+    expect(bodyOf(received)).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'The server is shutting down',
+    });
     release();
     await closing;
     server = undefined;
@@ -210,9 +253,16 @@ describe('framework errors keep the error contract (item 6)', () => {
 describe('slow bodies time out (item 10)', () => {
   it('a POST that declares a body and never sends it is answered 408 and closed', async () => {
     const s = await start({ origin: { requestTimeoutMs: 400 } });
-    const raw = await rawExchange(s.url, 'POST /api/lookingglass/decode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n', { timeoutMs: 5000 });
+    const raw = await rawExchange(
+      s.url,
+      'POST /api/lookingglass/decode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+      { timeoutMs: 5000 },
+    );
     expect(raw).toMatch(/^HTTP\/1\.1 408 /);
-    expect(bodyOf(raw)).toEqual({ error: 'invalid_request', error_description: 'The request was not received in time' });
+    expect(bodyOf(raw)).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request was not received in time',
+    });
   });
 });
 
@@ -220,7 +270,13 @@ describe('runs interrupted by a crash (item 11)', () => {
   it('are closed as interrupted when the service starts again, and their event streams end', async () => {
     const first = await startMainServer();
     const id = 'crashedrun01';
-    await first.main.ctx.flowRuns.actors.create(id, { type: 'run.started', at: first.clock.now(), protocol: 'oauth2', flow: 'client-credentials', options: {} });
+    await first.main.ctx.flowRuns.actors.create(id, {
+      type: 'run.started',
+      at: first.clock.now(),
+      protocol: 'oauth2',
+      flow: 'client-credentials',
+      options: {},
+    });
     expect(((await (await fetch(`${first.url}/api/runs/${id}`)).json()) as { status: string }).status).toBe('running');
     await first.close({ keepData: true });
 

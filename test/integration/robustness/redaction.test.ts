@@ -22,14 +22,25 @@ const walk = (value: unknown, visit: (v: unknown, key: string) => void, key = ''
 
 describe('run captures in the log (issue 13 item 8)', () => {
   it('keep no private JWK member and no JWT of a private_key_jwt run, in the API view and in the raw rows', async () => {
-    const run = (await (await fetch(`${server.url}/api/protocols/oauth2/demo/client-credentials`, json({ client_auth: 'private_key_jwt' }))).json()) as { run_id: string; status: string };
+    const run = (await (
+      await fetch(
+        `${server.url}/api/protocols/oauth2/demo/client-credentials`,
+        json({ client_auth: 'private_key_jwt' }),
+      )
+    ).json()) as { run_id: string; status: string };
     expect(run.status).toBe('succeeded');
-    const clients = (await (await fetch(`${server.url}/oauth2/demo/clients`)).json()) as { clients: Array<{ client_id: string; private_jwks?: { keys: Array<Record<string, string>> } }> };
-    const privateValues = clients.clients.flatMap((c) => c.private_jwks?.keys ?? []).flatMap((k) => ['d', 'p', 'q', 'dp', 'dq', 'qi'].map((m) => k[m]).filter(Boolean));
+    const clients = (await (await fetch(`${server.url}/oauth2/demo/clients`)).json()) as {
+      clients: Array<{ client_id: string; private_jwks?: { keys: Array<Record<string, string>> } }>;
+    };
+    const privateValues = clients.clients
+      .flatMap((c) => c.private_jwks?.keys ?? [])
+      .flatMap((k) => ['d', 'p', 'q', 'dp', 'dq', 'qi'].map((m) => k[m]).filter(Boolean));
     expect(privateValues.length).toBeGreaterThan(5);
 
     const stored = await (await fetch(`${server.url}/api/runs/${run.run_id}`)).json();
-    const rows = new Database(join(server.dataDir, 'main.db'), { readonly: true }).prepare('SELECT data FROM events WHERE stream_id = ?').all(`run:${run.run_id}`) as Array<{ data: string }>;
+    const rows = new Database(join(server.dataDir, 'main.db'), { readonly: true })
+      .prepare('SELECT data FROM events WHERE stream_id = ?')
+      .all(`run:${run.run_id}`) as Array<{ data: string }>;
     const raw = rows.map((r) => r.data).join('\n');
     for (const secret of privateValues) {
       expect(raw).not.toContain(secret);
@@ -41,15 +52,24 @@ describe('run captures in the log (issue 13 item 8)', () => {
   });
 
   it('keeps public metadata readable while tokens and secrets are fingerprinted', async () => {
-    const run = (await (await fetch(`${server.url}/api/protocols/oidc/demo/discovery`, json({}))).json()) as { run_id: string; status: string };
+    const run = (await (await fetch(`${server.url}/api/protocols/oidc/demo/discovery`, json({}))).json()) as {
+      run_id: string;
+      status: string;
+    };
     expect(run.status).toBe('succeeded');
-    const stored = (await (await fetch(`${server.url}/api/runs/${run.run_id}`)).json()) as { exchanges: Array<{ response: { body: Record<string, unknown> } }> };
-    const configuration = stored.exchanges.map((x) => x.response.body).find((b) => b && typeof b === 'object' && 'authorization_endpoint' in b)!;
+    const stored = (await (await fetch(`${server.url}/api/runs/${run.run_id}`)).json()) as {
+      exchanges: Array<{ response: { body: Record<string, unknown> } }>;
+    };
+    const configuration = stored.exchanges
+      .map((x) => x.response.body)
+      .find((b) => b && typeof b === 'object' && 'authorization_endpoint' in b)!;
     expect(configuration.authorization_endpoint).toBe(`${server.url}/oidc/authorize`);
     expect(configuration.token_endpoint).toBe(`${server.url}/oidc/token`);
     expect(Array.isArray(configuration.token_endpoint_auth_methods_supported)).toBe(true);
     expect(Array.isArray(configuration.id_token_signing_alg_values_supported)).toBe(true);
-    expect(JSON.stringify(stored)).not.toMatch(/"(authorization_endpoint|token_endpoint|id_token_signing_alg_values_supported)":"\[redacted/);
+    expect(JSON.stringify(stored)).not.toMatch(
+      /"(authorization_endpoint|token_endpoint|id_token_signing_alg_values_supported)":"\[redacted/,
+    );
   });
 
   it('redacts by value wherever a value stands', () => {

@@ -14,9 +14,22 @@ describe('npm run replay through a pipe (issue 13 item 12)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'portico-replay-'));
     const log = new SqliteEventLog(join(dir, 'main.db'));
     const runs = 2000;
-    await Promise.all(Array.from({ length: runs }, (_, i) => log.append(`run:r${i}`, 0, [{ type: 'run.started', at: 1_700_000_000_000 + i, data: { protocol: 'oauth2', flow: 'client-credentials', options: {} } }])));
+    await Promise.all(
+      Array.from({ length: runs }, (_, i) =>
+        log.append(`run:r${i}`, 0, [
+          {
+            type: 'run.started',
+            at: 1_700_000_000_000 + i,
+            data: { protocol: 'oauth2', flow: 'client-credentials', options: {} },
+          },
+        ]),
+      ),
+    );
     await log.close();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', join(dir, 'main.db')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', join(dir, 'main.db')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     // Read slowly, as `| wc -l` on a busy machine might: pause after every chunk.
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -9,19 +9,24 @@ import { describe, expect, it } from 'vitest';
 // Issue 13 item 13: a signal to the process `npm start` started stops the services and frees the ports.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const probe = createServer();
-  probe.once('error', reject);
-  probe.listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
-});
-const accepts = (port: number) => new Promise<boolean>((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.once('connect', () => { socket.destroy(); resolve(true); });
-  socket.once('error', () => resolve(false));
-});
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 
 describe('npm start and signals (issue 13 item 13)', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -31,7 +36,13 @@ describe('npm start and signals (issue 13 item 13)', () => {
       const child = spawn('npm', ['start', '--silent', '--', 'main'], {
         cwd: ROOT,
         // vitest sets BASE_URL=/ in its own environment; the service must not inherit it.
-        env: { ...process.env, BASE_URL: `http://127.0.0.1:${port}`, PORT: String(port), SPIFFE_PORT: String(spiffePort), DATA_DIR: dir },
+        env: {
+          ...process.env,
+          BASE_URL: `http://127.0.0.1:${port}`,
+          PORT: String(port),
+          SPIFFE_PORT: String(spiffePort),
+          DATA_DIR: dir,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

@@ -12,7 +12,10 @@ import { SPIFFE_ENDPOINTS } from '../../../services/workload/settings.ts';
 
 async function start(env: Record<string, string> = {}, clock = new ManualClock()) {
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-spiffe-'));
-  const service = await createSpiffeService(loadConfig({ DATA_DIR: dataDir, BASE_URL: 'https://portico.example', RATE_LIMIT_PER_MINUTE: '100000', ...env }), { clock, retryEveryMs: 3_600_000 });
+  const service = await createSpiffeService(
+    loadConfig({ DATA_DIR: dataDir, BASE_URL: 'https://portico.example', RATE_LIMIT_PER_MINUTE: '100000', ...env }),
+    { clock, retryEveryMs: 3_600_000 },
+  );
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;
   return { service, url, dataDir, clock };
@@ -31,14 +34,25 @@ describe('workload identity service in demo mode', () => {
   it('/health answers 200 with mode demo and the trust domain from BASE_URL', async () => {
     const res = await fetch(`${demo.url}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ok', mode: 'demo', trust_domain: 'portico.example', full_mode_enabled: false });
+    expect(await res.json()).toMatchObject({
+      status: 'ok',
+      mode: 'demo',
+      trust_domain: 'portico.example',
+      full_mode_enabled: false,
+    });
   });
 
   it('every /spiffe/* endpoint of the spec answers 503 temporarily_unavailable', async () => {
     for (const e of SPIFFE_ENDPOINTS) {
-      const res = await fetch(demo.url + e.path, { method: e.method, ...(e.method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
+      const res = await fetch(demo.url + e.path, {
+        method: e.method,
+        ...(e.method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+      });
       expect(res.status, e.path).toBe(503);
-      expect(await res.json()).toEqual({ error: 'temporarily_unavailable', error_description: 'SPIFFE Workload API unavailable' });
+      expect(await res.json()).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: 'SPIFFE Workload API unavailable',
+      });
       expect(res.headers.get('retry-after')).toBeNull();
     }
     expect(SPIFFE_ENDPOINTS).toHaveLength(13);
@@ -47,15 +61,29 @@ describe('workload identity service in demo mode', () => {
   });
 
   it('fuzzed bodies never produce a 5xx other than the demo-mode 503', async () => {
-    await fc.assert(fc.asyncProperty(fc.constantFrom('/spiffe/validate/jwt', '/spiffe/validate/x509', '/spiffe/demo/mtls/call'), fc.string({ maxLength: 80 }), async (path, body) => {
-      const res = await fetch(demo.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      expect([400, 503]).toContain(res.status);
-      expect(typeof (await res.json()).error).toBe('string');
-    }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/spiffe/validate/jwt', '/spiffe/validate/x509', '/spiffe/demo/mtls/call'),
+        fc.string({ maxLength: 80 }),
+        async (path, body) => {
+          const res = await fetch(demo.url + path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
+          expect([400, 503]).toContain(res.status);
+          expect(typeof (await res.json()).error).toBe('string');
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('with full mode enabled but no reachable agent it stays in demo mode and records the failed attempt', async () => {
-    const enabled = await start({ SHOWCASE_SPIFFE_ENABLED: 'true', SHOWCASE_SPIFFE_SOCKET_PATH: 'unix:///nonexistent/agent.sock' });
+    const enabled = await start({
+      SHOWCASE_SPIFFE_ENABLED: 'true',
+      SHOWCASE_SPIFFE_SOCKET_PATH: 'unix:///nonexistent/agent.sock',
+    });
     try {
       const health = (await (await fetch(`${enabled.url}/health`)).json()) as any;
       expect(health).toMatchObject({ mode: 'demo', full_mode_enabled: true });
@@ -102,17 +130,20 @@ describe('SPIFFE mode machine', () => {
       fc.constant({ type: 'mode.connect_failed' as const, reason: 'x' }),
       fc.constant({ type: 'mode.agent_lost' as const, reason: 'gone' }),
     );
-    fc.assert(fc.property(fc.array(event, { maxLength: 30 }), (events) => {
-      let [s] = initialTransition(spiffeModeMachine);
-      let at = 0;
-      for (const e of events) {
-        at += 1000;
-        const before = s.value;
-        [s] = transition(spiffeModeMachine, s, { ...e, at } as never);
-        if (s.value === 'full') expect(before === 'full' || (before === 'connecting' && e.type === 'mode.connected')).toBe(true);
-        if (before === 'full' && e.type === 'mode.agent_lost') expect(s.value).toBe('demo');
-      }
-    }));
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 30 }), (events) => {
+        let [s] = initialTransition(spiffeModeMachine);
+        let at = 0;
+        for (const e of events) {
+          at += 1000;
+          const before = s.value;
+          [s] = transition(spiffeModeMachine, s, { ...e, at } as never);
+          if (s.value === 'full')
+            expect(before === 'full' || (before === 'connecting' && e.type === 'mode.connected')).toBe(true);
+          if (before === 'full' && e.type === 'mode.agent_lost') expect(s.value).toBe('demo');
+        }
+      }),
+    );
     for (let n = 1; n < 20; n++) expect(backoff(n + 1)).toBeGreaterThanOrEqual(backoff(n));
     expect(backoff(100)).toBe(RETRY_MAX_MS);
   });

@@ -28,9 +28,12 @@ const run = async (server: TestServer, flow: string, options: unknown = {}) => {
 
 describe('spiffe flows', () => {
   it('are executable where full mode is enabled, and not otherwise (409)', async () => {
-    const flows = (await (await fetch(`${main.url}/api/protocols/spiffe/flows`)).json() as any).flows;
-    expect(flows.map((f: any) => [f.id, f.executable]).sort()).toEqual([['jwt-svid-auth', true], ['x509-svid-mtls', true]]);
-    const off = (await (await fetch(`${plain.url}/api/protocols/spiffe/flows`)).json() as any).flows;
+    const flows = ((await (await fetch(`${main.url}/api/protocols/spiffe/flows`)).json()) as any).flows;
+    expect(flows.map((f: any) => [f.id, f.executable]).sort()).toEqual([
+      ['jwt-svid-auth', true],
+      ['x509-svid-mtls', true],
+    ]);
+    const off = ((await (await fetch(`${plain.url}/api/protocols/spiffe/flows`)).json()) as any).flows;
     expect(off.every((f: any) => f.executable === false)).toBe(true);
     const refused = await run(plain, 'x509-svid-mtls');
     expect([refused.status, refused.body.error]).toEqual([409, 'flow_not_executable']);
@@ -40,7 +43,14 @@ describe('spiffe flows', () => {
     const { status, body } = await run(main, 'x509-svid-mtls');
     expect(status).toBe(201);
     expect(body.status, body.error).toBe('succeeded');
-    expect(body.exchanges.map((x: any) => x.step)).toEqual(['Workload identity service mode', 'Fetch the SVID', 'Trust bundle', 'Handshake', 'Our chain as PEM', 'Verify the peer']);
+    expect(body.exchanges.map((x: any) => x.step)).toEqual([
+      'Workload identity service mode',
+      'Fetch the SVID',
+      'Trust bundle',
+      'Handshake',
+      'Our chain as PEM',
+      'Verify the peer',
+    ]);
     const handshake = body.exchanges.find((x: any) => x.step === 'Handshake');
     expect(handshake.request.url).toBe(`${h.url}/spiffe/demo/mtls/call`);
     expect(handshake.response.body.outcome).toBe('success');
@@ -51,7 +61,9 @@ describe('spiffe flows', () => {
     const { status, body } = await run(main, 'jwt-svid-auth');
     expect(status).toBe(201);
     expect(body.status, body.error).toBe('succeeded');
-    expect(body.tokens.find((t: any) => t.name === 'svid')).toMatchObject({ payload: { sub: h.agent.spiffeId, aud: ['spiffe-flow-receiver'] } });
+    expect(body.tokens.find((t: any) => t.name === 'svid')).toMatchObject({
+      payload: { sub: h.agent.spiffeId, aud: ['spiffe-flow-receiver'] },
+    });
     const stored = (await (await fetch(`${main.url}/api/runs/${body.run_id}`)).json()) as any;
     const fetched = stored.exchanges.find((x: any) => x.step === 'Fetch a JWT-SVID');
     expect(fetched.response.body.svid).toMatch(/^\[redacted sha256:/);

@@ -36,7 +36,9 @@ describe('workload identity service in full mode, over a real Workload API socke
   it('the test agent refuses a call without the workload.spiffe.io header', async () => {
     const Client = workloadApiClientConstructor();
     const client = new Client(h.agent.address, grpc.credentials.createInsecure()) as grpc.Client & Record<string, any>;
-    const error = await new Promise<grpc.ServiceError>((resolve) => client.FetchJWTSVID({ audience: ['x'] }, (e: grpc.ServiceError) => resolve(e)));
+    const error = await new Promise<grpc.ServiceError>((resolve) =>
+      client.FetchJWTSVID({ audience: ['x'] }, (e: grpc.ServiceError) => resolve(e)),
+    );
     client.close();
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(h.agent.refused).toContain('FetchJWTSVID');
@@ -45,7 +47,13 @@ describe('workload identity service in full mode, over a real Workload API socke
   it('GET /spiffe/status', async () => {
     const { status, body } = await get('/spiffe/status');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ mode: 'full', trust_domain: TRUST_DOMAIN, spiffe_id: h.agent.spiffeId, identities: 1, bundle: { x509_authorities: 1, jwt_authorities: 1, trust_domains: [TRUST_DOMAIN] } });
+    expect(body).toMatchObject({
+      mode: 'full',
+      trust_domain: TRUST_DOMAIN,
+      spiffe_id: h.agent.spiffeId,
+      identities: 1,
+      bundle: { x509_authorities: 1, jwt_authorities: 1, trust_domains: [TRUST_DOMAIN] },
+    });
     expect(body.workload_api.socket_path).toBe(h.agent.address);
     expect(body.svid.expires_in_seconds).toBeGreaterThan(0);
     expect(body.endpoints).toHaveLength(SPIFFE_ENDPOINTS.length);
@@ -86,7 +94,12 @@ describe('workload identity service in full mode, over a real Workload API socke
   it('GET /spiffe/svid/jwt?audience=: a JWT-SVID with its decoded header and claims', async () => {
     const { status, body } = await get('/spiffe/svid/jwt?audience=spiffe%3A%2F%2Fportico.test%2Fbackend');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ spiffe_id: h.agent.spiffeId, audience: ['spiffe://portico.test/backend'], header: { alg: 'ES256', kid: h.domain.jwtKid }, claims: { sub: h.agent.spiffeId, aud: ['spiffe://portico.test/backend'] } });
+    expect(body).toMatchObject({
+      spiffe_id: h.agent.spiffeId,
+      audience: ['spiffe://portico.test/backend'],
+      header: { alg: 'ES256', kid: h.domain.jwtKid },
+      claims: { sub: h.agent.spiffeId, aud: ['spiffe://portico.test/backend'] },
+    });
     expect(body.svid.split('.')).toHaveLength(3);
     expect(body.expires_at).toMatch(/^\d{4}-/);
     const two = (await get('/spiffe/svid/jwt?audience=a&audience=b')).body;
@@ -97,7 +110,14 @@ describe('workload identity service in full mode, over a real Workload API socke
   it('GET /spiffe/svid/info: lifetime, remaining time, expected rotation', async () => {
     const { status, body } = await get('/spiffe/svid/info');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ spiffe_id: h.agent.spiffeId, trust_domain: TRUST_DOMAIN, path: '/ns/portico/sa/workload', type: 'x509-svid', chain_length: 2, public_key: { kty: 'EC', crv: 'P-256' } });
+    expect(body).toMatchObject({
+      spiffe_id: h.agent.spiffeId,
+      trust_domain: TRUST_DOMAIN,
+      path: '/ns/portico/sa/workload',
+      type: 'x509-svid',
+      chain_length: 2,
+      public_key: { kty: 'EC', crv: 'P-256' },
+    });
     expect(body.lifetime_seconds).toBeGreaterThan(3600);
     expect(body.remaining_seconds).toBeGreaterThan(0);
     expect(new Date(body.rotation_expected_at).getTime()).toBeLessThan(new Date(body.not_after).getTime());
@@ -106,7 +126,13 @@ describe('workload identity service in full mode, over a real Workload API socke
   it('GET /spiffe/workload', async () => {
     const { status, body } = await get('/spiffe/workload');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ spiffe_id: h.agent.spiffeId, trust_domain: TRUST_DOMAIN, identities: [{ spiffe_id: h.agent.spiffeId, hint: 'internal', default: true }], federated_trust_domains: [], workload_api: { security_header: 'workload.spiffe.io: true' } });
+    expect(body).toMatchObject({
+      spiffe_id: h.agent.spiffeId,
+      trust_domain: TRUST_DOMAIN,
+      identities: [{ spiffe_id: h.agent.spiffeId, hint: 'internal', default: true }],
+      federated_trust_domains: [],
+      workload_api: { security_header: 'workload.spiffe.io: true' },
+    });
   });
 
   it('GET /spiffe/.well-known/spiffe-bundle: the SPIFFE bundle as a JWK set', async () => {
@@ -128,7 +154,13 @@ describe('workload identity service in full mode, over a real Workload API socke
   it('GET /spiffe/trust-bundle', async () => {
     const { status, body } = await get('/spiffe/trust-bundle');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ trust_domain: TRUST_DOMAIN, x509_authorities: [{ is_ca: true, san_uris: [`spiffe://${TRUST_DOMAIN}`] }], jwt_authorities: [{ kid: h.domain.jwtKid, kty: 'EC' }], federated: [], bundle_endpoint: '/spiffe/.well-known/spiffe-bundle' });
+    expect(body).toMatchObject({
+      trust_domain: TRUST_DOMAIN,
+      x509_authorities: [{ is_ca: true, san_uris: [`spiffe://${TRUST_DOMAIN}`] }],
+      jwt_authorities: [{ kid: h.domain.jwtKid, kty: 'EC' }],
+      federated: [],
+      bundle_endpoint: '/spiffe/.well-known/spiffe-bundle',
+    });
   });
 
   it('POST /spiffe/validate/jwt accepts a JWT-SVID from the agent', async () => {
@@ -136,7 +168,15 @@ describe('workload identity service in full mode, over a real Workload API socke
     const { status, body } = await post('/spiffe/validate/jwt', { token, audience: 'backend' });
     expect(status).toBe(200);
     expect(body).toMatchObject({ valid: true, spiffe_id: h.agent.spiffeId, trust_domain: TRUST_DOMAIN, reasons: [] });
-    expect(body.checks.map((c: any) => c.check)).toEqual(['format', 'header', 'spiffe_id', 'trust_domain', 'signature', 'audience', 'expiry']);
+    expect(body.checks.map((c: any) => c.check)).toEqual([
+      'format',
+      'header',
+      'spiffe_id',
+      'trust_domain',
+      'signature',
+      'audience',
+      'expiry',
+    ]);
   });
 
   it('POST /spiffe/validate/x509 accepts our own SVID, as PEM and as a base64 DER chain', async () => {
@@ -144,15 +184,31 @@ describe('workload identity service in full mode, over a real Workload API socke
     const asPem = await post('/spiffe/validate/x509', { pem });
     expect(asPem.status).toBe(200);
     expect(asPem.body).toMatchObject({ valid: true, spiffe_id: h.agent.spiffeId, chain_length: 2, reasons: [] });
-    expect(asPem.body.checks.map((c: any) => c.check)).toEqual(['parse', 'uri_san', 'spiffe_id', 'leaf', 'validity', 'trust_domain', 'chain']);
-    const asDer = await post('/spiffe/validate/x509', { chain: h.agent.svid.chain.map((d) => Buffer.from(d).toString('base64')) });
+    expect(asPem.body.checks.map((c: any) => c.check)).toEqual([
+      'parse',
+      'uri_san',
+      'spiffe_id',
+      'leaf',
+      'validity',
+      'trust_domain',
+      'chain',
+    ]);
+    const asDer = await post('/spiffe/validate/x509', {
+      chain: h.agent.svid.chain.map((d) => Buffer.from(d).toString('base64')),
+    });
     expect(asDer.body).toMatchObject({ valid: true });
   });
 
   it('POST /spiffe/demo/mtls/call: a real mutual-TLS handshake with SPIRE_SERVER_ADDRESS, peer verified', async () => {
     const { status, body } = await post('/spiffe/demo/mtls/call');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ demo: 'mtls', outcome: 'success', our_spiffe_id: h.agent.spiffeId, peer_spiffe_id: `spiffe://${TRUST_DOMAIN}/spire/server`, target: `127.0.0.1:${h.peer.port}` });
+    expect(body).toMatchObject({
+      demo: 'mtls',
+      outcome: 'success',
+      our_spiffe_id: h.agent.spiffeId,
+      peer_spiffe_id: `spiffe://${TRUST_DOMAIN}/spire/server`,
+      target: `127.0.0.1:${h.peer.port}`,
+    });
     expect(body.steps.map((s: any) => [s.name, s.ok])).toEqual([
       ['Fetch our X.509-SVID', true],
       ['Resolve the target', true],
@@ -174,7 +230,12 @@ describe('workload identity service in full mode, over a real Workload API socke
     const before = h.agent.calls.filter((c) => c === 'ValidateJWTSVID').length;
     const { status, body } = await post('/spiffe/demo/jwt-auth/call', { audience: 'spiffe://portico.test/backend' });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ demo: 'jwt-auth', outcome: 'success', audience: 'spiffe://portico.test/backend', spiffe_id: h.agent.spiffeId });
+    expect(body).toMatchObject({
+      demo: 'jwt-auth',
+      outcome: 'success',
+      audience: 'spiffe://portico.test/backend',
+      spiffe_id: h.agent.spiffeId,
+    });
     expect(body.steps.map((s: any) => [s.name, s.ok])).toEqual([
       ['Fetch a JWT-SVID', true],
       ['Validate through the Workload API', true],
@@ -190,12 +251,27 @@ describe('workload identity service in full mode, over a real Workload API socke
     const { status, body } = await get('/spiffe/demo/rotation');
     expect(status).toBe(200);
     expect(body).toMatchObject({ spiffe_id: h.agent.spiffeId, rotations_observed: 0 });
-    expect(body.events[0]).toMatchObject({ type: 'svid.observed', spiffe_id: h.agent.spiffeId, serial: body.current.serial });
+    expect(body.events[0]).toMatchObject({
+      type: 'svid.observed',
+      spiffe_id: h.agent.spiffeId,
+      serial: body.current.serial,
+    });
   });
 
   it('every endpoint of the spec answers in full mode (no 503, no 5xx)', async () => {
     for (const e of SPIFFE_ENDPOINTS) {
-      const res = await fetch(h.url + e.path, e.method === 'POST' ? json(e.path.includes('validate/jwt') ? { token: 'a.b.c', audience: 'x' } : e.path.includes('validate/x509') ? { pem: 'x' } : {}) : {});
+      const res = await fetch(
+        h.url + e.path,
+        e.method === 'POST'
+          ? json(
+              e.path.includes('validate/jwt')
+                ? { token: 'a.b.c', audience: 'x' }
+                : e.path.includes('validate/x509')
+                  ? { pem: 'x' }
+                  : {},
+            )
+          : {},
+      );
       expect(res.status, e.path).toBeLessThan(500);
     }
   });

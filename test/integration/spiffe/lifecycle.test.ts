@@ -32,7 +32,11 @@ const ROOT = new URL('../../../', import.meta.url).pathname;
 function logRows(): Array<{ stream_id: string; type: string; data: string }> {
   const db = new Database(join(h.dataDir, 'spiffe.db'), { readonly: true });
   try {
-    return db.prepare('SELECT stream_id, type, data FROM events ORDER BY sequence').all() as Array<{ stream_id: string; type: string; data: string }>;
+    return db.prepare('SELECT stream_id, type, data FROM events ORDER BY sequence').all() as Array<{
+      stream_id: string;
+      type: string;
+      data: string;
+    }>;
   } finally {
     db.close();
   }
@@ -52,7 +56,11 @@ describe('X.509-SVID rotation', () => {
     });
     expect(after.current.serial).not.toBe(oldSerial);
     expect(after.events.map((e: any) => e.type)).toEqual(['svid.observed', 'svid.rotated']);
-    expect(after.events[1]).toMatchObject({ spiffe_id: h.agent.spiffeId, previous_serial: oldSerial, serial: after.current.serial });
+    expect(after.events[1]).toMatchObject({
+      spiffe_id: h.agent.spiffeId,
+      previous_serial: oldSerial,
+      serial: after.current.serial,
+    });
     // Every endpoint now serves the new SVID.
     expect((await get('/spiffe/svid/x509')).body.serial).toBe(after.current.serial);
     expect((await get('/spiffe/svid/info')).body.rotations_observed).toBe(1);
@@ -91,9 +99,14 @@ describe('agent loss and reconnection', () => {
     for (const e of SPIFFE_ENDPOINTS) {
       const res = await fetch(h.url + e.path, { method: e.method });
       expect(res.status, e.path).toBe(503);
-      expect(await res.json()).toEqual({ error: 'temporarily_unavailable', error_description: 'SPIFFE Workload API unavailable' });
+      expect(await res.json()).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: 'SPIFFE Workload API unavailable',
+      });
     }
-    const modeEvents = logRows().filter((r) => r.stream_id === 'spiffe-mode:service').map((r) => r.type);
+    const modeEvents = logRows()
+      .filter((r) => r.stream_id === 'spiffe-mode:service')
+      .map((r) => r.type);
     expect(modeEvents.slice(-1)).toEqual(['mode.agent_lost']);
   });
 
@@ -111,7 +124,9 @@ describe('agent loss and reconnection', () => {
     await eventually(async () => (await mode()) === 'full');
     expect((await get('/spiffe/status')).status).toBe(200);
     expect((await rotation()).rotations_observed).toBe(3);
-    const modeEvents = logRows().filter((r) => r.stream_id === 'spiffe-mode:service').map((r) => r.type);
+    const modeEvents = logRows()
+      .filter((r) => r.stream_id === 'spiffe-mode:service')
+      .map((r) => r.type);
     expect(modeEvents.slice(-3)).toEqual(['mode.agent_lost', 'mode.connect_requested', 'mode.connected']);
   });
 
@@ -137,11 +152,17 @@ describe('agent loss and reconnection', () => {
     await eventually(async () => (await mode()) === 'full');
     expect((await rotation()).rotations_observed).toBe(4);
     const modeEvents = logRows().filter((r) => r.stream_id === 'spiffe-mode:service');
-    expect(modeEvents.some((r) => r.type === 'mode.agent_lost' && JSON.parse(r.data).reason === 'the service restarted')).toBe(true);
+    expect(
+      modeEvents.some((r) => r.type === 'mode.agent_lost' && JSON.parse(r.data).reason === 'the service restarted'),
+    ).toBe(true);
   });
 
   it('the event log replays to the stored snapshots (npm run replay)', () => {
-    const out = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/replay.ts'), join(h.dataDir, 'spiffe.db'), '--json', '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+    const out = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'scripts/replay.ts'), join(h.dataDir, 'spiffe.db'), '--json', '--quiet'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(out.status, out.stderr + out.stdout.slice(0, 500)).toBe(0);
   });
 });

@@ -26,7 +26,11 @@ const now = () => Math.floor(Date.now() / 1000);
 
 describe('JWT-SVID validation negatives', () => {
   it('wrong audience: only the audience check fails', async () => {
-    const token = await h.domain.signJwt({ sub: h.agent.spiffeId, aud: 'spiffe://portico.test/backend', exp: now() + 300 });
+    const token = await h.domain.signJwt({
+      sub: h.agent.spiffeId,
+      aud: 'spiffe://portico.test/backend',
+      exp: now() + 300,
+    });
     const { status, body } = await post('/spiffe/validate/jwt', { token, audience: 'spiffe://portico.test/other' });
     expect(status).toBe(200);
     expect(body.valid).toBe(false);
@@ -35,7 +39,7 @@ describe('JWT-SVID validation negatives', () => {
   });
 
   it('wrong audience on a token the agent issued', async () => {
-    const token = (await (await fetch(`${h.url}/spiffe/svid/jwt?audience=first`)).json() as any).svid;
+    const token = ((await (await fetch(`${h.url}/spiffe/svid/jwt?audience=first`)).json()) as any).svid;
     expect(failed((await post('/spiffe/validate/jwt', { token, audience: 'second' })).body)).toEqual(['audience']);
   });
 
@@ -48,7 +52,7 @@ describe('JWT-SVID validation negatives', () => {
   });
 
   it('a fresh token expires when the service clock passes exp', async () => {
-    const token = (await (await fetch(`${h.url}/spiffe/svid/jwt?audience=later`)).json() as any).svid;
+    const token = ((await (await fetch(`${h.url}/spiffe/svid/jwt?audience=later`)).json()) as any).svid;
     expect((await post('/spiffe/validate/jwt', { token, audience: 'later' })).body.valid).toBe(true);
     h.clock.advance(h.agent.jwtTtl * 1000 + 1000);
     try {
@@ -77,7 +81,11 @@ describe('JWT-SVID validation negatives', () => {
     const token = await h.domain.signJwt({ sub: h.agent.spiffeId, aud: 'backend', exp: now() + 300 });
     const [header, payload, signature] = token.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
-    const forged = [header, Buffer.from(JSON.stringify({ ...claims, sub: 'spiffe://portico.test/admin' })).toString('base64url'), signature].join('.');
+    const forged = [
+      header,
+      Buffer.from(JSON.stringify({ ...claims, sub: 'spiffe://portico.test/admin' })).toString('base64url'),
+      signature,
+    ].join('.');
     const { body } = await post('/spiffe/validate/jwt', { token: forged, audience: 'backend' });
     expect(failed(body)).toEqual(['signature']);
     expect(body.reasons[0]).toContain('does not verify');
@@ -85,14 +93,31 @@ describe('JWT-SVID validation negatives', () => {
 
   it('sub that is not a SPIFFE ID, alg none and junk are verdicts, not errors', async () => {
     const notSpiffe = await h.domain.signJwt({ sub: 'https://portico.test/user', aud: 'backend', exp: now() + 300 });
-    expect(failed((await post('/spiffe/validate/jwt', { token: notSpiffe, audience: 'backend' })).body)).toEqual(['spiffe_id', 'trust_domain', 'signature']);
+    expect(failed((await post('/spiffe/validate/jwt', { token: notSpiffe, audience: 'backend' })).body)).toEqual([
+      'spiffe_id',
+      'trust_domain',
+      'signature',
+    ]);
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: h.agent.spiffeId, aud: 'backend', exp: now() + 300 })).toString('base64url')}.`;
-    expect(failed((await post('/spiffe/validate/jwt', { token: none, audience: 'backend' })).body)).toEqual(['header', 'signature']);
-    expect(failed((await post('/spiffe/validate/jwt', { token: 'junk', audience: 'backend' })).body)).toEqual(['format']);
+    expect(failed((await post('/spiffe/validate/jwt', { token: none, audience: 'backend' })).body)).toEqual([
+      'header',
+      'signature',
+    ]);
+    expect(failed((await post('/spiffe/validate/jwt', { token: 'junk', audience: 'backend' })).body)).toEqual([
+      'format',
+    ]);
   });
 
   it('bad input is a 400 with the JSON error shape', async () => {
-    for (const body of [{}, { token: 'a.b.c' }, { audience: 'x' }, { token: 1, audience: 'x' }, { token: 'a', audience: 'x', extra: true }, [], 'text']) {
+    for (const body of [
+      {},
+      { token: 'a.b.c' },
+      { audience: 'x' },
+      { token: 1, audience: 'x' },
+      { token: 'a', audience: 'x', extra: true },
+      [],
+      'text',
+    ]) {
       const res = await post('/spiffe/validate/jwt', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toBe('invalid_request');
@@ -125,9 +150,18 @@ describe('X.509-SVID validation negatives', () => {
 
   it('a URI SAN that is not a SPIFFE ID, and two URI SANs', async () => {
     const https = await h.domain.issue('x', { uris: ['https://portico.test/workload'] });
-    expect(failed((await post('/spiffe/validate/x509', { pem: pem(https.chain) })).body)).toEqual(['spiffe_id', 'trust_domain', 'chain']);
+    expect(failed((await post('/spiffe/validate/x509', { pem: pem(https.chain) })).body)).toEqual([
+      'spiffe_id',
+      'trust_domain',
+      'chain',
+    ]);
     const two = await h.domain.issue('x', { uris: ['spiffe://portico.test/a', 'spiffe://portico.test/b'] });
-    expect(failed((await post('/spiffe/validate/x509', { pem: pem(two.chain) })).body)).toEqual(['uri_san', 'spiffe_id', 'trust_domain', 'chain']);
+    expect(failed((await post('/spiffe/validate/x509', { pem: pem(two.chain) })).body)).toEqual([
+      'uri_san',
+      'spiffe_id',
+      'trust_domain',
+      'chain',
+    ]);
   });
 
   it('foreign trust domain: a valid SVID of another trust domain does not chain to our bundle', async () => {
@@ -148,10 +182,18 @@ describe('X.509-SVID validation negatives', () => {
     const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
     const ours = h.agent.svid;
     const signingKey = await webcrypto.subtle.importKey('pkcs8', ours.key, EC, false, ['sign']);
-    const keys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']) as CryptoKeyPair;
+    const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
     const forged = await x509.X509CertificateGenerator.create({
-      subject: 'O=SPIRE', issuer: ours.leaf.subject, publicKey: keys.publicKey, signingKey, signingAlgorithm: EC, notBefore: new Date(Date.now() - 60_000),
-      extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true), new x509.SubjectAlternativeNameExtension([{ type: 'url', value: `spiffe://${TRUST_DOMAIN}/admin` }])],
+      subject: 'O=SPIRE',
+      issuer: ours.leaf.subject,
+      publicKey: keys.publicKey,
+      signingKey,
+      signingAlgorithm: EC,
+      notBefore: new Date(Date.now() - 60_000),
+      extensions: [
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.SubjectAlternativeNameExtension([{ type: 'url', value: `spiffe://${TRUST_DOMAIN}/admin` }]),
+      ],
     });
     const { body } = await post('/spiffe/validate/x509', { pem: pem([new Uint8Array(forged.rawData), ...ours.chain]) });
     expect(failed(body)).toEqual(['chain']);
@@ -159,22 +201,37 @@ describe('X.509-SVID validation negatives', () => {
   });
 
   it('expired certificate, and a CA certificate presented as a leaf', async () => {
-    const old = await h.domain.issue(`spiffe://${TRUST_DOMAIN}/old`, { notBefore: new Date(Date.now() - 7200_000), notAfter: new Date(Date.now() - 3600_000) });
+    const old = await h.domain.issue(`spiffe://${TRUST_DOMAIN}/old`, {
+      notBefore: new Date(Date.now() - 7200_000),
+      notAfter: new Date(Date.now() - 3600_000),
+    });
     const expired = (await post('/spiffe/validate/x509', { pem: pem(old.chain) })).body;
     expect(failed(expired)).toContain('validity');
     expect(expired.reasons.join(' ')).toContain('expired at');
-    const caAsLeaf = (await post('/spiffe/validate/x509', { pem: pem([new Uint8Array(h.domain.intermediate.rawData)]) })).body;
+    const caAsLeaf = (
+      await post('/spiffe/validate/x509', { pem: pem([new Uint8Array(h.domain.intermediate.rawData)]) })
+    ).body;
     expect(failed(caAsLeaf)).toContain('leaf');
     expect(caAsLeaf.reasons.join(' ')).toContain('CA:true');
   });
 
   it('bad input: no certificate, both fields, neither field, not PEM -> 400; unparseable DER -> verdict', async () => {
-    for (const body of [{}, { pem: 'no certificate here' }, { pem: 'x', chain: ['y'] }, { chain: [] }, { chain: ['%%%'] }, { pem: 5 }, null]) {
+    for (const body of [
+      {},
+      { pem: 'no certificate here' },
+      { pem: 'x', chain: ['y'] },
+      { chain: [] },
+      { chain: ['%%%'] },
+      { pem: 5 },
+      null,
+    ]) {
       const res = await post('/spiffe/validate/x509', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toBe('invalid_request');
     }
-    const garbage = (await post('/spiffe/validate/x509', { chain: [Buffer.from('not a certificate').toString('base64')] })).body;
+    const garbage = (
+      await post('/spiffe/validate/x509', { chain: [Buffer.from('not a certificate').toString('base64')] })
+    ).body;
     expect(garbage.valid).toBe(false);
     expect(failed(garbage)).toEqual(['parse']);
   });
@@ -182,42 +239,98 @@ describe('X.509-SVID validation negatives', () => {
 
 describe('fuzzed bodies in full mode', () => {
   const realCert = () => Buffer.from(h.agent.svid.chain[0]);
-  const pemOf = (bytes: Uint8Array) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(bytes).toString('base64')}\n-----END CERTIFICATE-----`;
+  const pemOf = (bytes: Uint8Array) =>
+    `-----BEGIN CERTIFICATE-----\n${Buffer.from(bytes).toString('base64')}\n-----END CERTIFICATE-----`;
 
   it('never a 5xx, always the JSON error shape on errors', async () => {
     const text = fc.string({ maxLength: 60 });
     const body = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
-      fc.record({ token: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })), audience: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })) }, { requiredKeys: [] }),
-      fc.record({ token: fc.tuple(text, text, text).map((p) => p.map((s) => Buffer.from(s).toString('base64url')).join('.')), audience: text }),
+      fc.record(
+        {
+          token: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })),
+          audience: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.record({
+        token: fc.tuple(text, text, text).map((p) => p.map((s) => Buffer.from(s).toString('base64url')).join('.')),
+        audience: text,
+      }),
       fc.record({ pem: fc.oneof(text, fc.uint8Array({ maxLength: 300 }).map(pemOf)) }),
-      fc.record({ chain: fc.array(fc.oneof(text, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('base64'))), { maxLength: 4 }) }),
+      fc.record({
+        chain: fc.array(
+          fc.oneof(
+            text,
+            fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('base64')),
+          ),
+          { maxLength: 4 },
+        ),
+      }),
       // Real certificates cut short or with a flipped byte.
       fc.tuple(fc.nat(), fc.nat(255)).map(([at, value]) => {
         const bytes = realCert();
         const i = at % bytes.length;
-        return { chain: [bytes.subarray(0, Math.max(1, i)).toString('base64'), (() => { const c = Buffer.from(bytes); c[i] = value; return c.toString('base64'); })()] };
+        return {
+          chain: [
+            bytes.subarray(0, Math.max(1, i)).toString('base64'),
+            (() => {
+              const c = Buffer.from(bytes);
+              c[i] = value;
+              return c.toString('base64');
+            })(),
+          ],
+        };
       }),
       fc.record({ audience: fc.oneof(text, fc.integer()) }, { requiredKeys: [] }),
     );
-    const paths = ['/spiffe/validate/jwt', '/spiffe/validate/x509', '/spiffe/demo/mtls/call', '/spiffe/demo/jwt-auth/call'];
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...paths), body, fc.boolean(), async (path, b, raw) => {
-      const res = await fetch(h.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw && typeof b === 'string' ? b : JSON.stringify(b) });
-      const text = await res.text();
-      expect(res.status, `${path} ${JSON.stringify(b).slice(0, 200)} -> ${text.slice(0, 200)}`).toBeLessThan(500);
-      const parsed = JSON.parse(text);
-      if (res.status >= 400) expect(typeof parsed.error).toBe('string');
-      expect(text).not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
-    }), { numRuns: 250 });
+    const paths = [
+      '/spiffe/validate/jwt',
+      '/spiffe/validate/x509',
+      '/spiffe/demo/mtls/call',
+      '/spiffe/demo/jwt-auth/call',
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paths), body, fc.boolean(), async (path, b, raw) => {
+        const res = await fetch(h.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: raw && typeof b === 'string' ? b : JSON.stringify(b),
+        });
+        const text = await res.text();
+        expect(res.status, `${path} ${JSON.stringify(b).slice(0, 200)} -> ${text.slice(0, 200)}`).toBeLessThan(500);
+        const parsed = JSON.parse(text);
+        if (res.status >= 400) expect(typeof parsed.error).toBe('string');
+        expect(text).not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
+      }),
+      { numRuns: 250 },
+    );
   }, 120_000);
 
   it('fuzzed queries of GET endpoints never give a 5xx', async () => {
-    const gets = ['/spiffe/status', '/spiffe/svid/x509', '/spiffe/svid/x509/chain', '/spiffe/svid/jwt', '/spiffe/svid/info', '/spiffe/workload', '/spiffe/trust-bundle', '/spiffe/.well-known/spiffe-bundle', '/spiffe/demo/rotation'];
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...gets), fc.array(fc.tuple(fc.constantFrom('audience', 'x'), fc.string({ maxLength: 30 })), { maxLength: 4 }), async (path, query) => {
-      const qs = new URLSearchParams(query).toString();
-      const res = await fetch(`${h.url}${path}${qs ? `?${qs}` : ''}`);
-      expect(res.status, `${path}?${qs}`).toBeLessThan(500);
-      await res.arrayBuffer();
-    }), { numRuns: 120 });
+    const gets = [
+      '/spiffe/status',
+      '/spiffe/svid/x509',
+      '/spiffe/svid/x509/chain',
+      '/spiffe/svid/jwt',
+      '/spiffe/svid/info',
+      '/spiffe/workload',
+      '/spiffe/trust-bundle',
+      '/spiffe/.well-known/spiffe-bundle',
+      '/spiffe/demo/rotation',
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...gets),
+        fc.array(fc.tuple(fc.constantFrom('audience', 'x'), fc.string({ maxLength: 30 })), { maxLength: 4 }),
+        async (path, query) => {
+          const qs = new URLSearchParams(query).toString();
+          const res = await fetch(`${h.url}${path}${qs ? `?${qs}` : ''}`);
+          expect(res.status, `${path}?${qs}`).toBeLessThan(500);
+          await res.arrayBuffer();
+        },
+      ),
+      { numRuns: 120 },
+    );
   });
 });

@@ -22,7 +22,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const replay = (url: string) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', url, '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+const replay = (url: string) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', url, '--quiet'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
 
 describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
   it('runs agent, OAuth, OID4VCI and OID4VP flows with its read models in PostgreSQL, and keeps them across a restart', async () => {
@@ -38,7 +42,12 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     };
     let runIds: string[];
     try {
-      const runs = [await run('agentauth', 'register-and-claim'), await run('oauth2', 'refresh-token'), await run('oid4vci', 'pre-authorized-code'), await run('oid4vp', 'dcql-direct-post')];
+      const runs = [
+        await run('agentauth', 'register-and-claim'),
+        await run('oauth2', 'refresh-token'),
+        await run('oid4vci', 'pre-authorized-code'),
+        await run('oid4vp', 'dcql-direct-post'),
+      ];
       runIds = runs.map((r) => r.run_id);
       const health = (await (await fetch(`${main.url}/health`)).json()) as Record<string, any>;
       expect(health.event_log.head_sequence).toBeGreaterThan(20);
@@ -46,8 +55,12 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
       await db.connect();
       try {
         // The read models live in PostgreSQL: the claimed agent, the revoked family's access tokens.
-        expect(Number((await db.query("SELECT count(*) AS n FROM agent_registry WHERE standing = 'claimed'")).rows[0].n)).toBe(1);
-        expect(Number((await db.query('SELECT count(*) AS n FROM revoked_access_tokens')).rows[0].n)).toBeGreaterThan(0);
+        expect(
+          Number((await db.query("SELECT count(*) AS n FROM agent_registry WHERE standing = 'claimed'")).rows[0].n),
+        ).toBe(1);
+        expect(Number((await db.query('SELECT count(*) AS n FROM revoked_access_tokens')).rows[0].n)).toBeGreaterThan(
+          0,
+        );
       } finally {
         await db.end();
       }
@@ -56,7 +69,11 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     }
     const again = await startMainServer({ env });
     try {
-      for (const id of runIds) expect((await (await fetch(`${again.url}/api/runs/${id}`)).json()) as Record<string, any>).toMatchObject({ run_id: id, status: 'succeeded' });
+      for (const id of runIds)
+        expect((await (await fetch(`${again.url}/api/runs/${id}`)).json()) as Record<string, any>).toMatchObject({
+          run_id: id,
+          status: 'succeeded',
+        });
     } finally {
       await again.close();
     }
@@ -78,7 +95,10 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
-      const forged = await db.query("UPDATE snapshots SET state = jsonb_set(state::jsonb, '{value}', '\"revoked\"')::json WHERE stream_id = $1", [`agent:${victim}`]);
+      const forged = await db.query(
+        "UPDATE snapshots SET state = jsonb_set(state::jsonb, '{value}', '\"revoked\"')::json WHERE stream_id = $1",
+        [`agent:${victim}`],
+      );
       expect(forged.rowCount).toBe(1);
     } finally {
       await db.end();
@@ -98,14 +118,21 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     const file = `${sqliteMain.dataDir}/main.db`;
     await sqliteMain.close({ keepData: true });
     const url = await server.database();
-    const migrate = (target: string) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate-log.ts', file, target], { cwd: ROOT, encoding: 'utf8' });
+    const migrate = (target: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate-log.ts', file, target], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
     const migrated = migrate(url);
     expect(migrated.status, migrated.stdout + migrated.stderr).toBe(0);
     expect(migrated.stdout).toMatch(/stream\(s\), \d+ event\(s\) copied, 0 differing/);
     expect(migrate(url).status).toBe(2); // never into a log that already holds events
     const onPg = await startMainServer({ env: { EVENT_STORE: 'postgres', DATABASE_URL: url } });
     try {
-      expect((await (await fetch(`${onPg.url}/api/runs/${ran.run_id}`)).json()) as Record<string, any>).toMatchObject({ run_id: ran.run_id, status: 'succeeded' });
+      expect((await (await fetch(`${onPg.url}/api/runs/${ran.run_id}`)).json()) as Record<string, any>).toMatchObject({
+        run_id: ran.run_id,
+        status: 'succeeded',
+      });
     } finally {
       await onPg.close();
     }
@@ -114,7 +141,7 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     expect(replay(url).status).toBe(0);
   }, 120_000);
 
-  it('PostgreSQL restarting: requests meanwhile get 503 temporarily_unavailable (never a 500), then the service carries on, and commits reach the other instance\'s subscribers again', async () => {
+  it("PostgreSQL restarting: requests meanwhile get 503 temporarily_unavailable (never a 500), then the service carries on, and commits reach the other instance's subscribers again", async () => {
     if (!server.restart) return; // a server this harness did not start is not restarted
     const url = await server.database();
     const main = await startMainServer({ env: { EVENT_STORE: 'postgres', DATABASE_URL: url } });
@@ -122,7 +149,12 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
     const other = await PostgresEventLog.open(url);
     const heard: number[] = [];
     other.onCommit((events) => heard.push(...events.map((e) => e.sequence)));
-    const register = () => fetch(`${main.url}/agentauth/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
+    const register = () =>
+      fetch(`${main.url}/agentauth/identity`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"type":"anonymous"}',
+      });
     try {
       expect((await register()).status).toBe(201);
       await server.restart();
@@ -135,10 +167,14 @@ describe.skipIf(!postgresAvailable)('the main origin on PostgreSQL', () => {
         if (res.status === 201) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(statuses.every((s) => s === 201 || s === 503), statuses.join(',')).toBe(true);
+      expect(
+        statuses.every((s) => s === 201 || s === 503),
+        statuses.join(','),
+      ).toBe(true);
       expect(statuses.at(-1)).toBe(201);
       const head = (await (await fetch(`${main.url}/health`)).json()) as Record<string, any>;
-      for (let i = 0; i < 100 && (heard.at(-1) ?? 0) < head.event_log.head_sequence; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 100 && (heard.at(-1) ?? 0) < head.event_log.head_sequence; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(heard.at(-1)).toBe(head.event_log.head_sequence);
     } finally {
       await other.close();

@@ -19,7 +19,16 @@ describe('runnable OID4VP flows', () => {
   ] as const) {
     it(`${flow} ${JSON.stringify(options)}: issuance, request object, response and a verified result, every hop recorded`, async () => {
       const res = await fetch(`${server.url}/api/protocols/oid4vp/demo/${flow}`, json(options));
-      const run = (await res.json()) as { status: string; error?: string; exchanges: Array<{ step: string; request: { url: string; body?: any }; response: { status: number; body?: any } }>; tokens: Array<{ name: string; header: any; payload: any }> };
+      const run = (await res.json()) as {
+        status: string;
+        error?: string;
+        exchanges: Array<{
+          step: string;
+          request: { url: string; body?: any };
+          response: { status: number; body?: any };
+        }>;
+        tokens: Array<{ name: string; header: any; payload: any }>;
+      };
       expect(run.status, run.error).toBe('succeeded');
       const steps = run.exchanges.map((e) => e.step);
       expect(steps).toContain('Verifier creates a presentation request');
@@ -28,10 +37,17 @@ describe('runnable OID4VP flows', () => {
       expect(last.response.body).toMatchObject({ status: 'verified', reasons: [] });
       const requestObject = run.tokens.find((t) => t.name === 'request_object');
       expect(requestObject?.header).toMatchObject({ typ: 'oauth-authz-req+jwt', x5c: expect.any(Array) });
-      expect(requestObject?.payload).toMatchObject({ aud: 'https://self-issued.me/v2', response_mode: flow === 'dcql-direct-post' ? 'direct_post' : 'direct_post.jwt' });
+      expect(requestObject?.payload).toMatchObject({
+        aud: 'https://self-issued.me/v2',
+        response_mode: flow === 'dcql-direct-post' ? 'direct_post' : 'direct_post.jwt',
+      });
       const posted = run.exchanges.find((e) => e.request.url.endsWith('/oid4vp/response'))!;
-      expect(Object.keys(posted.request.body)).toEqual(flow === 'dcql-direct-post' ? ['vp_token', 'state'] : ['response']);
-      const flows = (await (await fetch(`${server.url}/api/protocols/oid4vp/flows`)).json()) as { flows: Array<{ id: string; executable: boolean }> };
+      expect(Object.keys(posted.request.body)).toEqual(
+        flow === 'dcql-direct-post' ? ['vp_token', 'state'] : ['response'],
+      );
+      const flows = (await (await fetch(`${server.url}/api/protocols/oid4vp/flows`)).json()) as {
+        flows: Array<{ id: string; executable: boolean }>;
+      };
       expect(flows.flows.find((f) => f.id === flow)?.executable).toBe(true);
     });
   }

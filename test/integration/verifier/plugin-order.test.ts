@@ -21,9 +21,28 @@ describe('the verifier registered before the issuer', () => {
     const holder = await holderKey();
     const nowS = Math.floor(server.clock.now() / 1000);
     const sdJwt = (await issueFromOurIssuer(server.url, 'UniversityDegreeCredential', holder, nowS)) as string;
-    const created = (await exchange(server.url, '/oid4vp/request/create', json({ dcql_query: { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] } }))).body;
-    const vp = await presentSdJwt(sdJwt, holder, { clientId: created.client_id, nonce: created.nonce, responseUri: created.response_uri, nowS });
-    expect((await exchange(server.url, '/oid4vp/response', form({ vp_token: JSON.stringify({ degree: [vp] }), state: created.state }))).status).toBe(200);
+    const created = (
+      await exchange(
+        server.url,
+        '/oid4vp/request/create',
+        json({ dcql_query: { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] } }),
+      )
+    ).body;
+    const vp = await presentSdJwt(sdJwt, holder, {
+      clientId: created.client_id,
+      nonce: created.nonce,
+      responseUri: created.response_uri,
+      nowS,
+    });
+    expect(
+      (
+        await exchange(
+          server.url,
+          '/oid4vp/response',
+          form({ vp_token: JSON.stringify({ degree: [vp] }), state: created.state }),
+        )
+      ).status,
+    ).toBe(200);
     expect((await (await fetch(created.result_uri)).json()).status).toBe('verified');
   });
 });

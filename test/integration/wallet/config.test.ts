@@ -39,21 +39,30 @@ const BAD: Array<[string, string]> = [
 ];
 
 function startWallet(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  return freePort().then((port) => new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'wallet'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WALLET_PORT: String(port), DATA_DIR: mkdtempSync(join(dir, 'data-')), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d.toString()));
-    child.stdout.on('data', (d) => {
-      stdout += d.toString();
-      if (stdout.includes('listening')) child.kill('SIGTERM');
-    });
-    child.on('exit', (code) => resolve({ code, stderr, stdout }));
-  }));
+  return freePort().then(
+    (port) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'wallet'], {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            WALLET_PORT: String(port),
+            DATA_DIR: mkdtempSync(join(dir, 'data-')),
+            ...env,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        let stdout = '';
+        child.stderr.on('data', (d) => (stderr += d.toString()));
+        child.stdout.on('data', (d) => {
+          stdout += d.toString();
+          if (stdout.includes('listening')) child.kill('SIGTERM');
+        });
+        child.on('exit', (code) => resolve({ code, stderr, stdout }));
+      }),
+  );
 }
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,7 +72,14 @@ describe('wallet configuration (issue 17)', () => {
     const results: Array<[string, Awaited<ReturnType<typeof startWallet>>]> = [];
     for (let i = 0; i < BAD.length; i += 4) {
       const batch = BAD.slice(i, i + 4);
-      results.push(...(await Promise.all(batch.map(async ([name, value]) => [name, await startWallet({ [name]: value })] as [string, Awaited<ReturnType<typeof startWallet>>]))));
+      results.push(
+        ...(await Promise.all(
+          batch.map(
+            async ([name, value]) =>
+              [name, await startWallet({ [name]: value })] as [string, Awaited<ReturnType<typeof startWallet>>],
+          ),
+        )),
+      );
     }
     for (const [name, result] of results) {
       expect(result.code, `${name}: ${result.stderr}`).not.toBe(0);
@@ -74,12 +90,23 @@ describe('wallet configuration (issue 17)', () => {
 
   it('starts with every default, and with good values of every variable', async () => {
     expect((await startWallet({})).stdout).toContain('wallet listening');
-    const good = await startWallet({ WALLET_SESSION_TTL: '1h30m', WALLET_DID_METHOD: 'web', WALLET_DEFAULT_SIGNING_ALG: 'EdDSA', WALLET_STRICT_SESSION_ISOLATION: 'false', WALLET_DNS_OVERRIDES: 'issuer.test=192.0.2.10', WALLET_KEY_ATTESTATION_KEY_STORAGE: 'iso_18045_moderate' });
+    const good = await startWallet({
+      WALLET_SESSION_TTL: '1h30m',
+      WALLET_DID_METHOD: 'web',
+      WALLET_DEFAULT_SIGNING_ALG: 'EdDSA',
+      WALLET_STRICT_SESSION_ISOLATION: 'false',
+      WALLET_DNS_OVERRIDES: 'issuer.test=192.0.2.10',
+      WALLET_KEY_ATTESTATION_KEY_STORAGE: 'iso_18045_moderate',
+    });
     expect(good.stdout).toContain('wallet listening');
   }, 60_000);
 
   it('reads defaults and values as decisions section 10 says', () => {
-    const base = loadConfig({ BASE_URL: 'https://portico.example', WALLET_URL: 'https://wallet.portico.example', DATA_DIR: dir });
+    const base = loadConfig({
+      BASE_URL: 'https://portico.example',
+      WALLET_URL: 'https://wallet.portico.example',
+      DATA_DIR: dir,
+    });
     const settings = loadWalletSettings(base);
     expect(settings).toMatchObject({
       targetBaseUrl: 'https://portico.example',
@@ -99,7 +126,17 @@ describe('wallet configuration (issue 17)', () => {
     expect(parseDuration('T', '90s')).toBe(90_000);
     expect(parseDuration('T', '1h30m')).toBe(5_400_000);
     expect(() => parseDuration('T', '0s')).toThrow(/T/);
-    const issuer = loadWalletSettings(loadConfig({ BASE_URL: 'https://portico.example', WALLET_TARGET_BASE_URL: 'https://verifier.example/', WALLET_ISSUER_BASE_URL: 'https://issuer.example', DATA_DIR: dir }));
-    expect([issuer.targetBaseUrl, issuer.issuerBaseUrl]).toEqual(['https://verifier.example', 'https://issuer.example']);
+    const issuer = loadWalletSettings(
+      loadConfig({
+        BASE_URL: 'https://portico.example',
+        WALLET_TARGET_BASE_URL: 'https://verifier.example/',
+        WALLET_ISSUER_BASE_URL: 'https://issuer.example',
+        DATA_DIR: dir,
+      }),
+    );
+    expect([issuer.targetBaseUrl, issuer.issuerBaseUrl]).toEqual([
+      'https://verifier.example',
+      'https://issuer.example',
+    ]);
   });
 });

@@ -10,7 +10,11 @@ let iaca: string;
 beforeAll(async () => {
   main = await startMainServer();
   iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
-  wallet = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca }, wallet: { wait: async (ms) => main.clock.advance(ms) } });
+  wallet = await startWalletServer({
+    clock: main.clock,
+    env: { BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca },
+    wallet: { wait: async (ms) => main.clock.advance(ms) },
+  });
 });
 afterAll(async () => {
   await wallet.close();
@@ -20,7 +24,11 @@ afterAll(async () => {
 let sessionCounter = 0;
 const newSession = () => `it-issuance-${++sessionCounter}`;
 const call = async (session: string, path: string, body?: unknown) => {
-  const res = await fetch(`${wallet.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'x-wallet-session': session, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${wallet.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'x-wallet-session': session, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 
@@ -29,10 +37,26 @@ describe('wallet OID4VCI client against our issuer', () => {
     const s = newSession();
     const issued = await call(s, '/api/issue', { credential_configuration_id: 'UniversityDegreeCredential' });
     expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-    expect(issued.body).toMatchObject({ status: 'issued', credential_source: 'issuer', issuer_status_uri: expect.stringContaining('/oid4vci/offers/') });
+    expect(issued.body).toMatchObject({
+      status: 'issued',
+      credential_source: 'issuer',
+      issuer_status_uri: expect.stringContaining('/oid4vci/offers/'),
+    });
     expect(issued.body.credential_ids).toHaveLength(2);
     const steps = issued.body._protocol_exchanges.map((e: { step: string }) => e.step);
-    expect(steps).toEqual(expect.arrayContaining(['metadata', 'as_metadata', 'issuer_offer', 'offer', 'token', 'jwks', 'nonce', 'credential', 'notification']));
+    expect(steps).toEqual(
+      expect.arrayContaining([
+        'metadata',
+        'as_metadata',
+        'issuer_offer',
+        'offer',
+        'token',
+        'jwks',
+        'nonce',
+        'credential',
+        'notification',
+      ]),
+    );
     const proofs = issued.body._looking_glass_events.filter((e: { kind: string }) => e.kind === 'openid4vci-proof+jwt');
     expect(proofs).toHaveLength(2);
     expect(proofs[0].header.jwk).not.toEqual(proofs[1].header.jwk);
@@ -40,16 +64,38 @@ describe('wallet OID4VCI client against our issuer', () => {
     const view = (await call(s, '/api/session')).body;
     expect(view.credentials).toHaveLength(2);
     const active = view.credentials.find((c: { active: boolean }) => c.active);
-    expect(active).toMatchObject({ format: 'dc+sd-jwt', batch_secondary: false, holder_key_thumbprint: view.wallet_key_thumbprint, credential_configuration_id: 'UniversityDegreeCredential', claims: expect.objectContaining({ degree: 'Bachelor of Science' }) });
+    expect(active).toMatchObject({
+      format: 'dc+sd-jwt',
+      batch_secondary: false,
+      holder_key_thumbprint: view.wallet_key_thumbprint,
+      credential_configuration_id: 'UniversityDegreeCredential',
+      claims: expect.objectContaining({ degree: 'Bachelor of Science' }),
+    });
     expect(view.credentials.find((c: { active: boolean }) => !c.active)).toMatchObject({ batch_secondary: true });
     const again = await call(s, '/api/issue', { credential_configuration_id: 'UniversityDegreeCredential' });
-    expect(again.body).toMatchObject({ status: 'issued', credential_source: 'cached', credential_ids: [active.credential_id] });
+    expect(again.body).toMatchObject({
+      status: 'issued',
+      credential_source: 'cached',
+      credential_ids: [active.credential_id],
+    });
     // Behaviour 6: the issuer advertises request-encryption keys with encryption_required false; nothing is encrypted.
     const metadataHop = issued.body._protocol_exchanges.find((e: { step: string }) => e.step === 'metadata');
-    expect(metadataHop.response.body.credential_request_encryption).toMatchObject({ encryption_required: false, jwks: { keys: [expect.objectContaining({ use: 'enc' })] } });
-    expect(issued.body._protocol_exchanges.filter((e: { step: string }) => e.step === 'credential').every((e: { request: { body: unknown } }) => typeof e.request.body === 'object')).toBe(true);
+    expect(metadataHop.response.body.credential_request_encryption).toMatchObject({
+      encryption_required: false,
+      jwks: { keys: [expect.objectContaining({ use: 'enc' })] },
+    });
+    expect(
+      issued.body._protocol_exchanges
+        .filter((e: { step: string }) => e.step === 'credential')
+        .every((e: { request: { body: unknown } }) => typeof e.request.body === 'object'),
+    ).toBe(true);
     const status = (await (await fetch(issued.body.issuer_status_uri)).json()) as Record<string, any>;
-    expect(status).toMatchObject({ status: 'notified', proof_count: 2, token_type: 'DPoP', notification_event: 'credential_accepted' });
+    expect(status).toMatchObject({
+      status: 'notified',
+      proof_count: 2,
+      token_type: 'DPoP',
+      notification_event: 'credential_accepted',
+    });
   });
 
   it('/api/issue: an mdoc checked against the IACA and bound to the device key; secondaries stored, not active', async () => {
@@ -58,14 +104,23 @@ describe('wallet OID4VCI client against our issuer', () => {
     expect(issued.status, JSON.stringify(issued.body)).toBe(200);
     const view = (await call(s, '/api/session')).body;
     const active = view.credentials.find((c: { active: boolean }) => c.active);
-    expect(active).toMatchObject({ format: 'mso_mdoc', doctype: 'org.iso.18013.5.1.mDL', holder_key_thumbprint: view.device_key_thumbprint, claims: { 'org.iso.18013.5.1': expect.objectContaining({ document_number: 'PD-ALICE-0001' }) } });
+    expect(active).toMatchObject({
+      format: 'mso_mdoc',
+      doctype: 'org.iso.18013.5.1.mDL',
+      holder_key_thumbprint: view.device_key_thumbprint,
+      claims: { 'org.iso.18013.5.1': expect.objectContaining({ document_number: 'PD-ALICE-0001' }) },
+    });
     expect(view.credentials.filter((c: { batch_secondary: boolean }) => c.batch_secondary)).toHaveLength(1);
   });
 
   it('an mdoc is refused without an IACA root (behaviour 10), the exchanges still shown', async () => {
     const bare = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url } });
     try {
-      const res = await fetch(`${bare.url}/api/issue`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'no-roots' }, body: JSON.stringify({ credential_format: 'mso_mdoc' }) });
+      const res = await fetch(`${bare.url}/api/issue`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-wallet-session': 'no-roots' },
+        body: JSON.stringify({ credential_format: 'mso_mdoc' }),
+      });
       const body = (await res.json()) as Record<string, any>;
       expect(res.status).toBe(400);
       expect(body).toMatchObject({ error: 'invalid_credential', check: 'chain' });
@@ -77,17 +132,39 @@ describe('wallet OID4VCI client against our issuer', () => {
 
   it('/api/import: an openid-credential-offer:// URI with tx_code (400 tx_code_required first), the three W3C formats, deferred', async () => {
     const s = newSession();
-    const created = (await (await fetch(`${main.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredentialJWT'], tx_code: true }))).json()) as Record<string, any>;
+    const created = (await (
+      await fetch(
+        `${main.url}/oid4vci/offers`,
+        json({ credential_configuration_ids: ['UniversityDegreeCredentialJWT'], tx_code: true }),
+      )
+    ).json()) as Record<string, any>;
     const missing = await call(s, '/api/import', { offer: created.offer_url });
-    expect(missing).toMatchObject({ status: 400, body: { error: 'tx_code_required', tx_code: { length: 6, input_mode: 'numeric' } } });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { error: 'tx_code_required', tx_code: { length: 6, input_mode: 'numeric' } },
+    });
     const imported = await call(s, '/api/import', { offer: created.offer_url, tx_code: created.tx_code_value });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-    const ldp = (await (await fetch(`${main.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredentialLDP'], by_value: true }))).json()) as Record<string, any>;
+    const ldp = (await (
+      await fetch(
+        `${main.url}/oid4vci/offers`,
+        json({ credential_configuration_ids: ['UniversityDegreeCredentialLDP'], by_value: true }),
+      )
+    ).json()) as Record<string, any>;
     expect((await call(s, '/api/import', { offer: ldp.credential_offer })).status).toBe(200);
-    const jwtLd = (await (await fetch(`${main.url}/oid4vci/offers`, json({ credential_configuration_ids: ['UniversityDegreeCredentialJWTLD'], by_value: true }))).json()) as Record<string, any>;
+    const jwtLd = (await (
+      await fetch(
+        `${main.url}/oid4vci/offers`,
+        json({ credential_configuration_ids: ['UniversityDegreeCredentialJWTLD'], by_value: true }),
+      )
+    ).json()) as Record<string, any>;
     const importedLd = await call(s, '/api/import', { offer: jwtLd.credential_offer });
     expect(importedLd.status, JSON.stringify(importedLd.body).slice(0, 300)).toBe(200);
-    const deferred = await call(s, '/api/issue', { credential_configuration_id: 'MobileDrivingLicenceMsoMdoc', deferred: true, force: true });
+    const deferred = await call(s, '/api/issue', {
+      credential_configuration_id: 'MobileDrivingLicenceMsoMdoc',
+      deferred: true,
+      force: true,
+    });
     expect(deferred.status, JSON.stringify(deferred.body)).toBe(200);
     expect(deferred.body._protocol_exchanges.map((e: { step: string }) => e.step)).toContain('deferred');
     const formats = (await call(s, '/api/session')).body.credentials.map((c: { format: string }) => c.format);
@@ -96,11 +173,20 @@ describe('wallet OID4VCI client against our issuer', () => {
 
   it('wallet-initiated: configurations listed, then PAR + PKCE, an authorization URL with only client_id and request_uri, and the callback', async () => {
     const s = newSession();
-    const listed = await call(s, '/api/import', { credential_issuer: `${main.url}/.well-known/openid-credential-issuer/oid4vci` });
+    const listed = await call(s, '/api/import', {
+      credential_issuer: `${main.url}/.well-known/openid-credential-issuer/oid4vci`,
+    });
     expect(listed.body.status).toBe('configuration_selection_required');
-    expect(listed.body.credential_configurations.map((c: { credential_configuration_id: string }) => c.credential_configuration_id)).toContain('UniversityDegreeCredential');
+    expect(
+      listed.body.credential_configurations.map(
+        (c: { credential_configuration_id: string }) => c.credential_configuration_id,
+      ),
+    ).toContain('UniversityDegreeCredential');
     expect(listed.body._protocol_exchanges.every((e: { method: string }) => e.method === 'GET')).toBe(true);
-    const started = await call(s, '/api/import', { credential_issuer: `${main.url}/oid4vci`, credential_configuration_id: 'UniversityDegreeCredential' });
+    const started = await call(s, '/api/import', {
+      credential_issuer: `${main.url}/oid4vci`,
+      credential_configuration_id: 'UniversityDegreeCredential',
+    });
     expect(started.body.status, JSON.stringify(started.body)).toBe('authorization_required');
     const authorizeUrl = new URL(started.body.authorization_url);
     expect([...authorizeUrl.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
@@ -110,7 +196,9 @@ describe('wallet OID4VCI client against our issuer', () => {
     const back = await fetch(callback, { redirect: 'manual' });
     expect(back.status).toBe(302);
     const location = new URL(back.headers.get('location')!, wallet.url);
-    expect(location.searchParams.get('oid4vci_status'), location.searchParams.get('oid4vci_message') ?? '').toBe('success');
+    expect(location.searchParams.get('oid4vci_status'), location.searchParams.get('oid4vci_message') ?? '').toBe(
+      'success',
+    );
     expect((await call(s, '/api/session')).body.credentials.length).toBeGreaterThan(0);
     // The state is single use.
     const replay = await fetch(callback, { redirect: 'manual' });
@@ -119,8 +207,16 @@ describe('wallet OID4VCI client against our issuer', () => {
 
   it('rejects an authorization server metadata URL as credential_issuer, and a bad import body', async () => {
     const s = newSession();
-    expect((await call(s, '/api/import', { credential_issuer: `${main.url}/.well-known/oauth-authorization-server/oid4vci` })).status).toBe(400);
+    expect(
+      (
+        await call(s, '/api/import', {
+          credential_issuer: `${main.url}/.well-known/oauth-authorization-server/oid4vci`,
+        })
+      ).status,
+    ).toBe(400);
     expect((await call(s, '/api/import', {})).body.error).toBe('invalid_request');
-    expect((await call(s, '/api/import', { offer: 'openid-credential-offer://?nothing=1' })).body.error).toBe('invalid_request');
+    expect((await call(s, '/api/import', { offer: 'openid-credential-offer://?nothing=1' })).body.error).toBe(
+      'invalid_request',
+    );
   });
 });

@@ -13,7 +13,10 @@ let trustedOrigin = '';
 const trustedHits: string[] = [];
 let trickled = 0;
 
-const listen = (server: Server | NetServer) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+const listen = (server: Server | NetServer) =>
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  );
 
 beforeAll(async () => {
   canary = createServer((socket) => {
@@ -25,8 +28,10 @@ beforeAll(async () => {
     trustedHits.push(req.url!);
     const url = new URL(req.url!, 'http://x');
     if (url.pathname === '/ok') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    if (url.pathname === '/to-evil') return res.writeHead(302, { location: `https://evil.example:${canaryPort}/` }).end();
-    if (url.pathname === '/to-http') return res.writeHead(302, { location: `http://public.example:${canaryPort}/` }).end();
+    if (url.pathname === '/to-evil')
+      return res.writeHead(302, { location: `https://evil.example:${canaryPort}/` }).end();
+    if (url.pathname === '/to-http')
+      return res.writeHead(302, { location: `http://public.example:${canaryPort}/` }).end();
     if (url.pathname.startsWith('/hop/')) {
       const n = Number(url.pathname.slice(5));
       return n > 0 ? res.writeHead(302, { location: `/hop/${n - 1}` }).end() : res.writeHead(200).end('arrived');
@@ -48,8 +53,12 @@ beforeAll(async () => {
       res.on('close', () => clearInterval(timer));
       return;
     }
-    if (url.pathname === '/error') return res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"invalid_request","error_description":"SECRET-UPSTREAM-BODY <script>"}');
-    if (url.pathname === '/weird-error') return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"<img src=x onerror=alert(1)>"}');
+    if (url.pathname === '/error')
+      return res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end('{"error":"invalid_request","error_description":"SECRET-UPSTREAM-BODY <script>"}');
+    if (url.pathname === '/weird-error')
+      return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"<img src=x onerror=alert(1)>"}');
     res.writeHead(404).end();
   });
   trustedOrigin = `http://127.0.0.1:${await listen(trusted)}`;
@@ -74,9 +83,17 @@ const stubResolver: Resolver = async (host) => {
   if (!answer) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
   return answer;
 };
-const guard = (overrides: Partial<ConstructorParameters<typeof GuardedHttp>[0]> = {}) => new GuardedHttp({ trustedOrigins: new Set([trustedOrigin]), allowExternal: true, resolver: stubResolver, ...overrides });
+const guard = (overrides: Partial<ConstructorParameters<typeof GuardedHttp>[0]> = {}) =>
+  new GuardedHttp({
+    trustedOrigins: new Set([trustedOrigin]),
+    allowExternal: true,
+    resolver: stubResolver,
+    ...overrides,
+  });
 
-async function refusal(promise: Promise<unknown>): Promise<{ error: string; status: number; body: Record<string, unknown> }> {
+async function refusal(
+  promise: Promise<unknown>,
+): Promise<{ error: string; status: number; body: Record<string, unknown> }> {
   try {
     await promise;
   } catch (error) {
@@ -120,15 +137,40 @@ describe('the outbound guard refuses non-public destinations before anything is 
   }
 
   it('refuses every external destination with 403 when WALLET_ALLOW_EXTERNAL_VERIFIERS is false', async () => {
-    expect(await refusal(guard({ allowExternal: false }).send('https://public.example/'))).toMatchObject({ error: 'external_verifiers_disabled', status: 403 });
+    expect(await refusal(guard({ allowExternal: false }).send('https://public.example/'))).toMatchObject({
+      error: 'external_verifiers_disabled',
+      status: 403,
+    });
     expect((await guard({ allowExternal: false }).send(`${trustedOrigin}/ok`)).status).toBe(200);
   });
 
   it('every address range other than unicast is refused (ipaddr.js ranges)', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.1.1', '169.254.0.1', '100.64.0.1', '224.0.0.1', '255.255.255.255', '0.0.0.0', '192.0.2.1', '198.51.100.1', '203.0.113.1', '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:10.0.0.1', '2001:db8::1', '64:ff9b::7f00:1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.0.1',
+      '100.64.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '0.0.0.0',
+      '192.0.2.1',
+      '198.51.100.1',
+      '203.0.113.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:10.0.0.1',
+      '2001:db8::1',
+      '64:ff9b::7f00:1',
+    ]) {
       expect(() => checkAddress(address), address).toThrow(OAuthError);
     }
-    for (const address of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '::ffff:93.184.216.34']) expect(() => checkAddress(address), address).not.toThrow();
+    for (const address of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '::ffff:93.184.216.34'])
+      expect(() => checkAddress(address), address).not.toThrow();
   });
 });
 
@@ -144,22 +186,37 @@ describe('redirects, size, time and bodies', () => {
     expect(ok.status).toBe(200);
     expect(ok.hops).toHaveLength(3);
     trustedHits.length = 0;
-    expect(await refusal(guard().send(`${trustedOrigin}/hop/3`))).toMatchObject({ error: 'upstream_error', status: 502 });
+    expect(await refusal(guard().send(`${trustedOrigin}/hop/3`))).toMatchObject({
+      error: 'upstream_error',
+      status: 502,
+    });
     expect(trustedHits).toEqual(['/hop/3', '/hop/2', '/hop/1']);
   });
 
   it('caps bodies at 1 MiB and answers within the time limit', async () => {
     expect(await refusal(guard().send(`${trustedOrigin}/big`))).toMatchObject({ error: 'upstream_error' });
-    expect(await refusal(guard({ timeoutMs: 200 }).send(`${trustedOrigin}/hang`))).toMatchObject({ error: 'upstream_error', status: 502 });
+    expect(await refusal(guard({ timeoutMs: 200 }).send(`${trustedOrigin}/hang`))).toMatchObject({
+      error: 'upstream_error',
+      status: 502,
+    });
   });
 
   it('never reflects upstream bodies: only the status and an OAuth error token survive (reflected bodies)', async () => {
     const { upstreamFailed } = await import('../../../services/wallet/outbound.ts');
     const failed = upstreamFailed(await guard().send(`${trustedOrigin}/error`), 'the verifier');
-    expect(failed.toJSON()).toEqual({ error: 'upstream_error', error_description: 'the verifier answered HTTP 500', upstream_status: 500, upstream_error: 'invalid_request' });
+    expect(failed.toJSON()).toEqual({
+      error: 'upstream_error',
+      error_description: 'the verifier answered HTTP 500',
+      upstream_status: 500,
+      upstream_error: 'invalid_request',
+    });
     expect(JSON.stringify(failed.toJSON())).not.toContain('SECRET-UPSTREAM-BODY');
     const weird = upstreamFailed(await guard().send(`${trustedOrigin}/weird-error`), 'the issuer');
-    expect(weird.toJSON()).toEqual({ error: 'upstream_error', error_description: 'the issuer answered HTTP 400', upstream_status: 400 });
+    expect(weird.toJSON()).toEqual({
+      error: 'upstream_error',
+      error_description: 'the issuer answered HTTP 400',
+      upstream_status: 400,
+    });
   });
 });
 
@@ -168,25 +225,33 @@ describe('the checked lookup pins the dial to the vetted addresses (unpinned dia
     let calls = 0;
     const rebinding: Resolver = async () => (++calls === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
     const lookup = checkedLookup(rebinding);
-    const first = await new Promise<{ error: Error | null; addresses: unknown }>((resolve) => lookup('rebind.example', { all: true }, (error, addresses) => resolve({ error, addresses })));
+    const first = await new Promise<{ error: Error | null; addresses: unknown }>((resolve) =>
+      lookup('rebind.example', { all: true }, (error, addresses) => resolve({ error, addresses })),
+    );
     expect(first.error).toBeNull();
     expect(first.addresses).toEqual([{ address: '93.184.216.34', family: 4 }]);
     expect(calls).toBe(1);
     // The next dial resolves again and is judged again: the rebound answer is refused, never dialled.
-    const second = await new Promise<{ error: Error | null }>((resolve) => lookup('rebind.example', { all: false }, (error) => resolve({ error })));
+    const second = await new Promise<{ error: Error | null }>((resolve) =>
+      lookup('rebind.example', { all: false }, (error) => resolve({ error })),
+    );
     expect(second.error).toBeInstanceOf(OAuthError);
     expect(calls).toBe(2);
   });
 
   it('overrides (WALLET_DNS_OVERRIDES) precede DNS and are vetted the same way', async () => {
     const lookup = checkedLookup(async () => ['93.184.216.34'], new Map([['issuer.test', ['127.0.0.1']]]));
-    const result = await new Promise<Error | null>((resolve) => lookup('issuer.test', { all: true }, (error) => resolve(error)));
+    const result = await new Promise<Error | null>((resolve) =>
+      lookup('issuer.test', { all: true }, (error) => resolve(error)),
+    );
     expect(result).toBeInstanceOf(OAuthError);
   });
 
   it('the guard dials names only through the checked lookup', async () => {
     // evil.example passes every rule that needs no DNS; only the lookup at dial time can refuse it.
-    expect(await refusal(guard().send(`https://evil.example:${canaryPort}/x`))).toMatchObject({ error: 'destination_not_allowed' });
+    expect(await refusal(guard().send(`https://evil.example:${canaryPort}/x`))).toMatchObject({
+      error: 'destination_not_allowed',
+    });
     expect(canaryConnections).toBe(0);
   });
 });

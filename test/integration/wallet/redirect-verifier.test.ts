@@ -25,12 +25,17 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push(`${req.method} ${req.url}`);
       if (req.method === 'POST' && req.url === '/response' && new URLSearchParams(body).has('vp_token')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(nextRedirect === undefined ? {} : { redirect_uri: nextRedirect }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(nextRedirect === undefined ? {} : { redirect_uri: nextRedirect }));
       } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
     });
   });
   await new Promise<void>((resolve) => verifier.listen(port, '127.0.0.1', resolve));
-  wallet = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_ISSUER_BASE_URL: main.url, WALLET_TARGET_BASE_URL: origin } });
+  wallet = await startWalletServer({
+    clock: main.clock,
+    env: { BASE_URL: main.url, WALLET_ISSUER_BASE_URL: main.url, WALLET_TARGET_BASE_URL: origin },
+  });
 });
 afterAll(async () => {
   await wallet.close();
@@ -47,7 +52,9 @@ const requestUri = (state: string) => {
     response_uri: `${origin}/response`,
     nonce: `n-${state}`,
     state,
-    dcql_query: JSON.stringify({ credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] }),
+    dcql_query: JSON.stringify({
+      credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }],
+    }),
     client_metadata: JSON.stringify({ vp_formats_supported: { 'dc+sd-jwt': {} } }),
   });
   return `openid4vp://?${params}`;
@@ -69,7 +76,11 @@ describe('the verifier-provided redirect_uri after a presentation', () => {
   ])('%s -> %s', async (redirect, refusal) => {
     nextRedirect = redirect;
     const before = received.length;
-    const res = await fetch(`${wallet.url}/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': 'redirects' }, body: JSON.stringify({ uri: requestUri(`s${before}`) }) });
+    const res = await fetch(`${wallet.url}/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-wallet-session': 'redirects' },
+      body: JSON.stringify({ uri: requestUri(`s${before}`) }),
+    });
     const body = (await res.json()) as Record<string, unknown>;
     expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
     expect(body.upstream_status).toBe(200);

@@ -27,13 +27,38 @@ describe('sessions over HTTP', () => {
     expect(minted.headers.get('set-cookie')).toBe(`wallet_session=${id}; Path=/; Max-Age=1200; HttpOnly; SameSite=Lax`);
     expect(minted.headers.get('cache-control')).toBe('no-store');
     const body = (await minted.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['active_credential_id', 'credentials', 'device_key_persistent', 'device_key_thumbprint', 'expires_in', 'haip_enabled', 'wallet_did_method', 'wallet_key_thumbprint', 'wallet_session_id', 'wallet_subject', 'wallet_subject_label'].sort());
-    expect(body).toMatchObject({ wallet_session_id: id, wallet_did_method: 'key', device_key_persistent: false, haip_enabled: false, expires_in: 1200, active_credential_id: null, credentials: [] });
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        'active_credential_id',
+        'credentials',
+        'device_key_persistent',
+        'device_key_thumbprint',
+        'expires_in',
+        'haip_enabled',
+        'wallet_did_method',
+        'wallet_key_thumbprint',
+        'wallet_session_id',
+        'wallet_subject',
+        'wallet_subject_label',
+      ].sort(),
+    );
+    expect(body).toMatchObject({
+      wallet_session_id: id,
+      wallet_did_method: 'key',
+      device_key_persistent: false,
+      haip_enabled: false,
+      expires_in: 1200,
+      active_credential_id: null,
+      credentials: [],
+    });
     expect(String(body.wallet_subject)).toMatch(/^did:key:z/);
     expect(String(body.wallet_subject_label)).toMatch(/^did:example:wallet-[0-9a-f]{12}$/);
 
     // The cookie names the same session; a header wins over a cookie.
-    const again = (await (await get('/api/session', { cookie: `wallet_session=${id}` })).json()) as Record<string, unknown>;
+    const again = (await (await get('/api/session', { cookie: `wallet_session=${id}` })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(again.wallet_key_thumbprint).toBe(body.wallet_key_thumbprint);
     const named = await get('/api/session', { 'x-wallet-session': 'run-1', cookie: `wallet_session=${id}` });
     expect(named.headers.get('x-wallet-session')).toBe('run-1');
@@ -47,7 +72,13 @@ describe('sessions over HTTP', () => {
   });
 
   it('concurrent first requests of one id get one session', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, () => get('/api/session', { 'x-wallet-session': 'concurrent' }).then((r) => r.json() as Promise<Record<string, unknown>>)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        get('/api/session', { 'x-wallet-session': 'concurrent' }).then(
+          (r) => r.json() as Promise<Record<string, unknown>>,
+        ),
+      ),
+    );
     expect(new Set(answers.map((a) => a.wallet_key_thumbprint)).size).toBe(1);
   });
 
@@ -61,7 +92,13 @@ describe('sessions over HTTP', () => {
 
 describe('discovery documents', () => {
   it('/health, /llms.txt, /llms-full.txt, GET / as markdown, the API catalog, the skill and robots', async () => {
-    expect(await (await get('/health')).json()).toEqual({ status: 'ok', service: 'wallet', mode: 'standalone', haip_enabled: false, device_key_persistent: false });
+    expect(await (await get('/health')).json()).toEqual({
+      status: 'ok',
+      service: 'wallet',
+      mode: 'standalone',
+      haip_enabled: false,
+      device_key_persistent: false,
+    });
     const llms = await (await get('/llms.txt')).text();
     expect(llms).toMatch(/^# Portico wallet harness/);
     expect(llms).toContain(`${w.url}/llms-full.txt`);
@@ -80,16 +117,28 @@ describe('discovery documents', () => {
     expect(twin).not.toBe(recipes);
     const catalog = await get('/.well-known/api-catalog');
     expect(catalog.headers.get('content-type')).toContain('application/linkset+json');
-    expect(((await catalog.json()) as { linkset: Array<{ anchor: string }> }).linkset.map((l) => l.anchor)).toContain(`${w.url}/api`);
+    expect(((await catalog.json()) as { linkset: Array<{ anchor: string }> }).linkset.map((l) => l.anchor)).toContain(
+      `${w.url}/api`,
+    );
     const skill = await (await get('/.well-known/agent-skills/use-wallet-harness/SKILL.md')).text();
     expect(skill).toMatch(/^---\nname: use-wallet-harness\n/);
     expect(skill).toContain(`W=${w.url}`);
     expect(skill).not.toContain('{{');
     // The origin the request reached is substituted (Host header), X-Forwarded-* believed from loopback.
     // fetch() may not set Host; undici's request may.
-    const viaHost = await (await request(`${w.url}/.well-known/agent-skills/use-wallet-harness/SKILL.md`, { headers: { host: 'wallet.example:8443' } })).body.text();
+    const viaHost = await (
+      await request(`${w.url}/.well-known/agent-skills/use-wallet-harness/SKILL.md`, {
+        headers: { host: 'wallet.example:8443' },
+      })
+    ).body.text();
     expect(viaHost).toContain('W=http://wallet.example:8443');
-    const forwarded = await (await get('/.well-known/agent-skills/use-wallet-harness/SKILL.md', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'portico.example', 'x-forwarded-prefix': '/wallet-harness' })).text();
+    const forwarded = await (
+      await get('/.well-known/agent-skills/use-wallet-harness/SKILL.md', {
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'portico.example',
+        'x-forwarded-prefix': '/wallet-harness',
+      })
+    ).text();
     expect(forwarded).toContain('W=https://portico.example/wallet-harness');
     const robots = await (await get('/robots.txt')).text();
     expect(robots).toContain('Content-Signal: search=yes, ai-input=yes, ai-train=no');
@@ -114,12 +163,22 @@ describe('CORS (WALLET_ALLOWED_CORS_ORIGINS)', () => {
     expect(simple.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(simple.headers.get('access-control-expose-headers')).toBe('X-Wallet-Session');
     expect(simple.headers.get('access-control-allow-credentials')).toBe('true');
-    const preflight = await fetch(`${w.url}/api/session`, { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-wallet-session' } });
+    const preflight = await fetch(`${w.url}/api/session`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-wallet-session',
+      },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-wallet-session');
     const stranger = await get('/api/session', { origin: 'https://evil.example' });
     expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
-    const refused = await fetch(`${w.url}/api/session`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const refused = await fetch(`${w.url}/api/session`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     expect(await refused.json()).toMatchObject({ error: 'cors_origin_not_allowed' });
@@ -128,18 +187,41 @@ describe('CORS (WALLET_ALLOWED_CORS_ORIGINS)', () => {
 
 describe('fuzzed requests on every wallet endpoint', () => {
   it('never a 5xx, always the JSON error shape on API errors, nothing echoed as a stack', async () => {
-    const paths = ['/api/session', '/health', '/llms.txt', '/llms-full.txt', '/', '/consent/x', '/wallet/x/did.json', '/.well-known/api-catalog', ...WALLET_ENDPOINTS.map((e) => e.path)];
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...paths), fc.constantFrom('GET', 'POST', 'OPTIONS'), fc.string({ maxLength: 60 }), fc.string({ maxLength: 40 }), async (path, method, body, session) => {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-      if (/^[\x20-\x7e]*$/.test(session) && session) headers['x-wallet-session'] = session;
-      const res = await fetch(`${w.url}${path}`, { method, headers, ...(method === 'POST' ? { body } : {}) });
-      const text = await res.text();
-      // 502 is the wallet's answer when its upstream (here: none listening) fails; no other 5xx.
-      expect(res.status < 500 || res.status === 502, `${method} ${path} -> ${res.status} ${text.slice(0, 200)}`).toBe(true);
-      if (res.status === 502) expect(JSON.parse(text).error).toBe('upstream_error');
-      if (res.status >= 400 && (res.headers.get('content-type') ?? '').includes('json')) expect(typeof JSON.parse(text).error).toBe('string');
-      expect(text).not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
-    }), { numRuns: 300 });
+    const paths = [
+      '/api/session',
+      '/health',
+      '/llms.txt',
+      '/llms-full.txt',
+      '/',
+      '/consent/x',
+      '/wallet/x/did.json',
+      '/.well-known/api-catalog',
+      ...WALLET_ENDPOINTS.map((e) => e.path),
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...paths),
+        fc.constantFrom('GET', 'POST', 'OPTIONS'),
+        fc.string({ maxLength: 60 }),
+        fc.string({ maxLength: 40 }),
+        async (path, method, body, session) => {
+          const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+          if (/^[\x20-\x7e]*$/.test(session) && session) headers['x-wallet-session'] = session;
+          const res = await fetch(`${w.url}${path}`, { method, headers, ...(method === 'POST' ? { body } : {}) });
+          const text = await res.text();
+          // 502 is the wallet's answer when its upstream (here: none listening) fails; no other 5xx.
+          expect(
+            res.status < 500 || res.status === 502,
+            `${method} ${path} -> ${res.status} ${text.slice(0, 200)}`,
+          ).toBe(true);
+          if (res.status === 502) expect(JSON.parse(text).error).toBe('upstream_error');
+          if (res.status >= 400 && (res.headers.get('content-type') ?? '').includes('json'))
+            expect(typeof JSON.parse(text).error).toBe('string');
+          expect(text).not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
+        },
+      ),
+      { numRuns: 300 },
+    );
   }, 60_000);
 });
 
@@ -148,7 +230,15 @@ describe('the wallet rate limit', () => {
     const s = await startWalletServer({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
     try {
       expect((await fetch(`${s.url}/api/session`, { headers: { 'x-wallet-session': 'a' } })).status).toBe(200);
-      expect((await fetch(`${s.url}/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(400);
+      expect(
+        (
+          await fetch(`${s.url}/submit`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(400);
       const limited = await fetch(`${s.url}/api/session`, { headers: { 'x-wallet-session': 'a' } });
       expect(limited.status).toBe(429);
       expect(limited.headers.get('retry-after')).toBeNull();
@@ -168,7 +258,10 @@ describe('the wallet event log', () => {
     const { fileURLToPath } = await import('node:url');
     const db = join(w.dataDir, 'wallet.db');
     expect(existsSync(db)).toBe(true);
-    const replay = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', db], { cwd: fileURLToPath(new URL('../../../', import.meta.url)), encoding: 'utf8' });
+    const replay = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/replay.ts', db], {
+      cwd: fileURLToPath(new URL('../../../', import.meta.url)),
+      encoding: 'utf8',
+    });
     expect(replay.status).toBe(0);
     expect(replay.stdout.trim().split('\n').pop()).toMatch(/^\d+ stream\(s\), 0 differing$/);
   });
@@ -182,7 +275,10 @@ describe('the device key', () => {
     const path = join(dir, 'keys', 'device.pem');
     const thumbprint = async (env: Record<string, string>) => {
       const s = await startWalletServer({ env });
-      const body = (await (await fetch(`${s.url}/api/session`)).json()) as { device_key_thumbprint: string; device_key_persistent: boolean };
+      const body = (await (await fetch(`${s.url}/api/session`)).json()) as {
+        device_key_thumbprint: string;
+        device_key_persistent: boolean;
+      };
       await s.close();
       return body;
     };
@@ -191,7 +287,9 @@ describe('the device key', () => {
     expect(existsSync(path)).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readFileSync(path, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
-    expect((await thumbprint({ WALLET_DEVICE_KEY_PATH: path })).device_key_thumbprint).toBe(first.device_key_thumbprint);
+    expect((await thumbprint({ WALLET_DEVICE_KEY_PATH: path })).device_key_thumbprint).toBe(
+      first.device_key_thumbprint,
+    );
     const a = await thumbprint({});
     const b = await thumbprint({});
     expect(a.device_key_persistent).toBe(false);
@@ -201,7 +299,10 @@ describe('the device key', () => {
 
   it('did:web sessions publish their DID document on the wallet origin', async () => {
     const s = await startWalletServer({ env: { WALLET_DID_METHOD: 'web' } });
-    const session = (await (await fetch(`${s.url}/api/session`)).json()) as { wallet_subject: string; wallet_key_thumbprint: string };
+    const session = (await (await fetch(`${s.url}/api/session`)).json()) as {
+      wallet_subject: string;
+      wallet_key_thumbprint: string;
+    };
     const host = new URL(s.url).host.replace(':', '%3A');
     expect(session.wallet_subject).toBe(`did:web:${host}:wallet:${session.wallet_key_thumbprint}`);
     const doc = await fetch(`${s.url}/wallet/${session.wallet_key_thumbprint}/did.json`);

@@ -44,10 +44,13 @@ describe('DCQL decisions equal the dcql package on generated queries and wallets
           for (const [i, m] of o.matches.entries()) {
             const claims = t.valid_credentials![i].claims;
             expect(m.claimSetIndex).toBe(claims.valid_claim_sets[0].claim_set_index);
-            if (cq.claims && !cq.claim_sets) expect(m.claims.map((c) => c.index)).toEqual(claims.valid_claim_sets[0].valid_claim_indexes);
+            if (cq.claims && !cq.claim_sets)
+              expect(m.claims.map((c) => c.index)).toEqual(claims.valid_claim_sets[0].valid_claim_indexes);
           }
         }
-        expect(ours.credentialSets?.map((s) => s.matchingOptions)).toEqual(theirs.credential_sets?.map((s) => s.matching_options ?? []));
+        expect(ours.credentialSets?.map((s) => s.matchingOptions)).toEqual(
+          theirs.credential_sets?.map((s) => s.matching_options ?? []),
+        );
       }),
       { numRuns: 1500 },
     );
@@ -57,8 +60,19 @@ describe('DCQL decisions equal the dcql package on generated queries and wallets
   });
 
   it('the divergence itself: dcql matches a mixed or empty array under a null step, the spec and we do not', () => {
-    const creds: StoredCredential[] = [{ id: 'w0', format: 'dc+sd-jwt', vct: 'urn:a', cryptographicHolderBinding: true, claims: { a: [{ x: 1 }, 5], b: [] } }];
-    for (const path of [['a', null, 'x'], ['b', null]] as (string | null)[][]) {
+    const creds: StoredCredential[] = [
+      {
+        id: 'w0',
+        format: 'dc+sd-jwt',
+        vct: 'urn:a',
+        cryptographicHolderBinding: true,
+        claims: { a: [{ x: 1 }, 5], b: [] },
+      },
+    ];
+    for (const path of [
+      ['a', null, 'x'],
+      ['b', null],
+    ] as (string | null)[][]) {
       const q: DcqlQuery = { credentials: [{ id: 'q0', format: 'dc+sd-jwt', claims: [{ path }] }] };
       expect(LibQuery.query(LibQuery.parse(q as never), creds.map(toLib)).can_be_satisfied).toBe(true);
       expect(evaluateDcql(q, creds).satisfied).toBe(false);

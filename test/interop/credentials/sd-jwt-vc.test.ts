@@ -10,7 +10,13 @@ import fc from 'fast-check';
 import { exportJWK, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateHolderKey, type KeyPair } from '../../../services/credentials/keys/index.ts';
-import { issueSdJwtVc, presentSdJwtVc, splitSdJwt, verifySdJwtVc, type ClaimPath } from '../../../services/credentials/sd-jwt/index.ts';
+import {
+  issueSdJwtVc,
+  presentSdJwtVc,
+  splitSdJwt,
+  verifySdJwtVc,
+  type ClaimPath,
+} from '../../../services/credentials/sd-jwt/index.ts';
 import { AUD, ISS, NOW, PID_CLAIMS, PID_DISCLOSABLE } from '../../unit/credentials/helpers.ts';
 
 let issuer: KeyPair;
@@ -40,8 +46,23 @@ beforeAll(async () => {
 });
 
 const ours = (arrayDecoys = 3) =>
-  issueSdJwtVc({ issuer: { alg: 'ES256', privateKey: issuer.privateKey, kid: issuer.kid, iss: ISS }, vct: 'urn:eudi:pid:1', claims: PID_CLAIMS, disclosable: PID_DISCLOSABLE, holderJwk: holder.publicJwk, now: NOW, expiresIn: 3600, decoys: 3, arrayDecoys });
-const kb = (nonce = 'nonce-1') => ({ holder: { alg: 'ES256' as const, privateKey: holder.privateKey }, aud: AUD, nonce, now: NOW });
+  issueSdJwtVc({
+    issuer: { alg: 'ES256', privateKey: issuer.privateKey, kid: issuer.kid, iss: ISS },
+    vct: 'urn:eudi:pid:1',
+    claims: PID_CLAIMS,
+    disclosable: PID_DISCLOSABLE,
+    holderJwk: holder.publicJwk,
+    now: NOW,
+    expiresIn: 3600,
+    decoys: 3,
+    arrayDecoys,
+  });
+const kb = (nonce = 'nonce-1') => ({
+  holder: { alg: 'ES256' as const, privateKey: holder.privateKey },
+  aud: AUD,
+  nonce,
+  now: NOW,
+});
 
 /** The library's presentation frame for a list of our claim paths. */
 function frameOf(paths: ClaimPath[]): Record<string, unknown> {
@@ -71,7 +92,11 @@ describe('our SD-JWT VCs verified by @sd-jwt/sd-jwt-vc', () => {
       fc.asyncProperty(fc.subarray(PID_DISCLOSABLE), async (paths) => {
         const presentation = await presentSdJwtVc(sdJwt, { disclose: paths, keyBinding: kb() });
         const theirs = await lib.verify(presentation, { keyBindingNonce: 'nonce-1', currentDate: NOW } as never);
-        const mine = await verifySdJwtVc(presentation, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'nonce-1' } });
+        const mine = await verifySdJwtVc(presentation, {
+          issuerJwks: jwks,
+          now: NOW,
+          keyBinding: { aud: AUD, nonce: 'nonce-1' },
+        });
         expect(mine.valid).toBe(true);
         if (mine.valid) expect(theirs.payload).toEqual(mine.claims);
         expect(theirs.kb?.payload).toMatchObject({ aud: AUD, nonce: 'nonce-1' });
@@ -83,26 +108,57 @@ describe('our SD-JWT VCs verified by @sd-jwt/sd-jwt-vc', () => {
   it('the library rejects our presentation for another nonce and our tampered presentation', async () => {
     const { sdJwt } = await ours();
     const presentation = await presentSdJwtVc(sdJwt, { disclose: [['given_name']], keyBinding: kb('nonce-1') });
-    await expect(lib.verify(presentation, { keyBindingNonce: 'nonce-2', currentDate: NOW } as never)).rejects.toThrow(/nonce/i);
-    const { issuerJwt, disclosures, kbJwt } = splitSdJwt(await presentSdJwtVc(sdJwt, { disclose: 'all', keyBinding: kb() }));
+    await expect(lib.verify(presentation, { keyBindingNonce: 'nonce-2', currentDate: NOW } as never)).rejects.toThrow(
+      /nonce/i,
+    );
+    const { issuerJwt, disclosures, kbJwt } = splitSdJwt(
+      await presentSdJwtVc(sdJwt, { disclose: 'all', keyBinding: kb() }),
+    );
     const sdHashBroken = `${[issuerJwt, ...disclosures.slice(1)].join('~')}~${kbJwt}`;
-    await expect(lib.verify(sdHashBroken, { keyBindingNonce: 'nonce-1', currentDate: NOW } as never)).rejects.toThrow(/sd_hash/i);
+    await expect(lib.verify(sdHashBroken, { keyBindingNonce: 'nonce-1', currentDate: NOW } as never)).rejects.toThrow(
+      /sd_hash/i,
+    );
   });
 
   it('the library as holder presents our credential (array decoys off: its frames index arrays by issued position); we verify it', async () => {
     const { sdJwt } = await ours(0);
-    const presentation = await lib.present(sdJwt, frameOf([['address', 'locality'], ['nationalities', 1]]) as never, { kb: { payload: { aud: AUD, nonce: 'nonce-9', iat: NOW } } } as never);
-    const r = await verifySdJwtVc(presentation, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'nonce-9' } });
+    const presentation = await lib.present(
+      sdJwt,
+      frameOf([
+        ['address', 'locality'],
+        ['nationalities', 1],
+      ]) as never,
+      { kb: { payload: { aud: AUD, nonce: 'nonce-9', iat: NOW } } } as never,
+    );
+    const r = await verifySdJwtVc(presentation, {
+      issuerJwks: jwks,
+      now: NOW,
+      keyBinding: { aud: AUD, nonce: 'nonce-9' },
+    });
     expect(r.valid).toBe(true);
-    if (r.valid) expect(r.claims).toMatchObject({ address: { locality: 'Paris', country: 'FR' }, nationalities: ['DE'] });
+    if (r.valid)
+      expect(r.claims).toMatchObject({ address: { locality: 'Paris', country: 'FR' }, nationalities: ['DE'] });
   });
 });
 
 describe('@sd-jwt/sd-jwt-vc credentials verified by ours', () => {
   const theirs = (header?: Record<string, unknown>) =>
     lib.issue(
-      { iss: ISS, iat: NOW, exp: NOW + 3600, vct: 'urn:eudi:pid:1', cnf: { jwk: holder.publicJwk }, ...PID_CLAIMS } as never,
-      { _sd: ['given_name', 'family_name', 'birthdate', 'address'], address: { _sd: ['street_address', 'locality'] }, nationalities: { _sd: [0, 1] }, age_equal_or_over: { _sd: ['18', '21'] }, _sd_decoy: 2 } as never,
+      {
+        iss: ISS,
+        iat: NOW,
+        exp: NOW + 3600,
+        vct: 'urn:eudi:pid:1',
+        cnf: { jwk: holder.publicJwk },
+        ...PID_CLAIMS,
+      } as never,
+      {
+        _sd: ['given_name', 'family_name', 'birthdate', 'address'],
+        address: { _sd: ['street_address', 'locality'] },
+        nationalities: { _sd: [0, 1] },
+        age_equal_or_over: { _sd: ['18', '21'] },
+        _sd_decoy: 2,
+      } as never,
       header ? ({ header } as never) : undefined,
     );
 
@@ -116,25 +172,56 @@ describe('@sd-jwt/sd-jwt-vc credentials verified by ours', () => {
   it('property: the library presents any subset with a KB-JWT; we verify it and see exactly its claims', async () => {
     const credential = await theirs();
     await fc.assert(
-      fc.asyncProperty(fc.subarray(PID_DISCLOSABLE), fc.string({ minLength: 1, maxLength: 16 }), async (paths, nonce) => {
-        const presentation = await lib.present(credential, frameOf(paths) as never, { kb: { payload: { aud: AUD, nonce, iat: NOW } } } as never);
-        const r = await verifySdJwtVc(presentation, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce } });
-        expect(r.valid).toBe(true);
-        if (r.valid) expect(r.claims).toEqual((await lib.verify(presentation, { keyBindingNonce: nonce, currentDate: NOW } as never)).payload);
-      }),
+      fc.asyncProperty(
+        fc.subarray(PID_DISCLOSABLE),
+        fc.string({ minLength: 1, maxLength: 16 }),
+        async (paths, nonce) => {
+          const presentation = await lib.present(
+            credential,
+            frameOf(paths) as never,
+            { kb: { payload: { aud: AUD, nonce, iat: NOW } } } as never,
+          );
+          const r = await verifySdJwtVc(presentation, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce } });
+          expect(r.valid).toBe(true);
+          if (r.valid)
+            expect(r.claims).toEqual(
+              (await lib.verify(presentation, { keyBindingNonce: nonce, currentDate: NOW } as never)).payload,
+            );
+        },
+      ),
       { numRuns: 30 },
     );
   });
 
   it('we accept the library credential with typ vc+sd-jwt, and name the failing check on its presentations', async () => {
     expect((await verifySdJwtVc(await theirs({ typ: 'vc+sd-jwt' }), { issuerJwks: jwks, now: NOW })).valid).toBe(true);
-    const presentation = await lib.present(await theirs(), { given_name: true } as never, { kb: { payload: { aud: AUD, nonce: 'n', iat: NOW - 3600 } } } as never);
-    expect(await verifySdJwtVc(presentation, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'n' } })).toMatchObject({ valid: false, check: 'kb_freshness' });
-    const fresh = await lib.present(await theirs(), { given_name: true } as never, { kb: { payload: { aud: AUD, nonce: 'n', iat: NOW } } } as never);
-    expect(await verifySdJwtVc(fresh, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'other' } })).toMatchObject({ valid: false, check: 'nonce' });
-    expect(await verifySdJwtVc(fresh, { issuerJwks: jwks, now: NOW, keyBinding: { aud: 'https://other.example', nonce: 'n' } })).toMatchObject({ valid: false, check: 'aud' });
+    const presentation = await lib.present(
+      await theirs(),
+      { given_name: true } as never,
+      { kb: { payload: { aud: AUD, nonce: 'n', iat: NOW - 3600 } } } as never,
+    );
+    expect(
+      await verifySdJwtVc(presentation, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'n' } }),
+    ).toMatchObject({ valid: false, check: 'kb_freshness' });
+    const fresh = await lib.present(
+      await theirs(),
+      { given_name: true } as never,
+      { kb: { payload: { aud: AUD, nonce: 'n', iat: NOW } } } as never,
+    );
+    expect(
+      await verifySdJwtVc(fresh, { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'other' } }),
+    ).toMatchObject({ valid: false, check: 'nonce' });
+    expect(
+      await verifySdJwtVc(fresh, {
+        issuerJwks: jwks,
+        now: NOW,
+        keyBinding: { aud: 'https://other.example', nonce: 'n' },
+      }),
+    ).toMatchObject({ valid: false, check: 'aud' });
     const parts = presentation.split('~');
     parts[1] = Buffer.from(JSON.stringify(['salt', 'given_name', 'Mallory'])).toString('base64url');
-    expect(await verifySdJwtVc(parts.join('~'), { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'n' } })).toMatchObject({ valid: false, check: 'disclosure_unreferenced' });
+    expect(
+      await verifySdJwtVc(parts.join('~'), { issuerJwks: jwks, now: NOW, keyBinding: { aud: AUD, nonce: 'n' } }),
+    ).toMatchObject({ valid: false, check: 'disclosure_unreferenced' });
   });
 });

@@ -30,7 +30,10 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
   expect(protocols.structuredContent.protocols.map((p: any) => p.id)).toEqual(['oauth2']);
   const flows = await client.callTool({ name: 'list_protocol_flows', arguments: { protocolId: 'oauth2' } });
   expect(flows.structuredContent.flows.find((f: any) => f.id === 'authorization-code-pkce').executable).toBe(true);
-  const described = await client.callTool({ name: 'describe_protocol_flow', arguments: { protocolId: 'agentauth', flowId: 'register-and-claim' } });
+  const described = await client.callTool({
+    name: 'describe_protocol_flow',
+    arguments: { protocolId: 'agentauth', flowId: 'register-and-claim' },
+  });
   expect(described.structuredContent.steps[1]).toMatchObject({ order: 2, spec_ref: 'RFC 7523 §2.1' });
   const missing = await client.callTool({ name: 'list_protocol_flows', arguments: { protocolId: 'nope' } });
   expect(missing.isError).toBe(true);
@@ -48,19 +51,58 @@ describe('MCP discovery documents', () => {
     expect(aiCatalog.entries[0].description).toBe(card.description);
     const res = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
     });
-    const discovered = ((await res.json()) as { result: { supportedVersions: string[]; capabilities: { tools?: { listChanged?: boolean } } } }).result;
+    const discovered = (
+      (await res.json()) as {
+        result: { supportedVersions: string[]; capabilities: { tools?: { listChanged?: boolean } } };
+      }
+    ).result;
     // Issue 30 item 21: every revision the endpoint negotiates, through server/discover or initialize, and no other.
     const agreed: string[] = [];
-    for (const version of ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07', '2023-01-01']) {
-      const init = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    for (const version of [
+      '2026-07-28',
+      '2025-11-25',
+      '2025-06-18',
+      '2025-03-26',
+      '2024-11-05',
+      '2024-10-07',
+      '2023-01-01',
+    ]) {
+      const init = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      });
       const text = await init.text();
       if (JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text).result?.protocolVersion === version) agreed.push(version);
     }
     expect(agreed).toContain('2025-11-25');
-    expect(card.remotes[0].supportedProtocolVersions).toEqual([...new Set([...discovered.supportedVersions, ...agreed])].sort().reverse());
+    expect(card.remotes[0].supportedProtocolVersions).toEqual(
+      [...new Set([...discovered.supportedVersions, ...agreed])].sort().reverse(),
+    );
     expect(card.remotes[0].supportedProtocolVersions).toContain('2025-11-25');
     expect(discovered.capabilities.tools?.listChanged ?? false).toBe(false);
   });
@@ -74,7 +116,10 @@ describe('MCP discovery documents', () => {
           expect(res.status).toBe(200);
           expect(res.headers.get('access-control-allow-origin')).toBe('*');
         }
-        const preflight = await fetch(`${limited.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' } });
+        const preflight = await fetch(`${limited.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' },
+        });
         expect(preflight.status).toBe(204);
         expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
         expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
@@ -87,7 +132,10 @@ describe('MCP discovery documents', () => {
 
 describe('MCP clients against /mcp', () => {
   it('SDK v2 client on the 2026-07-28 revision (server/discover): lists and calls every tool; its view of the server equals the card and the AI catalog', async () => {
-    const client = new Client({ name: 'portico-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'portico-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     const info = client.getServerVersion()!;
     expect(info.name).toBe(card.name);
@@ -96,7 +144,11 @@ describe('MCP clients against /mcp', () => {
     const negotiated = client.getNegotiatedProtocolVersion();
     expect(negotiated).toBe('2026-07-28');
     expect(card.remotes[0].supportedProtocolVersions).toContain(negotiated);
-    expect(aiCatalog.entries[0]).toMatchObject({ identifier: card.name, type: 'application/mcp-server-card+json', url: `${server.url}/mcp/server-card` });
+    expect(aiCatalog.entries[0]).toMatchObject({
+      identifier: card.name,
+      type: 'application/mcp-server-card+json',
+      url: `${server.url}/mcp/server-card`,
+    });
     await exercise(client);
     await client.close();
   });
@@ -122,7 +174,12 @@ describe('MCP clients against /mcp', () => {
   });
 
   it('answers malformed JSON-RPC with JSON-RPC errors (never a 5xx) and refuses foreign browser origins', async () => {
-    const post = (body: string, headers: Record<string, string> = {}) => fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+      });
     const parse = await post('{not json');
     expect(parse.status).toBeLessThan(500);
     expect((await parse.json()).error.code).toBe(-32700);

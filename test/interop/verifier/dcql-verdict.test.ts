@@ -18,7 +18,15 @@ describe('verifier DCQL verdict equals the dcql package on generated presentatio
     let excluded = 0;
     fc.assert(
       fc.property(
-        query.chain((q) => fc.tuple(fc.constant(q), wallet, fc.array(fc.tuple(fc.constantFrom(...q.credentials.map((c) => c.id)), fc.integer({ min: 0, max: 4 })), { maxLength: 4 }))),
+        query.chain((q) =>
+          fc.tuple(
+            fc.constant(q),
+            wallet,
+            fc.array(fc.tuple(fc.constantFrom(...q.credentials.map((c) => c.id)), fc.integer({ min: 0, max: 4 })), {
+              maxLength: 4,
+            }),
+          ),
+        ),
         ([q, creds, picks]) => {
           // A presentation record: query id -> the wallet credentials handed in under it (one unless `multiple`).
           const presented = new Map<string, StoredCredential[]>();
@@ -40,7 +48,9 @@ describe('verifier DCQL verdict equals the dcql package on generated presentatio
           // format than its query's; a throw is its "not satisfied".
           let theirs: boolean;
           try {
-            theirs = DcqlPresentationResult.fromDcqlPresentation(record as never, { dcqlQuery: parsed }).can_be_satisfied;
+            theirs = DcqlPresentationResult.fromDcqlPresentation(record as never, {
+              dcqlQuery: parsed,
+            }).can_be_satisfied;
           } catch {
             theirs = false;
           }

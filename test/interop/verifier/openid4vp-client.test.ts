@@ -6,7 +6,17 @@ import { setGlobalConfig } from '@openid4vc/utils';
 import { ES256, digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { X509Certificate, createHash } from 'node:crypto';
-import { CompactEncrypt, compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, importJWK, jwtVerify, type JWK } from 'jose';
+import {
+  CompactEncrypt,
+  compactVerify,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  importJWK,
+  jwtVerify,
+  type JWK,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { didJwkToJwk } from '../../../services/credentials/keys/did-jwk.ts';
 import { dataItem, decodeCbor, encodeCbor, oid4vpSessionTranscript } from '../../../services/credentials/mdoc/index.ts';
@@ -32,8 +42,12 @@ beforeAll(async () => {
   holder = await holderKey();
   holderPrivate = await exportJWK(holder.privateKey);
   const nowS = Math.floor(server.clock.now() / 1000);
-  sdJwtVc = (await issueFromOurIssuer(server.url, 'UniversityDegreeCredential', holder, nowS, { via: local(server.url) })) as string;
-  mdoc = (await issueFromOurIssuer(server.url, 'MobileDrivingLicenceMsoMdoc', holder, nowS, { via: local(server.url) })) as string;
+  sdJwtVc = (await issueFromOurIssuer(server.url, 'UniversityDegreeCredential', holder, nowS, {
+    via: local(server.url),
+  })) as string;
+  mdoc = (await issueFromOurIssuer(server.url, 'MobileDrivingLicenceMsoMdoc', holder, nowS, {
+    via: local(server.url),
+  })) as string;
 });
 afterAll(async () => {
   await server.close();
@@ -49,7 +63,8 @@ async function verifyRequestObject(signer: JwtSigner, jwt: { header: Record<stri
     // Chain to the verifier CA the main origin publishes (what WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM would hold).
     const ca = new X509Certificate(await (await walletFetch(`${server.url}/oid4vp/ca.pem`)).text());
     const [leaf, ...rest] = signer.x5c.map((c) => new X509Certificate(Buffer.from(c, 'base64')));
-    if (!leaf.verify(ca.publicKey) || rest.some((c) => !c.checkIssued(ca) && c.fingerprint256 !== ca.fingerprint256)) return { verified: false as const };
+    if (!leaf.verify(ca.publicKey) || rest.some((c) => !c.checkIssued(ca) && c.fingerprint256 !== ca.fingerprint256))
+      return { verified: false as const };
     key = leaf.publicKey.export({ format: 'jwk' }) as JWK;
   } else if (signer.method === 'did') {
     key = didJwkToJwk(signer.didUrl.split('#')[0]);
@@ -59,7 +74,9 @@ async function verifyRequestObject(signer: JwtSigner, jwt: { header: Record<stri
     // verifier_attestation: the attestation in the `jwt` header, checked against its issuer's keys, names the signing key.
     const attestation = String(jwt.header.jwt);
     const iss = String(decodeJwt(attestation).iss);
-    const meta = (await (await walletFetch(`${new URL(iss).origin}/.well-known/oauth-authorization-server${new URL(iss).pathname}`)).json()) as { jwks_uri: string };
+    const meta = (await (
+      await walletFetch(`${new URL(iss).origin}/.well-known/oauth-authorization-server${new URL(iss).pathname}`)
+    ).json()) as { jwks_uri: string };
     const jwks = (await (await walletFetch(meta.jwks_uri)).json()) as { keys: JWK[] };
     const { payload } = await jwtVerify(attestation, createLocalJWKSet(jwks), { typ: 'verifier-attestation+jwt' });
     key = (payload.cnf as { jwk: JWK }).jwk;
@@ -79,7 +96,10 @@ const client = new Openid4vpClient({
     verifyJwt: verifyRequestObject as never,
     getX509CertificateMetadata: (certificate) => {
       const names = new X509Certificate(Buffer.from(certificate, 'base64')).subjectAltName?.split(', ') ?? [];
-      return { sanDnsNames: names.filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4)), sanUriNames: names.filter((n) => n.startsWith('URI:')).map((n) => n.slice(4)) };
+      return {
+        sanDnsNames: names.filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4)),
+        sanUriNames: names.filter((n) => n.startsWith('URI:')).map((n) => n.slice(4)),
+      };
     },
     encryptJwe: async (encryptor, data) => {
       const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
@@ -97,22 +117,64 @@ const client = new Openid4vpClient({
 });
 
 const sdJwtLib = async () =>
-  new SDJwtVcInstance({ hasher: digest, hashAlg: 'sha-256', kbSigner: await ES256.getSigner(holderPrivate), kbSignAlg: 'ES256', signAlg: 'ES256', verifier: () => true } as never);
+  new SDJwtVcInstance({
+    hasher: digest,
+    hashAlg: 'sha-256',
+    kbSigner: await ES256.getSigner(holderPrivate),
+    kbSignAlg: 'ES256',
+    signAlg: 'ES256',
+    verifier: () => true,
+  } as never);
 
 /** An SD-JWT VC presentation by @sd-jwt/sd-jwt-vc: family_name and degree, KB-JWT for this request. */
 async function sdJwtPresentation(clientId: string, nonce: string) {
-  return (await sdJwtLib()).present(sdJwtVc, { family_name: true, degree: true } as never, { kb: { payload: { aud: clientId, nonce, iat: Math.floor(server.clock.now() / 1000) } } } as never);
+  return (await sdJwtLib()).present(
+    sdJwtVc,
+    { family_name: true, degree: true } as never,
+    { kb: { payload: { aud: clientId, nonce, iat: Math.floor(server.clock.now() / 1000) } } } as never,
+  );
 }
 
 /** An mdoc DeviceResponse by @auth0/mdl over the OpenID4VP handover of this request. */
 async function mdocPresentation(clientId: string, nonce: string, responseUri: string, encryptionJwk?: JWK) {
   const issuerSigned = decodeCbor(Buffer.from(mdoc, 'base64url')) as Map<string, unknown>;
   const docType = 'org.iso.18013.5.1.mDL';
-  const mdocBytes = encodeCbor(new Map<string, unknown>([['version', '1.0'], ['documents', [new Map<string, unknown>([['docType', docType], ['issuerSigned', issuerSigned]])]], ['status', 0]]));
-  const transcript = await oid4vpSessionTranscript({ clientId, nonce, responseUri, ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}) });
+  const mdocBytes = encodeCbor(
+    new Map<string, unknown>([
+      ['version', '1.0'],
+      [
+        'documents',
+        [
+          new Map<string, unknown>([
+            ['docType', docType],
+            ['issuerSigned', issuerSigned],
+          ]),
+        ],
+      ],
+      ['status', 0],
+    ]),
+  );
+  const transcript = await oid4vpSessionTranscript({
+    clientId,
+    nonce,
+    responseUri,
+    ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}),
+  });
   const definition = {
     id: 'mdl',
-    input_descriptors: [{ id: docType, format: { mso_mdoc: { alg: ['ES256'] } }, constraints: { limit_disclosure: 'required', fields: ['family_name', 'document_number'].map((e) => ({ path: [`$['org.iso.18013.5.1']['${e}']`], intent_to_retain: false })) } }],
+    input_descriptors: [
+      {
+        id: docType,
+        format: { mso_mdoc: { alg: ['ES256'] } },
+        constraints: {
+          limit_disclosure: 'required',
+          fields: ['family_name', 'document_number'].map((e) => ({
+            path: [`$['org.iso.18013.5.1']['${e}']`],
+            intent_to_retain: false,
+          })),
+        },
+      },
+    ],
   };
   const response = await AuthDeviceResponse.from(mdocBytes)
     .usingPresentationDefinition(definition)
@@ -122,57 +184,129 @@ async function mdocPresentation(clientId: string, nonce: string, responseUri: st
   return Buffer.from(response.encode()).toString('base64url');
 }
 
-const PREFIXES = ['redirect_uri', 'x509_san_dns', 'x509_hash', 'verifier_attestation', 'decentralized_identifier'] as const;
+const PREFIXES = [
+  'redirect_uri',
+  'x509_san_dns',
+  'x509_hash',
+  'verifier_attestation',
+  'decentralized_identifier',
+] as const;
 const MODES = ['direct_post', 'direct_post.jwt'] as const;
-const degreeQuery = () => ({ credentials: [{ id: 'degree', format: 'dc+sd-jwt', meta: { vct_values: [`${server.url}/oid4vci/credential-types/university-degree`] }, claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] });
+const degreeQuery = () => ({
+  credentials: [
+    {
+      id: 'degree',
+      format: 'dc+sd-jwt',
+      meta: { vct_values: [`${server.url}/oid4vci/credential-types/university-degree`] },
+      claims: [{ path: ['family_name'] }, { path: ['degree'] }],
+    },
+  ],
+});
 
-async function runWallet(created: Record<string, any>, presentation: (clientId: string, nonce: string, responseUri: string, encJwk?: JWK) => Promise<string>, queryId: string) {
+async function runWallet(
+  created: Record<string, any>,
+  presentation: (clientId: string, nonce: string, responseUri: string, encJwk?: JWK) => Promise<string>,
+  queryId: string,
+) {
   const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: created.authorization_request_uri });
-  const resolved = await client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params as never, ...(created.request_uri_method === 'post' ? { wallet: { metadata: {} as never } } : {}) });
+  const resolved = await client.resolveOpenId4vpAuthorizationRequest({
+    authorizationRequestPayload: parsed.params as never,
+    ...(created.request_uri_method === 'post' ? { wallet: { metadata: {} as never } } : {}),
+  });
   const request = resolved.authorizationRequestPayload as Record<string, any>;
   expect(resolved.client.effective ?? resolved.client.original?.clientId).toBeDefined();
-  const encJwk = request.response_mode === 'direct_post.jwt' ? (request.client_metadata.jwks.keys[0] as JWK) : undefined;
+  const encJwk =
+    request.response_mode === 'direct_post.jwt' ? (request.client_metadata.jwks.keys[0] as JWK) : undefined;
   const vp = await presentation(request.client_id, request.nonce, request.response_uri, encJwk);
   const response = await client.createOpenid4vpAuthorizationResponse({
     authorizationRequestPayload: request as never,
     authorizationResponsePayload: { vp_token: { [queryId]: [vp] } } as never,
-    ...(encJwk ? { jarm: { encryption: { nonce: request.nonce }, serverMetadata: { authorization_signing_alg_values_supported: [], authorization_encryption_alg_values_supported: ['ECDH-ES'], authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'] } } } : {}),
+    ...(encJwk
+      ? {
+          jarm: {
+            encryption: { nonce: request.nonce },
+            serverMetadata: {
+              authorization_signing_alg_values_supported: [],
+              authorization_encryption_alg_values_supported: ['ECDH-ES'],
+              authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+            },
+          },
+        }
+      : {}),
   });
-  const submitted = await client.submitOpenid4vpAuthorizationResponse({ authorizationRequestPayload: request as never, authorizationResponsePayload: response.authorizationResponsePayload, ...(response.jarm ? { jarm: response.jarm } : {}) });
+  const submitted = await client.submitOpenid4vpAuthorizationResponse({
+    authorizationRequestPayload: request as never,
+    authorizationResponsePayload: response.authorizationResponsePayload,
+    ...(response.jarm ? { jarm: response.jarm } : {}),
+  });
   return { request, submitted, jarm: response.jarm };
 }
 
-const result = async (created: Record<string, any>) => (await exchange(local(server.url), `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
+const result = async (created: Record<string, any>) =>
+  (await exchange(local(server.url), `/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
 
 describe('interop: @openid4vc/openid4vp Openid4vpClient as the holder', () => {
   for (const prefix of PREFIXES) {
     for (const mode of MODES) {
       it(`${prefix} + ${mode}: SD-JWT VC presented by @sd-jwt/sd-jwt-vc is verified`, async () => {
-        const created = (await exchange(local(server.url), '/oid4vp/request/create', json({ client_id_prefix: prefix, response_mode: mode, dcql_query: degreeQuery() }))).body;
+        const created = (
+          await exchange(
+            local(server.url),
+            '/oid4vp/request/create',
+            json({ client_id_prefix: prefix, response_mode: mode, dcql_query: degreeQuery() }),
+          )
+        ).body;
         expect(created.client_id.startsWith(`${prefix}:`)).toBe(true);
-        const { submitted, jarm } = await runWallet(created, (clientId, nonce) => sdJwtPresentation(clientId, nonce), 'degree');
+        const { submitted, jarm } = await runWallet(
+          created,
+          (clientId, nonce) => sdJwtPresentation(clientId, nonce),
+          'degree',
+        );
         expect(submitted.response.status).toBe(200);
-        if (mode === 'direct_post.jwt') expect(decodeProtectedHeader(jarm!.responseJwt)).toMatchObject({ alg: 'ECDH-ES', enc: 'A128GCM' });
+        if (mode === 'direct_post.jwt')
+          expect(decodeProtectedHeader(jarm!.responseJwt)).toMatchObject({ alg: 'ECDH-ES', enc: 'A128GCM' });
         const doc = await result(created);
         expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
-        expect(doc.presentations.degree[0].claims).toEqual({ family_name: expect.any(String), degree: 'Bachelor of Science' });
+        expect(doc.presentations.degree[0].claims).toEqual({
+          family_name: expect.any(String),
+          degree: 'Bachelor of Science',
+        });
         if (mode === 'direct_post.jwt') expect(doc.enc).toBe('A128GCM');
       });
     }
   }
 
   it('x509_hash + direct_post.jwt + A256GCM: mdoc DeviceResponse by @auth0/mdl, handover bound to the encryption key', async () => {
-    const created = (await exchange(local(server.url), '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash', response_mode: 'direct_post.jwt', encrypted_response_enc_values_supported: ['A256GCM'] }))).body;
+    const created = (
+      await exchange(
+        local(server.url),
+        '/oid4vp/request/create',
+        json({
+          client_id_prefix: 'x509_hash',
+          response_mode: 'direct_post.jwt',
+          encrypted_response_enc_values_supported: ['A256GCM'],
+        }),
+      )
+    ).body;
     const { submitted } = await runWallet(created, mdocPresentation, 'mdl');
     expect(submitted.response.status).toBe(200);
     const doc = await result(created);
     expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
     expect(doc.enc).toBe('A256GCM');
-    expect(doc.presentations.mdl[0].claims['org.iso.18013.5.1']).toEqual({ family_name: expect.any(String), document_number: 'PD-ALICE-0001' });
+    expect(doc.presentations.mdl[0].claims['org.iso.18013.5.1']).toEqual({
+      family_name: expect.any(String),
+      document_number: 'PD-ALICE-0001',
+    });
   });
 
   it('request_uri_method post: the request object is fetched with POST (GET is 405)', async () => {
-    const created = (await exchange(local(server.url), '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash', request_uri_method: 'post' }))).body;
+    const created = (
+      await exchange(
+        local(server.url),
+        '/oid4vp/request/create',
+        json({ client_id_prefix: 'x509_hash', request_uri_method: 'post' }),
+      )
+    ).body;
     expect(new URL(created.authorization_request_uri).searchParams.get('request_uri_method')).toBe('post');
     expect((await walletFetch(created.request_uri)).status).toBe(405);
     const { submitted } = await runWallet(created, mdocPresentation, 'mdl');
@@ -181,11 +315,19 @@ describe('interop: @openid4vc/openid4vp Openid4vpClient as the holder', () => {
   });
 
   it('an mdoc bound to the wrong handover (no encryption key thumbprint for a .jwt request) fails device_authentication', async () => {
-    const created = (await exchange(local(server.url), '/oid4vp/request/create', json({ client_id_prefix: 'x509_hash', response_mode: 'direct_post.jwt' }))).body;
+    const created = (
+      await exchange(
+        local(server.url),
+        '/oid4vp/request/create',
+        json({ client_id_prefix: 'x509_hash', response_mode: 'direct_post.jwt' }),
+      )
+    ).body;
     const { submitted } = await runWallet(created, (c, n, r) => mdocPresentation(c, n, r), 'mdl');
     expect(submitted.response.status).toBe(200);
     const doc = await result(created);
     expect(doc.status).toBe('rejected');
-    expect(doc.reasons).toContainEqual(expect.objectContaining({ credential_query_id: 'mdl', check: 'device_authentication' }));
+    expect(doc.reasons).toContainEqual(
+      expect.objectContaining({ credential_query_id: 'mdl', check: 'device_authentication' }),
+    );
   });
 });

@@ -16,7 +16,11 @@ let wallet: TestWallet;
 let peer: { url: string; stop(): void };
 beforeAll(async () => {
   main = await startMainServer();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/support/peer-verifier.ts'], { cwd: ROOT, env: { ...process.env, PORTICO_URL: main.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/support/peer-verifier.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORTICO_URL: main.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -29,7 +33,15 @@ beforeAll(async () => {
   });
   peer = { url, stop: () => child.kill('SIGTERM') };
   const iaca = await (await fetch(`${main.url}/oid4vci/iaca.pem`)).text();
-  wallet = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url, WALLET_TARGET_BASE_URL: peer.url, WALLET_ISSUER_BASE_URL: main.url, WALLET_MDOC_IACA_ROOT_PEM: iaca } });
+  wallet = await startWalletServer({
+    clock: main.clock,
+    env: {
+      BASE_URL: main.url,
+      WALLET_TARGET_BASE_URL: peer.url,
+      WALLET_ISSUER_BASE_URL: main.url,
+      WALLET_MDOC_IACA_ROOT_PEM: iaca,
+    },
+  });
 }, 60_000);
 afterAll(async () => {
   await wallet.close();
@@ -38,23 +50,57 @@ afterAll(async () => {
 });
 
 const submit = async (session: string, uri: string) => {
-  const res = await fetch(`${wallet.url}/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wallet-session': session }, body: JSON.stringify({ uri }) });
+  const res = await fetch(`${wallet.url}/submit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-wallet-session': session },
+    body: JSON.stringify({ uri }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 
 describe('interop: our wallet against an Openid4vpVerifier-based verifier', () => {
   for (const [label, query] of [
-    ['SD-JWT VC', { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }] }],
-    ['mdoc', { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }] }] }],
-  ] as const) for (const mode of ['direct_post', 'direct_post.jwt'] as const) {
-    it(`${label}, ${mode}: its request by value, our /submit (auto-issued from our issuer), its verdict`, async () => {
-      const created = (await (await fetch(`${peer.url}/oid4vp/request/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dcql_query: query, response_mode: mode }) })).json()) as Record<string, any>;
-      if (mode === 'direct_post.jwt') expect(decodeURIComponent(created.authorization_request_uri)).toContain('"encrypted_response_enc_values_supported"');
-      const answered = await submit(`peer-${label.replace(/\W/g, '')}`, created.authorization_request_uri);
-      expect(answered.status, JSON.stringify(answered.body).slice(0, 400)).toBe(200);
-      expect(answered.body.upstream_status).toBe(200);
-      const verdict = (await (await fetch(created.result_uri)).json()) as Record<string, any>;
-      expect(verdict.status, JSON.stringify(verdict)).toBe('verified');
-    });
-  }
+    [
+      'SD-JWT VC',
+      {
+        credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }],
+      },
+    ],
+    [
+      'mdoc',
+      {
+        credentials: [
+          {
+            id: 'mdl',
+            format: 'mso_mdoc',
+            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+            claims: [
+              { path: ['org.iso.18013.5.1', 'family_name'] },
+              { path: ['org.iso.18013.5.1', 'document_number'] },
+            ],
+          },
+        ],
+      },
+    ],
+  ] as const)
+    for (const mode of ['direct_post', 'direct_post.jwt'] as const) {
+      it(`${label}, ${mode}: its request by value, our /submit (auto-issued from our issuer), its verdict`, async () => {
+        const created = (await (
+          await fetch(`${peer.url}/oid4vp/request/create`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ dcql_query: query, response_mode: mode }),
+          })
+        ).json()) as Record<string, any>;
+        if (mode === 'direct_post.jwt')
+          expect(decodeURIComponent(created.authorization_request_uri)).toContain(
+            '"encrypted_response_enc_values_supported"',
+          );
+        const answered = await submit(`peer-${label.replace(/\W/g, '')}`, created.authorization_request_uri);
+        expect(answered.status, JSON.stringify(answered.body).slice(0, 400)).toBe(200);
+        expect(answered.body.upstream_status).toBe(200);
+        const verdict = (await (await fetch(created.result_uri)).json()) as Record<string, any>;
+        expect(verdict.status, JSON.stringify(verdict)).toBe('verified');
+      });
+    }
 });

@@ -31,7 +31,14 @@ function play(steps: Step[]) {
   let [s] = initialTransition(agentMachine);
   let now = T0;
   const accepted: Array<{ type: string; at: number; data: Record<string, unknown> }> = [];
-  const observations: Array<{ step: Step; before: Snapshot; event?: AgentEvent; ok: boolean; after: Snapshot; at: number }> = [];
+  const observations: Array<{
+    step: Step;
+    before: Snapshot;
+    event?: AgentEvent;
+    ok: boolean;
+    after: Snapshot;
+    at: number;
+  }> = [];
   const jtis = ['jti-0'];
   let codes = 0;
   const apply = (event: AgentEvent) => {
@@ -44,7 +51,13 @@ function play(steps: Step[]) {
     }
     return { before, ok };
   };
-  apply({ type: 'agent.registered', at: now, agentId: 'agent-x', claimTokenHash: 'h', assertion: { jtiHash: 'jti-0', exp: Math.floor(now / 1000) + 600, nbf: Math.floor(now / 1000) } });
+  apply({
+    type: 'agent.registered',
+    at: now,
+    agentId: 'agent-x',
+    claimTokenHash: 'h',
+    assertion: { jtiHash: 'jti-0', exp: Math.floor(now / 1000) + 600, nbf: Math.floor(now / 1000) },
+  });
   for (const st of steps) {
     now += st.dt;
     let event: AgentEvent | undefined;
@@ -60,13 +73,23 @@ function play(steps: Step[]) {
         const claim = s.context.claim;
         const grants = s.value === 'claiming' && claim && pollOutcome(claim, now) === 'granted';
         const jti = `jti-${jtis.length}`;
-        event = { type: 'agent.claim_polled', at: now, ...(grants ? { assertion: { jtiHash: jti, exp: Math.floor(now / 1000) + 600, nbf: Math.floor(now / 1000) } } : {}) };
+        event = {
+          type: 'agent.claim_polled',
+          at: now,
+          ...(grants
+            ? { assertion: { jtiHash: jti, exp: Math.floor(now / 1000) + 600, nbf: Math.floor(now / 1000) } }
+            : {}),
+        };
         if (grants) jtis.push(jti);
         break;
       }
       case 'approve':
       case 'decline':
-        event = { type: st.kind === 'approve' ? 'agent.claim_approved' : 'agent.claim_declined', at: now, userCodeHash: st.stale ? `code-${codes - 1}` : `code-${codes}` };
+        event = {
+          type: st.kind === 'approve' ? 'agent.claim_approved' : 'agent.claim_declined',
+          at: now,
+          userCodeHash: st.stale ? `code-${codes - 1}` : `code-${codes}`,
+        };
         break;
       case 'revoke':
         event = { type: 'agent.revoked', at: now };
@@ -80,62 +103,81 @@ function play(steps: Step[]) {
 
 describe('agent machine (properties over random sessions)', () => {
   it('accepts each assertion jti at most once', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-      const { accepted } = play(steps);
-      const redeemed = accepted.filter((e) => e.type === 'agent.assertion_redeemed').map((e) => e.data.jtiHash);
-      expect(new Set(redeemed).size).toBe(redeemed.length);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const { accepted } = play(steps);
+        const redeemed = accepted.filter((e) => e.type === 'agent.assertion_redeemed').map((e) => e.data.jtiHash);
+        expect(new Set(redeemed).size).toBe(redeemed.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('answers slow_down exactly when a poll of a live claim comes less than 5 s after the previous one', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-      for (const o of play(steps).observations) {
-        if (o.step.kind !== 'poll' || !o.ok || o.after.value !== 'claiming') continue;
-        const claim = o.before.context.claim!;
-        const live = claim.status !== 'expired' && o.at < claim.expiresAt;
-        if (!live) continue;
-        const fast = claim.lastPollAt !== undefined && o.at - claim.lastPollAt < CLAIM_POLL_INTERVAL_MS;
-        expect(o.after.context.lastPoll === 'slow_down').toBe(fast);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        for (const o of play(steps).observations) {
+          if (o.step.kind !== 'poll' || !o.ok || o.after.value !== 'claiming') continue;
+          const claim = o.before.context.claim!;
+          const live = claim.status !== 'expired' && o.at < claim.expiresAt;
+          if (!live) continue;
+          const fast = claim.lastPollAt !== undefined && o.at - claim.lastPollAt < CLAIM_POLL_INTERVAL_MS;
+          expect(o.after.context.lastPoll === 'slow_down').toBe(fast);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('accepts no approval 600 s or more after the claim started, and polls after lapse are expired_token', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-      for (const o of play(steps).observations) {
-        const claim = o.before.context.claim;
-        if (!claim) continue;
-        const lapsed = o.at - claim.startedAt >= CLAIM_CODE_LIFETIME_MS;
-        if ((o.step.kind === 'approve' || o.step.kind === 'decline') && lapsed) expect(o.ok).toBe(false);
-        if (o.step.kind === 'poll' && lapsed && o.before.value === 'claiming') expect(o.after.context.lastPoll).toBe('expired_token');
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        for (const o of play(steps).observations) {
+          const claim = o.before.context.claim;
+          if (!claim) continue;
+          const lapsed = o.at - claim.startedAt >= CLAIM_CODE_LIFETIME_MS;
+          if ((o.step.kind === 'approve' || o.step.kind === 'decline') && lapsed) expect(o.ok).toBe(false);
+          if (o.step.kind === 'poll' && lapsed && o.before.value === 'claiming')
+            expect(o.after.context.lastPoll).toBe('expired_token');
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a claimed agent holds write scope and its replacement assertion is marked claimed; revoked agents redeem nothing', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-      const { observations, final } = play(steps);
-      for (const o of observations) {
-        if (o.after.value === 'claimed' && o.before.value !== 'claimed') {
-          expect(scopeFor(o.after.context.claimedAt !== undefined)).toBe('agent:read agent:write');
-          const granted = (o.event as Extract<AgentEvent, { type: 'agent.claim_polled' }>).assertion!;
-          expect(o.after.context.assertions[granted.jtiHash].claimed).toBe(true);
-          expect(o.after.context.ownerEmail).toBe('p@example.com');
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const { observations, final } = play(steps);
+        for (const o of observations) {
+          if (o.after.value === 'claimed' && o.before.value !== 'claimed') {
+            expect(scopeFor(o.after.context.claimedAt !== undefined)).toBe('agent:read agent:write');
+            const granted = (o.event as Extract<AgentEvent, { type: 'agent.claim_polled' }>).assertion!;
+            expect(o.after.context.assertions[granted.jtiHash].claimed).toBe(true);
+            expect(o.after.context.ownerEmail).toBe('p@example.com');
+          }
+          if (o.before.value === 'revoked') expect(o.ok).toBe(false);
         }
-        if (o.before.value === 'revoked') expect(o.ok).toBe(false);
-      }
-      if (final.value === 'revoked') expect(final.can({ type: 'agent.assertion_redeemed', at: T0, jtiHash: 'jti-0' })).toBe(false);
-    }), { numRuns: 300 });
+        if (final.value === 'revoked')
+          expect(final.can({ type: 'agent.assertion_redeemed', at: T0, jtiHash: 'jti-0' })).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('folding the accepted events reproduces the live state, also from a JSON snapshot midway', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 40 }), fc.nat(), (steps, cut) => {
-      const { final, accepted } = play(steps);
-      const stored = accepted.map((e, i) => ({ ...e, sequence: i + 1, version: i + 1, streamId: 'agent:x' }));
-      expect(persistedState(fold(agentMachine, stored))).toEqual(persistedState(final));
-      const k = cut % (stored.length + 1);
-      const mid = JSON.parse(JSON.stringify(persistedState(fold(agentMachine, stored.slice(0, k)))));
-      expect(persistedState(fold(agentMachine, stored.slice(k), restore(agentMachine, mid)))).toEqual(persistedState(final));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.nat(), (steps, cut) => {
+        const { final, accepted } = play(steps);
+        const stored = accepted.map((e, i) => ({ ...e, sequence: i + 1, version: i + 1, streamId: 'agent:x' }));
+        expect(persistedState(fold(agentMachine, stored))).toEqual(persistedState(final));
+        const k = cut % (stored.length + 1);
+        const mid = JSON.parse(JSON.stringify(persistedState(fold(agentMachine, stored.slice(0, k)))));
+        expect(persistedState(fold(agentMachine, stored.slice(k), restore(agentMachine, mid)))).toEqual(
+          persistedState(final),
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 });

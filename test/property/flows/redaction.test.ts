@@ -4,8 +4,34 @@ import { redact } from '../../../services/flows/redact.ts';
 
 // Issue 30 item 27: every secret a run can capture, under its name anywhere in a captured body, in a
 // URL query or fragment, or inside an offer by value, never survives redaction whole.
-const SECRET_NAMES = ['pre_authorized_code', 'pre-authorized_code', 'tx_code', 'tx_code_value', 'issuer_state', 'response_code', 'transaction_id', 'notification_id', 'access_token', 'refresh_token', 'id_token', 'client_secret', 'code', 'code_verifier', 'password', 'claim_token'];
-const PUBLIC_NAMES = ['offer_id', 'status_uri', 'expires_in', 'token_type', 'token_endpoint', 'state_note', 'credential_issuer', 'scope'];
+const SECRET_NAMES = [
+  'pre_authorized_code',
+  'pre-authorized_code',
+  'tx_code',
+  'tx_code_value',
+  'issuer_state',
+  'response_code',
+  'transaction_id',
+  'notification_id',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'code',
+  'code_verifier',
+  'password',
+  'claim_token',
+];
+const PUBLIC_NAMES = [
+  'offer_id',
+  'status_uri',
+  'expires_in',
+  'token_type',
+  'token_endpoint',
+  'state_note',
+  'credential_issuer',
+  'scope',
+];
 
 const secretValue = fc.stringMatching(/^[A-Za-z0-9_-]{12,40}$/);
 const publicValue = fc.oneof(fc.stringMatching(/^[a-z ]{0,12}$/), fc.integer());
@@ -19,11 +45,23 @@ const tree = fc.letrec((tie) => ({
 })).node;
 
 /** Places a secret under `name` at a random depth of `body`, and returns what to search for. */
-function plant(body: unknown, path: number[], name: string, secret: string, where: 'member' | 'query' | 'fragment' | 'offer'): unknown {
-  const leaf = where === 'member' ? { [name]: secret }
-    : where === 'query' ? { link: `https://wallet.example/cb?${new URLSearchParams({ [name]: secret, other: 'x' })}` }
-    : where === 'fragment' ? { link: `https://wallet.example/cb#${new URLSearchParams({ [name]: secret })}` }
-    : { offer_url: `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify({ credential_issuer: 'https://i.example', grants: { g: { [name]: secret } } }))}` };
+function plant(
+  body: unknown,
+  path: number[],
+  name: string,
+  secret: string,
+  where: 'member' | 'query' | 'fragment' | 'offer',
+): unknown {
+  const leaf =
+    where === 'member'
+      ? { [name]: secret }
+      : where === 'query'
+        ? { link: `https://wallet.example/cb?${new URLSearchParams({ [name]: secret, other: 'x' })}` }
+        : where === 'fragment'
+          ? { link: `https://wallet.example/cb#${new URLSearchParams({ [name]: secret })}` }
+          : {
+              offer_url: `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify({ credential_issuer: 'https://i.example', grants: { g: { [name]: secret } } }))}`,
+            };
   if (path.length === 0) return [body, leaf];
   return { inner: plant(body, path.slice(1), name, secret, where), sibling: body };
 }
@@ -31,12 +69,21 @@ function plant(body: unknown, path: number[], name: string, secret: string, wher
 describe('redaction of run captures (property)', () => {
   it('no secret under a secret name survives, at any depth, as a member, a URL parameter or inside an offer by value', () => {
     fc.assert(
-      fc.property(tree, fc.array(fc.nat(3), { maxLength: 4 }), fc.constantFrom(...SECRET_NAMES), secretValue, fc.constantFrom('member', 'query', 'fragment', 'offer') as fc.Arbitrary<'member' | 'query' | 'fragment' | 'offer'>, (body, path, name, secret, where) => {
-        const out = JSON.stringify(redact(plant(body, path, name, secret, where)));
-        expect(out).not.toContain(secret);
-        expect(out).not.toContain(encodeURIComponent(secret));
-        expect(out).toMatch(/redacted(\+|%20| )sha256/);
-      }),
+      fc.property(
+        tree,
+        fc.array(fc.nat(3), { maxLength: 4 }),
+        fc.constantFrom(...SECRET_NAMES),
+        secretValue,
+        fc.constantFrom('member', 'query', 'fragment', 'offer') as fc.Arbitrary<
+          'member' | 'query' | 'fragment' | 'offer'
+        >,
+        (body, path, name, secret, where) => {
+          const out = JSON.stringify(redact(plant(body, path, name, secret, where)));
+          expect(out).not.toContain(secret);
+          expect(out).not.toContain(encodeURIComponent(secret));
+          expect(out).toMatch(/redacted(\+|%20| )sha256/);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -50,8 +97,12 @@ describe('redaction of run captures (property)', () => {
   });
 
   it('a result URL keeps its path but not its capability', () => {
-    const out = redact({ url: 'https://verifier.example/oid4vp/result/AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB?response_code=zzz' }) as { url: string };
-    expect(out.url).toMatch(/^https:\/\/verifier\.example\/oid4vp\/result\/\[redacted sha256:[A-Za-z0-9_-]{12}\]\?response_code=/);
+    const out = redact({
+      url: 'https://verifier.example/oid4vp/result/AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB?response_code=zzz',
+    }) as { url: string };
+    expect(out.url).toMatch(
+      /^https:\/\/verifier\.example\/oid4vp\/result\/\[redacted sha256:[A-Za-z0-9_-]{12}\]\?response_code=/,
+    );
     expect(out.url).not.toContain('BBBBBBBBBBBBBBBBBBBBBB');
     expect(out.url).not.toContain('zzz');
   });

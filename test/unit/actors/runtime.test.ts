@@ -34,7 +34,9 @@ describe('actor runtime', () => {
 
   it('serialises concurrent commands on one stream and loses none', async () => {
     const actors = new ActorRuntime(log, counter, 'counter');
-    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => actors.execute('c', { type: 'add', at: i, n: 1 })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => actors.execute('c', { type: 'add', at: i, n: 1 })),
+    );
     expect(outcomes.every((o) => o.accepted)).toBe(true);
     expect(outcomes.map((o) => o.version)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect((await actors.get('c')).snapshot.context.total).toBe(50);
@@ -52,10 +54,14 @@ describe('actor runtime', () => {
   it('a decision function sees the state left by the previous command', async () => {
     const actors = new ActorRuntime(log, counter, 'counter');
     const seen: number[] = [];
-    await Promise.all(Array.from({ length: 5 }, (_, i) => actors.execute('c', async ({ snapshot }) => {
-      seen.push(snapshot.context.total);
-      return { type: 'add', at: i, n: 10 };
-    })));
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        actors.execute('c', async ({ snapshot }) => {
+          seen.push(snapshot.context.total);
+          return { type: 'add', at: i, n: 10 };
+        }),
+      ),
+    );
     expect(seen).toEqual([0, 10, 20, 30, 40]);
   });
 

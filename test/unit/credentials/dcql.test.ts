@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { DcqlQueryError, evaluateDcql, selectClaims, type DcqlQuery, type StoredCredential } from '../../../services/credentials/dcql/index.ts';
+import {
+  DcqlQueryError,
+  evaluateDcql,
+  selectClaims,
+  type DcqlQuery,
+  type StoredCredential,
+} from '../../../services/credentials/dcql/index.ts';
 
 const pid: StoredCredential = {
   id: 'pid-sd-jwt',
   format: 'dc+sd-jwt',
   vct: 'urn:eudi:pid:1',
   cryptographicHolderBinding: true,
-  claims: { given_name: 'Alice', family_name: 'Anderson', address: { street_address: '1 Rue de Rivoli', locality: 'Paris' }, nationalities: ['FR', 'DE'], age_equal_or_over: { '18': true } },
+  claims: {
+    given_name: 'Alice',
+    family_name: 'Anderson',
+    address: { street_address: '1 Rue de Rivoli', locality: 'Paris' },
+    nationalities: ['FR', 'DE'],
+    age_equal_or_over: { '18': true },
+  },
   authorities: [{ type: 'aki', values: ['s9tIpPmhxdiuNkHMEWNpYim8S8Y'] }],
 };
 const mdl: StoredCredential = {
@@ -14,7 +26,14 @@ const mdl: StoredCredential = {
   format: 'mso_mdoc',
   doctype: 'org.iso.18013.5.1.mDL',
   cryptographicHolderBinding: true,
-  namespaces: { 'org.iso.18013.5.1': { given_name: 'Alice', family_name: 'Anderson', age_over_18: true, driving_privileges: [{ vehicle_category_code: 'B' }] } },
+  namespaces: {
+    'org.iso.18013.5.1': {
+      given_name: 'Alice',
+      family_name: 'Anderson',
+      age_over_18: true,
+      driving_privileges: [{ vehicle_category_code: 'B' }],
+    },
+  },
 };
 const diploma: StoredCredential = {
   id: 'diploma',
@@ -27,9 +46,16 @@ const store = [pid, mdl, diploma];
 
 describe('DCQL claims path pointers (OpenID4VP 1.0 §7)', () => {
   it('selects members, array elements and all elements with null', () => {
-    expect(selectClaims(pid.format === 'dc+sd-jwt' ? pid.claims : {}, ['address', 'locality'])).toEqual([{ path: ['address', 'locality'], value: 'Paris' }]);
-    expect(selectClaims((pid as { claims: unknown }).claims, ['nationalities', 1])).toEqual([{ path: ['nationalities', 1], value: 'DE' }]);
-    expect(selectClaims((pid as { claims: unknown }).claims, ['nationalities', null]).map((s) => s.value)).toEqual(['FR', 'DE']);
+    expect(selectClaims(pid.format === 'dc+sd-jwt' ? pid.claims : {}, ['address', 'locality'])).toEqual([
+      { path: ['address', 'locality'], value: 'Paris' },
+    ]);
+    expect(selectClaims((pid as { claims: unknown }).claims, ['nationalities', 1])).toEqual([
+      { path: ['nationalities', 1], value: 'DE' },
+    ]);
+    expect(selectClaims((pid as { claims: unknown }).claims, ['nationalities', null]).map((s) => s.value)).toEqual([
+      'FR',
+      'DE',
+    ]);
     expect(selectClaims((pid as { claims: unknown }).claims, ['nationalities', 'x'])).toEqual([]);
     expect(selectClaims((pid as { claims: unknown }).claims, ['given_name', 0])).toEqual([]);
   });
@@ -45,22 +71,76 @@ describe('DCQL claims path pointers (OpenID4VP 1.0 §7)', () => {
 
 describe('DCQL evaluation', () => {
   it('matches format, vct_values and claims; reports the concrete claim paths to release', () => {
-    const query: DcqlQuery = { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['urn:eudi:pid:1'] }, claims: [{ path: ['given_name'] }, { path: ['nationalities', null], values: ['DE'] }] }] };
+    const query: DcqlQuery = {
+      credentials: [
+        {
+          id: 'pid',
+          format: 'dc+sd-jwt',
+          meta: { vct_values: ['urn:eudi:pid:1'] },
+          claims: [{ path: ['given_name'] }, { path: ['nationalities', null], values: ['DE'] }],
+        },
+      ],
+    };
     const r = evaluateDcql(query, store);
     expect(r.satisfied).toBe(true);
-    expect(r.selection).toEqual({ pid: [{ credentialId: 'pid-sd-jwt', claims: [{ index: 0, paths: [['given_name']] }, { index: 1, paths: [['nationalities', 1]] }] }] });
-    expect(evaluateDcql({ credentials: [{ ...query.credentials[0], meta: { vct_values: ['urn:other'] } }] }, store).satisfied).toBe(false);
+    expect(r.selection).toEqual({
+      pid: [
+        {
+          credentialId: 'pid-sd-jwt',
+          claims: [
+            { index: 0, paths: [['given_name']] },
+            { index: 1, paths: [['nationalities', 1]] },
+          ],
+        },
+      ],
+    });
+    expect(
+      evaluateDcql({ credentials: [{ ...query.credentials[0], meta: { vct_values: ['urn:other'] } }] }, store)
+        .satisfied,
+    ).toBe(false);
   });
 
   it('mdoc claims are [namespace, element]; doctype_value must match', () => {
-    const r = evaluateDcql({ credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'org.iso.18013.5.1.mDL' }, claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'], values: [true] }] }] }, store);
+    const r = evaluateDcql(
+      {
+        credentials: [
+          {
+            id: 'mdl',
+            format: 'mso_mdoc',
+            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+            claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'], values: [true] }],
+          },
+        ],
+      },
+      store,
+    );
     expect(r.selection?.mdl[0].credentialId).toBe('mdl');
-    expect(evaluateDcql({ credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.eudi.pid.1' } }] }, store).satisfied).toBe(false);
-    expect(evaluateDcql({ credentials: [{ id: 'mdl', format: 'mso_mdoc', claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'], values: [false] }] }] }, store).satisfied).toBe(false);
+    expect(
+      evaluateDcql(
+        { credentials: [{ id: 'mdl', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.eudi.pid.1' } }] },
+        store,
+      ).satisfied,
+    ).toBe(false);
+    expect(
+      evaluateDcql(
+        {
+          credentials: [
+            {
+              id: 'mdl',
+              format: 'mso_mdoc',
+              claims: [{ path: ['org.iso.18013.5.1', 'age_over_18'], values: [false] }],
+            },
+          ],
+        },
+        store,
+      ).satisfied,
+    ).toBe(false);
   });
 
   it('values compare type and value: "18" is not 18 and 1 is not true', () => {
-    const q = (values: (string | number | boolean)[]): DcqlQuery => ({ credentials: [{ id: 'q', format: 'dc+sd-jwt', claims: [{ path: ['age_equal_or_over', '18'], values }] }] });
+    const q = (values: (string | number | boolean)[]): DcqlQuery => ({
+      credentials: [{ id: 'q', format: 'dc+sd-jwt', claims: [{ path: ['age_equal_or_over', '18'], values }] }],
+    });
     expect(evaluateDcql(q([true]), store).satisfied).toBe(true);
     expect(evaluateDcql(q(['true']), store).satisfied).toBe(false);
     expect(evaluateDcql(q([1]), store).satisfied).toBe(false);
@@ -72,7 +152,12 @@ describe('DCQL evaluation', () => {
         {
           id: 'pid',
           format: 'dc+sd-jwt',
-          claims: [{ id: 'a', path: ['birthdate'] }, { id: 'b', path: ['age_equal_or_over', '18'] }, { id: 'c', path: ['given_name'] }, { id: 'd', path: ['family_name'] }],
+          claims: [
+            { id: 'a', path: ['birthdate'] },
+            { id: 'b', path: ['age_equal_or_over', '18'] },
+            { id: 'c', path: ['given_name'] },
+            { id: 'd', path: ['family_name'] },
+          ],
           claim_sets: [['a', 'c'], ['b', 'c', 'd'], ['c']],
         },
       ],
@@ -85,11 +170,16 @@ describe('DCQL evaluation', () => {
   it('require_cryptographic_holder_binding defaults to true', () => {
     const base = { id: 'deg', format: 'jwt_vc_json', meta: { type_values: [['UniversityDegreeCredential']] } };
     expect(evaluateDcql({ credentials: [base] }, store).satisfied).toBe(false);
-    expect(evaluateDcql({ credentials: [{ ...base, require_cryptographic_holder_binding: false }] }, store).selection!.deg[0].credentialId).toBe('diploma');
+    expect(
+      evaluateDcql({ credentials: [{ ...base, require_cryptographic_holder_binding: false }] }, store).selection!.deg[0]
+        .credentialId,
+    ).toBe('diploma');
   });
 
   it('trusted_authorities: one shared value of the same type is enough', () => {
-    const q = (values: string[], type = 'aki'): DcqlQuery => ({ credentials: [{ id: 'pid', format: 'dc+sd-jwt', trusted_authorities: [{ type, values }] }] });
+    const q = (values: string[], type = 'aki'): DcqlQuery => ({
+      credentials: [{ id: 'pid', format: 'dc+sd-jwt', trusted_authorities: [{ type, values }] }],
+    });
     expect(evaluateDcql(q(['other', 's9tIpPmhxdiuNkHMEWNpYim8S8Y']), store).satisfied).toBe(true);
     expect(evaluateDcql(q(['other']), store).satisfied).toBe(false);
     expect(evaluateDcql(q(['s9tIpPmhxdiuNkHMEWNpYim8S8Y'], 'etsi_tl'), store).satisfied).toBe(false);
@@ -107,7 +197,10 @@ describe('DCQL evaluation', () => {
     };
     const r = evaluateDcql(query, store);
     expect(r.satisfied).toBe(true);
-    expect(r.credentialSets).toEqual([{ required: true, matchingOptions: [['pid', 'mdl']] }, { required: false, matchingOptions: [] }]);
+    expect(r.credentialSets).toEqual([
+      { required: true, matchingOptions: [['pid', 'mdl']] },
+      { required: false, matchingOptions: [] },
+    ]);
     expect(Object.keys(r.selection!).sort()).toEqual(['mdl', 'pid']);
     expect(evaluateDcql({ ...query, credential_sets: [{ options: [['other_pid']] }] }, store).satisfied).toBe(false);
   });
@@ -116,17 +209,37 @@ describe('DCQL evaluation', () => {
     const second = { ...pid, id: 'pid-2' };
     const q = (multiple: boolean): DcqlQuery => ({ credentials: [{ id: 'pid', format: 'dc+sd-jwt', multiple }] });
     expect(evaluateDcql(q(false), [pid, second]).selection!.pid.map((m) => m.credentialId)).toEqual(['pid-sd-jwt']);
-    expect(evaluateDcql(q(true), [pid, second]).selection!.pid.map((m) => m.credentialId)).toEqual(['pid-sd-jwt', 'pid-2']);
+    expect(evaluateDcql(q(true), [pid, second]).selection!.pid.map((m) => m.credentialId)).toEqual([
+      'pid-sd-jwt',
+      'pid-2',
+    ]);
   });
 
   it.each([
     ['no credentials', { credentials: [] }],
-    ['duplicate ids', { credentials: [{ id: 'a', format: 'dc+sd-jwt' }, { id: 'a', format: 'mso_mdoc' }] }],
+    [
+      'duplicate ids',
+      {
+        credentials: [
+          { id: 'a', format: 'dc+sd-jwt' },
+          { id: 'a', format: 'mso_mdoc' },
+        ],
+      },
+    ],
     ['an id with a space', { credentials: [{ id: 'a b', format: 'dc+sd-jwt' }] }],
-    ['a claim set naming an unknown claim', { credentials: [{ id: 'a', format: 'dc+sd-jwt', claims: [{ id: 'x', path: ['x'] }], claim_sets: [['y']] }] }],
+    [
+      'a claim set naming an unknown claim',
+      { credentials: [{ id: 'a', format: 'dc+sd-jwt', claims: [{ id: 'x', path: ['x'] }], claim_sets: [['y']] }] },
+    ],
     ['claim_sets without claims', { credentials: [{ id: 'a', format: 'dc+sd-jwt', claim_sets: [['y']] }] }],
-    ['a credential set naming an unknown query', { credentials: [{ id: 'a', format: 'dc+sd-jwt' }], credential_sets: [{ options: [['b']] }] }],
-    ['an mdoc path of three elements', { credentials: [{ id: 'a', format: 'mso_mdoc', claims: [{ path: ['ns', 'el', 'x'] }] }] }],
+    [
+      'a credential set naming an unknown query',
+      { credentials: [{ id: 'a', format: 'dc+sd-jwt' }], credential_sets: [{ options: [['b']] }] },
+    ],
+    [
+      'an mdoc path of three elements',
+      { credentials: [{ id: 'a', format: 'mso_mdoc', claims: [{ path: ['ns', 'el', 'x'] }] }] },
+    ],
     ['an empty path', { credentials: [{ id: 'a', format: 'dc+sd-jwt', claims: [{ path: [] }] }] }],
     ['a negative index', { credentials: [{ id: 'a', format: 'dc+sd-jwt', claims: [{ path: ['a', -1] }] }] }],
     ['empty values', { credentials: [{ id: 'a', format: 'dc+sd-jwt', claims: [{ path: ['a'], values: [] }] }] }],

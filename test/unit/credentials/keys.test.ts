@@ -19,13 +19,16 @@ import {
 } from '../../../services/credentials/keys/index.ts';
 
 describe('holder keys', () => {
-  it.each(['ES256', 'EdDSA', 'RS256'] as const)('%s: generates a key pair whose kid is its RFC 7638 thumbprint', async (alg) => {
-    const k = await generateHolderKey(alg);
-    expect(k.kid).toBe(await jwkThumbprint(k.publicJwk));
-    expect(k.publicJwk).not.toHaveProperty('d');
-    expect(k.privateKey.extractable).toBe(false);
-    expect({ ES256: 'EC', EdDSA: 'OKP', RS256: 'RSA' }[alg]).toBe(k.publicJwk.kty);
-  });
+  it.each(['ES256', 'EdDSA', 'RS256'] as const)(
+    '%s: generates a key pair whose kid is its RFC 7638 thumbprint',
+    async (alg) => {
+      const k = await generateHolderKey(alg);
+      expect(k.kid).toBe(await jwkThumbprint(k.publicJwk));
+      expect(k.publicJwk).not.toHaveProperty('d');
+      expect(k.privateKey.extractable).toBe(false);
+      expect({ ES256: 'EC', EdDSA: 'OKP', RS256: 'RSA' }[alg]).toBe(k.publicJwk.kty);
+    },
+  );
 
   it('ES256 is the default', async () => {
     expect((await generateHolderKey()).publicJwk).toMatchObject({ kty: 'EC', crv: 'P-256' });
@@ -40,7 +43,9 @@ describe('holder keys', () => {
       kid: '2011-04-29',
     };
     expect(await jwkThumbprint(jwk)).toBe('NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs');
-    expect(Buffer.from(await jwkThumbprintBytes(jwk)).toString('base64url')).toBe('NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs');
+    expect(Buffer.from(await jwkThumbprintBytes(jwk)).toString('base64url')).toBe(
+      'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+    );
   });
 });
 
@@ -82,8 +87,15 @@ describe('did:key', () => {
   });
 
   it('decodes the W3C Data Integrity test-vector keys', () => {
-    expect(didKeyToJwk('did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2')).toEqual({ kty: 'OKP', crv: 'Ed25519', x: 'sA2Nk45_dz1RVlqtNqYj9TRPf10ZYPnPPo4SYg6igQ8' });
-    expect(didKeyToJwk('did:key:zDnaepBuvsQ8cpsWrVKw8fbpGpvPeNSjVPTWoq6cRqaYzBKVP')).toMatchObject({ kty: 'EC', crv: 'P-256' });
+    expect(didKeyToJwk('did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2')).toEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: 'sA2Nk45_dz1RVlqtNqYj9TRPf10ZYPnPPo4SYg6igQ8',
+    });
+    expect(didKeyToJwk('did:key:zDnaepBuvsQ8cpsWrVKw8fbpGpvPeNSjVPTWoq6cRqaYzBKVP')).toMatchObject({
+      kty: 'EC',
+      crv: 'P-256',
+    });
   });
 
   it.each([
@@ -92,7 +104,10 @@ describe('did:key', () => {
     ['a base58 character outside the alphabet', 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ0'],
     ['a truncated key', 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4sw'],
     ['an unknown multicodec', `did:key:z${base58btcEncode(new Uint8Array([0x12, 0x34, 1, 2, 3]))}`],
-    ['a P-256 x coordinate beyond the field', `did:key:z${base58btcEncode(new Uint8Array([0x80, 0x24, 2, ...new Array(32).fill(0xff)]))}`],
+    [
+      'a P-256 x coordinate beyond the field',
+      `did:key:z${base58btcEncode(new Uint8Array([0x80, 0x24, 2, ...new Array(32).fill(0xff)]))}`,
+    ],
     ['a fragment that is not the key', 'did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2#key-1'],
     ['an unsupported method', 'did:example:123'],
     ['an empty string', ''],
@@ -128,9 +143,15 @@ describe('did:jwk', () => {
     ['non-base64url', 'did:jwk:***'],
     ['not JSON', `did:jwk:${Buffer.from('hello').toString('base64url')}`],
     ['a JSON array', `did:jwk:${Buffer.from('[1]').toString('base64url')}`],
-    ['a private key', `did:jwk:${Buffer.from(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AA', d: 'AA' })).toString('base64url')}`],
+    [
+      'a private key',
+      `did:jwk:${Buffer.from(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AA', d: 'AA' })).toString('base64url')}`,
+    ],
     ['an unknown kty', `did:jwk:${Buffer.from(JSON.stringify({ kty: 'oct', k: 'AA' })).toString('base64url')}`],
-    ['a fragment other than #0', `did:jwk:${Buffer.from(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AA' })).toString('base64url')}#1`],
+    [
+      'a fragment other than #0',
+      `did:jwk:${Buffer.from(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'AA' })).toString('base64url')}#1`,
+    ],
   ])('refuses %s', (_what, did) => {
     expect(() => didJwkToJwk(did)).toThrow(DidResolutionError);
   });
@@ -142,11 +163,19 @@ describe('did:web', () => {
     expect(didWebFromDomain('Example.COM')).toBe('did:web:example.com');
     expect(didWebFromDomain('example.com:8443', ['users', 'alice'])).toBe('did:web:example.com%3A8443:users:alice');
     expect(didWebDocumentUrl('did:web:example.com')).toBe('https://example.com/.well-known/did.json');
-    expect(didWebDocumentUrl('did:web:example.com%3A8443:users:alice')).toBe('https://example.com:8443/users/alice/did.json');
+    expect(didWebDocumentUrl('did:web:example.com%3A8443:users:alice')).toBe(
+      'https://example.com:8443/users/alice/did.json',
+    );
     const doc = await didWebDocument(k.publicJwk, 'issuer.example');
     expect(doc.id).toBe('did:web:issuer.example');
-    expect(doc.verificationMethod[0]).toMatchObject({ id: `did:web:issuer.example#${k.kid}`, controller: 'did:web:issuer.example', publicKeyJwk: k.publicJwk });
-    expect(resolveVerificationKey(`did:web:issuer.example#${k.kid}`, { webDocuments: { 'did:web:issuer.example': doc } })).toEqual(k.publicJwk);
+    expect(doc.verificationMethod[0]).toMatchObject({
+      id: `did:web:issuer.example#${k.kid}`,
+      controller: 'did:web:issuer.example',
+      publicKeyJwk: k.publicJwk,
+    });
+    expect(
+      resolveVerificationKey(`did:web:issuer.example#${k.kid}`, { webDocuments: { 'did:web:issuer.example': doc } }),
+    ).toEqual(k.publicJwk);
   });
 
   it('refuses malformed did:web ids, documents for another DID, and resolution without the fetched document', async () => {
@@ -157,6 +186,8 @@ describe('did:web', () => {
     expect(() => resolveDid('did:web:issuer.example')).toThrow(/no network/);
     const k = await generateHolderKey('ES256');
     const doc = await didWebDocument(k.publicJwk, 'other.example');
-    expect(() => resolveDid('did:web:issuer.example', { webDocuments: { 'did:web:issuer.example': doc } })).toThrow(DidResolutionError);
+    expect(() => resolveDid('did:web:issuer.example', { webDocuments: { 'did:web:issuer.example': doc } })).toThrow(
+      DidResolutionError,
+    );
   });
 });

@@ -1,5 +1,11 @@
 import { generateHolderKey, type KeyPair } from '../../../services/credentials/keys/index.ts';
-import { createDocumentSigner, createIacaRoot, fullDate, issueMdoc, type CertifiedKey } from '../../../services/credentials/mdoc/index.ts';
+import {
+  createDocumentSigner,
+  createIacaRoot,
+  fullDate,
+  issueMdoc,
+  type CertifiedKey,
+} from '../../../services/credentials/mdoc/index.ts';
 
 const DAY = 86_400;
 export const at = (seconds: number) => new Date(seconds * 1000);

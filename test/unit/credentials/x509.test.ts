@@ -9,8 +9,17 @@ const b64 = (der: Uint8Array) => Buffer.from(der).toString('base64');
 let anchor: CertifiedKey;
 let leaf: CertifiedKey;
 beforeAll(async () => {
-  anchor = await createIacaRoot({ name: 'CN=Verifier Trust Anchor, C=FR', notBefore: at(NOW - 86_400), notAfter: at(NOW + 365 * 86_400) });
-  leaf = await createDocumentSigner({ iaca: anchor, name: 'CN=verifier.example, C=FR', notBefore: at(NOW - 3600), notAfter: at(NOW + 30 * 86_400) });
+  anchor = await createIacaRoot({
+    name: 'CN=Verifier Trust Anchor, C=FR',
+    notBefore: at(NOW - 86_400),
+    notAfter: at(NOW + 365 * 86_400),
+  });
+  leaf = await createDocumentSigner({
+    iaca: anchor,
+    name: 'CN=verifier.example, C=FR',
+    notBefore: at(NOW - 3600),
+    notAfter: at(NOW + 30 * 86_400),
+  });
 });
 
 describe('request object x5c (OpenID4VP wallet behaviour 2) and x509_hash', () => {
@@ -21,7 +30,11 @@ describe('request object x5c (OpenID4VP wallet behaviour 2) and x509_hash', () =
   });
 
   it('accepts a chain to the configured anchor, matching the x509_hash client id', () => {
-    const r = validateX5c([b64(leaf.certificate), b64(anchor.certificate)], { trustAnchors: [anchor.pem], now: NOW, expectedHash: x509Hash(leaf.certificate) });
+    const r = validateX5c([b64(leaf.certificate), b64(anchor.certificate)], {
+      trustAnchors: [anchor.pem],
+      now: NOW,
+      expectedHash: x509Hash(leaf.certificate),
+    });
     expect(r).toMatchObject({ valid: true, x509Hash: x509Hash(leaf.certificate) });
     expect(validateX5c([b64(leaf.certificate)], { trustAnchors: [anchor.pem], now: NOW }).valid).toBe(true);
   });
@@ -31,10 +44,22 @@ describe('request object x5c (OpenID4VP wallet behaviour 2) and x509_hash', () =
     const x5c = [b64(leaf.certificate)];
     expect(validateX5c(x5c, { trustAnchors: [other.pem], now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
     expect(validateX5c(x5c, { systemRoots: true, now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW + 31 * 86_400 })).toMatchObject({ valid: false, check: 'x5c', reason: expect.stringContaining('not valid') });
-    expect(validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW, expectedHash: x509Hash(anchor.certificate) })).toMatchObject({ valid: false, check: 'x5c' });
+    expect(validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW + 31 * 86_400 })).toMatchObject({
+      valid: false,
+      check: 'x5c',
+      reason: expect.stringContaining('not valid'),
+    });
+    expect(
+      validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW, expectedHash: x509Hash(anchor.certificate) }),
+    ).toMatchObject({ valid: false, check: 'x5c' });
     expect(validateX5c([], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c(['not base64!'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c(['AAAA'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
+    expect(validateX5c(['not base64!'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
+      valid: false,
+      check: 'x5c',
+    });
+    expect(validateX5c(['AAAA'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
+      valid: false,
+      check: 'x5c',
+    });
   });
 });

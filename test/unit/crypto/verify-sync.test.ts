@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { CompactSign, calculateJwkThumbprint, compactVerify, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import {
+  CompactSign,
+  calculateJwkThumbprint,
+  compactVerify,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+} from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canVerifySync, jwkThumbprintSync, verifyJwsSync } from '../../../services/crypto/jws.ts';
 
@@ -7,7 +15,11 @@ type Pair = { alg: string; jwk: JWK; privateKey: CryptoKey };
 const pairs: Pair[] = [];
 
 beforeAll(async () => {
-  for (const [alg, options] of [['ES256', {}], ['EdDSA', { crv: 'Ed25519' }], ['ES384', {}]] as const) {
+  for (const [alg, options] of [
+    ['ES256', {}],
+    ['EdDSA', { crv: 'Ed25519' }],
+    ['ES384', {}],
+  ] as const) {
     const { publicKey, privateKey } = await generateKeyPair(alg, { ...options, extractable: true });
     pairs.push({ alg, jwk: await exportJWK(publicKey), privateKey: privateKey as CryptoKey });
   }
@@ -31,15 +43,23 @@ function mutate(jws: string, index: number, replacement: string): string {
 describe('synchronous JWS verification', () => {
   it('agrees with jose on genuine, altered and mismatched-key signatures', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.nat(2), fc.nat(2), fc.uint8Array({ maxLength: 64 }), fc.option(fc.tuple(fc.nat(), fc.constantFrom('A', 'b', '_', '-', '.', '='))), async (signer, verifier, payload, change) => {
-        const { alg, privateKey } = pairs[signer];
-        const jws = await new CompactSign(payload).setProtectedHeader({ alg }).sign(privateKey);
-        const candidate = change ? mutate(jws, change[0], change[1]) : jws;
-        const key = pairs[verifier];
-        const header = { alg };
-        if (!canVerifySync(header, key.jwk, alg)) return;
-        expect(verifyJwsSync(candidate, key.jwk as Record<string, unknown>, alg)).toBe(await joseVerifies(candidate, key.jwk, alg));
-      }),
+      fc.asyncProperty(
+        fc.nat(2),
+        fc.nat(2),
+        fc.uint8Array({ maxLength: 64 }),
+        fc.option(fc.tuple(fc.nat(), fc.constantFrom('A', 'b', '_', '-', '.', '='))),
+        async (signer, verifier, payload, change) => {
+          const { alg, privateKey } = pairs[signer];
+          const jws = await new CompactSign(payload).setProtectedHeader({ alg }).sign(privateKey);
+          const candidate = change ? mutate(jws, change[0], change[1]) : jws;
+          const key = pairs[verifier];
+          const header = { alg };
+          if (!canVerifySync(header, key.jwk, alg)) return;
+          expect(verifyJwsSync(candidate, key.jwk as Record<string, unknown>, alg)).toBe(
+            await joseVerifies(candidate, key.jwk, alg),
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -56,7 +76,8 @@ describe('synchronous JWS verification', () => {
   });
 
   it('computes the RFC 7638 thumbprint jose computes, and the RFC 7638 §3.1 example', async () => {
-    for (const { jwk } of pairs) expect(jwkThumbprintSync(jwk as Record<string, unknown>)).toBe(await calculateJwkThumbprint(jwk));
+    for (const { jwk } of pairs)
+      expect(jwkThumbprintSync(jwk as Record<string, unknown>)).toBe(await calculateJwkThumbprint(jwk));
     const rfcExample = {
       kty: 'RSA',
       n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',

@@ -14,16 +14,23 @@ describe('response serializer: JSON.stringify for open object schemas, fastify d
   it('open object schemas (with or without documented members) give the value fast-json-stringify gives', () => {
     const schemas = [
       { type: 'object', additionalProperties: true },
-      { type: 'object', additionalProperties: true, properties: { status: { type: 'string' }, request_id: { type: 'string' } } },
+      {
+        type: 'object',
+        additionalProperties: true,
+        properties: { status: { type: 'string' }, request_id: { type: 'string' } },
+      },
     ];
     for (const schema of schemas) {
       const theirs = fastJsonStringify(route(schema));
       const serialize = ours(route(schema));
       expect(serialize).toBe(JSON.stringify);
-      fc.assert(fc.property(jsonObject, fc.string(), fc.string(), (body, status, id) => {
-        const built = { request_id: id, status, ...body };
-        expect(JSON.parse(serialize(built))).toEqual(JSON.parse(theirs(built)));
-      }), { numRuns: 300 });
+      fc.assert(
+        fc.property(jsonObject, fc.string(), fc.string(), (body, status, id) => {
+          const built = { request_id: id, status, ...body };
+          expect(JSON.parse(serialize(built))).toEqual(JSON.parse(theirs(built)));
+        }),
+        { numRuns: 300 },
+      );
     }
   });
 
@@ -31,10 +38,22 @@ describe('response serializer: JSON.stringify for open object schemas, fastify d
     const closed = { type: 'object', properties: { a: { type: 'string' } } };
     expect(isOpenObjectSchema(closed)).toBe(false);
     expect(JSON.parse(ours(route(closed))({ a: 'kept', secret: 'dropped' }))).toEqual({ a: 'kept' });
-    const required = { type: 'object', additionalProperties: true, required: ['error'], properties: { error: { type: 'string' } } };
+    const required = {
+      type: 'object',
+      additionalProperties: true,
+      required: ['error'],
+      properties: { error: { type: 'string' } },
+    };
     expect(isOpenObjectSchema(required)).toBe(false);
     expect(() => ours(route(required))({ error_description: 'no error member' })).toThrow();
-    for (const schema of [{ $ref: 'OAuthError#' }, { type: 'array' }, { type: 'null' }, { type: 'object', additionalProperties: false }, null, 'object']) {
+    for (const schema of [
+      { $ref: 'OAuthError#' },
+      { type: 'array' },
+      { type: 'null' },
+      { type: 'object', additionalProperties: false },
+      null,
+      'object',
+    ]) {
       expect(isOpenObjectSchema(schema)).toBe(false);
     }
   });

@@ -35,14 +35,34 @@ afterAll(async () => {
 });
 
 describe('an access token whose subject is unknown', () => {
-  it('[issue 37] is refused with 401 invalid_token, never answered with another user\'s credential', async () => {
+  it("[issue 37] is refused with 401 invalid_token, never answered with another user's credential", async () => {
     const issuer = `${BASE}/oid4vci`;
-    const offer = await knowsBob.createOffer({ user: 'bob', credential_configuration_ids: ['UniversityDegreeCredential'] });
-    const token = await knowsBob.token({ grant_type: PRE_AUTHORIZED_GRANT, 'pre-authorized_code': (offer as { pre_authorized_code: string }).pre_authorized_code }, { method: 'POST', url: `${issuer}/token` });
+    const offer = await knowsBob.createOffer({
+      user: 'bob',
+      credential_configuration_ids: ['UniversityDegreeCredential'],
+    });
+    const token = await knowsBob.token(
+      {
+        grant_type: PRE_AUTHORIZED_GRANT,
+        'pre-authorized_code': (offer as { pre_authorized_code: string }).pre_authorized_code,
+      },
+      { method: 'POST', url: `${issuer}/token` },
+    );
     const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const proof = await new SignJWT({ nonce: forgotBob.nonce().c_nonce }).setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) }).setAudience(issuer).setIssuedAt(Math.floor(clock.now() / 1000)).sign(privateKey);
-    const asked = forgotBob.credential({ credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [proof] } }, { method: 'POST', url: `${issuer}/credential`, authorization: `Bearer ${token.access_token}` });
+    const proof = await new SignJWT({ nonce: forgotBob.nonce().c_nonce })
+      .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) })
+      .setAudience(issuer)
+      .setIssuedAt(Math.floor(clock.now() / 1000))
+      .sign(privateKey);
+    const asked = forgotBob.credential(
+      { credential_configuration_id: 'UniversityDegreeCredential', proofs: { jwt: [proof] } },
+      { method: 'POST', url: `${issuer}/credential`, authorization: `Bearer ${token.access_token}` },
+    );
     await expect(asked).rejects.toBeInstanceOf(OAuthError);
-    await expect(asked).rejects.toMatchObject({ error: 'invalid_token', status: 401, headers: { 'www-authenticate': expect.stringMatching(/^Bearer error="invalid_token"/) } });
+    await expect(asked).rejects.toMatchObject({
+      error: 'invalid_token',
+      status: 401,
+      headers: { 'www-authenticate': expect.stringMatching(/^Bearer error="invalid_token"/) },
+    });
   });
 });

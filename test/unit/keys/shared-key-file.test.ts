@@ -22,12 +22,16 @@ describe('the shared data directory and key file', () => {
   it('provisioning under the lock runs one holder at a time, and instances opening together share one key', async () => {
     const dir = tempDir();
     const order: string[] = [];
-    const rings = await Promise.all(['a', 'b', 'c'].map((name) => withDataDirLock(dir, async () => {
-      order.push(`${name}:in`);
-      const ring = await FileKeyRing.open(join(dir, 'keys.json'), [['set', 'ES256']]);
-      order.push(`${name}:out`);
-      return ring;
-    })));
+    const rings = await Promise.all(
+      ['a', 'b', 'c'].map((name) =>
+        withDataDirLock(dir, async () => {
+          order.push(`${name}:in`);
+          const ring = await FileKeyRing.open(join(dir, 'keys.json'), [['set', 'ES256']]);
+          order.push(`${name}:out`);
+          return ring;
+        }),
+      ),
+    );
     // Never two inside at once.
     for (let i = 0; i < order.length; i += 2) expect(order[i + 1]).toBe(order[i].replace(':in', ':out'));
     expect(new Set(rings.map((r) => r.signing('set').kid)).size).toBe(1);
@@ -45,21 +49,27 @@ describe('the shared data directory and key file', () => {
 
   it('a rotation: the new key signs, the previous still verifies, older ones go; a watching ring reloads', async () => {
     const file = join(tempDir(), 'keys.json');
-    const ring = await FileKeyRing.open(file, [['set', 'ES256'], ['published:client', 'ES256']]);
+    const ring = await FileKeyRing.open(file, [
+      ['set', 'ES256'],
+      ['published:client', 'ES256'],
+    ]);
     const stop = ring.watch();
     try {
       const first = ring.signing('set');
-      const sign = (key = ring.signing('set')) => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.kid }).sign(key.privateKey);
+      const sign = (key = ring.signing('set')) =>
+        new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.kid }).sign(key.privateKey);
       const before = await sign(first);
       expect(await rotateKeys(file)).toEqual(['set']); // published demo keys are never rotated
-      for (let i = 0; i < 50 && ring.signing('set').kid === first.kid; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 50 && ring.signing('set').kid === first.kid; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       const second = ring.signing('set');
       expect(second.kid).not.toBe(first.kid);
       expect(ring.jwks('set').keys.map((k) => k.kid)).toEqual([first.kid, second.kid]);
       await expect(jwtVerify(before, verifierOf(ring, 'set', 'ES256'))).resolves.toBeTruthy();
       await expect(jwtVerify(await sign(), verifierOf(ring, 'set', 'ES256'))).resolves.toBeTruthy();
       await rotateKeys(file, ['set']);
-      for (let i = 0; i < 50 && ring.signing('set').kid === second.kid; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 50 && ring.signing('set').kid === second.kid; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(ring.jwks('set').keys.map((k) => k.kid)).toEqual([second.kid, ring.signing('set').kid]);
       await expect(jwtVerify(before, verifierOf(ring, 'set', 'ES256'))).rejects.toThrow(); // two rotations ago: gone
       await expect(rotateKeys(file, ['published:client'])).rejects.toThrow(/no signing key set/);

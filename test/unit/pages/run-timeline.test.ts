@@ -4,7 +4,12 @@ import { actorOf, curlOf, exchangeBlock } from '../../../adapters/http/pages/run
 // Issue 14: the run page's pieces.
 const exchange = {
   step: 'Token request',
-  request: { method: 'POST', url: 'http://127.0.0.1:3000/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic x' }, body: { grant_type: 'client_credentials', scope: "it's" } },
+  request: {
+    method: 'POST',
+    url: 'http://127.0.0.1:3000/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic x' },
+    body: { grant_type: 'client_credentials', scope: "it's" },
+  },
   response: { status: 200, headers: { 'content-type': 'application/json' }, body: { access_token: '[redacted]' } },
   duration_ms: 12,
   annotations: ['RFC 6749 §4.4'],
@@ -21,13 +26,15 @@ describe('the run timeline', () => {
   });
 
   it('writes a curl command that a shell reads back exactly (form fields url-encoded, quotes escaped)', () => {
-    expect(curlOf(exchange)).toBe([
-      "curl -i -X POST 'http://127.0.0.1:3000/oauth2/token'",
-      "-H 'content-type: application/x-www-form-urlencoded'",
-      "-H 'authorization: Basic x'",
-      "--data-urlencode 'grant_type=client_credentials'",
-      "--data-urlencode 'scope=it'\\''s'",
-    ].join(' \\\n  '));
+    expect(curlOf(exchange)).toBe(
+      [
+        "curl -i -X POST 'http://127.0.0.1:3000/oauth2/token'",
+        "-H 'content-type: application/x-www-form-urlencoded'",
+        "-H 'authorization: Basic x'",
+        "--data-urlencode 'grant_type=client_credentials'",
+        "--data-urlencode 'scope=it'\\''s'",
+      ].join(' \\\n  '),
+    );
   });
 
   it('renders a collapsible row (open when the status is an error) and an equivalent markdown twin', () => {

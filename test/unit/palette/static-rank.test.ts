@@ -10,16 +10,39 @@ const dir = mkdtempSync(join(tmpdir(), 'portico-static-rank-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const artefact = (id: string, type: Artefact['type'], name: string): Artefact => ({
-  id, type, name, summary: `${name} summary`, protocol: null, href: `/${id}`, runnable: false, body: 'refresh rotation details', aliases: [], axes: [], edges: [],
+  id,
+  type,
+  name,
+  summary: `${name} summary`,
+  protocol: null,
+  href: `/${id}`,
+  runnable: false,
+  body: 'refresh rotation details',
+  aliases: [],
+  axes: [],
+  edges: [],
 });
 
 describe('palette static rank', () => {
   // Many requirement rows that sort (by id) before the protocol and concept rows, all matching "refresh".
-  const requirements = Array.from({ length: RANK_WINDOW * 3 }, (_, i) => artefact(`a-req:${String(i).padStart(4, '0')}`, 'requirement', `Refresh requirement ${i}`));
+  const requirements = Array.from({ length: RANK_WINDOW * 3 }, (_, i) =>
+    artefact(`a-req:${String(i).padStart(4, '0')}`, 'requirement', `Refresh requirement ${i}`),
+  );
   // Rows that match nothing, so "refresh" is a rare enough term for bm25 to weigh it.
-  const fillers = Array.from({ length: 2000 }, (_, i) => ({ ...artefact(`m:${i}`, 'concept', `Metadata ${i}`), body: 'discovery document' }));
+  const fillers = Array.from({ length: 2000 }, (_, i) => ({
+    ...artefact(`m:${i}`, 'concept', `Metadata ${i}`),
+    body: 'discovery document',
+  }));
   const file = join(dir, 'index.db');
-  buildPaletteIndex([...requirements, ...fillers, artefact('z-protocol:refresh', 'protocol', 'Refresh tokens'), artefact('z-concept:rotation', 'concept', 'Refresh token rotation')], file);
+  buildPaletteIndex(
+    [
+      ...requirements,
+      ...fillers,
+      artefact('z-protocol:refresh', 'protocol', 'Refresh tokens'),
+      artefact('z-concept:rotation', 'concept', 'Refresh token rotation'),
+    ],
+    file,
+  );
   const palette = new Palette(file);
   afterAll(() => palette.close());
 

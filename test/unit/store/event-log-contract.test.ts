@@ -34,10 +34,20 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
       try {
         const a = await h.log.append('s:a', 0, [ev('one'), ev('two', 1)]);
         const b = await h.log.append('s:b', 0, [ev('three', 2)]);
-        expect(a.map((e) => [e.sequence, e.version])).toEqual([[1, 1], [2, 2]]);
+        expect(a.map((e) => [e.sequence, e.version])).toEqual([
+          [1, 1],
+          [2, 2],
+        ]);
         expect(b.map((e) => [e.sequence, e.version])).toEqual([[3, 1]]);
         expect((await h.log.readStream('s:a')).map((e) => e.type)).toEqual(['one', 'two']);
-        expect((await h.log.readStream('s:a', 1))[0]).toEqual({ sequence: 2, streamId: 's:a', version: 2, type: 'two', at: 1_001, data: { n: 1, text: 'é 1 \u2028' } });
+        expect((await h.log.readStream('s:a', 1))[0]).toEqual({
+          sequence: 2,
+          streamId: 's:a',
+          version: 2,
+          type: 'two',
+          at: 1_001,
+          data: { n: 1, text: 'é 1 \u2028' },
+        });
         expect((await h.log.readAll(1, 10)).map((e) => e.sequence)).toEqual([2, 3]);
         expect((await h.log.readAll(0, 2)).map((e) => e.sequence)).toEqual([1, 2]);
         expect(await h.log.headSequence()).toBe(3);
@@ -58,7 +68,9 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
         await h.log.append('s:a', 0, [ev('one')]);
         await expect(h.log.append('s:a', 0, [ev('again')])).rejects.toBeInstanceOf(VersionConflict);
         // A "new stream" append of several events that finds the stream taken writes none of them.
-        const taken = await h.log.append('s:a', 0, [ev('again'), ev('and again')], { value: 'forged' }).catch((error: unknown) => error);
+        const taken = await h.log
+          .append('s:a', 0, [ev('again'), ev('and again')], { value: 'forged' })
+          .catch((error: unknown) => error);
         expect(taken).toBeInstanceOf(VersionConflict);
         expect((taken as VersionConflict).actual).toBe(1);
         await expect(h.log.append('s:a', 5, [ev('ahead')])).rejects.toBeInstanceOf(VersionConflict);
@@ -72,11 +84,24 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
     it('concurrent appends to one stream: exactly one wins per version; to many streams: each its own check', async () => {
       const h = await open();
       try {
-        const same = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => h.log.append('s:race', 0, [ev('claim', i)])));
+        const same = await Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) => h.log.append('s:race', 0, [ev('claim', i)])),
+        );
         expect(same.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-        expect(same.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof VersionConflict)).toBe(true);
-        const many = await Promise.all(Array.from({ length: 20 }, (_, i) => h.log.append(`s:${i}`, 0, [ev('one', i), ev('two', i)])));
-        expect(many.flat().map((e) => e.sequence).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
+        expect(
+          same
+            .filter((r) => r.status === 'rejected')
+            .every((r) => (r as PromiseRejectedResult).reason instanceof VersionConflict),
+        ).toBe(true);
+        const many = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => h.log.append(`s:${i}`, 0, [ev('one', i), ev('two', i)])),
+        );
+        expect(
+          many
+            .flat()
+            .map((e) => e.sequence)
+            .sort((x, y) => x - y),
+        ).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
       } finally {
         await h.close();
       }
@@ -114,7 +139,11 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
       const h = await open();
       try {
         await h.log.append('s:a', 0, [ev('one'), ev('two')], { value: 'x', context: { n: 1, list: [1, 'a'] } });
-        expect(await h.log.loadSnapshot('s:a')).toEqual({ streamId: 's:a', version: 2, state: { value: 'x', context: { n: 1, list: [1, 'a'] } } });
+        expect(await h.log.loadSnapshot('s:a')).toEqual({
+          streamId: 's:a',
+          version: 2,
+          state: { value: 'x', context: { n: 1, list: [1, 'a'] } },
+        });
         await expect(h.log.append('s:a', 0, [ev('late')], { value: 'forged' })).rejects.toBeInstanceOf(VersionConflict);
         expect((await h.log.loadSnapshot('s:a'))?.state).toEqual({ value: 'x', context: { n: 1, list: [1, 'a'] } });
         expect(await h.log.loadSnapshot('s:none')).toBeUndefined();
@@ -142,7 +171,13 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
             else await new Promise((resolve) => setTimeout(resolve, 1));
           }
         })();
-        const appends = Array.from({ length: 150 }, (_, i) => writers[i % writers.length].append(`w:${i % 13}:${i}`, 0, Array.from({ length: 1 + (i % 3) }, (_, k) => ev('w', k))));
+        const appends = Array.from({ length: 150 }, (_, i) =>
+          writers[i % writers.length].append(
+            `w:${i % 13}:${i}`,
+            0,
+            Array.from({ length: 1 + (i % 3) }, (_, k) => ev('w', k)),
+          ),
+        );
         await Promise.all(appends);
         done = true;
         await follower;
@@ -155,7 +190,7 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
     });
 
     if (options.crossInstance) {
-      it('commits on one instance reach the other instance\'s subscribers, in order, once; a conflict across instances is detected', async () => {
+      it("commits on one instance reach the other instance's subscribers, in order, once; a conflict across instances is detected", async () => {
         const h = await open();
         const b = await h.second!();
         try {
@@ -177,7 +212,10 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
         const h = await open();
         const b = await h.second!();
         try {
-          const [onA, onB] = [new ActorRuntime(h.log, singleUseMachine, 'once'), new ActorRuntime(b, singleUseMachine, 'once')];
+          const [onA, onB] = [
+            new ActorRuntime(h.log, singleUseMachine, 'once'),
+            new ActorRuntime(b, singleUseMachine, 'once'),
+          ];
           expect((await onA.get('v')).version).toBe(0); // cached on A as unused
           expect((await onB.execute('v', { type: 'value.used', at: 1, purpose: 'test' })).accepted).toBe(true);
           const seen = await onA.get('v');
@@ -194,18 +232,22 @@ function eventLogContract(name: string, open: () => Promise<LogHarness>, options
   });
 }
 
-eventLogContract('SQLite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'portico-contract-'));
-  const log = new SqliteEventLog(join(dir, 'events.db'));
-  return {
-    log,
-    raw: async (sql) => log.db.prepare(sql).run(),
-    close: async () => {
-      await log.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}, { crossInstance: false });
+eventLogContract(
+  'SQLite',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-contract-'));
+    const log = new SqliteEventLog(join(dir, 'events.db'));
+    return {
+      log,
+      raw: async (sql) => log.db.prepare(sql).run(),
+      close: async () => {
+        await log.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { crossInstance: false },
+);
 
 describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
   let server: TestPostgres;
@@ -216,24 +258,41 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
     await server?.stop();
   });
 
-  eventLogContract('PostgreSQL', async () => {
-    const url = await server.database();
-    const log = await PostgresEventLog.open(url);
-    return {
-      log,
-      raw: (sql) => log.pool.query(sql),
-      second: () => PostgresEventLog.open(url),
-      close: () => log.close(),
-    };
-  }, { crossInstance: true });
-
-  projectionPortContract('PostgreSQL', async () => {
-    const url = await server.database();
-    const openAt = async () => {
+  eventLogContract(
+    'PostgreSQL',
+    async () => {
+      const url = await server.database();
       const log = await PostgresEventLog.open(url);
-      const harness: ProjectionHarness = { log, store: new PostgresProjectionStore(log), reopen: async () => { await log.close(); return openAt(); }, second: openAt, close: () => log.close() };
-      return harness;
-    };
-    return openAt();
-  }, { shared: true });
+      return {
+        log,
+        raw: (sql) => log.pool.query(sql),
+        second: () => PostgresEventLog.open(url),
+        close: () => log.close(),
+      };
+    },
+    { crossInstance: true },
+  );
+
+  projectionPortContract(
+    'PostgreSQL',
+    async () => {
+      const url = await server.database();
+      const openAt = async () => {
+        const log = await PostgresEventLog.open(url);
+        const harness: ProjectionHarness = {
+          log,
+          store: new PostgresProjectionStore(log),
+          reopen: async () => {
+            await log.close();
+            return openAt();
+          },
+          second: openAt,
+          close: () => log.close(),
+        };
+        return harness;
+      };
+      return openAt();
+    },
+    { shared: true },
+  );
 });

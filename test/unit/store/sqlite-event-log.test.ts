@@ -22,7 +22,10 @@ describe('SQLite event log', () => {
   it('appends with per-stream versions and a global sequence', async () => {
     const a = await log.append('s:a', 0, [ev('one'), ev('two', 1)]);
     const b = await log.append('s:b', 0, [ev('three', 2)]);
-    expect(a.map((e) => [e.sequence, e.version])).toEqual([[1, 1], [2, 2]]);
+    expect(a.map((e) => [e.sequence, e.version])).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
     expect(b.map((e) => [e.sequence, e.version])).toEqual([[3, 1]]);
     expect((await log.readStream('s:a')).map((e) => e.type)).toEqual(['one', 'two']);
     expect((await log.readStream('s:a', 1)).map((e) => e.type)).toEqual(['two']);
@@ -51,7 +54,10 @@ describe('SQLite event log', () => {
     await expect(refused).rejects.toBeInstanceOf(VersionConflict);
     await expect(refused).rejects.toMatchObject({ expected: 1, actual: 2 });
     // Two appends at one version in one group commit: the second conflicts, the first stands.
-    const [first, second] = await Promise.allSettled([log.append('s:a', 2, [ev('three')]), log.append('s:a', 2, [ev('three again')])]);
+    const [first, second] = await Promise.allSettled([
+      log.append('s:a', 2, [ev('three')]),
+      log.append('s:a', 2, [ev('three again')]),
+    ]);
     expect(first.status).toBe('fulfilled');
     expect(second.status === 'rejected' && second.reason).toBeInstanceOf(VersionConflict);
     await log.append('s:a', 3, [ev('four')]);
@@ -76,7 +82,11 @@ describe('SQLite event log', () => {
 
   it('stores the snapshot in the same transaction as the events', async () => {
     await log.append('s:a', 0, [ev('one')], { value: 'x', context: { n: 1 } });
-    expect(await log.loadSnapshot('s:a')).toEqual({ streamId: 's:a', version: 1, state: { value: 'x', context: { n: 1 } } });
+    expect(await log.loadSnapshot('s:a')).toEqual({
+      streamId: 's:a',
+      version: 1,
+      state: { value: 'x', context: { n: 1 } },
+    });
     await expect(log.append('s:a', 0, [ev('stale')], { value: 'y' })).rejects.toThrow();
     expect((await log.loadSnapshot('s:a'))?.version).toBe(1);
   });
@@ -97,7 +107,10 @@ describe('group commit', () => {
       const results = await Promise.allSettled([
         log.append('s:a', 0, [{ type: 'a', at: 2, data: {} }]),
         log.append('s:taken', 0, [{ type: 'stale', at: 3, data: {} }]),
-        log.append('s:b', 0, [{ type: 'b', at: 4, data: {} }, { type: 'b2', at: 5, data: {} }]),
+        log.append('s:b', 0, [
+          { type: 'b', at: 4, data: {} },
+          { type: 'b2', at: 5, data: {} },
+        ]),
         log.append('s:a', 1, [{ type: 'a2', at: 6, data: {} }]),
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
