@@ -6,6 +6,8 @@ export interface RunContext {
   http: HttpCapture;
   /** Waits `ms` (a real pause in service; the clock moves instantly in tests). */
   wait(ms: number): Promise<void>;
+  /** The service's clock, in epoch seconds: what the runner's own JWTs (`iat`, `exp`) are dated by. */
+  nowS(): number;
   options: Record<string, unknown>;
 }
 

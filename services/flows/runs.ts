@@ -125,7 +125,13 @@ export class FlowRuns {
     let status: 'succeeded' | 'failed' = 'succeeded';
     let error: string | undefined;
     try {
-      await runner({ base: this.deps.base, http, wait: this.deps.wait, options });
+      await runner({
+        base: this.deps.base,
+        http,
+        wait: this.deps.wait,
+        nowS: () => Math.floor(this.deps.clock.now() / 1000),
+        options,
+      });
     } catch (e) {
       status = 'failed';
       error = e instanceof FlowFailure ? e.message : `The flow stopped: ${(e as Error).message}`;

@@ -6,7 +6,7 @@ import { authorizeAsPerson, b64url, basic, checkAuthorizationResponse, demoClien
 const RESOURCE = '/oauth2/resource';
 
 /** A fresh DPoP key and proofs over it (RFC 9449 §4.2): htm, htu, a new jti, ath when a token goes with it. */
-async function dpopProver() {
+async function dpopProver(nowS: () => number) {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk = await exportJWK(publicKey);
   return (htm: string, htu: string, accessToken?: string) =>
@@ -17,7 +17,7 @@ async function dpopProver() {
       ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
     })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
-      .setIssuedAt()
+      .setIssuedAt(nowS())
       .sign(privateKey);
 }
 type DpopProver = Awaited<ReturnType<typeof dpopProver>>;
@@ -119,8 +119,8 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
       .setIssuer(client.client_id)
       .setSubject(client.client_id)
       .setAudience(url)
-      .setIssuedAt()
-      .setExpirationTime('60s')
+      .setIssuedAt(run.nowS())
+      .setExpirationTime(run.nowS() + 60)
       .setJti(b64url(randomBytes(16)))
       .sign(key);
     res = await run.http.send(
@@ -156,7 +156,7 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
   });
 
   runners.register('oauth2', 'client-credentials', async (run) => {
-    const prove = run.options.token_mode === 'dpop' ? await dpopProver() : undefined;
+    const prove = run.options.token_mode === 'dpop' ? await dpopProver(run.nowS) : undefined;
     const token = await clientCredentials(run, prove);
     if (prove && token.token_type !== 'DPoP') throw new FlowFailure('token_type should be DPoP');
     expectStatus(
@@ -242,7 +242,7 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
   });
 
   runners.register('oauth2', 'dpop-bound-token', async (run) => {
-    const proof = await dpopProver();
+    const proof = await dpopProver(run.nowS);
     const client = await demoClient(run, 'machine-client');
     const url = `${run.base}/oauth2/token`;
     const token = await run.http.send(

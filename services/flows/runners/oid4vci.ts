@@ -75,7 +75,7 @@ export async function preAuthorized(
   const proof = await new SignJWT({ nonce: nonce.body.c_nonce })
     .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk })
     .setAudience(metadata.body.credential_issuer)
-    .setIssuedAt()
+    .setIssuedAt(run.nowS())
     .sign(privateKey);
   const authorization = { authorization: `Bearer ${token.body.access_token}` };
   let issued = await run.http.send(
@@ -193,7 +193,7 @@ async function authorizationCode(run: RunContext): Promise<void> {
   const proof = await new SignJWT({ nonce: nonce.body.c_nonce, iss: clientId })
     .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) })
     .setAudience(metadata.body.credential_issuer)
-    .setIssuedAt()
+    .setIssuedAt(run.nowS())
     .sign(privateKey);
   const issued = await run.http.send(
     'Credential request by credential_identifier',

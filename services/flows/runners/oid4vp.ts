@@ -56,6 +56,7 @@ async function checkRequestObject(run: RunContext, jwt: string, clientId: string
 
 /** A vp_token for the request: SD-JWT + KB-JWT, or an mdoc DeviceResponse over the OpenID4VP handover. */
 async function presentation(
+  run: RunContext,
   kind: CredentialKind,
   held: HeldCredential,
   request: Record<string, any>,
@@ -82,7 +83,7 @@ async function presentation(
       holder: { alg: 'ES256', privateKey: held.privateKey },
       aud: request.client_id,
       nonce: request.nonce,
-      now: Math.floor(Date.now() / 1000),
+      now: run.nowS(),
     },
   });
   return { degree: [vp] };
@@ -129,7 +130,7 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
     responseMode === 'direct_post.jwt' ? (request.client_metadata?.jwks?.keys?.[0] as JWK | undefined) : undefined;
   if (responseMode === 'direct_post.jwt' && !encryptionJwk)
     throw new FlowFailure('a direct_post.jwt request must carry client_metadata.jwks');
-  const vpToken = await presentation(kind, held, request, encryptionJwk);
+  const vpToken = await presentation(run, kind, held, request, encryptionJwk);
   let answered;
   if (encryptionJwk) {
     const enc = (request.client_metadata.encrypted_response_enc_values_supported as string[] | undefined)?.includes(
