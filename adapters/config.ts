@@ -22,8 +22,21 @@ export interface Config {
   commit: string;
   repositoryUrl?: string;
   version: string;
+  /** DPOP_NONCE_REQUIRED=true: the token endpoints and the issuer's resources demand DPoP nonces. */
+  dpopNonceRequired: boolean;
+  /** OID4VCI_ENCRYPTION_REQUIRED and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM (extra attester roots, PEM). */
+  oid4vci: { encryptionRequired: boolean; attestationTrustAnchorsPem: string[] };
+  /** SHOWCASE_PALETTE_DB (default $DATA_DIR/palette.db), required when SHOWCASE_ENV=production. */
+  palette: { file?: string; production: boolean };
+  /** CONFORMANCE_REPORT: the self-test report loaded for conformance verdicts. */
+  conformanceReport?: string;
+  /** LOG_LEVEL: any value turns on request logging. */
+  logRequests: boolean;
+  /** The raw environment, for the settings not yet parsed here (issue 37: one configuration module). */
   env: Record<string, string | undefined>;
 }
+
+const PEM_CERTIFICATES = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -90,6 +103,17 @@ export function loadConfig(
     commit: env.BUILD_COMMIT || gitCommit(),
     repositoryUrl: env.REPOSITORY_URL ? trimSlash(env.REPOSITORY_URL) : undefined,
     version: '0.1.0',
+    dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true',
+    oid4vci: {
+      encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true',
+      attestationTrustAnchorsPem: env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(PEM_CERTIFICATES) ?? [],
+    },
+    palette: {
+      ...(env.SHOWCASE_PALETTE_DB ? { file: env.SHOWCASE_PALETTE_DB } : {}),
+      production: env.SHOWCASE_ENV === 'production',
+    },
+    ...(env.CONFORMANCE_REPORT ? { conformanceReport: env.CONFORMANCE_REPORT } : {}),
+    logRequests: Boolean(env.LOG_LEVEL),
     env,
     ...overrides,
   };

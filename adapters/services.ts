@@ -17,7 +17,7 @@ export type ServiceName = 'main' | 'wallet' | 'spiffe';
 type Starter = (config: Config, together: readonly ServiceName[]) => Promise<RunningService>;
 
 async function startMain(config: Config): Promise<RunningService> {
-  const main = await createMainOrigin(config, { logger: config.env.LOG_LEVEL ? true : false });
+  const main = await createMainOrigin(config, { logger: config.logRequests });
   await main.app.listen({ host: config.host, port: config.port });
   return { name: 'main', url: config.baseUrl, close: () => main.close() };
 }

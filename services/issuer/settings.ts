@@ -59,7 +59,14 @@ export interface IssuerSettings {
 
 export const degreeVct = (base: string) => `${base}/oid4vci/credential-types/university-degree`;
 
-export function issuerSettings(base: string, env: Record<string, string | undefined>): IssuerSettings {
+/** What the issuer takes from the configuration. */
+export interface IssuerOptions {
+  dpopNonceRequired: boolean;
+  encryptionRequired: boolean;
+  attestationTrustAnchorsPem: string[];
+}
+
+export function issuerSettings(base: string, options: IssuerOptions): IssuerSettings {
   const configurations: CredentialConfiguration[] = [
     { id: 'MobileDrivingLicenceMsoMdoc', format: 'mso_mdoc', scope: 'vc:mdl', type: MDL_DOCTYPE, proofAlgs: ['ES256'] },
     {
@@ -113,12 +120,9 @@ export function issuerSettings(base: string, env: Record<string, string | undefi
     base,
     issuer: `${base}/oid4vci`,
     configurations: new Map(configurations.map((c) => [c.id, c])),
-    dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true',
-    encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true',
-    attestationTrustAnchorsPem:
-      env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(
-        /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g,
-      ) ?? [],
+    dpopNonceRequired: options.dpopNonceRequired,
+    encryptionRequired: options.encryptionRequired,
+    attestationTrustAnchorsPem: options.attestationTrustAnchorsPem,
   };
 }
 

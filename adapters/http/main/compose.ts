@@ -125,7 +125,10 @@ async function assemble(
   };
 
   // The issuer's signing material is provisioned here, under the data-dir lock, and handed to every part that needs it.
-  const issuerSettingsOfOrigin = issuerSettings(config.baseUrl, config.env);
+  const issuerSettingsOfOrigin = issuerSettings(config.baseUrl, {
+    dpopNonceRequired: config.dpopNonceRequired,
+    ...config.oid4vci,
+  });
   const issuerPki = await loadIssuerPki(config.dataDir, issuerSettingsOfOrigin.issuer, ISSUING_COUNTRY, clock.now());
   const publishedIssuerKeys = await issuerKeys(keys, issuerPki);
 
@@ -148,7 +151,7 @@ async function assemble(
     sse: new SseHub(options.sseLimits),
     conformance: new Conformance(
       join(ROOT_DIR, 'conformance/registry.yaml'),
-      config.env.CONFORMANCE_REPORT || join(ROOT_DIR, 'conformance/report.json'),
+      config.conformanceReport || join(ROOT_DIR, 'conformance/report.json'),
       CONTENT_DIR,
       { commit: config.commit, repositoryUrl: config.repositoryUrl },
     ),

@@ -81,7 +81,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     clients,
     users,
     ctx.revokedAccessTokens,
-    ctx.config.env.DPOP_NONCE_REQUIRED === 'true',
+    ctx.config.dpopNonceRequired,
   );
   const profiles = issuerProfiles(base);
   const userinfoMetadataUrl = `${base}/.well-known/oauth-protected-resource/oidc/userinfo`;

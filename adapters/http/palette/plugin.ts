@@ -15,10 +15,10 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  * the start; elsewhere an index that is missing or stale is built from the content first.
  */
 export function openPalette(ctx: MainContext): Palette | undefined {
-  const env = ctx.config.env;
-  const file = env.SHOWCASE_PALETTE_DB || join(ctx.config.dataDir, 'palette.db');
-  if (env.SHOWCASE_ENV === 'production') {
-    if (!env.SHOWCASE_PALETTE_DB)
+  const { palette: settings } = ctx.config;
+  const file = settings.file || join(ctx.config.dataDir, 'palette.db');
+  if (settings.production) {
+    if (!settings.file)
       throw new Error(
         'SHOWCASE_ENV=production needs SHOWCASE_PALETTE_DB (the prebuilt palette index; build it with npm run build:palette)',
       );

@@ -23,7 +23,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'issuer-subject-'));
   log = new SqliteEventLog(join(dir, 'main.db'));
   const keys = await FileKeyRing.open(join(dir, 'keys.json'), [['oid4vci', 'ES256']]);
-  const settings = issuerSettings(BASE, {});
+  const settings = issuerSettings(BASE, {
+    dpopNonceRequired: false,
+    encryptionRequired: false,
+    attestationTrustAnchorsPem: [],
+  });
   const pki = await loadIssuerPki(dir, settings.issuer, ISSUING_COUNTRY, clock.now());
   const user = (id: string) => [id, { id, claims: { given_name: id, family_name: 'Example' } }] as const;
   knowsBob = new IssuerService(log, keys, pki, settings, clock, new Map([user('alice'), user('bob')]));
