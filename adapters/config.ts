@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import type { DemoOverrides } from '../services/oauth/demo-users.ts';
+import type { SpiffeOptions } from '../services/workload/settings.ts';
 
 /** Everything the services read from the environment, resolved once (decisions section 1). */
 export interface Config {
@@ -32,8 +34,32 @@ export interface Config {
   conformanceReport?: string;
   /** LOG_LEVEL: any value turns on request logging. */
   logRequests: boolean;
-  /** The raw environment, for the settings not yet parsed here (issue 37: one configuration module). */
+  /** DEMO_PASSWORD_<USER> and DEMO_APP_SECRET, DEMO_APP_POST_SECRET, MACHINE_CLIENT_SECRET (decisions §3). */
+  demo: DemoOverrides;
+  /** SHOWCASE_SPIFFE_ENABLED, SHOWCASE_SPIFFE_SOCKET_PATH, SHOWCASE_SPIFFE_TRUST_DOMAIN, SPIRE_SERVER_ADDRESS. */
+  spiffe: SpiffeOptions;
+  /** MDOC_IACA_ROOT_PEM as given (PEM text or a file path); the verifier reads and checks it at start. */
+  mdocIacaRootPem?: string;
+  /** The raw environment, read only by the wallet's own configuration (adapters/wallet/config.ts). */
   env: Record<string, string | undefined>;
+}
+
+/** The published demo data's overridable secrets: user passwords by user id, client secrets by client id. */
+function demoOverrides(env: Record<string, string | undefined>): DemoOverrides {
+  const passwords = new Map<string, string>();
+  for (const [name, value] of Object.entries(env)) {
+    const user = /^DEMO_PASSWORD_([A-Z0-9_]+)$/.exec(name)?.[1];
+    if (user && value) passwords.set(user.toLowerCase(), value);
+  }
+  const clientSecrets = new Map<string, string>();
+  for (const [name, client] of [
+    ['DEMO_APP_SECRET', 'demo-app'],
+    ['DEMO_APP_POST_SECRET', 'demo-app-post'],
+    ['MACHINE_CLIENT_SECRET', 'machine-client'],
+  ] as const) {
+    if (env[name]) clientSecrets.set(client, env[name]!);
+  }
+  return { passwords, clientSecrets };
 }
 
 const PEM_CERTIFICATES = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -114,6 +140,14 @@ export function loadConfig(
     },
     ...(env.CONFORMANCE_REPORT ? { conformanceReport: env.CONFORMANCE_REPORT } : {}),
     logRequests: Boolean(env.LOG_LEVEL),
+    demo: demoOverrides(env),
+    spiffe: {
+      enabled: env.SHOWCASE_SPIFFE_ENABLED === 'true',
+      ...(env.SHOWCASE_SPIFFE_SOCKET_PATH ? { socketPath: env.SHOWCASE_SPIFFE_SOCKET_PATH } : {}),
+      ...(env.SHOWCASE_SPIFFE_TRUST_DOMAIN ? { trustDomain: env.SHOWCASE_SPIFFE_TRUST_DOMAIN } : {}),
+      ...(env.SPIRE_SERVER_ADDRESS ? { spireServerAddress: env.SPIRE_SERVER_ADDRESS } : {}),
+    },
+    ...(env.MDOC_IACA_ROOT_PEM ? { mdocIacaRootPem: env.MDOC_IACA_ROOT_PEM } : {}),
     env,
     ...overrides,
   };

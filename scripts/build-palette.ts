@@ -4,6 +4,7 @@
  * id is not in the registry.
  */
 import { join, resolve } from 'node:path';
+import { loadConfig } from '../adapters/config.ts';
 import { fileURLToPath } from 'node:url';
 import { agentAuthSettings } from '../services/agentauth/settings.ts';
 import { defaultFlowRunners, flowRunnerOptions } from '../services/flows/default-runners.ts';
@@ -11,11 +12,12 @@ import { buildPaletteIndex } from '../services/palette/build.ts';
 import { paletteArtefacts } from '../services/palette/source.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const out = resolve(process.env.SHOWCASE_PALETTE_DB || join(process.env.DATA_DIR || './data', 'palette.db'));
 try {
+  const config = loadConfig();
+  const out = resolve(config.palette.file || join(config.dataDir, 'palette.db'));
   const runners = defaultFlowRunners(
-    agentAuthSettings('http://localhost', process.env.AGENT_AUTH_VENDOR || 'portico').claimGrantType,
-    flowRunnerOptions(process.env, process.env.SHOWCASE_BASE_URL || 'http://localhost:8080'),
+    agentAuthSettings('http://localhost', config.vendor).claimGrantType,
+    flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl),
   );
   const { version, artefacts } = buildPaletteIndex(
     paletteArtefacts(root, (p, f) => runners.has(p, f)),

@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { loadConfig } from '../adapters/config.ts';
 import { withDataDirLock } from '../adapters/keys/data-dir-lock.ts';
 import { rotateKeys } from '../adapters/keys/file-key-ring.ts';
 
@@ -8,9 +8,8 @@ import { rotateKeys } from '../adapters/keys/file-key-ring.ts';
  * one stays published and verifying. Running instances that share the file pick the change up within
  * a second.
  */
-const dataDir = resolve(process.env.DATA_DIR || './data');
-const file = resolve(process.env.KEYS_FILE || join(dataDir, 'keys.json'));
 try {
+  const { dataDir, keysFile: file } = loadConfig();
   // Not while an instance is provisioning: its write would drop the rotation.
   const rotated = await withDataDirLock(dataDir, () => rotateKeys(file, process.argv.slice(2)));
   console.log(`rotated ${rotated.join(', ')} in ${file}`);

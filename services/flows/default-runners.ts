@@ -24,6 +24,6 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
 }
 
 /** The SPIFFE flows are runnable where the deployment enables the workload identity service's full mode. */
-export function flowRunnerOptions(env: Record<string, string | undefined>, showcaseBaseUrl: string): FlowRunnerOptions {
-  return env.SHOWCASE_SPIFFE_ENABLED === 'true' ? { spiffeBaseUrl: showcaseBaseUrl } : {};
+export function flowRunnerOptions(spiffeEnabled: boolean, showcaseBaseUrl: string): FlowRunnerOptions {
+  return spiffeEnabled ? { spiffeBaseUrl: showcaseBaseUrl } : {};
 }

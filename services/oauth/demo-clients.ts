@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { DemoOverrides } from './demo-users.ts';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
@@ -25,7 +26,7 @@ export function demoRedirectUris(baseUrl: string): string[] {
 
 export function demoClients(
   baseUrl: string,
-  env: Record<string, string | undefined>,
+  overrides: Pick<DemoOverrides, 'clientSecrets'>,
   pkjwt: { public: JWK[]; private: JWK[] },
 ): DemoClient[] {
   const redirect_uris = demoRedirectUris(baseUrl);
@@ -37,7 +38,7 @@ export function demoClients(
       client_id: 'demo-app',
       client_name: 'Demo app (client_secret_basic)',
       client_type: 'confidential',
-      client_secret: env.DEMO_APP_SECRET || 'demo-app-secret',
+      client_secret: overrides.clientSecrets.get('demo-app') || 'demo-app-secret',
       redirect_uris,
       post_logout_redirect_uris,
       token_endpoint_auth_method: 'client_secret_basic',
@@ -48,7 +49,7 @@ export function demoClients(
       client_id: 'demo-app-post',
       client_name: 'Demo app (client_secret_post)',
       client_type: 'confidential',
-      client_secret: env.DEMO_APP_POST_SECRET || 'demo-app-post-secret',
+      client_secret: overrides.clientSecrets.get('demo-app-post') || 'demo-app-post-secret',
       redirect_uris,
       post_logout_redirect_uris,
       token_endpoint_auth_method: 'client_secret_post',
@@ -84,7 +85,7 @@ export function demoClients(
       client_id: 'machine-client',
       client_name: 'Machine client (client_credentials)',
       client_type: 'confidential',
-      client_secret: env.MACHINE_CLIENT_SECRET || 'machine-client-secret',
+      client_secret: overrides.clientSecrets.get('machine-client') || 'machine-client-secret',
       redirect_uris: [],
       post_logout_redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_basic',

@@ -1,4 +1,10 @@
-/** The published demo resource owners (decisions section 3). Passwords can be overridden by env. */
+/** The published demo resource owners (decisions section 3). Passwords can be overridden by configuration. */
+
+/** Overridden demo secrets, from the configuration: user passwords by user id, client secrets by client id. */
+export interface DemoOverrides {
+  passwords: ReadonlyMap<string, string>;
+  clientSecrets: ReadonlyMap<string, string>;
+}
 export interface DemoUser {
   id: string;
   name: string;
@@ -8,7 +14,7 @@ export interface DemoUser {
   claims: Record<string, unknown>;
 }
 
-export function demoUsers(env: Record<string, string | undefined>): DemoUser[] {
+export function demoUsers(overrides: Pick<DemoOverrides, 'passwords'>): DemoUser[] {
   const user = (
     id: string,
     given: string,
@@ -19,7 +25,7 @@ export function demoUsers(env: Record<string, string | undefined>): DemoUser[] {
     id,
     name: `${given} ${family}`,
     email: `${id}@example.com`,
-    password: env[`DEMO_PASSWORD_${id.toUpperCase()}`] || `${id}-demo-password`,
+    password: overrides.passwords.get(id) || `${id}-demo-password`,
     roles,
     claims: {
       sub: id,

@@ -7,16 +7,20 @@ export interface SpiffeSettings {
   baseUrl: string;
 }
 
-export function spiffeSettings(
-  env: Record<string, string | undefined>,
-  mainBaseUrl: string,
-  showcaseBaseUrl: string,
-): SpiffeSettings {
+/** What the configuration says of the workload identity service; unset members take the defaults below. */
+export interface SpiffeOptions {
+  enabled: boolean;
+  socketPath?: string;
+  trustDomain?: string;
+  spireServerAddress?: string;
+}
+
+export function spiffeSettings(options: SpiffeOptions, mainBaseUrl: string, showcaseBaseUrl: string): SpiffeSettings {
   return {
-    enabled: env.SHOWCASE_SPIFFE_ENABLED === 'true',
-    socketPath: env.SHOWCASE_SPIFFE_SOCKET_PATH || 'unix:///run/spire/sockets/agent.sock',
-    trustDomain: env.SHOWCASE_SPIFFE_TRUST_DOMAIN || new URL(mainBaseUrl).hostname,
-    spireServerAddress: env.SPIRE_SERVER_ADDRESS || 'spire-server:8081',
+    enabled: options.enabled,
+    socketPath: options.socketPath || 'unix:///run/spire/sockets/agent.sock',
+    trustDomain: options.trustDomain || new URL(mainBaseUrl).hostname,
+    spireServerAddress: options.spireServerAddress || 'spire-server:8081',
     baseUrl: showcaseBaseUrl,
   };
 }

@@ -29,7 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-
 /** The OID4VCI issuer at `{base}/oid4vci` and its authorization server (decisions section 8). */
 export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { settings, pki } = ctx.issuer;
-  const userList = demoUsers(ctx.config.env);
+  const userList = demoUsers(ctx.config.demo);
   const users = new Map(userList.map((u) => [u.id, u]));
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
   // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.

@@ -115,7 +115,10 @@ async function assemble(
   );
   const securityEvents = new SecurityEvents(feed, keys, settings);
   const catalog = Catalog.load(CONTENT_DIR);
-  const runners = defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.env, config.showcaseBaseUrl));
+  const runners = defaultFlowRunners(
+    settings.claimGrantType,
+    flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl),
+  );
   const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // The server's own calls during flow runs carry this secret and are never rate limited; it comes from
   // the key ring, so a run's call that a load balancer sends to another instance is recognised there too.

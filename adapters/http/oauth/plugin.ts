@@ -69,11 +69,11 @@ const AUTHORIZE_PARAMS = [
 export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = ctx.config.baseUrl;
   const pkjwt = ctx.keys;
-  const clients = demoClients(base, ctx.config.env, {
+  const clients = demoClients(base, ctx.config.demo, {
     public: pkjwt.jwks('published:pkjwt-app').keys,
     private: pkjwt.publishedPrivateJwks('published:pkjwt-app').keys,
   });
-  const users = demoUsers(ctx.config.env);
+  const users = demoUsers(ctx.config.demo);
   const deps = new OAuthDeps(
     ctx.log,
     ctx.keys,

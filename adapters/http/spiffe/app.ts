@@ -45,7 +45,7 @@ export async function createSpiffeService(config: Config, options: SpiffeService
   const clock = options.clock ?? systemClock;
   mkdirSync(config.dataDir, { recursive: true });
   const log = new SqliteEventLog(join(config.dataDir, 'spiffe.db'));
-  const settings = spiffeSettings(config.env, config.baseUrl, config.showcaseBaseUrl);
+  const settings = spiffeSettings(config.spiffe, config.baseUrl, config.showcaseBaseUrl);
   const identity = new WorkloadIdentity(log, settings, clock, {
     connector: options.connector ?? new GrpcWorkloadApiConnector(),
     dialer: options.dialer ?? tlsDialer,

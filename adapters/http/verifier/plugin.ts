@@ -19,8 +19,8 @@ const requestObjectResponse = textBody(
 const tags = ['oid4vp'];
 
 /** MDOC_IACA_ROOT_PEM (PEM text or a file path): mdoc roots the verifier trusts besides our issuer's IACA. */
-const extraIacaRoots = (env: Record<string, string | undefined>) =>
-  pemCertificatesOf(env.MDOC_IACA_ROOT_PEM, (reason) => {
+const extraIacaRoots = (pem: string | undefined) =>
+  pemCertificatesOf(pem, (reason) => {
     throw new Error(`MDOC_IACA_ROOT_PEM ${reason}`);
   });
 
@@ -34,7 +34,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
   );
   const trust = {
     ...ctx.credentialTrust,
-    iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.env)],
+    iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.mdocIacaRootPem)],
   };
   const verifier = new VerifierService(ctx.log, ctx.keys, pki, settings, trust, ctx.clock);
   // Request objects of this verifier chain to its CA: the looking glass may call them verified.
