@@ -1,5 +1,5 @@
 import { CLOCK_SKEW_S, failedTimeClaim, isFreshIssuedAt } from '../crypto/time-claims.ts';
-import { compactVerify, importJWK, type JWK } from 'jose';
+import { SignJWT, compactVerify, importJWK, type JWK } from 'jose';
 import { decodeJwtClaims, decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { didJwkToJwk, didKeyToJwk, publicJwkOf } from '../credentials/keys/index.ts';
 import { OAuthError } from '../errors.ts';
@@ -138,4 +138,53 @@ export function checkProofSet(proofs: CheckedProof[]): string {
   if (nonces.size !== 1)
     throw new OAuthError('invalid_nonce', 'All proofs of one request must carry the same c_nonce', 400);
   return proofs[0].nonce;
+}
+
+// ----- the client side: creating key proofs (the wallet, the flow runners) -----
+
+/** The key a wallet proves possession of (and has its credential bound to). */
+export interface ProofKey {
+  alg: string;
+  privateKey: CryptoKey | Uint8Array | import('node:crypto').KeyObject;
+  publicJwk: JWK;
+}
+
+/** What a key proof says (OpenID4VCI 1.0 Appendix F.1). */
+export interface KeyProofClaims {
+  /** The credential issuer. */
+  aud: string;
+  iat: number;
+  /** The c_nonce from the nonce endpoint. */
+  nonce?: string;
+  /** The client id, except for anonymous pre-authorized access. */
+  iss?: string;
+}
+
+/**
+ * The client side of a JWT key proof, for the wallet and the flow runners alike: `typ`
+ * openid4vci-proof+jwt, the public key in `jwk`, and a key attestation in the header when there is one.
+ * `checkProof` below is the issuer's side of the same rules.
+ */
+export function keyProofHeader(key: ProofKey, keyAttestation?: string): Record<string, unknown> & { alg: string } {
+  return {
+    alg: key.alg,
+    typ: PROOF_TYP,
+    jwk: key.publicJwk,
+    ...(keyAttestation ? { key_attestation: keyAttestation } : {}),
+  };
+}
+
+export function keyProofPayload(claims: KeyProofClaims): Record<string, unknown> {
+  return {
+    aud: claims.aud,
+    iat: claims.iat,
+    ...(claims.nonce ? { nonce: claims.nonce } : {}),
+    ...(claims.iss ? { iss: claims.iss } : {}),
+  };
+}
+
+export function signKeyProof(key: ProofKey, claims: KeyProofClaims, keyAttestation?: string): Promise<string> {
+  return new SignJWT(keyProofPayload(claims))
+    .setProtectedHeader(keyProofHeader(key, keyAttestation))
+    .sign(key.privateKey as CryptoKey);
 }

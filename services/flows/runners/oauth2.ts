@@ -1,5 +1,6 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from 'jose';
-import { createHash, randomBytes } from 'node:crypto';
+import { signDPoPProof } from '../../dpop/create.ts';
+import { randomBytes } from 'node:crypto';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { authorizeAsPerson, b64url, basic, checkAuthorizationResponse, demoClient, pkcePair } from './oauth-helpers.ts';
 
@@ -8,17 +9,9 @@ const RESOURCE = '/oauth2/resource';
 /** A fresh DPoP key and proofs over it (RFC 9449 §4.2): htm, htu, a new jti, ath when a token goes with it. */
 async function dpopProver(nowS: () => number) {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const jwk = await exportJWK(publicKey);
+  const key = { alg: 'ES256', privateKey, publicJwk: await exportJWK(publicKey) };
   return (htm: string, htu: string, accessToken?: string) =>
-    new SignJWT({
-      htm,
-      htu,
-      jti: b64url(randomBytes(16)),
-      ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
-    })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
-      .setIssuedAt(nowS())
-      .sign(privateKey);
+    signDPoPProof(key, { method: htm, url: htu, nowS: nowS(), ...(accessToken ? { accessToken } : {}) });
 }
 type DpopProver = Awaited<ReturnType<typeof dpopProver>>;
 

@@ -1,4 +1,5 @@
-import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { signKeyProof } from '../../issuer/proofs.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { authorizeAsPerson } from './oauth-helpers.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
@@ -72,11 +73,10 @@ export async function preAuthorized(
   expectStatus(nonce.status, 200, 'nonce');
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const publicJwk = await exportJWK(publicKey);
-  const proof = await new SignJWT({ nonce: nonce.body.c_nonce })
-    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: publicJwk })
-    .setAudience(metadata.body.credential_issuer)
-    .setIssuedAt(run.nowS())
-    .sign(privateKey);
+  const proof = await signKeyProof(
+    { alg: 'ES256', privateKey, publicJwk },
+    { aud: metadata.body.credential_issuer, iat: run.nowS(), nonce: nonce.body.c_nonce },
+  );
   const authorization = { authorization: `Bearer ${token.body.access_token}` };
   let issued = await run.http.send(
     'Credential request with a key proof',
@@ -190,11 +190,10 @@ async function authorizationCode(run: RunContext): Promise<void> {
   const identifier = token.body.authorization_details?.[0]?.credential_identifiers?.[0];
   const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' });
   const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const proof = await new SignJWT({ nonce: nonce.body.c_nonce, iss: clientId })
-    .setProtectedHeader({ alg: 'ES256', typ: 'openid4vci-proof+jwt', jwk: await exportJWK(publicKey) })
-    .setAudience(metadata.body.credential_issuer)
-    .setIssuedAt(run.nowS())
-    .sign(privateKey);
+  const proof = await signKeyProof(
+    { alg: 'ES256', privateKey, publicJwk: await exportJWK(publicKey) },
+    { aud: metadata.body.credential_issuer, iat: run.nowS(), nonce: nonce.body.c_nonce, iss: clientId },
+  );
   const issued = await run.http.send(
     'Credential request by credential_identifier',
     metadata.body.credential_endpoint,

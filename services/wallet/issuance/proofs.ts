@@ -1,4 +1,5 @@
 import { SignJWT, importJWK, type JWK } from 'jose';
+import { keyProofHeader, keyProofPayload, signKeyProof } from '../../issuer/proofs.ts';
 import { generateHolderKey, publicJwkOf, type KeyPair } from '../../credentials/keys/index.ts';
 import { randomToken } from '../../crypto/random.ts';
 import type { ExchangeRecorder } from '../exchange.ts';
@@ -61,19 +62,16 @@ export async function keyProofs(input: {
 }): Promise<string[]> {
   const proofs: string[] = [];
   for (const [index, key] of input.keys.entries()) {
-    const header = {
-      alg: key.alg,
-      typ: 'openid4vci-proof+jwt',
-      jwk: publicJwkOf(key.publicJwk),
-      ...(input.keyAttestation ? { key_attestation: input.keyAttestation } : {}),
-    };
-    const payload = {
+    const proofKey = { alg: key.alg, privateKey: key.privateKey, publicJwk: publicJwkOf(key.publicJwk) };
+    const claims = {
       aud: input.audience,
       iat: input.nowS,
       ...(input.nonce ? { nonce: input.nonce } : {}),
       ...(input.clientId ? { iss: input.clientId } : {}),
     };
-    proofs.push(await new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey));
+    const header = keyProofHeader(proofKey, input.keyAttestation);
+    const payload = keyProofPayload(claims);
+    proofs.push(await signKeyProof(proofKey, claims, input.keyAttestation));
     input.recorder.explain({
       kind: 'openid4vci-proof+jwt',
       header: {

@@ -1,8 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { signDPoPProof } from '../../dpop/create.ts';
 import type { HopStep } from '../../../machines/wallet-exchange.ts';
 import type { KeyPair } from '../../credentials/keys/index.ts';
-import { randomToken } from '../../crypto/random.ts';
 import type { ExchangeRecorder } from '../exchange.ts';
 import { UpstreamError, upstreamErrorToken, type OutboundHttp, type OutboundResponse } from '../outbound.ts';
 
@@ -43,24 +42,17 @@ export interface AttestationState {
 }
 
 const MAX_TEXT = 1024 * 1024;
-const htuOf = (url: string) => {
-  const u = new URL(url);
-  return `${u.origin}${u.pathname}`;
-};
 
 /** A DPoP proof (RFC 9449 §4.2): fresh `jti`, `ath` when an access token goes with it, the server's nonce when known. */
-export async function dpopProof(state: DpopState, method: string, url: string, accessToken?: string): Promise<string> {
+export function dpopProof(state: DpopState, method: string, url: string, accessToken?: string): Promise<string> {
   const nonce = state.nonces.get(new URL(url).origin);
-  return new SignJWT({
-    htm: method,
-    htu: htuOf(url),
-    jti: randomToken(16),
+  return signDPoPProof(state.key, {
+    method,
+    url,
+    nowS: state.nowS(),
+    ...(accessToken ? { accessToken } : {}),
     ...(nonce ? { nonce } : {}),
-    ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
-  })
-    .setProtectedHeader({ alg: state.key.alg, typ: 'dpop+jwt', jwk: state.key.publicJwk })
-    .setIssuedAt(state.nowS())
-    .sign(state.key.privateKey);
+  });
 }
 
 /**
