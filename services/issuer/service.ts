@@ -1,4 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { StatelessValues } from './stateless-values.ts';
+import {
+  hash,
+  isNotificationDescription,
+  offerOf,
+  requestedConfiguration,
+  sameHash,
+  sixDigits,
+} from './request-rules.ts';
+import { statusDocument } from './status.ts';
 import { verifierMatches } from '../oauth/pkce.ts';
 import { sameText } from '../crypto/compare.ts';
 import type { JWK } from 'jose';
@@ -7,7 +17,7 @@ import { singleUseMachine } from '../../machines/single-use.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
-import { randomBytes, randomToken, sha256 } from '../crypto/random.ts';
+import { randomToken, sha256 } from '../crypto/random.ts';
 import { checkDPoP } from '../dpop/check.ts';
 import { DPoPError, type VerifiedProof } from '../dpop/proof.ts';
 import {
@@ -31,7 +41,7 @@ import {
   type AttestedKeyLevels,
 } from './attestation.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
-import { BATCH_SIZE, NONCE_TTL_S, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
+import { BATCH_SIZE, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
 
 export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const KEY_SET = 'oid4vci';
@@ -60,74 +70,6 @@ export interface PresentedRequest {
   clientAttestationPop?: string | string[];
 }
 
-const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
-/** Codes and ids that name their offer (`<offer_id>.<secret>`), so no lookup table is needed. */
-const offerOf = (value: unknown) =>
-  typeof value === 'string' && /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value)
-    ? value.split('.')[0]
-    : undefined;
-const sameHash = (value: string, stored: string | undefined) => stored !== undefined && sameText(hash(value), stored);
-/**
- * The id-field rule of a credential request (OpenID4VCI 1.0 §8.2): with credential_identifiers in the
- * token, exactly credential_identifier; otherwise exactly credential_configuration_id.
- */
-function requestedConfiguration(req: Record<string, unknown>, details: unknown): string {
-  const identifiers = new Map<string, string>();
-  for (const d of Array.isArray(details) ? details : [])
-    for (const id of (d as { credential_identifiers?: string[] }).credential_identifiers ?? [])
-      identifiers.set(id, String((d as { credential_configuration_id?: string }).credential_configuration_id));
-  const hasId = req.credential_identifier !== undefined;
-  const hasConfig = req.credential_configuration_id !== undefined;
-  if (hasId && hasConfig)
-    throw new OAuthError(
-      'invalid_credential_request',
-      'Send exactly one of credential_configuration_id and credential_identifier',
-      400,
-    );
-  if (identifiers.size > 0) {
-    if (!hasId || hasConfig)
-      throw new OAuthError(
-        'invalid_credential_request',
-        'This token carries credential_identifiers: send credential_identifier (and no credential_configuration_id)',
-        400,
-      );
-    const configuration = identifiers.get(String(req.credential_identifier));
-    if (!configuration)
-      throw new OAuthError(
-        'unknown_credential_identifier',
-        'The credential_identifier is not one the token was issued for',
-        400,
-      );
-    return configuration;
-  }
-  if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
-  if (!hasConfig)
-    throw new OAuthError(
-      'invalid_credential_request',
-      'Send exactly one of credential_configuration_id and credential_identifier',
-      400,
-    );
-  return String(req.credential_configuration_id);
-}
-
-/**
- * The status name of an issuance state (decisions §8): the login and the code wait under
- * `authorization_requested` until a token is issued, and an offer burned by wrong transaction codes
- * says so (`tx_code_burned`) instead of looking lapsed.
- */
-function statusName(state: string, expiredReason: string | undefined): string {
-  if (state === 'authorizing' || state === 'code_issued') return 'authorization_requested';
-  if (state === 'expired' && expiredReason === 'tx_code_burned') return 'tx_code_burned';
-  return state;
-}
-const TERMINAL_STATUSES = new Set(['expired', 'tx_code_burned', 'notified']);
-
-/** OpenID4VCI 1.0 §11.1: event_description is text of %x20-21 / %x23-5B / %x5D-7E only. */
-export const isNotificationDescription = (value: unknown): value is string =>
-  typeof value === 'string' && /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/.test(value);
-
-const sixDigits = () => String(randomBytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
-
 /**
  * The OID4VCI issuer and its authorization server for the pre-authorized code flow (decisions
  * section 8): offers, token, nonce, credential and notification, each offer an `issuance:<id>`
@@ -139,6 +81,8 @@ export class IssuerService {
   /** Separate nonce sources for the authorization server and the resource (credential) side. */
   readonly asNonces: DPoPNonces;
   readonly rsNonces: DPoPNonces;
+  /** c_nonces and attestation challenges. */
+  private readonly values: StatelessValues;
 
   constructor(
     log: EventLog,
@@ -153,6 +97,7 @@ export class IssuerService {
     this.once = new ActorRuntime(log, singleUseMachine, 'once');
     this.asNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-as');
     this.rsNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-rs');
+    this.values = new StatelessValues(keys.secret('c-nonce'), clock, (purpose, value) => this.useOnce(purpose, value));
   }
 
   /** Where attestations come from: the demo attester CA, and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM. */
@@ -163,7 +108,7 @@ export class IssuerService {
       nowMs: this.clock.now(),
       useOnce: (purpose, value) => this.useOnce(purpose, value),
       spendChallenge: (challenge) =>
-        this.spendStateless('attestation-challenge', challenge).then(
+        this.values.spend('attestation-challenge', challenge).then(
           () => true,
           () => false,
         ),
@@ -178,7 +123,7 @@ export class IssuerService {
 
   /** `POST /oid4vci/challenge`: an attestation_challenge for the client attestation PoP. */
   challenge(): { attestation_challenge: string } {
-    return { attestation_challenge: this.statelessValue('attestation-challenge') };
+    return { attestation_challenge: this.values.issue('attestation-challenge') };
   }
 
   private async useOnce(purpose: string, value: string): Promise<boolean> {
@@ -308,33 +253,7 @@ export class IssuerService {
   async status(offerId: string) {
     const { snapshot, version } = await this.offers.get(offerId);
     if (version === 0) throw notFound('No such credential offer');
-    const c: IssuanceContext = snapshot.context;
-    const lapsed =
-      snapshot.value !== 'expired' &&
-      c.expiresAt <= this.clock.now() &&
-      (snapshot.value === 'offered' || snapshot.value === 'offer_fetched');
-    const status = lapsed ? 'expired' : statusName(String(snapshot.value), c.expiredReason);
-    const expiredReason = lapsed ? 'lapsed' : c.expiredReason;
-    return {
-      status,
-      terminal: TERMINAL_STATUSES.has(status),
-      ...(expiredReason ? { expired_reason: expiredReason } : {}),
-      grant: c.grant,
-      // Who started it: the issuer's offer, or the wallet on its own (PAR without issuer_state).
-      requested_by: c.codeHash || c.issuerStateHash ? 'offer' : 'wallet',
-      ...(c.clientId ? { client_id: c.clientId } : {}),
-      attested: c.attested === true || c.par?.attested === true,
-      challenge_used: c.challengeUsed === true,
-      ...(c.tokenType ? { token_type: c.tokenType } : {}),
-      dpop_nonce_challenges: c.dpopNonceChallenges,
-      ...(c.configurationId ? { configuration_id: c.configurationId } : {}),
-      ...(c.proofCount !== undefined ? { proof_count: c.proofCount, holder_jkts: c.holderJkts } : {}),
-      ...(c.keyAttestation ? { key_attestation: c.keyAttestation } : {}),
-      request_encrypted: c.requestEncrypted === true,
-      response_encrypted: c.responseEncrypted === true,
-      ...(c.notificationEvent ? { notification_event: c.notificationEvent } : {}),
-      ...(c.interactionId ? { interaction_id: c.interactionId } : {}),
-    };
+    return statusDocument(String(snapshot.value), snapshot.context, this.clock.now());
   }
 
   // ----- token endpoint -----
@@ -565,30 +484,7 @@ export class IssuerService {
 
   /** A fresh c_nonce: expiry and randomness under an HMAC (no state until it is used). */
   nonce(): { c_nonce: string } {
-    return { c_nonce: this.statelessValue('c-nonce') };
-  }
-
-  /** `<exp>.<random>.<HMAC(purpose, exp.random)>`: needs no storage until it is spent. */
-  private statelessValue(purpose: string): string {
-    const exp = Math.floor(this.clock.now() / 1000) + NONCE_TTL_S;
-    const body = `${exp}.${randomToken(16)}`;
-    return `${body}.${createHmac('sha256', this.keys.secret('c-nonce')).update(`${purpose}:${body}`).digest('base64url')}`;
-  }
-
-  /** Known (our HMAC for this purpose), not expired, and not used before: then spent. */
-  private async spendStateless(purpose: string, value: string): Promise<void> {
-    const [exp, random, mac] = value.split('.');
-    const expected = createHmac('sha256', this.keys.secret('c-nonce'))
-      .update(`${purpose}:${exp}.${random}`)
-      .digest('base64url');
-    const invalid = (why: string) => new OAuthError('invalid_nonce', why, 400);
-    if (!mac || !sameText(mac, expected)) throw invalid(`The ${purpose} value is not one this issuer gave out`);
-    if (Number(exp) <= this.clock.now() / 1000) throw invalid(`The ${purpose} value has expired; get a new one`);
-    if (!(await this.useOnce(purpose, value))) throw invalid(`The ${purpose} value was already used; get a new one`);
-  }
-
-  private spendNonce(nonce: string): Promise<void> {
-    return this.spendStateless('c-nonce', nonce);
+    return { c_nonce: this.values.issue('c-nonce') };
   }
 
   // ----- credential endpoint -----
@@ -707,7 +603,7 @@ export class IssuerService {
           trust,
         });
     }
-    await this.spendNonce(cNonce);
+    await this.values.spend('c-nonce', cNonce);
     const at = this.clock.now();
     if (loaded.snapshot.context.deferred) {
       const transactionId = `${offerId}.${randomToken(16)}`;
