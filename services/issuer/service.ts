@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto';
+import type { GrantContext } from './token/context.ts';
+import { PRE_AUTHORIZED_GRANT, tokenResponse } from './token/grants.ts';
+import { mintAccessToken } from './token/mint.ts';
 import { StatelessValues } from './stateless-values.ts';
 import {
   hash,
@@ -9,14 +12,13 @@ import {
   sixDigits,
 } from './request-rules.ts';
 import { statusDocument } from './status.ts';
-import { verifierMatches } from '../oauth/pkce.ts';
 import { sameText } from '../crypto/compare.ts';
 import type { JWK } from 'jose';
-import { issuanceMachine, TX_CODE_ATTEMPTS, type IssuanceContext } from '../../machines/issuance.ts';
+import { issuanceMachine } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
-import { signJwt, verifyOwnJwtSync } from '../crypto/jws.ts';
+import { verifyOwnJwtSync } from '../crypto/jws.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { checkDPoP } from '../dpop/check.ts';
 import { DPoPError, type VerifiedProof } from '../dpop/proof.ts';
@@ -41,9 +43,9 @@ import {
   type AttestedKeyLevels,
 } from './attestation.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
-import { BATCH_SIZE, OFFER_TTL_S, TOKEN_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
+import { BATCH_SIZE, OFFER_TTL_S, type IssuerPki, type IssuerSettings } from './settings.ts';
 
-export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+export { PRE_AUTHORIZED_GRANT };
 const KEY_SET = 'oid4vci';
 
 export interface OfferInput {
@@ -273,70 +275,32 @@ export class IssuerService {
     );
   }
 
-  async token(form: Record<string, string | undefined>, request: PresentedRequest) {
-    const grant = form.grant_type;
-    if (grant === 'authorization_code') return this.redeemCode(form, request);
-    if (grant !== PRE_AUTHORIZED_GRANT)
-      throw new OAuthError(
-        'unsupported_grant_type',
-        'This authorization server issues tokens for the pre-authorized_code and authorization_code grants only',
-        400,
-      );
-    const code = form['pre-authorized_code'];
-    // Client attestation first: a request that fails later has still spent its PoP jti.
-    const attested = await this.attestedClient(request);
-    if (!code) throw invalidRequest('pre-authorized_code is required');
-    const proof = await this.recordingChallenges(offerOf(code), 'as', () => this.dpop(request, 'as'));
-    const offerId = offerOf(code);
-    const loaded = offerId ? await this.offers.get(offerId) : undefined;
-    const c = loaded?.snapshot.context;
-    const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
-    if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash))
-      throw invalidGrant('The pre-authorized code is unknown');
-    if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched')
-      throw invalidGrant('The pre-authorized code was already used, burned or has expired');
-    if (c.expiresAt <= this.clock.now()) {
-      await this.recordLapse(offerId);
-      throw invalidGrant('The pre-authorized code has expired');
-    }
-    const txCode = form.tx_code;
-    if (c.txCodeHash && txCode === undefined) throw invalidRequest('tx_code is required for this offer');
-    if (!c.txCodeHash && txCode !== undefined) throw invalidRequest('This offer has no tx_code');
-    if (c.txCodeHash && !sameHash(txCode!, c.txCodeHash)) throw invalidGrant(await this.rejectTxCode(offerId));
-    this.requireHaipClient(c.configurationIds, attested, proof);
-    // Every other check passed: only now is the code consumed (the token_issued transition).
-    const minted = await this.mintToken(offerId, c, {
-      proof,
-      ...(attested ? { clientId: attested.clientId, attested } : {}),
-    });
-    if (!minted) throw invalidGrant('The pre-authorized code was already used');
-    return minted;
+  /** `POST /oid4vci/token`: the grant's handler from the table (token/grants.ts). */
+  token(form: Record<string, string | undefined>, request: PresentedRequest) {
+    return tokenResponse(this.grantContext, form, request);
   }
 
-  /**
-   * A wrong tx_code is decided in the offer's turn, one at a time: the count of attempts left comes from
-   * the state after this rejection, so concurrent guesses each hear the truth.
-   */
-  private async rejectTxCode(offerId: string): Promise<string> {
-    const outcome = await this.offers.execute(offerId, { type: 'issuance.tx_code_rejected', at: this.clock.now() });
-    if (!outcome.accepted) return 'The pre-authorized code was already used, burned or has expired';
-    const left = TX_CODE_ATTEMPTS - outcome.snapshot.context.txCodeFailures;
-    return left > 0
-      ? `The tx_code is wrong (${left} attempt(s) left)`
-      : 'The tx_code is wrong; the pre-authorized code is burned';
+  /** What the grant handlers use of the issuer. */
+  private get grantContext(): GrantContext {
+    return {
+      offers: this.offers,
+      clock: this.clock,
+      attestedClient: (request) => this.attestedClient(request),
+      dpop: (offerId, request) => this.recordingChallenges(offerId, 'as', () => this.dpop(request, 'as')),
+      recordLapse: (offerId) => this.recordLapse(offerId),
+      requireHaipClient: (ids, attested, proof) => this.requireHaipClient(ids, attested, proof),
+      mintToken: (offerId, c, options) =>
+        mintAccessToken(
+          { keys: this.keys, settings: this.settings, clock: this.clock, offers: this.offers },
+          offerId,
+          c,
+          options,
+        ),
+    };
   }
 
-  /**
-   * An access token for the offer (at+jwt, ES256, aud = issuer, cnf.jkt when DPoP-bound), recorded as
-   * the token_issued transition; undefined when that transition was refused (code already used).
-   * With authorization_details the token carries credential_identifiers (`<configuration>#1`).
-   */
   /** Runs a DPoP check; a use_dpop_nonce challenge it answers is recorded on the issuance, when known. */
-  private async recordingChallenges<T>(
-    offerId: string | undefined,
-    side: 'as' | 'rs',
-    check: () => Promise<T>,
-  ): Promise<T> {
+  async recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T> {
     try {
       return await check();
     } catch (error) {
@@ -353,7 +317,7 @@ export class IssuerService {
   }
 
   /** An offer met after its lifetime is closed in the log (`issuance.expired`, reason lapsed) the first time. */
-  private async recordLapse(offerId: string): Promise<void> {
+  async recordLapse(offerId: string): Promise<void> {
     const { snapshot } = await this.offers.get(offerId);
     if (
       snapshot.value === 'offered' ||
@@ -379,105 +343,6 @@ export class IssuerService {
         401,
       );
     if (!proof) throw new DPoPError('HAIP configurations need a DPoP proof');
-  }
-
-  private async mintToken(
-    offerId: string,
-    c: IssuanceContext,
-    options: { proof?: VerifiedProof; clientId?: string; attested?: AttestedClient },
-  ) {
-    const at = this.clock.now();
-    const scope = c.configurationIds.map((id) => this.settings.configurations.get(id)!.scope).join(' ');
-    const identifiers = c.par?.authorizationDetails
-      ? c.configurationIds.map((id) => ({
-          type: 'openid_credential',
-          credential_configuration_id: id,
-          credential_identifiers: [`${id}#1`],
-        }))
-      : undefined;
-    const iat = Math.floor(at / 1000);
-    const token = signJwt(
-      this.keys.signing(KEY_SET, 'ES256'),
-      { typ: 'at+jwt' },
-      {
-        iss: this.settings.issuer,
-        aud: this.settings.issuer,
-        sub: c.user,
-        iat,
-        exp: iat + TOKEN_TTL_S,
-        jti: randomToken(16),
-        scope,
-        issuance: offerId,
-        ...(options.clientId ? { client_id: options.clientId } : {}),
-        ...(identifiers ? { authorization_details: identifiers } : {}),
-        ...(options.proof ? { cnf: { jkt: options.proof.jkt } } : {}),
-      },
-    );
-    const outcome = await this.offers.execute(offerId, {
-      type: 'issuance.token_issued',
-      at,
-      token_hash: hash(token),
-      token_type: options.proof ? 'DPoP' : 'Bearer',
-      ...(options.proof ? { dpop_jkt: options.proof.jkt } : {}),
-      ...(options.clientId ? { client_id: options.clientId } : {}),
-      scope,
-      ...(options.attested ? { attested: true, challenge_used: options.attested.challengeUsed } : {}),
-    });
-    if (!outcome.accepted) return undefined;
-    return {
-      access_token: token,
-      token_type: options.proof ? 'DPoP' : 'Bearer',
-      expires_in: TOKEN_TTL_S,
-      scope,
-      ...(identifiers ? { authorization_details: identifiers } : {}),
-    };
-  }
-
-  /** The authorization_code grant (RFC 6749 §4.1.3 with RFC 7636 and RFC 9449): the PAR's client, redirect_uri, verifier and DPoP key. */
-  private async redeemCode(form: Record<string, string | undefined>, request: PresentedRequest) {
-    const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
-    const code = form.code;
-    if (!code) throw invalidRequest('code is required');
-    const attested = await this.attestedClient(request);
-    const clientId = attested?.clientId ?? form.client_id;
-    if (!clientId) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
-    if (attested && form.client_id !== undefined && form.client_id !== attested.clientId)
-      throw new OAuthError('invalid_client', 'client_id differs from the attested client', 401);
-    const proof = await this.recordingChallenges(offerOf(code), 'as', () => this.dpop(request, 'as'));
-    const offerId = offerOf(code);
-    const loaded = offerId ? await this.offers.get(offerId) : undefined;
-    const c = loaded?.snapshot.context;
-    if (
-      !offerId ||
-      !loaded ||
-      !c ||
-      loaded.snapshot.value !== 'code_issued' ||
-      !sameHash(code, c.authCodeHash) ||
-      !c.par
-    )
-      throw invalidGrant('The authorization code is unknown or was already used');
-    if ((c.authCodeExpiresAt ?? 0) <= this.clock.now()) throw invalidGrant('The authorization code has expired');
-    if (clientId !== c.par.clientId) throw invalidGrant('The code was issued to another client');
-    if (c.par.attested && !attested)
-      throw new OAuthError(
-        'invalid_client',
-        'The pushed request was attested: the token request needs the client attestation too',
-        401,
-      );
-    this.requireHaipClient(c.configurationIds, attested, proof);
-    if (form.redirect_uri !== c.par.redirectUri)
-      throw invalidGrant('redirect_uri differs from the pushed authorization request');
-    if (!verifierMatches(form.code_verifier, c.par.codeChallenge))
-      throw invalidGrant('The code_verifier does not match the code_challenge (S256)');
-    if (c.par.dpopJkt && proof?.jkt !== c.par.dpopJkt)
-      throw new DPoPError('The DPoP key is not the one bound at the pushed authorization request (dpop_jkt)');
-    const minted = await this.mintToken(offerId, c, {
-      proof,
-      clientId: c.par.clientId,
-      ...(attested ? { attested } : {}),
-    });
-    if (!minted) throw invalidGrant('The authorization code was already used');
-    return minted;
   }
 
   // ----- nonce endpoint -----
