@@ -8,14 +8,14 @@ const LINE_BREAKS = /\r\n|[\n\r\u0085\u2028\u2029]/g;
 const oneLine = (s: string) => s.replace(LINE_BREAKS, ' ');
 const longestBacktickRun = (s: string) => Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
 
-/** Backtick run lengths in a line of markdown: a run opens a code span only if another of its length follows. */
-type BacktickRuns = Map<number, number>;
-function countBacktickRuns(texts: string[]): BacktickRuns {
-  const runs: BacktickRuns = new Map();
-  for (const text of texts)
-    for (const run of text.match(/`+/g) ?? []) runs.set(run.length, (runs.get(run.length) ?? 0) + 1);
-  return runs;
-}
+/**
+ * How many backtick runs a line of markdown holds (text and code spans together). A lone run can never
+ * open a code span; with any other run in the line, even one an escape or a fence sits next to, every
+ * run of text is escaped (the escaped backslash of one run can join the next run's backticks).
+ */
+type BacktickRuns = number;
+const countBacktickRuns = (texts: string[]): BacktickRuns =>
+  texts.reduce((n, text) => n + (text.match(/`+/g)?.length ?? 0), 0);
 
 /** Neither whitespace nor punctuation (CommonMark 6.2): an underscore run between two of these cannot open or close emphasis. */
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
@@ -25,24 +25,17 @@ const intraword = (text: string, at: number, length: number) =>
 /**
  * Text: escaped only where a character would start markup (CommonMark): `*`, brackets, `<`, `|`, `~`
  * and backslashes always; `_` unless it stands inside a word (`identity_assertion` stays as it is); a
- * backtick run only when another run of its length in the same line could close it. Entity references
+ * backtick run unless it is the only one in its line. Entity references
  * are neutralised and line breaks become spaces.
  */
 function escapeMd(text: string, runs: BacktickRuns = countBacktickRuns([text])): string {
-  return (
-    oneLine(text)
-      .replace(/[\\*[\]<>|~]/g, '\\$&')
-      .replace(/_+/g, (run: string, at: number, whole: string) =>
-        intraword(whole, at, run.length) ? run : run.replace(/_/g, '\\_'),
-      )
-      // A run at either end of the text could also join a neighbouring code span's fence.
-      .replace(/`+/g, (run: string, at: number, whole: string) =>
-        (runs.get(run.length) ?? 0) > 1 || at === 0 || at + run.length === whole.length
-          ? run.replace(/`/g, '\\`')
-          : run,
-      )
-      .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')
-  );
+  return oneLine(text)
+    .replace(/[\\*[\]<>|~]/g, '\\$&')
+    .replace(/_+/g, (run: string, at: number, whole: string) =>
+      intraword(whole, at, run.length) ? run : run.replace(/_/g, '\\_'),
+    )
+    .replace(/`+/g, (run: string) => (runs > 1 ? run.replace(/`/g, '\\`') : run))
+    .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
 }
 
 /** A line that would open a block (`#`, `>`, `-`, `+`, `=`, `1.`, indentation) is made to read as text. */
