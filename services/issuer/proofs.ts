@@ -93,10 +93,8 @@ export function checkProofClaims(claims: Record<string, unknown>, context: Proof
     throw invalidProof(
       `The proof iat is missing, older than ${PROOF_MAX_AGE_S} s or more than ${CLOCK_SKEW_S} s in the future`,
     );
-  if (failedTimeClaim(claims, now))
-    throw invalidProof(
-      `The proof ${failedTimeClaim(claims, now)} claim is outside its window (clock skew ${CLOCK_SKEW_S} s)`,
-    );
+  const late = failedTimeClaim(claims, now);
+  if (late) throw invalidProof(`The proof ${late} claim is outside its window (clock skew ${CLOCK_SKEW_S} s)`);
   if (context.clientId !== undefined && claims.iss !== context.clientId)
     throw invalidProof('The proof iss must be the client the token was issued to');
   if (typeof claims.nonce !== 'string' || claims.nonce === '')

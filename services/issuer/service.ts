@@ -100,6 +100,7 @@ export class IssuerService {
     this.asNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-as');
     this.rsNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-rs');
     this.values = new StatelessValues(keys.secret('c-nonce'), clock, (purpose, value) => this.useOnce(purpose, value));
+    this.grantContext = this.buildGrantContext();
   }
 
   /** Where attestations come from: the demo attester CA, and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM. */
@@ -280,8 +281,10 @@ export class IssuerService {
     return tokenResponse(this.grantContext, form, request);
   }
 
-  /** What the grant handlers use of the issuer. */
-  private get grantContext(): GrantContext {
+  /** What the grant handlers use of the issuer: built once (at the end of the constructor), not per token request. */
+  private readonly grantContext: GrantContext;
+
+  private buildGrantContext(): GrantContext {
     return {
       offers: this.offers,
       clock: this.clock,
