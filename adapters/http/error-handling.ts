@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { OAuthError } from '../../services/errors.ts';
+import { OAuthError, oauthError } from '../../services/errors.ts';
 import { StoreUnavailable } from '../../services/event-log.ts';
 import { buildResponseSerializer } from './response-serializer.ts';
 
@@ -33,33 +33,29 @@ const allowedMethods = (app: FastifyInstance, path: string) =>
 function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
   if (error instanceof StoreUnavailable)
-    return new OAuthError('temporarily_unavailable', 'The event store cannot be reached right now; try again', 503);
+    return oauthError('temporarily_unavailable', 'The event store cannot be reached right now; try again');
   const e = error as FastifyError;
-  if (e.validation) return new OAuthError('invalid_request', describeValidation(e), 400);
+  if (e.validation) return oauthError('invalid_request', describeValidation(e));
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new OAuthError('invalid_request', 'The request body is larger than this endpoint accepts', 413);
+      return oauthError('invalid_request:content_too_large', 'The request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new OAuthError('invalid_request', 'Unsupported Content-Type for this endpoint', 415);
+      return oauthError('invalid_request:unsupported_media_type', 'Unsupported Content-Type for this endpoint');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new OAuthError('invalid_request', 'The JSON body is empty', 400);
+      return oauthError('invalid_request', 'The JSON body is empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new OAuthError('invalid_request', 'The request body could not be parsed', 400);
+      return oauthError('invalid_request', 'The request body could not be parsed');
     case 'FST_ERR_BAD_URL':
-      return new OAuthError(
-        'invalid_request',
-        'The URL is not valid (a percent-encoding in the path does not decode)',
-        400,
-      );
+      return oauthError('invalid_request', 'The URL is not valid (a percent-encoding in the path does not decode)');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new OAuthError('invalid_request', 'A path segment is longer than 100 characters', 414);
+      return oauthError('invalid_request:uri_too_long', 'A path segment is longer than 100 characters');
   }
-  if (e instanceof SyntaxError) return new OAuthError('invalid_request', 'The request body could not be parsed', 400);
+  if (e instanceof SyntaxError) return oauthError('invalid_request', 'The request body could not be parsed');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return new OAuthError('invalid_request', 'The request could not be processed', e.statusCode);
+    return OAuthError.fromHttpStatus(e.statusCode, 'The request could not be processed');
   }
-  return new OAuthError('server_error', 'The server met an unexpected condition', 500);
+  return oauthError('server_error', 'The server met an unexpected condition');
 }
 
 function describeValidation(e: FastifyError): string {
@@ -104,11 +100,14 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     const problem = hostHeaderProblem(request);
     if (!problem) return done();
     reply.header('connection', 'close');
-    sendError(reply, new OAuthError('invalid_request', problem, 400));
+    sendError(reply, oauthError('invalid_request', problem));
   });
   app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify(
-      new OAuthError('invalid_request', 'Only Expect: 100-continue is understood (RFC 9110 §10.1.1)', 417).toJSON(),
+      oauthError(
+        'invalid_request:expectation_failed',
+        'Only Expect: 100-continue is understood (RFC 9110 §10.1.1)',
+      ).toJSON(),
     );
     res.writeHead(417, {
       'content-type': 'application/json; charset=utf-8',
@@ -122,8 +121,7 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     let mapped = toOAuthError(error);
     // A route may say how to fix a malformed request; the error then names the fix.
     const hint = (request.routeOptions.config as { fixHint?: string } | undefined)?.fixHint;
-    if (hint && error.validation)
-      mapped = new OAuthError(mapped.error, `${mapped.description}. ${hint}`, mapped.status);
+    if (hint && error.validation) mapped = mapped.withDescription(`${mapped.description}. ${hint}`);
     if (mapped.status >= 500) request.log.error({ err: error }, 'unhandled error');
     // RFC 9110 §15.5.6: every 405 names what is allowed; a route that refuses without saying gets the router's list.
     if (mapped.status === 405 && !Object.keys(mapped.headers).some((name) => name.toLowerCase() === 'allow'))
@@ -136,11 +134,11 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     const allowed = allowedMethods(app, path);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
-      return sendError(reply, new OAuthError('method_not_allowed', `${request.method} is not allowed on ${path}`, 405));
+      return sendError(reply, oauthError('method_not_allowed', `${request.method} is not allowed on ${path}`));
     }
     if (pages.isPage(decodedPathOf(request.url)) && request.method === 'GET')
       return pages.sendNotFoundPage(request, reply);
-    return sendError(reply, new OAuthError('not_found', `No resource at ${path}`, 404));
+    return sendError(reply, oauthError('not_found', `No resource at ${path}`));
   });
 }
 
@@ -160,22 +158,16 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void 
       socket,
       408,
       'Request Timeout',
-      new OAuthError('invalid_request', 'The request was not received in time', 408),
+      oauthError('invalid_request:request_timeout', 'The request was not received in time'),
     );
   else if (error.code === 'HPE_HEADER_OVERFLOW')
     writeSocketError(
       socket,
       431,
       'Request Header Fields Too Large',
-      new OAuthError('invalid_request', 'The request headers are larger than 16 KiB', 431),
+      oauthError('invalid_request:headers_too_large', 'The request headers are larger than 16 KiB'),
     );
-  else
-    writeSocketError(
-      socket,
-      400,
-      'Bad Request',
-      new OAuthError('invalid_request', 'The HTTP request is malformed', 400),
-    );
+  else writeSocketError(socket, 400, 'Bad Request', oauthError('invalid_request', 'The HTTP request is malformed'));
   socket.destroy();
 }
 
@@ -218,7 +210,7 @@ export function refuseWhileClosing(app: FastifyInstance): { close(): void } {
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     reply.header('connection', 'close');
-    sendError(reply, new OAuthError('temporarily_unavailable', 'The server is shutting down', 503));
+    sendError(reply, oauthError('temporarily_unavailable', 'The server is shutting down'));
   });
   return {
     close: () => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../../services/errors.ts';
+import { oauthError } from '../../services/errors.ts';
 
 /**
  * RFC 6749 §3.2 (and §4.1.3, §4.4.2): token requests are `application/x-www-form-urlencoded`. A route
@@ -13,10 +13,9 @@ export function requireFormBody(request: FastifyRequest, _reply: FastifyReply, d
     .toLowerCase();
   if (type === 'application/x-www-form-urlencoded') return done();
   done(
-    new OAuthError(
+    oauthError(
       'invalid_request',
       'The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded, RFC 6749 §3.2)',
-      400,
     ),
   );
 }

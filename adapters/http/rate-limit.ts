@@ -1,7 +1,7 @@
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameText } from '../../services/crypto/compare.ts';
-import { OAuthError } from '../../services/errors.ts';
+import { oauthError } from '../../services/errors.ts';
 import { isDiscoveryDocument } from './discovery-cors.ts';
 
 /**
@@ -71,10 +71,9 @@ export async function installRateLimit(
       'x-ratelimit-reset': true,
     },
     errorResponseBuilder: (_request, context) =>
-      new OAuthError(
+      oauthError(
         'rate_limited',
         `More than ${context.max} requests a minute from this address; try again in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds`,
-        429,
       ) as never,
   });
 }

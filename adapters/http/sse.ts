@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../../services/errors.ts';
+import { oauthError } from '../../services/errors.ts';
 
 /** Bounds of the Server-Sent Event streams one service holds open. */
 export interface SseLimits {
@@ -69,13 +69,9 @@ export class SseHub {
     const client = request.ip;
     const held = this.perClient.get(client) ?? 0;
     if (held >= this.limits.perClient)
-      throw new OAuthError(
-        'rate_limited',
-        `At most ${this.limits.perClient} open event streams per client address`,
-        429,
-      );
+      throw oauthError('rate_limited', `At most ${this.limits.perClient} open event streams per client address`);
     if (this.open.size >= this.limits.total)
-      throw new OAuthError('rate_limited', 'The server holds as many event streams as it allows; try again later', 429);
+      throw oauthError('rate_limited', 'The server holds as many event streams as it allows; try again later');
 
     reply.hijack();
     const res = reply.raw;

@@ -1,6 +1,4 @@
 import { pemCertificatesOf } from '../pem-env.ts';
-import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import type { JWK } from 'jose';
 import type { Config } from '../config.ts';

@@ -6,7 +6,7 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import { fold, persistedState, restore, step, toMachineEvent } from './fold.ts';
 
@@ -154,7 +154,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
         this.cache.delete(id); // another writer moved the stream: rebuild and decide again
       }
     }
-    throw new OAuthError('temporarily_unavailable', 'The resource is busy; try again', 503);
+    throw oauthError('temporarily_unavailable', 'The resource is busy; try again');
   }
 
   private async load(id: string): Promise<Loaded<M>> {

@@ -3,7 +3,7 @@ import { pollOutcome } from '../../machines/claim-polling.ts';
 import type { AgentRegistry } from '../../projections/agent-registry.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
-import { OAuthError, invalidRequest } from '../errors.ts';
+import { oauthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import { timeOrderedBase32, randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, type AgentAuthSettings } from './settings.ts';
@@ -38,7 +38,7 @@ export type Decision = 'approve' | 'decline';
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
-const POLL_ERRORS: Record<string, string> = {
+const POLL_ERRORS: Record<'expired_token' | 'slow_down' | 'access_denied' | 'authorization_pending', string> = {
   expired_token: 'The user code has expired; start the claim again for a new one',
   slow_down: `Polling faster than every ${CLAIM_POLL_INTERVAL_MS / 1000} seconds; wait longer between polls`,
   access_denied: 'The person declined the claim',
@@ -66,7 +66,7 @@ export class AgentAuthService {
   async register(type: unknown): Promise<Registration> {
     if (type === undefined || type === null || type === '') throw invalidRequest('type is required; use "anonymous"');
     if (type !== 'anonymous') {
-      throw new OAuthError(
+      throw oauthError(
         'unsupported_identity_type',
         'Only the "anonymous" identity type is accepted; this deployment federates with no external agent provider',
       );
@@ -86,7 +86,7 @@ export class AgentAuthService {
       });
       if (outcome.accepted) return this.registration(agentId, claimToken, assertion.jwt);
     }
-    throw new OAuthError('temporarily_unavailable', 'Registration could not be recorded; try again', 503);
+    throw oauthError('temporarily_unavailable', 'Registration could not be recorded; try again');
   }
 
   private registration(agentId: string, claimToken: string, assertion: string): Registration {
@@ -108,7 +108,7 @@ export class AgentAuthService {
     const at = this.clock.now();
     const { agentId, jtiHash } = await this.tokens.verifyAssertion(assertion, at);
     const outcome = await this.agents.execute(agentId, { type: 'agent.assertion_redeemed', at, jtiHash });
-    if (!outcome.accepted) throw new OAuthError('invalid_grant', INVALID_ASSERTION);
+    if (!outcome.accepted) throw oauthError('invalid_grant', INVALID_ASSERTION);
     const scope = scopeFor(outcome.snapshot.value === 'claimed');
     return this.tokenResponse(agentId, scope, at);
   }
@@ -134,7 +134,7 @@ export class AgentAuthService {
       email,
     });
     if (!outcome.accepted) {
-      throw new OAuthError(
+      throw oauthError(
         'invalid_grant',
         outcome.snapshot.value === 'claimed' ? 'The agent is already claimed' : 'The claim token is unknown or revoked',
       );
@@ -162,9 +162,9 @@ export class AgentAuthService {
       replacement = issued;
       return { type: 'agent.claim_polled', at, assertion: issued.record };
     });
-    if (!outcome.accepted) throw new OAuthError('invalid_grant', 'No claim is in progress for this claim token');
+    if (!outcome.accepted) throw oauthError('invalid_grant', 'No claim is in progress for this claim token');
     const result = outcome.snapshot.context.lastPoll!;
-    if (result !== 'granted') throw new OAuthError(result, POLL_ERRORS[result]);
+    if (result !== 'granted') throw oauthError(result, POLL_ERRORS[result]);
     return {
       ...(await this.tokenResponse(agent.agent_id, scopeFor(true), at)),
       identity_assertion: replacement!.jwt,
@@ -190,11 +190,11 @@ export class AgentAuthService {
   async decide(userCode: string, decision: Decision): Promise<string> {
     const hash = this.userCodeHash(userCode);
     const agent = await this.registry.byUserCodeHash(hash);
-    if (!agent) throw new OAuthError('invalid_grant', 'This code is unknown or has expired');
+    if (!agent) throw oauthError('invalid_grant', 'This code is unknown or has expired');
     const at = this.clock.now();
     const type = decision === 'approve' ? 'agent.claim_approved' : 'agent.claim_declined';
     const outcome = await this.agents.execute(agent.agent_id, { type, at, userCodeHash: hash });
-    if (!outcome.accepted) throw new OAuthError('invalid_grant', 'This code is unknown, already used or has expired');
+    if (!outcome.accepted) throw oauthError('invalid_grant', 'This code is unknown, already used or has expired');
     return agent.agent_id;
   }
 
@@ -223,7 +223,7 @@ export class AgentAuthService {
   private async agentByClaimToken(claimToken: string) {
     const agent = await this.registry.byClaimTokenHash(sha256(claimToken));
     if (!agent || agent.standing === 'revoked')
-      throw new OAuthError('invalid_grant', 'The claim token is unknown or revoked');
+      throw oauthError('invalid_grant', 'The claim token is unknown or revoked');
     return agent;
   }
 

@@ -1,7 +1,7 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import { signJwt } from '../crypto/jws.ts';
 import type { IssuedAssertion } from '../../machines/agent.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { verifierOf, type KeyRing } from '../keys.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, type AgentAuthSettings } from './settings.ts';
@@ -64,7 +64,7 @@ export class AgentTokens {
       });
       return { agentId: payload.sub!, jtiHash: sha256(payload.jti!) };
     } catch {
-      throw new OAuthError('invalid_grant', INVALID_ASSERTION);
+      throw oauthError('invalid_grant', INVALID_ASSERTION);
     }
   }
 

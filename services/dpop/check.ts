@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import type { DPoPNonces } from './nonce.ts';
 import { DPoPError, verifyDPoPProof, type VerifiedProof } from './proof.ts';
 
@@ -34,9 +34,13 @@ export async function checkDPoP(
   });
   if (server.nonces && !server.nonces.accepts(decodeJwt(header).nonce)) {
     const who = server.side === 'as' ? 'Authorization server' : 'Resource server';
-    throw new OAuthError('use_dpop_nonce', `${who} requires nonce in DPoP proof`, server.side === 'as' ? 400 : 401, {
-      'dpop-nonce': server.nonces.current(),
-    });
+    throw oauthError(
+      server.side === 'as' ? 'use_dpop_nonce' : 'use_dpop_nonce:at_resource',
+      `${who} requires nonce in DPoP proof`,
+      {
+        'dpop-nonce': server.nonces.current(),
+      },
+    );
   }
   if (!(await server.useOnce('dpop-jti', `${proof.jkt}:${proof.jti}`)))
     throw new DPoPError('The DPoP proof was already used (jti replay)');

@@ -29,7 +29,7 @@ export class DPoPError extends OAuthError {
     description: string,
     readonly kind: 'invalid_dpop_proof' | 'use_dpop_nonce' = 'invalid_dpop_proof',
   ) {
-    super(kind, description, 400);
+    super(kind, description);
   }
 }
 

@@ -4,7 +4,7 @@ import { toMachineEvent } from '../actors/fold.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { Catalog, FlowStep } from '../content/catalog.ts';
-import { OAuthError, notFound } from '../errors.ts';
+import { oauthError, notFound } from '../errors.ts';
 import type { EventLog, StoredEvent } from '../event-log.ts';
 import { randomToken } from '../crypto/random.ts';
 import { HttpCapture, type DecodedToken, type HttpTransport } from './capture.ts';
@@ -84,11 +84,7 @@ export class FlowRuns {
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
     const runner = this.runners.get(protocol, flowId);
     if (!runner)
-      throw new OAuthError(
-        'flow_not_executable',
-        `${protocol}/${flowId} is described but cannot be run in this build`,
-        409,
-      );
+      throw oauthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`);
     const id = randomToken(12);
     const startedAt = this.deps.clock.now();
     await this.actors.create(id, {

@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { publicJwkOf } from '../credentials/keys/index.ts';
 import { validateX5c } from '../credentials/x509/index.ts';
-import { OAuthError } from '../errors.ts';
+import { OAuthError, oauthError } from '../errors.ts';
 import type { KeyAttestationsRequired } from './settings.ts';
 
 /**
@@ -14,8 +14,8 @@ import type { KeyAttestationsRequired } from './settings.ts';
  */
 /** How old a client attestation PoP may be (its `iat`); the future is bounded by the service's clock skew. */
 const POP_MAX_AGE_S = 300;
-const invalidClient = (description: string) => new OAuthError('invalid_client', description, 401);
-const invalidProof = (description: string) => new OAuthError('invalid_proof', description, 400);
+const invalidClient = (description: string) => oauthError('invalid_client', description);
+const invalidProof = (description: string) => oauthError('invalid_proof', description);
 
 export interface AttestationTrust {
   issuer: string;

@@ -2,7 +2,7 @@ import { interactionMachine, type AuthorizationRequest } from '../../machines/in
 import { isS256Challenge } from '../oauth/pkce.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
-import { OAuthError, invalidRequest } from '../errors.ts';
+import { oauthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import { OFFER_TTL_S } from './settings.ts';
 import type { IssuerService, PresentedRequest } from './service.ts';
@@ -53,10 +53,10 @@ function requestedConfigurations(
     try {
       details = JSON.parse(form.authorization_details);
     } catch {
-      throw new OAuthError('invalid_authorization_details', 'authorization_details is not JSON', 400);
+      throw oauthError('invalid_authorization_details', 'authorization_details is not JSON');
     }
     if (!Array.isArray(details) || details.length === 0)
-      throw new OAuthError('invalid_authorization_details', 'authorization_details must be a non-empty array', 400);
+      throw oauthError('invalid_authorization_details', 'authorization_details must be a non-empty array');
     const ids = details.map((d) => {
       const detail = d as { type?: unknown; credential_configuration_id?: unknown };
       if (
@@ -64,10 +64,9 @@ function requestedConfigurations(
         typeof detail.credential_configuration_id !== 'string' ||
         !issuer.settings.configurations.has(detail.credential_configuration_id)
       ) {
-        throw new OAuthError(
+        throw oauthError(
           'invalid_authorization_details',
           'Each entry needs type openid_credential and a known credential_configuration_id',
-          400,
         );
       }
       return detail.credential_configuration_id;
@@ -80,11 +79,7 @@ function requestedConfigurations(
     .filter(Boolean)
     .map((s) => byScope.get(s));
   if (ids.length === 0 || ids.some((id) => id === undefined))
-    throw new OAuthError(
-      'invalid_scope',
-      'Ask for credential configurations by authorization_details or by their scopes',
-      400,
-    );
+    throw oauthError('invalid_scope', 'Ask for credential configurations by authorization_details or by their scopes');
   return { ids: ids as string[], details: false };
 }
 
@@ -111,19 +106,17 @@ export class IssuerAuthorization {
     const attested = await this.issuer.attestedClient(request);
     if (form.request !== undefined || form.request_uri !== undefined)
       throw invalidRequest('Request objects and request_uri are not accepted at the PAR endpoint');
-    if (!form.client_id || !CLIENT_ID.test(form.client_id))
-      throw new OAuthError('invalid_client', 'client_id is required', 401);
+    if (!form.client_id || !CLIENT_ID.test(form.client_id)) throw oauthError('invalid_client', 'client_id is required');
     if (attested && attested.clientId !== form.client_id)
-      throw new OAuthError('invalid_client', 'client_id differs from the sub of the client attestation', 401);
-    if (form.response_type !== 'code')
-      throw new OAuthError('unsupported_response_type', 'response_type must be code', 400);
+      throw oauthError('invalid_client', 'client_id differs from the sub of the client attestation');
+    if (form.response_type !== 'code') throw oauthError('unsupported_response_type', 'response_type must be code');
     if (!acceptableRedirectUri(form.redirect_uri))
       throw invalidRequest('redirect_uri must be https, or http on a loopback host, without a fragment');
     if (form.code_challenge_method !== 'S256' || !isS256Challenge(form.code_challenge))
       throw invalidRequest('PKCE with code_challenge_method S256 is required');
     const proof = await this.issuer.dpop(request, 'as');
     if (form.dpop_jkt !== undefined && proof && proof.jkt !== form.dpop_jkt)
-      throw new OAuthError('invalid_dpop_proof', 'dpop_jkt differs from the key of the DPoP proof', 400);
+      throw oauthError('invalid_dpop_proof', 'dpop_jkt differs from the key of the DPoP proof');
     const dpopJkt = form.dpop_jkt ?? proof?.jkt;
     const at = this.now;
     // With issuer_state the request belongs to that offer's stream; without, it starts one of its own.
@@ -142,11 +135,7 @@ export class IssuerAuthorization {
     }
     const { ids, details } = requestedConfigurations(form, this.issuer, offered);
     if (offered && ids.some((id) => !offered.includes(id)))
-      throw new OAuthError(
-        'invalid_authorization_details',
-        'The request asks for configurations the offer does not offer',
-        400,
-      );
+      throw oauthError('invalid_authorization_details', 'The request asks for configurations the offer does not offer');
     this.issuer.requireHaipClient(ids, attested, proof);
     const requestUri = `${streamId}.${randomToken(24)}`;
     const outcome = await this.issuer.offers.execute(streamId, {

@@ -1,12 +1,12 @@
 import { CompactEncrypt, compactDecrypt, importJWK, type JWK } from 'jose';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { ENC_VALUES } from './settings.ts';
 
 /**
  * Credential request and response encryption (OpenID4VCI 1.0 §10): compact JWE with ECDH-ES and
  * A128GCM or A256GCM. Every failure is 400 `invalid_encryption_parameters`; errors are never encrypted.
  */
-const invalid = (description: string) => new OAuthError('invalid_encryption_parameters', description, 400);
+const invalid = (description: string) => oauthError('invalid_encryption_parameters', description);
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
 export interface ResponseEncryption {

@@ -2,7 +2,7 @@ import { CLOCK_SKEW_S, failedTimeClaim, isFreshIssuedAt } from '../crypto/time-c
 import { SignJWT, compactVerify, importJWK, type JWK } from 'jose';
 import { decodeJwtClaims, decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { didJwkToJwk, didKeyToJwk, publicJwkOf } from '../credentials/keys/index.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { isPrototypeName } from '../untrusted/keys.ts';
 import { canVerifySync, jwkThumbprintSync, verifyJwsSync } from '../crypto/jws.ts';
 
@@ -31,7 +31,7 @@ export interface CheckedProof {
   keyAttestation?: unknown;
 }
 
-const invalidProof = (description: string) => new OAuthError('invalid_proof', description, 400);
+const invalidProof = (description: string) => oauthError('invalid_proof', description);
 
 function proofHeader(jwt: string): Record<string, unknown> {
   try {
@@ -133,8 +133,7 @@ export function checkProofSet(proofs: CheckedProof[]): string {
   const keys = new Set(proofs.map((p) => p.jkt));
   if (keys.size !== proofs.length) throw invalidProof('Each proof of a batch must use a different key');
   const nonces = new Set(proofs.map((p) => p.nonce));
-  if (nonces.size !== 1)
-    throw new OAuthError('invalid_nonce', 'All proofs of one request must carry the same c_nonce', 400);
+  if (nonces.size !== 1) throw oauthError('invalid_nonce', 'All proofs of one request must carry the same c_nonce');
   return proofs[0].nonce;
 }
 

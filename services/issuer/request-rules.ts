@@ -1,6 +1,6 @@
 import { randomBytes, sha256 } from '../crypto/random.ts';
 import { sameText } from '../crypto/compare.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 
 /** What the log keeps of a code, token or id: a fingerprint of its SHA-256, never the value. */
 export const hash = (value: string) => `[redacted sha256:${sha256(value).slice(0, 22)}]`;
@@ -23,33 +23,29 @@ export function requestedConfiguration(req: Record<string, unknown>, details: un
   const hasId = req.credential_identifier !== undefined;
   const hasConfig = req.credential_configuration_id !== undefined;
   if (hasId && hasConfig)
-    throw new OAuthError(
+    throw oauthError(
       'invalid_credential_request',
       'Send exactly one of credential_configuration_id and credential_identifier',
-      400,
     );
   if (identifiers.size > 0) {
     if (!hasId || hasConfig)
-      throw new OAuthError(
+      throw oauthError(
         'invalid_credential_request',
         'This token carries credential_identifiers: send credential_identifier (and no credential_configuration_id)',
-        400,
       );
     const configuration = identifiers.get(String(req.credential_identifier));
     if (!configuration)
-      throw new OAuthError(
+      throw oauthError(
         'unknown_credential_identifier',
         'The credential_identifier is not one the token was issued for',
-        400,
       );
     return configuration;
   }
-  if (hasId) throw new OAuthError('unknown_credential_identifier', 'This token carries no credential_identifiers', 400);
+  if (hasId) throw oauthError('unknown_credential_identifier', 'This token carries no credential_identifiers');
   if (!hasConfig)
-    throw new OAuthError(
+    throw oauthError(
       'invalid_credential_request',
       'Send exactly one of credential_configuration_id and credential_identifier',
-      400,
     );
   return String(req.credential_configuration_id);
 }

@@ -12,7 +12,6 @@ import {
   sixDigits,
 } from './request-rules.ts';
 import { statusDocument } from './status.ts';
-import { sameText } from '../crypto/compare.ts';
 import type { JWK } from 'jose';
 import { issuanceMachine } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
@@ -29,7 +28,7 @@ import {
   invalidTokenError,
 } from '../oauth/protected-resources.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
-import { OAuthError, invalidRequest, notFound } from '../errors.ts';
+import { OAuthError, oauthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { isPrototypeName } from '../untrusted/keys.ts';
@@ -340,11 +339,7 @@ export class IssuerService {
   ): void {
     if (!configurationIds.some((id) => this.settings.configurations.get(id)?.haip)) return;
     if (!attested)
-      throw new OAuthError(
-        'invalid_client',
-        'HAIP configurations need client attestation (attest_jwt_client_auth)',
-        401,
-      );
+      throw oauthError('invalid_client', 'HAIP configurations need client attestation (attest_jwt_client_auth)');
     if (!proof) throw new DPoPError('HAIP configurations need a DPoP proof');
   }
 
@@ -397,24 +392,22 @@ export class IssuerService {
   ): Promise<{ request: unknown; encryptTo?: ResponseEncryption }> {
     const request = encrypted ? await decryptRequest(body, this.pki.requestEncryption) : body;
     if (!encrypted && this.settings.encryptionRequired)
-      throw new OAuthError(
+      throw oauthError(
         'invalid_encryption_parameters',
         'This issuer requires encrypted credential requests (application/jwt)',
-        400,
       );
     const params =
       request && typeof request === 'object' && !Array.isArray(request)
         ? (request as Record<string, unknown>).credential_response_encryption
         : undefined;
     if (!encrypted && params !== undefined)
-      throw new OAuthError(
+      throw oauthError(
         'invalid_encryption_parameters',
         'Response encryption needs an encrypted request (application/jwt)',
-        400,
       );
     const encryptTo = responseEncryptionOf(params);
     if (this.settings.encryptionRequired && !encryptTo)
-      throw new OAuthError('invalid_encryption_parameters', 'This issuer requires credential_response_encryption', 400);
+      throw oauthError('invalid_encryption_parameters', 'This issuer requires credential_response_encryption');
     return { request, ...(encryptTo ? { encryptTo } : {}) };
   }
 
@@ -425,12 +418,12 @@ export class IssuerService {
     if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash))
       throw invalidTokenError('The access token does not belong to a live offer');
     if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new OAuthError('invalid_credential_request', 'The credential request is a JSON object', 400);
+      throw oauthError('invalid_credential_request', 'The credential request is a JSON object');
     const req = body as Record<string, unknown>;
     const configurationId = requestedConfiguration(req, claims.authorization_details);
     const configuration = this.settings.configurations.get(configurationId);
     if (!configuration || isPrototypeName(configurationId))
-      throw new OAuthError('unknown_credential_configuration', `No credential configuration ${configurationId}`, 400);
+      throw oauthError('unknown_credential_configuration', `No credential configuration ${configurationId}`);
     if (
       !String(claims.scope ?? '')
         .split(' ')
@@ -438,16 +431,15 @@ export class IssuerService {
     )
       throw insufficientScope(configuration.scope, { scheme: claims.cnf ? 'DPoP' : 'Bearer' });
     if (req.proof !== undefined)
-      throw new OAuthError(
+      throw oauthError(
         'invalid_credential_request',
         'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}',
-        400,
       );
     const proofs = req.proofs as { jwt?: unknown } | undefined;
     if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0)
-      throw new OAuthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs', 400);
+      throw oauthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs');
     if (proofs.jwt.length > BATCH_SIZE)
-      throw new OAuthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`, 400);
+      throw oauthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`);
     const checked: CheckedProof[] = [];
     const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
     for (const jwt of proofs.jwt)
@@ -486,11 +478,7 @@ export class IssuerService {
         ready_at: at + DEFERRED_INTERVAL_S * 1000,
       });
       if (!outcome.accepted)
-        throw new OAuthError(
-          'invalid_credential_request',
-          'A deferred credential of this offer was already requested',
-          400,
-        );
+        throw oauthError('invalid_credential_request', 'A deferred credential of this offer was already requested');
       return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S }, encryptTo };
     }
     const credentials = await this.issueAll(
@@ -548,11 +536,7 @@ export class IssuerService {
         ? (body as Record<string, unknown>).transaction_id
         : undefined;
     const invalid = () =>
-      new OAuthError(
-        'invalid_transaction_id',
-        "The transaction_id is unknown, already collected, or not this token's",
-        400,
-      );
+      oauthError('invalid_transaction_id', "The transaction_id is unknown, already collected, or not this token's");
     if (typeof id !== 'string' || offerOf(id) !== offerId) throw invalid();
     const { snapshot } = await this.offers.get(offerId);
     const c = snapshot.context;
@@ -579,21 +563,19 @@ export class IssuerService {
     const id = req.notification_id;
     const event = req.event;
     if (typeof id !== 'string' || offerOf(id) !== offerId)
-      throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
+      throw oauthError('invalid_notification_id', 'The notification_id is unknown');
     const { snapshot } = await this.offers.get(offerId);
     if (!sameHash(id, snapshot.context.notificationIdHash))
-      throw new OAuthError('invalid_notification_id', 'The notification_id is unknown', 400);
+      throw oauthError('invalid_notification_id', 'The notification_id is unknown');
     if (event !== 'credential_accepted' && event !== 'credential_failure' && event !== 'credential_deleted')
-      throw new OAuthError(
+      throw oauthError(
         'invalid_notification_request',
         'event must be credential_accepted, credential_failure or credential_deleted',
-        400,
       );
     if (req.event_description !== undefined && !isNotificationDescription(req.event_description))
-      throw new OAuthError(
+      throw oauthError(
         'invalid_notification_request',
         "event_description must be ASCII text without '\"' or '\\' (OpenID4VCI 1.0 §11.1)",
-        400,
       );
     const outcome = await this.offers.execute(offerId, {
       type: 'issuance.notified',
@@ -602,10 +584,9 @@ export class IssuerService {
       ...(request.interactionId ? { interaction_id: request.interactionId } : {}),
     });
     if (!outcome.accepted)
-      throw new OAuthError(
+      throw oauthError(
         'invalid_notification_request',
         'Once credential_accepted was sent, credential_failure is refused',
-        400,
       );
   }
 }

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { sameText } from '../crypto/compare.ts';
 import { randomToken } from '../crypto/random.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { NONCE_TTL_S } from './settings.ts';
 
 /**
@@ -30,7 +30,7 @@ export class StatelessValues {
   /** Known (our HMAC for this purpose), not expired, and not used before: then spent; else `invalid_nonce`. */
   async spend(purpose: string, value: string): Promise<void> {
     const [exp, random, mac] = value.split('.');
-    const invalid = (why: string) => new OAuthError('invalid_nonce', why, 400);
+    const invalid = (why: string) => oauthError('invalid_nonce', why);
     if (!mac || !sameText(mac, this.mac(purpose, `${exp}.${random}`)))
       throw invalid(`The ${purpose} value is not one this issuer gave out`);
     if (Number(exp) <= this.clock.now() / 1000) throw invalid(`The ${purpose} value has expired; get a new one`);

@@ -1,12 +1,12 @@
 import type { JWK } from 'jose';
-import { OAuthError } from '../errors.ts';
+import { OAuthError, oauthError } from '../errors.ts';
 import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
 import { decodeJwt, parseCompactJws, type KnownIssuerKeys } from './decode-jwt.ts';
 import { decodeMdoc, looksLikeMdoc } from './decode-mdoc.ts';
 import { decodeSdJwt, looksLikeSdJwt } from './decode-sd-jwt.ts';
 import { describeTime } from './time.ts';
 
-const invalid = (detail: string) => new OAuthError('invalid_credential', detail);
+const invalid = (detail: string) => oauthError('invalid_credential', detail);
 
 type DecodeOptions = { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number };
 

@@ -8,7 +8,7 @@ import {
   type JWK,
   type JWTHeaderParameters,
 } from 'jose';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
 import { CLAIM_MEANINGS, TIME_CLAIMS, TOKEN_KINDS } from './claim-meanings.ts';
 import { describeTime } from './time.ts';
@@ -57,7 +57,7 @@ const b64json = (part: string): Record<string, unknown> => {
 
 class NestingError extends Error {}
 
-const invalidToken = (detail: string) => new OAuthError('invalid_token', `Not a decodable JWT: ${detail}`);
+const invalidToken = (detail: string) => oauthError('invalid_token:undecodable', `Not a decodable JWT: ${detail}`);
 
 /** Splits and parses a compact JWS without verifying it. */
 export function parseCompactJws(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {

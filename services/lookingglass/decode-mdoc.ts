@@ -11,12 +11,12 @@ import {
   verifyCoseSign1,
   type CoseSign1,
 } from '../credentials/mdoc/index.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { isPrototypeName, nullRecord, recordFrom } from '../untrusted/keys.ts';
 
 // All CBOR reading goes through the codec's strict decoder: cbor-x's decoder depends on tag handlers
 // that @auth0/mdl and @owf/mdoc replace process-wide when they are imported.
-const invalid = (detail: string) => new OAuthError('invalid_credential', `Not a decodable mdoc: ${detail}`);
+const invalid = (detail: string) => oauthError('invalid_credential', `Not a decodable mdoc: ${detail}`);
 
 export interface MdocElement {
   namespace: string;

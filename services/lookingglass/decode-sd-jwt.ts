@@ -8,7 +8,7 @@ import {
   type Disclosure as CodecDisclosure,
   type SdJwtParts,
 } from '../credentials/sd-jwt/index.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { parseCompactJws } from './decode-jwt.ts';
 import { describeTime } from './time.ts';
 
@@ -22,7 +22,7 @@ export interface Disclosure {
   referenced: boolean;
 }
 
-const invalid = (detail: string) => new OAuthError('invalid_credential', `Not a decodable SD-JWT: ${detail}`);
+const invalid = (detail: string) => oauthError('invalid_credential', `Not a decodable SD-JWT: ${detail}`);
 
 /** Runs a codec step, turning its plain or named-check failure into a 400 invalid_credential. */
 function codec<T>(step: () => T): T {

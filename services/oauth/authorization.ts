@@ -1,6 +1,6 @@
 import type { AuthorizationRequest } from '../../machines/interaction.ts';
 import { isS256Challenge } from './pkce.ts';
-import { OAuthError } from '../errors.ts';
+import { OAuthError, oauthError } from '../errors.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import type { DemoClient } from './demo-clients.ts';
 import type { OAuthDeps } from './deps.ts';
@@ -12,7 +12,11 @@ export type AuthorizationOutcome =
   | { kind: 'redirect'; redirectUri: string; responseMode: 'query' | 'form_post'; params: Record<string, string> };
 
 /** An error that must be shown on our own page: the redirect URI is not trusted (RFC 6749 4.1.2.1). */
-export class UntrustedRedirectError extends OAuthError {}
+export class UntrustedRedirectError extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request', description);
+  }
+}
 
 const SUPPORTED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'offline_access', 'api:read', 'api:write']);
 
@@ -25,7 +29,7 @@ export class Authorization {
 
   private clientFor(clientId: string | undefined): DemoClient {
     const client = clientId ? this.deps.clients.get(clientId) : undefined;
-    if (!client) throw new UntrustedRedirectError('invalid_request', 'Unknown or missing client_id', 400);
+    if (!client) throw new UntrustedRedirectError('Unknown or missing client_id');
     return client;
   }
 
@@ -34,11 +38,7 @@ export class Authorization {
     const client = this.clientFor(params.client_id);
     const redirectUri = params.redirect_uri;
     if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
-      throw new UntrustedRedirectError(
-        'invalid_request',
-        'redirect_uri is missing or is not registered for this client (exact match)',
-        400,
-      );
+      throw new UntrustedRedirectError('redirect_uri is missing or is not registered for this client (exact match)');
     }
     const responseMode = params.response_mode ?? 'query';
     const error = (error: string, description: string): AuthorizationOutcome => ({
@@ -121,7 +121,7 @@ export class Authorization {
       at: this.deps.clock.now(),
       sub: user.id,
     });
-    if (!outcome.accepted) throw new OAuthError('invalid_request', 'This sign-in has expired or already finished', 400);
+    if (!outcome.accepted) throw oauthError('invalid_request', 'This sign-in has expired or already finished');
     return true;
   }
 
@@ -133,7 +133,7 @@ export class Authorization {
       id,
       approve ? { type: 'interaction.consented', at, codeHash: sha256(code) } : { type: 'interaction.declined', at },
     );
-    if (!outcome.accepted) throw new OAuthError('invalid_request', 'This sign-in has expired or already finished', 400);
+    if (!outcome.accepted) throw oauthError('invalid_request', 'This sign-in has expired or already finished');
     const { request, sub, authTime } = outcome.snapshot.context;
     const r = request!;
     const base = { redirectUri: r.redirectUri, responseMode: r.responseMode, kind: 'redirect' as const };

@@ -1,7 +1,8 @@
+import { challenge } from './www-authenticate.ts';
 import { CLOCK_SKEW_S } from '../crypto/time-claims.ts';
 import { decodeJwt, importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
 import { sameText } from '../crypto/compare.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import type { ClientAuthMethod, DemoClient } from './demo-clients.ts';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -47,11 +48,17 @@ export interface ClientAuthDeps {
 }
 
 const invalidClient = (description: string, basicTried: boolean) =>
-  new OAuthError(
+  oauthError(
     'invalid_client',
     description,
-    401,
-    basicTried ? { 'www-authenticate': 'Basic realm="portico", error="invalid_client"' } : {},
+    basicTried
+      ? {
+          'www-authenticate': challenge('Basic', [
+            ['realm', 'portico'],
+            ['error', 'invalid_client'],
+          ]),
+        }
+      : {},
   );
 
 function parseBasic(header: string): { id: string; secret: string } | undefined {
@@ -80,7 +87,7 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
   if (basicTried) methods.push('client_secret_basic');
   if (body.client_secret !== undefined) methods.push('client_secret_post');
   if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) methods.push('private_key_jwt');
-  if (methods.length > 1) throw new OAuthError('invalid_request', 'Use exactly one client authentication method');
+  if (methods.length > 1) throw oauthError('invalid_request', 'Use exactly one client authentication method');
   const method: ClientAuthMethod = methods[0] ?? 'none';
 
   let clientId: string | undefined;
@@ -90,13 +97,13 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
     if (!parsed) throw invalidClient('Malformed Basic credentials', true);
     ({ id: clientId, secret } = parsed);
     if (body.client_id !== undefined && body.client_id !== clientId)
-      throw new OAuthError('invalid_request', 'client_id differs from the authenticated client');
+      throw oauthError('invalid_request', 'client_id differs from the authenticated client');
   } else if (method === 'client_secret_post') {
     clientId = body.client_id;
     secret = body.client_secret;
   } else if (method === 'private_key_jwt') {
     if (body.client_assertion_type !== CLIENT_ASSERTION_TYPE || !body.client_assertion) {
-      throw new OAuthError(
+      throw oauthError(
         'invalid_request',
         `client_assertion_type must be ${CLIENT_ASSERTION_TYPE} with a client_assertion`,
       );
@@ -107,7 +114,7 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
       throw invalidClient('The client assertion is not a JWT', false);
     }
     if (body.client_id !== undefined && body.client_id !== clientId)
-      throw new OAuthError('invalid_request', 'client_id differs from the client assertion');
+      throw oauthError('invalid_request', 'client_id differs from the client assertion');
   } else {
     clientId = body.client_id;
   }

@@ -1,7 +1,7 @@
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import { sha256 } from '../crypto/random.ts';
 import type { OAuthDeps } from './deps.ts';
-import type { TokenEndpoint } from './token-endpoint.ts';
+import type { TokenEndpoint } from './token/endpoint.ts';
 
 /** RFC 7662 introspection and RFC 7009 revocation for authenticated clients of one issuer. */
 export class TokenIntrospection {
@@ -16,7 +16,7 @@ export class TokenIntrospection {
   }): Promise<Record<string, unknown>> {
     await this.endpoint.authenticate(request);
     const token = request.body.token;
-    if (!token) throw new OAuthError('invalid_request', 'token is required');
+    if (!token) throw oauthError('invalid_request', 'token is required');
     const now = this.deps.clock.now();
     // The hint only chooses which kind is looked up first (RFC 7662 section 2.1).
     const lookups =
@@ -68,7 +68,7 @@ export class TokenIntrospection {
   async revoke(request: { body: Record<string, string | undefined>; authorization?: string }): Promise<void> {
     const { client } = await this.endpoint.authenticate(request);
     const token = request.body.token;
-    if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
+    if (token === undefined) throw oauthError('invalid_request', 'token is required');
     const claims = await this.endpoint.tokens.verifyAccessToken(token, this.deps.clock.now());
     if (claims) {
       if (claims.client_id === client.client_id) await this.deps.revokeAccessToken(claims.jti);

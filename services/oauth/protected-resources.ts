@@ -1,4 +1,5 @@
-import { OAuthError } from '../errors.ts';
+import { OAuthError, oauthError } from '../errors.ts';
+import { challenge } from './www-authenticate.ts';
 import type { OAuthDeps } from './deps.ts';
 import { claimsForScope } from './demo-users.ts';
 import { checkDPoP } from '../dpop/check.ts';
@@ -14,25 +15,32 @@ export interface PresentedToken {
   url: string;
 }
 
+/** What a resource may refuse a request with, each sent with a challenge (RFC 6750 §3.1, RFC 9449 §7.1). */
+type ResourceErrorName =
+  'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof:at_resource' | 'use_dpop_nonce:at_resource';
+
 /** The 401 of RFC 6750 section 3 (and RFC 9449 section 7.1 for DPoP), with RFC 9728's pointer. */
 export function invalidTokenError(
   description: string,
   options: {
     scheme?: 'Bearer' | 'DPoP';
     resourceMetadata?: string;
-    error?: string;
-    status?: number;
+    error?: ResourceErrorName;
     scope?: string;
   } = {},
 ): OAuthError {
-  const error = options.error ?? 'invalid_token';
-  const parts = [`error="${error}"`, `error_description="${description.replace(/"/g, "'")}"`];
-  if (options.scope) parts.push(`scope="${options.scope}"`);
-  if (options.resourceMetadata) parts.push(`resource_metadata="${options.resourceMetadata}"`);
+  const name = options.error ?? 'invalid_token';
+  const error = name.split(':')[0];
   const scheme = options.scheme ?? 'Bearer';
-  const challenge =
-    scheme === 'DPoP' ? `DPoP algs="ES256 RS256 EdDSA", ${parts.join(', ')}` : `Bearer ${parts.join(', ')}`;
-  return new OAuthError(error, description, options.status ?? 401, { 'www-authenticate': challenge });
+  const params: Array<[string, string | undefined]> = [
+    ['error', error],
+    ['error_description', description],
+    ['scope', options.scope],
+    ['resource_metadata', options.resourceMetadata],
+  ];
+  // RFC 9449 §7.1: a DPoP challenge names the algorithms the resource accepts.
+  if (scheme === 'DPoP') params.unshift(['algs', 'ES256 RS256 EdDSA']);
+  return oauthError(name, description, { 'www-authenticate': challenge(scheme, params) });
 }
 
 /**
@@ -62,7 +70,6 @@ export const insufficientScope = (
   invalidTokenError(`The access token lacks the ${scope} scope`, {
     ...options,
     error: 'insufficient_scope',
-    status: 403,
     scope,
   });
 
@@ -71,8 +78,10 @@ export const insufficientScope = (
  * (`invalid_dpop_proof`, or `use_dpop_nonce` with its `DPoP-Nonce`), never a bare 400.
  */
 export function dpopChallenge(error: OAuthError, resourceMetadata?: string): OAuthError {
-  const challenge = invalidTokenError(error.description, { scheme: 'DPoP', error: error.error, resourceMetadata });
-  return new OAuthError(challenge.error, challenge.description, 401, { ...error.headers, ...challenge.headers });
+  const name = error.error === 'use_dpop_nonce' ? 'use_dpop_nonce:at_resource' : 'invalid_dpop_proof:at_resource';
+  return invalidTokenError(error.description, { scheme: 'DPoP', error: name, resourceMetadata }).withHeaders(
+    error.headers,
+  );
 }
 
 /**

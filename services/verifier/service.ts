@@ -16,7 +16,7 @@ import { DcqlQueryError, validateDcqlQuery } from '../credentials/dcql/validate.
 import type { CredentialQuery, DcqlQuery, StoredCredential } from '../credentials/dcql/types.ts';
 import { sameText } from '../crypto/compare.ts';
 import { randomToken, sha256, timeOrderedToken } from '../crypto/random.ts';
-import { OAuthError, invalidRequest, notFound } from '../errors.ts';
+import { oauthError, invalidRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { dcqlReasons } from './dcql-verdict.ts';
@@ -88,7 +88,7 @@ const FORMATS = new Set(['dc+sd-jwt', 'vc+sd-jwt', 'mso_mdoc', 'jwt_vc_json', 'j
 const ERROR_CODE = /^[\x20-\x21\x23-\x5B\x5D-\x7E]{1,100}$/;
 
 const hashOf = (value: string) => sha256(value);
-const invalidRequestUri = (description: string) => new OAuthError('invalid_request_uri', description, 400);
+const invalidRequestUri = (description: string) => oauthError('invalid_request_uri', description);
 
 /** The request id a `state` value names (`<request_id>.<mac>`), so no lookup table is needed. */
 const requestIdOfState = (state: unknown) =>
@@ -249,8 +249,7 @@ export class VerifierService {
         : {}),
     };
     const outcome = await this.requests.create(id, event);
-    if (!outcome.accepted)
-      throw new OAuthError('temporarily_unavailable', 'The request could not be created; try again', 503);
+    if (!outcome.accepted) throw oauthError('temporarily_unavailable', 'The request could not be created; try again');
     // HAIP answers redirect to the result: its transaction id is kept, like the key, in memory until the request lapses.
     if (encryption)
       this.keepDecryptionKey(id, {
@@ -316,14 +315,14 @@ export class VerifierService {
 
   /** `GET|POST /oid4vp/request/{id}`: the signed request object, by the method the request was created for. */
   async requestObject(id: string, method: 'get' | 'post', walletNonce?: string): Promise<string> {
-    if (!REQUEST_ID.test(id)) throw new OAuthError('invalid_request_uri', 'No such request', 404);
+    if (!REQUEST_ID.test(id)) throw oauthError('invalid_request_uri:unknown', 'No such request');
     const loaded = await this.current(id);
     const status = loaded.snapshot.value as string;
     if (status === 'new' || loaded.snapshot.context.requestUriMethod === undefined)
-      throw new OAuthError('invalid_request_uri', 'No such request', 404);
+      throw oauthError('invalid_request_uri:unknown', 'No such request');
     const allowed = loaded.snapshot.context.requestUriMethod.toUpperCase();
     if (loaded.snapshot.context.requestUriMethod !== method)
-      throw new OAuthError('invalid_request', `This request object is fetched with ${allowed}`, 405, {
+      throw oauthError('invalid_request:method_not_allowed', `This request object is fetched with ${allowed}`, {
         allow: allowed,
       });
     if (status === 'expired') throw invalidRequestUri('The request has expired');

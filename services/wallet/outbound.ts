@@ -1,4 +1,4 @@
-import { OAuthError } from '../errors.ts';
+import { OAuthError, oauthError } from '../errors.ts';
 
 /**
  * The one way wallet code reaches another origin (an adapter implements it with the SSRF guard).
@@ -27,14 +27,13 @@ export interface OutboundHttp {
 
 /** A destination the guard refuses before anything is sent (400 `destination_not_allowed`). */
 export const destinationNotAllowed = (rule: string) =>
-  new OAuthError('destination_not_allowed', `The destination is not allowed: ${rule}; nothing was sent`, 400);
+  oauthError('destination_not_allowed', `The destination is not allowed: ${rule}; nothing was sent`);
 
 /** External destinations while WALLET_ALLOW_EXTERNAL_VERIFIERS is false (403). */
 export const externalDisabled = (url: string) =>
-  new OAuthError(
+  oauthError(
     'external_verifiers_disabled',
     `${new URL(url).origin} is outside the configured target and issuer, and external destinations are disabled (WALLET_ALLOW_EXTERNAL_VERIFIERS=false)`,
-    403,
   );
 
 /**
@@ -47,7 +46,7 @@ export class UpstreamError extends OAuthError {
     readonly upstreamStatus?: number,
     readonly upstreamError?: string,
   ) {
-    super('upstream_error', description, 502);
+    super('upstream_error', description);
   }
 
   override toJSON() {

@@ -10,7 +10,7 @@ import {
   type DidDocument,
   type KeyPair,
 } from '../credentials/keys/index.ts';
-import { OAuthError } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import type { WalletDidMethod, WalletSigningAlg } from './settings.ts';
 
 /** A session id a client may choose or was given (decisions section 10). */
@@ -92,7 +92,7 @@ export class WalletSessions {
    */
   async resolve(requested: string | undefined): Promise<{ session: WalletSession; minted: boolean }> {
     if (requested !== undefined && !SESSION_ID.test(requested))
-      throw new OAuthError(
+      throw oauthError(
         'invalid_request',
         'X-Wallet-Session must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" or "-"',
       );

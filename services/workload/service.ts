@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Clock } from '../clock.ts';
-import { OAuthError, invalidRequest } from '../errors.ts';
+import { oauthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import {
   BundleSequence,
@@ -27,7 +27,7 @@ import { parseSpiffeId, trustDomainOf } from './spiffe-id.ts';
 import { validateJwtSvid, type JwtVerdict } from './validate-jwt.ts';
 import { summary, validateX509Svid, type X509Verdict } from './validate-x509.ts';
 
-export const unavailable = () => new OAuthError('temporarily_unavailable', 'SPIFFE Workload API unavailable', 503);
+export const unavailable = () => oauthError('temporarily_unavailable', 'SPIFFE Workload API unavailable');
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -89,10 +89,9 @@ export class WorkloadIdentity {
   private callFailed(error: unknown): never {
     if (error instanceof WorkloadApiCallError && AGENT_GONE.has(error.code)) throw unavailable();
     if (error instanceof WorkloadApiCallError)
-      throw new OAuthError(
+      throw oauthError(
         'invalid_request',
         `The Workload API refused the call: ${error.code} ${error.message}`.slice(0, 300),
-        400,
       );
     throw unavailable();
   }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OAuthError, invalidRequest } from '../../../services/errors.ts';
-import { JWT_BEARER_GRANT } from '../../../services/agentauth/settings.ts';
+import { agentTokenResponse } from '../../../services/agentauth/token-grants.ts';
 import type { MainContext } from '../main/context.ts';
 import { bearerToken, insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
 
@@ -115,20 +114,8 @@ export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext)
       },
     },
     async (request, reply) => {
-      const body = request.body as { grant_type: string; assertion?: string; claim_token?: string };
       reply.headers(noStore);
-      if (body.grant_type === JWT_BEARER_GRANT) {
-        if (!body.assertion) throw invalidRequest('assertion is required for the jwt-bearer grant');
-        return agentAuth.redeemAssertion(body.assertion);
-      }
-      if (body.grant_type === agentAuth.settings.claimGrantType) {
-        if (!body.claim_token) throw invalidRequest('claim_token is required for the claim grant');
-        return agentAuth.pollClaim(body.claim_token);
-      }
-      throw new OAuthError(
-        'unsupported_grant_type',
-        `Supported grant types: ${JWT_BEARER_GRANT}, ${agentAuth.settings.claimGrantType}`,
-      );
+      return agentTokenResponse(agentAuth, request.body as Record<string, string | undefined>);
     },
   );
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK } from 'jose';
 import { signJwt } from '../../../services/crypto/jws.ts';
-import { OAuthError } from '../../../services/errors.ts';
+
 import { encryptResponse, type ResponseEncryption } from '../../../services/issuer/encryption.ts';
 import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import { IssuerService } from '../../../services/issuer/service.ts';

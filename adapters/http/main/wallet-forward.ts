@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request as undiciRequest } from 'undici';
-import { OAuthError } from '../../../services/errors.ts';
+import { oauthError } from '../../../services/errors.ts';
 import { nullRecord } from '../../../services/untrusted/keys.ts';
 import { sendError } from '../error-handling.ts';
 import type { MainContext } from './context.ts';
@@ -96,7 +96,7 @@ export async function walletForwardRoutes(app: FastifyInstance, ctx: MainContext
             dispatcher: agent,
           });
         } catch {
-          return sendError(reply, new OAuthError('wallet_unavailable', 'The wallet harness does not answer', 502));
+          return sendError(reply, oauthError('wallet_unavailable', 'The wallet harness does not answer'));
         }
         reply.code(upstream.statusCode);
         copyResponseHeaders(reply, upstream.headers, backend, ctx.config.baseUrl);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../../../services/errors.ts';
+import { oauthError } from '../../../services/errors.ts';
 import {
   Authorization,
   UntrustedRedirectError,
@@ -16,7 +16,7 @@ import {
   invalidTokenError,
   type PresentedToken,
 } from '../../../services/oauth/protected-resources.ts';
-import { TokenEndpoint } from '../../../services/oauth/token-endpoint.ts';
+import { TokenEndpoint } from '../../../services/oauth/token/endpoint.ts';
 import { jsonObject } from '../response-schemas.ts';
 
 const userInfoResponse = jsonObject("UserInfo claims of the token's user (OpenID Connect Core §5.3.2)", {
@@ -456,7 +456,7 @@ function registerResource(
     const bodyToken =
       request.method === 'POST' ? ((request.body ?? {}) as { access_token?: string }).access_token : undefined;
     if (fromHeader && bodyToken !== undefined)
-      throw new OAuthError('invalid_request', 'Send the access token in one place only (RFC 6750 section 2)');
+      throw oauthError('invalid_request', 'Send the access token in one place only (RFC 6750 section 2)');
     const presented =
       fromHeader ??
       (bodyToken !== undefined

@@ -4,7 +4,7 @@ import { contentPlaceholders, markdownBlocks, markdownInlines } from '../../../s
 import { escapeHtml, renderHtmlBody } from '../../../services/pages/render-html.ts';
 import { referenceInlines } from '../../../services/lookingglass/references.ts';
 import { signJwt } from '../../../services/crypto/jws.ts';
-import { OAuthError } from '../../../services/errors.ts';
+import { OAuthError, oauthError } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
@@ -387,9 +387,9 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
         try {
           jwks = JSON.parse(jwksText) as { keys: [] };
         } catch {
-          throw new OAuthError('invalid_request', 'The JWKS is not JSON');
+          throw oauthError('invalid_request', 'The JWKS is not JSON');
         }
-        if (!jwks || !Array.isArray(jwks.keys)) throw new OAuthError('invalid_request', 'The JWKS has no keys array');
+        if (!jwks || !Array.isArray(jwks.keys)) throw oauthError('invalid_request', 'The JWKS has no keys array');
       }
       const d = await ctx.lookingGlass.decodeJwt(token, jwks);
       blocks.push(

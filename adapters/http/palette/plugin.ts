@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OAuthError } from '../../../services/errors.ts';
+import { oauthError } from '../../../services/errors.ts';
 import { buildPaletteIndex, indexVersion } from '../../../services/palette/build.ts';
 import { Palette } from '../../../services/palette/query.ts';
 import { paletteArtefacts } from '../../../services/palette/source.ts';
@@ -106,7 +106,7 @@ export async function paletteRoutes(app: FastifyInstance, ctx: MainContext): Pro
       },
     },
     async (request) => {
-      if (!palette) throw new OAuthError('temporarily_unavailable', 'The palette index is not loaded', 503);
+      if (!palette) throw oauthError('temporarily_unavailable', 'The palette index is not loaded');
       const { q, scope, limit } = request.body as { q: string; scope?: string; limit?: number };
       const started = process.hrtime.bigint();
       const { results, total_candidates } = palette.query(q, { scope, limit });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OAuthError } from '../../../services/errors.ts';
+import { oauthError } from '../../../services/errors.ts';
 import { ATTESTATION_KEY_SET } from '../../../services/verifier/request-object.ts';
 import { VerifierService, type CreateRequestInput, type ResponseInput } from '../../../services/verifier/service.ts';
 import { verifierSettings } from '../../../services/verifier/settings.ts';
@@ -120,7 +120,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     },
     async (request, reply) => {
       if (!/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? '')))
-        throw new OAuthError('invalid_request', 'The response is posted as application/x-www-form-urlencoded', 400);
+        throw oauthError('invalid_request', 'The response is posted as application/x-www-form-urlencoded');
       reply.header('cache-control', 'no-store');
       return verifier.receiveResponse((request.body ?? {}) as ResponseInput);
     },

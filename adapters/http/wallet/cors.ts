@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../../../services/errors.ts';
+import { oauthError } from '../../../services/errors.ts';
 import { sendError } from '../error-handling.ts';
 
 const ALLOWED_HEADERS = 'content-type, x-wallet-session';
@@ -33,10 +33,9 @@ export function installWalletCors(app: FastifyInstance, allowedOrigins: readonly
       reply.removeHeader('access-control-allow-origin');
       return sendError(
         reply,
-        new OAuthError(
+        oauthError(
           'cors_origin_not_allowed',
           `Cross-origin requests from ${origin ?? 'this origin'} are not allowed (WALLET_ALLOWED_CORS_ORIGINS)`,
-          403,
         ),
       );
     }

@@ -1,19 +1,19 @@
 import { DPoPError } from '../../dpop/proof.ts';
-import { OAuthError, invalidRequest } from '../../errors.ts';
+import { oauthError, invalidRequest } from '../../errors.ts';
 import { verifierMatches } from '../../oauth/pkce.ts';
 import { offerOf, sameHash } from '../request-rules.ts';
 import type { GrantHandler } from './context.ts';
 
 /** The authorization_code grant (RFC 6749 §4.1.3 with RFC 7636 and RFC 9449): the PAR's client, redirect_uri, verifier and DPoP key. */
 export const authorizationCodeGrant: GrantHandler = async (ctx, form, request) => {
-  const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
+  const invalidGrant = (why: string) => oauthError('invalid_grant', why);
   const code = form.code;
   if (!code) throw invalidRequest('code is required');
   const attested = await ctx.attestedClient(request);
   const clientId = attested?.clientId ?? form.client_id;
-  if (!clientId) throw new OAuthError('invalid_client', 'client_id is required (public clients)', 401);
+  if (!clientId) throw oauthError('invalid_client', 'client_id is required (public clients)');
   if (attested && form.client_id !== undefined && form.client_id !== attested.clientId)
-    throw new OAuthError('invalid_client', 'client_id differs from the attested client', 401);
+    throw oauthError('invalid_client', 'client_id differs from the attested client');
   const proof = await ctx.dpop(offerOf(code), request);
   const offerId = offerOf(code);
   const loaded = offerId ? await ctx.offers.get(offerId) : undefined;
@@ -23,10 +23,9 @@ export const authorizationCodeGrant: GrantHandler = async (ctx, form, request) =
   if ((c.authCodeExpiresAt ?? 0) <= ctx.clock.now()) throw invalidGrant('The authorization code has expired');
   if (clientId !== c.par.clientId) throw invalidGrant('The code was issued to another client');
   if (c.par.attested && !attested)
-    throw new OAuthError(
+    throw oauthError(
       'invalid_client',
       'The pushed request was attested: the token request needs the client attestation too',
-      401,
     );
   ctx.requireHaipClient(c.configurationIds, attested, proof);
   if (form.redirect_uri !== c.par.redirectUri)

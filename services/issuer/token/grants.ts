@@ -1,4 +1,4 @@
-import { OAuthError } from '../../errors.ts';
+import { GrantTable } from '../../oauth/token/grant-table.ts';
 import type { PresentedRequest } from '../service.ts';
 import { authorizationCodeGrant } from './authorization-code.ts';
 import type { GrantContext, GrantHandler } from './context.ts';
@@ -7,8 +7,8 @@ import { preAuthorizedCodeGrant } from './pre-authorized-code.ts';
 
 export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
-/** The issuer's token endpoint is this table: one handler per grant_type, one file per grant. */
-const GRANTS = new Map<string, GrantHandler>([
+/** The issuer's token endpoint is this table (the core's GrantTable): one handler per grant_type, one file per grant. */
+const GRANTS = new GrantTable<GrantHandler>([
   [PRE_AUTHORIZED_GRANT, preAuthorizedCodeGrant],
   ['authorization_code', authorizationCodeGrant],
 ]);
@@ -18,12 +18,5 @@ export function tokenResponse(
   form: Record<string, string | undefined>,
   request: PresentedRequest,
 ): Promise<TokenResponse> {
-  const handler = typeof form.grant_type === 'string' ? GRANTS.get(form.grant_type) : undefined;
-  if (!handler)
-    throw new OAuthError(
-      'unsupported_grant_type',
-      'This authorization server issues tokens for the pre-authorized_code and authorization_code grants only',
-      400,
-    );
-  return handler(ctx, form, request);
+  return GRANTS.handlerFor(GRANTS.grantTypeOf(form))(ctx, form, request);
 }

@@ -1,5 +1,5 @@
 import { TX_CODE_ATTEMPTS } from '../../../machines/issuance.ts';
-import { OAuthError, invalidRequest } from '../../errors.ts';
+import { oauthError, invalidRequest } from '../../errors.ts';
 import { offerOf, sameHash } from '../request-rules.ts';
 import type { GrantContext, GrantHandler } from './context.ts';
 
@@ -17,7 +17,7 @@ export const preAuthorizedCodeGrant: GrantHandler = async (ctx, form, request) =
   const offerId = offerOf(code);
   const loaded = offerId ? await ctx.offers.get(offerId) : undefined;
   const c = loaded?.snapshot.context;
-  const invalidGrant = (why: string) => new OAuthError('invalid_grant', why, 400);
+  const invalidGrant = (why: string) => oauthError('invalid_grant', why);
   if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash))
     throw invalidGrant('The pre-authorized code is unknown');
   if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched')

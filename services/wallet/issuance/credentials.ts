@@ -15,7 +15,7 @@ export class InvalidCredential extends OAuthError {
     readonly check: string,
     reason: string,
   ) {
-    super('invalid_credential', `The credential was not stored: ${check}: ${reason}`, 400);
+    super('invalid_credential', `The credential was not stored: ${check}: ${reason}`);
   }
 
   override toJSON() {

@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import { OAuthError } from '../../errors.ts';
+import { oauthError } from '../../errors.ts';
 import { UpstreamError } from '../outbound.ts';
 import { expectOk, type IssuerWire } from './wire.ts';
 
@@ -30,20 +30,15 @@ const isHttpUrl = (value: unknown): value is string => {
 /** The issuer metadata trust rule (spec wallet behaviour 9): its `credential_issuer` is the one the offer named. */
 export function checkIssuerIdentity(metadata: Record<string, any>, expected: string): void {
   if (metadata.credential_issuer !== expected)
-    throw new OAuthError(
-      'issuer_mismatch',
-      `The issuer metadata names another credential_issuer than ${expected}`,
-      400,
-    );
+    throw oauthError('issuer_mismatch', `The issuer metadata names another credential_issuer than ${expected}`);
 }
 
 /** The discovery rule (spec wallet behaviour 4): the document's `issuer` is the one its URL implies; else nothing more is fetched. */
 export function checkDiscoveredIssuer(metadata: Record<string, any>, expected: string): void {
   if (metadata.issuer !== expected)
-    throw new OAuthError(
+    throw oauthError(
       'discovery_issuer_mismatch',
       `The discovery document names another issuer than ${expected}; no further call was made`,
-      400,
     );
 }
 
@@ -62,10 +57,10 @@ export function configurationsOf(metadata: Record<string, any> | undefined): Map
 
 /** An issuer identifier must be an http(s) URL without query or fragment (OpenID4VCI 1.0 §12.2.1); else 400. */
 export function checkIssuerIdentifier(value: unknown, what = 'credential_issuer'): string {
-  if (!isHttpUrl(value)) throw new OAuthError('invalid_request', `${what} is not an http(s) URL`, 400);
+  if (!isHttpUrl(value)) throw oauthError('invalid_request', `${what} is not an http(s) URL`);
   const u = new URL(value);
   if (u.search || u.hash || u.username || u.password)
-    throw new OAuthError('invalid_request', `${what} has a query, fragment or userinfo`, 400);
+    throw oauthError('invalid_request', `${what} has a query, fragment or userinfo`);
   return value;
 }
 
@@ -106,7 +101,7 @@ export async function discoverOpenIdProvider(
 ): Promise<{ issuer: string; metadata: Record<string, any> }> {
   const suffix = '/.well-known/openid-configuration';
   if (!isHttpUrl(discoveryUrl) || !new URL(discoveryUrl).pathname.endsWith(suffix))
-    throw new OAuthError('invalid_request', `discovery_url must be a full …${suffix} URL`, 400);
+    throw oauthError('invalid_request', `discovery_url must be a full …${suffix} URL`);
   const u = new URL(discoveryUrl);
   const issuer = `${u.origin}${u.pathname.slice(0, -suffix.length)}`;
   const metadata = expectOk(await wire.call('as_metadata', discoveryUrl), 'The OpenID configuration').json;

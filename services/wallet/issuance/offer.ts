@@ -1,4 +1,4 @@
-import { OAuthError } from '../../errors.ts';
+import { OAuthError, oauthError } from '../../errors.ts';
 import { expectOk, type IssuerWire } from './wire.ts';
 
 export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -16,7 +16,7 @@ export interface CredentialOffer {
   };
 }
 
-const invalidOffer = (description: string) => new OAuthError('invalid_request', `offer: ${description}`, 400);
+const invalidOffer = (description: string) => oauthError('invalid_request', `offer: ${description}`);
 
 /** The shape rule of a credential offer (OpenID4VCI 1.0 §4.1.1). */
 export function checkOffer(value: unknown): CredentialOffer {

@@ -3,7 +3,7 @@ import { CompactEncrypt, compactDecrypt, generateKeyPair, exportJWK, importJWK, 
 import type { Clock } from '../../clock.ts';
 import { generateHolderKey, type KeyPair } from '../../credentials/keys/index.ts';
 import { randomToken } from '../../crypto/random.ts';
-import { OAuthError, invalidRequest } from '../../errors.ts';
+import { OAuthError, oauthError, invalidRequest } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
 import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
 import { UpstreamError, upstreamErrorToken, type OutboundHttp } from '../outbound.ts';
@@ -198,10 +198,9 @@ export class WalletIssuance {
     const configurations = configurationsOf(view.metadata);
     const haip = configurationIds.find((id) => needsKeyAttestation(configurations.get(id)));
     if (haip)
-      throw new OAuthError(
+      throw oauthError(
         'haip_material_required',
         `${haip} needs key attestations: configure WALLET_CLIENT_ATTESTATION_*_JWK_JSON`,
-        400,
       );
   }
 
@@ -263,10 +262,9 @@ export class WalletIssuance {
     const offer = await resolveOffer(new IssuerWire(this.deps.outbound, recorder, this.deps.trustedOrigins), input);
     const preAuthorized = offer.grants?.[PRE_AUTHORIZED_GRANT];
     if (preAuthorized?.tx_code && !txCode) {
-      const error = new OAuthError(
+      const error = oauthError(
         'tx_code_required',
         'This offer needs the transaction code sent to the person (tx_code)',
-        400,
       );
       error.extra = { tx_code: txCodeDescription(preAuthorized.tx_code) };
       throw error;
@@ -775,10 +773,9 @@ export class WalletIssuance {
     app: string,
   ): Promise<Record<string, unknown>> {
     if (!this.deps.settings.haipEnabled)
-      throw new OAuthError(
+      throw oauthError(
         'haip_material_required',
         'discovery_url needs the HAIP attester material (WALLET_CLIENT_ATTESTATION_*_JWK_JSON)',
-        400,
       );
     if (
       typeof body.resource_endpoint !== 'string' ||

@@ -12,7 +12,7 @@ import {
 import { resolveVerificationKey } from '../../credentials/keys/resolve.ts';
 import { validateX5c } from '../../credentials/x509/chain.ts';
 import { randomToken } from '../../crypto/random.ts';
-import { OAuthError, invalidRequest } from '../../errors.ts';
+import { oauthError, invalidRequest } from '../../errors.ts';
 import { wellKnown } from '../issuance/discovery.ts';
 import { expectOk, type IssuerWire } from '../issuance/wire.ts';
 
@@ -33,7 +33,7 @@ export interface RequestTrust {
 }
 
 const PREFIXES = ['redirect_uri', 'x509_san_dns', 'x509_hash', 'verifier_attestation', 'decentralized_identifier'];
-const refused = (description: string) => new OAuthError('invalid_request', description, 400);
+const refused = (description: string) => oauthError('invalid_request', description);
 
 /** `<prefix>:<identifier>` (OpenID4VP 1.0 §5.9.1); no prefix is refused (this wallet knows no pre-registered verifiers). */
 export function splitClientId(clientId: unknown): { prefix: string; identifier: string } {
@@ -261,7 +261,7 @@ export function checkRequestParams(params: Record<string, any>): void {
   if (typeof params.nonce !== 'string' || params.nonce === '') throw refused('nonce is required');
   if (!params.dcql_query || typeof params.dcql_query !== 'object') throw refused('dcql_query is required');
   if (params.transaction_data !== undefined)
-    throw new OAuthError('invalid_transaction_data', 'transaction_data is not supported by this wallet', 400);
+    throw oauthError('invalid_transaction_data', 'transaction_data is not supported by this wallet');
   if (params.response_mode === 'direct_post.jwt' && !Array.isArray(params.client_metadata?.jwks?.keys))
     throw invalidRequest('direct_post.jwt needs client_metadata.jwks');
 }

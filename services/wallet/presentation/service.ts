@@ -9,7 +9,7 @@ import { presentSdJwtVc } from '../../credentials/sd-jwt/present.ts';
 import { createJwtVp } from '../../credentials/w3c/jwt-vc.ts';
 import { createLdpVp } from '../../credentials/w3c/ldp-vc.ts';
 import { randomToken } from '../../crypto/random.ts';
-import { OAuthError, invalidRequest } from '../../errors.ts';
+import { OAuthError, oauthError, invalidRequest } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
 import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
 import { configurationsOf, wellKnown } from '../issuance/discovery.ts';
@@ -224,19 +224,17 @@ export class WalletPresentation {
     const pending = body.request_id
       ? (session.pending.get(body.request_id) as PendingRequest | undefined)
       : (await this.resolve(session, body)).pending;
-    if (!pending)
-      throw new OAuthError('invalid_request', 'No pending request with this request_id in this session', 400);
+    if (!pending) throw oauthError('invalid_request', 'No pending request with this request_id in this session');
     const { resolved } = pending;
     if (!pending.trustedTarget && body.approve_external_trust !== true)
-      throw new OAuthError(
+      throw oauthError(
         'external_approval_required',
         `${new URL(resolved.params.response_uri).origin} is not this wallet's target: approve it for this request (approve_external_trust)`,
-        403,
       );
     requireAuthenticated(resolved);
     const evaluation = this.match(session, resolved.params.dcql_query as DcqlQuery, body.credential_ids);
     if (!evaluation.satisfied || !evaluation.selection)
-      throw new OAuthError('no_matching_credential', 'No credential of this session satisfies the request', 422);
+      throw oauthError('no_matching_credential', 'No credential of this session satisfies the request');
     const encryptionJwk =
       resolved.params.response_mode === 'direct_post.jwt' ? this.encryptionKey(resolved.params) : undefined;
     const vpToken: Record<string, unknown[]> = {};
@@ -306,21 +304,16 @@ export class WalletPresentation {
     const thumbprint = held.holder_key_thumbprint;
     if (held.format === 'mso_mdoc') {
       if (thumbprint !== this.deps.deviceKey.pair.kid)
-        throw new OAuthError(
+        throw oauthError(
           'no_matching_credential',
           'This mdoc is bound to a device key this wallet no longer has (the device key is ephemeral without WALLET_DEVICE_KEY_PATH)',
-          422,
         );
       return this.deps.deviceKey.pair;
     }
     if (thumbprint === session.holder.kid) return session.holder;
     const batch = thumbprint ? session.batchKeys.get(thumbprint) : undefined;
     if (!batch)
-      throw new OAuthError(
-        'no_matching_credential',
-        'The key this credential is bound to is not held by this session',
-        422,
-      );
+      throw oauthError('no_matching_credential', 'The key this credential is bound to is not held by this session');
     return batch;
   }
 

@@ -1,0 +1,29 @@
+import type { DemoClient } from '../demo-clients.ts';
+import type { OAuthDeps } from '../deps.ts';
+import type { IssuerProfile } from '../issuers.ts';
+import type { IssuerTokens } from '../tokens.ts';
+import type { TokenForm } from './grant-table.ts';
+
+export interface TokenResponseBody {
+  access_token: string;
+  token_type: 'Bearer' | 'DPoP';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+}
+
+/** What a grant handler of the OAuth server is given: the server's configuration and the checked request. */
+export interface OAuthGrantContext {
+  deps: OAuthDeps;
+  profile: IssuerProfile;
+  tokens: IssuerTokens;
+  /** The authenticated client (RFC 6749 §3.2.1). */
+  client: DemoClient;
+  /** The thumbprint of the request's DPoP key, when it carried a proof (RFC 9449 §5). */
+  jkt?: string;
+}
+
+export type OAuthGrantHandler = (ctx: OAuthGrantContext, form: TokenForm) => Promise<TokenResponseBody>;
+
+export const tokenType = (jkt: string | undefined): 'Bearer' | 'DPoP' => (jkt ? 'DPoP' : 'Bearer');

@@ -1,0 +1,10 @@
+/**
+ * RFC 9110 §11.6.1: a `WWW-Authenticate` challenge, the scheme then its auth-params as quoted strings.
+ * The one builder for every challenge Portico sends: Basic at the token endpoint (RFC 6749 §5.2),
+ * Bearer (RFC 6750 §3) and DPoP (RFC 9449 §7.1) at resources, with RFC 9728's `resource_metadata`.
+ */
+export function challenge(scheme: 'Basic' | 'Bearer' | 'DPoP', params: Array<[string, string | undefined]>): string {
+  const present = params.filter((p): p is [string, string] => p[1] !== undefined);
+  // A quoted-string may not hold a bare double quote; descriptions are ours, so a swap is enough.
+  return `${scheme} ${present.map(([name, value]) => `${name}="${value.replace(/"/g, "'")}"`).join(', ')}`;
+}
