@@ -1,0 +1,38 @@
+import type { issuanceMachine } from '../../machines/issuance.ts';
+import type { ActorRuntime } from '../actors/runtime.ts';
+import type { Clock } from '../clock.ts';
+import type { VerifiedProof } from '../dpop/proof.ts';
+import type { KeyRing } from '../keys.ts';
+import type { AttestationTrust } from './attestation.ts';
+import type { IssuerPki, IssuerSettings } from './settings.ts';
+import type { StatelessValues } from './stateless-values.ts';
+
+export interface PresentedRequest {
+  method: string;
+  url: string;
+  authorization?: string;
+  dpop?: string | string[];
+  /** `x-fapi-interaction-id`, when the wallet sent one (a UUID). */
+  interactionId?: string;
+  /** `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP` headers. */
+  clientAttestation?: string | string[];
+  clientAttestationPop?: string | string[];
+}
+
+export type DemoUser = { id: string; claims: Record<string, unknown> };
+
+/** What the issuer's endpoint modules (offers, credential, deferred, notification) use of the issuer. */
+export interface IssuerCore {
+  readonly offers: ActorRuntime<typeof issuanceMachine>;
+  readonly keys: KeyRing;
+  readonly pki: IssuerPki;
+  readonly settings: IssuerSettings;
+  readonly clock: Clock;
+  readonly users: ReadonlyMap<string, DemoUser>;
+  /** c_nonces and attestation challenges. */
+  readonly values: StatelessValues;
+  attestationTrust(): AttestationTrust;
+  dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined>;
+  recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T>;
+  recordLapse(offerId: string): Promise<void>;
+}
