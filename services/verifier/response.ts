@@ -1,0 +1,201 @@
+import { compactDecrypt, type JWK } from 'jose';
+import {
+  presentationMachine,
+  type DisclosedPresentation,
+  type PresentationEvent,
+  type PresentationReason,
+  type PresentationContext as RequestState,
+} from '../../machines/presentation.ts';
+import { type Loaded } from '../actors/runtime.ts';
+import type { DcqlQuery, StoredCredential } from '../credentials/dcql/types.ts';
+import { sameText } from '../crypto/compare.ts';
+import { decodeJwtHeader } from '../crypto/decode-jwt.ts';
+import { randomToken } from '../crypto/random.ts';
+import { invalidRequest } from '../errors.ts';
+import { dcqlReasons } from './dcql-verdict.ts';
+import { checkPresentation, type Presented } from './presentations.ts';
+
+import type { VerifierCore } from './core.ts';
+import { ENC_KID_SUFFIX, ERROR_CODE, hashOf, parseVpToken, REQUEST_ID, requestIdOfState } from './rules.ts';
+import type { ResponseInput } from './service.ts';
+
+/** `POST /oid4vp/response`: 200 `{}` (HAIP: `{redirect_uri}`) once the response is taken, whatever its verdict. */
+export async function receiveResponse(verifier: VerifierCore, input: ResponseInput): Promise<Record<string, unknown>> {
+  if (input.response !== undefined) return receiveEncrypted(verifier, input.response);
+  const id = requestIdOfState(input.state);
+  if (!id) throw invalidRequest(input.state === undefined ? 'state is required' : 'state names no request');
+  const loaded = await answerable(verifier, id, input.state as string);
+  // OpenID4VP 1.0 §8.3.1: a wallet that cannot encrypt may still send an error in the clear, never a vp_token.
+  if (
+    loaded.snapshot.context.responseMode === 'direct_post.jwt' &&
+    (input.error === undefined || input.vp_token !== undefined)
+  )
+    throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
+  return take(verifier, id, loaded.snapshot.context, input, null);
+}
+
+/** A request that may still be answered, and whose `state` is the one we issued. */
+async function answerable(
+  verifier: VerifierCore,
+  id: string,
+  state: string,
+): Promise<Loaded<typeof presentationMachine>> {
+  const loaded = await verifier.current(id);
+  const status = loaded.snapshot.value as string;
+  if (status === 'new' || !sameText(hashOf(state), loaded.snapshot.context.stateHash))
+    throw invalidRequest('state names no request');
+  if (status === 'expired') throw invalidRequest('The request has expired');
+  if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
+  return loaded;
+}
+
+/** direct_post.jwt: the JWE's `kid` names the request's ephemeral key; inside are the usual members. */
+async function receiveEncrypted(verifier: VerifierCore, jwe: unknown): Promise<Record<string, unknown>> {
+  if (typeof jwe !== 'string' || jwe.split('.').length !== 5) throw invalidRequest('response must be a compact JWE');
+  let kid: unknown;
+  try {
+    kid = decodeJwtHeader(jwe).kid;
+  } catch {
+    throw invalidRequest('response is not a JWE');
+  }
+  const id = typeof kid === 'string' && kid.endsWith(ENC_KID_SUFFIX) ? kid.slice(0, -ENC_KID_SUFFIX.length) : '';
+  if (!REQUEST_ID.test(id)) throw invalidRequest('the JWE kid names no request key');
+  const loaded = await verifier.current(id);
+  const status = loaded.snapshot.value as string;
+  if (status === 'new' || loaded.snapshot.context.responseMode !== 'direct_post.jwt')
+    throw invalidRequest('the JWE kid names no request key');
+  if (status === 'expired') throw invalidRequest('The request has expired');
+  if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
+  const key = verifier.decryptionKeys.get(id);
+  if (!key) {
+    // The key lived only in memory: after a restart this request can never be answered.
+    const at = verifier.clock.now();
+    await verifier.requests.execute(id, () => [
+      { type: 'presentation.response_received', at, enc: null },
+      {
+        type: 'presentation.rejected',
+        at,
+        reasons: [
+          {
+            check: 'decryption',
+            reason: 'the ephemeral decryption key of this request is gone (the verifier restarted)',
+          },
+        ],
+      },
+    ]);
+    throw invalidRequest('The response cannot be decrypted');
+  }
+  let payload: Record<string, unknown>;
+  let enc: string;
+  try {
+    const decrypted = await compactDecrypt(jwe, key.privateKey, {
+      keyManagementAlgorithms: ['ECDH-ES'],
+      contentEncryptionAlgorithms: loaded.snapshot.context.encValues,
+    });
+    payload = JSON.parse(new TextDecoder().decode(decrypted.plaintext)) as Record<string, unknown>;
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('not an object');
+    enc = decrypted.protectedHeader.enc;
+  } catch {
+    throw invalidRequest(
+      `The response does not decrypt with this request's key (ECDH-ES, ${loaded.snapshot.context.encValues?.join(' or ')}) to a JSON object`,
+    );
+  }
+  if (requestIdOfState(payload.state) !== id) throw invalidRequest('the encrypted response carries another state');
+  const open = await answerable(verifier, id, payload.state as string);
+  if (payload.response !== undefined) throw invalidRequest('an encrypted response does not nest another response');
+  return take(verifier, id, open.snapshot.context, payload, enc);
+}
+
+/**
+ * A wallet error, or a vp_token to verify. The verdict is reached first and appended together with
+ * `response_received` in one transaction, taken only while the request is still unanswered: of two
+ * concurrent answers one wins, and no crash leaves a request answered without a verdict.
+ */
+async function take(
+  verifier: VerifierCore,
+
+  id: string,
+  request: RequestState,
+  input: ResponseInput,
+  enc: string | null,
+): Promise<Record<string, unknown>> {
+  if (input.error !== undefined) {
+    if (typeof input.error !== 'string' || !ERROR_CODE.test(input.error))
+      throw invalidRequest('error must be an error code');
+    const description = typeof input.error_description === 'string' ? input.error_description.slice(0, 500) : undefined;
+    const outcome = await verifier.requests.execute(id, {
+      type: 'presentation.wallet_error',
+      at: verifier.clock.now(),
+      error: input.error,
+      ...(description ? { error_description: description } : {}),
+    });
+    if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
+    return {};
+  }
+  if (input.vp_token === undefined) throw invalidRequest('vp_token (or error) is required');
+  const { reasons, presentations } = await verifyVpToken(verifier, request, input.vp_token);
+  const responseCode = request.profile === 'haip' ? randomToken(24) : undefined;
+  const at = verifier.clock.now();
+  const common = {
+    at,
+    ...(Object.keys(presentations).length ? { presentations } : {}),
+    ...(responseCode ? { response_code_hash: hashOf(responseCode) } : {}),
+  };
+  const verdict: PresentationEvent =
+    reasons.length === 0
+      ? { type: 'presentation.verified', ...common, presentations }
+      : { type: 'presentation.rejected', ...common, reasons };
+  const outcome = await verifier.requests.execute(id, () => [
+    { type: 'presentation.response_received', at, enc },
+    verdict,
+  ]);
+  if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
+  const transactionId = verifier.decryptionKeys.get(id)?.transactionId;
+  return responseCode && transactionId
+    ? { redirect_uri: `${verifier.resultUri(transactionId)}?response_code=${responseCode}` }
+    : {};
+}
+
+async function verifyVpToken(
+  verifier: VerifierCore,
+
+  request: RequestState,
+  vpToken: unknown,
+): Promise<{ reasons: PresentationReason[]; presentations: Record<string, DisclosedPresentation[]> }> {
+  const query = request.dcqlQuery as DcqlQuery;
+  const queries = new Map(query.credentials.map((c) => [c.id, c]));
+  const answers = parseVpToken(vpToken, queries);
+  if (!(answers instanceof Map)) return { reasons: [answers], presentations: Object.create(null) };
+  const ctx = {
+    clientId: request.clientId,
+    nonce: request.nonce,
+    responseUri: verifier.settings.responseUri,
+    ...(request.encJwk ? { encryptionJwk: request.encJwk as JWK } : {}),
+    now: Math.floor(verifier.clock.now() / 1000),
+    trust: verifier.trust,
+  };
+  const reasons: PresentationReason[] = [];
+  // Query ids are the caller's names (`__proto__` is a valid one): a null-prototype object keeps each as data.
+  const presentations: Record<string, DisclosedPresentation[]> = Object.create(null);
+  const presented = new Map<string, StoredCredential[]>();
+  const failed = new Set<string>();
+  for (const [queryId, items] of answers) {
+    const credentialQuery = queries.get(queryId)!;
+    const verified: Presented[] = [];
+    for (const [index, item] of items.entries()) {
+      const outcome = await checkPresentation(credentialQuery.format, item, `${queryId}.${index}`, ctx);
+      if (outcome.ok) verified.push(...outcome.credentials);
+      else {
+        failed.add(queryId);
+        reasons.push({ credential_query_id: queryId, check: outcome.check, reason: outcome.reason });
+      }
+    }
+    if (verified.length > 0) presentations[queryId] = verified.map((p) => p.disclosed);
+    presented.set(
+      queryId,
+      verified.map((p) => p.stored),
+    );
+  }
+  reasons.push(...dcqlReasons(query, presented, failed));
+  return { reasons, presentations };
+}
