@@ -6,7 +6,7 @@ import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
 import { sendPage } from '../pages/respond.ts';
-import { notFoundPage } from '../pages/routes.ts';
+import { notFoundPage } from '../pages/error-pages.ts';
 
 const specParams = {
   type: 'object',

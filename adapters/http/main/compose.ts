@@ -36,7 +36,7 @@ import { credentialTrustOf, issuerKeys } from '../../../services/issuer/trust.ts
 import { SseHub, type SseLimits } from '../sse.ts';
 import { installPageHeaders } from '../pages/links.ts';
 import { sendPage } from '../pages/respond.ts';
-import { errorPage, notFoundPage } from '../pages/routes.ts';
+import { errorPage, notFoundPage } from '../pages/error-pages.ts';
 import type { MainContext, RoutePlugin } from './context.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS, MAIN_ROUTES } from './routes.ts';
 

@@ -14,7 +14,7 @@ import type { OAuthError } from '../../../services/errors.ts';
 import { WalletSessions } from '../../../services/wallet/sessions.ts';
 import { trustedOrigins } from '../../../services/wallet/settings.ts';
 import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
-import { errorPage, notFoundPage } from '../pages/routes.ts';
+import { errorPage, notFoundPage } from '../pages/error-pages.ts';
 import { sendPage } from '../pages/respond.ts';
 import { installRateLimit } from '../rate-limit.ts';
 import type { WalletContext, WalletTrust } from './context.ts';
