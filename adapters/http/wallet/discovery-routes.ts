@@ -6,7 +6,8 @@ import { renderMarkdown } from '../../../services/pages/render-markdown.ts';
 import { sendDocument } from '../main/documents.ts';
 import type { WalletRoutes } from './context.ts';
 import { requestOrigin } from './origin.ts';
-import { walletHomePage, WALLET_CHROME } from './pages.ts';
+import { WALLET_CHROME } from './chrome.ts';
+import { walletHomePage } from './home-page.ts';
 import { requestSession } from './request-session.ts';
 import { sendPage } from '../pages/respond.ts';
 
