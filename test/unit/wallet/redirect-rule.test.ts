@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redirectUriRefusal } from '../../../services/wallet/presentation/service.ts';
+import { redirectUriRefusal } from '../../../services/wallet/presentation/rules.ts';
 
 // Issue 19, behaviour 4: which post-presentation redirect_uri values the wallet exposes.
 describe('the post-presentation redirect rule', () => {

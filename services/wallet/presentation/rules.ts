@@ -1,0 +1,70 @@
+import ipaddr from 'ipaddr.js';
+import { decodeJwt } from 'jose';
+import type { StoredCredential } from '../../credentials/dcql/types.ts';
+import { invalidRequest } from '../../errors.ts';
+import type { HeldCredential } from '../sessions.ts';
+
+export const MDL_NAMESPACE_PATH = 2;
+
+/**
+ * The post-presentation redirect rule (spec OID4VP behaviour 4, decisions section 10): only https,
+ * no userinfo, no localhost/.local/.internal host, no IP literal outside the unicast range (no DNS).
+ */
+export function redirectUriRefusal(uri: unknown): string | undefined {
+  if (typeof uri !== 'string') return 'not a string';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'not a URL';
+  }
+  if (url.protocol !== 'https:') return 'not https';
+  if (url.username || url.password) return 'carries userinfo';
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
+    return 'an internal host name';
+  if (ipaddr.isValid(host)) {
+    const address = ipaddr.process(host);
+    if (address.range() !== 'unicast') return `an IP address in the ${address.range()} range`;
+  }
+  return undefined;
+}
+
+/** A held credential as DCQL sees it (W3C credentials whole, paths starting at the credential). */
+export function storedOf(held: HeldCredential): StoredCredential | undefined {
+  const base = { id: held.credential_id, cryptographicHolderBinding: true };
+  if (held.format === 'dc+sd-jwt') return { ...base, format: 'dc+sd-jwt', vct: held.vct ?? '', claims: held.claims };
+  if (held.format === 'mso_mdoc')
+    return {
+      ...base,
+      format: 'mso_mdoc',
+      doctype: held.doctype ?? '',
+      namespaces: held.claims as Record<string, Record<string, unknown>>,
+    };
+  try {
+    const credential =
+      held.format === 'ldp_vc'
+        ? (JSON.parse(held.credential) as Record<string, unknown>)
+        : ((decodeJwt(held.credential).vc ?? {}) as Record<string, unknown>);
+    return {
+      ...base,
+      format: held.format as 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc',
+      type: Array.isArray(credential.type) ? (credential.type as string[]) : [],
+      claims: credential,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The OID4VP holder of the wallet harness (spec wallet OID4VP behaviours 1-5, decisions section 10). */
+/**
+ * Fail closed: a signed request (every client_id prefix but redirect_uri) whose signature or trust
+ * chain does not check out is refused when it is resolved, naming the failure; nothing is presented.
+ */
+export function requireAuthenticated(resolved: { prefix: string; verified: boolean; error?: string }): void {
+  if (resolved.prefix !== 'redirect_uri' && !resolved.verified)
+    throw invalidRequest(
+      `The request could not be authenticated: ${resolved.error ?? 'unverified'}; nothing is presented`,
+    );
+}
