@@ -1,30 +1,19 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { exportJWK } from 'jose';
-import { signJwt } from '../../../services/crypto/jws.ts';
 
-import { encryptResponse, type ResponseEncryption } from '../../../services/issuer/encryption.ts';
 import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import { IssuerService } from '../../../services/issuer/service.ts';
-import { issuerAuthorizationRoutes } from './authorization-routes.ts';
-import { authorizationServerMetadata, credentialIssuerMetadata, degreeVct } from '../../../services/issuer/settings.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
+import { requireFormBody } from '../form-body.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
-import { requireFormBody } from '../form-body.ts';
+import { issuerAuthorizationRoutes } from './authorization-routes.ts';
+import { credentialRoutes, UUID } from './credential-routes.ts';
+import { issuerMetadataRoutes } from './metadata-routes.ts';
 import { OFFER_WORKED_EXAMPLE, offerSchemas } from './offer-schema.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
-const credentialResponse = {
-  type: 'object',
-  additionalProperties: true,
-  properties: { credentials: { type: 'array' }, notification_id: { type: 'string' } },
-};
-const deferredResponse = {
-  type: 'object',
-  properties: { transaction_id: { type: 'string' }, interval: { type: 'integer' } },
-};
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** The OID4VCI issuer at `{base}/oid4vci` and its authorization server (decisions section 8). */
 export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
@@ -35,7 +24,6 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
   ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
   const authorization = new IssuerAuthorization(ctx.log, issuer);
-  const dsJwk = ctx.issuer.keys.documentSignerJwk;
   const presented = (request: FastifyRequest) => {
     const interaction = request.headers['x-fapi-interaction-id'];
     return {
@@ -51,79 +39,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const tags = ['oid4vci'];
   issuerAuthorizationRoutes(app, { authorization, users: userList, presented });
 
-  // Both documents follow from settings fixed at start: built once, served as they are.
-  const metadata = credentialIssuerMetadata(settings, pki.requestEncryption.publicJwk);
-  const asMetadata = authorizationServerMetadata(settings);
-  const sendIssuerMetadata = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
-      const iat = Math.floor(ctx.clock.now() / 1000);
-      const jwt = signJwt(
-        {
-          alg: 'ES256',
-          kid: undefined as never,
-          privateKey: pki.documentSigner.privateKey,
-          publicKey: pki.documentSigner.publicKey,
-          publicJwk: {},
-        },
-        { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c },
-        { ...metadata, sub: settings.issuer, iat, exp: iat + 300 },
-      );
-      return reply.type('application/jwt').send(jwt);
-    }
-    return metadata;
-  };
-  app.get(
-    '/.well-known/openid-credential-issuer/oid4vci',
-    {
-      schema: {
-        summary: 'Credential issuer metadata (OpenID4VCI 1.0 §12.2); signed with Accept: application/jwt',
-        tags,
-      },
-    },
-    sendIssuerMetadata,
-  );
-  app.get(
-    '/.well-known/oauth-authorization-server/oid4vci',
-    { schema: { summary: 'Authorization server metadata of the issuer (RFC 8414)', tags } },
-    async () => asMetadata,
-  );
-  // Legacy aliases: draft-13 wallets append the well-known suffix to the issuer instead of inserting it.
-  app.get(
-    '/oid4vci/.well-known/openid-credential-issuer',
-    { schema: { summary: 'Legacy alias (draft-13 appended path) of the credential issuer metadata', tags } },
-    sendIssuerMetadata,
-  );
-  app.get(
-    '/oid4vci/.well-known/oauth-authorization-server',
-    {
-      schema: { summary: "Legacy alias (draft-13 appended path) of the issuer's authorization server metadata", tags },
-    },
-    async () => asMetadata,
-  );
-  app.get(
-    '/oid4vci/.well-known/jwks.json',
-    { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } },
-    async () => ctx.issuer.keys.jwks(),
-  );
-  app.get(
-    '/oid4vci/iaca.pem',
-    { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } },
-    async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem),
-  );
-  app.get(
-    '/oid4vci/credential-types/university-degree',
-    { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } },
-    async () => ({
-      vct: degreeVct(ctx.config.baseUrl),
-      name: 'University degree (demo)',
-      description: 'A demo degree credential issued by Portico; every claim is selectively disclosable.',
-      claims: ['given_name', 'family_name', 'degree', 'department', 'graduation_year'].map((name) => ({
-        path: [name],
-        sd: 'always',
-        display: [{ locale: 'en-US', label: name.replace(/_/g, ' ') }],
-      })),
-    }),
-  );
+  issuerMetadataRoutes(app, ctx);
 
   const offerContract = offerSchemas(
     [...settings.configurations.keys()],
@@ -267,73 +183,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
       return issuer.nonce();
     },
   );
-  // Encrypted credential and deferred requests arrive as compact JWE (application/jwt).
-  app.addContentTypeParser('application/jwt', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) =>
-    done(null, body),
-  );
-  const encrypted = (request: FastifyRequest) =>
-    /^application\/jwt\b/.test(String(request.headers['content-type'] ?? ''));
-  const answer = async (
-    reply: FastifyReply,
-    result: { status: number; body: unknown; encryptTo?: ResponseEncryption },
-  ) => {
-    if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
-    if (result.encryptTo)
-      return reply
-        .code(result.status as 200)
-        .type('application/jwt')
-        .serializer((s: unknown) => String(s))
-        .send(await encryptResponse(result.body, result.encryptTo));
-    return reply.code(result.status as 200).send(result.body);
-  };
-  app.post(
-    '/oid4vci/credential',
-    {
-      schema: {
-        summary: 'Credential endpoint: key proofs in, credentials out (batch up to batch_size)',
-        tags,
-        response: {
-          200: credentialResponse,
-          202: deferredResponse,
-          400: errorResponse,
-          401: errorResponse,
-          403: errorResponse,
-        },
-      },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return answer(reply, await issuer.credential(request.body, presented(request), encrypted(request)));
-    },
-  );
-  app.post(
-    '/oid4vci/deferred_credential',
-    {
-      schema: {
-        summary: 'Deferred credential endpoint: 202 until ready, then the credentials once',
-        tags,
-        response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse },
-      },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return answer(reply, await issuer.deferredCredential(request.body, presented(request), encrypted(request)));
-    },
-  );
-  app.post(
-    '/oid4vci/notification',
-    {
-      schema: {
-        summary: 'Notification endpoint: credential_accepted, credential_failure, credential_deleted',
-        tags,
-        response: { 204: { type: 'null' }, 400: errorResponse, 401: errorResponse },
-      },
-    },
-    async (request, reply) => {
-      await issuer.notification(request.body, presented(request));
-      return reply.code(204).send();
-    },
-  );
+  credentialRoutes(app, ctx, issuer, presented);
 
   Object.assign(ctx.apiEndpoints, {
     oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci',
