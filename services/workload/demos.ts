@@ -2,6 +2,7 @@ import { x509Authorities } from './bundle.ts';
 import { certificateInfo, verifyChain } from './certificate.ts';
 import { fingerprint256 } from './der.ts';
 import { WorkloadApiCallError, type MtlsDialer, type WorkloadApiSession } from './ports.ts';
+import type { SvidRotations } from './rotations.ts';
 import { parseSpiffeId } from './spiffe-id.ts';
 import { validateJwtSvid } from './validate-jwt.ts';
 
@@ -222,3 +223,28 @@ export async function jwtAuthDemo(
   }
   return { ...base, spiffe_id: spiffeId, svid: token, outcome: steps.ok ? 'success' : 'failure', steps: steps.list };
 }
+
+/** `GET /spiffe/demo/rotation`: the current SVID, when the agent should renew it, and the rotations seen. */
+export function rotationReport(
+  svid: { spiffeId: string; chain: Uint8Array[] },
+  events: Awaited<ReturnType<SvidRotations['history']>>,
+) {
+  const info = certificateInfo(svid.chain[0]);
+  const from = info.notBefore.getTime();
+  const to = info.notAfter.getTime();
+  return {
+    spiffe_id: svid.spiffeId,
+    current: {
+      serial: info.serial,
+      not_before: info.notBefore.toISOString(),
+      not_after: info.notAfter.toISOString(),
+      fingerprint_sha256: info.fingerprint,
+    },
+    rotation_expected_at: iso(from + (to - from) / 2),
+    rotations_observed: events.filter((e) => e.type === 'svid.rotated' && e.spiffe_id === svid.spiffeId).length,
+    events,
+    how: 'The agent pushes a new message on the FetchX509SVID stream when it renews an SVID (SPIRE renews at half of the lifetime). Each new serial is appended to the event log as svid.rotated; these events are read back here.',
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();

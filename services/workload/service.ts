@@ -1,18 +1,19 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Clock } from '../clock.ts';
-import { oauthError, invalidRequest } from '../errors.ts';
+import { oauthError } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import {
-  BundleSequence,
-  REFRESH_HINT_SECONDS,
   bundleKeys,
+  BundleSequence,
   jwtAuthorities,
   knownTrustDomains,
+  REFRESH_HINT_SECONDS,
   x509Authorities,
 } from './bundle.ts';
 import { certificateInfo } from './certificate.ts';
-import { certificatesPem, pemCertificates } from './der.ts';
-import { jwtAuthDemo, mtlsDemo, type DemoReport } from './demos.ts';
+import { x509ChainOf } from './chain-input.ts';
+import { jwtAuthDemo, mtlsDemo, rotationReport, type DemoReport } from './demos.ts';
+import { certificatesPem } from './der.ts';
 import { SpiffeMode } from './mode.ts';
 import {
   WorkloadApiCallError,
@@ -24,6 +25,8 @@ import {
 import { SvidRotations } from './rotations.ts';
 import { SPIFFE_ENDPOINTS, type SpiffeSettings } from './settings.ts';
 import { parseSpiffeId, trustDomainOf } from './spiffe-id.ts';
+import { svidView } from './svid-view.ts';
+import { trustBundleView } from './trust-bundle-view.ts';
 import { validateJwtSvid, type JwtVerdict } from './validate-jwt.ts';
 import { summary, validateX509Svid, type X509Verdict } from './validate-x509.ts';
 
@@ -191,29 +194,8 @@ export class WorkloadIdentity {
 
   async svidInfo() {
     const svid = this.defaultSvid();
-    const info = certificateInfo(svid.chain[0]);
-    const id = parseSpiffeId(svid.spiffeId);
-    const from = info.notBefore.getTime();
-    const to = info.notAfter.getTime();
     const state = await this.rotations.state(svid.spiffeId);
-    return {
-      spiffe_id: svid.spiffeId,
-      trust_domain: id.ok ? id.value.trustDomain : null,
-      path: id.ok ? id.value.path : null,
-      ...(svid.hint ? { hint: svid.hint } : {}),
-      type: 'x509-svid',
-      serial: info.serial,
-      not_before: info.notBefore.toISOString(),
-      not_after: info.notAfter.toISOString(),
-      lifetime_seconds: seconds(to - from),
-      remaining_seconds: Math.max(0, seconds(to - this.clock.now())),
-      rotation_expected_at: iso(from + (to - from) / 2),
-      fingerprint_sha256: info.fingerprint,
-      chain_length: svid.chain.length,
-      public_key: info.publicKey,
-      private_key: 'held in memory for the mTLS demo; never served or logged',
-      rotations_observed: state.rotations,
-    };
+    return svidView(svid, this.clock.now(), state.rotations);
   }
 
   async workload() {
@@ -260,28 +242,8 @@ export class WorkloadIdentity {
   trustBundle() {
     const session = this.session();
     const td = this.settings.trustDomain;
-    const keys = bundleKeys(session, td);
-    const update = session.x509();
-    return {
-      trust_domain: td,
-      spiffe_sequence: this.sequence.observe(td, keys, this.clock.now()),
-      refresh_hint_seconds: REFRESH_HINT_SECONDS,
-      x509_authorities: x509Authorities(session, td).map((der) => summary(certificateInfo(der))),
-      jwt_authorities: jwtAuthorities(session, td).map((k) => ({
-        kid: k.kid ?? null,
-        kty: k.kty ?? null,
-        ...(k.crv ? { crv: k.crv } : {}),
-        ...(k.alg ? { alg: k.alg } : {}),
-      })),
-      federated: knownTrustDomains(session)
-        .filter((d) => d !== td)
-        .map((d) => ({
-          trust_domain: d,
-          x509_authorities: (update.federatedBundles[`spiffe://${d}`] ?? update.federatedBundles[d] ?? []).length,
-          jwt_authorities: jwtAuthorities(session, d).length,
-        })),
-      bundle_endpoint: '/spiffe/.well-known/spiffe-bundle',
-    };
+    const sequence = this.sequence.observe(td, bundleKeys(session, td), this.clock.now());
+    return trustBundleView(session, td, sequence);
   }
 
   async validateJwt(body: { token: string; audience: string }): Promise<JwtVerdict> {
@@ -295,21 +257,8 @@ export class WorkloadIdentity {
   /** `pem`: PEM text with one or more certificates; `chain`: PEM blocks or base64 DER, leaf first. */
   async validateX509(body: { pem?: string; chain?: string[] }): Promise<X509Verdict> {
     const session = this.session();
-    if ((body.pem === undefined) === (body.chain === undefined))
-      throw invalidRequest(
-        'Send exactly one of pem (PEM text) or chain (array of PEM or base64 DER certificates, leaf first)',
-      );
-    let ders: Uint8Array[];
-    try {
-      ders = body.pem !== undefined ? pemCertificates(body.pem).certificates : body.chain!.flatMap(decodeChainEntry);
-    } catch (error) {
-      throw invalidRequest(`The certificates could not be read: ${(error as Error).message}`);
-    }
-    if (ders.length === 0)
-      throw invalidRequest(
-        body.pem !== undefined ? 'pem holds no -----BEGIN CERTIFICATE----- block' : 'chain is empty',
-      );
-    return validateX509Svid(session, { chain: ders, now: this.clock.now(), ownTrustDomain: this.settings.trustDomain });
+    const chain = x509ChainOf(body);
+    return validateX509Svid(session, { chain, now: this.clock.now(), ownTrustDomain: this.settings.trustDomain });
   }
 
   async mtlsDemo(): Promise<DemoReport> {
@@ -335,29 +284,6 @@ export class WorkloadIdentity {
   async rotationDemo() {
     const svid = this.defaultSvid();
     await this.recording;
-    const info = certificateInfo(svid.chain[0]);
-    const from = info.notBefore.getTime();
-    const to = info.notAfter.getTime();
-    const events = await this.rotations.history();
-    return {
-      spiffe_id: svid.spiffeId,
-      current: {
-        serial: info.serial,
-        not_before: info.notBefore.toISOString(),
-        not_after: info.notAfter.toISOString(),
-        fingerprint_sha256: info.fingerprint,
-      },
-      rotation_expected_at: iso(from + (to - from) / 2),
-      rotations_observed: events.filter((e) => e.type === 'svid.rotated' && e.spiffe_id === svid.spiffeId).length,
-      events,
-      how: 'The agent pushes a new message on the FetchX509SVID stream when it renews an SVID (SPIRE renews at half of the lifetime). Each new serial is appended to the event log as svid.rotated; these events are read back here.',
-    };
+    return rotationReport(svid, await this.rotations.history());
   }
-}
-
-function decodeChainEntry(entry: string): Uint8Array[] {
-  if (entry.includes('-----BEGIN')) return pemCertificates(entry).certificates;
-  const b64 = entry.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(b64)) throw new Error('a chain entry is neither PEM nor base64 DER');
-  return [new Uint8Array(Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64'))];
 }
