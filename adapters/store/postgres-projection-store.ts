@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type {
   CommittedEvent,
   FoldCommit,
@@ -5,8 +6,8 @@ import type {
   ReadModelReader,
   SqlStatement,
 } from '../../projections/types.ts';
-import type pg from 'pg';
-import { storedPositions, toStored, type PostgresEventLog } from './postgres-event-log.ts';
+import type { PostgresEventLog } from './postgres-event-log.ts';
+import { storedPositions, toStored } from './postgres-reads.ts';
 import { APPEND_LOCK, numberPlaceholders } from './postgres-schema.ts';
 
 /**

@@ -1,28 +1,11 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'eventemitter3';
-import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
 import { BoundedCache } from '../../services/bounded-cache.ts';
+import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
 import { VersionConflict } from '../../services/event-log.ts';
-import { migrate } from './schema.ts';
 import type { PendingAppend } from './pending-append.ts';
-
-interface EventRow {
-  sequence: number;
-  stream_id: string;
-  version: number;
-  type: string;
-  data: string;
-  at: number;
-}
-
-const toStored = (r: EventRow): StoredEvent => ({
-  sequence: r.sequence,
-  streamId: r.stream_id,
-  version: r.version,
-  type: r.type,
-  data: JSON.parse(r.data) as Record<string, unknown>,
-  at: r.at,
-});
+import { migrate } from './schema.ts';
+import { prepareEventStatements, toStored, type EventStatements } from './sqlite-statements.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
@@ -60,7 +43,7 @@ export class SqliteEventLog implements EventLog {
   private readonly inTransaction: InTransactionHandler[] = [];
   /** Outcome callbacks of the handlers that ran in the open transaction. */
   private outcomes: TransactionOutcome[] = [];
-  private readonly statements;
+  private readonly statements: EventStatements;
   /** One transaction wrapper for every append: better-sqlite3 builds several closures per `transaction()` call. */
   private readonly inSqliteTransaction: <T>(body: () => T) => T;
   private closed = false;
@@ -84,31 +67,7 @@ export class SqliteEventLog implements EventLog {
     if (!options.readonly) migrate(this.db);
     const db = this.db;
     this.inSqliteTransaction = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
-    this.statements = {
-      version: db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM events WHERE stream_id = ?'),
-      // The sequence is the rowid: `lastInsertRowid` gives it without the cost of a RETURNING clause.
-      insert: db.prepare<[string, number, string, string, number]>(
-        'INSERT INTO events (stream_id, version, type, data, at) VALUES (?, ?, ?, ?, ?)',
-      ),
-      snapshotPut: db.prepare<[string, number, string]>(
-        'INSERT INTO snapshots (stream_id, version, state) VALUES (?, ?, ?) ON CONFLICT(stream_id) DO UPDATE SET version = excluded.version, state = excluded.state',
-      ),
-      snapshotGet: db.prepare<[string], { version: number; state: string }>(
-        'SELECT version, state FROM snapshots WHERE stream_id = ?',
-      ),
-      stream: db.prepare<[string, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND version > ? ORDER BY version',
-      ),
-      all: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?'),
-      head: db.prepare<[], { s: number | null }>('SELECT max(sequence) AS s FROM events'),
-      streams: db.prepare<[string, string], { stream_id: string }>(
-        'SELECT DISTINCT stream_id FROM events WHERE stream_id >= ? AND stream_id < ? ORDER BY stream_id',
-      ),
-      checkpointGet: db.prepare<[string], { sequence: number }>('SELECT sequence FROM checkpoints WHERE name = ?'),
-      checkpointPut: db.prepare<[string, number]>(
-        'INSERT INTO checkpoints (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence',
-      ),
-    };
+    this.statements = prepareEventStatements(db);
   }
 
   private readonly appendTx = (
