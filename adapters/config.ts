@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { DemoOverrides } from '../services/oauth/demo-users.ts';
 import type { SpiffeOptions } from '../services/workload/settings.ts';
+import type { WalletSettings } from '../services/wallet/settings.ts';
+import { loadWalletSettings } from './wallet/config.ts';
 
 /** Everything the services read from the environment, resolved once (decisions section 1). */
 export interface Config {
@@ -40,8 +42,8 @@ export interface Config {
   spiffe: SpiffeOptions;
   /** MDOC_IACA_ROOT_PEM as given (PEM text or a file path); the verifier reads and checks it at start. */
   mdocIacaRootPem?: string;
-  /** The raw environment, read only by the wallet's own configuration (adapters/wallet/config.ts). */
-  env: Record<string, string | undefined>;
+  /** The wallet harness's WALLET_* settings, validated with the rest (adapters/wallet/config.ts). */
+  wallet: WalletSettings;
 }
 
 /** The published demo data's overridable secrets: user passwords by user id, client secrets by client id. */
@@ -107,7 +109,7 @@ export function loadConfig(
   const spiffePort = integer(env, 'SPIFFE_PORT', 8080);
   const baseUrl = trimSlash(env.BASE_URL || `http://localhost:${port}`);
   const walletUrl = trimSlash(env.WALLET_URL || `http://localhost:${walletPort}`);
-  const config: Config = {
+  const config = {
     host,
     port,
     walletPort,
@@ -148,8 +150,7 @@ export function loadConfig(
       ...(env.SPIRE_SERVER_ADDRESS ? { spireServerAddress: env.SPIRE_SERVER_ADDRESS } : {}),
     },
     ...(env.MDOC_IACA_ROOT_PEM ? { mdocIacaRootPem: env.MDOC_IACA_ROOT_PEM } : {}),
-    env,
     ...overrides,
-  };
-  return config;
+  } as Omit<Config, 'wallet'> & { wallet?: WalletSettings };
+  return { ...config, wallet: config.wallet ?? loadWalletSettings(env, config) };
 }

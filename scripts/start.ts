@@ -1,6 +1,5 @@
 import { loadConfig } from '../adapters/config.ts';
 import type { RunningService, ServiceName } from '../adapters/services.ts';
-import { loadWalletSettings } from '../adapters/wallet/config.ts';
 
 /**
  * `npm start` runs every service of the deployment in one process; `npm start -- main` (or
@@ -13,9 +12,8 @@ const fail = (message: string): never => {
 };
 let config: ReturnType<typeof loadConfig>;
 try {
+  // A bad value of any variable (WALLET_* too) stops start before any service module is loaded.
   config = loadConfig();
-  // A bad WALLET_* value stops start before any service module is loaded (a quick, clear failure).
-  if (process.argv[2] === undefined || process.argv[2] === 'wallet') loadWalletSettings(config);
 } catch (error) {
   fail((error as Error).message);
 }

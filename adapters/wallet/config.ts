@@ -1,7 +1,6 @@
 import { pemCertificatesOf } from '../pem-env.ts';
 import ipaddr from 'ipaddr.js';
 import type { JWK } from 'jose';
-import type { Config } from '../config.ts';
 import type { WalletSettings } from '../../services/wallet/settings.ts';
 
 /** A WALLET_* value that cannot be used; the message names the variable (start stops with it). */
@@ -118,9 +117,11 @@ const originOf = (name: string, value: string) => {
   return new URL(checked).origin;
 };
 
-/** The wallet's settings from the environment (spec section 1, decisions section 10); throws naming the variable. */
-export function loadWalletSettings(config: Config): WalletSettings {
-  const env = config.env;
+/**
+ * The wallet's settings from the environment (spec section 1, decisions section 10); throws naming the
+ * variable. Called by the one configuration (adapters/config.ts), with the origins it resolved.
+ */
+export function loadWalletSettings(env: Env, config: { baseUrl: string; walletUrl: string }): WalletSettings {
   const targetBaseUrl = url('WALLET_TARGET_BASE_URL', raw(env, 'WALLET_TARGET_BASE_URL') ?? config.baseUrl);
   const issuerBaseUrl = url('WALLET_ISSUER_BASE_URL', raw(env, 'WALLET_ISSUER_BASE_URL') ?? targetBaseUrl);
   const base = new URL(config.baseUrl);

@@ -7,7 +7,6 @@ import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
 import { GuardedHttp, type Resolver } from '../../outbound/guarded-http.ts';
 import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
-import { loadWalletSettings } from '../../wallet/config.ts';
 import { loadDeviceKey } from '../../wallet/device-key.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
 import type { OAuthError } from '../../../services/errors.ts';
@@ -67,7 +66,7 @@ function forwardingTrust(config: Config) {
 
 /** The wallet harness on WALLET_PORT (spec section 4 "Wallet harness", decisions section 10). */
 export async function createWalletService(config: Config, options: WalletOptions = {}): Promise<WalletService> {
-  const settings = loadWalletSettings(config);
+  const settings = config.wallet;
   const clock = options.clock ?? systemClock;
   const deviceKey = await loadDeviceKey(settings.deviceKeyPath);
   mkdirSync(config.dataDir, { recursive: true });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../adapters/config.ts';
-import { loadWalletSettings, parseDuration } from '../../../adapters/wallet/config.ts';
+import { parseDuration } from '../../../adapters/wallet/config.ts';
 import { freePort } from '../../support/wallet-server.ts';
 
 // Issue 17: every WALLET_* variable is checked at start; a bad value stops start, naming the variable.
@@ -107,7 +107,7 @@ describe('wallet configuration (issue 17)', () => {
       WALLET_URL: 'https://wallet.portico.example',
       DATA_DIR: dir,
     });
-    const settings = loadWalletSettings(base);
+    const settings = base.wallet;
     expect(settings).toMatchObject({
       targetBaseUrl: 'https://portico.example',
       issuerBaseUrl: 'https://portico.example',
@@ -126,14 +126,12 @@ describe('wallet configuration (issue 17)', () => {
     expect(parseDuration('T', '90s')).toBe(90_000);
     expect(parseDuration('T', '1h30m')).toBe(5_400_000);
     expect(() => parseDuration('T', '0s')).toThrow(/T/);
-    const issuer = loadWalletSettings(
-      loadConfig({
-        BASE_URL: 'https://portico.example',
-        WALLET_TARGET_BASE_URL: 'https://verifier.example/',
-        WALLET_ISSUER_BASE_URL: 'https://issuer.example',
-        DATA_DIR: dir,
-      }),
-    );
+    const issuer = loadConfig({
+      BASE_URL: 'https://portico.example',
+      WALLET_TARGET_BASE_URL: 'https://verifier.example/',
+      WALLET_ISSUER_BASE_URL: 'https://issuer.example',
+      DATA_DIR: dir,
+    }).wallet;
     expect([issuer.targetBaseUrl, issuer.issuerBaseUrl]).toEqual([
       'https://verifier.example',
       'https://issuer.example',
