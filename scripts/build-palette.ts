@@ -8,8 +8,9 @@ import { loadConfig } from '../adapters/config.ts';
 import { fileURLToPath } from 'node:url';
 import { agentAuthSettings } from '../services/agentauth/settings.ts';
 import { defaultFlowRunners, flowRunnerOptions } from '../services/flows/default-runners.ts';
-import { buildPaletteIndex } from '../services/palette/build.ts';
+import { buildPaletteIndex } from '../adapters/palette/build-index.ts';
 import { paletteArtefacts } from '../services/palette/source.ts';
+import { nodeFiles } from '../adapters/files/node-files.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 try {
@@ -20,7 +21,7 @@ try {
     flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl),
   );
   const { version, artefacts } = buildPaletteIndex(
-    paletteArtefacts(root, (p, f) => runners.has(p, f)),
+    paletteArtefacts(nodeFiles, root, (p, f) => runners.has(p, f)),
     out,
   );
   console.log(`palette: ${artefacts} artefacts, index ${version} -> ${out}`);

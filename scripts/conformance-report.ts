@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildReport, loadRegistry, type Verdict } from '../services/conformance/registry.ts';
+import { nodeFiles } from '../adapters/files/node-files.ts';
 
 const { values } = parseArgs({
   options: {
@@ -17,7 +18,7 @@ const { values } = parseArgs({
     registry: { type: 'string', default: 'conformance/registry.yaml' },
   },
 });
-const registry = loadRegistry(values.registry!);
+const registry = loadRegistry(nodeFiles, values.registry!);
 
 interface VitestJson {
   testResults: Array<{

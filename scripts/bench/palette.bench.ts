@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Artefact } from '../../services/palette/artefacts.ts';
-import { buildPaletteIndex } from '../../services/palette/build.ts';
-import { Palette } from '../../services/palette/query.ts';
+import { buildPaletteIndex } from '../../adapters/palette/build-index.ts';
+import { Palette } from '../../adapters/palette/sqlite-palette.ts';
 import { paletteArtefacts } from '../../services/palette/source.ts';
 import type { Bench, BenchRow } from './types.ts';
+import { nodeFiles } from '../../adapters/files/node-files.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const QUERIES = [
@@ -87,7 +88,7 @@ const bench: Bench = async () => {
   const rows: BenchRow[] = [];
   try {
     for (const [label, artefacts] of [
-      ['real index', paletteArtefacts(ROOT, () => true)],
+      ['real index', paletteArtefacts(nodeFiles, ROOT, () => true)],
       ['generated 10,000 artefacts', generated(10_000)],
     ] as const) {
       const file = join(dir, `${label.replace(/\W+/g, '-')}.db`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import type { SourceFiles } from '../content/files.ts';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
@@ -45,9 +45,9 @@ const LEVELS = new Set([...MUST_FAMILY, 'SHOULD', 'SHOULD NOT', 'RECOMMENDED', '
 const ID = /^[a-z0-9]+(-[a-z0-9]+)*-\d{3}$/;
 
 /** Reads and checks `conformance/registry.yaml`; its digest is the SHA-256 of the file's bytes. */
-export function loadRegistry(file: string): Registry {
-  const bytes = readFileSync(file);
-  const data = parse(bytes.toString('utf8')) as { specs: SpecEntry[]; requirements: RequirementEntry[] };
+export function loadRegistry(files: SourceFiles, file: string): Registry {
+  const bytes = files.readBytes(file);
+  const data = parse(Buffer.from(bytes).toString('utf8')) as { specs: SpecEntry[]; requirements: RequirementEntry[] };
   const specIds = new Set(data.specs.map((s) => s.id));
   const seen = new Set<string>();
   for (const r of data.requirements) {
@@ -65,10 +65,14 @@ export function loadRegistry(file: string): Registry {
 }
 
 /** A report counts only when its schema is known and it was made from this very registry. */
-export function loadReport(file: string | undefined, registry: Registry): { report?: Report; problem?: string } {
-  if (!file || !existsSync(file)) return { problem: 'no report loaded' };
+export function loadReport(
+  files: SourceFiles,
+  file: string | undefined,
+  registry: Registry,
+): { report?: Report; problem?: string } {
+  if (!file || !files.exists(file)) return { problem: 'no report loaded' };
   try {
-    const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+    const report = JSON.parse(files.readText(file)) as Report;
     if (report.schema_version !== 1)
       return { problem: `unknown report schema_version ${String(report.schema_version)}` };
     if (report.registry_digest !== registry.digest) return { problem: 'the report was made from another registry' };

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import type { SourceFiles } from '../content/files.ts';
 import {
   MUST_FAMILY,
   explainerPath,
@@ -36,13 +36,14 @@ export class Conformance {
   readonly reportProblem?: string;
 
   constructor(
+    private readonly files: SourceFiles,
     registryFile: string,
     reportFile: string | undefined,
     private readonly contentDir: string,
     private readonly build: { commit: string; repositoryUrl?: string },
   ) {
-    this.registry = loadRegistry(registryFile);
-    const { report, problem } = loadReport(reportFile, this.registry);
+    this.registry = loadRegistry(files, registryFile);
+    const { report, problem } = loadReport(files, reportFile, this.registry);
     this.report = report;
     this.reportProblem = problem;
   }
@@ -69,8 +70,8 @@ export class Conformance {
     if (!r) return undefined;
     const result = this.current?.requirements.find((q) => q.id === id);
     const explainerFile = explainerPath(this.contentDir, r);
-    const explainer = existsSync(explainerFile)
-      ? readFileSync(explainerFile, 'utf8').replace(/^---[\s\S]*?---\s*/, '')
+    const explainer = this.files.exists(explainerFile)
+      ? this.files.readText(explainerFile).replace(/^---[\s\S]*?---\s*/, '')
       : undefined;
     return {
       ...r,

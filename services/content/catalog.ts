@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import type { SourceFiles } from './files.ts';
 import { join } from 'node:path';
 import { ContentError, checkFields, readContentFile } from './front-matter.ts';
 
@@ -49,13 +49,14 @@ export class Catalog {
     private readonly flowsBy: Map<string, Flow[]>,
   ) {}
 
-  static load(contentDir: string): Catalog {
+  static load(files: SourceFiles, contentDir: string): Catalog {
     const protocols = new Map<string, Protocol>();
     const protocolDir = join(contentDir, 'protocols');
-    for (const name of readdirSync(protocolDir)
+    for (const name of files
+      .list(protocolDir)
       .filter((f) => f.endsWith('.md'))
       .sort()) {
-      const c = readContentFile(join(protocolDir, name));
+      const c = readContentFile(files, join(protocolDir, name));
       checkFields(c, {
         id: { kind: 'string', required: true },
         name: { kind: 'string', required: true },
@@ -73,14 +74,15 @@ export class Catalog {
     }
     const flows = new Map<string, Flow[]>();
     const flowRoot = join(contentDir, 'flows');
-    for (const protocol of existsSync(flowRoot) ? readdirSync(flowRoot).sort() : []) {
+    for (const protocol of files.list(flowRoot)) {
       if (!protocols.has(protocol))
         throw new ContentError(join(flowRoot, protocol), `no protocol "${protocol}" for these flows`);
       const list: Flow[] = [];
-      for (const name of readdirSync(join(flowRoot, protocol))
+      for (const name of files
+        .list(join(flowRoot, protocol))
         .filter((f) => f.endsWith('.md'))
         .sort()) {
-        const c = readContentFile(join(flowRoot, protocol, name));
+        const c = readContentFile(files, join(flowRoot, protocol, name));
         checkFields(c, {
           id: { kind: 'string', required: true },
           protocol: { kind: 'string', required: true },

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import type { SourceFiles } from './files.ts';
 import { parse } from 'yaml';
 
 /** A content file: YAML front matter between `---` lines, then markdown. */
@@ -18,8 +18,8 @@ export class ContentError extends Error {
   }
 }
 
-export function readContentFile(file: string): ContentFile {
-  const text = readFileSync(file, 'utf8');
+export function readContentFile(files: SourceFiles, file: string): ContentFile {
+  const text = files.readText(file);
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!match) throw new ContentError(file, 'missing front matter (a block between --- lines at the top)');
   let data: unknown;

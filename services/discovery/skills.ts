@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SourceFiles } from '../content/files.ts';
 import { ContentError, checkFields, readContentFile } from '../content/front-matter.ts';
 
 export interface Skill {
@@ -17,13 +17,14 @@ export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/sch
  * Renders every skill of `content/skills/` once. The index and the artifact come from the same
  * rendering, so the index digest is always the SHA-256 of the served bytes.
  */
-export function renderSkills(contentDir: string, vars: Record<string, string>): Skill[] {
+export function renderSkills(files: SourceFiles, contentDir: string, vars: Record<string, string>): Skill[] {
   const dir = join(contentDir, 'skills');
-  return readdirSync(dir)
+  return files
+    .list(dir)
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((file) => {
-      const c = readContentFile(join(dir, file));
+      const c = readContentFile(files, join(dir, file));
       checkFields(c, { name: { kind: 'string', required: true }, description: { kind: 'string', required: true } });
       const name = c.data.name as string;
       if (`${name}.md` !== file) throw new ContentError(c.file, 'name must match the file name');

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import type { SourceFiles } from '../content/files.ts';
 import { join } from 'node:path';
 import type { Catalog } from '../content/catalog.ts';
 import { ContentError, checkFields, readContentFile } from '../content/front-matter.ts';
@@ -20,6 +20,7 @@ export interface Artefact {
 
 /** Everything the palette indexes, validated, in a fixed order (the build is deterministic). */
 export function collectArtefacts(
+  files: SourceFiles,
   contentDir: string,
   catalog: Catalog,
   registry: Registry,
@@ -58,12 +59,8 @@ export function collectArtefacts(
   }
   const ids = new Set(out.map((a) => a.id));
   const conceptDir = join(contentDir, 'concepts');
-  for (const file of existsSync(conceptDir)
-    ? readdirSync(conceptDir)
-        .filter((f) => f.endsWith('.md'))
-        .sort()
-    : []) {
-    const c = readContentFile(join(conceptDir, file));
+  for (const file of files.list(conceptDir).filter((f) => f.endsWith('.md'))) {
+    const c = readContentFile(files, join(conceptDir, file));
     checkFields(c, {
       id: { kind: 'string', required: true },
       name: { kind: 'string', required: true },
@@ -92,12 +89,8 @@ export function collectArtefacts(
     });
   }
   const skillDir = join(contentDir, 'skills');
-  for (const file of existsSync(skillDir)
-    ? readdirSync(skillDir)
-        .filter((f) => f.endsWith('.md'))
-        .sort()
-    : []) {
-    const c = readContentFile(join(skillDir, file));
+  for (const file of files.list(skillDir).filter((f) => f.endsWith('.md'))) {
+    const c = readContentFile(files, join(skillDir, file));
     out.push({
       id: `skill:${c.data.name}`,
       type: 'skill',
@@ -145,11 +138,12 @@ export function collectArtefacts(
   // An explainer must name a requirement of the registry, in its own spec folder.
   const known = new Set(registry.requirements.map((r) => r.id));
   const reqDir = join(contentDir, 'requirements');
-  for (const spec of existsSync(reqDir) ? readdirSync(reqDir).sort() : []) {
-    for (const file of readdirSync(join(reqDir, spec))
+  for (const spec of files.list(reqDir)) {
+    for (const file of files
+      .list(join(reqDir, spec))
       .filter((f) => f.endsWith('.md'))
       .sort()) {
-      const c = readContentFile(join(reqDir, spec, file));
+      const c = readContentFile(files, join(reqDir, spec, file));
       checkFields(c, { id: { kind: 'string', required: true }, spec: { kind: 'string', required: true } });
       const id = c.data.id as string;
       if (!known.has(id))

@@ -3,6 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { buildReport, loadRegistry, type TestOutcome } from '../../services/conformance/registry.ts';
+import { nodeFiles } from '../../adapters/files/node-files.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -13,7 +14,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
  */
 export default class ConformanceReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const registry = loadRegistry(`${ROOT}conformance/registry.yaml`);
+    const registry = loadRegistry(nodeFiles, `${ROOT}conformance/registry.yaml`);
     const ran = new Set(modules.map((m) => relative(ROOT, m.moduleId)));
     const missing = [...new Set(registry.requirements.flatMap((r) => r.tests.map((t) => t.file)))].filter(
       (f) => !ran.has(f),

@@ -12,6 +12,7 @@ import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 import { apiReferenceHtml } from './api-reference.ts';
+import { nodeFiles } from '../../files/node-files.ts';
 
 const CONTENT_DIR = fileURLToPath(new URL('../../../content', import.meta.url));
 
@@ -26,7 +27,7 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
     sendDocument(request, reply, catalogJson, 'application/linkset+json'),
   );
 
-  const skills = renderSkills(CONTENT_DIR, {
+  const skills = renderSkills(nodeFiles, CONTENT_DIR, {
     base_url: base,
     wallet_url: wallet,
     claim_grant_type: ctx.agentAuth.settings.claimGrantType,

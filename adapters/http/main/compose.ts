@@ -39,6 +39,7 @@ import { sendPage } from '../pages/respond.ts';
 import { errorPage, notFoundPage } from '../pages/error-pages.ts';
 import type { MainContext, RoutePlugin } from './context.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS, MAIN_ROUTES } from './routes.ts';
+import { nodeFiles } from '../../files/node-files.ts';
 
 export interface MainOrigin {
   app: FastifyInstance;
@@ -114,7 +115,7 @@ async function assemble(
     userCodeHasher(keys.secret('user-code')),
   );
   const securityEvents = new SecurityEvents(feed, keys, settings);
-  const catalog = Catalog.load(CONTENT_DIR);
+  const catalog = Catalog.load(nodeFiles, CONTENT_DIR);
   const runners = defaultFlowRunners(
     settings.claimGrantType,
     flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl),
@@ -153,6 +154,7 @@ async function assemble(
     lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
     sse: new SseHub(options.sseLimits),
     conformance: new Conformance(
+      nodeFiles,
       join(ROOT_DIR, 'conformance/registry.yaml'),
       config.conformanceReport || join(ROOT_DIR, 'conformance/report.json'),
       CONTENT_DIR,

@@ -35,7 +35,7 @@ export interface MainContext {
   /** Every Server-Sent Event stream of the origin (bounded, heartbeats, released on close). */
   sse: SseHub;
   /** The palette index, once the palette part has opened it. */
-  palette?: import('../../../services/palette/query.ts').Palette;
+  palette?: import('../../palette/sqlite-palette.ts').Palette;
   /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */
   originMetadata: Record<string, unknown>;
   /** Named entries of `GET /api`'s `endpoints` map. */

@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oauthError } from '../../../services/errors.ts';
-import { buildPaletteIndex, indexVersion } from '../../../services/palette/build.ts';
-import { Palette } from '../../../services/palette/query.ts';
+import { buildPaletteIndex, indexVersion } from '../../palette/build-index.ts';
+import { Palette } from '../../palette/sqlite-palette.ts';
 import { paletteArtefacts } from '../../../services/palette/source.ts';
 import type { MainContext } from '../main/context.ts';
+import { nodeFiles } from '../../files/node-files.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -28,7 +29,7 @@ export function openPalette(ctx: MainContext): Palette | undefined {
       throw new Error(`SHOWCASE_ENV=production: cannot open the palette index ${file}: ${(error as Error).message}`);
     }
   }
-  const artefacts = paletteArtefacts(ROOT, (p, f) => ctx.flowRuns.executable(p, f));
+  const artefacts = paletteArtefacts(nodeFiles, ROOT, (p, f) => ctx.flowRuns.executable(p, f));
   let palette: Palette | undefined;
   if (existsSync(file)) {
     try {

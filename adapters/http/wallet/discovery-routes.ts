@@ -10,6 +10,7 @@ import { WALLET_CHROME } from './chrome.ts';
 import { walletHomePage } from './home-page.ts';
 import { requestSession } from './request-session.ts';
 import { sendPage } from '../pages/respond.ts';
+import { nodeFiles } from '../../files/node-files.ts';
 
 const WALLET_CONTENT = fileURLToPath(new URL('../../../content/wallet', import.meta.url));
 const ORIGIN_PLACEHOLDER = '{{wallet_url}}';
@@ -17,7 +18,7 @@ const ORIGIN_PLACEHOLDER = '{{wallet_url}}';
 /** The wallet origin's discovery surfaces (spec section 4 wallet table, decisions section 10). */
 export const discoveryRoutes: WalletRoutes = (app, ctx) => {
   // Rendered once with the origin left as a placeholder; each request substitutes the origin it reached.
-  const skills = renderSkills(WALLET_CONTENT, {});
+  const skills = renderSkills(nodeFiles, WALLET_CONTENT, {});
   const skill = (origin: string) => {
     const template = skills.find((s) => s.name === 'use-wallet-harness');
     if (!template) throw notFound('No such skill');

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRegistry, type Report } from '../../../services/conformance/registry.ts';
 import { startMainServer, type TestServer } from '../../support/main-server.ts';
+import { nodeFiles } from '../../../adapters/files/node-files.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const registry = loadRegistry(join(ROOT, 'conformance/registry.yaml'));
+const registry = loadRegistry(nodeFiles, join(ROOT, 'conformance/registry.yaml'));
 const dir = mkdtempSync(join(tmpdir(), 'portico-reports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPaletteIndex } from '../../../services/palette/build.ts';
+import { buildPaletteIndex } from '../../../adapters/palette/build-index.ts';
 import { paletteArtefacts } from '../../../services/palette/source.ts';
 import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { nodeFiles } from '../../../adapters/files/node-files.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 let server: TestServer;
@@ -26,10 +27,10 @@ describe('palette index', () => {
   it('the same content builds byte-identical files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'portico-palette-'));
     try {
-      const artefacts = paletteArtefacts(ROOT, () => false);
+      const artefacts = paletteArtefacts(nodeFiles, ROOT, () => false);
       buildPaletteIndex(artefacts, join(dir, 'a.db'));
       buildPaletteIndex(
-        paletteArtefacts(ROOT, () => false),
+        paletteArtefacts(nodeFiles, ROOT, () => false),
         join(dir, 'b.db'),
       );
       expect(readFileSync(join(dir, 'a.db')).equals(readFileSync(join(dir, 'b.db')))).toBe(true);
@@ -45,7 +46,7 @@ describe('palette index', () => {
       cpSync(join(ROOT, 'conformance'), join(dir, 'conformance'), { recursive: true });
       const bad = join(dir, 'content/requirements/rfc7523/rfc7523-999.md');
       writeFileSync(bad, '---\nid: rfc7523-999\nspec: rfc7523\n---\nNo such requirement.\n');
-      expect(() => paletteArtefacts(dir, () => false)).toThrow(
+      expect(() => paletteArtefacts(nodeFiles, dir, () => false)).toThrow(
         `${bad}: requirement explainer "rfc7523-999" is not in conformance/registry.yaml`,
       );
       rmSync(bad);
@@ -54,7 +55,9 @@ describe('palette index', () => {
         concept,
         readFileSync(concept, 'utf8').replace('protocol: oauth2', 'protocol: oauth2\ncolour: blue'),
       );
-      expect(() => paletteArtefacts(dir, () => false)).toThrow(`${concept}: unknown front matter field "colour"`);
+      expect(() => paletteArtefacts(nodeFiles, dir, () => false)).toThrow(
+        `${concept}: unknown front matter field "colour"`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRegistry } from '../../../services/conformance/registry.ts';
+import { nodeFiles } from '../../../adapters/files/node-files.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const registry = loadRegistry(join(ROOT, 'conformance/registry.yaml'));
+const registry = loadRegistry(nodeFiles, join(ROOT, 'conformance/registry.yaml'));
 
 describe('conformance registry', () => {
   it('holds well over a hundred requirements with unique ids', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Artefact } from '../../../services/palette/artefacts.ts';
-import { buildPaletteIndex } from '../../../services/palette/build.ts';
-import { CANDIDATE_COUNT_CAP, Palette, RANK_WINDOW } from '../../../services/palette/query.ts';
+import { buildPaletteIndex } from '../../../adapters/palette/build-index.ts';
+import { CANDIDATE_COUNT_CAP, Palette, RANK_WINDOW } from '../../../adapters/palette/sqlite-palette.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'portico-static-rank-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Artefact } from './artefacts.ts';
-import { staticOrder } from './ranking.ts';
+import type { Artefact } from '../../services/palette/artefacts.ts';
+import { staticOrder } from '../../services/palette/ranking.ts';
 
 /** The index version: a digest of everything indexed, so the same input names the same index. */
 export const indexVersion = (artefacts: Artefact[]) =>

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { TYPE_WEIGHT } from './ranking.ts';
+import { TYPE_WEIGHT } from '../../services/palette/ranking.ts';
 
 export interface PaletteResult {
   id: string;
