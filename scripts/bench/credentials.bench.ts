@@ -207,8 +207,8 @@ async function mdocRows(): Promise<BenchRow[]> {
     ).encode();
   const ourResponse = ourRespond();
   const libResponse = await libRespond();
-  const ourVerify = () => {
-    const r = verifyDeviceResponse(ourResponse, {
+  const ourVerify = async () => {
+    const r = await verifyDeviceResponse(ourResponse, {
       trustedRoots: [iaca.certificate],
       now,
       sessionTranscript: transcript,
@@ -226,7 +226,7 @@ async function mdocRows(): Promise<BenchRow[]> {
     });
     if (failed) throw new Error(`@auth0/mdl bench response failed: ${failed}`);
   };
-  ourVerify();
+  await ourVerify();
   await libVerify();
   return [
     ...pair('mdoc issue, 6 elements', await opsPerSecond(ourIssue), await opsPerSecond(libIssue), '@auth0/mdl'),

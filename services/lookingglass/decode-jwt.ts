@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { validateX5c, x509Hash } from '../credentials/x509/chain.ts';
+import { x509Hash } from '../credentials/x509/chain.ts';
+import { validateX5c } from '../credentials/x509/x5c.ts';
 import {
   compactVerify,
   createLocalJWKSet,
@@ -194,7 +195,7 @@ async function verifyWithX5c(token: string, x5c: unknown[], known: KnownIssuerKe
   const anchors = known.trustAnchorsPem?.() ?? [];
   const chain =
     anchors.length > 0 && known.nowS !== undefined
-      ? validateX5c(x5c as string[], { trustAnchors: anchors, now: known.nowS })
+      ? await validateX5c(x5c as string[], { trustAnchors: anchors, now: known.nowS })
       : { valid: false as const, reason: 'no CA of this origin is known here' };
   if (chain.valid)
     return {

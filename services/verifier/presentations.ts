@@ -95,7 +95,7 @@ async function checkMdoc(presentation: unknown, id: string, ctx: PresentationCon
     responseUri: ctx.responseUri,
     ...(ctx.encryptionJwk ? { encryptionKey: ctx.encryptionJwk } : {}),
   });
-  const result = verifyDeviceResponse(Buffer.from(presentation, 'base64url'), {
+  const result = await verifyDeviceResponse(Buffer.from(presentation, 'base64url'), {
     trustedRoots: ctx.trust.iacaRoots,
     now: ctx.now,
     sessionTranscript,

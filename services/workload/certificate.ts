@@ -1,5 +1,7 @@
 import { X509Certificate as NodeCertificate } from 'node:crypto';
 import * as pkijs from 'pkijs';
+import { CheckFailed } from '../credentials/result.ts';
+import { validatePath } from '../credentials/x509/path.ts';
 import { fingerprint256 } from './der.ts';
 
 /**
@@ -160,9 +162,9 @@ export interface ChainVerdict {
 }
 
 /**
- * Does `leaf` (with the `intermediates` it came with) chain to one of `anchors` at time `at`?
- * Validation is pkijs' path validation (signatures, validity, CA constraints). When it fails, the
- * detail says whether no anchor names the leaf's issuer or the signature does not verify.
+ * Does `leaf` (with the `intermediates` it came with) chain to one of `anchors` at time `at`? The
+ * path is validated by the one X.509 path validator (credentials/x509/path.ts, on pkijs). When it
+ * fails, the detail says whether no anchor names the leaf's issuer or the signature does not verify.
  */
 export async function verifyChain(
   leaf: Uint8Array,
@@ -171,34 +173,26 @@ export async function verifyChain(
   at: Date,
 ): Promise<ChainVerdict> {
   if (anchors.length === 0) return { ok: false, detail: 'no X.509 authorities to chain to' };
-  const leafCert = parsePkijs(leaf);
-  const middle = intermediates.map(parsePkijs);
-  const trusted = anchors.map(parsePkijs);
-  // The engine takes the end entity as the last of `certs`.
-  const engine = new pkijs.CertificateChainValidationEngine({
-    trustedCerts: trusted,
-    certs: [...middle, leafCert],
-    checkDate: at,
-  });
-  let result: { result: boolean; resultMessage: string; certificatePath?: pkijs.Certificate[] };
+  let failure: string;
   try {
-    result = await engine.verify();
-  } catch (error) {
-    result = { result: false, resultMessage: (error as Error).message };
-  }
-  if (result.result) {
-    const subjectOf = (c: pkijs.Certificate) =>
-      distinguishedName(new NodeCertificate(Buffer.from(c.toSchema().toBER(false))).subject);
-    const found = (result.certificatePath ?? []).map(subjectOf);
-    const leafSubject = subjectOf(leafCert);
-    const path = found[0] === leafSubject ? found : [leafSubject, ...found];
+    const { path } = await validatePath(
+      [leaf, ...intermediates],
+      [...anchors],
+      Math.floor(at.getTime() / 1000),
+      'chain',
+    );
+    const subjects = path.map((c) => distinguishedName(c.subject));
     return {
       ok: true,
-      detail: `chains to an authority of the bundle (${path.length - 1} signature(s) verified)`,
-      path,
+      detail: `chains to an authority of the bundle (${subjects.length - 1} signature(s) verified)`,
+      path: subjects,
     };
+  } catch (error) {
+    if (!(error instanceof CheckFailed)) throw error;
+    failure = error.reason;
   }
-  const issuers = [...middle, ...trusted].filter((c) => c.subject.isEqual(leafCert.issuer));
+  const leafCert = parsePkijs(leaf);
+  const issuers = [...intermediates, ...anchors].map(parsePkijs).filter((c) => c.subject.isEqual(leafCert.issuer));
   if (issuers.length === 0)
     return { ok: false, detail: 'no authority in the bundle (or the chain sent) names the issuer of this certificate' };
   let signed = false;
@@ -214,5 +208,5 @@ export async function verifyChain(
       ok: false,
       detail: 'the certificate signature does not verify with the key of its issuer (altered or forged certificate)',
     };
-  return { ok: false, detail: `path validation failed: ${result.resultMessage || 'no valid certificate path'}` };
+  return { ok: false, detail: `path validation failed: ${failure}` };
 }

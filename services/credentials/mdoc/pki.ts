@@ -1,6 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { ensure } from '../result.ts';
-import { KEY_USAGE, keyUsageOf, validatePath } from '../x509/chain.ts';
+import { KEY_USAGE, keyUsageOf } from '../x509/chain.ts';
+import { validatePath } from '../x509/path.ts';
 
 export { certificateDer } from '../x509/chain.ts';
 
@@ -13,13 +14,13 @@ export const MDL_DS_EKU = '1.0.18013.5.1.2';
  * every certificate valid at `now`; the IACA a CA with keyCertSign; the leaf a document signer
  * (digitalSignature, EKU 1.0.18013.5.1.2, not a CA). Failures throw `CheckFailed('chain', ...)`.
  */
-export function validateDocumentSignerChain(
+export async function validateDocumentSignerChain(
   x5chain: Uint8Array[],
   trustedRoots: (Uint8Array | string)[],
   nowSeconds: number,
-): { leaf: X509Certificate; root: X509Certificate } {
+): Promise<{ leaf: X509Certificate; root: X509Certificate }> {
   ensure(trustedRoots.length > 0, 'chain', 'no trusted IACA root is configured');
-  const { leaf, root } = validatePath(x5chain, trustedRoots, nowSeconds, 'chain');
+  const { leaf, root } = await validatePath(x5chain, trustedRoots, nowSeconds, 'chain');
   ensure(root.ca, 'chain', 'the IACA root is not a CA');
   const rootUsage = keyUsageOf(root);
   ensure(

@@ -1,7 +1,7 @@
 import { createHash, type X509Certificate } from 'node:crypto';
 import type { JWK } from 'jose';
 import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
-import { CheckFailed, ensure, runChecksSync, type Result } from '../result.ts';
+import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
 import { Tag, dataItemBytes, decodeCbor, encodeCbor, isMap, mapGet, tdateSeconds } from './cbor.ts';
 import { coseKeyToJwk } from './cose-key.ts';
 import { HEADER_X5CHAIN, parseCoseSign1, verifyCoseSign1, type CoseSign1 } from './cose-sign1.ts';
@@ -65,11 +65,11 @@ function x5chainOf(issuerAuth: CoseSign1): Uint8Array[] {
 }
 
 /** IssuerSigned checks shared by the wallet (before storing, behaviour 10) and the verifier. */
-function checkIssuerSigned(
+async function checkIssuerSigned(
   issuerSigned: unknown,
   options: VerifyIssuerSignedOptions,
   documentDocType?: string,
-): VerifiedMdoc {
+): Promise<VerifiedMdoc> {
   ensure(isMap(issuerSigned), 'format', 'IssuerSigned must be a map');
   let issuerAuth: CoseSign1;
   try {
@@ -91,7 +91,7 @@ function checkIssuerSigned(
   );
 
   // chain, then the IssuerAuth signature with the document signer's key
-  const { leaf } = validateDocumentSignerChain(x5chainOf(issuerAuth), options.trustedRoots, options.now);
+  const { leaf } = await validateDocumentSignerChain(x5chainOf(issuerAuth), options.trustedRoots, options.now);
   let signatureOk = false;
   try {
     signatureOk = verifyCoseSign1(issuerAuth, leaf as X509Certificate);
@@ -204,8 +204,8 @@ function checkIssuerSigned(
 export function verifyIssuerSigned(
   issuerSigned: Uint8Array | Map<unknown, unknown>,
   options: VerifyIssuerSignedOptions,
-): Result<VerifiedMdoc, MdocCheck> {
-  return runChecksSync<VerifiedMdoc, MdocCheck>(() => {
+): Promise<Result<VerifiedMdoc, MdocCheck>> {
+  return runChecks<VerifiedMdoc, MdocCheck>(async () => {
     let value: unknown = issuerSigned;
     if (issuerSigned instanceof Uint8Array) {
       try {
@@ -227,8 +227,8 @@ export interface VerifyDeviceResponseOptions extends VerifyIssuerSignedOptions {
 export function verifyDeviceResponse(
   encoded: Uint8Array,
   options: VerifyDeviceResponseOptions,
-): Result<{ documents: VerifiedMdoc[] }, MdocCheck> {
-  return runChecksSync<{ documents: VerifiedMdoc[] }, MdocCheck>(() => {
+): Promise<Result<{ documents: VerifiedMdoc[] }, MdocCheck>> {
+  return runChecks<{ documents: VerifiedMdoc[] }, MdocCheck>(async () => {
     let response: unknown;
     try {
       response = decodeCbor(encoded);
@@ -245,10 +245,10 @@ export function verifyDeviceResponse(
     const documents = response.get('documents');
     ensure(Array.isArray(documents) && documents.length > 0, 'format', 'the DeviceResponse has no documents');
     return {
-      documents: documents.map((doc) => {
+      documents: await mapInOrder(documents, async (doc) => {
         ensure(isMap(doc) && typeof doc.get('docType') === 'string', 'format', 'a document needs a docType');
         const docType = doc.get('docType') as string;
-        const verified = checkIssuerSigned(doc.get('issuerSigned'), options, docType);
+        const verified = await checkIssuerSigned(doc.get('issuerSigned'), options, docType);
         const deviceSigned = doc.get('deviceSigned');
         ensure(isMap(deviceSigned), 'device_authentication', 'the document has no deviceSigned');
         const nameSpacesBytes = deviceSigned.get('nameSpaces');
@@ -286,4 +286,11 @@ export function verifyDeviceResponse(
       }),
     };
   });
+}
+
+/** Each item in turn (a document's checks finish before the next one's start, so the first failure is reported). */
+async function mapInOrder<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const item of items) out.push(await each(item));
+  return out;
 }

@@ -92,7 +92,7 @@ export async function checkCredential(
       );
     if (!/^[A-Za-z0-9_-]+$/.test(credential))
       throw new InvalidCredential('format', 'an mdoc credential is base64url IssuerSigned');
-    const result = verifyIssuerSigned(Buffer.from(credential, 'base64url'), {
+    const result = await verifyIssuerSigned(Buffer.from(credential, 'base64url'), {
       trustedRoots: ctx.iacaRoots,
       now: ctx.nowS,
     });

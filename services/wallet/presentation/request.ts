@@ -10,7 +10,7 @@ import {
   type JWK,
 } from 'jose';
 import { resolveVerificationKey } from '../../credentials/keys/resolve.ts';
-import { validateX5c } from '../../credentials/x509/chain.ts';
+import { validateX5c } from '../../credentials/x509/x5c.ts';
 import { randomToken } from '../../crypto/random.ts';
 import { oauthError, invalidRequest } from '../../errors.ts';
 import { wellKnown } from '../issuance/discovery.ts';
@@ -173,7 +173,7 @@ export async function authenticateRequest(
     }
   };
   if (prefix === 'x509_san_dns' || prefix === 'x509_hash') {
-    const chain = validateX5c(header.x5c, {
+    const chain = await validateX5c(header.x5c, {
       trustAnchors: trust.verifierTrustAnchorsPem,
       systemRoots: true,
       now: trust.nowS,

@@ -251,8 +251,10 @@ describe('OID4VCI issuer: the pre-authorized code flow', () => {
     expect(issued.body.credentials).toHaveLength(2);
     const iaca = await (await fetch(`${issuer}/iaca.pem`)).text();
     const now = Math.floor(server.clock.now() / 1000);
-    const verified = issued.body.credentials.map((c: { credential: string }) =>
-      verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), { trustedRoots: [iaca], now }),
+    const verified = await Promise.all(
+      issued.body.credentials.map((c: { credential: string }) =>
+        verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), { trustedRoots: [iaca], now }),
+      ),
     );
     for (const v of verified) expect(v).toMatchObject({ valid: true, docType: 'org.iso.18013.5.1.mDL' });
     expect(verified.map((v: any) => v.deviceKey.x)).toEqual([a.jwk.x, b.jwk.x]);

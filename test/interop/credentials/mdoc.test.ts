@@ -175,9 +175,9 @@ describe('@auth0/mdl mdocs checked by ours', () => {
     const issuerSigned = (
       (decodeCbor(issuerSignedOnly) as Map<string, unknown>).get('documents') as Map<string, unknown>[]
     )[0].get('issuerSigned') as Map<unknown, unknown>;
-    const full = verifyIssuerSigned(issuerSigned, { trustedRoots: [iaca.pem], now });
+    const full = await verifyIssuerSigned(issuerSigned, { trustedRoots: [iaca.pem], now });
     expect(full).toMatchObject({ valid: true, docType: DOCTYPE, deviceKey: device.publicJwk });
-    const r = verifyDeviceResponse(response, { trustedRoots: [iaca.pem], now, sessionTranscript: transcript });
+    const r = await verifyDeviceResponse(response, { trustedRoots: [iaca.pem], now, sessionTranscript: transcript });
     expect(r.valid).toBe(true);
     if (r.valid) expect(r.documents[0].claims).toEqual({ [NS]: { given_name: 'Alice', age_over_18: true } });
   });
@@ -187,15 +187,19 @@ describe('@auth0/mdl mdocs checked by ours', () => {
       await oid4vpSessionTranscript({ ...request, clientId: 'x509_san_dns:evil.example' }),
     );
     expect(
-      verifyDeviceResponse(response, { trustedRoots: [iaca.pem], now, sessionTranscript: transcript }),
+      await verifyDeviceResponse(response, { trustedRoots: [iaca.pem], now, sessionTranscript: transcript }),
     ).toMatchObject({ valid: false, check: 'device_authentication' });
     const good = (await theirs(transcript)).response;
     const otherIaca = await createIacaRoot({ notBefore: at(now - DAY), notAfter: at(now + DAY) });
     expect(
-      verifyDeviceResponse(good, { trustedRoots: [otherIaca.pem], now, sessionTranscript: transcript }),
+      await verifyDeviceResponse(good, { trustedRoots: [otherIaca.pem], now, sessionTranscript: transcript }),
     ).toMatchObject({ valid: false, check: 'chain' });
     expect(
-      verifyDeviceResponse(good, { trustedRoots: [iaca.pem], now: now + 31 * DAY, sessionTranscript: transcript }),
+      await verifyDeviceResponse(good, {
+        trustedRoots: [iaca.pem],
+        now: now + 31 * DAY,
+        sessionTranscript: transcript,
+      }),
     ).toMatchObject({ valid: false, check: 'validity' });
   });
 });

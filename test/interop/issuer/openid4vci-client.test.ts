@@ -270,11 +270,13 @@ describe('@openid4vc/openid4vci as the wallet', () => {
     const credentials = (response.credentialResponse as { credentials: Array<{ credential: string }> }).credentials;
     expect(credentials).toHaveLength(2);
     const iaca = await (await fetch(`${server.url}/oid4vci/iaca.pem`)).text();
-    const results = credentials.map((c) =>
-      verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), {
-        trustedRoots: [iaca],
-        now: Math.floor(server.clock.now() / 1000),
-      }),
+    const results = await Promise.all(
+      credentials.map((c) =>
+        verifyIssuerSigned(Buffer.from(c.credential, 'base64url'), {
+          trustedRoots: [iaca],
+          now: Math.floor(server.clock.now() / 1000),
+        }),
+      ),
     );
     expect(results.map((r) => (r as { valid: boolean; deviceKey: JWK }).deviceKey?.x)).toEqual(holders.map((h) => h.x));
     // @auth0/mdl's Verifier, unmodified, on a DeviceResponse made from the first issued mdoc and its device key.

@@ -131,8 +131,8 @@ describe('mdoc issuance', () => {
     expect(validity.get('validFrom')).toEqual(new Tag('2025-12-31T23:59:00Z', 0));
   });
 
-  it('the IssuerSigned verifies against the IACA root (wallet behaviour 10)', () => {
-    const r = verifyIssuerSigned(issued.encoded, trust());
+  it('the IssuerSigned verifies against the IACA root (wallet behaviour 10)', async () => {
+    const r = await verifyIssuerSigned(issued.encoded, trust());
     expect(r.valid).toBe(true);
     if (!r.valid) return;
     expect(r.docType).toBe('org.iso.18013.5.1.mDL');
@@ -148,12 +148,12 @@ describe('mdoc issuance', () => {
 
 describe('mdoc IssuerSigned verification names the failing check', () => {
   it('no trusted root, or another IACA -> chain', async () => {
-    expect(verifyIssuerSigned(issued.encoded, { ...trust(), trustedRoots: [] })).toMatchObject({
+    expect(await verifyIssuerSigned(issued.encoded, { ...trust(), trustedRoots: [] })).toMatchObject({
       valid: false,
       check: 'chain',
     });
     const otherIaca = await createIacaRoot({ notBefore: at(NOW - 86_400), notAfter: at(NOW + 86_400 * 365) });
-    expect(verifyIssuerSigned(issued.encoded, { ...trust(), trustedRoots: [otherIaca.pem] })).toMatchObject({
+    expect(await verifyIssuerSigned(issued.encoded, { ...trust(), trustedRoots: [otherIaca.pem] })).toMatchObject({
       valid: false,
       check: 'chain',
     });
@@ -173,7 +173,7 @@ describe('mdoc IssuerSigned verification names the failing check', () => {
     const forged = issueMdl(fx, NOW, {
       signer: { privateKey: rogue.privateKey, x5chain: [rogue.certificate, fx.iaca.certificate] },
     });
-    const r = verifyIssuerSigned(forged.encoded, trust());
+    const r = await verifyIssuerSigned(forged.encoded, trust());
     expect(r).toMatchObject({ valid: false, check: 'chain' });
   });
 
@@ -188,7 +188,7 @@ describe('mdoc IssuerSigned verification names the failing check', () => {
       signed: NOW - 2 * 86_400,
       validFrom: NOW - 2 * 86_400,
     });
-    expect(verifyIssuerSigned(doc.encoded, trust())).toMatchObject({
+    expect(await verifyIssuerSigned(doc.encoded, trust())).toMatchObject({
       valid: false,
       check: 'chain',
       reason: expect.stringContaining('not valid at the verification time'),
@@ -211,14 +211,14 @@ describe('mdoc IssuerSigned verification names the failing check', () => {
       webcrypto as unknown as Crypto,
     );
     const doc = issueMdl(fx, NOW, { signer: { privateKey: keys.privateKey, x5chain: [new Uint8Array(cert.rawData)] } });
-    expect(verifyIssuerSigned(doc.encoded, trust())).toMatchObject({
+    expect(await verifyIssuerSigned(doc.encoded, trust())).toMatchObject({
       valid: false,
       check: 'chain',
       reason: expect.stringContaining('1.0.18013.5.1.2'),
     });
   });
 
-  it('a changed element value -> digest; a changed MSO -> signature', () => {
+  it('a changed element value -> digest; a changed MSO -> signature', async () => {
     const tampered: IssuerSigned = parseIssuerSigned(issued.encoded);
     const items = [...tampered.nameSpaces.get(NS)!];
     const first = decodeCbor(dataItemBytes(items[0])) as Map<string, unknown>;
@@ -226,7 +226,7 @@ describe('mdoc IssuerSigned verification names the failing check', () => {
     items[0] = dataItem(first);
     tampered.nameSpaces.set(NS, items);
     expect(
-      verifyIssuerSigned(
+      await verifyIssuerSigned(
         encodeCbor(
           new Map<string, unknown>([
             ['nameSpaces', tampered.nameSpaces],
@@ -244,16 +244,16 @@ describe('mdoc IssuerSigned verification names the failing check', () => {
       ['nameSpaces', issued.issuerSigned.nameSpaces],
       ['issuerAuth', [p, u, encodeCbor(dataItem(mso)), sig]],
     ]);
-    expect(verifyIssuerSigned(encodeCbor(forged), trust())).toMatchObject({ valid: false, check: 'signature' });
+    expect(await verifyIssuerSigned(encodeCbor(forged), trust())).toMatchObject({ valid: false, check: 'signature' });
   });
 
-  it('an item whose digestID is not in the MSO -> digest', () => {
+  it('an item whose digestID is not in the MSO -> digest', async () => {
     const items = [...issued.issuerSigned.nameSpaces.get(NS)!];
     const first = decodeCbor(dataItemBytes(items[0])) as Map<string, unknown>;
     first.set('digestID', 999);
     const ns = new Map(issued.issuerSigned.nameSpaces).set(NS, [dataItem(first), ...items.slice(1)]);
     expect(
-      verifyIssuerSigned(
+      await verifyIssuerSigned(
         encodeCbor(
           new Map<string, unknown>([
             ['nameSpaces', ns],
@@ -265,36 +265,36 @@ describe('mdoc IssuerSigned verification names the failing check', () => {
     ).toMatchObject({ valid: false, check: 'digest' });
   });
 
-  it('before validFrom or after validUntil -> validity; the wrong docType -> doctype', () => {
-    expect(verifyIssuerSigned(issued.encoded, { ...trust(), now: NOW + 31 * 86_400 })).toMatchObject({
+  it('before validFrom or after validUntil -> validity; the wrong docType -> doctype', async () => {
+    expect(await verifyIssuerSigned(issued.encoded, { ...trust(), now: NOW + 31 * 86_400 })).toMatchObject({
       valid: false,
       check: 'validity',
       reason: expect.stringContaining('expired'),
     });
-    expect(verifyIssuerSigned(issued.encoded, { ...trust(), now: NOW - 3600 })).toMatchObject({
+    expect(await verifyIssuerSigned(issued.encoded, { ...trust(), now: NOW - 3600 })).toMatchObject({
       valid: false,
       check: 'validity',
       reason: expect.stringContaining('not yet valid'),
     });
     expect(
-      verifyIssuerSigned(issued.encoded, { ...trust(), expectedDocType: 'eu.europa.ec.eudi.pid.1' }),
+      await verifyIssuerSigned(issued.encoded, { ...trust(), expectedDocType: 'eu.europa.ec.eudi.pid.1' }),
     ).toMatchObject({ valid: false, check: 'doctype' });
   });
 
-  it('garbage -> format, never an exception', () => {
+  it('garbage -> format, never an exception', async () => {
     for (const bytes of [
       new Uint8Array(),
       new Uint8Array([0xff]),
       encodeCbor([1, 2]),
       encodeCbor(new Map([['issuerAuth', [1, 2, 3, 4]]])),
     ])
-      expect(verifyIssuerSigned(bytes, trust())).toMatchObject({ valid: false, check: 'format' });
+      expect(await verifyIssuerSigned(bytes, trust())).toMatchObject({ valid: false, check: 'format' });
   });
 });
 
 describe('mdoc DeviceResponse', () => {
-  it('releases only the chosen elements and verifies over the same session transcript', () => {
-    const r = verifyDeviceResponse(respond(), { ...trust(), sessionTranscript: transcript });
+  it('releases only the chosen elements and verifies over the same session transcript', async () => {
+    const r = await verifyDeviceResponse(respond(), { ...trust(), sessionTranscript: transcript });
     expect(r.valid).toBe(true);
     if (!r.valid) return;
     expect(r.documents[0].claims).toEqual({ [NS]: { given_name: 'Alice', age_over_18: true } });
@@ -313,7 +313,10 @@ describe('mdoc DeviceResponse', () => {
     ]) {
       const other = await oid4vpSessionTranscript({ ...request, ...change });
       expect(
-        verifyDeviceResponse(respond({ sessionTranscript: other }), { ...trust(), sessionTranscript: transcript }),
+        await verifyDeviceResponse(respond({ sessionTranscript: other }), {
+          ...trust(),
+          sessionTranscript: transcript,
+        }),
       ).toMatchObject({ valid: false, check: 'device_authentication' });
     }
   });
@@ -321,23 +324,23 @@ describe('mdoc DeviceResponse', () => {
   it('signed with a key other than the one bound at issuance (OpenID4VP wallet behaviour 3) -> device_authentication', async () => {
     const ephemeral = await generateHolderKey('ES256');
     expect(
-      verifyDeviceResponse(respond({ deviceKey: { privateKey: ephemeral.privateKey } }), {
+      await verifyDeviceResponse(respond({ deviceKey: { privateKey: ephemeral.privateKey } }), {
         ...trust(),
         sessionTranscript: transcript,
       }),
     ).toMatchObject({ valid: false, check: 'device_authentication' });
   });
 
-  it('no deviceSigned, a deviceMac, or device namespaces changed after signing -> device_authentication', () => {
+  it('no deviceSigned, a deviceMac, or device namespaces changed after signing -> device_authentication', async () => {
     const opts = { ...trust(), sessionTranscript: transcript };
     expect(
-      verifyDeviceResponse(
+      await verifyDeviceResponse(
         editDocument(respond(), (d) => d.delete('deviceSigned')),
         opts,
       ),
     ).toMatchObject({ valid: false, check: 'device_authentication' });
     expect(
-      verifyDeviceResponse(
+      await verifyDeviceResponse(
         editDocument(respond(), (d) =>
           (d.get('deviceSigned') as Map<string, Map<string, unknown>>)
             .get('deviceAuth')!
@@ -347,7 +350,7 @@ describe('mdoc DeviceResponse', () => {
       ),
     ).toMatchObject({ valid: false, check: 'device_authentication' });
     expect(
-      verifyDeviceResponse(
+      await verifyDeviceResponse(
         editDocument(respond(), (d) =>
           (d.get('deviceSigned') as Map<string, unknown>).set(
             'nameSpaces',
@@ -359,10 +362,10 @@ describe('mdoc DeviceResponse', () => {
     ).toMatchObject({ valid: false, check: 'device_authentication' });
   });
 
-  it('a document docType that differs from the MSO -> doctype; a digest-mismatching released item -> digest', () => {
+  it('a document docType that differs from the MSO -> doctype; a digest-mismatching released item -> digest', async () => {
     const opts = { ...trust(), sessionTranscript: transcript };
     expect(
-      verifyDeviceResponse(
+      await verifyDeviceResponse(
         editDocument(respond(), (d) => d.set('docType', 'eu.europa.ec.eudi.pid.1')),
         opts,
       ),
@@ -373,18 +376,18 @@ describe('mdoc DeviceResponse', () => {
       item.set('elementValue', item.get('elementValue') === true ? false : 'Mallory');
       ns.get(NS)![0] = dataItem(item);
     });
-    expect(verifyDeviceResponse(swapped, opts)).toMatchObject({ valid: false, check: 'digest' });
+    expect(await verifyDeviceResponse(swapped, opts)).toMatchObject({ valid: false, check: 'digest' });
   });
 
-  it('status other than 0 or a missing version -> format', () => {
+  it('status other than 0 or a missing version -> format', async () => {
     const opts = { ...trust(), sessionTranscript: transcript };
     const decoded = decodeCbor(respond()) as Map<string, unknown>;
-    expect(verifyDeviceResponse(encodeCbor(new Map(decoded).set('status', 10)), opts)).toMatchObject({
+    expect(await verifyDeviceResponse(encodeCbor(new Map(decoded).set('status', 10)), opts)).toMatchObject({
       valid: false,
       check: 'format',
     });
     const noVersion = new Map(decoded);
     noVersion.delete('version');
-    expect(verifyDeviceResponse(encodeCbor(noVersion), opts)).toMatchObject({ valid: false, check: 'format' });
+    expect(await verifyDeviceResponse(encodeCbor(noVersion), opts)).toMatchObject({ valid: false, check: 'format' });
   });
 });

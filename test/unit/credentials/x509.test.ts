@@ -29,35 +29,41 @@ describe('request object x5c (OpenID4VP wallet behaviour 2) and x509_hash', () =
     expect(x509Hash(leaf.pem)).toBe(x509Hash(leaf.certificate));
   });
 
-  it('accepts a chain to the configured anchor, matching the x509_hash client id', () => {
-    const r = validateX5c([b64(leaf.certificate), b64(anchor.certificate)], {
+  it('accepts a chain to the configured anchor, matching the x509_hash client id', async () => {
+    const r = await validateX5c([b64(leaf.certificate), b64(anchor.certificate)], {
       trustAnchors: [anchor.pem],
       now: NOW,
       expectedHash: x509Hash(leaf.certificate),
     });
     expect(r).toMatchObject({ valid: true, x509Hash: x509Hash(leaf.certificate) });
-    expect(validateX5c([b64(leaf.certificate)], { trustAnchors: [anchor.pem], now: NOW }).valid).toBe(true);
+    expect((await validateX5c([b64(leaf.certificate)], { trustAnchors: [anchor.pem], now: NOW })).valid).toBe(true);
   });
 
   it('refuses another anchor, system roots alone, an expired leaf, a hash mismatch and malformed x5c, always as check x5c', async () => {
     const other = await createIacaRoot({ notBefore: at(NOW - 86_400), notAfter: at(NOW + 86_400) });
     const x5c = [b64(leaf.certificate)];
-    expect(validateX5c(x5c, { trustAnchors: [other.pem], now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c(x5c, { systemRoots: true, now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW + 31 * 86_400 })).toMatchObject({
+    expect(await validateX5c(x5c, { trustAnchors: [other.pem], now: NOW })).toMatchObject({
+      valid: false,
+      check: 'x5c',
+    });
+    expect(await validateX5c(x5c, { systemRoots: true, now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
+    expect(await validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW + 31 * 86_400 })).toMatchObject({
       valid: false,
       check: 'x5c',
       reason: expect.stringContaining('not valid'),
     });
     expect(
-      validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW, expectedHash: x509Hash(anchor.certificate) }),
+      await validateX5c(x5c, { trustAnchors: [anchor.pem], now: NOW, expectedHash: x509Hash(anchor.certificate) }),
     ).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c([], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({ valid: false, check: 'x5c' });
-    expect(validateX5c(['not base64!'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
+    expect(await validateX5c([], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
       valid: false,
       check: 'x5c',
     });
-    expect(validateX5c(['AAAA'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
+    expect(await validateX5c(['not base64!'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
+      valid: false,
+      check: 'x5c',
+    });
+    expect(await validateX5c(['AAAA'], { trustAnchors: [anchor.pem], now: NOW })).toMatchObject({
       valid: false,
       check: 'x5c',
     });
