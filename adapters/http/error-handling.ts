@@ -95,6 +95,13 @@ function hostHeaderProblem(request: FastifyRequest): string | undefined {
 
 /** The single place where errors become responses: `{error, error_description}`, never a stack. */
 export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): void {
+  // The error body every route's schema refers to as `OAuthError#`.
+  app.addSchema({
+    $id: 'OAuthError',
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  });
   // Node would answer these itself with an empty body; they get the error contract instead.
   app.addHook('onRequest', (request, reply, done) => {
     const problem = hostHeaderProblem(request);

@@ -18,3 +18,11 @@ export const textBody = (description: string, mediaType: string) => ({
 
 /** A redirect: the answer is the `Location` header. */
 export const redirect = (description: string) => ({ description, type: 'null' });
+
+/** A body or query of string members, each with its longest length: `{token: 32_768}`. */
+export const stringMembers = (maxLengths: Record<string, number>) => ({
+  type: 'object',
+  properties: Object.fromEntries(
+    Object.entries(maxLengths).map(([name, maxLength]) => [name, { type: 'string', maxLength }]),
+  ),
+});

@@ -168,6 +168,16 @@ export function credentialIssuerMetadata(s: IssuerSettings, requestEncryptionJwk
 /** One entry of `credential_configurations_supported` (OpenID4VCI 1.0 §12.2.4 and Appendix A). */
 function configurationMetadata(c: CredentialConfiguration, proof: Record<string, unknown>): Record<string, unknown> {
   const degree = { credential_metadata: { display: [{ name: 'University degree (demo)', locale: 'en-US' }] } };
+  /** A W3C VC format (Appendix A.1-A.3): the credential definition and the signing algorithm differ. */
+  const w3c = (credential_definition: Record<string, unknown>, signingAlg: string) => ({
+    format: c.format,
+    scope: c.scope,
+    credential_definition,
+    cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
+    credential_signing_alg_values_supported: [signingAlg],
+    ...proof,
+    ...degree,
+  });
   switch (c.format) {
     case 'mso_mdoc':
       return {
@@ -190,35 +200,11 @@ function configurationMetadata(c: CredentialConfiguration, proof: Record<string,
         ...degree,
       };
     case 'jwt_vc_json':
-      return {
-        format: c.format,
-        scope: c.scope,
-        credential_definition: { type: DEGREE_TYPES },
-        cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
-        credential_signing_alg_values_supported: ['ES256'],
-        ...proof,
-        ...degree,
-      };
+      return w3c({ type: DEGREE_TYPES }, 'ES256');
     case 'jwt_vc_json-ld':
-      return {
-        format: c.format,
-        scope: c.scope,
-        credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES },
-        cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
-        credential_signing_alg_values_supported: ['ES256'],
-        ...proof,
-        ...degree,
-      };
+      return w3c({ '@context': [W3C_CONTEXT], type: DEGREE_TYPES }, 'ES256');
     case 'ldp_vc':
-      return {
-        format: c.format,
-        scope: c.scope,
-        credential_definition: { '@context': [W3C_CONTEXT], type: DEGREE_TYPES },
-        cryptographic_binding_methods_supported: ['did:jwk', 'did:key'],
-        credential_signing_alg_values_supported: ['ecdsa-rdfc-2019'],
-        ...proof,
-        ...degree,
-      };
+      return w3c({ '@context': [W3C_CONTEXT], type: DEGREE_TYPES }, 'ecdsa-rdfc-2019');
   }
 }
 

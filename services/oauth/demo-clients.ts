@@ -33,51 +33,44 @@ export function demoClients(
   const post_logout_redirect_uris = [`${baseUrl}/`, 'http://127.0.0.1:8765/logged-out'];
   const code = ['authorization_code', 'refresh_token'];
   const scope = 'openid profile email phone offline_access api:read api:write';
+  /** A web app: the published redirect URIs, the code and refresh grants, and the given authentication. */
+  const webApp = (
+    client_id: string,
+    client_name: string,
+    auth: Pick<DemoClient, 'client_type' | 'client_secret' | 'token_endpoint_auth_method'>,
+  ): DemoClient => ({
+    client_id,
+    client_name,
+    ...auth,
+    redirect_uris,
+    post_logout_redirect_uris,
+    grant_types: auth.client_type === 'public' ? code : [...code, 'client_credentials'],
+    scope,
+  });
+  const secret = (clientId: string) => overrides.clientSecrets.get(clientId) || `${clientId}-secret`;
   return [
-    {
-      client_id: 'demo-app',
-      client_name: 'Demo app (client_secret_basic)',
+    webApp('demo-app', 'Demo app (client_secret_basic)', {
       client_type: 'confidential',
-      client_secret: overrides.clientSecrets.get('demo-app') || 'demo-app-secret',
-      redirect_uris,
-      post_logout_redirect_uris,
+      client_secret: secret('demo-app'),
       token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: [...code, 'client_credentials'],
-      scope,
-    },
-    {
-      client_id: 'demo-app-post',
-      client_name: 'Demo app (client_secret_post)',
+    }),
+    webApp('demo-app-post', 'Demo app (client_secret_post)', {
       client_type: 'confidential',
-      client_secret: overrides.clientSecrets.get('demo-app-post') || 'demo-app-post-secret',
-      redirect_uris,
-      post_logout_redirect_uris,
+      client_secret: secret('demo-app-post'),
       token_endpoint_auth_method: 'client_secret_post',
-      grant_types: [...code, 'client_credentials'],
-      scope,
-    },
-    {
-      client_id: 'public-app',
-      client_name: 'Public app (PKCE S256, no secret)',
+    }),
+    webApp('public-app', 'Public app (PKCE S256, no secret)', {
       client_type: 'public',
       client_secret: null,
-      redirect_uris,
-      post_logout_redirect_uris,
       token_endpoint_auth_method: 'none',
-      grant_types: code,
-      scope,
-    },
+    }),
     {
-      client_id: 'pkjwt-app',
-      client_name: 'Demo app (private_key_jwt)',
-      client_type: 'confidential',
-      client_secret: null,
-      redirect_uris,
-      post_logout_redirect_uris,
-      token_endpoint_auth_method: 'private_key_jwt',
+      ...webApp('pkjwt-app', 'Demo app (private_key_jwt)', {
+        client_type: 'confidential',
+        client_secret: null,
+        token_endpoint_auth_method: 'private_key_jwt',
+      }),
       token_endpoint_auth_signing_alg: 'ES256',
-      grant_types: [...code, 'client_credentials'],
-      scope,
       jwks: { keys: pkjwt.public },
       private_jwks: { keys: pkjwt.private },
     },
@@ -85,7 +78,7 @@ export function demoClients(
       client_id: 'machine-client',
       client_name: 'Machine client (client_credentials)',
       client_type: 'confidential',
-      client_secret: overrides.clientSecrets.get('machine-client') || 'machine-client-secret',
+      client_secret: secret('machine-client'),
       redirect_uris: [],
       post_logout_redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_basic',

@@ -1,14 +1,15 @@
 import type { JWK } from 'jose';
-import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
-import { mdocValueAsJson } from '../credentials/mdoc/json.ts';
+import type { DisclosedPresentation } from '../../machines/presentation.ts';
 import { storedFromMdoc, storedFromSdJwt, storedFromW3c } from '../credentials/dcql/from-verified.ts';
 import type { StoredCredential } from '../credentials/dcql/types.ts';
+import { mdocValueAsJson } from '../credentials/mdoc/json.ts';
 import { oid4vpSessionTranscript } from '../credentials/mdoc/session-transcript.ts';
 import { verifyDeviceResponse } from '../credentials/mdoc/verify.ts';
+import { NEVER_DISCLOSABLE } from '../credentials/sd-jwt/types.ts';
 import { verifySdJwtVc } from '../credentials/sd-jwt/verify.ts';
 import { verifyJwtVp } from '../credentials/w3c/jwt-vc.ts';
 import { verifyLdpVp } from '../credentials/w3c/ldp-vc.ts';
-import type { DisclosedPresentation } from '../../machines/presentation.ts';
+import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
 import type { CredentialTrust } from './settings.ts';
 
 /** Everything a presentation is checked against: the request it answers and whom we trust. */
@@ -38,18 +39,7 @@ const reportedCheck = (check: string, format: string) =>
   check === 'format' ? 'vp_token' : format === 'mso_mdoc' && check === 'signature' ? 'issuer_signature' : check;
 
 /** Claims a holder did not choose to show (registered JWT and SD-JWT VC members) stay out of the result. */
-const TECHNICAL_CLAIMS = new Set([
-  'iss',
-  'iat',
-  'nbf',
-  'exp',
-  'cnf',
-  'vct',
-  'vct#integrity',
-  'status',
-  '_sd_alg',
-  'jti',
-]);
+const TECHNICAL_CLAIMS = new Set([...NEVER_DISCLOSABLE, 'jti']);
 const userClaims = (claims: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(claims).filter(([name]) => !TECHNICAL_CLAIMS.has(name)));
 
@@ -148,7 +138,21 @@ async function checkJwtVp(
     format,
   });
   if (!result.valid) return fail(reportedCheck(result.check, format), result.reason);
-  const credentials = result.credentials.map((c) => c.credential as Record<string, unknown>);
+  return w3cOutcome(
+    result.credentials.map((c) => c.credential as Record<string, unknown>),
+    id,
+    format,
+    ctx,
+  );
+}
+
+/** A verified W3C presentation's credentials: each from a trusted issuer, at least one. */
+function w3cOutcome(
+  credentials: Record<string, unknown>[],
+  id: string,
+  format: Parameters<typeof storedFromW3c>[1],
+  ctx: PresentationContext,
+): PresentationOutcome {
   const untrusted = untrustedIssuer(credentials, ctx);
   if (untrusted !== undefined)
     return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
@@ -172,18 +176,7 @@ async function checkLdpVp(presentation: unknown, id: string, ctx: PresentationCo
     domain: ctx.clientId,
   });
   if (!result.valid) return fail(reportedCheck(result.check, 'ldp_vc'), result.reason);
-  const credentials = result.credentials as Record<string, unknown>[];
-  const untrusted = untrustedIssuer(credentials, ctx);
-  if (untrusted !== undefined)
-    return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
-  if (credentials.length === 0) return fail('vp_token', 'the presentation carries no credential');
-  return {
-    ok: true,
-    credentials: credentials.map((c, i) => ({
-      stored: storedFromW3c(`${id}.${i}`, 'ldp_vc', c, true),
-      disclosed: { format: 'ldp_vc', issuer: issuerIdOf(c), claims: subjectClaims(c) },
-    })),
-  };
+  return w3cOutcome(result.credentials as Record<string, unknown>[], id, 'ldp_vc', ctx);
 }
 
 /** Verifies one presentation of the vp_token by the format its credential query asked for. */

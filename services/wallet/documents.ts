@@ -1,4 +1,5 @@
 import type { Block, PageDocument } from '../pages/document.ts';
+import endpoints from './endpoints.json' with { type: 'json' };
 
 /**
  * The wallet origin's discovery documents (spec section 4 "Wallet harness", decisions section 10),
@@ -15,65 +16,11 @@ export interface WalletEndpoint {
 const SESSION = `-H "X-Wallet-Session: $S"`;
 const JSON_BODY = `-H 'content-type: application/json'`;
 
-export const WALLET_ENDPOINTS: WalletEndpoint[] = [
-  {
-    method: 'GET',
-    path: '/health',
-    purpose: 'Health: mode, HAIP material, device key persistence',
-    curl: 'curl -s $W/health',
-  },
-  {
-    method: 'GET',
-    path: '/api/session',
-    purpose: 'The session: holder DID and key thumbprints, device key, credentials (creates the session when new)',
-    curl: `curl -s $W/api/session ${SESSION}`,
-  },
-  {
-    method: 'POST',
-    path: '/api/issue',
-    purpose: 'Bootstrap issuance from the configured issuer (cached unless "force")',
-    curl: `curl -s -X POST $W/api/issue ${SESSION} ${JSON_BODY} -d '{"credential_configuration_id":"UniversityDegreeCredential"}'`,
-  },
-  {
-    method: 'POST',
-    path: '/api/import',
-    purpose:
-      'Import an offer (by value, by reference, openid-credential-offer://), a raw credential, or start wallet-initiated issuance',
-    curl: `curl -s -X POST $W/api/import ${SESSION} ${JSON_BODY} -d '{"offer":"openid-credential-offer://?credential_offer_uri=..."}'`,
-  },
-  {
-    method: 'GET',
-    path: '/api/oid4vci/callback',
-    purpose: 'OID4VCI authorization callback (redirect target of the authorization server)',
-    curl: 'curl -s -i "$W/api/oid4vci/callback?code=...&state=..."',
-  },
-  {
-    method: 'POST',
-    path: '/api/resolve',
-    purpose:
-      "Resolve an OID4VP request (openid4vp:// URI, by value or by reference); answers the wallet's own request_id (req_…) of the pending request, which is not the verifier's request id",
-    curl: `curl -s -X POST $W/api/resolve ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?client_id=...&request_uri=..."}'`,
-  },
-  {
-    method: 'POST',
-    path: '/api/present',
-    purpose:
-      "Present to a resolved request, named by the wallet's request_id (req_…) that /api/resolve answered, not the verifier's (selective disclosure, direct_post or direct_post.jwt)",
-    curl: `curl -s -X POST $W/api/present ${SESSION} ${JSON_BODY} -d '{"request_id":"req_..."}'`,
-  },
-  {
-    method: 'POST',
-    path: '/submit',
-    purpose: 'Resolve, issue what is missing from the trusted issuer, and present, in one call',
-    curl: `curl -s -X POST $W/submit ${SESSION} ${JSON_BODY} -d '{"uri":"openid4vp://?..."}'`,
-  },
-  {
-    method: 'GET',
-    path: '/authorize',
-    purpose: 'OID4VP wallet authorization endpoint; leads a person to the consent page',
-    curl: 'curl -s -i "$W/authorize?client_id=...&request_uri=..."',
-  },
-];
+/** The wallet's API, one recipe per endpoint (data: `endpoints.json`, with the session and JSON headers filled in). */
+export const WALLET_ENDPOINTS: WalletEndpoint[] = (endpoints as WalletEndpoint[]).map((e) => ({
+  ...e,
+  curl: e.curl.replaceAll('{{session}}', SESSION).replaceAll('{{json}}', JSON_BODY),
+}));
 
 /** `/llms.txt`: what the wallet is and where an agent starts. */
 export function walletLlmsTxt(origin: string, main: string): string {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
-import { consentPage, errorPage, loginPage, sendAuthPage } from '../oauth/pages.ts';
+import { consentHandler, consentPage, loginPage, sendAuthPage, sendInteractionExpired } from '../oauth/pages.ts';
 import { redirect } from '../response-schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
@@ -27,16 +27,7 @@ export function issuerAuthorizationRoutes(
   const client = (clientId: string) => ({ client_id: clientId, client_name: clientId });
   const userById = new Map(users.map((u) => [u.id, u]));
   const expired = (request: FastifyRequest, reply: FastifyReply) =>
-    sendAuthPage(
-      request,
-      reply,
-      400,
-      errorPage(
-        'invalid_request',
-        'This sign-in is unknown, finished or expired. Start again from the wallet.',
-        'Sign-in expired',
-      ),
-    );
+    sendInteractionExpired(request, reply, 'the wallet');
 
   app.post(
     '/oid4vci/par',
@@ -154,19 +145,12 @@ export function issuerAuthorizationRoutes(
         body: { type: 'object', properties: { decision: str(20) } },
       },
     },
-    async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const view = await authorization.view(id);
-      if (!view || view.step !== 'consent') return expired(request, reply);
-      const decision = ((request.body ?? {}) as { decision?: string }).decision;
-      if (decision !== 'approve' && decision !== 'deny')
-        return sendAuthPage(
-          request,
-          reply,
-          400,
-          consentPage(`${base}/${id}/consent`, client(view.request.clientId), view.request, userById.get(view.sub!)!),
-        );
-      return reply.redirect(await authorization.decide(id, decision === 'approve'), 303);
-    },
+    consentHandler({
+      view: (id) => authorization.view(id),
+      expired,
+      consentPageOf: (id, view) =>
+        consentPage(`${base}/${id}/consent`, client(view.request.clientId), view.request, userById.get(view.sub!)!),
+      decide: async (id, approve, reply) => reply.redirect(await authorization.decide(id, approve), 303),
+    }),
   );
 }

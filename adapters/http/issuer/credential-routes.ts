@@ -33,10 +33,13 @@ export function credentialRoutes(
   );
   const encrypted = (request: FastifyRequest) =>
     /^application\/jwt\b/.test(String(request.headers['content-type'] ?? ''));
+  /** A credential or deferred answer, never cached (errors included), encrypted when the request asked. */
   const answer = async (
     reply: FastifyReply,
-    result: { status: number; body: unknown; encryptTo?: ResponseEncryption },
+    pending: Promise<{ status: number; body: unknown; encryptTo?: ResponseEncryption }>,
   ) => {
+    reply.header('cache-control', 'no-store');
+    const result = await pending;
     if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.rsNonces.current());
     if (result.encryptTo)
       return reply
@@ -61,10 +64,7 @@ export function credentialRoutes(
         },
       },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return answer(reply, await issuer.credential(request.body, presented(request), encrypted(request)));
-    },
+    (request, reply) => answer(reply, issuer.credential(request.body, presented(request), encrypted(request))),
   );
   app.post(
     '/oid4vci/deferred_credential',
@@ -75,10 +75,7 @@ export function credentialRoutes(
         response: { 200: credentialResponse, 202: deferredResponse, 400: errorResponse, 401: errorResponse },
       },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return answer(reply, await issuer.deferredCredential(request.body, presented(request), encrypted(request)));
-    },
+    (request, reply) => answer(reply, issuer.deferredCredential(request.body, presented(request), encrypted(request))),
   );
   app.post(
     '/oid4vci/notification',

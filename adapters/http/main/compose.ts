@@ -191,12 +191,6 @@ async function assemble(
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   const draining = refuseWhileClosing(app);
-  app.addSchema({
-    $id: 'OAuthError',
-    type: 'object',
-    required: ['error'],
-    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-  });
   installErrorHandling(app, pages);
   const routes: string[] = [];
   app.addHook('onRoute', (route) => {

@@ -7,7 +7,15 @@ import {
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
 import type { OAuthDeps } from '../../../services/oauth/deps.ts';
 import type { IssuerProfile } from '../../../services/oauth/issuers.ts';
-import { consentPage, errorPage, formPostPage, loginPage, sendAuthPage } from './pages.ts';
+import {
+  consentHandler,
+  consentPage,
+  errorPage,
+  formPostPage,
+  loginPage,
+  sendAuthPage,
+  sendInteractionExpired,
+} from './pages.ts';
 import { AUTHORIZE_PARAMS, formBody, noStore, str } from './schemas.ts';
 
 /** The authorization endpoint of one issuer (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) and its login and consent pages. */
@@ -68,16 +76,7 @@ export function authorizationRoutes(
 
   const interactionParams = { type: 'object', required: ['id'], properties: { id: str(64) } };
   const expired = (request: FastifyRequest, reply: FastifyReply) =>
-    sendAuthPage(
-      request,
-      reply,
-      400,
-      errorPage(
-        'invalid_request',
-        'This sign-in is unknown, finished or expired. Start again from the application.',
-        'Sign-in expired',
-      ),
-    );
+    sendInteractionExpired(request, reply, 'the application');
   app.get(
     `${p}/interaction/:id`,
     { schema: { summary: 'Login and consent pages (HTML)', tags: [tag], params: interactionParams } },
@@ -131,19 +130,12 @@ export function authorizationRoutes(
         body: formBody({ decision: str(20) }),
       },
     },
-    async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const view = await authorization.view(id);
-      if (!view || view.step !== 'consent') return expired(request, reply);
-      const decision = ((request.body ?? {}) as { decision?: string }).decision;
-      if (decision !== 'approve' && decision !== 'deny')
-        return sendAuthPage(
-          request,
-          reply,
-          400,
-          consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!),
-        );
-      return respond(reply, await authorization.decide(id, decision === 'approve'));
-    },
+    consentHandler({
+      view: (id) => authorization.view(id),
+      expired,
+      consentPageOf: (id, view) =>
+        consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!),
+      decide: async (id, approve, reply) => respond(reply, await authorization.decide(id, approve)),
+    }),
   );
 }

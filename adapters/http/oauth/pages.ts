@@ -136,3 +136,42 @@ export function formPostPage(redirectUri: string, params: Record<string, string>
 <body onload="document.forms[0].submit()"><form method="post" action="${escapeHtml(redirectUri)}">${inputs}
 <noscript><button type="submit">Continue</button></noscript></form></body></html>`;
 }
+
+/** The person's answer on a consent page: approve or deny; anything else shows the page again. */
+function consentDecision(body: unknown): 'approve' | 'deny' | undefined {
+  const decision = ((body ?? {}) as { decision?: unknown }).decision;
+  return decision === 'approve' || decision === 'deny' ? decision : undefined;
+}
+
+/**
+ * `POST …/consent` of an interaction (both authorization servers' sign-in pages): only at the consent
+ * step; approve or deny goes on, anything else shows the consent page again with 400.
+ */
+export function consentHandler<V extends { step: string }>(options: {
+  view(id: string): Promise<V | undefined>;
+  expired(request: FastifyRequest, reply: FastifyReply): FastifyReply;
+  consentPageOf(id: string, view: V): PageDocument;
+  decide(id: string, approve: boolean, reply: FastifyReply): Promise<FastifyReply>;
+}) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const { id } = request.params as { id: string };
+    const view = await options.view(id);
+    if (!view || view.step !== 'consent') return options.expired(request, reply);
+    const decision = consentDecision(request.body);
+    if (!decision) return sendAuthPage(request, reply, 400, options.consentPageOf(id, view));
+    return options.decide(id, decision === 'approve', reply);
+  };
+}
+
+/** The page of an interaction that is unknown, finished or expired: 400, and where to start again. */
+export const sendInteractionExpired = (request: FastifyRequest, reply: FastifyReply, startAgainFrom: string) =>
+  sendAuthPage(
+    request,
+    reply,
+    400,
+    errorPage(
+      'invalid_request',
+      `This sign-in is unknown, finished or expired. Start again from ${startAgainFrom}.`,
+      'Sign-in expired',
+    ),
+  );

@@ -6,6 +6,7 @@ import { escapeHtml, renderHtmlBody } from '../../../services/pages/render-html.
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 
+import { stringMembers } from '../response-schemas.ts';
 import { h, p } from './blocks.ts';
 import { samplesBlock } from './looking-glass-samples.ts';
 import type { PageSchema } from './routes.ts';
@@ -222,14 +223,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         ...pageSchema(
           'Looking glass: decode the JWT in the form field token (verified with the optional jwks field) or the credential in the field credential (page)',
         ),
-        body: {
-          type: 'object',
-          properties: {
-            token: { type: 'string', maxLength: 32_768 },
-            jwks: { type: 'string', maxLength: 65_536 },
-            credential: { type: 'string', maxLength: 200_000 },
-          },
-        },
+        body: stringMembers({ token: 32_768, jwks: 65_536, credential: 200_000 }),
       },
     },
     async (request, reply) => {

@@ -6,8 +6,8 @@ import { verifierSettings } from '../../../services/verifier/settings.ts';
 import { pemCertificatesOf } from '../../pem-env.ts';
 import { loadVerifierPki } from '../../verifier/pki-file.ts';
 import type { MainContext } from '../main/context.ts';
-import { jsonObject, textBody } from '../response-schemas.ts';
-import { CREATE_WORKED_EXAMPLE, createRequestBody, createdRequest } from './create-schema.ts';
+import { jsonObject, stringMembers, textBody } from '../response-schemas.ts';
+import { CREATE_WORKED_EXAMPLE, createdRequest, createRequestBody } from './create-schema.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
@@ -105,16 +105,13 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       schema: {
         summary: 'Response endpoint (direct_post: vp_token + state, or error + state; direct_post.jwt: response)',
         tags,
-        body: {
-          type: 'object',
-          properties: {
-            vp_token: { type: 'string', maxLength: 1_000_000 },
-            state: { type: 'string', maxLength: 200 },
-            response: { type: 'string', maxLength: 1_000_000 },
-            error: { type: 'string', maxLength: 200 },
-            error_description: { type: 'string', maxLength: 2000 },
-          },
-        },
+        body: stringMembers({
+          vp_token: 1_000_000,
+          state: 200,
+          response: 1_000_000,
+          error: 200,
+          error_description: 2000,
+        }),
         response: { 200: { type: 'object', additionalProperties: true }, 400: errorResponse },
       },
     },

@@ -147,12 +147,6 @@ export async function createWalletService(config: Config, options: WalletOptions
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   const draining = refuseWhileClosing(app);
-  app.addSchema({
-    $id: 'OAuthError',
-    type: 'object',
-    required: ['error'],
-    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-  });
   installErrorHandling(app, pages);
   // Every answer of the wallet is about one session's keys and credentials: never cached.
   app.addHook('onSend', async (request, reply, payload) => {

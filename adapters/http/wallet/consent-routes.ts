@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes } from 'node:crypto';
 import { sameText } from '../../../services/crypto/compare.ts';
 import type { PageDocument } from '../../../services/pages/document.ts';
@@ -46,14 +47,18 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
     ],
   });
   const params = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } };
+  /** The session's pending request named in the path; every consent answer is never cached. */
+  const pendingOf = async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await requestSession(ctx, request, reply);
+    const id = (request.params as { id: string }).id;
+    reply.header('cache-control', 'no-store');
+    return { session, id, pending: session.pending.get(id) as PendingRequest | undefined };
+  };
   app.get(
     '/consent/:id',
     { schema: { summary: 'Consent page of a pending presentation request', params } },
     async (request, reply) => {
-      const session = await requestSession(ctx, request, reply);
-      const id = (request.params as { id: string }).id;
-      reply.header('cache-control', 'no-store');
-      const pending = session.pending.get(id) as PendingRequest | undefined;
+      const { session, id, pending } = await pendingOf(request, reply);
       if (!pending) return sendPage(request, reply, missing(id), 404, WALLET_CHROME);
       return sendPage(
         request,
@@ -92,10 +97,7 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const session = await requestSession(ctx, request, reply);
-      const id = (request.params as { id: string }).id;
-      reply.header('cache-control', 'no-store');
-      const pending = session.pending.get(id) as PendingRequest | undefined;
+      const { session, id, pending } = await pendingOf(request, reply);
       if (!pending) return sendPage(request, reply, missing(id), 404, WALLET_CHROME);
       const body = (request.body ?? {}) as {
         decision?: string;

@@ -1,21 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { ImportBody, IssueBody } from '../../../services/wallet/issuance/service.ts';
-import type { WalletContext, WalletRoutes } from './context.ts';
-import { requestOrigin } from './origin.ts';
+import type { WalletRoutes } from './context.ts';
 import { requestSession } from './request-session.ts';
+import { appPath, exchangeErrorResponse, resultResponse } from './route-shared.ts';
 
-/** Errors of these routes carry more than the two OAuth members (`_protocol_exchanges`, `tx_code`, `check`, `upstream_status`). */
-const errorResponse = {
-  type: 'object',
-  required: ['error'],
-  additionalProperties: true,
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-};
-const resultResponse = { type: 'object', additionalProperties: true };
-
-/** Where the app lives for this request (`/`, or `/wallet-harness/` behind the main origin): the callback redirects there. */
-const appPath = (ctx: WalletContext, request: FastifyRequest) =>
-  `${new URL(requestOrigin(ctx, request)).pathname.replace(/\/$/, '')}/`;
+const errorResponse = exchangeErrorResponse;
 
 /** `POST /api/issue`, `POST /api/import`, `GET /api/oid4vci/callback` (decisions section 10). */
 export const issuanceRoutes: WalletRoutes = (app, ctx) => {

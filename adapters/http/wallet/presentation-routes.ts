@@ -1,19 +1,24 @@
-import type { FastifyRequest } from 'fastify';
 import type { PresentBody, ResolveBody } from '../../../services/wallet/presentation/service.ts';
-import type { WalletContext, WalletRoutes } from './context.ts';
-import { requestOrigin } from './origin.ts';
+import type { WalletRoutes } from './context.ts';
 import { requestSession } from './request-session.ts';
+import { appPath, exchangeErrorResponse, resultResponse } from './route-shared.ts';
 
-/** Errors here may carry `_protocol_exchanges`, `upstream_status` and the like beside the OAuth members. */
-const errorResponse = {
-  type: 'object',
-  required: ['error'],
-  additionalProperties: true,
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+const errorResponse = exchangeErrorResponse;
+/** What presenting answers: the result, or why not (403 external trust, 422 nothing matches, 502 the verifier). */
+const presentResponses = {
+  200: resultResponse,
+  400: errorResponse,
+  403: errorResponse,
+  422: errorResponse,
+  502: errorResponse,
 };
-const resultResponse = { type: 'object', additionalProperties: true };
-const appPath = (ctx: WalletContext, request: FastifyRequest) =>
-  `${new URL(requestOrigin(ctx, request)).pathname.replace(/\/$/, '')}/`;
+
+/** The schema of a route that presents: its body is a present request, its answers `presentResponses`. */
+const presentSchema = (summary: string) => ({
+  summary,
+  body: { type: 'object', additionalProperties: false, properties: presentMembers },
+  response: presentResponses,
+});
 
 const requestMembers = {
   uri: { type: 'string', maxLength: 16_384 },
@@ -60,17 +65,7 @@ export const presentationRoutes: WalletRoutes = (app, ctx) => {
   app.post(
     '/api/present',
     {
-      schema: {
-        summary: 'Present to a resolved request (or resolve and present): direct_post or direct_post.jwt',
-        body: { type: 'object', additionalProperties: false, properties: presentMembers },
-        response: {
-          200: resultResponse,
-          400: errorResponse,
-          403: errorResponse,
-          422: errorResponse,
-          502: errorResponse,
-        },
-      },
+      schema: presentSchema('Present to a resolved request (or resolve and present): direct_post or direct_post.jwt'),
     },
     async (request, reply) =>
       ctx.presentation.present(await requestSession(ctx, request, reply), request.body as PresentBody),
@@ -79,17 +74,7 @@ export const presentationRoutes: WalletRoutes = (app, ctx) => {
   app.post(
     '/submit',
     {
-      schema: {
-        summary: 'Resolve, issue what is missing from the trusted issuer, and present, in one call',
-        body: { type: 'object', additionalProperties: false, properties: presentMembers },
-        response: {
-          200: resultResponse,
-          400: errorResponse,
-          403: errorResponse,
-          422: errorResponse,
-          502: errorResponse,
-        },
-      },
+      schema: presentSchema('Resolve, issue what is missing from the trusted issuer, and present, in one call'),
     },
     async (request, reply) =>
       ctx.presentation.submit(

@@ -1,11 +1,16 @@
 import { randomToken, sha256 } from '../../crypto/random.ts';
 import { oauthError } from '../../errors.ts';
 import { verifierMatches } from '../pkce.ts';
-import { tokenType, type OAuthGrantContext, type OAuthGrantHandler, type TokenResponseBody } from './context.ts';
+import {
+  invalidGrant,
+  tokenType,
+  type OAuthGrantContext,
+  type OAuthGrantHandler,
+  type TokenResponseBody,
+} from './context.ts';
 import { withIdToken } from './id-token.ts';
 import { startRefreshFamily } from './refresh-family.ts';
 
-const invalidGrant = (description: string) => oauthError('invalid_grant', description);
 const CODE_UNUSABLE = 'The authorization code is invalid, expired or already used';
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.6: an authorization code, redeemed once, for the client it was issued to. */

@@ -1,3 +1,4 @@
+import { oauthError } from '../../errors.ts';
 import type { DemoClient } from '../demo-clients.ts';
 import type { OAuthDeps } from '../deps.ts';
 import type { IssuerProfile } from '../issuers.ts';
@@ -25,5 +26,8 @@ export interface OAuthGrantContext {
 }
 
 export type OAuthGrantHandler = (ctx: OAuthGrantContext, form: TokenForm) => Promise<TokenResponseBody>;
+
+/** RFC 6749 §5.2: the grant (code, refresh token) is invalid, expired, revoked or another client's. */
+export const invalidGrant = (description: string) => oauthError('invalid_grant', description);
 
 export const tokenType = (jkt: string | undefined): 'Bearer' | 'DPoP' => (jkt ? 'DPoP' : 'Bearer');

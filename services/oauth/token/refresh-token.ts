@@ -1,9 +1,8 @@
 import { randomToken, sha256 } from '../../crypto/random.ts';
 import { oauthError } from '../../errors.ts';
-import { tokenType, type OAuthGrantHandler, type TokenResponseBody } from './context.ts';
+import { invalidGrant, tokenType, type OAuthGrantHandler, type TokenResponseBody } from './context.ts';
 import { withIdToken } from './id-token.ts';
 
-const invalidGrant = (description: string) => oauthError('invalid_grant', description);
 const TOKEN_UNUSABLE = 'The refresh token is invalid, expired or revoked';
 
 /** RFC 6749 §6: a refresh, rotated each use; a reused token revokes its whole family (RFC 9700 §4.14.2). */
