@@ -154,3 +154,27 @@ export function loadConfig(
   } as Omit<Config, 'wallet'> & { wallet?: WalletSettings };
   return { ...config, wallet: config.wallet ?? loadWalletSettings(env, config) };
 }
+
+/** What the command-line tools and benches read from the environment (none of it is the services'). */
+export function loadToolSettings(env: Record<string, string | undefined> = process.env) {
+  return {
+    /** BUILD_COMMIT: the commit a conformance report is made for, when git cannot tell. */
+    buildCommit: env.BUILD_COMMIT || undefined,
+    /** BENCH_RESTART_EVENTS: how many events the restart bench writes before it restarts. */
+    benchRestartEvents: integer(env, 'BENCH_RESTART_EVENTS', 1_000_000),
+    /** BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each bench server process, written there. */
+    benchCpuProfileDir: env.BENCH_CPU_PROFILE || undefined,
+    /** PORTICO_URL: the origin a peer bench process compares against. */
+    porticoUrl: env.PORTICO_URL || undefined,
+    /** PEER_DEBUG: the bench peers print the errors they answer. */
+    peerDebug: Boolean(env.PEER_DEBUG),
+  };
+}
+
+/** The environment a child process (a bench server, a peer) starts with: this one's, with `extra` on top. */
+export const childEnvironment = (
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> => ({
+  ...process.env,
+  ...extra,
+});

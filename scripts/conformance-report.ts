@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildReport, loadRegistry, type Verdict } from '../services/conformance/registry.ts';
 import { nodeFiles } from '../adapters/files/node-files.ts';
+import { loadToolSettings } from '../adapters/config.ts';
 
 const { values } = parseArgs({
   options: {
@@ -53,7 +54,7 @@ try {
     .toString()
     .trim();
 } catch {}
-const report = buildReport(registry, outcomes, process.env.BUILD_COMMIT || commit);
+const report = buildReport(registry, outcomes, loadToolSettings().buildCommit || commit);
 const tmp = `${values.out}.tmp`;
 writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`);
 renameSync(tmp, values.out!);

@@ -15,9 +15,10 @@ import { BoundedCache } from '../../services/bounded-cache.ts';
 import type { StoredEvent } from '../../services/event-log.ts';
 import { startChildServer } from './support/child-server.ts';
 import { opsPerSecond, type Bench, type BenchRow } from './types.ts';
+import { loadToolSettings } from '../../adapters/config.ts';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-const RESTART_EVENTS = Number(process.env.BENCH_RESTART_EVENTS ?? 1_000_000);
+const RESTART_EVENTS = loadToolSettings().benchRestartEvents;
 
 async function joseRates() {
   const { privateKey, publicKey } = await generateKeyPair('ES256');

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { childEnvironment, loadToolSettings } from '../../../adapters/config.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -35,23 +36,21 @@ export async function startChildServer(
   const ports =
     service === 'wallet' ? { WALLET_PORT: String(port), WALLET_URL: url } : { PORT: String(port), BASE_URL: url };
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process there (for finding where a flow's time goes).
-  const profile = process.env.BENCH_CPU_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
-    : [];
+  const profileDir = loadToolSettings().benchCpuProfileDir;
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child = spawn(
     process.execPath,
     [...profile, ...(options.nodeArgs ?? []), '--import', 'tsx', 'scripts/start.ts', service],
     {
       cwd: ROOT,
-      env: {
-        ...process.env,
+      env: childEnvironment({
         ...ports,
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         RATE_LIMIT_PER_MINUTE: '100000000',
         BUILD_COMMIT: 'bench',
         ...options.env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -85,7 +84,7 @@ export async function startPeerProcess(
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {

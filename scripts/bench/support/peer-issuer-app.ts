@@ -22,6 +22,7 @@ import { createServer } from 'node:net';
 import { peerResourceRoutes } from './peer-issuer-resource-routes.ts';
 import { peerIssuerSetup } from './peer-issuer-setup.ts';
 import type { PeerIssuer, PeerIssuerOptions } from './peer-issuer-types.ts';
+import { loadToolSettings } from '../../../adapters/config.ts';
 export type { PeerIssuer, PeerIssuerOptions } from './peer-issuer-types.ts';
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -255,7 +256,7 @@ export async function startPeerIssuer(options: PeerIssuerOptions = {}): Promise<
   });
 
   app.setErrorHandler((error, _request, reply) => {
-    if (process.env.PEER_DEBUG) console.error('PEER', error);
+    if (loadToolSettings().peerDebug) console.error('PEER', error);
     if (error instanceof Oauth2ResourceUnauthorizedError) {
       const nonce = (error as { dpopNonce?: string }).dpopNonce;
       return reply

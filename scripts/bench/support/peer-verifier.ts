@@ -29,9 +29,10 @@ import {
   generateKeyPair,
   type JWK,
 } from 'jose';
+import { loadToolSettings } from '../../../adapters/config.ts';
 
 setGlobalConfig({ allowInsecureUrls: true });
-const portico = process.env.PORTICO_URL!;
+const portico = loadToolSettings().porticoUrl!;
 const port = await new Promise<number>((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
     const { port: p } = probe.address() as { port: number };
