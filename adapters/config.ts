@@ -42,8 +42,8 @@ export interface Config {
   spiffe: SpiffeOptions;
   /** MDOC_IACA_ROOT_PEM as given (PEM text or a file path); the verifier reads and checks it at start. */
   mdocIacaRootPem?: string;
-  /** The wallet harness's WALLET_* settings, validated with the rest (adapters/wallet/config.ts). */
-  wallet: WalletSettings;
+  /** The wallet harness's WALLET_* settings (adapters/wallet/config.ts), validated when first read. */
+  readonly wallet: WalletSettings;
 }
 
 /** The published demo data's overridable secrets: user passwords by user id, client secrets by client id. */
@@ -152,7 +152,13 @@ export function loadConfig(
     ...(env.MDOC_IACA_ROOT_PEM ? { mdocIacaRootPem: env.MDOC_IACA_ROOT_PEM } : {}),
     ...overrides,
   } as Omit<Config, 'wallet'> & { wallet?: WalletSettings };
-  return { ...config, wallet: config.wallet ?? loadWalletSettings(env, config) };
+  // Validated on first use, so a tool or a service without the wallet never fails on a WALLET_* value;
+  // `npm start` reads it before loading any service when the wallet is among those it starts.
+  let wallet = config.wallet;
+  return Object.defineProperty(config, 'wallet', {
+    get: () => (wallet ??= loadWalletSettings(env, config)),
+    enumerable: true,
+  }) as Config;
 }
 
 /** What the command-line tools and benches read from the environment (none of it is the services'). */

@@ -12,8 +12,9 @@ const fail = (message: string): never => {
 };
 let config: ReturnType<typeof loadConfig>;
 try {
-  // A bad value of any variable (WALLET_* too) stops start before any service module is loaded.
   config = loadConfig();
+  // A bad WALLET_* value stops start before any service module is loaded (a quick, clear failure).
+  if (process.argv[2] === undefined || process.argv[2] === 'wallet') void config.wallet;
 } catch (error) {
   fail((error as Error).message);
 }
