@@ -1,10 +1,10 @@
+import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { createDocumentSigner, createIacaRoot } from '../../services/credentials/mdoc/index.ts';
-import { loadOrCreateCertifiedKeys } from '../keys/certified-key-file.ts';
-import { createSigningCertificate } from '../../services/credentials/x509/generate.ts';
 import type { IssuerPki } from '../../services/issuer/settings.ts';
+import { loadOrCreateCertifiedKeys } from '../keys/certified-key-file.ts';
+import { demoCa, demoSigner } from '../keys/demo-certificates.ts';
 
 const DAY = 86_400_000;
 
@@ -70,23 +70,9 @@ async function loadRequestEncryptionKey(dataDir: string): Promise<IssuerPki['req
  */
 async function loadDemoAttester(dataDir: string, nowMs: number): Promise<IssuerPki['attester']> {
   return loadOrCreateCertifiedKeys(join(dataDir, 'oid4vci', 'attester.json'), async () => {
-    const ca = await createIacaRoot({
-      name: 'CN=Portico Demo Wallet Attester CA, O=Portico, C=FR',
-      notBefore: new Date(nowMs - DAY),
-      notAfter: new Date(nowMs + 5 * 365 * DAY),
-    });
-    const clientAttester = await createSigningCertificate({
-      ca,
-      name: 'CN=Portico Demo Client Attester, O=Portico, C=FR',
-      notBefore: new Date(nowMs - DAY),
-      notAfter: new Date(nowMs + 365 * DAY),
-    });
-    const keyAttester = await createSigningCertificate({
-      ca,
-      name: 'CN=Portico Demo Key Attester, O=Portico, C=FR',
-      notBefore: new Date(nowMs - DAY),
-      notAfter: new Date(nowMs + 365 * DAY),
-    });
+    const ca = await demoCa('CN=Portico Demo Wallet Attester CA, O=Portico, C=FR', nowMs);
+    const clientAttester = await demoSigner(ca, 'CN=Portico Demo Client Attester, O=Portico, C=FR', nowMs);
+    const keyAttester = await demoSigner(ca, 'CN=Portico Demo Key Attester, O=Portico, C=FR', nowMs);
     return { ca, clientAttester, keyAttester };
   });
 }

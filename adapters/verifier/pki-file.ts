@@ -1,13 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { isIP } from 'node:net';
-import { createIacaRoot } from '../../services/credentials/mdoc/index.ts';
-import { createSigningCertificate } from '../../services/credentials/x509/generate.ts';
+import { join } from 'node:path';
 import type { VerifierPki } from '../../services/verifier/settings.ts';
 import { loadOrCreateCertifiedKeys } from '../keys/certified-key-file.ts';
-
-const DAY = 86_400_000;
+import { demoCa, demoSigner } from '../keys/demo-certificates.ts';
 
 /** The SAN entry naming `host` as node:crypto prints it (`DNS:host` or `IP Address:host`). */
 const sanEntry = (host: string) => (isIP(host) ? `IP Address:${host}` : `DNS:${host}`);
@@ -21,18 +18,10 @@ const leafNames = (pem: string) => new X509Certificate(pem).subjectAltName?.spli
 export async function loadVerifierPki(dataDir: string, host: string, nowMs: number): Promise<VerifierPki> {
   const file = join(dataDir, 'oid4vp', 'x509.json');
   const create = async () => {
-    const ca = await createIacaRoot({
-      name: 'CN=Portico Verifier CA, O=Portico, C=FR',
-      notBefore: new Date(nowMs - DAY),
-      notAfter: new Date(nowMs + 5 * 365 * DAY),
-    });
-    const leaf = await createSigningCertificate({
-      ca,
-      name: `CN=${host}, O=Portico Verifier, C=FR`,
-      notBefore: new Date(nowMs - DAY),
-      notAfter: new Date(nowMs + 365 * DAY),
-      altNames: [{ type: isIP(host) ? 'ip' : 'dns', value: host }],
-    });
+    const ca = await demoCa('CN=Portico Verifier CA, O=Portico, C=FR', nowMs);
+    const leaf = await demoSigner(ca, `CN=${host}, O=Portico Verifier, C=FR`, nowMs, [
+      { type: isIP(host) ? 'ip' : 'dns', value: host },
+    ]);
     return { ca, leaf };
   };
   const pki = await loadOrCreateCertifiedKeys(file, create);

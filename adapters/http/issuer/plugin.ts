@@ -140,14 +140,13 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
       return response;
     },
   );
-  app.post(
-    '/oid4vci/challenge',
-    { schema: { summary: 'An attestation_challenge for the client attestation PoP', tags } },
-    async (_request, reply) => {
+  /** A fresh single-use value, never cached. */
+  const freshValue = (path: string, summary: string, make: () => unknown) =>
+    app.post(path, { schema: { summary, tags } }, async (_request, reply) => {
       reply.header('cache-control', 'no-store');
-      return issuer.challenge();
-    },
-  );
+      return make();
+    });
+  freshValue('/oid4vci/challenge', 'An attestation_challenge for the client attestation PoP', () => issuer.challenge());
   // The demo attester's private keys are published on purpose: any wallet may play an attested one here.
   const attesterJwk = async (key: typeof pki.attester.clientAttester, kid: string) => ({
     ...(await exportJWK(key.privateKey)),
@@ -175,14 +174,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
       },
     }),
   );
-  app.post(
-    '/oid4vci/nonce',
-    { schema: { summary: 'A fresh c_nonce for key proofs', tags } },
-    async (_request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return issuer.nonce();
-    },
-  );
+  freshValue('/oid4vci/nonce', 'A fresh c_nonce for key proofs', () => issuer.nonce());
   credentialRoutes(app, ctx, issuer, presented);
 
   Object.assign(ctx.apiEndpoints, {

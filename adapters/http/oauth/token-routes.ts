@@ -22,6 +22,8 @@ export function tokenRoutes(
   const p = profile.prefix;
   const tag = profile.id === 'op' ? 'oidc' : 'oauth2';
   const endpointUrl = (request: FastifyRequest) => `${base}${request.url.split('?')[0]}`;
+  /** RFC 7662 §2.1 and RFC 7009 §2.1: the token, its type hint, and the client's authentication. */
+  const tokenManagementBody = formBody({ token: str(8192), token_type_hint: str(100), ...clientAuthFields });
   app.post(
     `${p}/token`,
     {
@@ -75,7 +77,7 @@ export function tokenRoutes(
         summary: 'Token introspection (RFC 7662), for authenticated clients',
         tags: [tag],
         consumes: ['application/x-www-form-urlencoded'],
-        body: formBody({ token: str(8192), token_type_hint: str(100), ...clientAuthFields }),
+        body: tokenManagementBody,
         response: {
           200: jsonObject("Introspection response (RFC 7662 §2.2): active, and the token's claims when active", {
             active: { type: 'boolean' },
@@ -101,7 +103,7 @@ export function tokenRoutes(
         summary: 'Token revocation (RFC 7009), for authenticated clients',
         tags: [tag],
         consumes: ['application/x-www-form-urlencoded'],
-        body: formBody({ token: str(8192), token_type_hint: str(100), ...clientAuthFields }),
+        body: tokenManagementBody,
         response: { 200: { type: 'null' }, 400: errorResponse, 401: errorResponse },
       },
     },
