@@ -13,16 +13,10 @@ export interface PaletteResult {
   snippet: string;
 }
 
-interface Row {
-  id: string;
-  type: string;
-  name: string;
-  summary: string;
-  protocol: string | null;
-  href: string;
+/** A row of the index: the result's members, `runnable` as SQLite's 0 or 1, and the FTS rank. */
+interface Row extends Omit<PaletteResult, 'runnable' | 'score'> {
   runnable: number;
   rank: number;
-  snippet: string;
   aliases: string;
 }
 
