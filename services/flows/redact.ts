@@ -1,3 +1,4 @@
+import { accessTokenFromHeader } from '../oauth/protected-resources.ts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -38,7 +39,7 @@ function isJoseHeader(segment: string): boolean {
 
 /** A compact JWS or JWE, an SD-JWT, or either behind an auth scheme (`Bearer`, `DPoP`). */
 export function looksLikeJwt(value: string): boolean {
-  const token = value.replace(/^(Bearer|DPoP)\s+/i, '').split('~')[0];
+  const token = (accessTokenFromHeader(value)?.token ?? value).split('~')[0];
   const parts = token.split('.');
   return (parts.length === 3 || parts.length === 5) && isJoseHeader(parts[0]);
 }
