@@ -9,8 +9,10 @@ export interface DemoUser {
   id: string;
   name: string;
   email: string;
+  /** Published on purpose (demo data); DEMO_PASSWORD_<USER> overrides it. */
   password: string;
   roles: string[];
+  /** OpenID Connect claims, released by scope (OIDC Core §5.4). */
   claims: Record<string, unknown>;
 }
 

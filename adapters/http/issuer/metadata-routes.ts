@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { signJwt } from '../../../services/crypto/jws.ts';
 
 import { authorizationServerMetadata, credentialIssuerMetadata, degreeVct } from '../../../services/issuer/settings.ts';
+import { pemRoute } from '../pem-route.ts';
 import type { MainContext } from '../main/context.ts';
 
 /** The issuer's documents: metadata (signed on request), legacy aliases, keys, the IACA and the type metadata. */
@@ -63,11 +64,7 @@ export function issuerMetadataRoutes(app: FastifyInstance, ctx: MainContext): vo
     { schema: { summary: 'Issuer keys: ES256 signing key and the document signer (with x5c)', tags } },
     async () => ctx.issuer.keys.jwks(),
   );
-  app.get(
-    '/oid4vci/iaca.pem',
-    { schema: { summary: 'The IACA root of the mdoc document signer (PEM)', tags } },
-    async (_request, reply) => reply.type('application/x-pem-file').send(pki.iaca.pem),
-  );
+  pemRoute(app, '/oid4vci/iaca.pem', 'The IACA root of the mdoc document signer (PEM)', tags, pki.iaca.pem);
   app.get(
     '/oid4vci/credential-types/university-degree',
     { schema: { summary: 'SD-JWT VC type metadata of the university degree', tags } },

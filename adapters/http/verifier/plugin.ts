@@ -1,3 +1,4 @@
+import { pemRoute } from '../pem-route.ts';
 import type { FastifyInstance } from 'fastify';
 import { oauthError } from '../../../services/errors.ts';
 import { ATTESTATION_KEY_SET } from '../../../services/verifier/request-object.ts';
@@ -151,10 +152,12 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     },
   );
 
-  app.get(
+  pemRoute(
+    app,
     '/oid4vp/ca.pem',
-    { schema: { summary: "The CA of the verifier's request-object signing certificate (PEM)", tags } },
-    async (_request, reply) => reply.type('application/x-pem-file').send(pki.ca.pem),
+    "The CA of the verifier's request-object signing certificate (PEM)",
+    tags,
+    pki.ca.pem,
   );
   app.get(
     '/.well-known/oauth-authorization-server/oid4vp/verifier-attestation',
