@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import type { DemoOverrides } from '../services/oauth/demo-users.ts';
+import type { DemoOverrides } from '../services/oauth/demo-overrides.ts';
 import type { SpiffeOptions } from '../services/workload/settings.ts';
 import type { WalletSettings } from '../services/wallet/settings.ts';
 import { loadWalletSettings } from './wallet/config.ts';

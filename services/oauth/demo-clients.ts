@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import type { DemoOverrides } from './demo-users.ts';
+import type { DemoOverrides } from './demo-overrides.ts';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 

@@ -1,10 +1,7 @@
+import type { DemoOverrides } from './demo-overrides.ts';
+
 /** The published demo resource owners (decisions section 3). Passwords can be overridden by configuration. */
 
-/** Overridden demo secrets, from the configuration: user passwords by user id, client secrets by client id. */
-export interface DemoOverrides {
-  passwords: ReadonlyMap<string, string>;
-  clientSecrets: ReadonlyMap<string, string>;
-}
 export interface DemoUser {
   id: string;
   name: string;
