@@ -73,7 +73,7 @@ export const authorizationCodeGrant: OAuthGrantHandler = async (ctx, body) => {
 };
 
 /** RFC 7636 §4.6: a code issued with a challenge needs its verifier; one issued without takes none. */
-function checkCodeVerifier(verifier: string | undefined, challenge: string | undefined): void {
+export function checkCodeVerifier(verifier: string | undefined, challenge: string | undefined): void {
   if (challenge !== undefined) {
     if (!verifierMatches(verifier, challenge))
       throw invalidGrant('code_verifier is missing, malformed or does not match the code_challenge (PKCE S256)');

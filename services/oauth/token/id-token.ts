@@ -22,7 +22,7 @@ export async function withIdToken(
 }
 
 /** ID tokens carry the scope's claims except those that belong only at UserInfo. */
-function idTokenClaims(claims: Record<string, unknown>): Record<string, unknown> {
+export function idTokenClaims(claims: Record<string, unknown>): Record<string, unknown> {
   const { sub, ...rest } = claims;
   void sub;
   return rest;

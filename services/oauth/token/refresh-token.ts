@@ -58,7 +58,7 @@ export const refreshTokenGrant: OAuthGrantHandler = async (ctx, body) => {
 };
 
 /** RFC 6749 §6: a refresh may ask for the granted scope or less, never more. */
-function narrowedScope(granted: string, requested: string | undefined): string {
+export function narrowedScope(granted: string, requested: string | undefined): string {
   if (requested === undefined) return granted;
   const asked = requested.split(' ').filter(Boolean);
   if (asked.some((s) => !granted.split(' ').includes(s)))
