@@ -17,11 +17,12 @@ const claimGrant: AgentGrantHandler = (agentAuth, form) => {
   return agentAuth.pollClaim(form.claim_token);
 };
 
-/** `POST /agentauth/token`: AgentAuth's grant table; the claim grant's type is configured. */
-export function agentTokenResponse(agentAuth: AgentAuthService, form: TokenForm) {
+/** AgentAuth's grant table (the claim grant's type is configured), built once per service. */
+export function agentGrantTable(agentAuth: AgentAuthService) {
   const grants = new GrantTable<AgentGrantHandler>([
     [JWT_BEARER_GRANT, jwtBearerGrant],
     [agentAuth.settings.claimGrantType, claimGrant],
   ]);
-  return grants.handlerFor(grants.grantTypeOf(form))(agentAuth, form);
+  /** `POST /agentauth/token`. */
+  return (form: TokenForm) => grants.handlerFor(grants.grantTypeOf(form))(agentAuth, form);
 }

@@ -1,4 +1,4 @@
-import { accessTokenFromHeader } from '../oauth/protected-resources.ts';
+import { accessTokenFromHeader } from '../oauth/authorization-header.ts';
 import { createHash } from 'node:crypto';
 
 /**

@@ -1,7 +1,8 @@
 import { verifyOwnJwtSync } from '../crypto/jws.ts';
 import { DPoPError } from '../dpop/proof.ts';
 import { oauthError, type OAuthError } from '../errors.ts';
-import { accessTokenFromHeader, dpopChallenge, invalidTokenError } from '../oauth/protected-resources.ts';
+import { dpopChallenge, invalidTokenError } from '../oauth/protected-resources.ts';
+import { accessTokenFromHeader } from '../oauth/authorization-header.ts';
 import type { IssuerCore, PresentedRequest } from './core.ts';
 import { decryptRequest, responseEncryptionOf, type ResponseEncryption } from './encryption.ts';
 

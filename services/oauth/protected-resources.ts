@@ -29,38 +29,18 @@ export function invalidTokenError(
     scope?: string;
   } = {},
 ): OAuthError {
-  const name = options.error ?? 'invalid_token';
-  const error = name.split(':')[0];
+  const refusal = oauthError(options.error ?? 'invalid_token', description);
   const scheme = options.scheme ?? 'Bearer';
   const params: Array<[string, string | undefined]> = [
-    ['error', error],
+    ['error', refusal.error],
     ['error_description', description],
     ['scope', options.scope],
     ['resource_metadata', options.resourceMetadata],
   ];
   // RFC 9449 §7.1: a DPoP challenge names the algorithms the resource accepts.
   if (scheme === 'DPoP') params.unshift(['algs', 'ES256 RS256 EdDSA']);
-  return oauthError(name, description, { 'www-authenticate': challenge(scheme, params) });
+  return refusal.withHeaders({ 'www-authenticate': challenge(scheme, params) });
 }
-
-/**
- * RFC 6750 §2.1 and RFC 9449 §7.1: the scheme and token of an `Authorization` header. The scheme is
- * matched without regard to case (RFC 9110 §11.1). Undefined when the header is absent or malformed.
- */
-export function accessTokenFromHeader(
-  header: string | undefined,
-): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
-  if (!header) return undefined;
-  const m = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!m) return undefined;
-  return { scheme: m[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: m[2] };
-}
-
-/** The token of an `Authorization: Bearer` header, or undefined (another scheme, or none). */
-export const bearerToken = (header: string | undefined): string | undefined => {
-  const presented = accessTokenFromHeader(header);
-  return presented?.scheme === 'Bearer' ? presented.token : undefined;
-};
 
 /** RFC 6750 §3.1: a valid token without the scope the resource needs is 403 `insufficient_scope`, with the challenge naming it. */
 export const insufficientScope = (

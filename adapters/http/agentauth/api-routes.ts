@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { agentTokenResponse } from '../../../services/agentauth/token-grants.ts';
+import { agentGrantTable } from '../../../services/agentauth/token-grants.ts';
 import type { MainContext } from '../main/context.ts';
-import { bearerToken, insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
+import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
+import { bearerToken } from '../../../services/oauth/authorization-header.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -9,6 +10,7 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 /** The agent registration endpoints of spec section 4 and decisions section 2. */
 export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { agentAuth } = ctx;
+  const tokenResponse = agentGrantTable(agentAuth);
 
   app.post(
     '/agentauth/identity',
@@ -115,7 +117,7 @@ export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext)
     },
     async (request, reply) => {
       reply.headers(noStore);
-      return agentTokenResponse(agentAuth, request.body as Record<string, string | undefined>);
+      return tokenResponse(request.body as Record<string, string | undefined>);
     },
   );
 

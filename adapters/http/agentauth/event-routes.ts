@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { RevocationEntry } from '../../../projections/revocation-feed.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
-import { bearerToken, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
+import { invalidTokenError } from '../../../services/oauth/protected-resources.ts';
+import { bearerToken } from '../../../services/oauth/authorization-header.ts';
 
 const LONG_POLL_MS = 25_000;
 

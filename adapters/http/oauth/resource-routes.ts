@@ -3,11 +3,11 @@ import { oauthError } from '../../../services/errors.ts';
 import type { OAuthDeps } from '../../../services/oauth/deps.ts';
 import type { IssuerProfile } from '../../../services/oauth/issuers.ts';
 import {
-  accessTokenFromHeader,
   invalidTokenError,
   ProtectedResource,
   type PresentedToken,
 } from '../../../services/oauth/protected-resources.ts';
+import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
 import type { TokenEndpoint } from '../../../services/oauth/token/endpoint.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';

@@ -43,8 +43,9 @@ export async function validatePath<C extends string>(
   } catch {
     throw new CheckFailed(check, 'a certificate cannot be parsed');
   }
-  const byPrint = new Map([...chain, ...roots].map((c) => [fingerprint(c.raw), c]));
-  const key = [...chain, ...roots].map((c) => fingerprint(c.raw)).join('.');
+  const printed = [...chain, ...roots].map((c) => [fingerprint(c.raw), c] as const);
+  const byPrint = new Map(printed);
+  const key = printed.map(([print]) => print).join('.');
   let prints = builtPaths.get(key);
   if (!prints) {
     prints = await buildPath(chain, roots, nowSeconds, check);
