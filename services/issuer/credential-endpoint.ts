@@ -1,15 +1,22 @@
 import type { JWK } from 'jose';
 import { randomToken } from '../crypto/random.ts';
 import { oauthError } from '../errors.ts';
-import { insufficientScope, invalidTokenError } from '../oauth/protected-resources.ts';
-import { isPrototypeName } from '../untrusted/keys.ts';
 import { checkKeyAttestation, type AttestedKeyLevels } from './attestation.ts';
 import type { DemoUser, IssuerCore, PresentedRequest } from './core.ts';
 import { credentialAccess, openRequest } from './credential-access.ts';
+import {
+  credentialRequestObject,
+  deferredTransactionId,
+  keyProofJwts,
+  requestedCredentialConfiguration,
+  requireConfigurationScope,
+  requireLiveOfferToken,
+  unknownTransactionId,
+} from './credential-rules.ts';
 import { issueCredential } from './credentials.ts';
 import { checkProof, checkProofSet, type CheckedProof } from './proofs.ts';
-import { hash, offerOf, requestedConfiguration, sameHash } from './request-rules.ts';
-import { BATCH_SIZE } from './settings.ts';
+import { hash, sameHash } from './request-rules.ts';
+import type { CredentialConfiguration } from './settings.ts';
 
 /** How long a deferred credential takes, and the `interval` the wallet is told to wait (decisions section 8). */
 export const DEFERRED_INTERVAL_S = 3;
@@ -19,54 +26,18 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
   const { token, claims, user, offerId } = await credentialAccess(issuer, request);
   const { request: body, encryptTo } = await openRequest(issuer, rawBody, encrypted);
   const loaded = await issuer.offers.get(offerId);
-  if (loaded.version === 0 || !sameHash(token, loaded.snapshot.context.tokenHash))
-    throw invalidTokenError('The access token does not belong to a live offer');
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw oauthError('invalid_credential_request', 'The credential request is a JSON object');
-  const req = body as Record<string, unknown>;
-  const configurationId = requestedConfiguration(req, claims.authorization_details);
-  const configuration = issuer.settings.configurations.get(configurationId);
-  if (!configuration || isPrototypeName(configurationId))
-    throw oauthError('unknown_credential_configuration', `No credential configuration ${configurationId}`);
-  if (
-    !String(claims.scope ?? '')
-      .split(' ')
-      .includes(configuration.scope)
-  )
-    throw insufficientScope(configuration.scope, { scheme: claims.cnf ? 'DPoP' : 'Bearer' });
-  if (req.proof !== undefined)
-    throw oauthError(
-      'invalid_credential_request',
-      'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}',
-    );
-  const proofs = req.proofs as { jwt?: unknown } | undefined;
-  if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0)
-    throw oauthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs');
-  if (proofs.jwt.length > BATCH_SIZE)
-    throw oauthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`);
-  const checked: CheckedProof[] = [];
+  requireLiveOfferToken(token, { version: loaded.version, tokenHash: loaded.snapshot.context.tokenHash });
+  const req = credentialRequestObject(body);
+  const configuration = requestedCredentialConfiguration(
+    req,
+    claims.authorization_details,
+    issuer.settings.configurations,
+  );
+  const configurationId = configuration.id;
+  requireConfigurationScope(claims, configuration);
+  const proofJwts = keyProofJwts(req);
   const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
-  for (const jwt of proofs.jwt)
-    checked.push(
-      await checkProof(jwt, {
-        issuer: issuer.settings.issuer,
-        algs: configuration.proofAlgs,
-        nowMs: issuer.clock.now(),
-        ...(clientId ? { clientId } : {}),
-      }),
-    );
-  const cNonce = checkProofSet(checked);
-  let keyAttestation: AttestedKeyLevels | undefined;
-  if (configuration.haip) {
-    const trust = issuer.attestationTrust();
-    for (const p of checked)
-      keyAttestation = await checkKeyAttestation(p.keyAttestation, {
-        proofJwk: p.jwk,
-        cNonce,
-        required: configuration.haip.keyAttestationsRequired,
-        trust,
-      });
-  }
+  const { checked, cNonce, keyAttestation } = await checkedKeyProofs(issuer, proofJwts, configuration, clientId);
   await issuer.values.spend('c-nonce', cNonce);
   const at = issuer.clock.now();
   if (loaded.snapshot.context.deferred) {
@@ -108,6 +79,41 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
   return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
 }
 
+/**
+ * §8.2.1 and Appendix F.1: every key proof checked on its own, then as a set (one c_nonce); a HAIP
+ * configuration also needs each proof's key attestation.
+ */
+async function checkedKeyProofs(
+  issuer: IssuerCore,
+  proofJwts: unknown[],
+  configuration: CredentialConfiguration,
+  clientId: string | undefined,
+) {
+  const checked: CheckedProof[] = [];
+  for (const jwt of proofJwts)
+    checked.push(
+      await checkProof(jwt, {
+        issuer: issuer.settings.issuer,
+        algs: configuration.proofAlgs,
+        nowMs: issuer.clock.now(),
+        ...(clientId ? { clientId } : {}),
+      }),
+    );
+  const cNonce = checkProofSet(checked);
+  let keyAttestation: AttestedKeyLevels | undefined;
+  if (configuration.haip) {
+    const trust = issuer.attestationTrust();
+    for (const p of checked)
+      keyAttestation = await checkKeyAttestation(p.keyAttestation, {
+        proofJwk: p.jwk,
+        cNonce,
+        required: configuration.haip.keyAttestationsRequired,
+        trust,
+      });
+  }
+  return { checked, cNonce, keyAttestation };
+}
+
 /** One credential per holder key, in the order of the proofs. */
 async function issueAll(
   issuer: IssuerCore,
@@ -141,16 +147,10 @@ export async function deferredCredential(
 ) {
   const { user, offerId } = await credentialAccess(issuer, request);
   const { request: body, encryptTo } = await openRequest(issuer, rawBody, encrypted);
-  const id =
-    body && typeof body === 'object' && !Array.isArray(body)
-      ? (body as Record<string, unknown>).transaction_id
-      : undefined;
-  const invalid = () =>
-    oauthError('invalid_transaction_id', "The transaction_id is unknown, already collected, or not this token's");
-  if (typeof id !== 'string' || offerOf(id) !== offerId) throw invalid();
+  const id = deferredTransactionId(body, offerId);
   const { snapshot } = await issuer.offers.get(offerId);
   const c = snapshot.context;
-  if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw invalid();
+  if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw unknownTransactionId();
   const at = issuer.clock.now();
   if (at < (c.readyAt ?? Infinity))
     return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
@@ -161,6 +161,6 @@ export async function deferredCredential(
     at,
     notification_id_hash: hash(notificationId),
   });
-  if (!outcome.accepted) throw invalid();
+  if (!outcome.accepted) throw unknownTransactionId();
   return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
 }

@@ -8,15 +8,20 @@ import {
 } from '../../machines/presentation.ts';
 import { type Loaded } from '../actors/runtime.ts';
 import type { DcqlQuery, StoredCredential } from '../credentials/dcql/types.ts';
-import { sameText } from '../crypto/compare.ts';
-import { decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { randomToken } from '../crypto/random.ts';
 import { invalidRequest } from '../errors.ts';
 import { dcqlReasons } from './dcql-verdict.ts';
 import { checkPresentation, type Presented } from './presentations.ts';
+import {
+  encryptedResponse,
+  requireClearResponseAllowed,
+  requireIssuedState,
+  requireUnanswered,
+  walletError,
+} from './response-rules.ts';
 
 import type { VerifierCore } from './core.ts';
-import { ENC_KID_SUFFIX, ERROR_CODE, hashOf, parseVpToken, REQUEST_ID, requestIdOfState } from './rules.ts';
+import { hashOf, parseVpToken, requestIdOfState } from './rules.ts';
 import type { ResponseInput } from './service.ts';
 
 /** `POST /oid4vp/response`: 200 `{}` (HAIP: `{redirect_uri}`) once the response is taken, whatever its verdict. */
@@ -25,12 +30,7 @@ export async function receiveResponse(verifier: VerifierCore, input: ResponseInp
   const id = requestIdOfState(input.state);
   if (!id) throw invalidRequest(input.state === undefined ? 'state is required' : 'state names no request');
   const loaded = await answerable(verifier, id, input.state as string);
-  // OpenID4VP 1.0 §8.3.1: a wallet that cannot encrypt may still send an error in the clear, never a vp_token.
-  if (
-    loaded.snapshot.context.responseMode === 'direct_post.jwt' &&
-    (input.error === undefined || input.vp_token !== undefined)
-  )
-    throw invalidRequest('This request asked for an encrypted response (direct_post.jwt): send `response`');
+  requireClearResponseAllowed(loaded.snapshot.context.responseMode, input);
   return take(verifier, id, loaded.snapshot.context, input, null);
 }
 
@@ -42,30 +42,19 @@ async function answerable(
 ): Promise<Loaded<typeof presentationMachine>> {
   const loaded = await verifier.current(id);
   const status = loaded.snapshot.value as string;
-  if (status === 'new' || !sameText(hashOf(state), loaded.snapshot.context.stateHash))
-    throw invalidRequest('state names no request');
-  if (status === 'expired') throw invalidRequest('The request has expired');
-  if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
+  requireIssuedState(status, loaded.snapshot.context.stateHash, state);
+  requireUnanswered(status);
   return loaded;
 }
 
 /** direct_post.jwt: the JWE's `kid` names the request's ephemeral key; inside are the usual members. */
-async function receiveEncrypted(verifier: VerifierCore, jwe: unknown): Promise<Record<string, unknown>> {
-  if (typeof jwe !== 'string' || jwe.split('.').length !== 5) throw invalidRequest('response must be a compact JWE');
-  let kid: unknown;
-  try {
-    kid = decodeJwtHeader(jwe).kid;
-  } catch {
-    throw invalidRequest('response is not a JWE');
-  }
-  const id = typeof kid === 'string' && kid.endsWith(ENC_KID_SUFFIX) ? kid.slice(0, -ENC_KID_SUFFIX.length) : '';
-  if (!REQUEST_ID.test(id)) throw invalidRequest('the JWE kid names no request key');
+async function receiveEncrypted(verifier: VerifierCore, response: unknown): Promise<Record<string, unknown>> {
+  const { jwe, requestId: id } = encryptedResponse(response);
   const loaded = await verifier.current(id);
   const status = loaded.snapshot.value as string;
   if (status === 'new' || loaded.snapshot.context.responseMode !== 'direct_post.jwt')
     throw invalidRequest('the JWE kid names no request key');
-  if (status === 'expired') throw invalidRequest('The request has expired');
-  if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
+  requireUnanswered(status);
   const key = verifier.decryptionKeys.get(id);
   if (!key) {
     // The key lived only in memory: after a restart this request can never be answered.
@@ -120,14 +109,10 @@ async function take(
   enc: string | null,
 ): Promise<Record<string, unknown>> {
   if (input.error !== undefined) {
-    if (typeof input.error !== 'string' || !ERROR_CODE.test(input.error))
-      throw invalidRequest('error must be an error code');
-    const description = typeof input.error_description === 'string' ? input.error_description.slice(0, 500) : undefined;
     const outcome = await verifier.requests.execute(id, {
       type: 'presentation.wallet_error',
       at: verifier.clock.now(),
-      error: input.error,
-      ...(description ? { error_description: description } : {}),
+      ...walletError(input),
     });
     if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
     return {};
