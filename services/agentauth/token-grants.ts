@@ -1,9 +1,11 @@
 import { invalidRequest } from '../errors.ts';
+import { TokenEndpoint, type GrantHandler } from '../oauth/token/endpoint.ts';
 import { GrantTable, type TokenForm } from '../oauth/token/grant-table.ts';
 import type { AgentAuthService } from './service.ts';
 import { JWT_BEARER_GRANT } from './settings.ts';
 
-type AgentGrantHandler = (agentAuth: AgentAuthService, form: TokenForm) => ReturnType<AgentAuthService['pollClaim']>;
+type AgentTokenResponse = Awaited<ReturnType<AgentAuthService['pollClaim']>>;
+type AgentGrantHandler = GrantHandler<AgentAuthService, AgentTokenResponse>;
 
 /** RFC 7523 §2.1: the agent's identity assertion, exchanged for an access token. */
 const jwtBearerGrant: AgentGrantHandler = (agentAuth, form) => {
@@ -17,12 +19,20 @@ const claimGrant: AgentGrantHandler = (agentAuth, form) => {
   return agentAuth.pollClaim(form.claim_token);
 };
 
-/** AgentAuth's grant table (the claim grant's type is configured), built once per service. */
-export function agentGrantTable(agentAuth: AgentAuthService) {
-  const grants = new GrantTable<AgentGrantHandler>([
-    [JWT_BEARER_GRANT, jwtBearerGrant],
-    [agentAuth.settings.claimGrantType, claimGrant],
-  ]);
-  /** `POST /agentauth/token`. */
-  return (form: TokenForm) => grants.handlerFor(grants.grantTypeOf(form))(agentAuth, form);
+/**
+ * `POST /agentauth/token`: the core's TokenEndpoint configured for AgentAuth, built once per service.
+ * The grant's assertion or claim token is the agent's authentication, so there is no client to
+ * authenticate and no DPoP proof; the claim grant's type is configured.
+ */
+export function agentTokenEndpoint(agentAuth: AgentAuthService) {
+  const endpoint = new TokenEndpoint<void, void, AgentAuthService, AgentTokenResponse>({
+    grants: new GrantTable<AgentGrantHandler>([
+      [JWT_BEARER_GRANT, jwtBearerGrant],
+      [agentAuth.settings.claimGrantType, claimGrant],
+    ]),
+    authenticateClient: async () => undefined,
+    checkProof: async () => undefined,
+    context: () => agentAuth,
+  });
+  return (form: TokenForm) => endpoint.handle(form, undefined);
 }

@@ -16,13 +16,12 @@ import { notification } from './notification.ts';
 import { createOffer, fetchOffer, offerStatus, type OfferInput } from './offers.ts';
 import type { IssuerPki, IssuerSettings } from './settings.ts';
 import { StatelessValues } from './stateless-values.ts';
-import type { GrantContext } from './token/context.ts';
-import { PRE_AUTHORIZED_GRANT, tokenResponse } from './token/grants.ts';
+import { issuerTokenEndpoint, PRE_AUTHORIZED_GRANT } from './token/grants.ts';
 import { mintAccessToken } from './token/mint.ts';
 
 export type { PresentedRequest } from './core.ts';
-export type { OfferInput } from './offers.ts';
 export { DEFERRED_INTERVAL_S } from './credential-endpoint.ts';
+export type { OfferInput } from './offers.ts';
 export { PRE_AUTHORIZED_GRANT };
 
 /**
@@ -53,7 +52,7 @@ export class IssuerService implements IssuerCore {
     this.asNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-as');
     this.rsNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-rs');
     this.values = new StatelessValues(keys.secret('c-nonce'), clock, (purpose, value) => this.useOnce(purpose, value));
-    this.grantContext = this.buildGrantContext();
+    this.tokenEndpoint = this.buildTokenEndpoint();
   }
 
   /** Where attestations come from: the demo attester CA, and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM. */
@@ -108,30 +107,32 @@ export class IssuerService implements IssuerCore {
     );
   }
 
-  /** `POST /oid4vci/token`: the grant's handler from the table (token/grants.ts). */
+  /** `POST /oid4vci/token`: the core's token endpoint with the issuer's grants (token/grants.ts). */
   token(form: Record<string, string | undefined>, request: PresentedRequest) {
-    return tokenResponse(this.grantContext, form, request);
+    return this.tokenEndpoint.handle(form, request);
   }
 
-  /** What the grant handlers use of the issuer: built once (at the end of the constructor), not per token request. */
-  private readonly grantContext: GrantContext;
+  /** Built once (at the end of the constructor), not per token request. */
+  private readonly tokenEndpoint: ReturnType<typeof issuerTokenEndpoint>;
 
-  private buildGrantContext(): GrantContext {
-    return {
-      offers: this.offers,
-      clock: this.clock,
+  private buildTokenEndpoint() {
+    return issuerTokenEndpoint({
       attestedClient: (request) => this.attestedClient(request),
       dpop: (offerId, request) => this.recordingChallenges(offerId, 'as', () => this.dpop(request, 'as')),
-      recordLapse: (offerId) => this.recordLapse(offerId),
-      requireHaipClient: (ids, attested, proof) => this.requireHaipClient(ids, attested, proof),
-      mintToken: (offerId, c, options) =>
-        mintAccessToken(
-          { keys: this.keys, settings: this.settings, clock: this.clock, offers: this.offers },
-          offerId,
-          c,
-          options,
-        ),
-    };
+      context: {
+        offers: this.offers,
+        clock: this.clock,
+        recordLapse: (offerId) => this.recordLapse(offerId),
+        requireHaipClient: (ids, attested, proof) => this.requireHaipClient(ids, attested, proof),
+        mintToken: (offerId, c, options) =>
+          mintAccessToken(
+            { keys: this.keys, settings: this.settings, clock: this.clock, offers: this.offers },
+            offerId,
+            c,
+            options,
+          ),
+      },
+    });
   }
 
   /** Runs a DPoP check; a use_dpop_nonce challenge it answers is recorded on the issuance, when known. */

@@ -1,13 +1,13 @@
 import { oauthError } from '../errors.ts';
 import { sha256 } from '../crypto/random.ts';
 import type { OAuthDeps } from './deps.ts';
-import type { TokenEndpoint } from './token/endpoint.ts';
+import type { OAuthTokenServer } from './token/oauth-server.ts';
 
 /** RFC 7662 introspection and RFC 7009 revocation for authenticated clients of one issuer. */
 export class TokenIntrospection {
   constructor(
     private readonly deps: OAuthDeps,
-    private readonly endpoint: TokenEndpoint,
+    private readonly endpoint: OAuthTokenServer,
   ) {}
 
   async introspect(request: {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { agentGrantTable } from '../../../services/agentauth/token-grants.ts';
+import { agentTokenEndpoint } from '../../../services/agentauth/token-grants.ts';
 import type { MainContext } from '../main/context.ts';
 import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
 import { bearerToken } from '../../../services/oauth/authorization-header.ts';
@@ -10,7 +10,7 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 /** The agent registration endpoints of spec section 4 and decisions section 2. */
 export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { agentAuth } = ctx;
-  const tokenResponse = agentGrantTable(agentAuth);
+  const tokenResponse = agentTokenEndpoint(agentAuth);
 
   app.post(
     '/agentauth/identity',

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { OAuthDeps } from '../../../services/oauth/deps.ts';
-import type { TokenEndpoint } from '../../../services/oauth/token/endpoint.ts';
+import type { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
 import { errorPage, sendAuthPage } from './pages.ts';
 import { str } from './schemas.ts';
 
 /** `/oidc/logout`: RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2-3). */
-export function logoutRoute(app: FastifyInstance, deps: OAuthDeps, tokenEndpoint: TokenEndpoint): void {
+export function logoutRoute(app: FastifyInstance, deps: OAuthDeps, tokenEndpoint: OAuthTokenServer): void {
   app.get(
     '/oidc/logout',
     {

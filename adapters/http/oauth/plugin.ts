@@ -5,7 +5,7 @@ import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import { OAuthDeps } from '../../../services/oauth/deps.ts';
 import { TokenIntrospection } from '../../../services/oauth/introspection.ts';
 import { issuerProfiles } from '../../../services/oauth/issuers.ts';
-import { TokenEndpoint } from '../../../services/oauth/token/endpoint.ts';
+import { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
 
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
@@ -87,7 +87,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
 
   for (const profile of [profiles.op, profiles.as]) {
     const authorization = new Authorization(deps, profile);
-    const tokenEndpoint = new TokenEndpoint(deps, profile);
+    const tokenEndpoint = new OAuthTokenServer(deps, profile);
     const introspection = new TokenIntrospection(deps, tokenEndpoint);
     authorizationRoutes(app, { authorization, profile, deps, users });
 

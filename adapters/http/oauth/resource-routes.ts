@@ -8,7 +8,7 @@ import {
   type PresentedToken,
 } from '../../../services/oauth/protected-resources.ts';
 import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
-import type { TokenEndpoint } from '../../../services/oauth/token/endpoint.ts';
+import type { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
 import { logoutRoute } from './logout-route.ts';
@@ -19,7 +19,7 @@ export function resourceRoutes(
   app: FastifyInstance,
   ctx: MainContext,
   deps: OAuthDeps,
-  tokenEndpoint: TokenEndpoint,
+  tokenEndpoint: OAuthTokenServer,
   profile: IssuerProfile,
   userinfoMetadataUrl: string,
 ): void {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../services/oauth/deps.ts';
 import type { TokenIntrospection } from '../../../services/oauth/introspection.ts';
 import type { IssuerProfile } from '../../../services/oauth/issuers.ts';
-import type { TokenEndpoint } from '../../../services/oauth/token/endpoint.ts';
+import type { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
 import { clientAuthFields, errorResponse, formBody, noStore, str } from './schemas.ts';
@@ -16,7 +16,7 @@ export function tokenRoutes(
     profile,
     tokenEndpoint,
     introspection,
-  }: { deps: OAuthDeps; profile: IssuerProfile; tokenEndpoint: TokenEndpoint; introspection: TokenIntrospection },
+  }: { deps: OAuthDeps; profile: IssuerProfile; tokenEndpoint: OAuthTokenServer; introspection: TokenIntrospection },
 ): void {
   const base = ctx.config.baseUrl;
   const p = profile.prefix;

@@ -1,20 +1,19 @@
 import { DPoPError } from '../../dpop/proof.ts';
-import { oauthError, invalidRequest } from '../../errors.ts';
+import { invalidRequest, oauthError } from '../../errors.ts';
 import { verifierMatches } from '../../oauth/pkce.ts';
 import { offerOf, sameHash } from '../request-rules.ts';
-import type { GrantHandler } from './context.ts';
+import type { IssuerGrantHandler } from './context.ts';
 
 /** The authorization_code grant (RFC 6749 §4.1.3 with RFC 7636 and RFC 9449): the PAR's client, redirect_uri, verifier and DPoP key. */
-export const authorizationCodeGrant: GrantHandler = async (ctx, form, request) => {
+export const authorizationCodeGrant: IssuerGrantHandler = async (ctx, form) => {
   const invalidGrant = (why: string) => oauthError('invalid_grant', why);
+  const { attested, proof } = ctx;
   const code = form.code;
   if (!code) throw invalidRequest('code is required');
-  const attested = await ctx.attestedClient(request);
   const clientId = attested?.clientId ?? form.client_id;
   if (!clientId) throw oauthError('invalid_client', 'client_id is required (public clients)');
   if (attested && form.client_id !== undefined && form.client_id !== attested.clientId)
     throw oauthError('invalid_client', 'client_id differs from the attested client');
-  const proof = await ctx.dpop(offerOf(code), request);
   const offerId = offerOf(code);
   const loaded = offerId ? await ctx.offers.get(offerId) : undefined;
   const c = loaded?.snapshot.context;

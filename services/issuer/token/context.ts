@@ -2,18 +2,18 @@ import type { IssuanceContext, issuanceMachine } from '../../../machines/issuanc
 import type { ActorRuntime } from '../../actors/runtime.ts';
 import type { Clock } from '../../clock.ts';
 import type { VerifiedProof } from '../../dpop/proof.ts';
+import type { GrantHandler } from '../../oauth/token/endpoint.ts';
 import type { AttestedClient } from '../attestation.ts';
-import type { PresentedRequest } from '../service.ts';
 import type { MintOptions, TokenResponse } from './mint.ts';
 
-/** What a grant handler of the issuer's token endpoint uses. */
-export interface GrantContext {
+/** What a grant handler of the issuer's token endpoint is given: the issuer and the checked request. */
+export interface IssuerGrantContext {
   offers: ActorRuntime<typeof issuanceMachine>;
   clock: Clock;
-  /** The client attestation of the request, when it carries one (its PoP jti spent on first sight). */
-  attestedClient(request: PresentedRequest): Promise<AttestedClient | undefined>;
-  /** The DPoP proof at the AS side; a nonce challenge it answers is recorded on the offer, when known. */
-  dpop(offerId: string | undefined, request: PresentedRequest): Promise<VerifiedProof | undefined>;
+  /** The request's client attestation, when it carried one (its PoP jti already spent). */
+  attested: AttestedClient | undefined;
+  /** The request's DPoP proof at the authorization server, when it carried one. */
+  proof: VerifiedProof | undefined;
   recordLapse(offerId: string): Promise<void>;
   requireHaipClient(
     configurationIds: string[],
@@ -23,8 +23,4 @@ export interface GrantContext {
   mintToken(offerId: string, c: IssuanceContext, options: MintOptions): Promise<TokenResponse | undefined>;
 }
 
-export type GrantHandler = (
-  ctx: GrantContext,
-  form: Record<string, string | undefined>,
-  request: PresentedRequest,
-) => Promise<TokenResponse>;
+export type IssuerGrantHandler = GrantHandler<IssuerGrantContext, TokenResponse>;

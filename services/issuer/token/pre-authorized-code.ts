@@ -1,19 +1,17 @@
 import { TX_CODE_ATTEMPTS } from '../../../machines/issuance.ts';
-import { oauthError, invalidRequest } from '../../errors.ts';
+import { invalidRequest, oauthError } from '../../errors.ts';
 import { offerOf, sameHash } from '../request-rules.ts';
-import type { GrantContext, GrantHandler } from './context.ts';
+import type { IssuerGrantContext, IssuerGrantHandler } from './context.ts';
 
 /**
  * The pre-authorized code grant (OpenID4VCI 1.0 §6.1): the offer's code, its tx_code when it has one
- * (five wrong ones burn it), HAIP's attestation and DPoP; the code is consumed only once every other
- * check passed.
+ * (five wrong ones burn it), HAIP's attestation and DPoP (both checked by the endpoint before any
+ * grant); the code is consumed only once every other check passed.
  */
-export const preAuthorizedCodeGrant: GrantHandler = async (ctx, form, request) => {
+export const preAuthorizedCodeGrant: IssuerGrantHandler = async (ctx, form) => {
+  const { attested, proof } = ctx;
   const code = form['pre-authorized_code'];
-  // Client attestation first: a request that fails later has still spent its PoP jti.
-  const attested = await ctx.attestedClient(request);
   if (!code) throw invalidRequest('pre-authorized_code is required');
-  const proof = await ctx.dpop(offerOf(code), request);
   const offerId = offerOf(code);
   const loaded = offerId ? await ctx.offers.get(offerId) : undefined;
   const c = loaded?.snapshot.context;
@@ -44,7 +42,7 @@ export const preAuthorizedCodeGrant: GrantHandler = async (ctx, form, request) =
  * A wrong tx_code is decided in the offer's turn, one at a time: the count of attempts left comes from
  * the state after this rejection, so concurrent guesses each hear the truth.
  */
-async function rejectTxCode(ctx: GrantContext, offerId: string): Promise<string> {
+async function rejectTxCode(ctx: IssuerGrantContext, offerId: string): Promise<string> {
   const outcome = await ctx.offers.execute(offerId, { type: 'issuance.tx_code_rejected', at: ctx.clock.now() });
   if (!outcome.accepted) return 'The pre-authorized code was already used, burned or has expired';
   const left = TX_CODE_ATTEMPTS - outcome.snapshot.context.txCodeFailures;

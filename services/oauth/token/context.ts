@@ -3,7 +3,7 @@ import type { DemoClient } from '../demo-clients.ts';
 import type { OAuthDeps } from '../deps.ts';
 import type { IssuerProfile } from '../issuers.ts';
 import type { IssuerTokens } from '../tokens.ts';
-import type { TokenForm } from './grant-table.ts';
+import type { GrantHandler } from './endpoint.ts';
 
 export interface TokenResponseBody {
   access_token: string;
@@ -25,7 +25,7 @@ export interface OAuthGrantContext {
   jkt?: string;
 }
 
-export type OAuthGrantHandler = (ctx: OAuthGrantContext, form: TokenForm) => Promise<TokenResponseBody>;
+export type OAuthGrantHandler = GrantHandler<OAuthGrantContext, TokenResponseBody>;
 
 /** RFC 6749 §5.2: the grant (code, refresh token) is invalid, expired, revoked or another client's. */
 export const invalidGrant = (description: string) => oauthError('invalid_grant', description);

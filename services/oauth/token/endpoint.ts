@@ -1,64 +1,45 @@
-import { authenticateClient, type AuthenticatedClient } from '../client-auth.ts';
-import type { OAuthDeps } from '../deps.ts';
-import { checkDPoP } from '../../dpop/check.ts';
-import type { IssuerProfile } from '../issuers.ts';
-import { IssuerTokens } from '../tokens.ts';
-import { authorizationCodeGrant } from './authorization-code.ts';
-import { clientCredentialsGrant } from './client-credentials.ts';
-import type { OAuthGrantHandler, TokenResponseBody } from './context.ts';
-import { GrantTable, type TokenForm } from './grant-table.ts';
-import { refreshTokenGrant } from './refresh-token.ts';
+import type { VerifiedProof } from '../../dpop/proof.ts';
 import { oauthError } from '../../errors.ts';
+import type { GrantTable, TokenForm } from './grant-table.ts';
 
-export type { TokenResponseBody } from './context.ts';
-
-export interface TokenRequest {
-  body: TokenForm;
-  authorization?: string;
-  dpop?: string | string[];
-  /** The token endpoint URL as the client addressed it (for DPoP htu). */
-  url: string;
-}
-
-/** The OAuth server's grants (RFC 6749 §4.1.3, §6, §4.4). */
-const OAUTH_GRANTS = new GrantTable<OAuthGrantHandler>([
-  ['authorization_code', authorizationCodeGrant],
-  ['refresh_token', refreshTokenGrant],
-  ['client_credentials', clientCredentialsGrant],
-]);
+/** A grant handler: the checked request's context and its form, to a token response. */
+export type GrantHandler<Context, Response> = (ctx: Context, form: TokenForm) => Promise<Response>;
 
 /**
- * The token endpoint of one issuer of the OAuth server (RFC 6749 §3.2, RFC 9449): the client is
- * authenticated and its DPoP proof checked, then its grant's handler answers.
+ * What makes one authorization server's token endpoint its own: its grants, how it knows its clients
+ * (RFC 6749 §2.3 client authentication, or an OAuth client attestation), where its DPoP proofs are
+ * checked, and what its grant handlers are given (issuer, keys, token format).
  */
-export class TokenEndpoint {
-  readonly tokens: IssuerTokens;
+export interface TokenServer<Request, Client, Context, Response> {
+  grants: GrantTable<GrantHandler<Context, Response>>;
+  authenticateClient(request: Request): Promise<Client>;
+  /** RFC 9449 §5: the request's DPoP proof at this server, when it carries one. */
+  checkProof(request: Request, form: TokenForm): Promise<VerifiedProof | undefined>;
+  /** RFC 6749 §5.2 `unauthorized_client`: whether this client may use this grant (all may, when absent). */
+  mayUseGrant?(client: Client, grantType: string): boolean;
+  context(checked: { client: Client; proof: VerifiedProof | undefined }): Context;
+}
 
-  constructor(
-    private readonly deps: OAuthDeps,
-    readonly profile: IssuerProfile,
-    private readonly grants = OAUTH_GRANTS,
-  ) {
-    this.tokens = new IssuerTokens(deps.keys, profile);
+/**
+ * The token endpoint (RFC 6749 §3.2), one implementation for every authorization server of Portico:
+ * `grant_type` present, the client authenticated, its DPoP proof checked, the grant supported and
+ * allowed to this client, then the grant's handler answers. The checks run in that order everywhere.
+ */
+export class TokenEndpoint<Request, Client, Context, Response> {
+  constructor(private readonly server: TokenServer<Request, Client, Context, Response>) {}
+
+  get grantTypes(): string[] {
+    return this.server.grants.grantTypes;
   }
 
-  authenticate(request: Pick<TokenRequest, 'body' | 'authorization'>): Promise<AuthenticatedClient> {
-    return authenticateClient(request, {
-      clients: this.deps.clients,
-      audiences: [this.profile.endpoint('token'), this.profile.issuer],
-      nowMs: this.deps.clock.now(),
-      useAssertionJti: (clientId, jti) => this.deps.useOnce('client-assertion', `${clientId}:${jti}`),
-    });
-  }
-
-  async handle(request: TokenRequest): Promise<TokenResponseBody> {
-    const grantType = this.grants.grantTypeOf(request.body);
-    const { client } = await this.authenticate(request);
-    const proof = await checkDPoP(request.dpop, { method: 'POST', url: request.url }, this.deps.dpopServer('as'));
-    const grant = this.grants.handlerFor(grantType);
-    if (!client.grant_types.includes(grantType))
+  async handle(form: TokenForm, request: Request): Promise<Response> {
+    const { grants } = this.server;
+    const grantType = grants.grantTypeOf(form);
+    const client = await this.server.authenticateClient(request);
+    const proof = await this.server.checkProof(request, form);
+    const grant = grants.handlerFor(grantType);
+    if (this.server.mayUseGrant && !this.server.mayUseGrant(client, grantType))
       throw oauthError('unauthorized_client', `This client may not use the ${grantType} grant`);
-    const ctx = { deps: this.deps, profile: this.profile, tokens: this.tokens, client, jkt: proof?.jkt };
-    return grant(ctx, request.body);
+    return grant(this.server.context({ client, proof }), form);
   }
 }
