@@ -42,6 +42,14 @@ const tokenMode: RunOption = {
   values: ['bearer', 'dpop'],
   default: 'bearer',
 };
+const clientScope: RunOption = {
+  name: 'scope',
+  label: 'Scope',
+  description:
+    'The scope the client asks for at the token endpoint (RFC 6749 §3.3); the resource needs api:read, so api:write alone shows a refusal.',
+  values: ['api:read', 'api:read api:write', 'api:write'],
+  default: 'api:read',
+};
 const email: RunOption = {
   name: 'email',
   label: 'Email of the person',
@@ -65,7 +73,7 @@ const credential: RunOption = {
 };
 
 const BY_FLOW = new Map<string, readonly RunOption[]>([
-  ['oauth2/client-credentials', [clientAuth, alg, tokenMode]],
+  ['oauth2/client-credentials', [clientAuth, alg, tokenMode, clientScope]],
   ['agentauth/register-and-claim', [email]],
   ['oid4vci/pre-authorized-code', [configuration]],
   ['oid4vci/pre-authorized-tx-code', [configuration]],

@@ -45,7 +45,7 @@ export async function presentationResult(
 }
 
 /** The presentations of a result with every disclosed claim left out (format and issuer stay). */
-function withoutClaims(
+export function withoutClaims(
   presentations: Record<string, DisclosedPresentation[]>,
 ): Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> {
   const shown: Record<string, Array<Omit<DisclosedPresentation, 'claims'>>> = Object.create(null);

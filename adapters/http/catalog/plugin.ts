@@ -84,6 +84,8 @@ const runSchema = {
 /** The protocol catalog, the flow runner and runs (spec section 4 "Open read and demo APIs"). */
 export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
+  // A run is read by its id, as at /api/runs/{id}.
+  ctx.streamReaders.register('run', async () => ({}));
   const protocolRecord = (p: Protocol) => ({
     id: p.id,
     name: p.name,

@@ -21,6 +21,8 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const userList = demoUsers(ctx.config.demo);
   const users = new Map(userList.map((u) => [u.id, u]));
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
+  // An offer's stream is read by its offer id, the same capability as its status document.
+  ctx.streamReaders.register('issuance', async () => ({}));
   // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
   ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
   const authorization = new IssuerAuthorization(ctx.log, issuer);

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { StreamReaders } from '../../../services/streams/readers.ts';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import { mkdirSync } from 'node:fs';
@@ -172,6 +173,7 @@ async function assemble(
       authorization_server_metadata: '/.well-known/oauth-authorization-server',
     },
     health: {},
+    streamReaders: new StreamReaders(),
     onClose: [],
   };
 

@@ -18,6 +18,7 @@ import { paletteRoutes } from '../palette/plugin.ts';
 import { walletForwardRoutes } from './wallet-forward.ts';
 import { issuerRoutes } from '../issuer/plugin.ts';
 import { verifierRoutes } from '../verifier/plugin.ts';
+import { streamRoutes } from '../streams/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
@@ -31,6 +32,7 @@ export const MAIN_ROUTES: RoutePlugin[] = [
   claimPageRoutes,
   oauthRoutes,
   catalogRoutes,
+  streamRoutes,
   lookingGlassRoutes,
   mcpRoutes,
   pageRoutes,

@@ -4,6 +4,7 @@ import { oauthError } from '../../../services/errors.ts';
 import { ATTESTATION_KEY_SET } from '../../../services/verifier/request-object.ts';
 import { VerifierService, type CreateRequestInput, type ResponseInput } from '../../../services/verifier/service.ts';
 import { verifierSettings } from '../../../services/verifier/settings.ts';
+import { presentationStreamReader } from '../../../services/verifier/stream-reader.ts';
 import { pemCertificatesOf } from '../../pem-env.ts';
 import { loadVerifierPki } from '../../verifier/pki-file.ts';
 import type { MainContext } from '../main/context.ts';
@@ -38,6 +39,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.mdocIacaRootPem)],
   };
   const verifier = new VerifierService(ctx.log, ctx.keys, pki, settings, trust, ctx.clock);
+  ctx.streamReaders.register('presentation', presentationStreamReader(verifier));
   // Request objects of this verifier chain to its CA: the looking glass may call them verified.
   ctx.lookingGlass.trustCertificateAuthority(pki.ca.pem);
 

@@ -71,6 +71,7 @@ async function callResource(run: RunContext, token: string, step = 'Resource req
 
 async function clientCredentials(run: RunContext, prove?: DpopProver) {
   const method = String(run.options.client_auth ?? 'client_secret_basic');
+  const scope = String(run.options.scope ?? 'api:read');
   const url = `${run.base}/oauth2/token`;
   // token_mode dpop: a proof with the token request binds the token to the key (RFC 9449 §5).
   const dpop = async (): Promise<Record<string, string>> => (prove ? { dpop: await prove('POST', url) } : {});
@@ -81,7 +82,7 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
       'Token request (client_secret_basic)',
       url,
       {
-        form: { grant_type: 'client_credentials', scope: 'api:read' },
+        form: { grant_type: 'client_credentials', scope },
         headers: { authorization: basic(client.client_id, client.client_secret!), ...(await dpop()) },
       },
       ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: HTTP Basic with form-urlencoded id and secret'],
@@ -94,7 +95,7 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
       {
         form: {
           grant_type: 'client_credentials',
-          scope: 'api:read',
+          scope,
           client_id: client.client_id,
           client_secret: client.client_secret!,
         },
@@ -122,7 +123,7 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
       {
         form: {
           grant_type: 'client_credentials',
-          scope: 'api:read',
+          scope,
           client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
           client_assertion: assertion,
         },

@@ -1,0 +1,48 @@
+import { ExportRefused, readExport, refold, type Refold } from '../../services/streams/import.ts';
+import { readJsonFile } from './read-json-file.ts';
+
+type FileReport = { file: string } & ({ refused: string } | Refold);
+
+/**
+ * `npm run replay -- --import <file>…`: each export's format and digest checked, its events folded
+ * through this commit's machine. Exit 2 when a file is refused (nothing of it is printed as valid),
+ * 1 when a recorded state diverges from the fold, 0 otherwise.
+ */
+export async function importExports(files: string[], asJson: boolean): Promise<number> {
+  const reports: FileReport[] = [];
+  for (const file of files) {
+    const read = await readJsonFile(file);
+    if ('refused' in read) {
+      reports.push({ file, refused: read.refused });
+      continue;
+    }
+    try {
+      reports.push({ file, ...refold(readExport(read.value)) });
+    } catch (error) {
+      if (!(error instanceof ExportRefused)) throw error;
+      reports.push({ file, refused: `${file}: ${error.message}` });
+    }
+  }
+  if (asJson) console.log(JSON.stringify({ files: reports }, null, 2));
+  else for (const report of reports) printReport(report);
+  if (reports.some((r) => 'refused' in r)) return 2;
+  return reports.some((r) => 'divergence' in r) ? 1 : 0;
+}
+
+function printReport(report: FileReport): void {
+  if ('refused' in report) {
+    console.error(report.refused);
+    return;
+  }
+  console.log(`\n${report.file}: ${report.stream} (${report.timeline.length} events)`);
+  if (!report.same_machine) console.log('  note: exported by another version of this machine');
+  for (const [index, step] of report.timeline.entries())
+    console.log(
+      `  ${String(index + 1).padStart(4)}  ${step.at}  ${step.type.padEnd(32)} -> ${JSON.stringify(step.folded)}`,
+    );
+  if (report.divergence)
+    console.log(
+      `  diverges at event ${report.divergence.event}: recorded ${JSON.stringify(report.divergence.recorded)}, folded ${JSON.stringify(report.divergence.folded)}`,
+    );
+  else console.log(`  folds to ${JSON.stringify(report.final_state)}, as recorded`);
+}
