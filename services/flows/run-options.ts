@@ -92,6 +92,13 @@ export function flowsTakingOption(name: string): string[] {
   return [...BY_FLOW].filter(([, options]) => options.some((o) => o.name === name)).map(([flow]) => flow);
 }
 
+/** Every option of every flow once, by name (one name means one option everywhere, up to its default). */
+export function allRunOptions(): RunOption[] {
+  const byName = new Map<string, RunOption>();
+  for (const options of BY_FLOW.values()) for (const option of options) byName.set(option.name, option);
+  return [...byName.values()];
+}
+
 /** Only the flow's declared options, with allowed values, from untrusted input (a form or a body). */
 export function pickRunOptions(protocol: string, flow: string, input: unknown): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;

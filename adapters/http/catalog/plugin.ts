@@ -3,7 +3,7 @@ import type { Flow, Protocol } from '../../../services/content/catalog.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
-import { flowsTakingOption, runOptionsOf } from '../../../services/flows/run-options.ts';
+import { allRunOptions, flowsTakingOption, runOptionsOf } from '../../../services/flows/run-options.ts';
 
 /** An option's meaning and the flows it applies to, for the contract. */
 const optionDoc = (name: string) => {
@@ -13,6 +13,18 @@ const optionDoc = (name: string) => {
     : undefined;
   return `${option?.description ?? ''} Applies to: ${flows.join(', ')}; default ${option?.default ?? '-'}.`.trim();
 };
+
+/** The run options as JSON Schema members, from their one declaration (services/flows/run-options.ts). */
+const runOptionProperties = Object.fromEntries(
+  allRunOptions().map((o) => [
+    o.name,
+    {
+      type: 'string',
+      ...(o.values ? { enum: [...o.values] } : { maxLength: o.maxLength ?? 200 }),
+      description: optionDoc(o.name),
+    },
+  ]),
+);
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
@@ -178,28 +190,7 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
           type: 'object',
           nullable: true,
           additionalProperties: false,
-          properties: {
-            client_auth: {
-              type: 'string',
-              enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-              description: optionDoc('client_auth'),
-            },
-            alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'], description: optionDoc('alg') },
-            token_mode: { type: 'string', enum: ['bearer', 'dpop'], description: optionDoc('token_mode') },
-            email: { type: 'string', maxLength: 254, description: optionDoc('email') },
-            credential_configuration_id: {
-              type: 'string',
-              enum: [
-                'MobileDrivingLicenceMsoMdoc',
-                'UniversityDegreeCredential',
-                'UniversityDegreeCredentialJWT',
-                'UniversityDegreeCredentialJWTLD',
-                'UniversityDegreeCredentialLDP',
-              ],
-              description: optionDoc('credential_configuration_id'),
-            },
-            credential: { type: 'string', enum: ['sd-jwt', 'mdoc'], description: optionDoc('credential') },
-          },
+          properties: runOptionProperties,
         },
         response: {
           201: runSchema,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineForStream } from '../../../machines/index.ts';
-import { exportDigest } from '../../../services/streams/export.ts';
+import { exportDigest, type StreamExport } from '../../../services/streams/export.ts';
 import { machineVersion } from '../../../services/streams/machine-version.ts';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
@@ -51,7 +51,7 @@ describe('GET /api/streams/{stream_id}/export', () => {
     const encoded = await get(`/api/streams/run%3A${id}/export`);
     expect(plain.status).toBe(200);
     expect(encoded.body).toMatchObject({ stream: `run:${id}`, digest: plain.body.digest });
-    const doc = plain.body;
+    const doc = plain.body as StreamExport;
     expect(doc).toMatchObject({
       format: 'portico-stream/1',
       stream: `run:${id}`,
@@ -78,7 +78,12 @@ describe('GET /api/streams/{stream_id}/export', () => {
     const own = await get(`/api/streams/agent:${one.agentId}/export`, { authorization: `Bearer ${one.token}` });
     expect(own.status).toBe(200);
     expect(own.body.events[0].type).toBe('agent.registered');
-    for (const headers of [{}, { authorization: `Bearer ${two.token}` }, { authorization: 'Bearer nonsense' }]) {
+    const callers: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${two.token}` },
+      { authorization: 'Bearer nonsense' },
+    ];
+    for (const headers of callers) {
       const refused = await get(`/api/streams/agent:${one.agentId}/export`, headers);
       expect(refused.status).toBe(404);
       expect(refused.body.error).toBe('not_found');
@@ -129,7 +134,7 @@ describe('GET /api/streams/{stream_id}/export', () => {
 describe('npm run replay -- --import', () => {
   it('folds an export to the recorded states; a changed byte is refused (2); a changed machine state diverges (1)', async () => {
     const id = await run('refresh-token');
-    const doc = (await get(`/api/streams/run:${id}/export`)).body;
+    const doc = (await get(`/api/streams/run:${id}/export`)).body as StreamExport;
     const file = save('run.json', doc);
     const ok = replay('--import', file);
     expect(ok.status, ok.stderr).toBe(0);
@@ -149,7 +154,7 @@ describe('npm run replay -- --import', () => {
 
     // A file whose recorded states another machine produced: re-sealed, it is read, and the fold disagrees.
     const other = structuredClone(doc);
-    other.events.at(-1).state = 'failed';
+    other.events.at(-1)!.state = 'failed';
     other.digest = exportDigest(other);
     const diverged = replay('--import', save('diverged.json', other));
     expect(diverged.status).toBe(1);
