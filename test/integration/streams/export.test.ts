@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineForStream } from '../../../machines/index.ts';
 import { exportDigest, type StreamExport } from '../../../services/streams/export.ts';
+import { readExport, refold } from '../../../services/streams/import.ts';
 import { machineVersion } from '../../../services/streams/machine-version.ts';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
@@ -78,6 +79,8 @@ describe('GET /api/streams/{stream_id}/export', () => {
     const own = await get(`/api/streams/agent:${one.agentId}/export`, { authorization: `Bearer ${one.token}` });
     expect(own.status).toBe(200);
     expect(own.body.events[0].type).toBe('agent.registered');
+    expect(refold(readExport(own.body))).toMatchObject({ same_machine: true, final_state: own.body.final_state });
+    expect(refold(readExport(own.body)).divergence).toBeUndefined();
     const callers: Array<Record<string, string>> = [
       {},
       { authorization: `Bearer ${two.token}` },
@@ -99,6 +102,7 @@ describe('GET /api/streams/{stream_id}/export', () => {
     expect(offer.status).toBe(201);
     const issuance = await get(`/api/streams/issuance:${offer.body.offer_id}/export`);
     expect(issuance.body).toMatchObject({ kind: 'issuance', final_state: 'offered' });
+    expect(refold(readExport(issuance.body))).toMatchObject({ same_machine: true, final_state: 'offered' });
     const created = await exchange(server.url, '/oid4vp/request/create', json({}));
     expect(created.status).toBe(201);
     const stream = `presentation:${created.body.request_id}`;
@@ -108,6 +112,7 @@ describe('GET /api/streams/{stream_id}/export', () => {
     const read = await get(`/api/streams/${stream}/export?transaction_id=${created.body.transaction_id}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ kind: 'presentation', final_state: 'created' });
+    expect(refold(readExport(read.body))).toMatchObject({ same_machine: true, final_state: 'created' });
     expect(JSON.stringify(read.body)).not.toContain(created.body.transaction_id);
   });
 

@@ -111,6 +111,16 @@ describe('the result is a capability (item 9)', () => {
     expect(JSON.stringify(without.body)).not.toContain('family_name');
     const wrong = await get(`/oid4vp/result/${c.transaction_id}?response_code=wrong`);
     expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    // Issue 31: the stream export follows the same rule: claims only with the response_code too.
+    const exportOf = (query: string) => get(`/api/streams/presentation:${c.request_id}/export?${query}`);
+    const sealed = await exportOf(`transaction_id=${c.transaction_id}`);
+    const disclosed = (doc: any) =>
+      doc.events.find((e: any) => e.type === 'presentation.verified').data.presentations.mdl[0];
+    expect(sealed.body.final_state).toBe('verified');
+    expect(disclosed(sealed.body)).toEqual({ format: 'mso_mdoc', issuer: expect.any(String) });
+    const opened = await exportOf(`transaction_id=${c.transaction_id}&response_code=${code}`);
+    expect(disclosed(opened.body).claims).toEqual(withCode.body.presentations.mdl[0].claims);
+    expect((await exportOf(`transaction_id=${c.transaction_id}&response_code=wrong`)).status).toBe(400);
   });
 });
 
