@@ -1,64 +1,23 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, openPage, seriousA11yViolations, SHOTS } from '../support/chromium.ts';
 import { form, json, startMainServer, type TestServer } from '../support/main-server.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true')
-  throw new Error(`${CHROMIUM} is missing: .ci/run installs it; browser tests never skip in CI`);
-const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let server: TestServer;
 let browser: Browser;
 beforeAll(async () => {
-  if (!available) return;
-  mkdirSync(SHOTS, { recursive: true });
+  if (!chromiumAvailable) return;
   server = await startMainServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
 
-/** A page that records console errors and requests to other origins. */
-async function open(path: string, init?: (page: Page) => Promise<void>) {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  const foreign: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => {
-    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
-  });
-  await init?.(page);
-  await page.goto(server.url + path);
-  return { page, errors, foreign };
-}
+const open = (path: string, init?: (page: Page) => Promise<void>) => openPage(browser, server.url, path, init);
 
-async function seriousA11yViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-  return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>)
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.nodes.length})`);
-}
-
-describe.skipIf(!available)('pages in Chromium', () => {
+describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
   it('home: the catalog, a live palette search, no third-party requests, no serious accessibility violations', async () => {
     const { page, errors, foreign } = await open('/');
     expect(await page.locator('h1').textContent()).toBe('Identity protocols you can run');

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { RunIndex } from '../../../projections/run-index.ts';
 import { StreamReaders } from '../../../services/streams/readers.ts';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -80,8 +81,9 @@ export function createMainProjections() {
   const registry = new AgentRegistry();
   const feed = new RevocationFeed();
   const revokedAccessTokens = new RevokedAccessTokens();
-  const all: Projection[] = [registry, feed, revokedAccessTokens, ...MAIN_PROJECTIONS.map((make) => make())];
-  return { registry, feed, revokedAccessTokens, all };
+  const runIndex = new RunIndex();
+  const all: Projection[] = [registry, feed, revokedAccessTokens, runIndex, ...MAIN_PROJECTIONS.map((make) => make())];
+  return { registry, feed, revokedAccessTokens, runIndex, all };
 }
 
 export async function createMainOrigin(config: Config, options: MainOptions = {}): Promise<MainOrigin> {
@@ -102,7 +104,7 @@ async function assemble(
   const stopWatchingKeys = keys.watch();
   const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
 
-  const { registry, feed, revokedAccessTokens, all: projections } = createMainProjections();
+  const { registry, feed, revokedAccessTokens, runIndex, all: projections } = createMainProjections();
   const runner = new ProjectionRunner(projectionStore, projections);
   await runner.start();
 
@@ -147,6 +149,7 @@ async function assemble(
     projections: runner,
     registry,
     revokedAccessTokens,
+    runIndex,
     agentAuth,
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),

@@ -6,6 +6,7 @@ import type { KeyRing } from '../../../services/keys.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 import type { AgentRegistry } from '../../../projections/agent-registry.ts';
 import type { RevokedAccessTokens } from '../../../projections/revoked-access-tokens.ts';
+import type { RunIndex } from '../../../projections/run-index.ts';
 import type { AgentAuthService } from '../../../services/agentauth/service.ts';
 import type { SecurityEvents } from '../../../services/agentauth/security-events.ts';
 import type { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
@@ -26,6 +27,8 @@ export interface MainContext {
   projections: ProjectionRunner;
   registry: AgentRegistry;
   revokedAccessTokens: RevokedAccessTokens;
+  /** Every flow run, newest first (`GET /api/runs`, `/runs`). */
+  runIndex: RunIndex;
   agentAuth: AgentAuthService;
   securityEvents: SecurityEvents;
   pollDelivery: PollDelivery;

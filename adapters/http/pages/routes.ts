@@ -18,6 +18,22 @@ export type PageSchema = (
 ) => { summary: string; tags: string[]; params?: Record<string, unknown> };
 
 import { notFoundPage } from './error-pages.ts';
+import type { RunSummary } from '../../../projections/run-index.ts';
+
+/** The home page's latest runs, each linked, then the full list. */
+const recentRuns = (runs: RunSummary[]): Block[] => [
+  runs.length === 0
+    ? p('No run yet: open a protocol and start a flow.')
+    : {
+        kind: 'list',
+        items: runs.map((r) => [
+          { link: `${r.protocol}/${r.flow}`, href: `/runs/${r.run_id}` },
+          ` ${r.status}, ${r.exchanges} exchanges, started `,
+          { code: new Date(r.started_at).toISOString() },
+        ]),
+      },
+  p({ link: 'All runs', href: '/runs' }),
+];
 
 export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
@@ -84,6 +100,8 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
               [{ link: 'MCP server card', href: '/mcp/server-card' }, ': read-only tools at ', { code: '/mcp' }],
             ],
           },
+          h(2, 'Recent runs'),
+          ...recentRuns((await ctx.runIndex.list({ limit: 5 })).runs),
         ],
       }),
   );

@@ -100,7 +100,11 @@ function lookingGlassForm(t: { header: Record<string, unknown>; payload: Record<
 }
 
 /** One exchange as a collapsible row (HTML) and as its markdown equivalent. */
-export function exchangeBlock(x: RecordedExchange, index: number, machineState?: string): Block {
+export function exchangeBlock(
+  x: RecordedExchange,
+  index: number,
+  machineAfter?: { state: string; href: string },
+): Block {
   const cls = statusClass(x.response.status);
   const tokens = (x.tokens ?? [])
     .map(
@@ -111,7 +115,7 @@ export function exchangeBlock(x: RecordedExchange, index: number, machineState?:
   const notes = x.annotations.length
     ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`
     : '';
-  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span></summary>${machineState ? `<p class="hint">Run machine after this exchange: <code>${escapeHtml(machineState)}</code></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
+  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span></summary>${machineAfter ? `<p class="hint">Run machine after this exchange: <a href="${escapeHtml(machineAfter.href)}"><code>${escapeHtml(machineAfter.state)}</code></a></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [
     { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}` },
     {
@@ -119,7 +123,7 @@ export function exchangeBlock(x: RecordedExchange, index: number, machineState?:
       inlines: [
         { code: `${x.request.method} ${x.request.url}` },
         ` → ${x.response.status} in ${formatMs(x.duration_ms)}`,
-        ...(machineState ? ['; run machine: ', { code: machineState }] : []),
+        ...(machineAfter ? ['; run machine: ', { link: machineAfter.state, href: machineAfter.href }] : []),
       ],
     },
     ...(x.annotations.length ? [{ kind: 'list', items: x.annotations.map((a) => [a]) } as Block] : []),
@@ -137,6 +141,10 @@ export function exchangeBlock(x: RecordedExchange, index: number, machineState?:
   return { kind: 'html', html, markdown };
 }
 
+/** The run's event stream page (time travel), at one event when `version` is given. */
+const streamHref = (runId: string, version?: number) =>
+  `/streams/run:${runId}${version === undefined ? '' : `?at=${version}`}`;
+
 /** The run page: status, then the diagram and one row per exchange. */
 export function runPage(view: RunView): PageDocument {
   const blocks: Block[] = [
@@ -153,6 +161,22 @@ export function runPage(view: RunView): PageDocument {
         { code: view.started_at },
         '. Secrets are redacted here; the caller of the run saw them in full. ',
         { link: 'JSON', href: `/api/runs/${view.run_id}` },
+        ' · ',
+        { link: 'HAR', href: `/api/runs/${view.run_id}/har?download=1` },
+        ' · ',
+        { link: 'export', href: `/api/streams/run:${view.run_id}/export?download=1` },
+        ' · ',
+        { link: 'event stream', href: streamHref(view.run_id) },
+      ],
+    },
+    {
+      kind: 'html',
+      html: `<form method="get" action="/runs/${escapeHtml(view.run_id)}/diff" class="inline"><label for="compare-with">Compare with… (another run's id)</label> <input id="compare-with" name="with" required pattern="[A-Za-z0-9_-]{1,100}"> <button type="submit" class="secondary">Compare</button></form>`,
+      markdown: [
+        {
+          kind: 'paragraph',
+          inlines: ['Compare with another run: ', { code: `/runs/${view.run_id}/diff/{other_run_id}` }],
+        },
       ],
     },
     { kind: 'heading', level: 2, text: 'Exchanges' },
@@ -180,7 +204,11 @@ export function runPage(view: RunView): PageDocument {
       ],
     });
   }
-  const afterExchange = view.machine.filter((m) => m.event === 'run.exchange_recorded').map((m) => m.state);
+  // Each exchange is one event of the run's stream; its version is its place in the stream (1-based).
+  const afterExchange = view.machine
+    .map((m, i) => ({ ...m, version: i + 1 }))
+    .filter((m) => m.event === 'run.exchange_recorded')
+    .map((m) => ({ state: m.state, href: streamHref(view.run_id, m.version) }));
   view.exchanges.forEach((x, i) => blocks.push(exchangeBlock(x, i, afterExchange[i])));
   const last = view.machine.at(-1);
   if (last)
@@ -188,7 +216,7 @@ export function runPage(view: RunView): PageDocument {
       kind: 'paragraph',
       inlines: [
         'The run machine ends in ',
-        { code: last.state },
+        { link: last.state, href: streamHref(view.run_id, view.machine.length) },
         ` after ${view.machine.length} events (`,
         { code: `npm run replay -- … --stream run:${view.run_id}` },
         ' shows the same).',

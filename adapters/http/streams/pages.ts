@@ -1,0 +1,113 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../../../services/errors.ts';
+import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
+import type { RunDiff } from '../../../services/streams/diff.ts';
+import type { StreamExport } from '../../../services/streams/export.ts';
+import { stateAt } from '../../../services/streams/time-travel.ts';
+import { notFoundPage } from '../pages/error-pages.ts';
+import { h, p } from '../pages/blocks.ts';
+import { sendPage } from '../pages/respond.ts';
+
+const show = (value: unknown) => (value === undefined ? '(absent)' : JSON.stringify(value));
+
+/** `/streams/{stream_id}`: the timeline, each event with the state after it; `?at=<version>` selects one. */
+export function streamPage(doc: StreamExport, selected: number | undefined, query: string): PageDocument {
+  const href = (version: number) =>
+    `/streams/${encodeURIComponent(doc.stream)}?${query ? `${query}&` : ''}at=${version}`;
+  const blocks: Block[] = [
+    h(1, `Stream ${doc.stream}`),
+    p(
+      `${doc.events.length} events folded by the `,
+      { code: doc.machine.id },
+      ' machine (version ',
+      { code: doc.machine.version.slice(0, 12) },
+      '), ending in ',
+      { code: show(doc.final_state) },
+      '. ',
+      { link: 'Export', href: `/api/streams/${encodeURIComponent(doc.stream)}/export${query ? `?${query}` : ''}` },
+    ),
+    {
+      kind: 'table',
+      head: ['#', 'Time', 'Event', 'State after'],
+      rows: doc.events.map((e) => [
+        [{ link: String(e.version), href: href(e.version) }],
+        [{ code: e.at }],
+        [e.version === selected ? { strong: e.type } : e.type],
+        [{ code: show(e.state) }],
+      ]),
+    },
+  ];
+  const at = selected === undefined ? undefined : stateAt(doc, selected);
+  const event = doc.events.find((e) => e.version === selected);
+  if (at && event)
+    blocks.push(
+      h(2, `After event ${event.version}: ${event.type}`),
+      p('State ', { code: show(at.state) }, '. The event as stored, then the machine context at that point.'),
+      { kind: 'code', lang: 'json', text: JSON.stringify(event.data, null, 2) },
+      { kind: 'code', lang: 'json', text: JSON.stringify(at.context, null, 2) },
+    );
+  else blocks.push(p('Select an event to see the machine state and context at that point.'));
+  return { title: `Stream ${doc.stream}`, noindex: true, blocks };
+}
+
+/** `/runs/{a}/diff/{b}`: the two runs side by side, differing fields marked, the first divergence named. */
+export function diffPage(diff: RunDiff): PageDocument {
+  const runLink = (side: RunDiff['a']): Inline => ({
+    link: `${side.stream} (${side.protocol}/${side.flow})`,
+    href: `/runs/${side.stream.slice('run:'.length)}`,
+  });
+  const blocks: Block[] = [
+    h(1, 'Two runs compared'),
+    p('a: ', runLink(diff.a), '; b: ', runLink(diff.b), '.'),
+    {
+      kind: 'notice',
+      tone: diff.same ? 'ok' : 'warning',
+      inlines: [
+        diff.same
+          ? 'The same up to volatile values (ids, times, nonces, codes, signatures).'
+          : `Different${diff.same_flow ? '' : ' flows, aligned by step'}.`,
+      ],
+    },
+  ];
+  const d = diff.first_divergence;
+  if (d)
+    blocks.push(
+      p(
+        { strong: `First divergence at event ${d.index}: ` },
+        'a ',
+        { code: d.a ? `${d.a.type} → ${show(d.a.state)}` : '(ended)' },
+        ', b ',
+        { code: d.b ? `${d.b.type} → ${show(d.b.state)}` : '(ended)' },
+      ),
+    );
+  for (const x of diff.exchanges) {
+    blocks.push(h(2, `${x.index + 1}. ${x.step}`));
+    if (x.presence !== 'both') {
+      blocks.push(p({ strong: `Only in ${x.presence === 'only_in_a' ? 'a' : 'b'}.` }));
+      continue;
+    }
+    blocks.push(p(`${x.differences.length} differing field(s); ${x.volatile.length} volatile.`));
+    if (x.differences.length)
+      blocks.push({
+        kind: 'table',
+        head: ['Field', 'a', 'b'],
+        rows: x.differences.map((f) => [[{ strong: f.pointer }], [{ code: show(f.a) }], [{ code: show(f.b) }]]),
+      });
+  }
+  return { title: 'Two runs compared', noindex: true, blocks };
+}
+
+/** Sends a page, or the not-found page when the caller may not read what it names. */
+export async function sendOrNotFound(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  build: () => Promise<PageDocument>,
+): Promise<FastifyReply> {
+  try {
+    return await sendPage(request, reply, await build());
+  } catch (error) {
+    if (error instanceof OAuthError && error.status === 404)
+      return sendPage(request, reply, notFoundPage(request.url.split('?')[0]!), 404);
+    throw error;
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { notFound } from '../../../services/errors.ts';
+import { exportStream, type StreamExport } from '../../../services/streams/export.ts';
+import type { MainContext } from '../main/context.ts';
+
+export type CapabilityQuery = { transaction_id?: string; response_code?: string };
+
+/** A stream as this caller may read it (404 for any stream it may not, or that does not exist). */
+export async function readableExport(
+  ctx: MainContext,
+  streamId: string,
+  request: FastifyRequest,
+): Promise<StreamExport> {
+  const query = request.query as CapabilityQuery;
+  const view = await ctx.streamReaders.view(streamId, {
+    ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+    ...(query.transaction_id ? { transactionId: query.transaction_id } : {}),
+    ...(query.response_code ? { responseCode: query.response_code } : {}),
+  });
+  const rows = await ctx.log.readStream(streamId);
+  if (rows.length === 0) throw notFound('No such stream');
+  return exportStream(streamId, rows, {
+    commit: ctx.config.commit,
+    nowMs: ctx.clock.now(),
+    ...(view.data ? { data: view.data } : {}),
+  });
+}
+
+/** The run `id`'s stream (a run is read by its id). */
+export const runExport = (ctx: MainContext, id: string, request: FastifyRequest) =>
+  readableExport(ctx, `run:${id}`, request);
+
+/** The capability members of a query, kept for links within the page. */
+export function capabilityQuery(request: FastifyRequest): string {
+  const query = request.query as CapabilityQuery;
+  const kept = new URLSearchParams();
+  if (query.transaction_id) kept.set('transaction_id', query.transaction_id);
+  if (query.response_code) kept.set('response_code', query.response_code);
+  return kept.toString();
+}

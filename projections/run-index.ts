@@ -1,0 +1,120 @@
+import {
+  sql,
+  type CommittedEvent,
+  type Dialect,
+  type Projection,
+  type ReadModelReader,
+  type SqlStatement,
+} from './types.ts';
+
+export interface RunSummary {
+  run_id: string;
+  /** The log sequence of its start: the order of runs, and the position a page ends at. */
+  started_sequence: number;
+  protocol: string;
+  flow: string;
+  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
+  started_at: number;
+  finished_at: number | null;
+  exchanges: number;
+}
+
+export interface RunQuery {
+  protocol?: string;
+  flow?: string;
+  status?: RunSummary['status'];
+  /** Runs started before this one (newest first): the previous page's last run, by its log sequence. */
+  before?: number;
+  limit: number;
+}
+
+type Row = Omit<RunSummary, 'started_sequence' | 'started_at' | 'finished_at'> & {
+  started_sequence: number | string;
+  started_at: number | string;
+  finished_at: number | string | null;
+};
+
+/**
+ * Every flow run, newest first, for `GET /api/runs` and the `/runs` page: protocol, flow, status,
+ * start and end, and how many exchanges it captured. Folded from the `run:` streams.
+ */
+export class RunIndex implements Projection {
+  readonly name = 'run_index';
+  readonly tables = ['run_index'];
+  private reader?: ReadModelReader;
+
+  schema(dialect: Dialect): string[] {
+    return [
+      `CREATE TABLE IF NOT EXISTS run_index (run_id TEXT PRIMARY KEY, started_sequence BIGINT NOT NULL, protocol TEXT NOT NULL, flow TEXT NOT NULL, status TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT, exchanges INTEGER NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+      'CREATE INDEX IF NOT EXISTS run_index_newest ON run_index (started_sequence)',
+    ];
+  }
+
+  attach(reader: ReadModelReader): void {
+    this.reader = reader;
+  }
+
+  apply(events: readonly CommittedEvent[]): SqlStatement[] {
+    const out: SqlStatement[] = [];
+    for (const e of events) {
+      if (!e.streamId.startsWith('run:')) continue;
+      const runId = e.streamId.slice('run:'.length);
+      if (e.type === 'run.started')
+        out.push(
+          sql(
+            "INSERT INTO run_index (run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges) VALUES (?, ?, ?, ?, 'running', ?, NULL, 0) ON CONFLICT DO NOTHING",
+            runId,
+            e.sequence,
+            String(e.data.protocol),
+            String(e.data.flow),
+            e.at,
+          ),
+        );
+      else if (e.type === 'run.exchange_recorded')
+        out.push(sql('UPDATE run_index SET exchanges = exchanges + 1 WHERE run_id = ?', runId));
+      else if (e.type === 'run.finished' || e.type === 'run.interrupted')
+        out.push(
+          sql(
+            'UPDATE run_index SET status = ?, finished_at = ? WHERE run_id = ?',
+            e.type === 'run.interrupted' ? 'interrupted' : String(e.data.status),
+            e.at,
+            runId,
+          ),
+        );
+    }
+    return out;
+  }
+
+  /** One page of runs, newest first, and whether more follow. */
+  async list(query: RunQuery): Promise<{ runs: RunSummary[]; more: boolean }> {
+    if (!this.reader) throw new Error('run_index is not attached to a store');
+    const where: string[] = [];
+    const params: unknown[] = [];
+    for (const [column, value] of [
+      ['protocol', query.protocol],
+      ['flow', query.flow],
+      ['status', query.status],
+    ] as const)
+      if (value !== undefined) {
+        where.push(`${column} = ?`);
+        params.push(value);
+      }
+    if (query.before !== undefined) {
+      where.push('started_sequence < ?');
+      params.push(query.before);
+    }
+    const rows = await this.reader.all<Row>(
+      `SELECT run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges FROM run_index${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_sequence DESC LIMIT ?`,
+      [...params, query.limit + 1],
+    );
+    // PostgreSQL hands BIGINT back as text.
+    const runs = rows.slice(0, query.limit).map((r) => ({
+      ...r,
+      started_sequence: Number(r.started_sequence),
+      started_at: Number(r.started_at),
+      finished_at: r.finished_at === null ? null : Number(r.finished_at),
+      exchanges: Number(r.exchanges),
+    }));
+    return { runs, more: rows.length > query.limit };
+  }
+}

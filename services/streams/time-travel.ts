@@ -1,0 +1,18 @@
+import { initialTransition, transition } from 'xstate';
+import { machineForStream } from '../../machines/index.ts';
+import { toMachineEvent } from '../actors/fold.ts';
+import type { StreamExport } from './export.ts';
+
+/**
+ * The machine's state and context just after event `version` of an export (time travel): folded
+ * from the events as the reader sees them, so nothing withheld from the export reappears here.
+ */
+export function stateAt(doc: StreamExport, version: number): { state: unknown; context: unknown } | undefined {
+  const machine = machineForStream(doc.stream);
+  const upTo = doc.events.findIndex((e) => e.version === version);
+  if (!machine || upTo < 0) return undefined;
+  let snapshot = initialTransition(machine)[0];
+  for (const e of doc.events.slice(0, upTo + 1))
+    snapshot = transition(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }))[0];
+  return { state: snapshot.value, context: snapshot.context };
+}
