@@ -3,8 +3,9 @@ import type { Catalog } from '../content/catalog.ts';
 import { OAuthError } from '../errors.ts';
 import type { LookingGlass } from '../lookingglass/service.ts';
 import type { McpServerConfig } from './config.ts';
+import { registerStreamTools, type StreamToolDeps } from './stream-tools.ts';
 
-export interface McpToolDeps {
+export interface McpToolDeps extends StreamToolDeps {
   catalog: Catalog;
   lookingGlass: LookingGlass;
   isExecutable(protocol: string, flow: string): boolean;
@@ -72,7 +73,7 @@ const DECODE_OUT = fromJsonSchema({
 
 const toolError = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
 
-/** Builds the MCP server: four read-only tools over the catalog and the looking glass. */
+/** Builds the MCP server: read-only tools over the catalog, the looking glass and the event streams. */
 export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpServer {
   const server = new McpServer(
     {
@@ -185,6 +186,8 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
       }
     },
   );
+
+  registerStreamTools(server, deps);
 
   // The tool list is fixed for the server's life: it never sends notifications/tools/list_changed.
   server.server.registerCapabilities({ tools: { listChanged: false } });

@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { diffRuns } from '../../../services/streams/diff.ts';
+import type { StreamCredentials } from '../../../services/streams/readers.ts';
+import { exportFor } from '../streams/readable-export.ts';
 import {
   SUPPORTED_PROTOCOL_VERSIONS,
   createMcpHandler,
@@ -73,6 +76,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     catalog: ctx.catalog,
     lookingGlass: ctx.lookingGlass,
     isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f),
+    exportStream: (streamId: string, credentials: StreamCredentials) => exportFor(ctx, streamId, credentials),
+    diffRuns: async (a: string, b: string) =>
+      diffRuns(await exportFor(ctx, `run:${a}`, {}), await exportFor(ctx, `run:${b}`, {})),
   };
   const handler = createMcpHandler(() => buildMcpServer(base, deps), {
     onerror: (e) => app.log.debug({ err: e }, 'mcp'),
@@ -110,7 +116,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
         url: '/mcp',
         schema: {
           summary:
-            'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt',
+            'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt, export_stream, diff_runs',
           tags: ['mcp'],
         },
         handler: async (request, reply) => {

@@ -1,28 +1,34 @@
 import type { FastifyRequest } from 'fastify';
 import { notFound } from '../../../services/errors.ts';
 import { exportStream, type StreamExport } from '../../../services/streams/export.ts';
+import type { StreamCredentials } from '../../../services/streams/readers.ts';
 import type { MainContext } from '../main/context.ts';
 
 export type CapabilityQuery = { transaction_id?: string; response_code?: string };
 
-/** A stream as this caller may read it (404 for any stream it may not, or that does not exist). */
-export async function readableExport(
+/** A stream as a caller with these credentials may read it (404 for any stream it may not, or that does not exist). */
+export async function exportFor(
   ctx: MainContext,
   streamId: string,
-  request: FastifyRequest,
+  credentials: StreamCredentials,
 ): Promise<StreamExport> {
-  const query = request.query as CapabilityQuery;
-  const view = await ctx.streamReaders.view(streamId, {
-    ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
-    ...(query.transaction_id ? { transactionId: query.transaction_id } : {}),
-    ...(query.response_code ? { responseCode: query.response_code } : {}),
-  });
+  const view = await ctx.streamReaders.view(streamId, credentials);
   const rows = await ctx.log.readStream(streamId);
   if (rows.length === 0) throw notFound('No such stream');
   return exportStream(streamId, rows, {
     commit: ctx.config.commit,
     nowMs: ctx.clock.now(),
     ...(view.data ? { data: view.data } : {}),
+  });
+}
+
+/** A stream as this HTTP caller may read it: its Authorization header, the capability in its query. */
+export function readableExport(ctx: MainContext, streamId: string, request: FastifyRequest): Promise<StreamExport> {
+  const query = request.query as CapabilityQuery;
+  return exportFor(ctx, streamId, {
+    ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+    ...(query.transaction_id ? { transactionId: query.transaction_id } : {}),
+    ...(query.response_code ? { responseCode: query.response_code } : {}),
   });
 }
 

@@ -17,7 +17,14 @@ afterAll(async () => {
   await server.close();
 });
 
-const TOOLS = ['decode_jwt', 'describe_protocol_flow', 'list_protocol_flows', 'list_protocols'];
+const TOOLS = [
+  'decode_jwt',
+  'describe_protocol_flow',
+  'diff_runs',
+  'export_stream',
+  'list_protocol_flows',
+  'list_protocols',
+];
 
 async function exercise(client: { listTools(): Promise<any>; callTool(p: any): Promise<any> }) {
   const tools = await client.listTools();
@@ -43,6 +50,17 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
   expect(decoded.structuredContent.payload.sub).toBe(reg.agent_id);
   const bad = await client.callTool({ name: 'decode_jwt', arguments: { token: 'not-a-jwt' } });
   expect(bad.isError).toBe(true);
+  // Issue 31: the debugging streams, with the HTTP routes' access rules.
+  const run = (await (
+    await fetch(`${server.url}/api/protocols/oauth2/demo/client-credentials`, json({}))
+  ).json()) as any;
+  const exported = await client.callTool({ name: 'export_stream', arguments: { streamId: `run:${run.run_id}` } });
+  expect(exported.structuredContent).toMatchObject({ format: 'portico-stream/1', final_state: 'succeeded' });
+  const guarded = await client.callTool({ name: 'export_stream', arguments: { streamId: `agent:${reg.agent_id}` } });
+  expect(guarded.isError).toBe(true);
+  expect(guarded.content[0].text).toMatch(/^not_found/);
+  const diff = await client.callTool({ name: 'diff_runs', arguments: { a: run.run_id, b: run.run_id } });
+  expect(diff.structuredContent).toMatchObject({ same: true, same_flow: true });
 }
 
 describe('MCP discovery documents', () => {

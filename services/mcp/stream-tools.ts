@@ -1,0 +1,101 @@
+import { fromJsonSchema, type McpServer } from '@modelcontextprotocol/server';
+import { OAuthError } from '../errors.ts';
+import type { RunDiff } from '../streams/diff.ts';
+import type { StreamExport } from '../streams/export.ts';
+import type { StreamCredentials } from '../streams/readers.ts';
+
+export interface StreamToolDeps {
+  /** A stream as a caller with these credentials may read it (an OAuthError 404 otherwise). */
+  exportStream(streamId: string, credentials: StreamCredentials): Promise<StreamExport>;
+  diffRuns(a: string, b: string): Promise<RunDiff>;
+}
+
+const str = (description: string, maxLength = 100) => ({ type: 'string', description, maxLength });
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const result = (structured: object) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
+  structuredContent: structured as Record<string, unknown>,
+});
+const toolError = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
+
+const EXPORT_IN = fromJsonSchema<{ streamId: string; transactionId?: string; responseCode?: string }>({
+  type: 'object',
+  properties: {
+    streamId: str(
+      'run:<id>, agent:<id> (with the agent access token as the request Bearer), issuance:<offer_id>, presentation:<request_id>',
+    ),
+    transactionId: str("A presentation's transaction_id (the capability that reads its result)"),
+    responseCode: str('The response_code of a HAIP presentation, to include disclosed claims', 200),
+  },
+  required: ['streamId'],
+  additionalProperties: false,
+});
+const EXPORT_OUT = fromJsonSchema({
+  type: 'object',
+  properties: {
+    format: { type: 'string' },
+    stream: { type: 'string' },
+    events: { type: 'array' },
+    digest: { type: 'string' },
+  },
+  required: ['format', 'stream', 'events', 'digest'],
+});
+const DIFF_IN = fromJsonSchema<{ a: string; b: string }>({
+  type: 'object',
+  properties: { a: str('A run id'), b: str('Another run id (or the same)') },
+  required: ['a', 'b'],
+  additionalProperties: false,
+});
+const DIFF_OUT = fromJsonSchema({
+  type: 'object',
+  properties: { same: { type: 'boolean' }, same_flow: { type: 'boolean' }, exchanges: { type: 'array' } },
+  required: ['same', 'same_flow', 'exchanges'],
+});
+
+/** Refusals a caller can act on come back as tool errors; anything else is the server's. */
+async function answer(work: () => Promise<object>) {
+  try {
+    return result(await work());
+  } catch (error) {
+    if (error instanceof OAuthError) return toolError(`${error.error}: ${error.description}`);
+    throw error;
+  }
+}
+
+/** `export_stream` and `diff_runs`: the debugging streams, read-only, with the HTTP routes' access rules. */
+export function registerStreamTools(server: McpServer, deps: StreamToolDeps): void {
+  server.registerTool(
+    'export_stream',
+    {
+      title: 'Export an event stream',
+      description:
+        'One stream as portico-stream/1: each event with the machine state after it, the machine version and a digest. Readable exactly by who may read the stream elsewhere; anything else is not_found.',
+      inputSchema: EXPORT_IN,
+      outputSchema: EXPORT_OUT,
+      annotations: READ_ONLY,
+    },
+    async ({ streamId, transactionId, responseCode }, ctx) => {
+      const authorization = ctx.http?.req?.headers.get('authorization') ?? undefined;
+      return answer(() =>
+        deps.exportStream(streamId, {
+          ...(authorization ? { authorization } : {}),
+          ...(transactionId ? { transactionId } : {}),
+          ...(responseCode ? { responseCode } : {}),
+        }),
+      );
+    },
+  );
+
+  server.registerTool(
+    'diff_runs',
+    {
+      title: 'Compare two runs',
+      description:
+        'The first divergence of two runs’ events and their exchanges paired by step, field by field; ids, times, nonces, codes and signatures are listed as volatile, never as differences.',
+      inputSchema: DIFF_IN,
+      outputSchema: DIFF_OUT,
+      annotations: READ_ONLY,
+    },
+    async ({ a, b }) => answer(() => deps.diffRuns(a, b)),
+  );
+}
