@@ -88,6 +88,13 @@ export function llmsTxt(base: string, wallet: string, pages: IndexablePage[], co
 - A presentation request: \`POST ${base}/oid4vp/request/create\` with \`{"dcql_query": {"credentials": [{"id": "degree", "format": "dc+sd-jwt", "claims": [{"path": ["degree"]}]}]}}\` answers \`201\` with \`authorization_request_uri\` (\`openid4vp://…\`) and \`result_uri\`. Hand the URI to a wallet, such as \`POST ${wallet}/submit\` with \`{"uri": "<authorization_request_uri>"}\`, then read \`result_uri\` (it names the \`transaction_id\`; the request id alone reads nothing).
 - Every field, allowed value and a worked example of both are in the [OpenAPI contract](${base}/openapi.json) ([rendered](${base}/docs/api#oid4vci)).
 
+## Debugging a run
+
+- Recent runs: \`GET ${base}/api/runs\` (newest first; \`?flow=\`, \`?status=\`, \`?cursor=\`), and the [runs page](${base}/runs).
+- One stream as a portable file: \`GET ${base}/api/streams/run:<run_id>/export\` (\`portico-stream/1\`: each event with the machine state after it, and a digest); check it anywhere with \`npm run replay -- --import <file>\`.
+- Two runs compared: \`GET ${base}/api/runs/<a>/diff/<b>\` lists the differing fields by JSON pointer, volatile values (ids, times, nonces, signatures) apart. A run as HAR 1.2: \`GET ${base}/api/runs/<run_id>/har\`.
+- The [debug-a-run skill](${base}/.well-known/agent-skills/debug-a-run/SKILL.md) has every step.
+
 ## Protocols
 
 ${list(pages)}

@@ -28,6 +28,7 @@ describe('discovery documents', () => {
     expect(index.$schema).toBe('https://schemas.agentskills.io/discovery/0.2.0/schema.json');
     expect(index.skills.map((s: any) => s.name).sort()).toEqual([
       'browse-protocol-catalog',
+      'debug-a-run',
       'decode-token',
       'register-agent',
       'run-protocol-flow',
