@@ -7,6 +7,7 @@ import {
   type EventObject,
 } from 'xstate';
 import type { StoredEvent } from '../event-log.ts';
+import { canonicalJson } from '../streams/canonical-json.ts';
 import { flatStep } from './flat-step.ts';
 
 const scopes = new WeakMap<AnyStateMachine, AnyActorScope>();
@@ -75,16 +76,4 @@ export function restore(machine: AnyStateMachine, state: unknown): AnyMachineSna
 /** Compares two persisted states by their JSON form (what the log stores). */
 export function sameState(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
-}
-
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>)
-            .filter(([, x]) => x !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : 1)),
-        )
-      : v,
-  );
 }

@@ -39,6 +39,10 @@ export interface RunDiff {
   same: boolean;
 }
 
+/** Leaves are primitives or empty containers: primitives compare as they are, containers by their JSON. */
+const sameJson = (x: unknown, y: unknown) =>
+  x === y || (typeof x === 'object' && typeof y === 'object' && canonicalJson(x ?? null) === canonicalJson(y ?? null));
+
 const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** Every leaf of a JSON value by its JSON pointer (empty objects and arrays are leaves). */
@@ -76,7 +80,7 @@ function compareExchanges(a: RecordedExchange, b: RecordedExchange): Pick<Exchan
   for (const pointer of new Set([...left.keys(), ...right.keys()])) {
     const x = left.get(pointer);
     const y = right.get(pointer);
-    if (canonicalJson(x ?? null) === canonicalJson(y ?? null) && left.has(pointer) === right.has(pointer)) continue;
+    if (sameJson(x, y) && left.has(pointer) === right.has(pointer)) continue;
     if (isVolatileName(nameOf(pointer)) || isVolatileValuePair(x, y)) volatile.push(pointer);
     else differences.push({ pointer, a: x, b: y });
   }
@@ -119,7 +123,7 @@ function firstDivergence(a: StreamExport, b: StreamExport): RunDiff['first_diver
   for (let index = 0; index < Math.max(a.events.length, b.events.length); index++) {
     const x = a.events[index];
     const y = b.events[index];
-    if (x && y && x.type === y.type && canonicalJson(x.state ?? null) === canonicalJson(y.state ?? null)) continue;
+    if (x && y && x.type === y.type && sameJson(x.state, y.state)) continue;
     return {
       index,
       ...(x ? { a: { type: x.type, state: x.state } } : {}),

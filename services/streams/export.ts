@@ -1,6 +1,6 @@
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import { initialTransition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import { machineForStream } from '../../machines/index.ts';
-import { toMachineEvent } from '../actors/fold.ts';
+import { step, toMachineEvent } from '../actors/fold.ts';
 import { sha256 } from '../crypto/random.ts';
 import type { StoredEvent } from '../event-log.ts';
 import { canonicalJson } from './canonical-json.ts';
@@ -42,7 +42,7 @@ export const exportDigest = (doc: Pick<StreamExport, 'stream' | 'machine' | 'eve
 
 /** One machine step of a stored or exported event. */
 const next = (machine: AnyStateMachine, snapshot: AnyMachineSnapshot, e: Pick<StoredEvent, 'type' | 'at' | 'data'>) =>
-  transition(machine, snapshot, toMachineEvent(e))[0];
+  step(machine, snapshot, toMachineEvent(e));
 
 /**
  * A stream as a portable document: each event with the state it led to, the machine that folded it,

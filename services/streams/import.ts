@@ -1,6 +1,6 @@
-import { initialTransition, transition } from 'xstate';
+import { initialTransition } from 'xstate';
 import { machineForStream } from '../../machines/index.ts';
-import { toMachineEvent } from '../actors/fold.ts';
+import { step, toMachineEvent } from '../actors/fold.ts';
 import { sameText } from '../crypto/compare.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { exportDigest, STREAM_EXPORT_FORMAT, type ExportedEvent, type StreamExport } from './export.ts';
@@ -71,7 +71,7 @@ export function refold(doc: StreamExport): Refold {
   const timeline: RefoldStep[] = [];
   let divergence: Refold['divergence'];
   for (const [index, e] of doc.events.entries()) {
-    snapshot = transition(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }))[0];
+    snapshot = step(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }));
     timeline.push({ version: e.version, at: e.at, type: e.type, recorded: e.state, folded: snapshot.value });
     if (!divergence && canonicalJson(e.state ?? null) !== canonicalJson(snapshot.value))
       divergence = { event: index + 1, recorded: e.state, folded: snapshot.value };

@@ -1,6 +1,6 @@
-import { initialTransition, transition } from 'xstate';
+import { initialTransition } from 'xstate';
 import { machineForStream } from '../../machines/index.ts';
-import { toMachineEvent } from '../actors/fold.ts';
+import { step, toMachineEvent } from '../actors/fold.ts';
 import type { StreamExport } from './export.ts';
 
 /**
@@ -13,6 +13,6 @@ export function stateAt(doc: StreamExport, version: number): { state: unknown; c
   if (!machine || upTo < 0) return undefined;
   let snapshot = initialTransition(machine)[0];
   for (const e of doc.events.slice(0, upTo + 1))
-    snapshot = transition(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }))[0];
+    snapshot = step(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }));
   return { state: snapshot.value, context: snapshot.context };
 }
