@@ -188,8 +188,13 @@ describe('runs are event streams', () => {
     expect(stored.machine.slice(0, -1).every((m: any) => m.state === 'running')).toBe(true);
     expect(body.machine.at(-1).state).toBe('succeeded');
     const page = await (await fetch(`${server.url}/runs/${body.run_id}`, { headers: { accept: 'text/html' } })).text();
-    expect(page).toContain('Run machine after this exchange: <code>running</code>');
-    expect(page).toContain('The run machine ends in <code>succeeded</code>');
+    // Issue 31: each state links to its event on the stream's time-travel page.
+    expect(page).toContain(
+      `Run machine after this exchange: <a href="/streams/run:${body.run_id}?at=2"><code>running</code></a>`,
+    );
+    expect(page).toMatch(
+      new RegExp(`The run machine ends in <a href="/streams/run:${body.run_id}\\?at=\\d+">succeeded</a>`),
+    );
 
     const res = await fetch(`${server.url}/api/runs/${body.run_id}/events`);
     const text = await res.text();
