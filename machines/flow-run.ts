@@ -11,8 +11,17 @@ export interface RecordedExchange {
   response: { status: number; headers: Record<string, string>; body?: unknown };
   duration_ms: number;
   annotations: string[];
-  /** JWTs met in the response, decoded (header and claims only: no signature, so not replayable). */
-  tokens?: Array<{ name: string; header: Record<string, unknown>; payload: Record<string, unknown> }>;
+  /**
+   * JWTs met in the exchange (request and response), decoded: header and claims, the signature removed
+   * and marked so (`signature: "removed"`), an SD-JWT's disclosures as [name, value]. Not replayable.
+   */
+  tokens?: Array<{
+    name: string;
+    header: Record<string, unknown>;
+    payload: Record<string, unknown>;
+    signature?: 'removed';
+    disclosures?: unknown[][];
+  }>;
 }
 
 export type FlowRunEvent =

@@ -1,14 +1,15 @@
-import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { RecordedExchange } from '../../machines/flow-run.ts';
+import { findTokens } from './token-finder.ts';
 
 export interface DecodedToken {
   name: string;
   step: string;
   header: Record<string, unknown>;
   payload: Record<string, unknown>;
+  signature?: 'removed';
+  disclosures?: unknown[][];
 }
 
-const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid', 'request_object'];
 const SHOWN_HEADERS = new Set([
   'content-type',
   'authorization',
@@ -95,34 +96,15 @@ export class HttpCapture {
     };
     this.exchanges.push(exchange);
     // A signed request object (RFC 9101) is a token of the run too.
-    const tokenCarrier = (res.headers.get('content-type') ?? '').startsWith('application/oauth-authz-req+jwt')
+    const responseBody = (res.headers.get('content-type') ?? '').startsWith('application/oauth-authz-req+jwt')
       ? { request_object: text }
       : parsed;
-    if (tokenCarrier && typeof tokenCarrier === 'object') {
-      const found = this.decodeTokens(step, tokenCarrier as Record<string, unknown>);
-      if (found.length > 0) exchange.tokens = found.map(({ name, header, payload }) => ({ name, header, payload }));
+    const found = findTokens({ request: exchange.request, response: { body: responseBody } });
+    if (found.length > 0) {
+      exchange.tokens = found;
+      this.tokens.push(...found.map((t) => ({ ...t, step })));
     }
     await this.onExchange(exchange);
     return { status: res.status, headers: res.headers, body: parsed as any, text };
-  }
-
-  private decodeTokens(step: string, body: Record<string, unknown>): DecodedToken[] {
-    const found: DecodedToken[] = [];
-    for (const name of TOKEN_FIELDS) {
-      const value = body[name];
-      if (typeof value !== 'string' || value.split('.').length !== 3) continue;
-      try {
-        found.push({
-          name,
-          step,
-          header: decodeProtectedHeader(value) as Record<string, unknown>,
-          payload: decodeJwt(value) as Record<string, unknown>,
-        });
-      } catch {
-        // not a JWS; opaque tokens are shown as they are
-      }
-    }
-    this.tokens.push(...found);
-    return found;
   }
 }

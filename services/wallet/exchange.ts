@@ -126,7 +126,16 @@ export class ExchangeRecorder {
 
   /** The members every wallet response carries. */
   view() {
-    return { _protocol_exchanges: this.exchanges, _looking_glass_events: this.lookingGlass };
+    return {
+      _protocol_exchanges: this.exchanges,
+      _looking_glass_events: this.lookingGlass,
+      _exchange: this.reference(),
+    };
+  }
+
+  /** Where the session reads this exchange again, as its event stream (docs/debugging.md). */
+  reference() {
+    return { id: this.id, stream: `wallet-exchange:${this.id}`, export: `api/exchanges/${this.id}/export` };
   }
 
   /**
@@ -137,6 +146,7 @@ export class ExchangeRecorder {
     return {
       _protocol_exchanges: this.exchanges.map(({ step, method, url, status }) => ({ step, method, url, status })),
       _looking_glass_events: this.lookingGlass,
+      _exchange: this.reference(),
     };
   }
 }

@@ -27,6 +27,7 @@ import { WalletExchanges } from '../../../services/wallet/exchange.ts';
 import { WalletIssuance } from '../../../services/wallet/issuance/service.ts';
 import { WalletPresentation } from '../../../services/wallet/presentation/service.ts';
 import { presentationRoutes } from './presentation-routes.ts';
+import { exchangeExportRoutes } from './exchange-export-routes.ts';
 
 export interface WalletService {
   app: FastifyInstance;
@@ -48,7 +49,14 @@ export interface WalletOptions {
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
-const ROUTES = [discoveryRoutes, sessionRoutes, issuanceRoutes, presentationRoutes, consentRoutes];
+const ROUTES = [
+  discoveryRoutes,
+  sessionRoutes,
+  issuanceRoutes,
+  presentationRoutes,
+  consentRoutes,
+  exchangeExportRoutes,
+];
 /** Paths of the wallet whose errors are pages. */
 const isPage = (path: string) => path === '/' || path.startsWith('/consent/');
 /** The JSON API paths that share the per-IP limit (decisions section 10). */
