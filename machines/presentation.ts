@@ -16,6 +16,15 @@ export interface PresentationReason {
   reason: string;
 }
 
+/** One check the verifier ran, passed or failed: a result lists every one, not only the failures. */
+export interface PresentationCheck {
+  credential_query_id?: string;
+  /** Which presentation of that query (0-based), when the check is of one presentation. */
+  presentation?: number;
+  check: string;
+  verdict: 'passed' | 'failed';
+}
+
 export interface DisclosedPresentation {
   format: string;
   issuer: string;
@@ -48,12 +57,14 @@ export type PresentationEvent =
       type: 'presentation.verified';
       at: number;
       presentations: Record<string, DisclosedPresentation[]>;
+      checks?: PresentationCheck[];
       response_code_hash?: string;
     }
   | {
       type: 'presentation.rejected';
       at: number;
       reasons: PresentationReason[];
+      checks?: PresentationCheck[];
       presentations?: Record<string, DisclosedPresentation[]>;
       response_code_hash?: string;
     }
@@ -77,6 +88,8 @@ export interface PresentationContext {
   walletNonce?: string;
   enc?: string | null;
   reasons: PresentationReason[];
+  /** Every check run on the answer, in order (events written before checks were recorded have none). */
+  checks?: PresentationCheck[];
   presentations?: Record<string, DisclosedPresentation[]>;
   responseCodeHash?: string;
   walletError?: { error: string; error_description?: string };
@@ -122,12 +135,17 @@ export const presentationMachine = setup({
     ),
     recordVerdict: assign(({ event }) => {
       if (event.type === 'presentation.verified')
-        return { presentations: event.presentations, responseCodeHash: event.response_code_hash };
+        return {
+          presentations: event.presentations,
+          responseCodeHash: event.response_code_hash,
+          ...(event.checks ? { checks: event.checks } : {}),
+        };
       if (event.type === 'presentation.rejected')
         return {
           reasons: event.reasons,
           presentations: event.presentations,
           responseCodeHash: event.response_code_hash,
+          ...(event.checks ? { checks: event.checks } : {}),
         };
       return {};
     }),

@@ -10,6 +10,7 @@ import { verifySdJwtVc } from '../credentials/sd-jwt/verify.ts';
 import { verifyJwtVp } from '../credentials/w3c/jwt-vc.ts';
 import { verifyLdpVp } from '../credentials/w3c/ldp-vc.ts';
 import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
+import { held, withCheckTrail } from '../credentials/result.ts';
 import type { CredentialTrust } from './settings.ts';
 
 /** Everything a presentation is checked against: the request it answers and whom we trust. */
@@ -29,6 +30,12 @@ export interface Presented {
   disclosed: DisclosedPresentation;
 }
 export type PresentationOutcome = { ok: true; credentials: Presented[] } | { ok: false; check: string; reason: string };
+
+/** One check the verifier ran on a presentation, and how it went. */
+export interface CheckVerdict {
+  check: string;
+  verdict: 'passed' | 'failed';
+}
 
 /** How long a key-binding proof (KB-JWT, VP JWT) may be old. */
 const FRESHNESS_S = 300;
@@ -56,6 +63,7 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
   }
   if (claims.iss !== ctx.trust.issuer)
     return fail('trust', `the issuer ${JSON.stringify(claims.iss)} is not one this verifier trusts`);
+  held('trust');
   const result = await verifySdJwtVc(presentation, {
     issuerJwks: ctx.trust.jwks(),
     now: ctx.now,
@@ -156,6 +164,7 @@ function w3cOutcome(
   const untrusted = untrustedIssuer(credentials, ctx);
   if (untrusted !== undefined)
     return fail('trust', `the issuer ${JSON.stringify(untrusted)} is not one this verifier trusts`);
+  held('trust');
   if (credentials.length === 0) return fail('vp_token', 'the presentation carries no credential');
   return {
     ok: true,
@@ -180,7 +189,7 @@ async function checkLdpVp(presentation: unknown, id: string, ctx: PresentationCo
 }
 
 /** Verifies one presentation of the vp_token by the format its credential query asked for. */
-export async function checkPresentation(
+async function checkByFormat(
   format: string,
   presentation: unknown,
   id: string,
@@ -204,4 +213,23 @@ export async function checkPresentation(
     // The codec layer names its failures; anything it did not foresee is still the presentation's fault.
     return fail('vp_token', `the presentation could not be read (${(error as Error).name})`);
   }
+}
+
+/**
+ * One presentation verified, with every check it went through in order: those that held, then the
+ * one that failed (checks after a failure do not run).
+ */
+export async function checkPresentation(
+  format: string,
+  presentation: unknown,
+  id: string,
+  ctx: PresentationContext,
+): Promise<PresentationOutcome & { checks: CheckVerdict[] }> {
+  const { value: outcome, held: trail } = await withCheckTrail(() => checkByFormat(format, presentation, id, ctx));
+  const passed = [...new Set(trail.map((check) => reportedCheck(check, format)))].filter(
+    (check) => outcome.ok || check !== outcome.check,
+  );
+  const checks: CheckVerdict[] = passed.map((check) => ({ check, verdict: 'passed' }));
+  if (!outcome.ok) checks.push({ check: outcome.check, verdict: 'failed' });
+  return { ...outcome, checks };
 }

@@ -3,6 +3,7 @@ import {
   presentationMachine,
   type DisclosedPresentation,
   type PresentationEvent,
+  type PresentationCheck,
   type PresentationReason,
   type PresentationContext as RequestState,
 } from '../../machines/presentation.ts';
@@ -118,11 +119,12 @@ async function take(
     return {};
   }
   if (input.vp_token === undefined) throw invalidRequest('vp_token (or error) is required');
-  const { reasons, presentations } = await verifyVpToken(verifier, request, input.vp_token);
+  const { reasons, checks, presentations } = await verifyVpToken(verifier, request, input.vp_token);
   const responseCode = request.profile === 'haip' ? randomToken(24) : undefined;
   const at = verifier.clock.now();
   const common = {
     at,
+    checks,
     ...(Object.keys(presentations).length ? { presentations } : {}),
     ...(responseCode ? { response_code_hash: hashOf(responseCode) } : {}),
   };
@@ -146,11 +148,20 @@ async function verifyVpToken(
 
   request: RequestState,
   vpToken: unknown,
-): Promise<{ reasons: PresentationReason[]; presentations: Record<string, DisclosedPresentation[]> }> {
+): Promise<{
+  reasons: PresentationReason[];
+  checks: PresentationCheck[];
+  presentations: Record<string, DisclosedPresentation[]>;
+}> {
   const query = request.dcqlQuery as DcqlQuery;
   const queries = new Map(query.credentials.map((c) => [c.id, c]));
   const answers = parseVpToken(vpToken, queries);
-  if (!(answers instanceof Map)) return { reasons: [answers], presentations: Object.create(null) };
+  if (!(answers instanceof Map))
+    return {
+      reasons: [answers],
+      checks: [{ check: 'vp_token', verdict: 'failed' }],
+      presentations: Object.create(null),
+    };
   const ctx = {
     clientId: request.clientId,
     nonce: request.nonce,
@@ -160,6 +171,7 @@ async function verifyVpToken(
     trust: verifier.trust,
   };
   const reasons: PresentationReason[] = [];
+  const checks: PresentationCheck[] = [{ check: 'vp_token', verdict: 'passed' }];
   // Query ids are the caller's names (`__proto__` is a valid one): a null-prototype object keeps each as data.
   const presentations: Record<string, DisclosedPresentation[]> = Object.create(null);
   const presented = new Map<string, StoredCredential[]>();
@@ -169,6 +181,7 @@ async function verifyVpToken(
     const verified: Presented[] = [];
     for (const [index, item] of items.entries()) {
       const outcome = await checkPresentation(credentialQuery.format, item, `${queryId}.${index}`, ctx);
+      for (const c of outcome.checks) checks.push({ credential_query_id: queryId, presentation: index, ...c });
       if (outcome.ok) verified.push(...outcome.credentials);
       else {
         failed.add(queryId);
@@ -181,6 +194,8 @@ async function verifyVpToken(
       verified.map((p) => p.stored),
     );
   }
-  reasons.push(...dcqlReasons(query, presented, failed));
-  return { reasons, presentations };
+  const dcql = dcqlReasons(query, presented, failed);
+  reasons.push(...dcql);
+  checks.push({ check: 'dcql', verdict: dcql.length === 0 ? 'passed' : 'failed' });
+  return { reasons, checks, presentations };
 }

@@ -36,6 +36,7 @@ export async function presentationResult(
     status,
     ...(typeof context.enc === 'string' ? { enc: context.enc } : {}),
     reasons: context.reasons,
+    ...(context.checks ? { checks: context.checks } : {}),
     ...(context.presentations
       ? { presentations: withheld ? withoutClaims(context.presentations) : context.presentations }
       : {}),

@@ -1,5 +1,6 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import {
+  type PresentationCheck,
   presentationMachine,
   type ClientIdPrefix,
   type DisclosedPresentation,
@@ -57,6 +58,8 @@ export interface ResultDocument {
   status: 'created' | 'fetched' | 'verified' | 'rejected' | 'wallet_error' | 'expired';
   enc?: string;
   reasons: PresentationReason[];
+  /** Every check run on the answer with its verdict, passed ones included. */
+  checks?: PresentationCheck[];
   /** Without the answer's response_code (when it produced one), each presentation shows no claims. */
   presentations?: Record<string, DisclosedPresentation[] | Array<Omit<DisclosedPresentation, 'claims'>>>;
   /** True when claims were held back because the answer's response_code was not given. */

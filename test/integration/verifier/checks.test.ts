@@ -80,6 +80,19 @@ describe('OID4VP verifier: every named check fails for its reason', () => {
     expect(
       (await rejection(c, { degree: [await presentSdJwt(sdJwt, holder, to(c, { nonce: 'another-nonce' }))] }))[0],
     ).toMatchObject({ check: 'nonce' });
+    // Issue 31: the result lists the checks that held before the one that failed, and nothing after it.
+    const listed = ((await result(c)).checks as Array<{ check: string; verdict: string }>).filter(
+      (x) => x.check !== 'vp_token' && x.check !== 'dcql',
+    );
+    expect(listed.at(-1)).toEqual({
+      credential_query_id: 'degree',
+      presentation: 0,
+      check: 'nonce',
+      verdict: 'failed',
+    });
+    expect(listed.slice(0, -1).every((x) => x.verdict === 'passed')).toBe(true);
+    expect(listed.map((x) => x.check)).toEqual(expect.arrayContaining(['trust', 'issuer_signature', 'kb_signature']));
+    expect(listed.map((x) => x.check)).not.toContain('aud');
     c = await create();
     expect(
       (

@@ -88,6 +88,23 @@ describe('OID4VP verifier: direct_post', () => {
       issuer: `${server.url}/oid4vci`,
       claims: { family_name: expect.any(String), degree: 'Bachelor of Science' },
     });
+    // Issue 31: every check the verifier ran, passed ones included, in order.
+    const checks = doc.checks.map((c: any) => `${c.credential_query_id ?? '-'}:${c.check}:${c.verdict}`);
+    expect(checks[0]).toBe('-:vp_token:passed');
+    expect(checks.at(-1)).toBe('-:dcql:passed');
+    for (const check of [
+      'trust',
+      'typ',
+      'issuer_signature',
+      'vct',
+      'validity',
+      'kb_signature',
+      'sd_hash',
+      'nonce',
+      'aud',
+    ])
+      expect(checks, check).toContain(`degree:${check}:passed`);
+    expect(doc.checks.every((c: any) => c.verdict === 'passed')).toBe(true);
     // Answered once: a replay is refused.
     const replay = await post(
       '/oid4vp/response',
