@@ -85,10 +85,14 @@ export type IssuanceEvent =
   | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string }
   | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' | 'code_expired' }
   /** A DPoP nonce challenge (use_dpop_nonce) was answered to this issuance's wallet, by the AS or the RS. */
-  | { type: 'issuance.nonce_challenged'; at: number; side: 'as' | 'rs' };
+  | { type: 'issuance.nonce_challenged'; at: number; side: 'as' | 'rs' }
+  /** The wallet exchange that took part, by its stream id (never a secret); recorded once. */
+  | { type: 'issuance.correlated'; at: number; stream: string };
 
 export interface IssuanceContext {
   grant?: IssuanceGrant;
+  /** The wallet's exchange stream (`wallet-exchange:<id>`) that took part, when it said so. */
+  walletExchange?: string;
   configurationIds: string[];
   codeHash?: string;
   txCodeHash?: string;

@@ -124,6 +124,11 @@ export const issuanceMachine = setup({
       guard: ({ context }) => context.expiredReason === undefined,
       actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })),
     },
+    // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept.
+    'issuance.correlated': {
+      guard: ({ context }) => context.walletExchange === undefined,
+      actions: assign(({ event }) => ({ walletExchange: event.stream })),
+    },
   },
   states: {
     new: {

@@ -69,7 +69,9 @@ export type PresentationEvent =
       response_code_hash?: string;
     }
   | { type: 'presentation.wallet_error'; at: number; error: string; error_description?: string }
-  | { type: 'presentation.expired'; at: number };
+  | { type: 'presentation.expired'; at: number }
+  /** The wallet exchange that took part, by its stream id (never a secret); recorded once. */
+  | { type: 'presentation.correlated'; at: number; stream: string };
 
 export interface PresentationContext {
   clientId: string;
@@ -87,6 +89,8 @@ export interface PresentationContext {
   fetches: number;
   walletNonce?: string;
   enc?: string | null;
+  /** The wallet's exchange stream (`wallet-exchange:<id>`) that took part, when it said so. */
+  walletExchange?: string;
   reasons: PresentationReason[];
   /** Every check run on the answer, in order (events written before checks were recorded have none). */
   checks?: PresentationCheck[];
@@ -162,6 +166,13 @@ export const presentationMachine = setup({
     expiresAt: 0,
     fetches: 0,
     reasons: [],
+  },
+  // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept, in any state.
+  on: {
+    'presentation.correlated': {
+      guard: ({ context }) => context.walletExchange === undefined,
+      actions: assign(({ event }) => ({ walletExchange: event.stream })),
+    },
   },
   states: {
     new: {

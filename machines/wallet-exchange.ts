@@ -45,7 +45,9 @@ export type WalletExchangeEvent =
       enc?: string;
       credential_ids: string[];
     }
-  | { type: 'exchange.failed'; at: number; error: string; check?: string };
+  | { type: 'exchange.failed'; at: number; error: string; check?: string }
+  /** The issuer's or verifier's stream of this exchange, as its response named it (`issuance:<id>`, `presentation:<id>`). */
+  | { type: 'exchange.correlated'; at: number; stream: string };
 
 export interface WalletExchangeContext {
   kind?: ExchangeKind;
@@ -54,6 +56,8 @@ export interface WalletExchangeContext {
   hops: number;
   stored: string[];
   error?: string;
+  /** The issuer's and verifier's streams that took part, each once. */
+  peers?: string[];
 }
 
 /** Which hop moves an issuance to which state (hops not listed leave it where it is). */
@@ -88,6 +92,13 @@ export const walletExchangeMachine = setup({
   id: 'wallet-exchange',
   initial: 'new',
   context: { hops: 0, stored: [] },
+  // Correlation (docs/debugging.md): each peer stream is kept once, in any state.
+  on: {
+    'exchange.correlated': {
+      guard: ({ context, event }) => !(context.peers ?? []).includes(event.stream),
+      actions: assign(({ context, event }) => ({ peers: [...(context.peers ?? []), event.stream] })),
+    },
+  },
   states: {
     new: {
       on: {

@@ -66,6 +66,7 @@ export class WalletExchanges {
 export class ExchangeRecorder {
   readonly exchanges: ProtocolExchange[] = [];
   readonly lookingGlass: LookingGlassEvent[] = [];
+  private readonly peers = new Set<string>();
   constructor(
     readonly id: string,
     private readonly owner: WalletExchanges,
@@ -81,6 +82,17 @@ export class ExchangeRecorder {
       url: loggedUrl(exchange.url),
       status: exchange.status,
       ...(enc ? { enc } : {}),
+    });
+  }
+
+  /** Records the issuer's or verifier's stream that answered this exchange, once per stream. */
+  async correlate(peerStream: string): Promise<void> {
+    if (this.peers.has(peerStream)) return;
+    this.peers.add(peerStream);
+    await this.owner.runtime.execute(this.id, {
+      type: 'exchange.correlated',
+      at: this.owner.clock.now(),
+      stream: peerStream,
     });
   }
 

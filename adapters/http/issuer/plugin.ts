@@ -1,4 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { correlateIssuance } from '../../../services/issuer/correlation.ts';
+import { offerOf } from '../../../services/issuer/request-rules.ts';
+import { EXCHANGE_HEADER, STREAM_HEADER, walletExchangeOf } from '../../../services/streams/correlation.ts';
 import { exportJWK } from 'jose';
 
 import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
@@ -23,6 +26,11 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
   // An offer's stream is read by its offer id, the same capability as its status document.
   ctx.streamReaders.register('issuance', async () => ({}));
+  /** Correlation (docs/debugging.md): records the asking wallet exchange and names the offer's stream. */
+  const correlate = async (request: FastifyRequest, reply: FastifyReply, offerId: string | undefined) => {
+    const stream = await correlateIssuance(issuer, offerId, walletExchangeOf(request.headers[EXCHANGE_HEADER]));
+    if (stream) reply.header(STREAM_HEADER, stream);
+  };
   // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
   ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
   const authorization = new IssuerAuthorization(ctx.log, issuer);
@@ -82,7 +90,10 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return issuer.fetchOffer((request.params as { id: string }).id);
+      const id = (request.params as { id: string }).id;
+      const offer = await issuer.fetchOffer(id);
+      await correlate(request, reply, id);
+      return offer;
     },
   );
   app.get(
@@ -136,7 +147,9 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const response = await issuer.token((request.body ?? {}) as Record<string, string>, presented(request));
+      const form = (request.body ?? {}) as Record<string, string>;
+      await correlate(request, reply, offerOf(form['pre-authorized_code'] ?? form.code));
+      const response = await issuer.token(form, presented(request));
       // RFC 9449 §8.2: a fresh nonce with the successful answer, from the authorization server's source.
       if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.asNonces.current());
       return response;

@@ -11,7 +11,12 @@ import { sendPage } from '../pages/respond.ts';
 const show = (value: unknown) => (value === undefined ? '(absent)' : JSON.stringify(value));
 
 /** `/streams/{stream_id}`: the timeline, each event with the state after it; `?at=<version>` selects one. */
-export function streamPage(doc: StreamExport, selected: number | undefined, query: string): PageDocument {
+export function streamPage(
+  doc: StreamExport,
+  selected: number | undefined,
+  query: string,
+  related: Array<{ stream: string; href: string }> = [],
+): PageDocument {
   const href = (version: number) =>
     `/streams/${encodeURIComponent(doc.stream)}?${query ? `${query}&` : ''}at=${version}`;
   const blocks: Block[] = [
@@ -26,6 +31,15 @@ export function streamPage(doc: StreamExport, selected: number | undefined, quer
       '. ',
       { link: 'Export', href: `/api/streams/${encodeURIComponent(doc.stream)}/export${query ? `?${query}` : ''}` },
     ),
+    ...(related.length
+      ? [
+          p(
+            'Took part in the same exchange: ',
+            ...related.flatMap((r, i): Inline[] => [...(i ? [', '] : []), { link: r.stream, href: r.href }]),
+            '.',
+          ),
+        ]
+      : []),
     {
       kind: 'table',
       head: ['#', 'Time', 'Event', 'State after'],

@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { walletExchangeOf } from '../../../services/streams/correlation.ts';
+import type { StreamExport } from '../../../services/streams/export.ts';
+import { stateAt } from '../../../services/streams/time-travel.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendOrNotFound, streamPage } from './pages.ts';
 import { capabilityQuery, readableExport } from './readable-export.ts';
@@ -22,6 +25,18 @@ const capability = {
  * and its time-travel page; runs listed, as HAR, and diffed.
  */
 export async function streamRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
+  /** The wallet exchange a stream recorded (docs/debugging.md); the wallet serves it to its own session. */
+  const relatedOf = (doc: StreamExport) => {
+    const last = doc.events.at(-1);
+    const context = last
+      ? (stateAt(doc, last.version)?.context as { walletExchange?: unknown } | undefined)
+      : undefined;
+    const stream = walletExchangeOf(context?.walletExchange);
+    return stream
+      ? [{ stream, href: `${ctx.config.walletUrl}/api/exchanges/${stream.slice('wallet-exchange:'.length)}/export` }]
+      : [];
+  };
+
   runListRoutes(app, ctx);
   runRoutes(app, ctx);
 
@@ -69,7 +84,7 @@ export async function streamRoutes(app: FastifyInstance, ctx: MainContext): Prom
         const streamId = (request.params as { stream_id: string }).stream_id;
         const doc = await readableExport(ctx, streamId, request);
         const at = (request.query as { at?: string }).at;
-        return streamPage(doc, at === undefined ? undefined : Number(at), capabilityQuery(request));
+        return streamPage(doc, at === undefined ? undefined : Number(at), capabilityQuery(request), relatedOf(doc));
       }),
   );
 

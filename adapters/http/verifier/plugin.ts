@@ -1,5 +1,8 @@
 import { pemRoute } from '../pem-route.ts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EXCHANGE_HEADER, STREAM_HEADER, walletExchangeOf } from '../../../services/streams/correlation.ts';
+import { correlatePresentation } from '../../../services/verifier/correlation.ts';
+import { requestIdOfState } from '../../../services/verifier/rules.ts';
 import { oauthError } from '../../../services/errors.ts';
 import { ATTESTATION_KEY_SET } from '../../../services/verifier/request-object.ts';
 import { VerifierService, type CreateRequestInput, type ResponseInput } from '../../../services/verifier/service.ts';
@@ -62,6 +65,11 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
 
   const sendRequestObject = (reply: import('fastify').FastifyReply, jwt: string) =>
     reply.header('cache-control', 'no-store').type(REQUEST_OBJECT_TYPE).send(jwt);
+  /** Correlation (docs/debugging.md): records the asking wallet exchange and names this request's stream. */
+  const correlate = async (request: FastifyRequest, reply: FastifyReply, requestId: string | undefined) => {
+    const stream = await correlatePresentation(verifier, requestId, walletExchangeOf(request.headers[EXCHANGE_HEADER]));
+    if (stream) reply.header(STREAM_HEADER, stream);
+  };
   app.get(
     '/oid4vp/request/:id',
     {
@@ -72,8 +80,12 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
         response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse },
       },
     },
-    async (request, reply) =>
-      sendRequestObject(reply, await verifier.requestObject((request.params as { id: string }).id, 'get')),
+    async (request, reply) => {
+      const id = (request.params as { id: string }).id;
+      const jwt = await verifier.requestObject(id, 'get');
+      await correlate(request, reply, id);
+      return sendRequestObject(reply, jwt);
+    },
   );
   app.post(
     '/oid4vp/request/:id',
@@ -95,10 +107,10 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     },
     async (request, reply) => {
       const body = (request.body ?? {}) as { wallet_nonce?: string };
-      return sendRequestObject(
-        reply,
-        await verifier.requestObject((request.params as { id: string }).id, 'post', body.wallet_nonce),
-      );
+      const id = (request.params as { id: string }).id;
+      const jwt = await verifier.requestObject(id, 'post', body.wallet_nonce);
+      await correlate(request, reply, id);
+      return sendRequestObject(reply, jwt);
     },
   );
 
@@ -122,7 +134,10 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       if (!/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? '')))
         throw oauthError('invalid_request', 'The response is posted as application/x-www-form-urlencoded');
       reply.header('cache-control', 'no-store');
-      return verifier.receiveResponse((request.body ?? {}) as ResponseInput);
+      const input = (request.body ?? {}) as ResponseInput;
+      // Before the answer: an answered request is final and takes no more events.
+      await correlate(request, reply, requestIdOfState(input.state));
+      return verifier.receiveResponse(input);
     },
   );
 

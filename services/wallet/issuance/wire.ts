@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { signDPoPProof } from '../../dpop/create.ts';
 import type { HopStep } from '../../../machines/wallet-exchange.ts';
 import type { KeyPair } from '../../credentials/keys/index.ts';
+import { EXCHANGE_HEADER, peerStreamOf, STREAM_HEADER } from '../../streams/correlation.ts';
 import type { ExchangeRecorder } from '../exchange.ts';
 import { UpstreamError, upstreamErrorToken, type OutboundHttp, type OutboundResponse } from '../outbound.ts';
 
@@ -124,7 +125,12 @@ export class IssuerWire {
     request: WireRequest,
     options: { attest?: boolean; dpop?: boolean },
   ): Promise<OutboundResponse> {
-    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      // Correlation: the issuer or verifier may record which wallet exchange it answered (a stream id, not a secret).
+      [EXCHANGE_HEADER]: `wallet-exchange:${this.recorder.id}`,
+      ...request.headers,
+    };
     let body: string | undefined;
     if (request.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -166,6 +172,8 @@ export class IssuerWire {
       }
     }
     const trusted = this.trustedOrigins.has(new URL(response.url).origin);
+    const peer = peerStreamOf(response.headers[STREAM_HEADER]);
+    if (peer) await this.recorder.correlate(peer);
     await this.recorder.hop({
       step,
       method,

@@ -52,4 +52,49 @@ describe('GET {wallet}/api/exchanges/{id}/export', () => {
     }
     expect((await call('/api/exchanges/guessed-id/export', session)).status).toBe(404);
   });
+
+  it('the wallet exchange, the issuance and the presentation name each other by stream id', async () => {
+    const session = (await call('/api/session')).headers.get('x-wallet-session')!;
+    const issued = await call('/api/issue', session, { credential_configuration_id: 'UniversityDegreeCredential' });
+    const exchange = issued.body._exchange.stream as string;
+    const walletSide = await call(`/${issued.body._exchange.export}`, session);
+    const peers = walletSide.body.events
+      .filter((e: any) => e.type === 'exchange.correlated')
+      .map((e: any) => e.data.stream);
+    expect(peers).toHaveLength(1);
+    expect(peers[0]).toMatch(/^issuance:/);
+    const issuance = (await (await fetch(`${main.url}/api/streams/${peers[0]}/export`)).json()) as any;
+    expect(issuance.events.filter((e: any) => e.type === 'issuance.correlated').map((e: any) => e.data.stream)).toEqual(
+      [exchange],
+    );
+    const page = await (
+      await fetch(`${main.url}/streams/${peers[0]}`, { headers: { accept: 'text/markdown' } })
+    ).text();
+    // The link goes to the wallet origin the main origin is configured with (WALLET_URL).
+    expect(page).toContain(`Took part in the same exchange: [${exchange}](`);
+    expect(page).toContain(`/api/exchanges/${issued.body._exchange.id}/export)`);
+
+    const created = (await (
+      await fetch(`${main.url}/oid4vp/request/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          dcql_query: { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] },
+        }),
+      })
+    ).json()) as any;
+    const submitted = await call('/submit', session, { uri: created.authorization_request_uri });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    const presentationStream = `presentation:${created.request_id}`;
+    const presented = await call(`/${submitted.body._exchange.export}`, session);
+    expect(
+      presented.body.events.filter((e: any) => e.type === 'exchange.correlated').map((e: any) => e.data.stream),
+    ).toEqual([presentationStream]);
+    const verifierSide = (await (
+      await fetch(`${main.url}/api/streams/${presentationStream}/export?transaction_id=${created.transaction_id}`)
+    ).json()) as any;
+    expect(verifierSide.events.find((e: any) => e.type === 'presentation.correlated').data.stream).toBe(
+      submitted.body._exchange.stream,
+    );
+  });
 });
