@@ -3,6 +3,7 @@ import { OAuthError } from '../errors.ts';
 import type { RunDiff } from '../streams/diff.ts';
 import type { StreamExport } from '../streams/export.ts';
 import type { StreamCredentials } from '../streams/readers.ts';
+import { READ_ONLY, result, str, toolError } from './tool-kit.ts';
 
 export interface StreamToolDeps {
   /** A stream as a caller with these credentials may read it (an OAuthError 404 otherwise). */
@@ -10,21 +11,14 @@ export interface StreamToolDeps {
   diffRuns(a: string, b: string): Promise<RunDiff>;
 }
 
-const str = (description: string, maxLength = 100) => ({ type: 'string', description, maxLength });
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const result = (structured: object) => ({
-  content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
-  structuredContent: structured as Record<string, unknown>,
-});
-const toolError = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
-
 const EXPORT_IN = fromJsonSchema<{ streamId: string; transactionId?: string; responseCode?: string }>({
   type: 'object',
   properties: {
     streamId: str(
       'run:<id>, agent:<id> (with the agent access token as the request Bearer), issuance:<offer_id>, presentation:<request_id>',
+      100,
     ),
-    transactionId: str("A presentation's transaction_id (the capability that reads its result)"),
+    transactionId: str("A presentation's transaction_id (the capability that reads its result)", 100),
     responseCode: str('The response_code of a HAIP presentation, to include disclosed claims', 200),
   },
   required: ['streamId'],
@@ -42,7 +36,7 @@ const EXPORT_OUT = fromJsonSchema({
 });
 const DIFF_IN = fromJsonSchema<{ a: string; b: string }>({
   type: 'object',
-  properties: { a: str('A run id'), b: str('Another run id (or the same)') },
+  properties: { a: str('A run id', 100), b: str('Another run id (or the same)', 100) },
   required: ['a', 'b'],
   additionalProperties: false,
 });

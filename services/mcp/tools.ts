@@ -4,20 +4,13 @@ import { OAuthError } from '../errors.ts';
 import type { LookingGlass } from '../lookingglass/service.ts';
 import type { McpServerConfig } from './config.ts';
 import { registerStreamTools, type StreamToolDeps } from './stream-tools.ts';
+import { READ_ONLY, result, str, toolError } from './tool-kit.ts';
 
 export interface McpToolDeps extends StreamToolDeps {
   catalog: Catalog;
   lookingGlass: LookingGlass;
   isExecutable(protocol: string, flow: string): boolean;
 }
-
-const str = (description: string, maxLength = 200) => ({ type: 'string', description, maxLength });
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-
-const result = (structured: Record<string, unknown>) => ({
-  content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
-  structuredContent: structured,
-});
 
 // Compiled once: building the schemas per request would dominate the cost of a stateless call.
 const LIST_PROTOCOLS_IN = fromJsonSchema<{ query?: string }>({
@@ -70,8 +63,6 @@ const DECODE_OUT = fromJsonSchema({
   },
   required: ['format'],
 });
-
-const toolError = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });
 
 /** Builds the MCP server: read-only tools over the catalog, the looking glass and the event streams. */
 export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpServer {

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../../../services/errors.ts';
 import {
   credentialRequestObject,
   deferredTransactionId,
@@ -11,17 +10,12 @@ import {
 } from '../../../services/issuer/credential-rules.ts';
 import { hash } from '../../../services/issuer/request-rules.ts';
 import type { CredentialConfiguration } from '../../../services/issuer/settings.ts';
+import { refusalOf } from '../../support/refusal.ts';
 
 // Issue 37: the credential endpoint is a list of named checks, each tested alone.
 const refusal = (f: () => unknown) => {
-  try {
-    f();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(OAuthError);
-    const e = error as OAuthError;
-    return { error: e.error, status: e.status, challenge: e.headers?.['www-authenticate'] };
-  }
+  const e = refusalOf(f);
+  return e && { error: e.error, status: e.status, challenge: e.headers?.['www-authenticate'] };
 };
 const degree: CredentialConfiguration = {
   id: 'Degree',

@@ -1,23 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../../../services/errors.ts';
 import {
   isNotificationDescription,
   offerOf,
   requestedConfiguration,
   sixDigits,
 } from '../../../services/issuer/request-rules.ts';
+import { refusalOf } from '../../support/refusal.ts';
 
 // Issue 37: the issuer's request rules are named functions, each tested alone.
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(OAuthError);
-    return (error as OAuthError).error;
-  }
-};
+const codeOf = (f: () => unknown) => refusalOf(f)?.error;
 const details = [{ credential_configuration_id: 'Degree', credential_identifiers: ['degree-1', 'degree-2'] }];
 
 describe('requestedConfiguration (OpenID4VCI 1.0 §8.2)', () => {

@@ -1,15 +1,15 @@
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIssuerPki } from '../../../adapters/issuer/pki-file.ts';
 import { FileKeyRing } from '../../../adapters/keys/file-key-ring.ts';
 import { SqliteEventLog } from '../../../adapters/store/sqlite-event-log.ts';
 import { ManualClock } from '../../../services/clock.ts';
 import { OAuthError } from '../../../services/errors.ts';
-import { ISSUING_COUNTRY, issuerSettings } from '../../../services/issuer/settings.ts';
 import { IssuerService, PRE_AUTHORIZED_GRANT } from '../../../services/issuer/service.ts';
+import { issuerSettings, ISSUING_COUNTRY } from '../../../services/issuer/settings.ts';
 
 // Issue 37 (a named bug): an access token whose subject is not a known user was issued the demo user
 // Alice's credential. Two issuers share one real SQLite log: the second no longer knows the offer's user.

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../../../services/errors.ts';
 import {
   encryptedResponse,
   requireClearResponseAllowed,
@@ -9,17 +8,12 @@ import {
   walletError,
 } from '../../../services/verifier/response-rules.ts';
 import { hashOf } from '../../../services/verifier/rules.ts';
+import { refusalOf } from '../../support/refusal.ts';
 
 // Issue 37: the verifier's response endpoint is a list of named checks, each tested alone.
 const refusal = (f: () => unknown) => {
-  try {
-    f();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(OAuthError);
-    const e = error as OAuthError;
-    return `${e.status} ${e.error}: ${e.description}`;
-  }
+  const e = refusalOf(f);
+  return e && `${e.status} ${e.error}: ${e.description}`;
 };
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const requestId = 'AAAAAAAAbbbbbbbbccccccccc'.slice(0, 24);
