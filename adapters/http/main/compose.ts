@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RunIndex } from '../../../projections/run-index.ts';
 import { StreamReaders } from '../../../services/streams/readers.ts';
+import { MachineRegistry } from '../../../services/machines/registry.ts';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import { mkdirSync } from 'node:fs';
@@ -177,6 +178,7 @@ async function assemble(
     },
     health: {},
     streamReaders: new StreamReaders(),
+    machines: new MachineRegistry(),
     onClose: [],
   };
 

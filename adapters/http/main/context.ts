@@ -16,6 +16,7 @@ import type { LookingGlass } from '../../../services/lookingglass/service.ts';
 import type { Conformance } from '../../../services/conformance/service.ts';
 import type { SseHub } from '../sse.ts';
 import type { StreamReaders } from '../../../services/streams/readers.ts';
+import type { MachineRegistry } from '../../../services/machines/registry.ts';
 
 /** Everything the main origin's route plugins are given; built once in `compose.ts`. */
 export interface MainContext {
@@ -56,6 +57,8 @@ export interface MainContext {
   };
   /** Whom the OID4VP verifier trusts for credentials: what this origin's issuer signs. */
   credentialTrust: import('../../../services/verifier/settings.ts').CredentialTrust;
+  /** Every state machine as data (`/api/machines`). */
+  machines: MachineRegistry;
   /** Who may read (export, step through) each kind of stream; each part registers its kind's rule. */
   streamReaders: StreamReaders;
   /** Called, in order, on shutdown before the event log closes. */

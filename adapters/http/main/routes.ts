@@ -19,6 +19,7 @@ import { walletForwardRoutes } from './wallet-forward.ts';
 import { issuerRoutes } from '../issuer/plugin.ts';
 import { verifierRoutes } from '../verifier/plugin.ts';
 import { streamRoutes } from '../streams/plugin.ts';
+import { machineRoutes } from '../machines/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
@@ -33,6 +34,7 @@ export const MAIN_ROUTES: RoutePlugin[] = [
   oauthRoutes,
   catalogRoutes,
   streamRoutes,
+  machineRoutes,
   lookingGlassRoutes,
   mcpRoutes,
   pageRoutes,

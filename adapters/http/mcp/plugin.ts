@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { shortestPaths } from '../../../services/machines/paths.ts';
 import { diffRuns } from '../../../services/streams/diff.ts';
 import type { StreamCredentials } from '../../../services/streams/readers.ts';
 import { exportFor } from '../streams/readable-export.ts';
@@ -77,6 +78,11 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     lookingGlass: ctx.lookingGlass,
     isExecutable: (p: string, f: string) => ctx.flowRuns.executable(p, f),
     exportStream: (streamId: string, credentials: StreamCredentials) => exportFor(ctx, streamId, credentials),
+    machine: (id: string) => {
+      const found = ctx.machines.get(id);
+      return found && { definition: found.definition, paths: shortestPaths(found.machine) };
+    },
+    machineIds: () => ctx.machines.list().map((m) => m.id),
     diffRuns: async (a: string, b: string) =>
       diffRuns(await exportFor(ctx, `run:${a}`, {}), await exportFor(ctx, `run:${b}`, {})),
   };
@@ -116,7 +122,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
         url: '/mcp',
         schema: {
           summary:
-            'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt, export_stream, diff_runs',
+            'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt, export_stream, diff_runs, get_machine',
           tags: ['mcp'],
         },
         handler: async (request, reply) => {

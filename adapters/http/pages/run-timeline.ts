@@ -215,7 +215,9 @@ export function runPage(view: RunView): PageDocument {
     blocks.push({
       kind: 'paragraph',
       inlines: [
-        'The run machine ends in ',
+        'The ',
+        { link: 'run machine', href: `/machines/flowRun?state=${encodeURIComponent(last.state)}` },
+        ' ends in ',
         { link: last.state, href: streamHref(view.run_id, view.machine.length) },
         ` after ${view.machine.length} events (`,
         { code: `npm run replay -- … --stream run:${view.run_id}` },

@@ -23,7 +23,10 @@ export function streamPage(
     h(1, `Stream ${doc.stream}`),
     p(
       `${doc.events.length} events folded by the `,
-      { code: doc.machine.id },
+      {
+        link: doc.machine.id,
+        href: `/machines/${doc.machine.id}?state=${encodeURIComponent(String(doc.final_state))}`,
+      },
       ' machine (version ',
       { code: doc.machine.version.slice(0, 12) },
       '), ending in ',

@@ -193,7 +193,9 @@ describe('runs are event streams', () => {
       `Run machine after this exchange: <a href="/streams/run:${body.run_id}?at=2"><code>running</code></a>`,
     );
     expect(page).toMatch(
-      new RegExp(`The run machine ends in <a href="/streams/run:${body.run_id}\\?at=\\d+">succeeded</a>`),
+      new RegExp(
+        `The <a href="/machines/flowRun\\?state=succeeded">run machine</a> ends in <a href="/streams/run:${body.run_id}\\?at=\\d+">succeeded</a>`,
+      ),
     );
 
     const res = await fetch(`${server.url}/api/runs/${body.run_id}/events`);

@@ -22,6 +22,7 @@ const TOOLS = [
   'describe_protocol_flow',
   'diff_runs',
   'export_stream',
+  'get_machine',
   'list_protocol_flows',
   'list_protocols',
 ];
@@ -61,6 +62,11 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
   expect(guarded.content[0].text).toMatch(/^not_found/);
   const diff = await client.callTool({ name: 'diff_runs', arguments: { a: run.run_id, b: run.run_id } });
   expect(diff.structuredContent).toMatchObject({ same: true, same_flow: true });
+  // Issue 32: a machine as data.
+  const machine = await client.callTool({ name: 'get_machine', arguments: { id: 'agent' } });
+  expect(machine.structuredContent.definition).toMatchObject({ id: 'agent', initial: 'unregistered' });
+  expect(machine.structuredContent.paths.claimed.at(-1)).toEqual({ event: 'agent.claim_polled', guard: 'pollGrants' });
+  expect((await client.callTool({ name: 'get_machine', arguments: { id: 'nope' } })).isError).toBe(true);
 }
 
 describe('MCP discovery documents', () => {

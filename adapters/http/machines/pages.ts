@@ -1,0 +1,81 @@
+import type { Block, PageDocument } from '../../../services/pages/document.ts';
+import type { PublishedMachine } from '../../../services/machines/registry.ts';
+import { toMermaid } from '../../../services/machines/formats.ts';
+import { h, p } from '../pages/blocks.ts';
+
+/** `/machines`: every machine with its stream kind, states and version. */
+export function machinesPage(machines: PublishedMachine[]): PageDocument {
+  return {
+    title: 'State machines',
+    description: 'Every state machine of Portico as data: definitions, SCXML, Mermaid, paths and diagrams.',
+    blocks: [
+      h(1, 'State machines'),
+      p(
+        'Each kind of event stream is folded by one XState machine. Its definition is served as data (',
+        { link: 'JSON', href: '/api/machines' },
+        '), as SCXML and Mermaid, and drawn here.',
+      ),
+      {
+        kind: 'table',
+        head: ['Machine', 'Stream', 'States', 'Version'],
+        rows: machines.map((m) => [
+          [{ link: m.id, href: `/machines/${m.id}` }],
+          [{ code: `${m.stream_prefix}:<id>` }],
+          [String(Object.keys(m.definition.states).length)],
+          [{ code: m.definition.version.slice(0, 12) }],
+        ]),
+      },
+    ],
+  };
+}
+
+/** `/machines/{id}`: the diagram, then each state with its transitions (the markdown twin has the same as text). */
+export function machinePage(m: PublishedMachine, svg: string, current?: string): PageDocument {
+  const d = m.definition;
+  const blocks: Block[] = [
+    h(1, `Machine ${d.id}`),
+    p(
+      'Folds ',
+      { code: `${m.stream_prefix}:<id>` },
+      ' streams. Version ',
+      { code: d.version },
+      '. As data: ',
+      { link: 'JSON', href: `/api/machines/${d.id}` },
+      ', ',
+      { link: 'SCXML', href: `/api/machines/${d.id}?format=scxml` },
+      ', ',
+      { link: 'Mermaid', href: `/api/machines/${d.id}?format=mermaid` },
+      ', ',
+      { link: 'paths', href: `/api/machines/${d.id}/paths` },
+      '.',
+    ),
+    ...(current ? [p('Current state, highlighted: ', { code: current }, '.')] : []),
+    {
+      kind: 'figure',
+      html: svg,
+      caption: `The ${d.id} machine: states, transitions labelled with events and [guards]; final states doubly circled`,
+      markdown: [{ kind: 'code', lang: 'mermaid', text: toMermaid(d) }],
+    },
+    h(2, 'States'),
+  ];
+  for (const [name, state] of Object.entries(d.states)) {
+    blocks.push({ kind: 'heading', level: 3, text: `${name}${state.final ? ' (final)' : ''}`, id: `state-${name}` });
+    if (state.description) blocks.push(p(state.description));
+    if (state.on.length)
+      blocks.push({
+        kind: 'table',
+        head: ['Event', 'Target', 'Guard'],
+        rows: state.on.map((t) => [
+          [{ code: t.event }],
+          [t.target ? { link: t.target, href: `#state-${t.target}` } : '(stays)'],
+          [t.guard ? { code: t.guard } : '-'],
+        ]),
+      });
+  }
+  if (d.on.length)
+    blocks.push(h(2, 'In any state'), {
+      kind: 'list',
+      items: d.on.map((t) => [{ code: t.event }, ...(t.guard ? [' when ', { code: t.guard }] : [])]),
+    });
+  return { title: `Machine ${d.id}`, description: `The ${d.id} state machine of Portico`, blocks };
+}

@@ -1,0 +1,104 @@
+import type { AnyStateMachine } from 'xstate';
+import { machineVersion } from '../streams/machine-version.ts';
+
+/** One transition of a machine as data. */
+export interface TransitionData {
+  event: string;
+  /** The state it leads to; absent for a transition that stays (context only). */
+  target?: string;
+  guard?: string;
+  description?: string;
+}
+
+export interface StateData {
+  type: 'atomic' | 'final' | 'compound' | 'parallel' | 'history';
+  final: boolean;
+  description?: string;
+  on: TransitionData[];
+}
+
+/** A machine's definition, derived from the machine object (never written twice by hand). */
+export interface MachineDefinition {
+  id: string;
+  version: string;
+  initial: string;
+  description?: string;
+  states: Record<string, StateData>;
+  /** Transitions of the root: taken in every state that is not final. */
+  on: TransitionData[];
+  events: string[];
+  guards: Array<{ name: string; description?: string }>;
+}
+
+type TransitionNode = { target?: Array<{ key: string }>; guard?: unknown; description?: string };
+type StateNodeShape = {
+  key: string;
+  type: StateData['type'];
+  description?: string;
+  transitions: Map<string, TransitionNode[]>;
+  states: Record<string, StateNodeShape>;
+  initial?: { target: Array<{ key: string }> };
+};
+
+/** A guard's name: its reference, or `inline` for an anonymous function. */
+export function guardName(guard: unknown): string | undefined {
+  if (guard === undefined) return undefined;
+  if (typeof guard === 'string') return guard;
+  if (guard && typeof guard === 'object' && typeof (guard as { type?: unknown }).type === 'string')
+    return (guard as { type: string }).type;
+  return 'inline';
+}
+
+function transitionsOf(node: StateNodeShape): TransitionData[] {
+  const out: TransitionData[] = [];
+  for (const [event, candidates] of node.transitions)
+    for (const t of candidates) {
+      const guard = guardName(t.guard);
+      out.push({
+        event,
+        ...(t.target?.[0] ? { target: t.target[0].key } : {}),
+        ...(guard ? { guard } : {}),
+        ...(t.description ? { description: t.description } : {}),
+      });
+    }
+  return out;
+}
+
+/** Guard descriptions a machine gives (`meta.guards`), by name. */
+const guardDescriptions = (machine: AnyStateMachine) =>
+  ((machine.root.meta as { guards?: Record<string, string> } | undefined)?.guards ?? {}) as Record<string, string>;
+
+/**
+ * The definition of `machine` as data: states with their transitions (event, target, guard,
+ * description), the events it takes and the guards it names, and the version exports carry.
+ */
+export function machineDefinition(machine: AnyStateMachine): MachineDefinition {
+  const root = machine.root as unknown as StateNodeShape;
+  const states: Record<string, StateData> = {};
+  const rootTransitions = transitionsOf(root);
+  const rootEvents = new Set(rootTransitions.map((t) => t.event));
+  for (const [name, node] of Object.entries(root.states)) {
+    states[name] = {
+      type: node.type,
+      final: node.type === 'final',
+      ...(node.description ? { description: node.description } : {}),
+      // A state's transitions include the root's (xstate merges them in); they are listed once, on the root.
+      on: transitionsOf(node).filter(
+        (t) => !rootEvents.has(t.event) || node.transitions.get(t.event) !== root.transitions.get(t.event),
+      ),
+    };
+  }
+  const all = [...rootTransitions, ...Object.values(states).flatMap((s) => s.on)];
+  const described = guardDescriptions(machine);
+  const guardNames = [...new Set(all.map((t) => t.guard).filter((g): g is string => g !== undefined))];
+  return {
+    id: machine.id,
+    version: machineVersion(machine),
+    initial: root.initial?.target[0]?.key ?? '',
+    ...(machine.root.description ? { description: machine.root.description } : {}),
+    states,
+    on: rootTransitions,
+    events: [...new Set(machine.root.events as string[])].sort(),
+    guards: guardNames.map((name) => ({ name, ...(described[name] ? { description: described[name] } : {}) })),
+  };
+}

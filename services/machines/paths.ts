@@ -1,0 +1,43 @@
+import type { AnyStateMachine } from 'xstate';
+import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph';
+import { guardName } from './definition.ts';
+
+export interface PathStep {
+  event: string;
+  /** The guard that must hold for the step to be taken, when there is one. */
+  guard?: string;
+}
+
+type Edge = { source: string; target: string; event: string; guard?: string };
+
+function edgesOf(node: DirectedGraphNode, out: Edge[] = []): Edge[] {
+  for (const edge of node.edges) {
+    const transition = (edge as unknown as { transition?: { guard?: unknown } }).transition;
+    const guard = guardName(transition?.guard);
+    out.push({ source: edge.source.key, target: edge.target.key, event: edge.label.text, ...(guard ? { guard } : {}) });
+  }
+  for (const child of node.children) edgesOf(child, out);
+  return out;
+}
+
+/**
+ * The shortest event path from the initial state to every state, over the machine's directed graph
+ * (xstate/graph `toDirectedGraph`), each step with the guard it needs. A state no path reaches is absent.
+ */
+export function shortestPaths(machine: AnyStateMachine): Record<string, PathStep[]> {
+  const graph = toDirectedGraph(machine);
+  const edges = edgesOf(graph);
+  const initial = (machine.root as unknown as { initial?: { target: Array<{ key: string }> } }).initial?.target[0]?.key;
+  const paths: Record<string, PathStep[]> = {};
+  if (!initial) return paths;
+  paths[initial] = [];
+  const queue = [initial];
+  while (queue.length > 0) {
+    const state = queue.shift()!;
+    for (const edge of edges.filter((e) => e.source === state && !(e.target in paths))) {
+      paths[edge.target] = [...paths[state]!, { event: edge.event, ...(edge.guard ? { guard: edge.guard } : {}) }];
+      queue.push(edge.target);
+    }
+  }
+  return paths;
+}
