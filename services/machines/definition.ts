@@ -68,12 +68,19 @@ function transitionsOf(node: StateNodeShape): TransitionData[] {
 const guardDescriptions = (machine: AnyStateMachine) =>
   ((machine.root.meta as { guards?: Record<string, string> } | undefined)?.guards ?? {}) as Record<string, string>;
 
+/** A machine without child states (context only) is drawn as this one state. */
+export const SINGLE_STATE = 'active';
+
 /**
  * The definition of `machine` as data: states with their transitions (event, target, guard,
  * description), the events it takes and the guards it names, and the version exports carry.
  */
 export function machineDefinition(machine: AnyStateMachine): MachineDefinition {
   const root = machine.root as unknown as StateNodeShape;
+  if (Object.keys(root.states).length === 0) {
+    const on = transitionsOf(root);
+    return describe(machine, SINGLE_STATE, { [SINGLE_STATE]: { type: 'atomic', final: false, on } }, []);
+  }
   const states: Record<string, StateData> = {};
   const rootTransitions = transitionsOf(root);
   const rootEvents = new Set(rootTransitions.map((t) => t.event));
@@ -88,13 +95,22 @@ export function machineDefinition(machine: AnyStateMachine): MachineDefinition {
       ),
     };
   }
+  return describe(machine, root.initial?.target[0]?.key ?? '', states, rootTransitions);
+}
+
+function describe(
+  machine: AnyStateMachine,
+  initial: string,
+  states: Record<string, StateData>,
+  rootTransitions: TransitionData[],
+): MachineDefinition {
   const all = [...rootTransitions, ...Object.values(states).flatMap((s) => s.on)];
   const described = guardDescriptions(machine);
   const guardNames = [...new Set(all.map((t) => t.guard).filter((g): g is string => g !== undefined))];
   return {
     id: machine.id,
     version: machineVersion(machine),
-    initial: root.initial?.target[0]?.key ?? '',
+    initial,
     ...(machine.root.description ? { description: machine.root.description } : {}),
     states,
     on: rootTransitions,

@@ -64,7 +64,7 @@ export function toDot(definition: MachineDefinition, current?: string): string {
     ? [`  "any state" [shape=note, label=${dot(`in any state:\n${definition.on.map((t) => t.event).join('\n')}`)}];`]
     : [];
   return `digraph ${dot(definition.id)} {
-  rankdir=LR; node [fontname="Helvetica", fontsize=11]; edge [fontname="Helvetica", fontsize=9];
+  rankdir=TB; node [fontname="Helvetica", fontsize=11]; edge [fontname="Helvetica", fontsize=9];
   "__start" [shape=point, label=""];
   "__start" -> ${dot(definition.initial)};
 ${[...nodes, ...edges, ...everywhere].join('\n')}

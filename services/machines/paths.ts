@@ -1,9 +1,11 @@
 import type { AnyStateMachine } from 'xstate';
 import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph';
-import { guardName } from './definition.ts';
+import { guardName, SINGLE_STATE } from './definition.ts';
 
 export interface PathStep {
   event: string;
+  /** The state this step leads to. */
+  target: string;
   /** The guard that must hold for the step to be taken, when there is one. */
   guard?: string;
 }
@@ -29,13 +31,16 @@ export function shortestPaths(machine: AnyStateMachine): Record<string, PathStep
   const edges = edgesOf(graph);
   const initial = (machine.root as unknown as { initial?: { target: Array<{ key: string }> } }).initial?.target[0]?.key;
   const paths: Record<string, PathStep[]> = {};
-  if (!initial) return paths;
+  if (!initial) return { [SINGLE_STATE]: [] };
   paths[initial] = [];
   const queue = [initial];
   while (queue.length > 0) {
     const state = queue.shift()!;
     for (const edge of edges.filter((e) => e.source === state && !(e.target in paths))) {
-      paths[edge.target] = [...paths[state]!, { event: edge.event, ...(edge.guard ? { guard: edge.guard } : {}) }];
+      paths[edge.target] = [
+        ...paths[state]!,
+        { event: edge.event, target: edge.target, ...(edge.guard ? { guard: edge.guard } : {}) },
+      ];
       queue.push(edge.target);
     }
   }

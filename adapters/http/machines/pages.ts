@@ -1,6 +1,7 @@
 import type { Block, PageDocument } from '../../../services/pages/document.ts';
 import type { PublishedMachine } from '../../../services/machines/registry.ts';
 import { toMermaid } from '../../../services/machines/formats.ts';
+import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { h, p } from '../pages/blocks.ts';
 
 /** `/machines`: every machine with its stream kind, states and version. */
@@ -29,6 +30,18 @@ export function machinesPage(machines: PublishedMachine[]): PageDocument {
   };
 }
 
+/**
+ * Graphviz's SVG scaled to the page (its viewBox kept, at most its natural width) and named for
+ * assistive technology, so a wide machine never makes a scrolling region of the page.
+ */
+function fittedSvg(svg: string, label: string): string {
+  return svg.replace(
+    /^<svg([^>]*?)\swidth="([\d.]+)pt"\s+height="[\d.]+pt"/,
+    (_match, before: string, width: string) =>
+      `<svg${before} width="100%" style="max-width:${width}pt;height:auto" role="img" aria-label="${escapeHtml(label)}"`,
+  );
+}
+
 /** `/machines/{id}`: the diagram, then each state with its transitions (the markdown twin has the same as text). */
 export function machinePage(m: PublishedMachine, svg: string, current?: string): PageDocument {
   const d = m.definition;
@@ -52,7 +65,7 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
     ...(current ? [p('Current state, highlighted: ', { code: current }, '.')] : []),
     {
       kind: 'figure',
-      html: svg,
+      html: fittedSvg(svg, `State diagram of the ${d.id} machine`),
       caption: `The ${d.id} machine: states, transitions labelled with events and [guards]; final states doubly circled`,
       markdown: [{ kind: 'code', lang: 'mermaid', text: toMermaid(d) }],
     },

@@ -75,7 +75,10 @@ export const machinePathsSchema = {
       type: 'object',
       additionalProperties: {
         type: 'array',
-        items: { type: 'object', properties: { event: { type: 'string' }, guard: { type: 'string' } } },
+        items: {
+          type: 'object',
+          properties: { event: { type: 'string' }, target: { type: 'string' }, guard: { type: 'string' } },
+        },
       },
     },
   },

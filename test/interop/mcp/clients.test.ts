@@ -65,7 +65,11 @@ async function exercise(client: { listTools(): Promise<any>; callTool(p: any): P
   // Issue 32: a machine as data.
   const machine = await client.callTool({ name: 'get_machine', arguments: { id: 'agent' } });
   expect(machine.structuredContent.definition).toMatchObject({ id: 'agent', initial: 'unregistered' });
-  expect(machine.structuredContent.paths.claimed.at(-1)).toEqual({ event: 'agent.claim_polled', guard: 'pollGrants' });
+  expect(machine.structuredContent.paths.claimed.at(-1)).toEqual({
+    event: 'agent.claim_polled',
+    target: 'claimed',
+    guard: 'pollGrants',
+  });
   expect((await client.callTool({ name: 'get_machine', arguments: { id: 'nope' } })).isError).toBe(true);
 }
 
