@@ -50,6 +50,9 @@ const record = (a: IssuedAssertion, claimed: boolean): Record<string, AssertionR
   [a.jtiHash]: { exp: a.exp, nbf: a.nbf, claimed },
 });
 
+/** Where the agent lifecycle's rows come from. */
+const SPEC = 'Service spec §3 Agent lifecycle';
+
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
@@ -104,13 +107,16 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
+  description: 'One registered agent (stream agent:<id>): registration, assertions, the claim ceremony, revocation.',
   initial: 'unregistered',
   context: { agentId: '', claimTokenHash: '', registeredAt: 0, assertions: {} },
   states: {
     unregistered: {
+      description: `No agent yet. ${SPEC}, row "(no agent)".`,
       on: {
         'agent.registered': {
           target: 'unclaimed',
+          description: `POST /agentauth/identity (type anonymous). ${SPEC}, row "(no agent)".`,
           actions: assign(({ event: e }) => ({
             agentId: e.agentId,
             claimTokenHash: e.claimTokenHash,
@@ -121,16 +127,23 @@ export const agentMachine = setup({
       },
     },
     unclaimed: {
+      description: `Registered, not bound to a person: tokens carry agent:read. ${SPEC}, row "unclaimed agent".`,
       on: {
         'agent.assertion_redeemed': {
+          description: `POST /agentauth/token, jwt-bearer grant; a jti already seen is invalid_grant. ${SPEC}, rows "assertion unredeemed" and "assertion redeemed".`,
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
           actions: { type: 'redeem', params: ({ event }) => event },
         },
-        'agent.claim_started': { target: 'claiming', actions: { type: 'startClaim', params: ({ event }) => event } },
+        'agent.claim_started': {
+          target: 'claiming',
+          description: `POST /agentauth/identity/claim with the claim token. ${SPEC}, row "unclaimed agent".`,
+          actions: { type: 'startClaim', params: ({ event }) => event },
+        },
         'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
       },
     },
     claiming: {
+      description: `A claim is pending: the person may approve or decline; the agent polls. ${SPEC}, rows "claim pending".`,
       on: {
         'agent.assertion_redeemed': {
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
@@ -145,10 +158,12 @@ export const agentMachine = setup({
           {
             guard: { type: 'pollGrants', params: ({ event }) => event },
             target: 'claimed',
+            description: `A poll after the person approved returns agent:read agent:write. ${SPEC}, row "claim pending" (approved).`,
             actions: { type: 'grant', params: ({ event }) => event },
           },
           {
             guard: { type: 'pollWithoutGrant', params: ({ event }) => event },
+            description: `authorization_pending, slow_down or expired_token (RFC 8628 §3.5). ${SPEC}, rows "claim pending".`,
             actions: { type: 'recordPoll', params: ({ event }) => event },
           },
         ],
@@ -164,6 +179,7 @@ export const agentMachine = setup({
       },
     },
     claimed: {
+      description: `Bound to a person: tokens carry agent:read agent:write. ${SPEC}, row "claim pending" (approved).`,
       on: {
         'agent.assertion_redeemed': {
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
@@ -172,7 +188,10 @@ export const agentMachine = setup({
         'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
       },
     },
-    revoked: { type: 'final' },
+    revoked: {
+      type: 'final',
+      description: `POST /agentauth/revoke: assertions are no longer redeemed. ${SPEC}, row "any agent".`,
+    },
   },
 });
 

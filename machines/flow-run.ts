@@ -49,6 +49,7 @@ export const flowRunMachine = setup({
   context: { exchanges: 0 },
   states: {
     new: {
+      description: 'No run yet.',
       on: {
         'run.started': {
           target: 'running',
@@ -62,6 +63,7 @@ export const flowRunMachine = setup({
       },
     },
     running: {
+      description: 'A flow runner is sending its requests; each exchange is recorded.',
       on: {
         'run.exchange_recorded': { actions: assign(({ context }) => ({ exchanges: context.exchanges + 1 })) },
         'run.finished': [
@@ -78,8 +80,17 @@ export const flowRunMachine = setup({
         },
       },
     },
-    succeeded: { type: 'final' },
-    interrupted: { type: 'final' },
-    failed: { type: 'final' },
+    succeeded: {
+      type: 'final',
+      description: 'The flow reached its end.',
+    },
+    interrupted: {
+      type: 'final',
+      description: 'The service stopped while the run was under way (closed at the next start).',
+    },
+    failed: {
+      type: 'final',
+      description: 'A step answered what the flow did not expect.',
+    },
   },
 });

@@ -132,6 +132,7 @@ export const issuanceMachine = setup({
   },
   states: {
     new: {
+      description: 'No offer yet.',
       on: {
         'issuance.authorization_requested': {
           target: 'authorization_requested',
@@ -153,6 +154,8 @@ export const issuanceMachine = setup({
       },
     },
     offered: {
+      description:
+        'Offer created (OpenID4VCI 1.0 §4.1): pre-authorized code (with tx_code) or issuer_state; decisions §8.',
       on: {
         'issuance.offer_fetched': {
           target: 'offer_fetched',
@@ -163,6 +166,7 @@ export const issuanceMachine = setup({
       },
     },
     offer_fetched: {
+      description: 'The wallet fetched the offer by reference (OpenID4VCI 1.0 §4.1.3).',
       on: {
         'issuance.offer_fetched': { guard: 'offerLive' },
         ...redeemable,
@@ -170,6 +174,7 @@ export const issuanceMachine = setup({
     },
     /** PAR accepted; its request_uri waits for the authorization endpoint. */
     authorization_requested: {
+      description: 'A pushed authorization request named this offer (RFC 9126, OpenID4VCI 1.0 §5.1.4).',
       on: {
         'issuance.authorization_started': {
           target: 'authorizing',
@@ -181,6 +186,7 @@ export const issuanceMachine = setup({
     },
     /** The person signs in and consents (or declines). */
     authorizing: {
+      description: 'The person is at the authorization endpoint (OpenID4VCI 1.0 §5.1).',
       on: {
         'issuance.code_issued': {
           target: 'code_issued',
@@ -195,6 +201,7 @@ export const issuanceMachine = setup({
     },
     /** A code waits for the token endpoint: once, within 60 s. */
     code_issued: {
+      description: 'An authorization code went back to the wallet (RFC 6749 §4.1.2).',
       on: {
         'issuance.token_issued': {
           target: 'token_issued',
@@ -205,6 +212,7 @@ export const issuanceMachine = setup({
       },
     },
     token_issued: {
+      description: 'The code was spent for an access token (OpenID4VCI 1.0 §6).',
       on: {
         'issuance.credential_issued': {
           target: 'credential_issued',
@@ -227,6 +235,7 @@ export const issuanceMachine = setup({
     },
     /** Accepted for later: the deferred endpoint answers 202 until `readyAt`, then the credentials, once. */
     deferred: {
+      description: 'The credential endpoint answered with a transaction_id (OpenID4VCI 1.0 §9).',
       on: {
         'issuance.deferred_collected': {
           target: 'credential_issued',
@@ -239,16 +248,22 @@ export const issuanceMachine = setup({
       },
     },
     credential_issued: {
+      description: 'Credentials were issued (OpenID4VCI 1.0 §8).',
       on: {
         'issuance.credential_issued': { actions: 'recordCredential' },
         'issuance.notified': { target: 'notified', guard: 'notificationAllowed', actions: 'recordNotification' },
       },
     },
     notified: {
+      description: 'The wallet sent a notification (OpenID4VCI 1.0 §11).',
       on: {
         'issuance.notified': { guard: 'notificationAllowed', actions: 'recordNotification' },
       },
     },
-    expired: { type: 'final' },
+    expired: {
+      type: 'final',
+      description:
+        'The offer lapsed, its tx_code was burned, or its code expired; nothing more is issued (decisions §8).',
+    },
   },
 });

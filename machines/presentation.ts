@@ -176,6 +176,7 @@ export const presentationMachine = setup({
   },
   states: {
     new: {
+      description: 'No request yet.',
       on: {
         'presentation.created': {
           target: 'created',
@@ -197,6 +198,7 @@ export const presentationMachine = setup({
       },
     },
     created: {
+      description: 'Request created with its DCQL query and nonce (OpenID4VP 1.0 §5; decisions §9).',
       on: {
         'presentation.request_fetched': { target: 'fetched', guard: 'fetchable', actions: 'recordFetch' },
         ...unanswered,
@@ -204,6 +206,7 @@ export const presentationMachine = setup({
     },
     /** The wallet may fetch again (a retry) until it answers. */
     fetched: {
+      description: 'The wallet fetched the request object by reference (RFC 9101 §5.2, OpenID4VP 1.0 §5.10).',
       on: {
         'presentation.request_fetched': { guard: 'fetchable', actions: 'recordFetch' },
         ...unanswered,
@@ -211,15 +214,28 @@ export const presentationMachine = setup({
     },
     /** A response arrived; its verdict follows (the vp_token itself is never stored). */
     answered: {
+      description: 'A response arrived at the response endpoint (OpenID4VP 1.0 §8.2).',
       on: {
         'presentation.verified': { target: 'verified', actions: 'recordVerdict' },
         'presentation.rejected': { target: 'rejected', actions: 'recordVerdict' },
       },
     },
-    verified: { type: 'final' },
-    rejected: { type: 'final' },
-    wallet_error: { type: 'final' },
-    expired: { type: 'final' },
+    verified: {
+      type: 'final',
+      description: 'Every check held; the disclosed claims are kept (decisions §9).',
+    },
+    rejected: {
+      type: 'final',
+      description: 'A named check failed; the reasons are kept (decisions §9).',
+    },
+    wallet_error: {
+      type: 'final',
+      description: 'The wallet answered with an error (OpenID4VP 1.0 §8.5).',
+    },
+    expired: {
+      type: 'final',
+      description: 'Not answered within 300 s (decisions §9).',
+    },
   },
 });
 

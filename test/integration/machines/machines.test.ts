@@ -63,7 +63,7 @@ describe('GET /api/machines', () => {
     expect(scxml.body).toContain(
       '<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="agent" initial="unregistered">',
     );
-    expect(scxml.body).toContain('<final id="revoked"/>');
+    expect(scxml.body).toContain('<final id="revoked">');
     expect(scxml.body).toContain('<transition event="agent.claim_polled" target="claimed" cond="pollGrants"/>');
     const mermaid = await text('/api/machines/agent?format=mermaid');
     expect(mermaid.body.split('\n').slice(0, 2)).toEqual(['stateDiagram-v2', '  [*] --> unregistered']);
