@@ -93,6 +93,7 @@ export function llmsTxt(base: string, wallet: string, pages: IndexablePage[], co
 - Recent runs: \`GET ${base}/api/runs\` (newest first; \`?flow=\`, \`?status=\`, \`?cursor=\`), and the [runs page](${base}/runs).
 - One stream as a portable file: \`GET ${base}/api/streams/run:<run_id>/export\` (\`portico-stream/1\`: each event with the machine state after it, and a digest); check it anywhere with \`npm run replay -- --import <file>\`.
 - Two runs compared: \`GET ${base}/api/runs/<a>/diff/<b>\` lists the differing fields by JSON pointer, volatile values (ids, times, nonces, signatures) apart. A run as HAR 1.2: \`GET ${base}/api/runs/<run_id>/har\`.
+- State machines as data: \`GET ${base}/api/machines\` and \`GET ${base}/api/machines/agent\` (JSON; \`?format=scxml\` or \`?format=mermaid\`), \`/api/machines/{id}/paths\`, drawn at [/machines](${base}/machines).
 - The [debug-a-run skill](${base}/.well-known/agent-skills/debug-a-run/SKILL.md) has every step.
 
 ## Protocols

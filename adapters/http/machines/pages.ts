@@ -47,6 +47,7 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
   const d = m.definition;
   const blocks: Block[] = [
     h(1, `Machine ${d.id}`),
+    ...(d.description ? [p(d.description)] : []),
     p(
       'Folds ',
       { code: `${m.stream_prefix}:<id>` },
@@ -77,11 +78,12 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
     if (state.on.length)
       blocks.push({
         kind: 'table',
-        head: ['Event', 'Target', 'Guard'],
+        head: ['Event', 'Target', 'Guard', 'Rule'],
         rows: state.on.map((t) => [
           [{ code: t.event }],
           [t.target ? { link: t.target, href: `#state-${t.target}` } : '(stays)'],
           [t.guard ? { code: t.guard } : '-'],
+          [t.description ?? '-'],
         ]),
       });
   }
