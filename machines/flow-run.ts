@@ -43,6 +43,10 @@ export interface FlowRunContext {
 
 export const flowRunMachine = setup({
   types: { context: {} as FlowRunContext, events: {} as FlowRunEvent },
+  guards: {
+    /** The runner reached the flow's end. */
+    succeeded: ({ event }) => event.type === 'run.finished' && event.status === 'succeeded',
+  },
 }).createMachine({
   id: 'flowRun',
   initial: 'new',
@@ -68,7 +72,7 @@ export const flowRunMachine = setup({
         'run.exchange_recorded': { actions: assign(({ context }) => ({ exchanges: context.exchanges + 1 })) },
         'run.finished': [
           {
-            guard: ({ event }) => event.status === 'succeeded',
+            guard: 'succeeded',
             target: 'succeeded',
             actions: assign(({ event }) => ({ finishedAt: event.at })),
           },

@@ -46,6 +46,15 @@ export const issuanceMachine = setup({
     notificationAllowed: ({ context, event }) =>
       event.type === 'issuance.notified' &&
       !(context.credentialAccepted === true && event.event === 'credential_failure'),
+    /** Nonce challenges count until the issuance has expired. */
+    notExpired: ({ context }) => context.expiredReason === undefined,
+    /** Only the first wallet exchange that names itself is kept. */
+    notCorrelated: ({ context }) => context.walletExchange === undefined,
+    /** An offer configured for deferral answers with a transaction id, any other with credentials. */
+    issuesNow: ({ context }) => !context.deferred,
+    defers: ({ context }) => context.deferred,
+    /** A deferred credential is collected once it is ready. */
+    deferredReady: ({ context, event }) => event.at >= (context.readyAt ?? Infinity),
   },
   actions: {
     countTxCodeFailure: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })),
@@ -121,12 +130,12 @@ export const issuanceMachine = setup({
   // Nonce challenges are counted whatever the state, until the issuance has expired.
   on: {
     'issuance.nonce_challenged': {
-      guard: ({ context }) => context.expiredReason === undefined,
+      guard: 'notExpired',
       actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })),
     },
     // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept.
     'issuance.correlated': {
-      guard: ({ context }) => context.walletExchange === undefined,
+      guard: 'notCorrelated',
       actions: assign(({ event }) => ({ walletExchange: event.stream })),
     },
   },
@@ -216,12 +225,12 @@ export const issuanceMachine = setup({
       on: {
         'issuance.credential_issued': {
           target: 'credential_issued',
-          guard: ({ context }) => !context.deferred,
+          guard: 'issuesNow',
           actions: 'recordCredential',
         },
         'issuance.deferred': {
           target: 'deferred',
-          guard: ({ context }) => context.deferred,
+          guard: 'defers',
           actions: assign(({ event }) => ({
             configurationId: event.configuration_id,
             proofCount: event.proof_count,
@@ -239,7 +248,7 @@ export const issuanceMachine = setup({
       on: {
         'issuance.deferred_collected': {
           target: 'credential_issued',
-          guard: ({ context, event }) => event.at >= (context.readyAt ?? Infinity),
+          guard: 'deferredReady',
           actions: assign(({ event }) => ({
             notificationIdHash: event.notification_id_hash,
             transactionIdHash: undefined,

@@ -114,6 +114,8 @@ export const presentationMachine = setup({
     /** Anything the wallet does counts only before the request lapses (300 s). */
     live: ({ context, event }) => live(context, event.at),
     lapsed: ({ context, event }) => !live(context, event.at),
+    /** Only the first wallet exchange that names itself is kept. */
+    notCorrelated: ({ context }) => context.walletExchange === undefined,
     /** By-reference requests are fetched with the method they were created for. */
     fetchable: ({ context, event }) =>
       event.type === 'presentation.request_fetched' &&
@@ -170,7 +172,7 @@ export const presentationMachine = setup({
   // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept, in any state.
   on: {
     'presentation.correlated': {
-      guard: ({ context }) => context.walletExchange === undefined,
+      guard: 'notCorrelated',
       actions: assign(({ event }) => ({ walletExchange: event.stream })),
     },
   },

@@ -72,7 +72,7 @@ const ISSUANCE_STEPS: Record<string, HopStep[]> = {
 
 const hop = (target: string, steps: HopStep[]) => ({
   target,
-  guard: ({ event }: { event: WalletExchangeEvent }) => event.type === 'exchange.hop' && steps.includes(event.step),
+  guard: { type: 'hopIn' as const, params: { steps } },
   actions: 'countHop' as const,
 });
 const anyHop = { actions: 'countHop' as const };
@@ -81,6 +81,16 @@ const failed = { target: 'failed', actions: 'recordFailure' as const };
 
 export const walletExchangeMachine = setup({
   types: { context: {} as WalletExchangeContext, events: {} as WalletExchangeEvent },
+  guards: {
+    /** A hop whose step is one of `steps` (ISSUANCE_STEPS) moves the exchange on. */
+    hopIn: ({ event }, params: { steps: HopStep[] }) =>
+      event.type === 'exchange.hop' && params.steps.includes(event.step),
+    /** Each peer stream is recorded once. */
+    newPeer: ({ context, event }) =>
+      event.type === 'exchange.correlated' && !(context.peers ?? []).includes(event.stream),
+    /** A presentation exchange starts on its own branch. */
+    presenting: ({ event }) => event.type === 'exchange.started' && event.kind === 'presentation',
+  },
   actions: {
     countHop: assign(({ context }) => ({ hops: context.hops + 1 })),
     recordStored: assign(({ context, event }) =>
@@ -95,7 +105,7 @@ export const walletExchangeMachine = setup({
   // Correlation (docs/debugging.md): each peer stream is kept once, in any state.
   on: {
     'exchange.correlated': {
-      guard: ({ context, event }) => !(context.peers ?? []).includes(event.stream),
+      guard: 'newPeer',
       actions: assign(({ context, event }) => ({ peers: [...(context.peers ?? []), event.stream] })),
     },
   },
@@ -104,7 +114,7 @@ export const walletExchangeMachine = setup({
       on: {
         'exchange.started': [
           {
-            guard: ({ event }) => event.kind === 'presentation',
+            guard: 'presenting',
             target: 'started_presentation',
             actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })),
           },
