@@ -24,7 +24,7 @@ export interface MachineDefinition {
   initial: string;
   description?: string;
   states: Record<string, StateData>;
-  /** Transitions of the root: taken in every state that is not final. */
+  /** Transitions of the root: taken in every state, final ones included. */
   on: TransitionData[];
   events: string[];
   guards: Array<{ name: string; description?: string }>;

@@ -3,10 +3,9 @@ import type { MachineDefinition, TransitionData } from './definition.ts';
 const xml = (value: string) =>
   value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
-/** Root transitions apply in every state that is not final; each format draws them on those states. */
+/** Root transitions are taken in every state (final ones included); each format draws them on each state. */
 function transitionsOf(definition: MachineDefinition, state: string): TransitionData[] {
-  const data = definition.states[state]!;
-  return data.final ? data.on : [...data.on, ...definition.on];
+  return [...definition.states[state]!.on, ...definition.on];
 }
 
 /**

@@ -135,7 +135,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
         throw oauthError('invalid_request', 'The response is posted as application/x-www-form-urlencoded');
       reply.header('cache-control', 'no-store');
       const input = (request.body ?? {}) as ResponseInput;
-      // Before the answer: an answered request is final and takes no more events.
+      // Before the answer, so that a response refused later still names the exchange that sent it.
       await correlate(request, reply, requestIdOfState(input.state));
       return verifier.receiveResponse(input);
     },
