@@ -53,24 +53,30 @@ const record = (a: IssuedAssertion, claimed: boolean): Record<string, AssertionR
 /** Where the agent lifecycle's rows come from. */
 const SPEC = 'Service spec §3 Agent lifecycle';
 
+/** The arguments xstate gives a guard of this machine. */
+type AgentGuardArgs = { context: AgentContext; event: AgentEvent };
+
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const agentGuards = {
+  assertionRedeemable: ({ context }: AgentGuardArgs, e: E<'agent.assertion_redeemed'>) => {
+    const a = context.assertions[e.jtiHash];
+    const now = Math.floor(e.at / 1000);
+    return a !== undefined && a.redeemedAt === undefined && now < a.exp && now >= a.nbf;
+  },
+  pollGrants: ({ context }: AgentGuardArgs, e: E<'agent.claim_polled'>) =>
+    context.claim !== undefined && pollOutcome(context.claim, e.at) === 'granted' && e.assertion !== undefined,
+  pollWithoutGrant: ({ context }: AgentGuardArgs, e: E<'agent.claim_polled'>) =>
+    context.claim !== undefined && pollOutcome(context.claim, e.at) !== 'granted' && e.assertion === undefined,
+  personMayDecide: ({ context }: AgentGuardArgs, e: E<'agent.claim_approved'> | E<'agent.claim_declined'>) =>
+    canDecide(context.claim, e.userCodeHash, e.at),
+};
+
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
     events: {} as AgentEvent,
   },
-  guards: {
-    assertionRedeemable: ({ context }, e: E<'agent.assertion_redeemed'>) => {
-      const a = context.assertions[e.jtiHash];
-      const now = Math.floor(e.at / 1000);
-      return a !== undefined && a.redeemedAt === undefined && now < a.exp && now >= a.nbf;
-    },
-    pollGrants: ({ context }, e: E<'agent.claim_polled'>) =>
-      context.claim !== undefined && pollOutcome(context.claim, e.at) === 'granted' && e.assertion !== undefined,
-    pollWithoutGrant: ({ context }, e: E<'agent.claim_polled'>) =>
-      context.claim !== undefined && pollOutcome(context.claim, e.at) !== 'granted' && e.assertion === undefined,
-    personMayDecide: ({ context }, e: E<'agent.claim_approved'> | E<'agent.claim_declined'>) =>
-      canDecide(context.claim, e.userCodeHash, e.at),
-  },
+  guards: agentGuards,
   actions: {
     redeem: assign({
       assertions: ({ context }, e: E<'agent.assertion_redeemed'>) => ({

@@ -31,9 +31,15 @@ export interface InteractionContext {
   authTime?: number;
 }
 
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const interactionGuards = {
+  /** Login and consent happen only while the authorization request lives. */
+  live: ({ context }: { context: InteractionContext }, e: { at: number }) => e.at < context.request!.expiresAt,
+};
+
 export const interactionMachine = setup({
   types: { context: {} as InteractionContext, events: {} as InteractionEvent },
-  guards: { live: ({ context }, e: { at: number }) => e.at < context.request!.expiresAt },
+  guards: interactionGuards,
 }).createMachine({
   id: 'interaction',
   initial: 'new',

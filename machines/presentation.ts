@@ -108,20 +108,26 @@ const unanswered = {
   'presentation.expired': { target: 'expired', guard: 'lapsed' },
 } as const;
 
+/** The arguments xstate gives a guard of this machine. */
+type PresentationGuardArgs = { context: PresentationContext; event: PresentationEvent };
+
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const presentationGuards = {
+  /** Anything the wallet does counts only before the request lapses (300 s). */
+  live: ({ context, event }: PresentationGuardArgs) => live(context, event.at),
+  lapsed: ({ context, event }: PresentationGuardArgs) => !live(context, event.at),
+  /** Only the first wallet exchange that names itself is kept. */
+  notCorrelated: ({ context }: PresentationGuardArgs) => context.walletExchange === undefined,
+  /** By-reference requests are fetched with the method they were created for. */
+  fetchable: ({ context, event }: PresentationGuardArgs) =>
+    event.type === 'presentation.request_fetched' &&
+    context.requestUriMethod === event.method &&
+    live(context, event.at),
+};
+
 export const presentationMachine = setup({
   types: { context: {} as PresentationContext, events: {} as PresentationEvent },
-  guards: {
-    /** Anything the wallet does counts only before the request lapses (300 s). */
-    live: ({ context, event }) => live(context, event.at),
-    lapsed: ({ context, event }) => !live(context, event.at),
-    /** Only the first wallet exchange that names itself is kept. */
-    notCorrelated: ({ context }) => context.walletExchange === undefined,
-    /** By-reference requests are fetched with the method they were created for. */
-    fetchable: ({ context, event }) =>
-      event.type === 'presentation.request_fetched' &&
-      context.requestUriMethod === event.method &&
-      live(context, event.at),
-  },
+  guards: presentationGuards,
   actions: {
     recordFetch: assign(({ context, event }) =>
       event.type === 'presentation.request_fetched'

@@ -33,13 +33,20 @@ export interface FamilyContext {
   revokedReason?: string;
 }
 
+/** The arguments xstate gives a guard of this machine. */
+type RefreshFamilyGuardArgs = { context: FamilyContext; event: RefreshEvent };
+
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const refreshFamilyGuards = {
+  presentsCurrent: ({ context }: RefreshFamilyGuardArgs, e: { at: number; presentedHash: string }) =>
+    e.presentedHash === context.currentHash && e.at < context.grant!.expiresAt,
+  presentsRetired: ({ context }: RefreshFamilyGuardArgs, e: { presentedHash: string }) =>
+    context.retiredHashes.includes(e.presentedHash),
+};
+
 export const refreshFamilyMachine = setup({
   types: { context: {} as FamilyContext, events: {} as RefreshEvent },
-  guards: {
-    presentsCurrent: ({ context }, e: { at: number; presentedHash: string }) =>
-      e.presentedHash === context.currentHash && e.at < context.grant!.expiresAt,
-    presentsRetired: ({ context }, e: { presentedHash: string }) => context.retiredHashes.includes(e.presentedHash),
-  },
+  guards: refreshFamilyGuards,
 }).createMachine({
   id: 'refreshFamily',
   initial: 'unissued',

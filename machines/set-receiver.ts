@@ -10,11 +10,18 @@ export interface SetReceiverContext {
 
 export type SetReceiverEvent = { type: 'sets.acknowledged'; at: number; jtis: string[] };
 
+/** The arguments xstate gives a guard of this machine. */
+type SetReceiverGuardArgs = { context: SetReceiverContext; event: SetReceiverEvent };
+
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const setReceiverGuards = {
+  addsSomething: ({ context }: SetReceiverGuardArgs, e: SetReceiverEvent) =>
+    e.jtis.some((j) => !context.acknowledged.includes(j)),
+};
+
 export const setReceiverMachine = setup({
   types: { context: {} as SetReceiverContext, events: {} as SetReceiverEvent },
-  guards: {
-    addsSomething: ({ context }, e: SetReceiverEvent) => e.jtis.some((j) => !context.acknowledged.includes(j)),
-  },
+  guards: setReceiverGuards,
 }).createMachine({
   id: 'setReceiver',
   context: { acknowledged: [] },

@@ -38,13 +38,19 @@ const facts = (event: SvidFacts) => ({
   fingerprint: event.fingerprint,
 });
 
+/** The arguments xstate gives a guard of this machine. */
+type SvidRotationGuardArgs = { context: SvidRotationContext; event: SvidRotationEvent };
+
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const svidRotationGuards = {
+  /** A rotation names the serial it replaces and brings a different one. */
+  replacesCurrent: ({ context, event }: SvidRotationGuardArgs) =>
+    event.type === 'svid.rotated' && event.previousSerial === context.serial && event.serial !== context.serial,
+};
+
 export const svidRotationMachine = setup({
   types: { context: {} as SvidRotationContext, events: {} as SvidRotationEvent },
-  guards: {
-    /** A rotation names the serial it replaces and brings a different one. */
-    replacesCurrent: ({ context, event }) =>
-      event.type === 'svid.rotated' && event.previousSerial === context.serial && event.serial !== context.serial,
-  },
+  guards: svidRotationGuards,
 }).createMachine({
   id: 'svidRotation',
   initial: 'unseen',

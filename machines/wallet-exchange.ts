@@ -79,18 +79,25 @@ const anyHop = { actions: 'countHop' as const };
 const stored = { target: 'stored', actions: 'recordStored' as const };
 const failed = { target: 'failed', actions: 'recordFailure' as const };
 
+/** The arguments xstate gives a guard of this machine. */
+type WalletExchangeGuardArgs = { context: WalletExchangeContext; event: WalletExchangeEvent };
+
+/** The machine's guards: pure, named, importable on their own (time arrives in events). */
+export const walletExchangeGuards = {
+  /** A hop whose step is one of `steps` (ISSUANCE_STEPS) moves the exchange on. */
+  hopIn: ({ event }: WalletExchangeGuardArgs, params: { steps: HopStep[] }) =>
+    event.type === 'exchange.hop' && params.steps.includes(event.step),
+  /** Each peer stream is recorded once. */
+  newPeer: ({ context, event }: WalletExchangeGuardArgs) =>
+    event.type === 'exchange.correlated' && !(context.peers ?? []).includes(event.stream),
+  /** A presentation exchange starts on its own branch. */
+  presenting: ({ event }: WalletExchangeGuardArgs) =>
+    event.type === 'exchange.started' && event.kind === 'presentation',
+};
+
 export const walletExchangeMachine = setup({
   types: { context: {} as WalletExchangeContext, events: {} as WalletExchangeEvent },
-  guards: {
-    /** A hop whose step is one of `steps` (ISSUANCE_STEPS) moves the exchange on. */
-    hopIn: ({ event }, params: { steps: HopStep[] }) =>
-      event.type === 'exchange.hop' && params.steps.includes(event.step),
-    /** Each peer stream is recorded once. */
-    newPeer: ({ context, event }) =>
-      event.type === 'exchange.correlated' && !(context.peers ?? []).includes(event.stream),
-    /** A presentation exchange starts on its own branch. */
-    presenting: ({ event }) => event.type === 'exchange.started' && event.kind === 'presentation',
-  },
+  guards: walletExchangeGuards,
   actions: {
     countHop: assign(({ context }) => ({ hops: context.hops + 1 })),
     recordStored: assign(({ context, event }) =>
