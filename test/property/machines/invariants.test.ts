@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition, type AnyStateMachine, type EventObject } from 'xstate';
+import { authorizationCodeMachine, type CodeEvent } from '../../../machines/authorization-code.ts';
 import { flowRunMachine, type FlowRunEvent } from '../../../machines/flow-run.ts';
+import { refreshFamilyMachine, type RefreshEvent } from '../../../machines/refresh-family.ts';
 import { interactionMachine, type InteractionEvent } from '../../../machines/interaction.ts';
 import { singleUseMachine } from '../../../machines/single-use.ts';
 import {
@@ -15,7 +17,7 @@ import { svidRotationMachine, type SvidRotationEvent } from '../../../machines/s
 import { walletExchangeMachine, type WalletExchangeEvent } from '../../../machines/wallet-exchange.ts';
 
 /**
- * Issue 32: properties of the eight machines that had none, each from the rules its states implement, over
+ * Issue 32: properties of the eight machines that had none (and the code and refresh family machines again), each from the rules its states implement, over
  * generated event sequences. Every property is held to fail when any one guard of its machine is
  * inverted (`machine.provide`), in the last test of this file:
  *   npx vitest run test/property/machines/invariants.test.ts -t "inverted guard"
@@ -319,6 +321,89 @@ const singleUseInvariant: Invariant = (trace) => {
   expect(trace.at(-1)!.context.usedAt).toBe(trace[0]!.event.at);
 };
 
+const codeEvents: fc.Arbitrary<CodeEvent[]> = fc
+  .array(
+    fc.oneof(
+      fc.record({ type: fc.constant('code.redeemed' as const), at, accessJti: fc.constant('j') }),
+      fc.record({ type: fc.constant('code.replayed' as const), at, revokesAccess: fc.constant(['j'] as string[]) }),
+    ),
+    { maxLength: 6 },
+  )
+  .map((events) => [
+    {
+      type: 'code.issued' as const,
+      at: 0,
+      issuer: 'https://op',
+      clientId: 'demo-app',
+      redirectUri: 'https://c/cb',
+      scope: 'openid',
+      sub: 'alice',
+      authTime: 0,
+      expiresAt: 60_000,
+    } as CodeEvent,
+    ...events,
+  ]);
+/** RFC 6749 §4.1.2: a code is redeemed once, before it expires; a second use is a replay, which ends it. */
+const codeInvariant: Invariant = (trace) => {
+  for (const step of trace.slice(1)) {
+    if (step.before === '"issued"' && step.event.type === 'code.redeemed')
+      expect(step.after).toBe(step.event.at < 60_000 ? '"redeemed"' : '"issued"');
+    if (step.after === '"replayed"' && step.before !== '"replayed"') expect(step.before).toBe('"redeemed"');
+  }
+};
+
+const hashes = fc.constantFrom('t0', 't1', 't2', 't3');
+const refreshEvents: fc.Arbitrary<RefreshEvent[]> = fc
+  .array(
+    fc.oneof(
+      fc.record({
+        type: fc.constant('refresh.rotated' as const),
+        at,
+        presentedHash: hashes,
+        tokenHash: hashes,
+        accessJti: fc.constant('j'),
+      }),
+      fc.record({
+        type: fc.constant('refresh.reused' as const),
+        at,
+        presentedHash: hashes,
+        revokesAccess: fc.constant([] as string[]),
+      }),
+    ),
+    { maxLength: 8 },
+  )
+  .map((events) => [
+    {
+      type: 'refresh.issued' as const,
+      at: 0,
+      tokenHash: 't0',
+      accessJti: 'j0',
+      issuer: 'https://op',
+      clientId: 'demo-app',
+      sub: 'alice',
+      scope: 'openid offline_access',
+      authTime: 0,
+      expiresAt: 200_000,
+    } as RefreshEvent,
+    ...events,
+  ]);
+/** A reference model of RFC 9700 §4.14.2 rotation: the current token rotates (until the family expires); a retired one revokes the family. */
+const refreshInvariant: Invariant = (trace) => {
+  let current = 't0';
+  const retired: string[] = [];
+  let revoked = false;
+  for (const step of trace.slice(1)) {
+    if (revoked) break;
+    const e = step.event;
+    if (e.type === 'refresh.rotated' && e.presentedHash === current && e.at < 200_000) {
+      retired.push(current);
+      current = e.tokenHash;
+    } else if (e.type === 'refresh.reused' && retired.includes(e.presentedHash)) revoked = true;
+    expect(step.after, JSON.stringify(e)).toBe(revoked ? '"revoked"' : '"active"');
+  }
+  if (!revoked) expect(trace.at(-1)!.context.currentHash).toBe(current);
+};
+
 const CASES: Array<[string, AnyStateMachine, fc.Arbitrary<EventObject[]>, Invariant]> = [
   ['presentation', presentationMachine, presentationEvents, presentationInvariant],
   ['flowRun', flowRunMachine, flowRunEvents, flowRunInvariant],
@@ -328,6 +413,8 @@ const CASES: Array<[string, AnyStateMachine, fc.Arbitrary<EventObject[]>, Invari
   ['svidRotation', svidRotationMachine, svidEvents, svidInvariant],
   ['interaction', interactionMachine, interactionEvents, interactionInvariant],
   ['singleUse', singleUseMachine, singleUseEvents, singleUseInvariant],
+  ['authorizationCode', authorizationCodeMachine, codeEvents, codeInvariant],
+  ['refreshFamily', refreshFamilyMachine, refreshEvents, refreshInvariant],
 ];
 
 const property = (machine: AnyStateMachine, events: fc.Arbitrary<EventObject[]>, invariant: Invariant) =>
