@@ -1,30 +1,18 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MACHINES_BY_STREAM_PREFIX } from '../../machines/index.ts';
 import { machineDefinition } from '../../services/machines/definition.ts';
-import { chromiumAvailable, launchChromium, openPage, seriousA11yViolations, SHOTS } from '../support/chromium.ts';
-import { startMainServer, type TestServer } from '../support/main-server.ts';
+import { chromiumAvailable, openPage, seriousA11yViolations, SHOTS, useServerInChromium } from '../support/chromium.ts';
 
 // Issue 32: every machine drawn on the server (Graphviz), each SVG holding every state name.
-let server: TestServer;
-let browser: Browser;
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
-  server = await startMainServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const shared = useServerInChromium();
 
 describe.skipIf(!chromiumAvailable)('machine pages in Chromium', () => {
   it('every machine page draws every state in its SVG; its SCXML parses as XML', async () => {
-    const { page, errors } = await openPage(browser, server.url, '/machines');
+    const { page, errors } = await openPage(shared.browser, shared.server.url, '/machines');
     expect(await page.locator('table tbody tr').count()).toBe(Object.keys(MACHINES_BY_STREAM_PREFIX).length);
     expect(await seriousA11yViolations(page)).toEqual([]);
     for (const machine of Object.values(MACHINES_BY_STREAM_PREFIX)) {
-      await page.goto(`${server.url}/machines/${machine.id}`);
+      await page.goto(`${shared.server.url}/machines/${machine.id}`);
       const drawn = await page.locator('figure svg g.node title').allTextContents();
       for (const state of Object.keys(machineDefinition(machine).states))
         expect(drawn, `${machine.id}: ${state}`).toContain(state);
@@ -43,7 +31,7 @@ describe.skipIf(!chromiumAvailable)('machine pages in Chromium', () => {
   });
 
   it('highlights the current state and is axe-clean', async () => {
-    const { page } = await openPage(browser, server.url, '/machines/issuance?state=token_issued');
+    const { page } = await openPage(shared.browser, shared.server.url, '/machines/issuance?state=token_issued');
     const highlighted = page.locator('g.node', { has: page.locator('title', { hasText: /^token_issued$/ }) });
     expect(await highlighted.locator('[stroke-width="3"]').count()).toBe(1);
     await page.screenshot({ path: `${SHOTS}machine.png`, fullPage: true });

@@ -1,21 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, openPage, seriousA11yViolations, SHOTS } from '../support/chromium.ts';
-import { form, json, startMainServer, type TestServer } from '../support/main-server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, openPage, seriousA11yViolations, SHOTS, useServerInChromium } from '../support/chromium.ts';
+import { form, json } from '../support/main-server.ts';
 
-let server: TestServer;
-let browser: Browser;
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
-  server = await startMainServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const shared = useServerInChromium();
 
-const open = (path: string, init?: (page: Page) => Promise<void>) => openPage(browser, server.url, path, init);
+const open = (path: string, init?: (page: Page) => Promise<void>) =>
+  openPage(shared.browser, shared.server.url, path, init);
 
 describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
   it('home: the catalog, a live palette search, no third-party requests, no serious accessibility violations', async () => {
@@ -85,20 +76,20 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
   });
 
   it('every content page shows rendered markdown (no literal backticks, no unfilled placeholders)', async () => {
-    const { protocols } = (await (await fetch(`${server.url}/api/protocols`)).json()) as {
+    const { protocols } = (await (await fetch(`${shared.server.url}/api/protocols`)).json()) as {
       protocols: Array<{ id: string }>;
     };
     const paths: string[] = [];
     for (const { id } of protocols) {
       paths.push(`/protocol/${id}`);
-      const { flows } = (await (await fetch(`${server.url}/api/protocols/${id}/flows`)).json()) as {
+      const { flows } = (await (await fetch(`${shared.server.url}/api/protocols/${id}/flows`)).json()) as {
         flows: Array<{ id: string }>;
       };
       paths.push(...flows.map((f) => `/protocol/${id}/flow/${f.id}`));
     }
-    const page = await browser.newPage();
+    const page = await shared.browser.newPage();
     for (const path of paths) {
-      await page.goto(server.url + path);
+      await page.goto(shared.server.url + path);
       // What a person sees, code blocks aside (they may show backticks on purpose).
       const text = await page.evaluate(() => {
         const main = document.querySelector('main')!.cloneNode(true) as HTMLElement;
@@ -113,18 +104,20 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
 
   it('the run page, a flow page with options and a decoded token are axe-clean in the dark scheme too', async () => {
     const ran = (await (
-      await fetch(`${server.url}/api/protocols/oauth2/demo/client-credentials`, json({}))
+      await fetch(`${shared.server.url}/api/protocols/oauth2/demo/client-credentials`, json({}))
     ).json()) as any;
-    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
-    const context = await browser.newContext({ colorScheme: 'dark' });
+    const reg = (await (
+      await fetch(`${shared.server.url}/agentauth/identity`, json({ type: 'anonymous' }))
+    ).json()) as any;
+    const context = await shared.browser.newContext({ colorScheme: 'dark' });
     const page = await context.newPage();
     for (const path of [`/runs/${ran.run_id}`, '/protocol/oauth2/flow/client-credentials', '/spec']) {
-      await page.goto(server.url + path);
+      await page.goto(shared.server.url + path);
       if (await page.locator('details.exchange').count())
         await page.locator('details.exchange summary').first().click();
       expect(await seriousA11yViolations(page), path).toEqual([]);
     }
-    await page.goto(`${server.url}/looking-glass`);
+    await page.goto(`${shared.server.url}/looking-glass`);
     await page.fill('#token', reg.identity_assertion);
     await page.click('button:has-text("Decode")');
     await page.waitForSelector('h2:has-text("Claims")');
@@ -149,7 +142,9 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
   });
 
   it('decodes a token on the looking glass, posted: the token never lands in the URL', async () => {
-    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const reg = (await (
+      await fetch(`${shared.server.url}/agentauth/identity`, json({ type: 'anonymous' }))
+    ).json()) as any;
     const { page } = await open('/looking-glass');
     expect(await page.locator('form.inline button').count()).toBe(3); // sample tokens of this origin's issuers
     const methods: string[] = [];
@@ -161,7 +156,7 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
     await page.waitForSelector('h2:has-text("Claims")');
     expect(methods).toContain('POST');
     expect(page.url()).not.toContain(reg.identity_assertion.slice(0, 20));
-    expect(page.url()).toBe(`${server.url}/looking-glass`);
+    expect(page.url()).toBe(`${shared.server.url}/looking-glass`);
     expect(await page.locator('table').textContent()).toContain('RFC 7519 §4.1.4');
     expect(await page.locator('a:has-text("RFC 7519 §4.1.4")').first().getAttribute('href')).toBe(
       'https://www.rfc-editor.org/rfc/rfc7519.html#section-4.1.4',
@@ -175,17 +170,19 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
   });
 
   it('completes an agent claim: the agent over HTTP, the person approving in the browser', async () => {
-    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const reg = (await (
+      await fetch(`${shared.server.url}/agentauth/identity`, json({ type: 'anonymous' }))
+    ).json()) as any;
     const claim = (await (
       await fetch(
-        `${server.url}/agentauth/identity/claim`,
+        `${shared.server.url}/agentauth/identity/claim`,
         json({ claim_token: reg.claim_token, email: 'person@example.com' }),
       )
     ).json()) as any;
     const poll = async () =>
       (await (
         await fetch(
-          `${server.url}/agentauth/token`,
+          `${shared.server.url}/agentauth/token`,
           form({ grant_type: 'urn:portico:agent-auth:grant-type:claim', claim_token: reg.claim_token }),
         )
       ).json()) as any;
@@ -197,7 +194,7 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
     await page.click('button:has-text("Approve")');
     await page.waitForSelector('h1:has-text("Agent approved")');
     await page.screenshot({ path: `${SHOTS}claim-approved.png`, fullPage: true });
-    server.clock.advance(5_000);
+    shared.server.clock.advance(5_000);
     const granted = await poll();
     expect(granted).toMatchObject({ scope: 'agent:read agent:write', claimed: true });
     await page.close();
@@ -227,7 +224,9 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
     await page.waitForFunction(() => (window as any).__tools.length === 4);
     const names = await page.evaluate(() => (window as any).__tools.map((t: any) => t.name).sort());
     expect(names).toEqual(['decode_token', 'list_protocol_flows', 'open_protocol_page', 'search_protocols']);
-    const reg = (await (await fetch(`${server.url}/agentauth/identity`, json({ type: 'anonymous' }))).json()) as any;
+    const reg = (await (
+      await fetch(`${shared.server.url}/agentauth/identity`, json({ type: 'anonymous' }))
+    ).json()) as any;
     const answers = await page.evaluate(async (token) => {
       const t = Object.fromEntries((window as any).__tools.map((x: any) => [x.name, x]));
       const search = await t.search_protocols.execute({ query: 'dpop' });
@@ -243,7 +242,7 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
     await page.evaluate(() =>
       (window as any).__tools.find((x: any) => x.name === 'open_protocol_page').execute({ protocolId: 'oidc' }),
     );
-    await page.waitForURL(`${server.url}/protocol/oidc`);
+    await page.waitForURL(`${shared.server.url}/protocol/oidc`);
     expect(errors).toEqual([]);
     await page.close();
 

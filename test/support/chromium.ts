@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startMainServer, type TestServer } from './main-server.ts';
 
 /** Debian's chromium, which .ci/run installs: browser tests never skip in CI. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -49,4 +51,22 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   return (result.violations as Array<{ id: string; impact: string; nodes: unknown[] }>)
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.nodes.length})`);
+}
+
+/**
+ * One main server and one Chromium for a test file, started before its tests and closed after them
+ * (neither starts where Chromium is missing, and the file's tests are skipped there, never in CI).
+ */
+export function useServerInChromium(): { server: TestServer; browser: Browser } {
+  const shared = {} as { server: TestServer; browser: Browser };
+  beforeAll(async () => {
+    if (!chromiumAvailable) return;
+    shared.server = await startMainServer();
+    shared.browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await shared.browser?.close();
+    await shared.server?.close();
+  });
+  return shared;
 }
