@@ -15,6 +15,9 @@ export interface ExchangePair {
   index: number;
   step: string;
   presence: 'both' | 'only_in_a' | 'only_in_b';
+  /** The exchange's position in run a and in run b (0-based), where it is there. */
+  a_index?: number;
+  b_index?: number;
   differences: FieldDifference[];
   /** Pointers whose values differ only as volatile values do (ids, times, nonces, codes, signatures). */
   volatile: string[];
@@ -105,7 +108,7 @@ function alignSteps(a: string[], b: string[]): Array<[number | undefined, number
   return pairs;
 }
 
-const exchangesOf = (doc: StreamExport) =>
+export const exchangesOf = (doc: StreamExport) =>
   doc.events.filter((e) => e.type === 'run.exchange_recorded').map((e) => e.data as unknown as RecordedExchange);
 
 function sideOf(doc: StreamExport): RunSide {
@@ -146,9 +149,9 @@ export function diffRuns(a: StreamExport, b: StreamExport): RunDiff {
     right.map((x) => x.step),
   ).map(([i, j], index): ExchangePair => {
     const step = (i !== undefined ? left[i] : right[j!])!.step;
-    if (i === undefined) return { index, step, presence: 'only_in_b', differences: [], volatile: [] };
-    if (j === undefined) return { index, step, presence: 'only_in_a', differences: [], volatile: [] };
-    return { index, step, presence: 'both', ...compareExchanges(left[i]!, right[j]!) };
+    if (i === undefined) return { index, step, presence: 'only_in_b', b_index: j, differences: [], volatile: [] };
+    if (j === undefined) return { index, step, presence: 'only_in_a', a_index: i, differences: [], volatile: [] };
+    return { index, step, presence: 'both', a_index: i, b_index: j, ...compareExchanges(left[i]!, right[j]!) };
   });
   const sideA = sideOf(a);
   const sideB = sideOf(b);

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../../services/errors.ts';
 import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
-import type { RunDiff } from '../../../services/streams/diff.ts';
+import type { RecordedExchange } from '../../../machines/flow-run.ts';
+import { exchangesOf, type RunDiff } from '../../../services/streams/diff.ts';
 import type { StreamExport } from '../../../services/streams/export.ts';
 import { stateAt } from '../../../services/streams/time-travel.ts';
 import { notFoundPage } from '../pages/error-pages.ts';
@@ -67,8 +68,14 @@ export function streamPage(
   return { title: `Stream ${doc.stream}`, noindex: true, blocks };
 }
 
+/** An exchange's summary fields, as the comparison shows them side by side. */
+const summary = (x: RecordedExchange | undefined) =>
+  x ? { request: `${x.request.method} ${x.request.url}`, status: String(x.response.status) } : undefined;
+
 /** `/runs/{a}/diff/{b}`: the two runs side by side, differing fields marked, the first divergence named. */
-export function diffPage(diff: RunDiff): PageDocument {
+export function diffPage(diff: RunDiff, a: StreamExport, b: StreamExport): PageDocument {
+  const left = exchangesOf(a);
+  const right = exchangesOf(b);
   const runLink = (side: RunDiff['a']): Inline => ({
     link: `${side.stream} (${side.protocol}/${side.flow})`,
     href: `/runs/${side.stream.slice('run:'.length)}`,
@@ -99,17 +106,32 @@ export function diffPage(diff: RunDiff): PageDocument {
     );
   for (const x of diff.exchanges) {
     blocks.push(h(2, `${x.index + 1}. ${x.step}`));
-    if (x.presence !== 'both') {
-      blocks.push(p({ strong: `Only in ${x.presence === 'only_in_a' ? 'a' : 'b'}.` }));
-      continue;
-    }
-    blocks.push(p(`${x.differences.length} differing field(s); ${x.volatile.length} volatile.`));
-    if (x.differences.length)
-      blocks.push({
-        kind: 'table',
-        head: ['Field', 'a', 'b'],
-        rows: x.differences.map((f) => [[{ strong: f.pointer }], [{ code: show(f.a) }], [{ code: show(f.b) }]]),
-      });
+    const sa = summary(x.a_index === undefined ? undefined : left[x.a_index]);
+    const sb = summary(x.b_index === undefined ? undefined : right[x.b_index]);
+    const differs = new Set(x.differences.map((f) => f.pointer));
+    const cell = (text: string | undefined, marked: boolean): Inline[] =>
+      text === undefined ? ['(not in this run)'] : [marked ? { strong: text } : { code: text }];
+    const rows: Inline[][][] = [
+      [['request'], cell(sa?.request, sa?.request !== sb?.request), cell(sb?.request, sa?.request !== sb?.request)],
+      [
+        ['status'],
+        cell(sa?.status, differs.has('/response/status')),
+        cell(sb?.status, differs.has('/response/status')),
+      ],
+      ...x.differences.map((f): Inline[][] => [
+        [{ strong: f.pointer }],
+        [{ strong: show(f.a) }],
+        [{ strong: show(f.b) }],
+      ]),
+    ];
+    blocks.push(
+      p(
+        x.presence === 'both'
+          ? `${x.differences.length} differing field(s), in bold; ${x.volatile.length} volatile (ids, times, nonces, signatures), not differences.`
+          : `Only in ${x.presence === 'only_in_a' ? 'a' : 'b'}.`,
+      ),
+      { kind: 'table', head: ['Field', 'a', 'b'], rows },
+    );
   }
   return { title: 'Two runs compared', noindex: true, blocks };
 }

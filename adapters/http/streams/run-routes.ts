@@ -62,7 +62,8 @@ export function runRoutes(app: FastifyInstance, ctx: MainContext): void {
     async (request, reply) =>
       sendOrNotFound(request, reply, async () => {
         const { a, b } = request.params as { a: string; b: string };
-        return diffPage(diffRuns(await runExport(ctx, a, request), await runExport(ctx, b, request)));
+        const [left, right] = [await runExport(ctx, a, request), await runExport(ctx, b, request)];
+        return diffPage(diffRuns(left, right), left, right);
       }),
   );
 
