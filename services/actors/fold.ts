@@ -55,7 +55,7 @@ export function toMachineEvent(e: Pick<StoredEvent, 'type' | 'at' | 'data'>): { 
 /** Folds events through the machine's pure transition, from `from` or the initial state. */
 export function fold(
   machine: AnyStateMachine,
-  events: readonly StoredEvent[],
+  events: ReadonlyArray<Pick<StoredEvent, 'type' | 'at' | 'data'>>,
   from?: AnyMachineSnapshot,
 ): AnyMachineSnapshot {
   let snapshot = from ?? initialTransition(machine)[0];

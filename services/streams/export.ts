@@ -1,4 +1,4 @@
-import { initialTransition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import { initialTransition } from 'xstate';
 import { machineForStream } from '../../machines/index.ts';
 import { step, toMachineEvent } from '../actors/fold.ts';
 import { sha256 } from '../crypto/random.ts';
@@ -34,15 +34,18 @@ export interface StreamExport {
 }
 
 /** The kind of a stream id (`issuance:<id>` is `issuance`). */
-export const streamKind = (streamId: string) => streamId.slice(0, Math.max(0, streamId.indexOf(':')));
+const streamKind = (streamId: string) => streamId.slice(0, Math.max(0, streamId.indexOf(':')));
 
 /** The digest an export carries: tampering with the stream, the machine or any event changes it. */
 export const exportDigest = (doc: Pick<StreamExport, 'stream' | 'machine' | 'events'>) =>
   sha256(canonicalJson({ stream: doc.stream, machine: doc.machine, events: doc.events }));
 
-/** One machine step of a stored or exported event. */
-const next = (machine: AnyStateMachine, snapshot: AnyMachineSnapshot, e: Pick<StoredEvent, 'type' | 'at' | 'data'>) =>
-  step(machine, snapshot, toMachineEvent(e));
+/** An exported event back in the log's shape (its time in milliseconds), as the machines fold it. */
+export const asLogged = (e: ExportedEvent): Pick<StoredEvent, 'type' | 'at' | 'data'> => ({
+  type: e.type,
+  at: Date.parse(e.at),
+  data: e.data,
+});
 
 /**
  * A stream as a portable document: each event with the state it led to, the machine that folded it,
@@ -57,7 +60,7 @@ export function exportStream(
   if (!machine) throw new TypeError(`No machine folds ${stream}`);
   let snapshot = initialTransition(machine)[0];
   const events = rows.map((row): ExportedEvent => {
-    snapshot = next(machine, snapshot, row);
+    snapshot = step(machine, snapshot, toMachineEvent(row));
     return {
       sequence: row.sequence,
       version: row.version,

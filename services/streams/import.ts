@@ -3,7 +3,7 @@ import { machineForStream } from '../../machines/index.ts';
 import { step, toMachineEvent } from '../actors/fold.ts';
 import { sameText } from '../crypto/compare.ts';
 import { canonicalJson } from './canonical-json.ts';
-import { exportDigest, STREAM_EXPORT_FORMAT, type ExportedEvent, type StreamExport } from './export.ts';
+import { asLogged, exportDigest, STREAM_EXPORT_FORMAT, type ExportedEvent, type StreamExport } from './export.ts';
 import { machineVersion } from './machine-version.ts';
 
 /** Why an export file is refused before anything of it is believed (one line). */
@@ -71,7 +71,7 @@ export function refold(doc: StreamExport): Refold {
   const timeline: RefoldStep[] = [];
   let divergence: Refold['divergence'];
   for (const [index, e] of doc.events.entries()) {
-    snapshot = step(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }));
+    snapshot = step(machine, snapshot, toMachineEvent(asLogged(e)));
     timeline.push({ version: e.version, at: e.at, type: e.type, recorded: e.state, folded: snapshot.value });
     if (!divergence && canonicalJson(e.state ?? null) !== canonicalJson(snapshot.value))
       divergence = { event: index + 1, recorded: e.state, folded: snapshot.value };

@@ -32,10 +32,6 @@ export class StreamReaders {
     this.readers.set(kind, reader);
   }
 
-  get kinds(): string[] {
-    return [...this.readers.keys()];
-  }
-
   /** The view this caller gets of `streamId`; 404 when the kind is not exportable or the caller may not read it. */
   async view(streamId: string, credentials: StreamCredentials): Promise<StreamView> {
     const [, kind, id] = EXPORTABLE_STREAM_ID.exec(streamId) ?? [];

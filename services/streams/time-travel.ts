@@ -1,7 +1,6 @@
-import { initialTransition } from 'xstate';
 import { machineForStream } from '../../machines/index.ts';
-import { step, toMachineEvent } from '../actors/fold.ts';
-import type { StreamExport } from './export.ts';
+import { fold } from '../actors/fold.ts';
+import { asLogged, type StreamExport } from './export.ts';
 
 /**
  * The machine's state and context just after event `version` of an export (time travel): folded
@@ -11,8 +10,6 @@ export function stateAt(doc: StreamExport, version: number): { state: unknown; c
   const machine = machineForStream(doc.stream);
   const upTo = doc.events.findIndex((e) => e.version === version);
   if (!machine || upTo < 0) return undefined;
-  let snapshot = initialTransition(machine)[0];
-  for (const e of doc.events.slice(0, upTo + 1))
-    snapshot = step(machine, snapshot, toMachineEvent({ type: e.type, at: Date.parse(e.at), data: e.data }));
+  const snapshot = fold(machine, doc.events.slice(0, upTo + 1).map(asLogged));
   return { state: snapshot.value, context: snapshot.context };
 }

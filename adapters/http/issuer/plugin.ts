@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { exportJWK } from 'jose';
 import { correlateIssuance } from '../../../services/issuer/correlation.ts';
 import { offerOf } from '../../../services/issuer/request-rules.ts';
-import { EXCHANGE_HEADER, STREAM_HEADER, walletExchangeOf } from '../../../services/streams/correlation.ts';
-import { exportJWK } from 'jose';
 
 import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import { IssuerService } from '../../../services/issuer/service.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
+import { correlate } from '../correlation.ts';
 import { requireFormBody } from '../form-body.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -27,10 +27,8 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   // An offer's stream is read by its offer id, the same capability as its status document.
   ctx.streamReaders.register('issuance', async () => ({}));
   /** Correlation (docs/debugging.md): records the asking wallet exchange and names the offer's stream. */
-  const correlate = async (request: FastifyRequest, reply: FastifyReply, offerId: string | undefined) => {
-    const stream = await correlateIssuance(issuer, offerId, walletExchangeOf(request.headers[EXCHANGE_HEADER]));
-    if (stream) reply.header(STREAM_HEADER, stream);
-  };
+  const correlateOffer = (request: FastifyRequest, reply: FastifyReply, offerId: string | undefined) =>
+    correlate(request, reply, (walletExchange) => correlateIssuance(issuer, offerId, walletExchange));
   // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
   ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
   const authorization = new IssuerAuthorization(ctx.log, issuer);
@@ -92,7 +90,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
       reply.header('cache-control', 'no-store');
       const id = (request.params as { id: string }).id;
       const offer = await issuer.fetchOffer(id);
-      await correlate(request, reply, id);
+      await correlateOffer(request, reply, id);
       return offer;
     },
   );
@@ -148,7 +146,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const form = (request.body ?? {}) as Record<string, string>;
-      await correlate(request, reply, offerOf(form['pre-authorized_code'] ?? form.code));
+      await correlateOffer(request, reply, offerOf(form['pre-authorized_code'] ?? form.code));
       const response = await issuer.token(form, presented(request));
       // RFC 9449 §8.2: a fresh nonce with the successful answer, from the authorization server's source.
       if (settings.dpopNonceRequired) reply.header('dpop-nonce', issuer.asNonces.current());

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { walletExchangeOf } from '../../../services/streams/correlation.ts';
 import type { StreamExport } from '../../../services/streams/export.ts';
-import { stateAt } from '../../../services/streams/time-travel.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendOrNotFound, streamPage } from './pages.ts';
 import { capabilityQuery, readableExport } from './readable-export.ts';
@@ -25,13 +24,9 @@ const capability = {
  * and its time-travel page; runs listed, as HAR, and diffed.
  */
 export async function streamRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
-  /** The wallet exchange a stream recorded (docs/debugging.md); the wallet serves it to its own session. */
+  /** The wallet exchange a stream recorded (its first `*.correlated` event; docs/debugging.md), served by the wallet to its session. */
   const relatedOf = (doc: StreamExport) => {
-    const last = doc.events.at(-1);
-    const context = last
-      ? (stateAt(doc, last.version)?.context as { walletExchange?: unknown } | undefined)
-      : undefined;
-    const stream = walletExchangeOf(context?.walletExchange);
+    const stream = walletExchangeOf(doc.events.find((e) => e.type.endsWith('.correlated'))?.data.stream);
     return stream
       ? [{ stream, href: `${ctx.config.walletUrl}/api/exchanges/${stream.slice('wallet-exchange:'.length)}/export` }]
       : [];

@@ -18,7 +18,7 @@ function positionOf(cursor: string): number {
   return Number(position);
 }
 
-export const runListing = (run: RunSummary) => ({
+const runListing = (run: RunSummary) => ({
   run_id: run.run_id,
   protocol: run.protocol,
   flow: run.flow,

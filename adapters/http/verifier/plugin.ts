@@ -1,16 +1,16 @@
-import { pemRoute } from '../pem-route.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EXCHANGE_HEADER, STREAM_HEADER, walletExchangeOf } from '../../../services/streams/correlation.ts';
-import { correlatePresentation } from '../../../services/verifier/correlation.ts';
-import { requestIdOfState } from '../../../services/verifier/rules.ts';
 import { oauthError } from '../../../services/errors.ts';
+import { correlatePresentation } from '../../../services/verifier/correlation.ts';
 import { ATTESTATION_KEY_SET } from '../../../services/verifier/request-object.ts';
+import { requestIdOfState } from '../../../services/verifier/rules.ts';
 import { VerifierService, type CreateRequestInput, type ResponseInput } from '../../../services/verifier/service.ts';
 import { verifierSettings } from '../../../services/verifier/settings.ts';
 import { presentationStreamReader } from '../../../services/verifier/stream-reader.ts';
 import { pemCertificatesOf } from '../../pem-env.ts';
 import { loadVerifierPki } from '../../verifier/pki-file.ts';
+import { correlate } from '../correlation.ts';
 import type { MainContext } from '../main/context.ts';
+import { pemRoute } from '../pem-route.ts';
 import { jsonObject, stringMembers, textBody } from '../response-schemas.ts';
 import { CREATE_WORKED_EXAMPLE, createdRequest, createRequestBody } from './create-schema.ts';
 
@@ -66,10 +66,8 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
   const sendRequestObject = (reply: import('fastify').FastifyReply, jwt: string) =>
     reply.header('cache-control', 'no-store').type(REQUEST_OBJECT_TYPE).send(jwt);
   /** Correlation (docs/debugging.md): records the asking wallet exchange and names this request's stream. */
-  const correlate = async (request: FastifyRequest, reply: FastifyReply, requestId: string | undefined) => {
-    const stream = await correlatePresentation(verifier, requestId, walletExchangeOf(request.headers[EXCHANGE_HEADER]));
-    if (stream) reply.header(STREAM_HEADER, stream);
-  };
+  const correlateRequest = (request: FastifyRequest, reply: FastifyReply, requestId: string | undefined) =>
+    correlate(request, reply, (walletExchange) => correlatePresentation(verifier, requestId, walletExchange));
   app.get(
     '/oid4vp/request/:id',
     {
@@ -83,7 +81,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     async (request, reply) => {
       const id = (request.params as { id: string }).id;
       const jwt = await verifier.requestObject(id, 'get');
-      await correlate(request, reply, id);
+      await correlateRequest(request, reply, id);
       return sendRequestObject(reply, jwt);
     },
   );
@@ -109,7 +107,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       const body = (request.body ?? {}) as { wallet_nonce?: string };
       const id = (request.params as { id: string }).id;
       const jwt = await verifier.requestObject(id, 'post', body.wallet_nonce);
-      await correlate(request, reply, id);
+      await correlateRequest(request, reply, id);
       return sendRequestObject(reply, jwt);
     },
   );
@@ -136,7 +134,7 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       reply.header('cache-control', 'no-store');
       const input = (request.body ?? {}) as ResponseInput;
       // Before the answer, so that a response refused later still names the exchange that sent it.
-      await correlate(request, reply, requestIdOfState(input.state));
+      await correlateRequest(request, reply, requestIdOfState(input.state));
       return verifier.receiveResponse(input);
     },
   );

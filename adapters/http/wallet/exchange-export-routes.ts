@@ -2,9 +2,9 @@ import { notFound } from '../../../services/errors.ts';
 import { exportStream } from '../../../services/streams/export.ts';
 import { EXPORTABLE_STREAM_ID } from '../../../services/streams/readers.ts';
 import { fingerprint } from '../../../services/wallet/exchange.ts';
-import type { WalletRoutes } from './context.ts';
-import { cookieValue, SESSION_COOKIE, SESSION_HEADER } from './request-session.ts';
 import { streamExportSchema } from '../streams/schemas.ts';
+import type { WalletRoutes } from './context.ts';
+import { requestedSessionId } from './request-session.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 
@@ -25,8 +25,8 @@ export const exchangeExportRoutes: WalletRoutes = (app, ctx) => {
     },
     async (request, reply) => {
       const streamId = `wallet-exchange:${(request.params as { id: string }).id}`;
-      const header = request.headers[SESSION_HEADER];
-      const sessionId = typeof header === 'string' ? header : cookieValue(request.headers.cookie, SESSION_COOKIE);
+      // The owning session only, as it is: reading an export never mints or extends a session.
+      const sessionId = requestedSessionId(request);
       const session = sessionId ? ctx.sessions.peek(sessionId) : undefined;
       const rows = session && EXPORTABLE_STREAM_ID.test(streamId) ? await ctx.log.readStream(streamId) : [];
       const started = rows[0];

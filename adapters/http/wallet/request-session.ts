@@ -15,6 +15,14 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
+/** The session id a request names: `X-Wallet-Session`, else the `wallet_session` cookie (400 when the header is sent twice). */
+export function requestedSessionId(request: FastifyRequest): string | undefined {
+  const header = request.headers[SESSION_HEADER];
+  if (Array.isArray(header)) throw invalidRequest('Send X-Wallet-Session once');
+  const requested = header ?? cookieValue(request.headers.cookie, SESSION_COOKIE);
+  return requested === '' ? undefined : requested;
+}
+
 /**
  * The request's session (decisions section 10): `X-Wallet-Session`, else the `wallet_session` cookie,
  * else minted. The id is echoed on the response; a minted one is also set as a cookie for TTL seconds.
@@ -24,10 +32,7 @@ export async function requestSession(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<WalletSession> {
-  const header = request.headers[SESSION_HEADER];
-  if (Array.isArray(header)) throw invalidRequest('Send X-Wallet-Session once');
-  const requested = header ?? cookieValue(request.headers.cookie, SESSION_COOKIE);
-  const { session, minted } = await ctx.sessions.resolve(requested === '' ? undefined : requested);
+  const { session, minted } = await ctx.sessions.resolve(requestedSessionId(request));
   reply.header(SESSION_HEADER, session.id);
   if (minted)
     reply.header(

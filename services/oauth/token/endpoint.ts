@@ -28,10 +28,6 @@ export interface TokenServer<Request, Client, Context, Response> {
 export class TokenEndpoint<Request, Client, Context, Response> {
   constructor(private readonly server: TokenServer<Request, Client, Context, Response>) {}
 
-  get grantTypes(): string[] {
-    return this.server.grants.grantTypes;
-  }
-
   async handle(form: TokenForm, request: Request): Promise<Response> {
     const { grants } = this.server;
     const grantType = grants.grantTypeOf(form);
