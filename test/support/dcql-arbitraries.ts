@@ -156,11 +156,23 @@ export const query: fc.Arbitrary<DcqlQuery> = fc.integer({ min: 1, max: 3 }).cha
 });
 
 /**
+ * How the `dcql` package reads a path. Query mode (`DcqlQuery.query`) honours an index; presentation
+ * mode (`DcqlPresentationResult.fromDcqlPresentation`) ignores it, so `["a", 1]` matches
+ * `{"a": [false]}` there (selective disclosure may drop array elements and shift the rest).
+ */
+export type LibReading = 'query' | 'presentation';
+
+/**
  * The `dcql` package's reading of a path, as a model: branches of the wrong type fail only
  * themselves, any matching branch is enough, and a null step over an empty array succeeds
  * vacuously (its "every element failed" check is true for no elements).
  */
-export function lenientMatch(v: unknown, path: (string | number | null)[], ok: (v: unknown) => boolean): boolean {
+export function lenientMatch(
+  v: unknown,
+  path: (string | number | null)[],
+  ok: (v: unknown) => boolean,
+  reading: LibReading = 'query',
+): boolean {
   if (path.length === 0) return ok(v);
   const [step, ...rest] = path;
   if (typeof step === 'string')
@@ -169,21 +181,25 @@ export function lenientMatch(v: unknown, path: (string | number | null)[], ok: (
       typeof v === 'object' &&
       !Array.isArray(v) &&
       Object.hasOwn(v, step) &&
-      lenientMatch((v as Record<string, unknown>)[step], rest, ok)
+      lenientMatch((v as Record<string, unknown>)[step], rest, ok, reading)
     );
   if (!Array.isArray(v)) return false;
-  if (step === null) return v.length === 0 || v.some((e) => lenientMatch(e, rest, ok));
-  return step < v.length && lenientMatch(v[step], rest, ok);
+  if (step === null) return v.length === 0 || v.some((e) => lenientMatch(e, rest, ok, reading));
+  if (reading === 'presentation') return v.length > 0 && v.some((e) => lenientMatch(e, rest, ok, reading));
+  return step < v.length && lenientMatch(v[step], rest, ok, reading);
 }
 
-/** Whether some claim of `q` is decided differently by the spec's strict pointer processing and the lenient one. */
-export function divergent(q: DcqlQuery, creds: StoredCredential[]): boolean {
+/** Whether some claim of `q` is decided differently by the spec's strict pointer processing and the package's lenient one. */
+export function divergent(q: DcqlQuery, creds: StoredCredential[], reading: LibReading = 'query'): boolean {
   return q.credentials.some((cq) =>
     (cq.claims ?? []).some((claim) =>
       creds.some((c) => {
         if (c.format === 'mso_mdoc' || c.format !== cq.format) return false;
         const ok = (v: unknown) => (claim.values ? claim.values.some((x) => x === v) : v !== null && v !== undefined);
-        return selectClaims(c.claims, claim.path).some((h) => ok(h.value)) !== lenientMatch(c.claims, claim.path, ok);
+        return (
+          selectClaims(c.claims, claim.path).some((h) => ok(h.value)) !==
+          lenientMatch(c.claims, claim.path, ok, reading)
+        );
       }),
     ),
   );
