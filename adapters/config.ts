@@ -36,6 +36,11 @@ export interface Config {
   conformanceReport?: string;
   /** LOG_LEVEL: any value turns on request logging. */
   logRequests: boolean;
+  /**
+   * PORTICO_TEST_INVERT_GUARD=<machine>.<guard>: a test build whose one guard is inverted, the bug the
+   * model-based tester must find (docs/machines.md). Never set in a deployment; the start says so loudly.
+   */
+  invertedGuard?: { machine: string; guard: string };
   /** DEMO_PASSWORD_<USER> and DEMO_APP_SECRET, DEMO_APP_POST_SECRET, MACHINE_CLIENT_SECRET (decisions §3). */
   demo: DemoOverrides;
   /** SHOWCASE_SPIFFE_ENABLED, SHOWCASE_SPIFFE_SOCKET_PATH, SHOWCASE_SPIFFE_TRUST_DOMAIN, SPIRE_SERVER_ADDRESS. */
@@ -99,6 +104,14 @@ function eventStore(env: Record<string, string | undefined>): Config['eventStore
   return { kind, url };
 }
 
+/** PORTICO_TEST_INVERT_GUARD, read as `{machine, guard}`; a value of another shape stops the start. */
+function invertedGuard(value: string | undefined): Pick<Config, 'invertedGuard'> {
+  if (!value) return {};
+  const [, machine, guard] = /^([A-Za-z][\w-]*)\.([A-Za-z]\w*)$/.exec(value) ?? [];
+  if (!machine || !guard) throw new Error('PORTICO_TEST_INVERT_GUARD must be <machine>.<guard>');
+  return { invertedGuard: { machine, guard } };
+}
+
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<Config> = {},
@@ -142,6 +155,7 @@ export function loadConfig(
     },
     ...(env.CONFORMANCE_REPORT ? { conformanceReport: env.CONFORMANCE_REPORT } : {}),
     logRequests: Boolean(env.LOG_LEVEL),
+    ...invertedGuard(env.PORTICO_TEST_INVERT_GUARD),
     demo: demoOverrides(env),
     spiffe: {
       enabled: env.SHOWCASE_SPIFFE_ENABLED === 'true',

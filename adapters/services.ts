@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createMainOrigin } from './http/main/compose.ts';
 import { createSpiffeService } from './http/spiffe/app.ts';
 import { createWalletService } from './http/wallet/app.ts';
+import { invertGuard } from '../services/machines/test-switch.ts';
 
 export interface RunningService {
   name: string;
@@ -17,6 +18,11 @@ export type ServiceName = 'main' | 'wallet' | 'spiffe';
 type Starter = (config: Config, together: readonly ServiceName[]) => Promise<RunningService>;
 
 async function startMain(config: Config): Promise<RunningService> {
+  if (config.invertedGuard) {
+    const { machine, guard } = config.invertedGuard;
+    invertGuard(machine, guard);
+    console.warn(`portico: TEST BUILD: guard ${machine}.${guard} is inverted (PORTICO_TEST_INVERT_GUARD)`);
+  }
   const main = await createMainOrigin(config, { logger: config.logRequests });
   await main.app.listen({ host: config.host, port: config.port });
   return { name: 'main', url: config.baseUrl, close: () => main.close() };

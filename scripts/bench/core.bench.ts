@@ -13,7 +13,7 @@ import { SqliteProjectionStore } from '../../adapters/store/sqlite-projection-st
 import { fold, toMachineEvent } from '../../services/actors/fold.ts';
 import { BoundedCache } from '../../services/bounded-cache.ts';
 import type { StoredEvent } from '../../services/event-log.ts';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer } from '../support/child-server.ts';
 import { opsPerSecond, type Bench, type BenchRow } from './types.ts';
 import { loadToolSettings } from '../../adapters/config.ts';
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
 import { signJwt } from '../../services/crypto/jws.ts';
-import { startChildServer, startPeerProcess } from './support/child-server.ts';
+import { startChildServer, startPeerProcess } from '../support/child-server.ts';
 import { flowLoad, type FlowStep } from './support/flow-load.ts';
 import { WARM_UP_MS, flowFigure, interleavedRounds, machineRows, type Bench, type FlowFigure } from './types.ts';
 

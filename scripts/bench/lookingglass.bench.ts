@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { rmSync } from 'node:fs';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer } from '../support/child-server.ts';
 import { opsPerSecond, type Bench } from './types.ts';
 
 const BASIC = `Basic ${Buffer.from('machine-client:machine-client-secret').toString('base64')}`;

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { rmSync } from 'node:fs';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer } from '../support/child-server.ts';
 import type { Bench } from './types.ts';
 
 /**

@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { generateKeyPair, SignJWT } from 'jose';
-import { freePort, startChildServer } from './support/child-server.ts';
+import { freePort, startChildServer } from '../support/child-server.ts';
 import { opsPerSecond, type Bench } from './types.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

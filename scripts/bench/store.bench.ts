@@ -9,7 +9,7 @@ import { agentMachine } from '../../machines/agent.ts';
 import { fold } from '../../services/actors/fold.ts';
 import type { EventLog, StoredEvent } from '../../services/event-log.ts';
 import { postgresAvailable, startPostgres } from '../../test/support/postgres.ts';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer } from '../support/child-server.ts';
 import { concurrentFlows, type Bench, type BenchRow } from './types.ts';
 
 const APPEND_MS = 2_000;

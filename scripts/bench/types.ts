@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { cpuSecondsOf } from './support/child-server.ts';
+import { cpuSecondsOf } from '../support/child-server.ts';
 import type { FlowLoad } from './support/flow-load.ts';
 
 /** One printed figure of `npm run bench`. */

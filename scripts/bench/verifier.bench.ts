@@ -8,7 +8,7 @@ import {
 import { signJwt } from '../../services/crypto/jws.ts';
 import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
 import { createHash } from 'node:crypto';
-import { startChildServer, startPeerProcess } from './support/child-server.ts';
+import { startChildServer, startPeerProcess } from '../support/child-server.ts';
 import { flowLoad, type FlowStep } from './support/flow-load.ts';
 import { flowFigure, interleavedRounds, machineRows, type Bench } from './types.ts';
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { flowsPerSecond as directIssuance } from './issuer.bench.ts';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer } from '../support/child-server.ts';
 import { concurrentFlows, type Bench } from './types.ts';
 
 const CONCURRENCY = 8;

@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { GuardedHttp, checkExternalUrl, vettedAddresses } from '../../adapters/outbound/guarded-http.ts';
 import { ManualClock } from '../../services/clock.ts';
 import { WalletSessions } from '../../services/wallet/sessions.ts';
-import { startChildServer } from './support/child-server.ts';
+import { startChildServer } from '../support/child-server.ts';
 import { opsPerSecond, type Bench } from './types.ts';
 
 setFlagsFromString('--expose-gc');

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childEnvironment, loadToolSettings } from '../../../adapters/config.ts';
+import { childEnvironment, loadToolSettings } from '../../adapters/config.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
 
 export const freePort = () =>
   new Promise<number>((resolve) => {
@@ -24,7 +24,7 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Runs the main origin (or the wallet) in its own process (so load generation does not share its event loop). */
+/** Runs the main origin (or the wallet, or all of `npm start`'s services) in its own process, so a load or a tester does not share its event loop. */
 export async function startChildServer(
   options: { dataDir?: string; env?: Record<string, string>; service?: 'main' | 'wallet'; nodeArgs?: string[] } = {},
 ): Promise<ChildServer> {
@@ -61,7 +61,7 @@ export async function startChildServer(
       if (out.includes('listening')) resolve();
     });
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`bench server exited (${code}): ${out}`)));
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
   });
   const startMs = performance.now() - started;
   return {

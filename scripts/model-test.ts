@@ -1,0 +1,70 @@
+import { randomInt } from 'node:crypto';
+import { startChildServer, type ChildServer } from './support/child-server.ts';
+import { Http, RateLimited } from './model-test/http.ts';
+import { MODELS } from './model-test/models/index.ts';
+import { parseOptions, USAGE, type TesterOptions } from './model-test/options.ts';
+import { formatReport } from './model-test/report.ts';
+import { testMachine, type MachineReport } from './model-test/runner.ts';
+
+/**
+ * `npm run model-test`: drives a deployment through its machines over HTTP only, and checks every
+ * answer and every logged state against the machines' models (docs/machines.md). Exits 1 on any failure.
+ */
+async function main(argv: string[]): Promise<number> {
+  let options: TesterOptions;
+  try {
+    options = parseOptions(argv, randomInt(2 ** 31));
+  } catch (error) {
+    console.error(`model-test: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const unknown = options.machines.filter((id) => !MODELS.some((m) => m.machine === id));
+  if (unknown.length > 0) {
+    console.error(`model-test: no model for ${unknown.join(', ')}; models: ${MODELS.map((m) => m.machine).join(', ')}`);
+    return 2;
+  }
+  let server: ChildServer | undefined;
+  try {
+    if (!options.base) {
+      // Its own test build: free ports, a fresh data directory, the rate limit lifted (a test hook).
+      server = await startChildServer({
+        env: options.invertGuard ? { PORTICO_TEST_INVERT_GUARD: options.invertGuard } : {},
+      });
+    }
+    const base = options.base ?? server!.url;
+    const rate = options.rate ?? (options.base ? 100 : Infinity);
+    const target = {
+      http: new Http(base, rate),
+      ...(options.wallet ? { wallet: new Http(options.wallet, rate) } : {}),
+    };
+    const chosen = MODELS.filter((m) => options.machines.length === 0 || options.machines.includes(m.machine));
+    console.log(
+      `model-test against ${base}${server ? ' (started by the tester)' : ''}: seed ${options.seed}, ` +
+        `${options.runs} runs per machine${options.invertGuard ? `, guard ${options.invertGuard} inverted` : ''}`,
+    );
+    const reports: MachineReport[] = [];
+    for (const model of chosen) {
+      if (model.needsWallet && !target.wallet) {
+        console.log(`skip ${model.machine}: needs the wallet harness (--wallet <url>)`);
+        continue;
+      }
+      reports.push(
+        await testMachine(model as never, target, {
+          runs: options.runs,
+          seed: options.seed,
+          maxCommands: options.maxCommands,
+        }),
+      );
+    }
+    console.log(formatReport(reports, options.seed, options.runs));
+    console.log(`${target.http.requests} requests`);
+    return reports.some((r) => r.failures.length > 0) ? 1 : 0;
+  } catch (error) {
+    console.error(`model-test: ${error instanceof RateLimited ? '' : 'could not run: '}${(error as Error).message}`);
+    return 1;
+  } finally {
+    await server?.stop();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
