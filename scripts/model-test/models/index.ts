@@ -1,5 +1,11 @@
 import type { MachineModel } from '../model.ts';
 import { agentModel } from './agent.ts';
+import { authorizationCodeModel } from './authorization-code.ts';
+import { refreshFamilyModel } from './refresh-family.ts';
 
 /** Every machine the tester has a model of, in the order it runs them. */
-export const MODELS: Array<MachineModel<{ state: string }>> = [agentModel as never];
+export const MODELS: Array<MachineModel<{ state: string }>> = [
+  agentModel,
+  authorizationCodeModel,
+  refreshFamilyModel,
+] as never[];
