@@ -42,6 +42,7 @@ const ERROR_RULES = {
   unknown_credential_identifier: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
   invalid_proof: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
   invalid_nonce: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
+  credential_request_denied: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
   invalid_encryption_parameters: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
   invalid_transaction_id: rule(400, 'OID4VCI 1.0 §9.3'),
   invalid_notification_id: rule(400, 'OID4VCI 1.0 §11.3'),

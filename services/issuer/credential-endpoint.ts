@@ -64,7 +64,8 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
   );
   const notificationId = `${offerId}.${randomToken(16)}`;
   const interactionId = request.interactionId;
-  await issuer.offers.execute(offerId, {
+  // Handed out only once the log holds it: a finished issuance (notified, expired) issues nothing more.
+  const recorded = await issuer.offers.execute(offerId, {
     type: 'issuance.credential_issued',
     at,
     configuration_id: configurationId,
@@ -76,6 +77,11 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
     request_encrypted: encrypted,
     response_encrypted: encryptTo !== undefined,
   });
+  if (!recorded.accepted)
+    throw oauthError(
+      'credential_request_denied',
+      `This issuance is ${String(recorded.snapshot.value)}; it issues no more credentials`,
+    );
   return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
 }
 

@@ -328,3 +328,34 @@ describe('status (items 4 and 8)', () => {
     expect(status).toMatchObject({ status: 'tx_code_burned', terminal: true, expired_reason: 'tx_code_burned' });
   });
 });
+
+describe('a finished issuance issues nothing more (found by npm run model-test)', () => {
+  it('after the notification, a credential request is credential_request_denied and the log is unchanged', async () => {
+    const { offer, accessToken, notificationId } = await issued();
+    const notified = await post(
+      '/oid4vci/notification',
+      json(
+        { notification_id: notificationId, event: 'credential_accepted' },
+        { authorization: `Bearer ${accessToken}` },
+      ),
+    );
+    expect(notified.status).toBe(204);
+    const exported = async () => (await post(`/api/streams/issuance:${offer.offer_id}/export`, { method: 'GET' })).body;
+    const before = await exported();
+    const again = await post(
+      '/oid4vci/credential',
+      json(
+        {
+          credential_configuration_id: 'UniversityDegreeCredential',
+          proofs: { jwt: [await keyProof(await keyPair(), await nonce())] },
+        },
+        { authorization: `Bearer ${accessToken}` },
+      ),
+    );
+    expect([again.status, again.body.error]).toEqual([400, 'credential_request_denied']);
+    expect(again.body.credentials).toBeUndefined();
+    const after = await exported();
+    expect(after.events).toHaveLength(before.events.length);
+    expect(after.final_state).toBe('notified');
+  });
+});
