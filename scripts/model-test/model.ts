@@ -4,6 +4,13 @@ import type { Http } from './http.ts';
 export type TransitionKey = string;
 export const transitionKey = (from: string, event: string, to: string): TransitionKey => `${from} --${event}--> ${to}`;
 
+/** The transition a coverage path leads to (a step may depend on it: a deferred offer for a deferral). */
+export interface GoalTransition {
+  from: string;
+  event: string;
+  to: string;
+}
+
 /** What a run of a model can reach: the deployment (and the wallet harness, when given). */
 export interface Target {
   http: Http;
@@ -23,6 +30,8 @@ export interface Observation {
  */
 export interface Step<S> {
   name: string;
+  /** Waits out a real interval: taken on coverage paths only, never in random runs. */
+  slow?: boolean;
   check?(model: S): boolean;
   run(model: S, target: Target): Promise<void>;
 }
@@ -39,7 +48,9 @@ export interface MachineModel<S extends { state: string }> {
   unreachable: Record<TransitionKey, string>;
   /** Needs the wallet harness (`--wallet`). */
   needsWallet?: boolean;
-  /** Steps every random run begins with, so its commands act on a live actor (the agent registers). */
+  /** Where coverage takes an event of every state (`* --e--> *`); default: the nearest state after the initial. */
+  anywhereFrom?: string;
+  /** The steps a random run may begin with, one chosen per run, so its commands act on a live actor. */
   start?: string[];
   /** A fresh model: one new actor, nothing sent yet. */
   create(): S;
@@ -48,7 +59,7 @@ export interface MachineModel<S extends { state: string }> {
    * The steps that take a path's `{event, guard}` from the published paths: what the client does so
    * that event happens with that guard holding (a guarded poll grants only after an approval, say).
    */
-  stepsFor(event: string, guard: string | undefined, model: S): string[] | undefined;
+  stepsFor(event: string, guard: string | undefined, goal: GoalTransition): string[] | undefined;
   /**
    * A step that makes the actor's log readable without deciding anything the model checks (the agent
    * redeems its assertion to hold a token), for coverage paths that would otherwise end unread.

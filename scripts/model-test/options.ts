@@ -18,7 +18,7 @@ export const USAGE = `npm run model-test -- [options]
   --machine <id>       a machine to test, repeatable (default: every machine with a model)
   --runs <n>           random command sequences per machine (default 25)
   --seed <n>           fast-check seed, to run a failure again (default: random)
-  --max-commands <n>   longest random sequence (default 12)
+  --max-commands <n>   longest random sequence (default 30)
   --rate <n>           requests per minute to stay under (default 100 with --base, the default limit)
   --invert-guard <machine>.<guard>
                        test build: start the service with that guard inverted (not with --base)`;
@@ -30,7 +30,7 @@ const integer = (name: string, value: string | undefined, min: number): number =
 };
 
 export function parseOptions(argv: string[], randomSeed: number): TesterOptions {
-  const options: TesterOptions = { machines: [], runs: 25, seed: randomSeed, maxCommands: 12 };
+  const options: TesterOptions = { machines: [], runs: 25, seed: randomSeed, maxCommands: 30 };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = argv[i + 1];

@@ -60,18 +60,19 @@ class Session<S extends AnyState> {
 }
 
 /** The steps that lead to `transition`: the published path to its source, then the transition itself. */
-function recipe<S extends AnyState>(model: MachineModel<S>, published: Published, t: PublishedTransition, state: S) {
+function recipe<S extends AnyState>(model: MachineModel<S>, published: Published, t: PublishedTransition) {
   const from =
     t.from === '*'
-      ? Object.entries(published.paths)
+      ? (model.anywhereFrom ??
+        Object.entries(published.paths)
           .filter(([, p]) => p.length > 0)
-          .sort((a, b) => a[1].length - b[1].length)[0]![0]
+          .sort((a, b) => a[1].length - b[1].length)[0]![0])
       : t.from;
   const path = published.paths[from];
   if (!path) return undefined;
   const names: string[] = [];
   for (const s of [...path, { event: t.event, guard: t.guard }]) {
-    const steps = model.stepsFor(s.event, s.guard, state);
+    const steps = model.stepsFor(s.event, s.guard, t);
     if (!steps) return undefined;
     names.push(...steps);
   }
@@ -88,7 +89,7 @@ async function coverTransitions<S extends AnyState>(
 ): Promise<void> {
   for (const t of published.transitions) {
     if (t.key in model.unreachable || covered.has(t.key)) continue;
-    const names = recipe(model, published, t, model.create());
+    const names = recipe(model, published, t);
     if (!names) {
       failures.push({ machine: model.machine, phase: 'coverage', commands: [], message: `no steps reach ${t.key}` });
       continue;
@@ -135,26 +136,32 @@ async function randomRuns<S extends AnyState>(
   covered: Set<string>,
   options: { runs: number; seed: number; maxCommands: number },
 ): Promise<Failure | undefined> {
-  const commands = model.steps.map((step) =>
-    fc.constant<fc.AsyncCommand<Session<S>, Target>>({
-      check: (session) => !step.check || step.check(session.state),
-      run: (session) => session.take(step),
-      toString: () => step.name,
-    }),
-  );
+  const commands = model.steps
+    .filter((step) => !step.slow)
+    .map((step) =>
+      fc.constant<fc.AsyncCommand<Session<S>, Target>>({
+        check: (session) => !step.check || step.check(session.state),
+        run: (session) => session.take(step),
+        toString: () => step.name,
+      }),
+    );
   // The last run that failed is the shrunk counterexample: its steps are what the report shows.
   let failedSteps: string[] = [];
   const result = await fc.check(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: options.maxCommands, size: 'max' }), async (sequence) => {
-      const session = new Session(model, published, target, covered, model.create());
-      try {
-        for (const name of model.start ?? []) await session.take(session.step(name));
-        await fc.asyncModelRun(() => ({ model: session, real: target }), sequence);
-      } catch (error) {
-        failedSteps = [...session.done];
-        throw error;
-      }
-    }),
+    fc.asyncProperty(
+      fc.constantFrom<string | undefined>(...(model.start ?? [undefined])),
+      fc.commands(commands, { maxCommands: options.maxCommands, size: 'max' }),
+      async (start, sequence) => {
+        const session = new Session(model, published, target, covered, model.create());
+        try {
+          if (start !== undefined) await session.take(session.step(start));
+          await fc.asyncModelRun(() => ({ model: session, real: target }), sequence);
+        } catch (error) {
+          failedSteps = [...session.done];
+          throw error;
+        }
+      },
+    ),
     { numRuns: options.runs, seed: options.seed },
   );
   if (!result.failed) return undefined;

@@ -1,3 +1,4 @@
+import { offerOf } from './request-rules.ts';
 import { interactionMachine, type AuthorizationRequest } from '../../machines/interaction.ts';
 import { isS256Challenge } from '../oauth/pkce.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
@@ -16,6 +17,9 @@ import type { IssuerService, PresentedRequest } from './service.ts';
 export const PAR_TTL_S = 90;
 export const CODE_TTL_MS = 60_000;
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+/** The issuance stream a pushed request belongs to: its request_uri names it (`<stream>.<secret>`). */
+export const streamOfRequestUri = (requestUri: string) =>
+  requestUri.startsWith(REQUEST_URI_PREFIX) ? offerOf(requestUri.slice(REQUEST_URI_PREFIX.length)) : undefined;
 const INTERACTION_TTL_MS = 600_000;
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 

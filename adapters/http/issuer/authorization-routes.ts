@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
+import { streamOfRequestUri, type IssuerAuthorization } from '../../../services/issuer/authorization.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
 import { consentHandler, consentPage, loginPage, sendAuthPage, sendInteractionExpired } from '../oauth/pages.ts';
 import { redirect } from '../response-schemas.ts';
@@ -19,6 +19,8 @@ export function issuerAuthorizationRoutes(
     authorization: IssuerAuthorization;
     users: DemoUser[];
     presented: (request: FastifyRequest) => Parameters<IssuerAuthorization['par']>[1];
+    /** Records the asking wallet exchange on the issuance and names its stream (docs/debugging.md). */
+    correlate: (request: FastifyRequest, reply: FastifyReply, streamId: string | undefined) => Promise<void>;
   },
 ): void {
   const { authorization, users } = deps;
@@ -64,7 +66,9 @@ export function issuerAuthorizationRoutes(
     },
     async (request, reply) => {
       reply.code(201).header('cache-control', 'no-store');
-      return authorization.par((request.body ?? {}) as Record<string, string>, deps.presented(request));
+      const pushed = await authorization.par((request.body ?? {}) as Record<string, string>, deps.presented(request));
+      await deps.correlate(request, reply, streamOfRequestUri(pushed.request_uri));
+      return pushed;
     },
   );
 

@@ -45,7 +45,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     };
   };
   const tags = ['oid4vci'];
-  issuerAuthorizationRoutes(app, { authorization, users: userList, presented });
+  issuerAuthorizationRoutes(app, { authorization, users: userList, presented, correlate: correlateOffer });
 
   issuerMetadataRoutes(app, ctx);
 
