@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { startChildServer, type ChildServer } from './support/child-server.ts';
 import { Http, RateLimited } from './model-test/http.ts';
 import { MODELS } from './model-test/models/index.ts';
 import { parseOptions, USAGE, type TesterOptions } from './model-test/options.ts';
 import { formatReport } from './model-test/report.ts';
+import { startDeployment, type StartedDeployment } from './model-test/deployment.ts';
 import { testMachine, type MachineReport } from './model-test/runner.ts';
 
 /**
@@ -23,23 +23,19 @@ async function main(argv: string[]): Promise<number> {
     console.error(`model-test: no model for ${unknown.join(', ')}; models: ${MODELS.map((m) => m.machine).join(', ')}`);
     return 2;
   }
-  let server: ChildServer | undefined;
+  let started: StartedDeployment | undefined;
   try {
-    if (!options.base) {
-      // Its own test build: free ports, a fresh data directory, the rate limit lifted (a test hook).
-      server = await startChildServer({
-        env: options.invertGuard ? { PORTICO_TEST_INVERT_GUARD: options.invertGuard } : {},
-      });
-    }
-    const base = options.base ?? server!.url;
+    if (!options.base) started = await startDeployment(options.invertGuard);
+    const base = options.base ?? started!.main.url;
+    const walletUrl = options.wallet ?? started?.wallet.url;
     const rate = options.rate ?? (options.base ? 100 : Infinity);
     const target = {
       http: new Http(base, rate),
-      ...(options.wallet ? { wallet: new Http(options.wallet, rate) } : {}),
+      ...(walletUrl ? { wallet: new Http(walletUrl, rate) } : {}),
     };
     const chosen = MODELS.filter((m) => options.machines.length === 0 || options.machines.includes(m.machine));
     console.log(
-      `model-test against ${base}${server ? ' (started by the tester)' : ''}: seed ${options.seed}, ` +
+      `model-test against ${base}${started ? ' (started by the tester)' : ''}: seed ${options.seed}, ` +
         `${options.runs} runs per machine${options.invertGuard ? `, guard ${options.invertGuard} inverted` : ''}`,
     );
     const reports: MachineReport[] = [];
@@ -63,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`model-test: ${error instanceof RateLimited ? '' : 'could not run: '}${(error as Error).message}`);
     return 1;
   } finally {
-    await server?.stop();
+    await started?.stop();
   }
 }
 

@@ -13,8 +13,10 @@ export async function observeStream(
   streamId: string,
   initial: string,
   headers: Record<string, string> = {},
+  capability: Record<string, string> = {},
 ): Promise<Observation | undefined> {
-  const answer = await http.call(`/api/streams/${streamId}/export`, { headers });
+  const query = new URLSearchParams(capability).toString();
+  const answer = await http.call(`/api/streams/${streamId}/export${query ? `?${query}` : ''}`, { headers });
   if (answer.status === 404) return undefined;
   if (answer.status !== 200) throw new ModelMismatch(`export of ${streamId}: ${answer.status} ${answer.text}`);
   const events = answer.body.events as Array<{ type: string; state: unknown }>;

@@ -4,6 +4,7 @@ import { authorizationCodeModel } from './authorization-code.ts';
 import { refreshFamilyModel } from './refresh-family.ts';
 import { flowRunModel } from './flow-run.ts';
 import { issuanceModel } from './issuance.ts';
+import { presentationModel } from './presentation.ts';
 
 /** Every machine the tester has a model of, in the order it runs them. */
 export const MODELS: Array<MachineModel<{ state: string }>> = [
@@ -11,5 +12,6 @@ export const MODELS: Array<MachineModel<{ state: string }>> = [
   authorizationCodeModel,
   refreshFamilyModel,
   issuanceModel,
+  presentationModel,
   flowRunModel,
 ] as never[];

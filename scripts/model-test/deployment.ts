@@ -1,0 +1,40 @@
+import { rmSync } from 'node:fs';
+import { startChildServer, type ChildServer } from '../support/child-server.ts';
+
+export interface StartedDeployment {
+  main: ChildServer;
+  wallet: ChildServer;
+  stop(): Promise<void>;
+}
+
+/**
+ * The tester's own test build: the main origin and its wallet harness, each in a process of its own on
+ * free ports with a fresh data directory, the rate limit lifted (the documented test-hook setting) and,
+ * for the planted-bug test, one guard inverted (PORTICO_TEST_INVERT_GUARD).
+ */
+export async function startDeployment(invertGuard?: string): Promise<StartedDeployment> {
+  const main = await startChildServer({ env: invertGuard ? { PORTICO_TEST_INVERT_GUARD: invertGuard } : {} });
+  try {
+    const pem = async (path: string) => (await fetch(`${main.url}${path}`)).text();
+    // The wallet trusts the main origin's IACA and verifier CA, as it does when they run together.
+    const wallet = await startChildServer({
+      service: 'wallet',
+      env: {
+        BASE_URL: main.url,
+        WALLET_MDOC_IACA_ROOT_PEM: await pem('/oid4vci/iaca.pem'),
+        WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: await pem('/oid4vp/ca.pem'),
+      },
+    });
+    return {
+      main,
+      wallet,
+      async stop() {
+        await Promise.all([main.stop(), wallet.stop()]);
+        for (const dir of [main.dataDir, wallet.dataDir]) rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await main.stop();
+    throw error;
+  }
+}
