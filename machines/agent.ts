@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 import { CLAIM_CODE_LIFETIME_MS, canDecide, pollOutcome, type Claim, type PollOutcome } from './claim-polling.ts';
 
 /**
@@ -71,46 +72,52 @@ export const agentGuards = {
     canDecide(context.claim, e.userCodeHash, e.at),
 };
 
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const agentUpdates = {
+  register: (_: AgentContext, e: E<'agent.registered'>) => ({
+    agentId: e.agentId,
+    claimTokenHash: e.claimTokenHash,
+    registeredAt: e.at,
+    assertions: record(e.assertion, false),
+  }),
+  redeem: (context: AgentContext, e: E<'agent.assertion_redeemed'>) => ({
+    assertions: { ...context.assertions, [e.jtiHash]: { ...context.assertions[e.jtiHash]!, redeemedAt: e.at } },
+  }),
+  startClaim: (_: AgentContext, e: E<'agent.claim_started'>) => ({
+    claim: {
+      userCodeHash: e.userCodeHash,
+      email: e.email,
+      startedAt: e.at,
+      expiresAt: e.at + CLAIM_CODE_LIFETIME_MS,
+      status: 'pending',
+    } satisfies Claim,
+    lastPoll: undefined,
+  }),
+  recordPoll: (context: AgentContext, e: E<'agent.claim_polled'>) => {
+    const claim = context.claim!;
+    const outcome = pollOutcome(claim, e.at);
+    const status = outcome === 'expired_token' ? 'expired' : claim.status;
+    return { claim: { ...claim, status, lastPollAt: e.at }, lastPoll: outcome };
+  },
+  grant: (context: AgentContext, e: E<'agent.claim_polled'>) => ({
+    assertions: { ...context.assertions, ...record(e.assertion!, true) },
+    ownerEmail: context.claim!.email,
+    claimedAt: e.at,
+    claim: undefined,
+    lastPoll: 'granted' as const,
+  }),
+  approve: (context: AgentContext) => ({ claim: { ...context.claim!, status: 'approved' as const } }),
+  decline: (context: AgentContext) => ({ claim: { ...context.claim!, status: 'declined' as const } }),
+  revoke: (_: AgentContext, e: E<'agent.revoked'>) => ({ revokedAt: e.at, claim: undefined }),
+} satisfies Record<string, ContextUpdate<AgentContext>>;
+
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
     events: {} as AgentEvent,
   },
   guards: agentGuards,
-  actions: {
-    redeem: assign({
-      assertions: ({ context }, e: E<'agent.assertion_redeemed'>) => ({
-        ...context.assertions,
-        [e.jtiHash]: { ...context.assertions[e.jtiHash], redeemedAt: e.at },
-      }),
-    }),
-    startClaim: assign({
-      claim: (_, e: E<'agent.claim_started'>): Claim => ({
-        userCodeHash: e.userCodeHash,
-        email: e.email,
-        startedAt: e.at,
-        expiresAt: e.at + CLAIM_CODE_LIFETIME_MS,
-        status: 'pending',
-      }),
-      lastPoll: undefined,
-    }),
-    recordPoll: assign(({ context }, e: E<'agent.claim_polled'>) => {
-      const claim = context.claim!;
-      const outcome = pollOutcome(claim, e.at);
-      const status = outcome === 'expired_token' ? 'expired' : claim.status;
-      return { claim: { ...claim, status, lastPollAt: e.at }, lastPoll: outcome };
-    }),
-    grant: assign(({ context }, e: E<'agent.claim_polled'>) => ({
-      assertions: { ...context.assertions, ...record(e.assertion!, true) },
-      ownerEmail: context.claim!.email,
-      claimedAt: e.at,
-      claim: undefined,
-      lastPoll: 'granted' as const,
-    })),
-    approve: assign({ claim: ({ context }) => ({ ...context.claim!, status: 'approved' as const }) }),
-    decline: assign({ claim: ({ context }) => ({ ...context.claim!, status: 'declined' as const }) }),
-    revoke: assign({ revokedAt: (_, e: E<'agent.revoked'>) => e.at, claim: undefined }),
-  },
+  actions: updateActions<AgentContext, AgentEvent, typeof agentUpdates>(agentUpdates),
 }).createMachine({
   id: 'agent',
   description: 'One registered agent (stream agent:<id>): registration, assertions, the claim ceremony, revocation.',
@@ -123,12 +130,7 @@ export const agentMachine = setup({
         'agent.registered': {
           target: 'unclaimed',
           description: `POST /agentauth/identity (type anonymous). ${SPEC}, row "(no agent)".`,
-          actions: assign(({ event: e }) => ({
-            agentId: e.agentId,
-            claimTokenHash: e.claimTokenHash,
-            registeredAt: e.at,
-            assertions: record(e.assertion, false),
-          })),
+          actions: 'register',
         },
       },
     },
@@ -138,14 +140,14 @@ export const agentMachine = setup({
         'agent.assertion_redeemed': {
           description: `POST /agentauth/token, jwt-bearer grant; a jti already seen is invalid_grant. ${SPEC}, rows "assertion unredeemed" and "assertion redeemed".`,
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
-          actions: { type: 'redeem', params: ({ event }) => event },
+          actions: 'redeem',
         },
         'agent.claim_started': {
           target: 'claiming',
           description: `POST /agentauth/identity/claim with the claim token. ${SPEC}, row "unclaimed agent".`,
-          actions: { type: 'startClaim', params: ({ event }) => event },
+          actions: 'startClaim',
         },
-        'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
+        'agent.revoked': { target: 'revoked', actions: 'revoke' },
       },
     },
     claiming: {
@@ -153,24 +155,24 @@ export const agentMachine = setup({
       on: {
         'agent.assertion_redeemed': {
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
-          actions: { type: 'redeem', params: ({ event }) => event },
+          actions: 'redeem',
         },
         'agent.claim_started': {
           target: 'claiming',
           reenter: true,
-          actions: { type: 'startClaim', params: ({ event }) => event },
+          actions: 'startClaim',
         },
         'agent.claim_polled': [
           {
             guard: { type: 'pollGrants', params: ({ event }) => event },
             target: 'claimed',
             description: `A poll after the person approved returns agent:read agent:write. ${SPEC}, row "claim pending" (approved).`,
-            actions: { type: 'grant', params: ({ event }) => event },
+            actions: 'grant',
           },
           {
             guard: { type: 'pollWithoutGrant', params: ({ event }) => event },
             description: `authorization_pending, slow_down or expired_token (RFC 8628 §3.5). ${SPEC}, rows "claim pending".`,
-            actions: { type: 'recordPoll', params: ({ event }) => event },
+            actions: 'recordPoll',
           },
         ],
         'agent.claim_approved': {
@@ -181,7 +183,7 @@ export const agentMachine = setup({
           guard: { type: 'personMayDecide', params: ({ event }) => event },
           actions: 'decline',
         },
-        'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
+        'agent.revoked': { target: 'revoked', actions: 'revoke' },
       },
     },
     claimed: {
@@ -189,9 +191,9 @@ export const agentMachine = setup({
       on: {
         'agent.assertion_redeemed': {
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
-          actions: { type: 'redeem', params: ({ event }) => event },
+          actions: 'redeem',
         },
-        'agent.revoked': { target: 'revoked', actions: { type: 'revoke', params: ({ event }) => event } },
+        'agent.revoked': { target: 'revoked', actions: 'revoke' },
       },
     },
     revoked: {

@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * An authorization code (RFC 6749 section 4.1.2): issued for one client and redirect URI, redeemable
@@ -45,9 +46,27 @@ export const authorizationCodeGuards = {
   unexpired: ({ context }: AuthorizationCodeGuardArgs, e: { at: number }) => e.at < context.grant!.expiresAt,
 };
 
+type E<T extends CodeEvent['type']> = Extract<CodeEvent, { type: T }>;
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const authorizationCodeUpdates = {
+  recordGrant: (_: CodeContext, event: E<'code.issued'>) => {
+    const { type, at, ...grant } = event;
+    void type;
+    void at;
+    return { grant };
+  },
+  recordRedemption: (_: CodeContext, event: E<'code.redeemed'>) => ({
+    redeemedAt: event.at,
+    products: { accessJti: event.accessJti, refreshFamily: event.refreshFamily },
+  }),
+  recordReplay: (_: CodeContext, event: E<'code.replayed'>) => ({ replayedAt: event.at }),
+} satisfies Record<string, ContextUpdate<CodeContext>>;
+
 export const authorizationCodeMachine = setup({
   types: { context: {} as CodeContext, events: {} as CodeEvent },
   guards: authorizationCodeGuards,
+  actions: updateActions<CodeContext, CodeEvent, typeof authorizationCodeUpdates>(authorizationCodeUpdates),
 }).createMachine({
   id: 'authorizationCode',
   initial: 'unissued',
@@ -57,12 +76,7 @@ export const authorizationCodeMachine = setup({
       on: {
         'code.issued': {
           target: 'issued',
-          actions: assign(({ event }) => {
-            const { type, at, ...grant } = event;
-            void type;
-            void at;
-            return { grant };
-          }),
+          actions: 'recordGrant',
         },
       },
     },
@@ -71,15 +85,12 @@ export const authorizationCodeMachine = setup({
         'code.redeemed': {
           guard: { type: 'unexpired', params: ({ event }) => event },
           target: 'redeemed',
-          actions: assign(({ event }) => ({
-            redeemedAt: event.at,
-            products: { accessJti: event.accessJti, refreshFamily: event.refreshFamily },
-          })),
+          actions: 'recordRedemption',
         },
       },
     },
     redeemed: {
-      on: { 'code.replayed': { target: 'replayed', actions: assign(({ event }) => ({ replayedAt: event.at })) } },
+      on: { 'code.replayed': { target: 'replayed', actions: 'recordReplay' } },
     },
     replayed: { type: 'final' },
   },

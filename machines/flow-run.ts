@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * One execution of a catalog flow: started, then one recorded exchange per HTTP hop, then finished
@@ -50,9 +51,29 @@ export const flowRunGuards = {
   succeeded: ({ event }: FlowRunGuardArgs) => event.type === 'run.finished' && event.status === 'succeeded',
 };
 
+type E<T extends FlowRunEvent['type']> = Extract<FlowRunEvent, { type: T }>;
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const flowRunUpdates = {
+  recordStart: (_: FlowRunContext, event: E<'run.started'>) => ({
+    protocol: event.protocol,
+    flow: event.flow,
+    options: event.options,
+    startedAt: event.at,
+  }),
+  countExchange: (context: FlowRunContext) => ({ exchanges: context.exchanges + 1 }),
+  recordEnd: (_: FlowRunContext, event: E<'run.finished'>) => ({ finishedAt: event.at }),
+  recordFailure: (_: FlowRunContext, event: E<'run.finished'>) => ({ finishedAt: event.at, error: event.error }),
+  recordInterruption: (_: FlowRunContext, event: E<'run.interrupted'>) => ({
+    finishedAt: event.at,
+    error: event.reason,
+  }),
+} satisfies Record<string, ContextUpdate<FlowRunContext>>;
+
 export const flowRunMachine = setup({
   types: { context: {} as FlowRunContext, events: {} as FlowRunEvent },
   guards: flowRunGuards,
+  actions: updateActions<FlowRunContext, FlowRunEvent, typeof flowRunUpdates>(flowRunUpdates),
 }).createMachine({
   id: 'flowRun',
   initial: 'new',
@@ -63,30 +84,25 @@ export const flowRunMachine = setup({
       on: {
         'run.started': {
           target: 'running',
-          actions: assign(({ event }) => ({
-            protocol: event.protocol,
-            flow: event.flow,
-            options: event.options,
-            startedAt: event.at,
-          })),
+          actions: 'recordStart',
         },
       },
     },
     running: {
       description: 'A flow runner is sending its requests; each exchange is recorded.',
       on: {
-        'run.exchange_recorded': { actions: assign(({ context }) => ({ exchanges: context.exchanges + 1 })) },
+        'run.exchange_recorded': { actions: 'countExchange' },
         'run.finished': [
           {
             guard: 'succeeded',
             target: 'succeeded',
-            actions: assign(({ event }) => ({ finishedAt: event.at })),
+            actions: 'recordEnd',
           },
-          { target: 'failed', actions: assign(({ event }) => ({ finishedAt: event.at, error: event.error })) },
+          { target: 'failed', actions: 'recordFailure' },
         ],
         'run.interrupted': {
           target: 'interrupted',
-          actions: assign(({ event }) => ({ finishedAt: event.at, error: event.reason })),
+          actions: 'recordInterruption',
         },
       },
     },

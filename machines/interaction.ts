@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * One authorization request between the authorization endpoint and the redirect back to the client:
@@ -37,9 +38,24 @@ export const interactionGuards = {
   live: ({ context }: { context: InteractionContext }, e: { at: number }) => e.at < context.request!.expiresAt,
 };
 
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const interactionUpdates = {
+  recordRequest: (_: InteractionContext, event: Extract<InteractionEvent, { type: 'interaction.started' }>) => {
+    const { type, at, ...request } = event;
+    void type;
+    void at;
+    return { request };
+  },
+  recordLogin: (_: InteractionContext, event: Extract<InteractionEvent, { type: 'interaction.authenticated' }>) => ({
+    sub: event.sub,
+    authTime: event.at,
+  }),
+} satisfies Record<string, ContextUpdate<InteractionContext>>;
+
 export const interactionMachine = setup({
   types: { context: {} as InteractionContext, events: {} as InteractionEvent },
   guards: interactionGuards,
+  actions: updateActions<InteractionContext, InteractionEvent, typeof interactionUpdates>(interactionUpdates),
 }).createMachine({
   id: 'interaction',
   initial: 'new',
@@ -49,12 +65,7 @@ export const interactionMachine = setup({
       on: {
         'interaction.started': {
           target: 'login',
-          actions: assign(({ event }) => {
-            const { type, at, ...request } = event;
-            void type;
-            void at;
-            return { request };
-          }),
+          actions: 'recordRequest',
         },
       },
     },
@@ -63,7 +74,7 @@ export const interactionMachine = setup({
         'interaction.authenticated': {
           guard: { type: 'live', params: ({ event }) => event },
           target: 'consent',
-          actions: assign(({ event }) => ({ sub: event.sub, authTime: event.at })),
+          actions: 'recordLogin',
         },
       },
     },

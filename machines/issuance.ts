@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 import type { IssuanceContext, IssuanceEvent } from './issuance-types.ts';
 
 export type { IssuanceContext, IssuanceEvent, IssuanceGrant } from './issuance-types.ts';
@@ -31,6 +32,7 @@ const redeemable = {
  */
 /** The arguments xstate gives a guard of this machine. */
 type IssuanceGuardArgs = { context: IssuanceContext; event: IssuanceEvent };
+type E<T extends IssuanceEvent['type']> = Extract<IssuanceEvent, { type: T }>;
 
 /** The machine's guards: pure, named, importable on their own (time arrives in events). */
 export const issuanceGuards = {
@@ -62,67 +64,94 @@ export const issuanceGuards = {
   deferredReady: ({ context, event }: IssuanceGuardArgs) => event.at >= (context.readyAt ?? Infinity),
 };
 
+/** The machine's context updates: pure, named, importable on their own (the event carries its time). */
+export const issuanceUpdates = {
+  recordOffer: (_: IssuanceContext, event: E<'issuance.offered'>) => ({
+    grant: event.grant,
+    configurationIds: event.configuration_ids,
+    codeHash: event.code_hash,
+    txCodeHash: event.tx_code_hash,
+    issuerStateHash: event.issuer_state_hash,
+    expiresAt: event.expires_at,
+    user: event.user,
+    deferred: event.deferred === true,
+  }),
+  recordOfferFetched: () => ({ offerFetched: true }),
+  countTxCodeFailure: (context: IssuanceContext) => ({ txCodeFailures: context.txCodeFailures + 1 }),
+  recordTxCodeBurned: () => ({ expiredReason: 'tx_code_burned' }),
+  recordExpiry: (_: IssuanceContext, event: E<'issuance.expired'>) => ({ expiredReason: event.reason }),
+  recordAuthorizationRequest: (context: IssuanceContext, event: E<'issuance.authorization_requested'>) => ({
+    grant: 'authorization_code' as const,
+    configurationIds: event.configuration_ids,
+    clientId: event.client_id,
+    expiresAt: event.expires_at ?? context.expiresAt,
+    par: {
+      clientId: event.client_id,
+      redirectUri: event.redirect_uri,
+      codeChallenge: event.code_challenge,
+      authorizationDetails: event.authorization_details,
+      state: event.state,
+      dpopJkt: event.dpop_jkt,
+      requestUriHash: event.request_uri_hash,
+      requestExpiresAt: event.request_expires_at,
+      attested: event.attested === true,
+    },
+  }),
+  recordAuthorizationStarted: (_: IssuanceContext, event: E<'issuance.authorization_started'>) => ({
+    loginInteractionId: event.interaction_id,
+  }),
+  recordCode: (_: IssuanceContext, event: E<'issuance.code_issued'>) => ({
+    authCodeHash: event.code_hash,
+    authCodeExpiresAt: event.code_expires_at,
+    user: event.sub,
+  }),
+  recordDecline: () => ({ expiredReason: 'declined' }),
+  recordToken: (_: IssuanceContext, event: E<'issuance.token_issued'>) => ({
+    tokenHash: event.token_hash,
+    tokenType: event.token_type,
+    dpopJkt: event.dpop_jkt,
+    clientId: event.client_id,
+    scope: event.scope,
+    attested: event.attested === true,
+    challengeUsed: event.challenge_used === true,
+  }),
+  /** A code is spent once: its hash is forgotten with the token. */
+  spendCode: () => ({ authCodeHash: undefined }),
+  recordCredential: (_: IssuanceContext, event: E<'issuance.credential_issued'>) => ({
+    configurationId: event.configuration_id,
+    proofCount: event.proof_count,
+    holderJkts: event.holder_jkts,
+    notificationIdHash: event.notification_id_hash,
+    ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
+    ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}),
+    requestEncrypted: event.request_encrypted === true,
+    responseEncrypted: event.response_encrypted === true,
+  }),
+  recordDeferral: (_: IssuanceContext, event: E<'issuance.deferred'>) => ({
+    configurationId: event.configuration_id,
+    proofCount: event.proof_count,
+    holderJkts: event.holder_jkts,
+    holderJwks: event.holder_jwks,
+    transactionIdHash: event.transaction_id_hash,
+    readyAt: event.ready_at,
+  }),
+  recordCollection: (_: IssuanceContext, event: E<'issuance.deferred_collected'>) => ({
+    notificationIdHash: event.notification_id_hash,
+    transactionIdHash: undefined,
+  }),
+  recordNotification: (context: IssuanceContext, event: E<'issuance.notified'>) => ({
+    notificationEvent: event.event,
+    credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted',
+    ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
+  }),
+  countNonceChallenge: (context: IssuanceContext) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 }),
+  recordCorrelation: (_: IssuanceContext, event: E<'issuance.correlated'>) => ({ walletExchange: event.stream }),
+} satisfies Record<string, ContextUpdate<IssuanceContext>>;
+
 export const issuanceMachine = setup({
   types: { context: {} as IssuanceContext, events: {} as IssuanceEvent },
   guards: issuanceGuards,
-  actions: {
-    countTxCodeFailure: assign(({ context }) => ({ txCodeFailures: context.txCodeFailures + 1 })),
-    recordTxCodeBurned: assign({ expiredReason: 'tx_code_burned' }),
-    recordExpiry: assign(({ event }) => (event.type === 'issuance.expired' ? { expiredReason: event.reason } : {})),
-    recordToken: assign(({ event }) => {
-      if (event.type !== 'issuance.token_issued') return {};
-      return {
-        tokenHash: event.token_hash,
-        tokenType: event.token_type,
-        dpopJkt: event.dpop_jkt,
-        clientId: event.client_id,
-        scope: event.scope,
-        attested: event.attested === true,
-        challengeUsed: event.challenge_used === true,
-      };
-    }),
-    recordAuthorizationRequest: assign(({ context, event }) => {
-      if (event.type !== 'issuance.authorization_requested') return {};
-      return {
-        grant: 'authorization_code' as const,
-        configurationIds: event.configuration_ids,
-        clientId: event.client_id,
-        expiresAt: event.expires_at ?? context.expiresAt,
-        par: {
-          clientId: event.client_id,
-          redirectUri: event.redirect_uri,
-          codeChallenge: event.code_challenge,
-          authorizationDetails: event.authorization_details,
-          state: event.state,
-          dpopJkt: event.dpop_jkt,
-          requestUriHash: event.request_uri_hash,
-          requestExpiresAt: event.request_expires_at,
-          attested: event.attested === true,
-        },
-      };
-    }),
-    recordNotification: assign(({ context, event }) => {
-      if (event.type !== 'issuance.notified') return {};
-      return {
-        notificationEvent: event.event,
-        credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted',
-        ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
-      };
-    }),
-    recordCredential: assign(({ event }) => {
-      if (event.type !== 'issuance.credential_issued') return {};
-      return {
-        configurationId: event.configuration_id,
-        proofCount: event.proof_count,
-        holderJkts: event.holder_jkts,
-        notificationIdHash: event.notification_id_hash,
-        ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
-        ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}),
-        requestEncrypted: event.request_encrypted === true,
-        responseEncrypted: event.response_encrypted === true,
-      };
-    }),
-  },
+  actions: updateActions<IssuanceContext, IssuanceEvent, typeof issuanceUpdates>(issuanceUpdates),
 }).createMachine({
   id: 'issuance',
   initial: 'new',
@@ -140,12 +169,12 @@ export const issuanceMachine = setup({
   on: {
     'issuance.nonce_challenged': {
       guard: 'notExpired',
-      actions: assign(({ context }) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 })),
+      actions: 'countNonceChallenge',
     },
     // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept.
     'issuance.correlated': {
       guard: 'notCorrelated',
-      actions: assign(({ event }) => ({ walletExchange: event.stream })),
+      actions: 'recordCorrelation',
     },
   },
   states: {
@@ -158,16 +187,7 @@ export const issuanceMachine = setup({
         },
         'issuance.offered': {
           target: 'offered',
-          actions: assign(({ event }) => ({
-            grant: event.grant,
-            configurationIds: event.configuration_ids,
-            codeHash: event.code_hash,
-            txCodeHash: event.tx_code_hash,
-            issuerStateHash: event.issuer_state_hash,
-            expiresAt: event.expires_at,
-            user: event.user,
-            deferred: event.deferred === true,
-          })),
+          actions: 'recordOffer',
         },
       },
     },
@@ -178,7 +198,7 @@ export const issuanceMachine = setup({
         'issuance.offer_fetched': {
           target: 'offer_fetched',
           guard: 'offerLive',
-          actions: assign({ offerFetched: true }),
+          actions: 'recordOfferFetched',
         },
         ...redeemable,
       },
@@ -197,7 +217,7 @@ export const issuanceMachine = setup({
         'issuance.authorization_started': {
           target: 'authorizing',
           guard: 'requestUriLive',
-          actions: assign(({ event }) => ({ loginInteractionId: event.interaction_id })),
+          actions: 'recordAuthorizationStarted',
         },
         'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
       },
@@ -208,13 +228,9 @@ export const issuanceMachine = setup({
       on: {
         'issuance.code_issued': {
           target: 'code_issued',
-          actions: assign(({ event }) => ({
-            authCodeHash: event.code_hash,
-            authCodeExpiresAt: event.code_expires_at,
-            user: event.sub,
-          })),
+          actions: 'recordCode',
         },
-        'issuance.authorization_declined': { target: 'expired', actions: assign({ expiredReason: 'declined' }) },
+        'issuance.authorization_declined': { target: 'expired', actions: 'recordDecline' },
       },
     },
     /** A code waits for the token endpoint: once, within 60 s. */
@@ -224,7 +240,7 @@ export const issuanceMachine = setup({
         'issuance.token_issued': {
           target: 'token_issued',
           guard: 'codeLive',
-          actions: ['recordToken', assign({ authCodeHash: undefined })],
+          actions: ['recordToken', 'spendCode'],
         },
         'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
       },
@@ -240,14 +256,7 @@ export const issuanceMachine = setup({
         'issuance.deferred': {
           target: 'deferred',
           guard: 'defers',
-          actions: assign(({ event }) => ({
-            configurationId: event.configuration_id,
-            proofCount: event.proof_count,
-            holderJkts: event.holder_jkts,
-            holderJwks: event.holder_jwks,
-            transactionIdHash: event.transaction_id_hash,
-            readyAt: event.ready_at,
-          })),
+          actions: 'recordDeferral',
         },
       },
     },
@@ -258,10 +267,7 @@ export const issuanceMachine = setup({
         'issuance.deferred_collected': {
           target: 'credential_issued',
           guard: 'deferredReady',
-          actions: assign(({ event }) => ({
-            notificationIdHash: event.notification_id_hash,
-            transactionIdHash: undefined,
-          })),
+          actions: 'recordCollection',
         },
       },
     },

@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * One OID4VP presentation request of the verifier (decisions section 9), stream
@@ -125,43 +126,50 @@ export const presentationGuards = {
     live(context, event.at),
 };
 
+type E<T extends PresentationEvent['type']> = Extract<PresentationEvent, { type: T }>;
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const presentationUpdates = {
+  recordRequest: (_: PresentationContext, event: E<'presentation.created'>) => ({
+    clientId: event.client_id,
+    prefix: event.client_id_prefix,
+    responseMode: event.response_mode,
+    requestUriMethod: event.request_uri_method,
+    nonce: event.nonce,
+    stateHash: event.state_hash,
+    transactionIdHash: event.transaction_id_hash,
+    dcqlQuery: event.dcql_query,
+    expiresAt: event.expires_at,
+    profile: event.profile,
+    encValues: event.enc_values,
+    encJwk: event.enc_jwk,
+  }),
+  recordFetch: (context: PresentationContext, event: E<'presentation.request_fetched'>) => ({
+    fetches: context.fetches + 1,
+    walletNonce: event.wallet_nonce,
+  }),
+  recordResponse: (_: PresentationContext, event: E<'presentation.response_received'>) => ({ enc: event.enc }),
+  recordWalletError: (_: PresentationContext, event: E<'presentation.wallet_error'>) => ({
+    walletError: {
+      error: event.error,
+      ...(event.error_description ? { error_description: event.error_description } : {}),
+    },
+  }),
+  recordVerdict: (_: PresentationContext, event: E<'presentation.verified'> | E<'presentation.rejected'>) => ({
+    ...(event.type === 'presentation.rejected' ? { reasons: event.reasons } : {}),
+    presentations: event.presentations,
+    responseCodeHash: event.response_code_hash,
+    ...(event.checks ? { checks: event.checks } : {}),
+  }),
+  recordCorrelation: (_: PresentationContext, event: E<'presentation.correlated'>) => ({
+    walletExchange: event.stream,
+  }),
+} satisfies Record<string, ContextUpdate<PresentationContext>>;
+
 export const presentationMachine = setup({
   types: { context: {} as PresentationContext, events: {} as PresentationEvent },
   guards: presentationGuards,
-  actions: {
-    recordFetch: assign(({ context, event }) =>
-      event.type === 'presentation.request_fetched'
-        ? { fetches: context.fetches + 1, walletNonce: event.wallet_nonce }
-        : {},
-    ),
-    recordResponse: assign(({ event }) => (event.type === 'presentation.response_received' ? { enc: event.enc } : {})),
-    recordWalletError: assign(({ event }) =>
-      event.type === 'presentation.wallet_error'
-        ? {
-            walletError: {
-              error: event.error,
-              ...(event.error_description ? { error_description: event.error_description } : {}),
-            },
-          }
-        : {},
-    ),
-    recordVerdict: assign(({ event }) => {
-      if (event.type === 'presentation.verified')
-        return {
-          presentations: event.presentations,
-          responseCodeHash: event.response_code_hash,
-          ...(event.checks ? { checks: event.checks } : {}),
-        };
-      if (event.type === 'presentation.rejected')
-        return {
-          reasons: event.reasons,
-          presentations: event.presentations,
-          responseCodeHash: event.response_code_hash,
-          ...(event.checks ? { checks: event.checks } : {}),
-        };
-      return {};
-    }),
-  },
+  actions: updateActions<PresentationContext, PresentationEvent, typeof presentationUpdates>(presentationUpdates),
 }).createMachine({
   id: 'presentation',
   initial: 'new',
@@ -179,7 +187,7 @@ export const presentationMachine = setup({
   on: {
     'presentation.correlated': {
       guard: 'notCorrelated',
-      actions: assign(({ event }) => ({ walletExchange: event.stream })),
+      actions: 'recordCorrelation',
     },
   },
   states: {
@@ -188,20 +196,7 @@ export const presentationMachine = setup({
       on: {
         'presentation.created': {
           target: 'created',
-          actions: assign(({ event }) => ({
-            clientId: event.client_id,
-            prefix: event.client_id_prefix,
-            responseMode: event.response_mode,
-            requestUriMethod: event.request_uri_method,
-            nonce: event.nonce,
-            stateHash: event.state_hash,
-            transactionIdHash: event.transaction_id_hash,
-            dcqlQuery: event.dcql_query,
-            expiresAt: event.expires_at,
-            profile: event.profile,
-            encValues: event.enc_values,
-            encJwk: event.enc_jwk,
-          })),
+          actions: 'recordRequest',
         },
       },
     },

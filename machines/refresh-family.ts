@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * A refresh-token family (RFC 6749 section 6, RFC 9700 section 4.14.2): every use rotates the token;
@@ -44,9 +45,30 @@ export const refreshFamilyGuards = {
     context.retiredHashes.includes(e.presentedHash),
 };
 
+type E<T extends RefreshEvent['type']> = Extract<RefreshEvent, { type: T }>;
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const refreshFamilyUpdates = {
+  startFamily: (_: FamilyContext, event: E<'refresh.issued'>) => {
+    const { type, at, tokenHash, accessJti, ...grant } = event;
+    void type;
+    void at;
+    return { grant, currentHash: tokenHash, retiredHashes: [], accessJtis: [accessJti] };
+  },
+  /** RFC 9700 §4.14.2: the presented token retires; the last 50 access tokens are kept for revocation. */
+  rotate: (context: FamilyContext, event: E<'refresh.rotated'>) => ({
+    currentHash: event.tokenHash,
+    retiredHashes: [...context.retiredHashes, event.presentedHash],
+    accessJtis: [...context.accessJtis, event.accessJti].slice(-50),
+  }),
+  revokeForReuse: (_: FamilyContext, event: E<'refresh.reused'>) => ({ revokedAt: event.at, revokedReason: 'reuse' }),
+  revoke: (_: FamilyContext, event: E<'refresh.revoked'>) => ({ revokedAt: event.at, revokedReason: event.reason }),
+} satisfies Record<string, ContextUpdate<FamilyContext>>;
+
 export const refreshFamilyMachine = setup({
   types: { context: {} as FamilyContext, events: {} as RefreshEvent },
   guards: refreshFamilyGuards,
+  actions: updateActions<FamilyContext, RefreshEvent, typeof refreshFamilyUpdates>(refreshFamilyUpdates),
 }).createMachine({
   id: 'refreshFamily',
   initial: 'unissued',
@@ -56,12 +78,7 @@ export const refreshFamilyMachine = setup({
       on: {
         'refresh.issued': {
           target: 'active',
-          actions: assign(({ event }) => {
-            const { type, at, tokenHash, accessJti, ...grant } = event;
-            void type;
-            void at;
-            return { grant, currentHash: tokenHash, retiredHashes: [], accessJtis: [accessJti] };
-          }),
+          actions: 'startFamily',
         },
       },
     },
@@ -69,20 +86,16 @@ export const refreshFamilyMachine = setup({
       on: {
         'refresh.rotated': {
           guard: { type: 'presentsCurrent', params: ({ event }) => event },
-          actions: assign(({ context, event }) => ({
-            currentHash: event.tokenHash,
-            retiredHashes: [...context.retiredHashes, event.presentedHash],
-            accessJtis: [...context.accessJtis, event.accessJti].slice(-50),
-          })),
+          actions: 'rotate',
         },
         'refresh.reused': {
           guard: { type: 'presentsRetired', params: ({ event }) => event },
           target: 'revoked',
-          actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: 'reuse' })),
+          actions: 'revokeForReuse',
         },
         'refresh.revoked': {
           target: 'revoked',
-          actions: assign(({ event }) => ({ revokedAt: event.at, revokedReason: event.reason })),
+          actions: 'revoke',
         },
       },
     },

@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * What one receiver of the revocation feed has acknowledged (RFC 8936 section 2.4): a poll with `ack`
@@ -19,18 +20,25 @@ export const setReceiverGuards = {
     e.jtis.some((j) => !context.acknowledged.includes(j)),
 };
 
+/** The machine's context updates: pure, named, importable on their own. */
+export const setReceiverUpdates = {
+  /** RFC 8936 §2.4: acknowledged jti values are kept, each once. */
+  acknowledge: (context: SetReceiverContext, event: SetReceiverEvent) => ({
+    acknowledged: [...new Set([...context.acknowledged, ...event.jtis])],
+  }),
+} satisfies Record<string, ContextUpdate<SetReceiverContext>>;
+
 export const setReceiverMachine = setup({
   types: { context: {} as SetReceiverContext, events: {} as SetReceiverEvent },
   guards: setReceiverGuards,
+  actions: updateActions<SetReceiverContext, SetReceiverEvent, typeof setReceiverUpdates>(setReceiverUpdates),
 }).createMachine({
   id: 'setReceiver',
   context: { acknowledged: [] },
   on: {
     'sets.acknowledged': {
       guard: { type: 'addsSomething', params: ({ event }) => event },
-      actions: assign({
-        acknowledged: ({ context, event }) => [...new Set([...context.acknowledged, ...event.jtis])],
-      }),
+      actions: 'acknowledge',
     },
   },
 });

@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * A value that may be used once: a private_key_jwt client assertion `jti`, a DPoP proof `jti`. The
@@ -6,8 +7,19 @@ import { assign, setup } from 'xstate';
  */
 export type SingleUseEvent = { type: 'value.used'; at: number; purpose: string };
 
+export interface SingleUseContext {
+  usedAt?: number;
+  purpose?: string;
+}
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const singleUseUpdates = {
+  recordUse: (_: SingleUseContext, event: SingleUseEvent) => ({ usedAt: event.at, purpose: event.purpose }),
+} satisfies Record<string, ContextUpdate<SingleUseContext>>;
+
 export const singleUseMachine = setup({
-  types: { context: {} as { usedAt?: number; purpose?: string }, events: {} as SingleUseEvent },
+  types: { context: {} as SingleUseContext, events: {} as SingleUseEvent },
+  actions: updateActions<SingleUseContext, SingleUseEvent, typeof singleUseUpdates>(singleUseUpdates),
 }).createMachine({
   id: 'singleUse',
   initial: 'unused',
@@ -17,7 +29,7 @@ export const singleUseMachine = setup({
       on: {
         'value.used': {
           target: 'used',
-          actions: assign(({ event }) => ({ usedAt: event.at, purpose: event.purpose })),
+          actions: 'recordUse',
         },
       },
     },

@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * The workload identity service's mode (spec section 3): demo until a Workload API agent is reachable
@@ -25,8 +26,35 @@ export const RETRY_BASE_MS = 1_000;
 export const RETRY_MAX_MS = 60_000;
 export const backoff = (failures: number) => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, failures - 1));
 
+type E<T extends SpiffeModeEvent['type']> = Extract<SpiffeModeEvent, { type: T }>;
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const spiffeModeUpdates = {
+  recordSocket: (_: SpiffeModeContext, event: E<'mode.connect_requested'>) => ({ socketPath: event.socketPath }),
+  recordConnection: (_: SpiffeModeContext, event: E<'mode.connected'>) => ({
+    failures: 0,
+    lastError: undefined,
+    retryAt: undefined,
+    connectedAt: event.at,
+    spiffeId: event.spiffeId,
+  }),
+  /** A failed attempt backs off exponentially (RETRY_BASE_MS doubling, at most RETRY_MAX_MS). */
+  recordFailure: (context: SpiffeModeContext, event: E<'mode.connect_failed'>) => ({
+    failures: context.failures + 1,
+    lastError: event.reason,
+    retryAt: event.at + backoff(context.failures + 1),
+  }),
+  recordLoss: (_: SpiffeModeContext, event: E<'mode.agent_lost'>) => ({
+    lastError: event.reason,
+    failures: 1,
+    retryAt: event.at + backoff(1),
+    connectedAt: undefined,
+  }),
+} satisfies Record<string, ContextUpdate<SpiffeModeContext>>;
+
 export const spiffeModeMachine = setup({
   types: { context: {} as SpiffeModeContext, events: {} as SpiffeModeEvent },
+  actions: updateActions<SpiffeModeContext, SpiffeModeEvent, typeof spiffeModeUpdates>(spiffeModeUpdates),
 }).createMachine({
   id: 'spiffeMode',
   initial: 'demo',
@@ -36,7 +64,7 @@ export const spiffeModeMachine = setup({
       on: {
         'mode.connect_requested': {
           target: 'connecting',
-          actions: assign(({ event }) => ({ socketPath: event.socketPath })),
+          actions: 'recordSocket',
         },
       },
     },
@@ -44,21 +72,11 @@ export const spiffeModeMachine = setup({
       on: {
         'mode.connected': {
           target: 'full',
-          actions: assign(({ event }) => ({
-            failures: 0,
-            lastError: undefined,
-            retryAt: undefined,
-            connectedAt: event.at,
-            spiffeId: event.spiffeId,
-          })),
+          actions: 'recordConnection',
         },
         'mode.connect_failed': {
           target: 'demo',
-          actions: assign(({ context, event }) => ({
-            failures: context.failures + 1,
-            lastError: event.reason,
-            retryAt: event.at + backoff(context.failures + 1),
-          })),
+          actions: 'recordFailure',
         },
       },
     },
@@ -66,12 +84,7 @@ export const spiffeModeMachine = setup({
       on: {
         'mode.agent_lost': {
           target: 'demo',
-          actions: assign(({ event }) => ({
-            lastError: event.reason,
-            failures: 1,
-            retryAt: event.at + backoff(1),
-            connectedAt: undefined,
-          })),
+          actions: 'recordLoss',
         },
       },
     },

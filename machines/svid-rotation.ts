@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * The X.509-SVID of one SPIFFE ID as the workload identity service saw it on the Workload API's
@@ -48,9 +49,23 @@ export const svidRotationGuards = {
     event.type === 'svid.rotated' && event.previousSerial === context.serial && event.serial !== context.serial,
 };
 
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const svidRotationUpdates = {
+  recordFirst: (_: SvidRotationContext, event: Extract<SvidRotationEvent, { type: 'svid.observed' }>) => ({
+    ...facts(event),
+    firstObservedAt: event.at,
+  }),
+  recordRotation: (context: SvidRotationContext, event: Extract<SvidRotationEvent, { type: 'svid.rotated' }>) => ({
+    ...facts(event),
+    lastRotatedAt: event.at,
+    rotations: context.rotations + 1,
+  }),
+} satisfies Record<string, ContextUpdate<SvidRotationContext>>;
+
 export const svidRotationMachine = setup({
   types: { context: {} as SvidRotationContext, events: {} as SvidRotationEvent },
   guards: svidRotationGuards,
+  actions: updateActions<SvidRotationContext, SvidRotationEvent, typeof svidRotationUpdates>(svidRotationUpdates),
 }).createMachine({
   id: 'svidRotation',
   initial: 'unseen',
@@ -60,7 +75,7 @@ export const svidRotationMachine = setup({
       on: {
         'svid.observed': {
           target: 'tracking',
-          actions: assign(({ event }) => ({ ...facts(event), firstObservedAt: event.at })),
+          actions: 'recordFirst',
         },
       },
     },
@@ -69,11 +84,7 @@ export const svidRotationMachine = setup({
         'svid.rotated': {
           guard: 'replacesCurrent',
           target: 'tracking',
-          actions: assign(({ context, event }) => ({
-            ...facts(event),
-            lastRotatedAt: event.at,
-            rotations: context.rotations + 1,
-          })),
+          actions: 'recordRotation',
         },
       },
     },

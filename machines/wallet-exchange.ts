@@ -1,4 +1,5 @@
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
+import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
  * One exchange of the wallet harness with an issuer or a verifier (decisions section 10), stream
@@ -95,16 +96,31 @@ export const walletExchangeGuards = {
     event.type === 'exchange.started' && event.kind === 'presentation',
 };
 
+type E<T extends WalletExchangeEvent['type']> = Extract<WalletExchangeEvent, { type: T }>;
+
+/** The machine's context updates: pure, named, importable on their own (time arrives in events). */
+export const walletExchangeUpdates = {
+  recordStart: (_: WalletExchangeContext, event: E<'exchange.started'>) => ({
+    kind: event.kind,
+    session: event.session,
+    source: event.source,
+  }),
+  countHop: (context: WalletExchangeContext) => ({ hops: context.hops + 1 }),
+  recordStored: (context: WalletExchangeContext, event: E<'exchange.credential_stored'>) => ({
+    stored: [...context.stored, event.credential_id],
+  }),
+  recordFailure: (_: WalletExchangeContext, event: E<'exchange.failed'>) => ({ error: event.error }),
+  recordPeer: (context: WalletExchangeContext, event: E<'exchange.correlated'>) => ({
+    peers: [...(context.peers ?? []), event.stream],
+  }),
+} satisfies Record<string, ContextUpdate<WalletExchangeContext>>;
+
 export const walletExchangeMachine = setup({
   types: { context: {} as WalletExchangeContext, events: {} as WalletExchangeEvent },
   guards: walletExchangeGuards,
-  actions: {
-    countHop: assign(({ context }) => ({ hops: context.hops + 1 })),
-    recordStored: assign(({ context, event }) =>
-      event.type === 'exchange.credential_stored' ? { stored: [...context.stored, event.credential_id] } : {},
-    ),
-    recordFailure: assign(({ event }) => (event.type === 'exchange.failed' ? { error: event.error } : {})),
-  },
+  actions: updateActions<WalletExchangeContext, WalletExchangeEvent, typeof walletExchangeUpdates>(
+    walletExchangeUpdates,
+  ),
 }).createMachine({
   id: 'wallet-exchange',
   initial: 'new',
@@ -113,7 +129,7 @@ export const walletExchangeMachine = setup({
   on: {
     'exchange.correlated': {
       guard: 'newPeer',
-      actions: assign(({ context, event }) => ({ peers: [...(context.peers ?? []), event.stream] })),
+      actions: 'recordPeer',
     },
   },
   states: {
@@ -123,11 +139,11 @@ export const walletExchangeMachine = setup({
           {
             guard: 'presenting',
             target: 'started_presentation',
-            actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })),
+            actions: 'recordStart',
           },
           {
             target: 'started',
-            actions: assign(({ event }) => ({ kind: event.kind, session: event.session, source: event.source })),
+            actions: 'recordStart',
           },
         ],
       },

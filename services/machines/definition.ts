@@ -7,6 +7,8 @@ export interface TransitionData {
   /** The state it leads to; absent for a transition that stays (context only). */
   target?: string;
   guard?: string;
+  /** The named context updates it applies, in order. */
+  updates?: string[];
   description?: string;
 }
 
@@ -28,9 +30,16 @@ export interface MachineDefinition {
   on: TransitionData[];
   events: string[];
   guards: Array<{ name: string; description?: string }>;
+  /** Every context update a transition names. */
+  updates: string[];
 }
 
-type TransitionNode = { target?: Array<{ key: string }>; guard?: unknown; description?: string };
+type TransitionNode = {
+  target?: Array<{ key: string }>;
+  guard?: unknown;
+  actions?: unknown[];
+  description?: string;
+};
 type StateNodeShape = {
   key: string;
   type: StateData['type'];
@@ -49,15 +58,25 @@ export function guardName(guard: unknown): string | undefined {
   return 'inline';
 }
 
+/** A named action's name (every context update is named); anonymous actions have none. */
+const actionName = (action: unknown): string | undefined =>
+  typeof action === 'string'
+    ? action
+    : action && typeof action === 'object' && typeof (action as { type?: unknown }).type === 'string'
+      ? (action as { type: string }).type
+      : undefined;
+
 function transitionsOf(node: StateNodeShape): TransitionData[] {
   const out: TransitionData[] = [];
   for (const [event, candidates] of node.transitions)
     for (const t of candidates) {
       const guard = guardName(t.guard);
+      const updates = (t.actions ?? []).map(actionName).filter((a): a is string => a !== undefined);
       out.push({
         event,
         ...(t.target?.[0] ? { target: t.target[0].key } : {}),
         ...(guard ? { guard } : {}),
+        ...(updates.length > 0 ? { updates } : {}),
         ...(t.description ? { description: t.description } : {}),
       });
     }
@@ -116,5 +135,6 @@ function describe(
     on: rootTransitions,
     events: [...new Set(machine.root.events as string[])].sort(),
     guards: guardNames.map((name) => ({ name, ...(described[name] ? { description: described[name] } : {}) })),
+    updates: [...new Set(all.flatMap((t) => t.updates ?? []))],
   };
 }

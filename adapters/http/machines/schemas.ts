@@ -5,6 +5,11 @@ const transition = {
     event: { type: 'string' },
     target: { type: 'string' },
     guard: { type: 'string' },
+    updates: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The context updates the transition applies, in order (`<machine>Updates` in machines/<name>.ts)',
+    },
     description: { type: 'string' },
   },
 };
@@ -61,6 +66,7 @@ export const machineDefinitionSchema = {
       type: 'array',
       items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string' } } },
     },
+    updates: { type: 'array', items: { type: 'string' } },
   },
 };
 
