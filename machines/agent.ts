@@ -120,7 +120,8 @@ export const agentMachine = setup({
   actions: updateActions<AgentContext, AgentEvent, typeof agentUpdates>(agentUpdates),
 }).createMachine({
   id: 'agent',
-  description: 'One registered agent (stream agent:<id>): registration, assertions, the claim ceremony, revocation.',
+  description:
+    'One registered agent (service spec §3, Agent lifecycle), stream agent:<id>: registration, assertions, the claim ceremony, revocation.',
   initial: 'unregistered',
   context: { agentId: '', claimTokenHash: '', registeredAt: 0, assertions: {} },
   states: {
@@ -147,19 +148,25 @@ export const agentMachine = setup({
           description: `POST /agentauth/identity/claim with the claim token. ${SPEC}, row "unclaimed agent".`,
           actions: 'startClaim',
         },
-        'agent.revoked': { target: 'revoked', actions: 'revoke' },
+        'agent.revoked': {
+          target: 'revoked',
+          description: `POST /agentauth/revoke with the claim token (RFC 7009). ${SPEC}, row "any agent".`,
+          actions: 'revoke',
+        },
       },
     },
     claiming: {
       description: `A claim is pending: the person may approve or decline; the agent polls. ${SPEC}, rows "claim pending".`,
       on: {
         'agent.assertion_redeemed': {
+          description: `POST /agentauth/token, jwt-bearer grant; a jti already seen is invalid_grant. ${SPEC}, rows "assertion unredeemed" and "assertion redeemed".`,
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
           actions: 'redeem',
         },
         'agent.claim_started': {
           target: 'claiming',
           reenter: true,
+          description: `A new claim start replaces the pending one with a fresh user code. ${SPEC}, rows "claim pending".`,
           actions: 'startClaim',
         },
         'agent.claim_polled': [
@@ -176,24 +183,35 @@ export const agentMachine = setup({
           },
         ],
         'agent.claim_approved': {
+          description: `The person approves the pending claim by its user code, before it lapses. ${SPEC}, row "claim pending" (approve).`,
           guard: { type: 'personMayDecide', params: ({ event }) => event },
           actions: 'approve',
         },
         'agent.claim_declined': {
+          description: `The person declines the pending claim: polls answer access_denied. ${SPEC}, row "claim pending" (decline).`,
           guard: { type: 'personMayDecide', params: ({ event }) => event },
           actions: 'decline',
         },
-        'agent.revoked': { target: 'revoked', actions: 'revoke' },
+        'agent.revoked': {
+          target: 'revoked',
+          description: `POST /agentauth/revoke with the claim token (RFC 7009). ${SPEC}, row "any agent".`,
+          actions: 'revoke',
+        },
       },
     },
     claimed: {
       description: `Bound to a person: tokens carry agent:read agent:write. ${SPEC}, row "claim pending" (approved).`,
       on: {
         'agent.assertion_redeemed': {
+          description: `POST /agentauth/token, jwt-bearer grant; a jti already seen is invalid_grant. ${SPEC}, rows "assertion unredeemed" and "assertion redeemed".`,
           guard: { type: 'assertionRedeemable', params: ({ event }) => event },
           actions: 'redeem',
         },
-        'agent.revoked': { target: 'revoked', actions: 'revoke' },
+        'agent.revoked': {
+          target: 'revoked',
+          description: `POST /agentauth/revoke with the claim token (RFC 7009). ${SPEC}, row "any agent".`,
+          actions: 'revoke',
+        },
       },
     },
     revoked: {

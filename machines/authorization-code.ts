@@ -69,20 +69,28 @@ export const authorizationCodeMachine = setup({
   actions: updateActions<CodeContext, CodeEvent, typeof authorizationCodeUpdates>(authorizationCodeUpdates),
 }).createMachine({
   id: 'authorizationCode',
+  description:
+    'An authorization code (RFC 6749 §4.1.2), stream code:<hash of the code>: redeemed once, within 60 s (decisions §3).',
   initial: 'unissued',
   context: {},
   states: {
     unissued: {
+      description: 'No code yet.',
       on: {
         'code.issued': {
+          description: 'After login and consent at the authorization endpoint (RFC 6749 §4.1.2).',
           target: 'issued',
           actions: 'recordGrant',
         },
       },
     },
     issued: {
+      description:
+        'Sent back with the authorization response (RFC 6749 §4.1.2), bound to its client, redirect URI and PKCE challenge.',
       on: {
         'code.redeemed': {
+          description:
+            'grant_type=authorization_code with the redirect URI and the PKCE verifier, before the code lapses (RFC 6749 §4.1.3, RFC 7636 §4.6).',
           guard: { type: 'unexpired', params: ({ event }) => event },
           target: 'redeemed',
           actions: 'recordRedemption',
@@ -90,8 +98,18 @@ export const authorizationCodeMachine = setup({
       },
     },
     redeemed: {
-      on: { 'code.replayed': { target: 'replayed', actions: 'recordReplay' } },
+      description: 'Exchanged for tokens at the token endpoint (RFC 6749 §4.1.3, RFC 7636 §4.6).',
+      on: {
+        'code.replayed': {
+          description: 'The code presented again: invalid_grant, and what it produced is revoked (RFC 6749 §10.5).',
+          target: 'replayed',
+          actions: 'recordReplay',
+        },
+      },
     },
-    replayed: { type: 'final' },
+    replayed: {
+      type: 'final',
+      description: 'Presented again: refused, and the tokens it produced are revoked (RFC 6749 §4.1.2, §10.5).',
+    },
   },
 });

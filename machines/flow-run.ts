@@ -76,6 +76,8 @@ export const flowRunMachine = setup({
   actions: updateActions<FlowRunContext, FlowRunEvent, typeof flowRunUpdates>(flowRunUpdates),
 }).createMachine({
   id: 'flowRun',
+  description:
+    'One run of a catalog flow (decisions §4), stream run:<id>: started, one recorded exchange per HTTP hop, then finished or interrupted.',
   initial: 'new',
   context: { exchanges: 0 },
   states: {
@@ -83,6 +85,7 @@ export const flowRunMachine = setup({
       description: 'No run yet.',
       on: {
         'run.started': {
+          description: 'POST /api/protocols/{id}/demo/{flow} (decisions §4).',
           target: 'running',
           actions: 'recordStart',
         },
@@ -91,16 +94,25 @@ export const flowRunMachine = setup({
     running: {
       description: 'A flow runner is sending its requests; each exchange is recorded.',
       on: {
-        'run.exchange_recorded': { actions: 'countExchange' },
+        'run.exchange_recorded': {
+          description: 'One HTTP exchange of the runner, secrets redacted (decisions §4).',
+          actions: 'countExchange',
+        },
         'run.finished': [
           {
+            description: "The runner reached the flow's last step (decisions §4).",
             guard: 'succeeded',
             target: 'succeeded',
             actions: 'recordEnd',
           },
-          { target: 'failed', actions: 'recordFailure' },
+          {
+            description: 'A step answered what the flow did not expect (decisions §4).',
+            target: 'failed',
+            actions: 'recordFailure',
+          },
         ],
         'run.interrupted': {
+          description: 'The process stopped mid-run; the next start closes the run (decisions §4).',
           target: 'interrupted',
           actions: 'recordInterruption',
         },

@@ -58,20 +58,26 @@ export const interactionMachine = setup({
   actions: updateActions<InteractionContext, InteractionEvent, typeof interactionUpdates>(interactionUpdates),
 }).createMachine({
   id: 'interaction',
+  description:
+    'One authorization request between the authorization endpoint and the redirect back (RFC 6749 §4.1.1-§4.1.2), stream interaction:<id>: lives 10 minutes, completes once.',
   initial: 'new',
   context: {},
   states: {
     new: {
+      description: 'No request yet.',
       on: {
         'interaction.started': {
+          description: 'GET /authorize with a valid request: the person is sent to sign in (RFC 6749 §4.1.1).',
           target: 'login',
           actions: 'recordRequest',
         },
       },
     },
     login: {
+      description: 'The person signs in as a demo user (decisions §3).',
       on: {
         'interaction.authenticated': {
+          description: "The demo user's password checked, while the request lives (decisions §3).",
           guard: { type: 'live', params: ({ event }) => event },
           target: 'consent',
           actions: 'recordLogin',
@@ -79,12 +85,21 @@ export const interactionMachine = setup({
       },
     },
     consent: {
+      description: 'The person approves or declines what the client asks for.',
       on: {
-        'interaction.consented': { guard: { type: 'live', params: ({ event }) => event }, target: 'completed' },
-        'interaction.declined': { guard: { type: 'live', params: ({ event }) => event }, target: 'declined' },
+        'interaction.consented': {
+          description: 'Approved while the request lives: a code goes back (RFC 6749 §4.1.2).',
+          guard: { type: 'live', params: ({ event }) => event },
+          target: 'completed',
+        },
+        'interaction.declined': {
+          description: 'Declined: access_denied goes back (RFC 6749 §4.1.2.1).',
+          guard: { type: 'live', params: ({ event }) => event },
+          target: 'declined',
+        },
       },
     },
-    completed: { type: 'final' },
-    declined: { type: 'final' },
+    completed: { type: 'final', description: 'Approved: the code goes back to the client (RFC 6749 §4.1.2).' },
+    declined: { type: 'final', description: 'Declined: access_denied goes back to the client (RFC 6749 §4.1.2.1).' },
   },
 });

@@ -1,5 +1,8 @@
 import { setup } from 'xstate';
-import { updateActions, type ContextUpdate } from './updates.ts';
+import { updateActions } from './updates.ts';
+import { issuanceUpdates } from './issuance-updates.ts';
+
+export { issuanceUpdates } from './issuance-updates.ts';
 import type { IssuanceContext, IssuanceEvent } from './issuance-types.ts';
 
 export type { IssuanceContext, IssuanceEvent, IssuanceGrant } from './issuance-types.ts';
@@ -11,12 +14,29 @@ const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
 /** What an offer answers before its token, whether or not the wallet has fetched it yet. */
 const redeemable = {
   'issuance.tx_code_rejected': [
-    { guard: 'lastTxCodeAttempt', target: 'expired', actions: ['countTxCodeFailure', 'recordTxCodeBurned'] },
-    { actions: 'countTxCodeFailure' },
+    {
+      description: 'The fifth wrong tx_code burns the pre-authorized code (decisions §8).',
+      guard: 'lastTxCodeAttempt',
+      target: 'expired',
+      actions: ['countTxCodeFailure', 'recordTxCodeBurned'],
+    },
+    { description: 'A wrong tx_code: invalid_grant, counted (OpenID4VCI 1.0 §6.3).', actions: 'countTxCodeFailure' },
   ],
-  'issuance.token_issued': { target: 'token_issued', guard: 'offerLive', actions: 'recordToken' },
-  'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
+  'issuance.token_issued': {
+    description:
+      'The token endpoint accepts the pre-authorized code or the authorization code, once, while it lives (OpenID4VCI 1.0 §6).',
+    target: 'token_issued',
+    guard: 'offerLive',
+    actions: 'recordToken',
+  },
+  'issuance.expired': {
+    description: 'Met after its lifetime (the offer 600 s, the request_uri 90 s, the code 60 s; decisions §8).',
+    target: 'expired',
+    actions: 'recordExpiry',
+  },
   'issuance.authorization_requested': {
+    description:
+      "POST /oid4vci/par with PKCE S256 and authorization_details or scope, with the offer's issuer_state or without (RFC 9126, OpenID4VCI 1.0 §5.1).",
     target: 'authorization_requested',
     guard: 'offersAuthorizationCode',
     actions: 'recordAuthorizationRequest',
@@ -32,7 +52,6 @@ const redeemable = {
  */
 /** The arguments xstate gives a guard of this machine. */
 type IssuanceGuardArgs = { context: IssuanceContext; event: IssuanceEvent };
-type E<T extends IssuanceEvent['type']> = Extract<IssuanceEvent, { type: T }>;
 
 /** The machine's guards: pure, named, importable on their own (time arrives in events). */
 export const issuanceGuards = {
@@ -64,96 +83,14 @@ export const issuanceGuards = {
   deferredReady: ({ context, event }: IssuanceGuardArgs) => event.at >= (context.readyAt ?? Infinity),
 };
 
-/** The machine's context updates: pure, named, importable on their own (the event carries its time). */
-export const issuanceUpdates = {
-  recordOffer: (_: IssuanceContext, event: E<'issuance.offered'>) => ({
-    grant: event.grant,
-    configurationIds: event.configuration_ids,
-    codeHash: event.code_hash,
-    txCodeHash: event.tx_code_hash,
-    issuerStateHash: event.issuer_state_hash,
-    expiresAt: event.expires_at,
-    user: event.user,
-    deferred: event.deferred === true,
-  }),
-  recordOfferFetched: () => ({ offerFetched: true }),
-  countTxCodeFailure: (context: IssuanceContext) => ({ txCodeFailures: context.txCodeFailures + 1 }),
-  recordTxCodeBurned: () => ({ expiredReason: 'tx_code_burned' }),
-  recordExpiry: (_: IssuanceContext, event: E<'issuance.expired'>) => ({ expiredReason: event.reason }),
-  recordAuthorizationRequest: (context: IssuanceContext, event: E<'issuance.authorization_requested'>) => ({
-    grant: 'authorization_code' as const,
-    configurationIds: event.configuration_ids,
-    clientId: event.client_id,
-    expiresAt: event.expires_at ?? context.expiresAt,
-    par: {
-      clientId: event.client_id,
-      redirectUri: event.redirect_uri,
-      codeChallenge: event.code_challenge,
-      authorizationDetails: event.authorization_details,
-      state: event.state,
-      dpopJkt: event.dpop_jkt,
-      requestUriHash: event.request_uri_hash,
-      requestExpiresAt: event.request_expires_at,
-      attested: event.attested === true,
-    },
-  }),
-  recordAuthorizationStarted: (_: IssuanceContext, event: E<'issuance.authorization_started'>) => ({
-    loginInteractionId: event.interaction_id,
-  }),
-  recordCode: (_: IssuanceContext, event: E<'issuance.code_issued'>) => ({
-    authCodeHash: event.code_hash,
-    authCodeExpiresAt: event.code_expires_at,
-    user: event.sub,
-  }),
-  recordDecline: () => ({ expiredReason: 'declined' }),
-  recordToken: (_: IssuanceContext, event: E<'issuance.token_issued'>) => ({
-    tokenHash: event.token_hash,
-    tokenType: event.token_type,
-    dpopJkt: event.dpop_jkt,
-    clientId: event.client_id,
-    scope: event.scope,
-    attested: event.attested === true,
-    challengeUsed: event.challenge_used === true,
-  }),
-  /** A code is spent once: its hash is forgotten with the token. */
-  spendCode: () => ({ authCodeHash: undefined }),
-  recordCredential: (_: IssuanceContext, event: E<'issuance.credential_issued'>) => ({
-    configurationId: event.configuration_id,
-    proofCount: event.proof_count,
-    holderJkts: event.holder_jkts,
-    notificationIdHash: event.notification_id_hash,
-    ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
-    ...(event.key_attestation ? { keyAttestation: event.key_attestation } : {}),
-    requestEncrypted: event.request_encrypted === true,
-    responseEncrypted: event.response_encrypted === true,
-  }),
-  recordDeferral: (_: IssuanceContext, event: E<'issuance.deferred'>) => ({
-    configurationId: event.configuration_id,
-    proofCount: event.proof_count,
-    holderJkts: event.holder_jkts,
-    holderJwks: event.holder_jwks,
-    transactionIdHash: event.transaction_id_hash,
-    readyAt: event.ready_at,
-  }),
-  recordCollection: (_: IssuanceContext, event: E<'issuance.deferred_collected'>) => ({
-    notificationIdHash: event.notification_id_hash,
-    transactionIdHash: undefined,
-  }),
-  recordNotification: (context: IssuanceContext, event: E<'issuance.notified'>) => ({
-    notificationEvent: event.event,
-    credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted',
-    ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
-  }),
-  countNonceChallenge: (context: IssuanceContext) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 }),
-  recordCorrelation: (_: IssuanceContext, event: E<'issuance.correlated'>) => ({ walletExchange: event.stream }),
-} satisfies Record<string, ContextUpdate<IssuanceContext>>;
-
 export const issuanceMachine = setup({
   types: { context: {} as IssuanceContext, events: {} as IssuanceEvent },
   guards: issuanceGuards,
   actions: updateActions<IssuanceContext, IssuanceEvent, typeof issuanceUpdates>(issuanceUpdates),
 }).createMachine({
   id: 'issuance',
+  description:
+    'One OpenID4VCI offer or wallet-initiated request (decisions §8), stream issuance:<offer_id>: offered, token, credential (or deferred), notified, or expired.',
   initial: 'new',
   context: {
     configurationIds: [],
@@ -168,11 +105,14 @@ export const issuanceMachine = setup({
   // Nonce challenges are counted whatever the state, until the issuance has expired.
   on: {
     'issuance.nonce_challenged': {
+      description:
+        'A DPoP proof without the required nonce answered use_dpop_nonce (RFC 9449 §8, §9), counted until the issuance expires.',
       guard: 'notExpired',
       actions: 'countNonceChallenge',
     },
     // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept.
     'issuance.correlated': {
+      description: 'A request naming its wallet exchange (X-Portico-Exchange, docs/debugging.md); the first is kept.',
       guard: 'notCorrelated',
       actions: 'recordCorrelation',
     },
@@ -182,10 +122,14 @@ export const issuanceMachine = setup({
       description: 'No offer yet.',
       on: {
         'issuance.authorization_requested': {
+          description:
+            "POST /oid4vci/par with PKCE S256 and authorization_details or scope, with the offer's issuer_state or without (RFC 9126, OpenID4VCI 1.0 §5.1).",
           target: 'authorization_requested',
           actions: 'recordAuthorizationRequest',
         },
         'issuance.offered': {
+          description:
+            'POST /oid4vci/offers: a pre-authorized code (with a tx_code) or an issuer_state (OpenID4VCI 1.0 §4.1; decisions §8).',
           target: 'offered',
           actions: 'recordOffer',
         },
@@ -196,6 +140,7 @@ export const issuanceMachine = setup({
         'Offer created (OpenID4VCI 1.0 §4.1): pre-authorized code (with tx_code) or issuer_state; decisions §8.',
       on: {
         'issuance.offer_fetched': {
+          description: 'GET credential_offer_uri while the offer lives (OpenID4VCI 1.0 §4.1.3).',
           target: 'offer_fetched',
           guard: 'offerLive',
           actions: 'recordOfferFetched',
@@ -206,7 +151,10 @@ export const issuanceMachine = setup({
     offer_fetched: {
       description: 'The wallet fetched the offer by reference (OpenID4VCI 1.0 §4.1.3).',
       on: {
-        'issuance.offer_fetched': { guard: 'offerLive' },
+        'issuance.offer_fetched': {
+          description: 'GET credential_offer_uri while the offer lives (OpenID4VCI 1.0 §4.1.3).',
+          guard: 'offerLive',
+        },
         ...redeemable,
       },
     },
@@ -215,11 +163,17 @@ export const issuanceMachine = setup({
       description: 'A pushed authorization request named this offer (RFC 9126, OpenID4VCI 1.0 §5.1.4).',
       on: {
         'issuance.authorization_started': {
+          description:
+            'GET /oid4vci/authorize with the client_id and request_uri, once, before it lapses (RFC 9126 §4).',
           target: 'authorizing',
           guard: 'requestUriLive',
           actions: 'recordAuthorizationStarted',
         },
-        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
+        'issuance.expired': {
+          description: 'Met after its lifetime (the offer 600 s, the request_uri 90 s, the code 60 s; decisions §8).',
+          target: 'expired',
+          actions: 'recordExpiry',
+        },
       },
     },
     /** The person signs in and consents (or declines). */
@@ -227,10 +181,15 @@ export const issuanceMachine = setup({
       description: 'The person is at the authorization endpoint (OpenID4VCI 1.0 §5.1).',
       on: {
         'issuance.code_issued': {
+          description: 'Login and consent: the code goes back with iss (RFC 6749 §4.1.2, RFC 9207).',
           target: 'code_issued',
           actions: 'recordCode',
         },
-        'issuance.authorization_declined': { target: 'expired', actions: 'recordDecline' },
+        'issuance.authorization_declined': {
+          description: 'The person declined: access_denied (RFC 6749 §4.1.2.1).',
+          target: 'expired',
+          actions: 'recordDecline',
+        },
       },
     },
     /** A code waits for the token endpoint: once, within 60 s. */
@@ -238,22 +197,30 @@ export const issuanceMachine = setup({
       description: 'An authorization code went back to the wallet (RFC 6749 §4.1.2).',
       on: {
         'issuance.token_issued': {
+          description:
+            'The token endpoint accepts the pre-authorized code or the authorization code, once, while it lives (OpenID4VCI 1.0 §6).',
           target: 'token_issued',
           guard: 'codeLive',
           actions: ['recordToken', 'spendCode'],
         },
-        'issuance.expired': { target: 'expired', actions: 'recordExpiry' },
+        'issuance.expired': {
+          description: 'Met after its lifetime (the offer 600 s, the request_uri 90 s, the code 60 s; decisions §8).',
+          target: 'expired',
+          actions: 'recordExpiry',
+        },
       },
     },
     token_issued: {
       description: 'The code was spent for an access token (OpenID4VCI 1.0 §6).',
       on: {
         'issuance.credential_issued': {
+          description: 'POST /oid4vci/credential with key proofs (OpenID4VCI 1.0 §8).',
           target: 'credential_issued',
           guard: 'issuesNow',
           actions: 'recordCredential',
         },
         'issuance.deferred': {
+          description: "A deferred offer's credential request: 202 with a transaction_id (OpenID4VCI 1.0 §9).",
           target: 'deferred',
           guard: 'defers',
           actions: 'recordDeferral',
@@ -265,6 +232,7 @@ export const issuanceMachine = setup({
       description: 'The credential endpoint answered with a transaction_id (OpenID4VCI 1.0 §9).',
       on: {
         'issuance.deferred_collected': {
+          description: 'POST /oid4vci/deferred_credential once the credential is ready (OpenID4VCI 1.0 §9.1).',
           target: 'credential_issued',
           guard: 'deferredReady',
           actions: 'recordCollection',
@@ -274,14 +242,28 @@ export const issuanceMachine = setup({
     credential_issued: {
       description: 'Credentials were issued (OpenID4VCI 1.0 §8).',
       on: {
-        'issuance.credential_issued': { actions: 'recordCredential' },
-        'issuance.notified': { target: 'notified', guard: 'notificationAllowed', actions: 'recordNotification' },
+        'issuance.credential_issued': {
+          description: 'POST /oid4vci/credential with key proofs (OpenID4VCI 1.0 §8).',
+          actions: 'recordCredential',
+        },
+        'issuance.notified': {
+          description:
+            'POST /oid4vci/notification; credential_failure is refused after credential_accepted (OpenID4VCI 1.0 §11).',
+          target: 'notified',
+          guard: 'notificationAllowed',
+          actions: 'recordNotification',
+        },
       },
     },
     notified: {
       description: 'The wallet sent a notification (OpenID4VCI 1.0 §11).',
       on: {
-        'issuance.notified': { guard: 'notificationAllowed', actions: 'recordNotification' },
+        'issuance.notified': {
+          description:
+            'POST /oid4vci/notification; credential_failure is refused after credential_accepted (OpenID4VCI 1.0 §11).',
+          guard: 'notificationAllowed',
+          actions: 'recordNotification',
+        },
       },
     },
     expired: {

@@ -104,9 +104,24 @@ const live = (context: PresentationContext, at: number) => at < context.expiresA
 
 /** What a request that has not been answered yet may receive. */
 const unanswered = {
-  'presentation.response_received': { target: 'answered', guard: 'live', actions: 'recordResponse' },
-  'presentation.wallet_error': { target: 'wallet_error', guard: 'live', actions: 'recordWalletError' },
-  'presentation.expired': { target: 'expired', guard: 'lapsed' },
+  'presentation.response_received': {
+    description:
+      'POST /oid4vp/response with vp_token and state, or an encrypted response, before the request lapses (OpenID4VP 1.0 §8.2, §8.3).',
+    target: 'answered',
+    guard: 'live',
+    actions: 'recordResponse',
+  },
+  'presentation.wallet_error': {
+    description: 'POST /oid4vp/response with error and state (OpenID4VP 1.0 §8.5).',
+    target: 'wallet_error',
+    guard: 'live',
+    actions: 'recordWalletError',
+  },
+  'presentation.expired': {
+    description: 'Met after 300 s without an answer (decisions §9).',
+    target: 'expired',
+    guard: 'lapsed',
+  },
 } as const;
 
 /** The arguments xstate gives a guard of this machine. */
@@ -172,6 +187,8 @@ export const presentationMachine = setup({
   actions: updateActions<PresentationContext, PresentationEvent, typeof presentationUpdates>(presentationUpdates),
 }).createMachine({
   id: 'presentation',
+  description:
+    'One OpenID4VP request of the verifier (decisions §9), stream presentation:<request_id>: created, fetched, answered, then verified, rejected, wallet_error or expired.',
   initial: 'new',
   context: {
     clientId: '',
@@ -186,6 +203,7 @@ export const presentationMachine = setup({
   // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept, in any state.
   on: {
     'presentation.correlated': {
+      description: 'A request naming its wallet exchange (X-Portico-Exchange, docs/debugging.md); the first is kept.',
       guard: 'notCorrelated',
       actions: 'recordCorrelation',
     },
@@ -195,6 +213,7 @@ export const presentationMachine = setup({
       description: 'No request yet.',
       on: {
         'presentation.created': {
+          description: 'POST /oid4vp/request/create: the DCQL query, nonce and state (OpenID4VP 1.0 §5; decisions §9).',
           target: 'created',
           actions: 'recordRequest',
         },
@@ -203,7 +222,12 @@ export const presentationMachine = setup({
     created: {
       description: 'Request created with its DCQL query and nonce (OpenID4VP 1.0 §5; decisions §9).',
       on: {
-        'presentation.request_fetched': { target: 'fetched', guard: 'fetchable', actions: 'recordFetch' },
+        'presentation.request_fetched': {
+          description: 'GET or POST request_uri with the method the request names (OpenID4VP 1.0 §5.10).',
+          target: 'fetched',
+          guard: 'fetchable',
+          actions: 'recordFetch',
+        },
         ...unanswered,
       },
     },
@@ -211,7 +235,11 @@ export const presentationMachine = setup({
     fetched: {
       description: 'The wallet fetched the request object by reference (RFC 9101 §5.2, OpenID4VP 1.0 §5.10).',
       on: {
-        'presentation.request_fetched': { guard: 'fetchable', actions: 'recordFetch' },
+        'presentation.request_fetched': {
+          description: 'GET or POST request_uri with the method the request names (OpenID4VP 1.0 §5.10).',
+          guard: 'fetchable',
+          actions: 'recordFetch',
+        },
         ...unanswered,
       },
     },
@@ -219,8 +247,16 @@ export const presentationMachine = setup({
     answered: {
       description: 'A response arrived at the response endpoint (OpenID4VP 1.0 §8.2).',
       on: {
-        'presentation.verified': { target: 'verified', actions: 'recordVerdict' },
-        'presentation.rejected': { target: 'rejected', actions: 'recordVerdict' },
+        'presentation.verified': {
+          description: 'Every check held and the DCQL query is satisfied (OpenID4VP 1.0 §8.6, §6).',
+          target: 'verified',
+          actions: 'recordVerdict',
+        },
+        'presentation.rejected': {
+          description: 'A named check failed (decisions §9 reason check names).',
+          target: 'rejected',
+          actions: 'recordVerdict',
+        },
       },
     },
     verified: {

@@ -71,34 +71,50 @@ export const refreshFamilyMachine = setup({
   actions: updateActions<FamilyContext, RefreshEvent, typeof refreshFamilyUpdates>(refreshFamilyUpdates),
 }).createMachine({
   id: 'refreshFamily',
+  description:
+    'A refresh-token family (RFC 6749 §6), stream refresh:<family id>: each use rotates the token; a retired one presented again revokes the family (RFC 9700 §4.14.2).',
   initial: 'unissued',
   context: { retiredHashes: [], accessJtis: [] },
   states: {
     unissued: {
+      description: 'No family yet.',
       on: {
         'refresh.issued': {
+          description: 'The first refresh token, with a code redeemed for offline_access (RFC 6749 §5.1).',
           target: 'active',
           actions: 'startFamily',
         },
       },
     },
     active: {
+      description:
+        'The current refresh token may be exchanged, once, before the family expires; earlier ones are retired (RFC 9700 §4.14.2).',
       on: {
         'refresh.rotated': {
+          description:
+            'grant_type=refresh_token with the current token: a new one replaces it (RFC 6749 §6, RFC 9700 §4.14.2).',
           guard: { type: 'presentsCurrent', params: ({ event }) => event },
           actions: 'rotate',
         },
         'refresh.reused': {
+          description:
+            'A retired token presented again: invalid_grant, and the whole family is revoked (RFC 9700 §4.14.2).',
           guard: { type: 'presentsRetired', params: ({ event }) => event },
           target: 'revoked',
           actions: 'revokeForReuse',
         },
         'refresh.revoked': {
+          description:
+            'Revoked at the revocation endpoint (RFC 7009 §2.1), or with the code that started it (RFC 6749 §10.5).',
           target: 'revoked',
           actions: 'revoke',
         },
       },
     },
-    revoked: { type: 'final' },
+    revoked: {
+      type: 'final',
+      description:
+        'Ended by the reuse of a retired token (RFC 9700 §4.14.2) or by revocation (RFC 7009 §2.1); its access tokens are revoked with it.',
+    },
   },
 });

@@ -34,9 +34,11 @@ export const setReceiverMachine = setup({
   actions: updateActions<SetReceiverContext, SetReceiverEvent, typeof setReceiverUpdates>(setReceiverUpdates),
 }).createMachine({
   id: 'setReceiver',
+  description: 'What one receiver of the revocation feed has acknowledged (RFC 8936 §2.4), stream set-receiver:<id>.',
   context: { acknowledged: [] },
   on: {
     'sets.acknowledged': {
+      description: 'A poll that acknowledges SETs not yet acknowledged (RFC 8936 §2.4); they are not delivered again.',
       guard: { type: 'addsSomething', params: ({ event }) => event },
       actions: 'acknowledge',
     },

@@ -22,17 +22,21 @@ export const singleUseMachine = setup({
   actions: updateActions<SingleUseContext, SingleUseEvent, typeof singleUseUpdates>(singleUseUpdates),
 }).createMachine({
   id: 'singleUse',
+  description:
+    'A value used at most once, stream once:<hash>: a client assertion jti (RFC 7523 §3, item 7), a DPoP proof jti (RFC 9449 §11.1).',
   initial: 'unused',
   context: {},
   states: {
     unused: {
+      description: 'Not seen yet.',
       on: {
         'value.used': {
+          description: 'First use; a later one is a replay (RFC 7523 §3 item 7, RFC 9449 §11.1).',
           target: 'used',
           actions: 'recordUse',
         },
       },
     },
-    used: { type: 'final' },
+    used: { type: 'final', description: 'Seen once; every later use is refused as a replay.' },
   },
 });

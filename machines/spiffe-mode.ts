@@ -57,32 +57,44 @@ export const spiffeModeMachine = setup({
   actions: updateActions<SpiffeModeContext, SpiffeModeEvent, typeof spiffeModeUpdates>(spiffeModeUpdates),
 }).createMachine({
   id: 'spiffeMode',
+  description:
+    "The workload identity service's mode (service spec §3, Workload identity service modes; decisions §7), stream spiffe-mode:<id>.",
   initial: 'demo',
   context: { failures: 0 },
   states: {
     demo: {
+      description:
+        'Demo mode: SPIFFE endpoints answer 503 temporarily_unavailable; a failed connection is retried with backoff (service spec §3 row "demo mode").',
       on: {
         'mode.connect_requested': {
+          description:
+            'Start with SHOWCASE_SPIFFE_ENABLED=true, or a retry after backoff (service spec §3, decisions §7).',
           target: 'connecting',
           actions: 'recordSocket',
         },
       },
     },
     connecting: {
+      description: 'Dialling the SPIFFE Workload API on the agent socket.',
       on: {
         'mode.connected': {
+          description: 'The agent socket answered: SVIDs come from the workload agent (service spec §3 → full mode).',
           target: 'full',
           actions: 'recordConnection',
         },
         'mode.connect_failed': {
+          description: 'The socket is unreachable: demo mode, with an exponential retry.',
           target: 'demo',
           actions: 'recordFailure',
         },
       },
     },
     full: {
+      description:
+        'Full mode: SVID endpoints are backed by the workload agent (service spec §3 row "demo mode" → full mode).',
       on: {
         'mode.agent_lost': {
+          description: 'The Workload API stream ended: back to demo mode until a reconnection.',
           target: 'demo',
           actions: 'recordLoss',
         },

@@ -68,20 +68,28 @@ export const svidRotationMachine = setup({
   actions: updateActions<SvidRotationContext, SvidRotationEvent, typeof svidRotationUpdates>(svidRotationUpdates),
 }).createMachine({
   id: 'svidRotation',
+  description:
+    "The X.509-SVID of one SPIFFE ID as seen on the Workload API's X.509 stream (decisions §7), stream x509-svid:<spiffe id>; only public facts are kept.",
   initial: 'unseen',
   context: { rotations: 0 },
   states: {
     unseen: {
+      description: 'No SVID yet.',
       on: {
         'svid.observed': {
+          description: 'The first X.509-SVID seen for this SPIFFE ID (decisions §7).',
           target: 'tracking',
           actions: 'recordFirst',
         },
       },
     },
     tracking: {
+      description:
+        'The current SVID is known; a different serial is a rotation, the same one again is not (decisions §7).',
       on: {
         'svid.rotated': {
+          description:
+            'A new serial that replaces the current one: a rotation, shown by /spiffe/demo/rotation (decisions §7).',
           guard: 'replacesCurrent',
           target: 'tracking',
           actions: 'recordRotation',

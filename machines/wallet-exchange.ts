@@ -73,12 +73,26 @@ const ISSUANCE_STEPS: Record<string, HopStep[]> = {
 
 const hop = (target: string, steps: HopStep[]) => ({
   target,
+  description: `A wire call of step ${steps.join(' | ')} (decisions §10).`,
   guard: { type: 'hopIn' as const, params: { steps } },
   actions: 'countHop' as const,
 });
-const anyHop = { actions: 'countHop' as const };
-const stored = { target: 'stored', actions: 'recordStored' as const };
-const failed = { target: 'failed', actions: 'recordFailure' as const };
+const anyHop = { description: 'Any other wire call, counted.', actions: 'countHop' as const };
+const stored = {
+  target: 'stored',
+  description: 'A credential checked and stored in the session (service spec §4, Wallet OID4VCI client behaviour).',
+  actions: 'recordStored' as const,
+};
+const storedAgain = { description: 'One more credential of the batch stored.', actions: 'recordStored' as const };
+const failed = {
+  target: 'failed',
+  description: 'A step failed; the error the wallet answered is kept (decisions §10).',
+  actions: 'recordFailure' as const,
+};
+const presented = {
+  target: 'presented',
+  description: 'The verifier accepted the response (service spec §4, Wallet OID4VP behaviour).',
+};
 
 /** The arguments xstate gives a guard of this machine. */
 type WalletExchangeGuardArgs = { context: WalletExchangeContext; event: WalletExchangeEvent };
@@ -123,25 +137,32 @@ export const walletExchangeMachine = setup({
   ),
 }).createMachine({
   id: 'wallet-exchange',
+  description:
+    "One exchange of the wallet harness with an issuer or a verifier (decisions §10), stream wallet-exchange:<id> in the wallet's log.",
   initial: 'new',
   context: { hops: 0, stored: [] },
   // Correlation (docs/debugging.md): each peer stream is kept once, in any state.
   on: {
     'exchange.correlated': {
+      description:
+        'An answer named its issuer or verifier stream (X-Portico-Stream, docs/debugging.md); each is kept once.',
       guard: 'newPeer',
       actions: 'recordPeer',
     },
   },
   states: {
     new: {
+      description: 'No exchange yet.',
       on: {
         'exchange.started': [
           {
+            description: 'POST /api/resolve, /api/present or /submit (decisions §10).',
             guard: 'presenting',
             target: 'started_presentation',
             actions: 'recordStart',
           },
           {
+            description: 'POST /api/issue or /api/import (decisions §10).',
             target: 'started',
             actions: 'recordStart',
           },
@@ -149,6 +170,7 @@ export const walletExchangeMachine = setup({
       },
     },
     started: {
+      description: 'An issuance began: from an offer, an issuer, or the bootstrap (decisions §10).',
       on: {
         'exchange.hop': [hop('discovered', ISSUANCE_STEPS.discovered), hop('token', ISSUANCE_STEPS.token), anyHop],
         'exchange.credential_stored': stored,
@@ -156,13 +178,18 @@ export const walletExchangeMachine = setup({
       },
     },
     discovered: {
+      description: "The issuer's metadata, authorization server metadata and keys were read (OpenID4VCI 1.0 §12).",
       on: {
         'exchange.hop': [hop('authorized', ISSUANCE_STEPS.authorized), hop('token', ISSUANCE_STEPS.token), anyHop],
         'exchange.failed': failed,
       },
     },
-    authorized: { on: { 'exchange.hop': [hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.failed': failed } },
+    authorized: {
+      description: 'A pushed request and the authorization went through (RFC 9126, OpenID4VCI 1.0 §5).',
+      on: { 'exchange.hop': [hop('token', ISSUANCE_STEPS.token), anyHop], 'exchange.failed': failed },
+    },
     token: {
+      description: 'The wallet holds an access token (OpenID4VCI 1.0 §6).',
       on: {
         'exchange.hop': [
           hop('nonce', ISSUANCE_STEPS.nonce),
@@ -174,42 +201,54 @@ export const walletExchangeMachine = setup({
       },
     },
     nonce: {
+      description: 'A c_nonce was fetched (OpenID4VCI 1.0 §7).',
       on: { 'exchange.hop': [hop('credential', ISSUANCE_STEPS.credential), anyHop], 'exchange.failed': failed },
     },
     credential: {
+      description: 'The credential request was sent (OpenID4VCI 1.0 §8).',
       on: {
         'exchange.hop': [hop('deferred', ISSUANCE_STEPS.deferred), anyHop],
         'exchange.credential_stored': stored,
         'exchange.failed': failed,
       },
     },
-    deferred: { on: { 'exchange.hop': anyHop, 'exchange.credential_stored': stored, 'exchange.failed': failed } },
+    deferred: {
+      description:
+        'The issuer deferred the credential; the wallet polls (OpenID4VCI 1.0 §9; at most 10 polls, decisions §10).',
+      on: { 'exchange.hop': anyHop, 'exchange.credential_stored': stored, 'exchange.failed': failed },
+    },
     stored: {
+      description: 'The credentials are checked and stored in the session.',
       on: {
-        'exchange.credential_stored': { actions: 'recordStored' },
+        'exchange.credential_stored': storedAgain,
         'exchange.hop': [hop('notified', ['notification']), anyHop],
         'exchange.failed': failed,
       },
     },
-    notified: { type: 'final' },
-    resource_read: { type: 'final' },
+    notified: { type: 'final', description: 'The wallet sent its notification (OpenID4VCI 1.0 §11).' },
+    resource_read: {
+      type: 'final',
+      description: 'The protected-resource mode read its resource with the token (decisions §10 import).',
+    },
     started_presentation: {
+      description: 'A presentation began from an OpenID4VP request URI (decisions §10).',
       on: {
         'exchange.hop': [hop('resolved', ['request_object']), anyHop],
-        'exchange.presented': 'presented',
-        'exchange.credential_stored': { actions: 'recordStored' },
+        'exchange.presented': presented,
+        'exchange.credential_stored': storedAgain,
         'exchange.failed': failed,
       },
     },
     resolved: {
+      description: 'The request object was fetched and checked (OpenID4VP 1.0 §5.10).',
       on: {
         'exchange.hop': anyHop,
-        'exchange.credential_stored': { actions: 'recordStored' },
-        'exchange.presented': 'presented',
+        'exchange.credential_stored': storedAgain,
+        'exchange.presented': presented,
         'exchange.failed': failed,
       },
     },
-    presented: { type: 'final' },
-    failed: { type: 'final' },
+    presented: { type: 'final', description: 'The verifier accepted the response.' },
+    failed: { type: 'final', description: 'A step failed; nothing more happens in this exchange.' },
   },
 });

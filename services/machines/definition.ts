@@ -98,7 +98,9 @@ export function machineDefinition(machine: AnyStateMachine): MachineDefinition {
   const root = machine.root as unknown as StateNodeShape;
   if (Object.keys(root.states).length === 0) {
     const on = transitionsOf(root);
-    return describe(machine, SINGLE_STATE, { [SINGLE_STATE]: { type: 'atomic', final: false, on } }, []);
+    const description = machine.root.description;
+    const single: StateData = { type: 'atomic', final: false, ...(description ? { description } : {}), on };
+    return describe(machine, SINGLE_STATE, { [SINGLE_STATE]: single }, []);
   }
   const states: Record<string, StateData> = {};
   const rootTransitions = transitionsOf(root);
