@@ -1,6 +1,7 @@
 import type { Block, PageDocument } from '../../../services/pages/document.ts';
 import type { PublishedMachine } from '../../../services/machines/registry.ts';
 import { toMermaid } from '../../../services/machines/formats.ts';
+import { citedRules } from '../../../services/machines/citations.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { h, p } from '../pages/blocks.ts';
 
@@ -88,9 +89,32 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
       });
   }
   if (d.on.length)
-    blocks.push(h(2, 'In any state'), {
-      kind: 'list',
-      items: d.on.map((t) => [{ code: t.event }, ...(t.guard ? [' when ', { code: t.guard }] : [])]),
-    });
+    blocks.push(
+      { kind: 'heading', level: 2, text: 'In any state', id: 'any-state' },
+      {
+        kind: 'list',
+        items: d.on.map((t) => [{ code: t.event }, ...(t.guard ? [' when ', { code: t.guard }] : [])]),
+      },
+    );
+  const rules = citedRules(d);
+  if (rules.length)
+    blocks.push(
+      h(2, 'Rules and their transitions'),
+      p('Each rule the transitions cite, with the transitions that implement it.'),
+      {
+        kind: 'table',
+        head: ['Rule', 'Transitions'],
+        rows: rules.map((r) => [
+          [r.rule],
+          r.transitions.flatMap((t, i) => [
+            ...(i > 0 ? ['; '] : []),
+            {
+              link: `${t.from} --${t.event}--> ${t.to}`,
+              href: t.from === '*' ? '#any-state' : `#state-${t.from}`,
+            },
+          ]),
+        ]),
+      },
+    );
   return { title: `Machine ${d.id}`, description: `The ${d.id} state machine of Portico`, blocks };
 }

@@ -80,3 +80,19 @@ describe('GET /api/machines', () => {
     expect((await text('/machines/nope')).status).toBe(404);
   });
 });
+
+describe('GET /machines/{id}', () => {
+  it('links each rule the transitions cite to the transitions that implement it', async () => {
+    const page = await text('/machines/refreshFamily');
+    expect(page.status).toBe(200);
+    const rules = page.body.slice(page.body.indexOf('Rules and their transitions'));
+    expect(rules).toMatch(
+      /RFC 9700 §4\.14\.2<\/td>\s*<td>.*href="#state-active">active --refresh\.reused--&gt; revoked<\/a>/s,
+    );
+    expect(page.body).toContain('id="state-active"');
+    const markdown = await fetch(`${server.url}/machines/refreshFamily`, { headers: { accept: 'text/markdown' } });
+    expect(await markdown.text()).toMatch(
+      /\| RFC 7009 §2\.1 \| \[active --refresh\.revoked--\\?> revoked\]\(#state-active\) \|/,
+    );
+  });
+});
