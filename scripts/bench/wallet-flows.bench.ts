@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { flowsPerSecond as directIssuance } from './issuer.bench.ts';
-import { startChildServer } from '../support/child-server.ts';
+import { startChildServer, startWalletBeside } from '../support/child-server.ts';
 import { concurrentFlows, type Bench } from './types.ts';
 
 const CONCURRENCY = 8;
@@ -32,16 +32,7 @@ const bench: Bench = async () => {
     if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(parsed).slice(0, 300)}`);
     return parsed;
   };
-  const pem = async (path: string) => (await request(`${main.url}${path}`, { dispatcher: agent })).body.text();
-  const wallet = await startChildServer({
-    service: 'wallet',
-    env: {
-      BASE_URL: main.url,
-      WALLET_MDOC_IACA_ROOT_PEM: await pem('/oid4vci/iaca.pem'),
-      WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: await pem('/oid4vp/ca.pem'),
-      WALLET_SESSION_TTL: '1h',
-    },
-  });
+  const wallet = await startWalletBeside(main.url, { WALLET_SESSION_TTL: '1h' });
   try {
     const rows = [];
     let sessions = 0;

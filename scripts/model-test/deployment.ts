@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { startChildServer, type ChildServer } from '../support/child-server.ts';
+import { startChildServer, startWalletBeside, type ChildServer } from '../support/child-server.ts';
 
 export interface StartedDeployment {
   main: ChildServer;
@@ -15,16 +15,8 @@ export interface StartedDeployment {
 export async function startDeployment(invertGuard?: string): Promise<StartedDeployment> {
   const main = await startChildServer({ env: invertGuard ? { PORTICO_TEST_INVERT_GUARD: invertGuard } : {} });
   try {
-    const pem = async (path: string) => (await fetch(`${main.url}${path}`)).text();
     // The wallet trusts the main origin's IACA and verifier CA, as it does when they run together.
-    const wallet = await startChildServer({
-      service: 'wallet',
-      env: {
-        BASE_URL: main.url,
-        WALLET_MDOC_IACA_ROOT_PEM: await pem('/oid4vci/iaca.pem'),
-        WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: await pem('/oid4vp/ca.pem'),
-      },
-    });
+    const wallet = await startWalletBeside(main.url);
     return {
       main,
       wallet,

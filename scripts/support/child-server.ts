@@ -77,6 +77,23 @@ export async function startChildServer(
   };
 }
 
+/**
+ * The wallet harness in its own process, targeting `mainUrl` and trusting that origin's IACA root and
+ * verifier CA, as it does when `npm start` runs both in one process.
+ */
+export async function startWalletBeside(mainUrl: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  const pem = async (path: string) => (await fetch(`${mainUrl}${path}`)).text();
+  return startChildServer({
+    service: 'wallet',
+    env: {
+      BASE_URL: mainUrl,
+      WALLET_MDOC_IACA_ROOT_PEM: await pem('/oid4vci/iaca.pem'),
+      WALLET_VERIFIER_X509_TRUST_ANCHOR_PEM: await pem('/oid4vp/ca.pem'),
+      ...env,
+    },
+  });
+}
+
 /** A peer implementation (a script printing `listening <url>`) in its own process, like ours. */
 export async function startPeerProcess(
   script: string,

@@ -4,6 +4,7 @@ import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { agentMachine, scopeFor, type AgentEvent } from '../../../machines/agent.ts';
 import { CLAIM_CODE_LIFETIME_MS, CLAIM_POLL_INTERVAL_MS, pollOutcome } from '../../../machines/claim-polling.ts';
 import { fold, persistedState, restore } from '../../../services/actors/fold.ts';
+import { invertedGuards } from '../../support/inverted-guards.ts';
 
 type Snapshot = SnapshotFrom<typeof agentMachine>;
 type AgentMachine = typeof agentMachine;
@@ -190,9 +191,7 @@ describe('agent machine (properties over random sessions)', () => {
 
   it('has a rule that fails when any one inverted guard is provided', () => {
     // npx vitest run test/property/agentauth/agent-machine.test.ts -t "inverted guard"
-    const guards = agentMachine.implementations.guards as Record<string, (...a: unknown[]) => boolean>;
-    for (const name of Object.keys(guards)) {
-      const mutated = agentMachine.provide({ guards: { [name]: (...args: unknown[]) => !guards[name]!(...args) } });
+    for (const [name, mutated] of invertedGuards(agentMachine)) {
       const caught = Object.values(RULES).some(
         (rule) =>
           fc.check(

@@ -15,6 +15,7 @@ import { setReceiverMachine } from '../../../machines/set-receiver.ts';
 import { spiffeModeMachine, type SpiffeModeEvent } from '../../../machines/spiffe-mode.ts';
 import { svidRotationMachine, type SvidRotationEvent } from '../../../machines/svid-rotation.ts';
 import { walletExchangeMachine, type WalletExchangeEvent } from '../../../machines/wallet-exchange.ts';
+import { invertedGuards } from '../../support/inverted-guards.ts';
 
 /**
  * Issue 32: properties of the eight machines that had none (and the code and refresh family machines again), each from the rules its states implement, over
@@ -428,10 +429,7 @@ describe.each(CASES)('the %s machine', (_name, machine, events, invariant) => {
   });
 
   it('has a property that fails when any one inverted guard is provided', () => {
-    const guards = Object.keys((machine.implementations.guards ?? {}) as Record<string, unknown>);
-    for (const name of guards) {
-      const original = (machine.implementations.guards as Record<string, (...a: unknown[]) => boolean>)[name]!;
-      const mutated = machine.provide({ guards: { [name]: (...args: unknown[]) => !original(...args) } });
+    for (const [name, mutated] of invertedGuards(machine)) {
       const outcome = fc.check(property(mutated, events, invariant), { numRuns: 300, seed: 7 });
       expect(outcome.failed, `${machine.id}: inverting ${name} went unnoticed`).toBe(true);
     }
