@@ -12,6 +12,9 @@ export interface RecordedExchange {
   response: { status: number; headers: Record<string, string>; body?: unknown };
   duration_ms: number;
   annotations: string[];
+  /** Step mode: the learner changed the request before it was sent; `edits` says how (secrets redacted). */
+  edited?: true;
+  edits?: string[];
   /**
    * JWTs met in the exchange (request and response), decoded: header and claims, the signature removed
    * and marked so (`signature: "removed"`), an SD-JWT's disclosures as [name, value]. Not replayable.
@@ -25,8 +28,35 @@ export interface RecordedExchange {
   }>;
 }
 
+/** The request a paused run sends next, as its log shows it (secrets redacted). */
+export interface NextRequest {
+  step: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
 export type FlowRunEvent =
-  | { type: 'run.started'; at: number; protocol: string; flow: string; options: Record<string, unknown> }
+  | {
+      type: 'run.started';
+      at: number;
+      protocol: string;
+      flow: string;
+      options: Record<string, unknown>;
+      /** Step mode: the run pauses before each request; its capability is kept only as a hash. */
+      mode?: 'step';
+      run_token_hash?: string;
+    }
+  /** Step mode: the runner waits before sending `next_request`. */
+  | { type: 'run.paused'; at: number; next_request: NextRequest; explanation?: string }
+  /** The learner sent the next request, perhaps edited. */
+  | { type: 'run.stepped'; at: number; edits?: string[] }
+  /** The learner let the run go on to its end without pausing. */
+  | { type: 'run.continued'; at: number }
+  | { type: 'run.cancelled'; at: number }
+  /** Paused and left alone for 10 minutes. */
+  | { type: 'run.expired'; at: number }
   | ({ type: 'run.exchange_recorded'; at: number } & RecordedExchange)
   | { type: 'run.finished'; at: number; status: 'succeeded' | 'failed'; error?: string }
   /** The process stopped while the run was under way; appended when the service starts again. */
@@ -36,6 +66,11 @@ export interface FlowRunContext {
   protocol?: string;
   flow?: string;
   options?: Record<string, unknown>;
+  mode?: 'step';
+  runTokenHash?: string;
+  /** While paused: what is sent next, and since when the run waits. */
+  nextRequest?: NextRequest;
+  pausedAt?: number;
   startedAt?: number;
   finishedAt?: number;
   exchanges: number;
@@ -60,6 +95,13 @@ export const flowRunUpdates = {
     flow: event.flow,
     options: event.options,
     startedAt: event.at,
+    ...(event.mode ? { mode: event.mode, runTokenHash: event.run_token_hash } : {}),
+  }),
+  recordPause: (_: FlowRunContext, event: E<'run.paused'>) => ({ nextRequest: event.next_request, pausedAt: event.at }),
+  resume: () => ({ nextRequest: undefined, pausedAt: undefined }),
+  recordEndOfPause: (_: FlowRunContext, event: E<'run.cancelled'> | E<'run.expired'>) => ({
+    finishedAt: event.at,
+    nextRequest: undefined,
   }),
   countExchange: (context: FlowRunContext) => ({ exchanges: context.exchanges + 1 }),
   recordEnd: (_: FlowRunContext, event: E<'run.finished'>) => ({ finishedAt: event.at }),
@@ -116,8 +158,46 @@ export const flowRunMachine = setup({
           target: 'interrupted',
           actions: 'recordInterruption',
         },
+        'run.paused': {
+          description: 'Step mode: the runner waits before its next request (docs/flows.md, step mode).',
+          target: 'paused',
+          actions: 'recordPause',
+        },
       },
     },
+    paused: {
+      description:
+        'Step mode: waiting for the learner to step (send the next request, perhaps edited), continue or cancel; 10 minutes at most.',
+      on: {
+        'run.stepped': {
+          description: 'POST /api/runs/{id}/step with the run token: the next request goes out, edited or not.',
+          target: 'running',
+          actions: 'resume',
+        },
+        'run.continued': {
+          description: 'POST /api/runs/{id}/continue: the run goes on to its end without pausing.',
+          target: 'running',
+          actions: 'resume',
+        },
+        'run.cancelled': {
+          description: 'POST /api/runs/{id}/cancel: the run ends here.',
+          target: 'cancelled',
+          actions: 'recordEndOfPause',
+        },
+        'run.expired': {
+          description: 'Left paused for 10 minutes: the run ends (docs/flows.md, step mode).',
+          target: 'expired',
+          actions: 'recordEndOfPause',
+        },
+        'run.interrupted': {
+          description: 'The process stopped while the run waited; the next start closes the run (decisions §4).',
+          target: 'interrupted',
+          actions: 'recordInterruption',
+        },
+      },
+    },
+    cancelled: { type: 'final', description: 'Cancelled by the learner while paused.' },
+    expired: { type: 'final', description: 'Left paused for 10 minutes.' },
     succeeded: {
       type: 'final',
       description: 'The flow reached its end.',

@@ -1,5 +1,9 @@
 import type { RecordedExchange } from '../../machines/flow-run.ts';
 import { findTokens } from './token-finder.ts';
+import { applyEdit, type PendingRequest, type RequestEdit } from './request-edit.ts';
+
+/** Step mode: asked before each request is sent; answers the learner's edit, if any (or throws to end the run). */
+export type RequestGate = (request: PendingRequest) => Promise<RequestEdit | undefined>;
 
 export interface DecodedToken {
   name: string;
@@ -36,6 +40,7 @@ export class HttpCapture {
     private readonly onExchange: (exchange: RecordedExchange) => Promise<void>,
     /** A header sent, unrecorded, on requests to our own origin: the server's own calls are not rate limited. */
     private readonly internal?: { origin: string; header: string; value: string },
+    private readonly gate?: RequestGate,
   ) {}
 
   /** One request; `annotations` name the rules the step demonstrates. */
@@ -46,14 +51,26 @@ export class HttpCapture {
     annotations: string[] = [],
   ) {
     const method = init.method ?? (init.form || init.json !== undefined ? 'POST' : 'GET');
-    const headers: Record<string, string> = { ...init.headers };
+    let request: PendingRequest = {
+      step,
+      method,
+      url,
+      headers: { ...init.headers },
+      ...(init.form ? { form: init.form } : {}),
+      ...(init.json !== undefined ? { json: init.json } : {}),
+    };
+    let edits: string[] = [];
+    const edit = this.gate && (await this.gate(request));
+    if (edit) ({ request, edits } = applyEdit(request, edit));
+    url = request.url;
+    const headers: Record<string, string> = { ...request.headers };
     let body: string | undefined;
-    if (init.form) {
+    if (request.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    } else if (init.json !== undefined) {
+      body = new URLSearchParams(request.form).toString();
+    } else if (request.json !== undefined) {
       headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.json);
+      body = JSON.stringify(request.json);
     }
     const started = performance.now();
     const sent =
@@ -88,11 +105,12 @@ export class HttpCapture {
         method,
         url,
         headers,
-        ...(init.form ? { body: init.form } : init.json !== undefined ? { body: init.json } : {}),
+        ...(request.form ? { body: request.form } : request.json !== undefined ? { body: request.json } : {}),
       },
       response: { status: res.status, headers: responseHeaders, ...(parsed !== '' ? { body: parsed } : {}) },
       duration_ms,
       annotations,
+      ...(edits.length > 0 ? { edited: true as const, edits } : {}),
     };
     this.exchanges.push(exchange);
     // A signed request object (RFC 9101) is a token of the run too.

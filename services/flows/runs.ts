@@ -1,50 +1,31 @@
-import { initialTransition, transition } from 'xstate';
 import { flowRunMachine, type RecordedExchange } from '../../machines/flow-run.ts';
-import { toMachineEvent } from '../actors/fold.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { Catalog, FlowStep } from '../content/catalog.ts';
-import { oauthError, notFound } from '../errors.ts';
+import { sameText } from '../crypto/compare.ts';
+import { randomToken, sha256 } from '../crypto/random.ts';
+import { notFound, oauthError } from '../errors.ts';
 import type { EventLog, StoredEvent } from '../event-log.ts';
-import { randomToken } from '../crypto/random.ts';
-import { HttpCapture, type DecodedToken, type HttpTransport } from './capture.ts';
+import { bearerToken } from '../oauth/authorization-header.ts';
+import { challenge } from '../oauth/www-authenticate.ts';
+import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
 import { redact } from './redact.ts';
 import { FlowFailure, type FlowRunners } from './registry.ts';
+import type { RequestEdit } from './request-edit.ts';
+import { runView, type RunView } from './run-view.ts';
+import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
-export interface RunView {
-  run_id: string;
-  protocol: string;
-  flow: string;
-  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
-  started_at: string;
-  finished_at?: string;
-  error?: string;
-  steps: FlowStep[];
-  exchanges: RecordedExchange[];
-  tokens: DecodedToken[];
-  /** The run machine's position after each event of the stream, in order (what a replay shows). */
-  machine: Array<{ sequence: number; event: string; state: string }>;
-}
+export type { RunStatus, RunView } from './run-view.ts';
 
 /** A run with no event for this long on a shared log was left by an instance that stopped. */
 const ABANDONED_RUN_MS = 10 * 60_000;
-/** Folds the stream through the run machine, one event at a time, noting where it stands after each. */
-function machinePositions(events: readonly StoredEvent[]): RunView['machine'] {
-  let [snapshot] = initialTransition(flowRunMachine);
-  return events.map((e) => {
-    [snapshot] = transition(flowRunMachine, snapshot, toMachineEvent(e) as never);
-    return { sequence: e.sequence, event: e.type, state: String(snapshot.value) };
-  });
-}
-
-const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
-
 /**
  * Executes catalog flows for real over HTTP against the origin and keeps each run as the event stream
  * `run:<id>`. The caller of POST gets the full capture; the log (and GET) keeps secrets redacted.
  */
 export class FlowRuns {
   readonly actors: ActorRuntime<typeof flowRunMachine>;
+  readonly stepper: RunStepper;
 
   constructor(
     private readonly log: EventLog,
@@ -59,6 +40,7 @@ export class FlowRuns {
     },
   ) {
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
+    this.stepper = new RunStepper(this.actors, deps.clock);
   }
 
   executable(protocol: string, flow: string): boolean {
@@ -78,23 +60,33 @@ export class FlowRuns {
     protocol: string,
     flowId: string,
     options: Record<string, unknown>,
-  ): Promise<{ id: string; done: Promise<RunView> }> {
+  ): Promise<{ id: string; done: Promise<RunView>; runToken?: string; firstStop: Promise<void> }> {
     if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
     const runner = this.runners.get(protocol, flowId);
     if (!runner)
       throw oauthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`);
+    const { mode, ...runOptions } = options;
     const id = randomToken(12);
+    // Step mode: a 128-bit capability for the run's controls, shown once and kept only as its hash.
+    const runToken = mode === 'step' ? randomToken(16) : undefined;
     const startedAt = this.deps.clock.now();
     await this.actors.create(id, {
       type: 'run.started',
       at: startedAt,
       protocol,
       flow: flowId,
-      options: redact(options) as Record<string, unknown>,
+      options: redact(runOptions) as Record<string, unknown>,
+      ...(runToken ? { mode: 'step' as const, run_token_hash: sha256(runToken) } : {}),
     });
-    return { id, done: this.execute(id, protocol, flowId, flow.steps, runner, options, startedAt) };
+    const firstStop = this.stepper.nextStop(id);
+    // A runner's step is named after the flow's step it performs ("Token request (client_secret_basic)").
+    const explain = (name: string) =>
+      flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
+    const gate = runToken ? this.stepper.gate(id, explain) : undefined;
+    const done = this.execute(id, protocol, flowId, flow.steps, runner, runOptions, startedAt, gate);
+    return { id, done, firstStop, ...(runToken ? { runToken } : {}) };
   }
 
   private async execute(
@@ -105,6 +97,7 @@ export class FlowRuns {
     runner: NonNullable<ReturnType<FlowRunners['get']>>,
     options: Record<string, unknown>,
     startedAt: number,
+    gate?: RequestGate,
   ): Promise<RunView> {
     const internal = this.deps.internal && { origin: new URL(this.deps.base).origin, ...this.deps.internal };
     const http = new HttpCapture(
@@ -117,8 +110,10 @@ export class FlowRuns {
         });
       },
       internal,
+      gate,
     );
     let status: 'succeeded' | 'failed' = 'succeeded';
+    let ended = false;
     let error: string | undefined;
     try {
       await runner({
@@ -129,24 +124,18 @@ export class FlowRuns {
         options,
       });
     } catch (e) {
+      // A cancelled or expired stepped run has ended already, in its own event.
+      if (e instanceof RunEnded) ended = true;
       status = 'failed';
       error = e instanceof FlowFailure ? e.message : `The flow stopped: ${(e as Error).message}`;
     }
     const finishedAt = this.deps.clock.now();
-    await this.actors.execute(id, { type: 'run.finished', at: finishedAt, status, ...(error ? { error } : {}) });
-    return {
-      run_id: id,
-      protocol,
-      flow: flowId,
-      status,
-      started_at: iso(startedAt)!,
-      finished_at: iso(finishedAt),
-      ...(error ? { error } : {}),
-      steps,
-      exchanges: http.exchanges,
-      tokens: http.tokens,
-      machine: machinePositions(await this.log.readStream(`run:${id}`)),
-    };
+    if (!ended)
+      await this.actors.execute(id, { type: 'run.finished', at: finishedAt, status, ...(error ? { error } : {}) });
+    this.stepper.ended(id);
+    // The caller that ran the flow gets the full capture; the log keeps it redacted.
+    const logged = this.fold(id, await this.log.readStream(`run:${id}`));
+    return { ...logged, steps, exchanges: http.exchanges, tokens: http.tokens };
   }
 
   /**
@@ -159,7 +148,7 @@ export class FlowRuns {
     for (const stream of await this.log.streamIds('run:')) {
       const id = stream.slice('run:'.length);
       const { snapshot } = await this.actors.get(id);
-      if (!snapshot.matches('running')) continue;
+      if (!snapshot.matches('running') && !snapshot.matches('paused')) continue;
       // On a log other instances share, a run that moved recently belongs to a live instance.
       if (
         this.log.shared &&
@@ -176,40 +165,66 @@ export class FlowRuns {
     return closed;
   }
 
+  /**
+   * Step mode's controls (docs/flows.md): with the run's token, tell a paused run to step (the edit
+   * applied first), continue or cancel; answers the run once it has paused again or ended.
+   */
+  async control(
+    id: string,
+    authorization: string | undefined,
+    command: { kind: 'step'; edit?: RequestEdit } | { kind: 'continue' | 'cancel' },
+  ): Promise<RunView> {
+    const { snapshot, version } = await this.actors.get(id);
+    if (version === 0) throw notFound('No such run');
+    const token = bearerToken(authorization);
+    const expected = snapshot.context.runTokenHash;
+    if (!token || !expected || !sameText(sha256(token), expected))
+      throw oauthError('invalid_token', "The run token is missing, or it is not this run's", {
+        'www-authenticate': challenge('Bearer', [
+          ['error', 'invalid_token'],
+          ['error_description', 'Send the run_token of a stepped run as a Bearer token'],
+        ]),
+      });
+    let state = String(snapshot.value);
+    if (state === 'paused' && this.expired(snapshot.context.pausedAt)) {
+      await this.expire(id);
+      state = 'expired';
+    }
+    if (state !== 'paused') throw oauthError('invalid_request:conflict', `The run is ${state}, not paused`);
+    await this.stepper.command(id, command);
+    return (await this.view(id))!;
+  }
+
+  /** Ends paused runs left alone for 10 minutes (this process's, and any other met while reading). */
+  async expireIdle(): Promise<number> {
+    return this.stepper.expireIdle();
+  }
+
+  private expired(pausedAt: number | undefined): boolean {
+    return pausedAt !== undefined && this.deps.clock.now() - pausedAt >= PAUSE_LIMIT_MS;
+  }
+
+  private async expire(id: string): Promise<void> {
+    if (this.stepper.holds(id)) await this.stepper.command(id, { kind: 'expire' });
+    else await this.actors.execute(id, { type: 'run.expired', at: this.deps.clock.now() });
+  }
+
   /** A run as the log holds it (secrets redacted), or undefined. */
   async view(id: string): Promise<RunView | undefined> {
-    const events = await this.log.readStream(`run:${id}`);
+    let events = await this.log.readStream(`run:${id}`);
     if (events.length === 0) return undefined;
+    const last = events.at(-1)!;
+    // A run read after its pause lapsed is ended first, so nobody sees it paused for ever.
+    if (last.type === 'run.paused' && this.expired(last.at)) {
+      await this.expire(id);
+      events = await this.log.readStream(`run:${id}`);
+    }
     return this.fold(id, events);
   }
 
   fold(id: string, events: StoredEvent[]): RunView {
     const started = events[0].data as { protocol: string; flow: string };
-    const finished = events.find((e) => e.type === 'run.finished' || e.type === 'run.interrupted');
-    const exchanges = events
-      .filter((e) => e.type === 'run.exchange_recorded')
-      .map((e) => e.data as unknown as RecordedExchange);
-    return {
-      run_id: id,
-      protocol: started.protocol,
-      flow: started.flow,
-      status: !finished
-        ? 'running'
-        : finished.type === 'run.interrupted'
-          ? 'interrupted'
-          : (finished.data.status as 'succeeded' | 'failed'),
-      started_at: iso(events[0].at)!,
-      ...(finished ? { finished_at: iso(finished.at) } : {}),
-      ...(finished?.data.error
-        ? { error: String(finished.data.error) }
-        : finished?.data.reason
-          ? { error: String(finished.data.reason) }
-          : {}),
-      steps: this.catalog.flow(started.protocol, started.flow)?.steps ?? [],
-      exchanges,
-      tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),
-      machine: machinePositions(events),
-    };
+    return runView(id, events, this.catalog.flow(started.protocol, started.flow)?.steps ?? []);
   }
 
   /** Calls `listener` with each event of run `id` committed from now on; returns an unsubscribe. */

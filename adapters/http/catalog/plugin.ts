@@ -4,6 +4,7 @@ import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
 import { allRunOptions, flowsTakingOption, runOptionsOf } from '../../../services/flows/run-options.ts';
+import { requestEditOf } from '../../../services/flows/request-edit.ts';
 
 /** An option's meaning and the flows it applies to, for the contract. */
 const optionDoc = (name: string) => {
@@ -27,6 +28,29 @@ const runOptionProperties = Object.fromEntries(
 );
 
 const errorResponse = { $ref: 'OAuthError#' };
+const fieldChanges = {
+  type: 'object',
+  additionalProperties: { type: ['string', 'null'], maxLength: 4096 },
+  maxProperties: 50,
+};
+/** `POST /api/runs/{id}/step`: `{}` or `{"edit": {...}}`; a value `null` removes the field. */
+const stepBodySchema = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  properties: {
+    edit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        query: fieldChanges,
+        form: fieldChanges,
+        headers: fieldChanges,
+        json: { type: 'object', maxProperties: 50, description: 'Top-level members of a JSON body; null removes one' },
+      },
+    },
+  },
+};
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
 const specSchema = {
   type: 'object',
@@ -98,6 +122,10 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
   const { catalog, flowRuns } = ctx;
   // A run is read by its id, as at /api/runs/{id}.
   ctx.streamReaders.register('run', async () => ({}));
+  // Step mode: a run left paused for 10 minutes ends as expired (the clock decides; this only looks).
+  const sweep = setInterval(() => void flowRuns.expireIdle().catch(() => undefined), 30_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
   const protocolRecord = (p: Protocol) => ({
     id: p.id,
     name: p.name,
@@ -190,13 +218,27 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
           type: 'object',
           nullable: true,
           additionalProperties: false,
-          properties: runOptionProperties,
+          properties: {
+            ...runOptionProperties,
+            mode: {
+              type: 'string',
+              enum: ['run', 'step'],
+              description:
+                'run (default): the flow runs to its end. step: it pauses before every request; the answer (202) holds run_token, the capability for POST /api/runs/{id}/step, /continue and /cancel.',
+            },
+          },
         },
         response: {
           201: runSchema,
           202: {
             type: 'object',
-            properties: { run_id: { type: 'string' }, status: { type: 'string' }, events: { type: 'string' } },
+            additionalProperties: true,
+            properties: {
+              run_id: { type: 'string' },
+              status: { type: 'string' },
+              events: { type: 'string' },
+              run_token: { type: 'string', description: 'Step mode: the run capability, shown only here' },
+            },
           },
           404: errorResponse,
           409: errorResponse,
@@ -207,6 +249,12 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       const { id, flow } = request.params as { id: string; flow: string };
       const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>);
       reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
+      if (launched.runToken) {
+        // Step mode: answered once the run waits before its first request (run_token is shown only here).
+        void launched.done.catch(() => undefined);
+        await launched.firstStop;
+        return reply.code(202).send({ ...(await flowRuns.view(launched.id)), run_token: launched.runToken });
+      }
       // RFC 7240: with `Prefer: respond-async` the run id comes back at once; follow /api/runs/{id}/events.
       if (/\brespond-async\b/i.test(String(request.headers.prefer ?? ''))) {
         void launched.done.catch(() => undefined);
@@ -236,6 +284,34 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       return view;
     },
   );
+
+  for (const [action, summary] of [
+    [
+      'step',
+      'Step mode: send the next request (edited first with {"edit": {query, form, json, headers}}), then pause again',
+    ],
+    ['continue', 'Step mode: run to the end without pausing'],
+    ['cancel', 'Step mode: end the run as cancelled'],
+  ] as const)
+    app.post(
+      `/api/runs/:id/${action}`,
+      {
+        schema: {
+          summary: `${summary} (Bearer run_token)`,
+          tags: ['catalog'],
+          params: idParams,
+          body: action === 'step' ? stepBodySchema : { type: 'object', nullable: true, additionalProperties: false },
+          response: { 200: runSchema, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse },
+        },
+      },
+      async (request, reply) => {
+        const runId = (request.params as { id: string }).id;
+        reply.header('cache-control', 'no-store');
+        const command =
+          action === 'step' ? { kind: 'step' as const, edit: requestEditOf(request.body) } : { kind: action };
+        return flowRuns.control(runId, request.headers.authorization, command);
+      },
+    );
 
   app.get(
     '/api/runs/:id/events',

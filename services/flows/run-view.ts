@@ -1,0 +1,77 @@
+import { initialTransition, transition } from 'xstate';
+import { flowRunMachine, type NextRequest, type RecordedExchange } from '../../machines/flow-run.ts';
+import { toMachineEvent } from '../actors/fold.ts';
+import type { FlowStep } from '../content/catalog.ts';
+import type { StoredEvent } from '../event-log.ts';
+import type { DecodedToken } from './capture.ts';
+
+export type RunStatus = 'running' | 'paused' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
+
+export interface RunView {
+  run_id: string;
+  protocol: string;
+  flow: string;
+  status: RunStatus;
+  /** Step mode: a paused run's next request (secrets redacted), its step's explanation. */
+  mode?: 'step';
+  next_request?: NextRequest;
+  explanation?: string;
+  started_at: string;
+  finished_at?: string;
+  error?: string;
+  steps: FlowStep[];
+  exchanges: RecordedExchange[];
+  tokens: DecodedToken[];
+  /** The run machine's position after each event of the stream, in order (what a replay shows). */
+  machine: Array<{ sequence: number; event: string; state: string }>;
+}
+
+/** Folds the stream through the run machine, one event at a time, noting where it stands after each. */
+function machinePositions(events: readonly StoredEvent[]): RunView['machine'] {
+  let [snapshot] = initialTransition(flowRunMachine);
+  return events.map((e) => {
+    [snapshot] = transition(flowRunMachine, snapshot, toMachineEvent(e) as never);
+    return { sequence: e.sequence, event: e.type, state: String(snapshot.value) };
+  });
+}
+
+/** The events after which a run is over. */
+const FINISHING = new Set(['run.finished', 'run.interrupted', 'run.cancelled', 'run.expired']);
+
+const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/** A run as its stream records it (secrets redacted): status from the run machine, a pause's next request. */
+export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): RunView {
+  const started = events[0].data as { protocol: string; flow: string; mode?: 'step' };
+  const finished = [...events].reverse().find((e) => FINISHING.has(e.type));
+  const exchanges = events
+    .filter((e) => e.type === 'run.exchange_recorded')
+    .map((e) => e.data as unknown as RecordedExchange);
+  const machine = machinePositions(events);
+  const status = (machine.at(-1)?.state ?? 'running') as RunStatus;
+  const pause = status === 'paused' ? [...events].reverse().find((e) => e.type === 'run.paused') : undefined;
+  return {
+    run_id: id,
+    protocol: started.protocol,
+    flow: started.flow,
+    status,
+    ...(started.mode ? { mode: started.mode } : {}),
+    ...(pause
+      ? {
+          next_request: pause.data.next_request as NextRequest,
+          ...(pause.data.explanation ? { explanation: String(pause.data.explanation) } : {}),
+        }
+      : {}),
+    started_at: iso(events[0].at)!,
+    ...(finished ? { finished_at: iso(finished.at) } : {}),
+    ...(finished?.data.error
+      ? { error: String(finished.data.error) }
+      : finished?.data.reason
+        ? { error: String(finished.data.reason) }
+        : {}),
+    steps,
+    exchanges,
+    tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),
+    machine,
+  };
+}
