@@ -165,6 +165,14 @@ export class FlowRuns {
     return closed;
   }
 
+  /** What starting a run answers: the finished run, or (step mode) the run paused before its first request, with its token. */
+  async answer(launched: Awaited<ReturnType<FlowRuns['launch']>>): Promise<RunView & { run_token?: string }> {
+    if (!launched.runToken) return launched.done;
+    void launched.done.catch(() => undefined);
+    await launched.firstStop;
+    return { ...(await this.view(launched.id))!, run_token: launched.runToken };
+  }
+
   /**
    * Step mode's controls (docs/flows.md): with the run's token, tell a paused run to step (the edit
    * applied first), continue or cancel; answers the run once it has paused again or ended.

@@ -32,7 +32,7 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
       .sort()
       .reverse(),
     instructions:
-      'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT; export_stream and diff_runs read a run’s event stream and compare two runs; get_machine gives a state machine as data. To run flows, use the HTTP API at /api (see /llms.txt).',
+      'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT; export_stream and diff_runs read a run’s event stream and compare two runs; get_machine gives a state machine as data. start_flow runs a flow (mode step pauses before every request; step_run and continue_run move it on).',
   };
 }
 

@@ -249,12 +249,8 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       const { id, flow } = request.params as { id: string; flow: string };
       const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>);
       reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
-      if (launched.runToken) {
-        // Step mode: answered once the run waits before its first request (run_token is shown only here).
-        void launched.done.catch(() => undefined);
-        await launched.firstStop;
-        return reply.code(202).send({ ...(await flowRuns.view(launched.id)), run_token: launched.runToken });
-      }
+      // Step mode: answered once the run waits before its first request (run_token is shown only here).
+      if (launched.runToken) return reply.code(202).send(await flowRuns.answer(launched));
       // RFC 7240: with `Prefer: respond-async` the run id comes back at once; follow /api/runs/{id}/events.
       if (/\brespond-async\b/i.test(String(request.headers.prefer ?? ''))) {
         void launched.done.catch(() => undefined);

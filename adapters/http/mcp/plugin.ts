@@ -83,6 +83,10 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       return found && { definition: found.definition, paths: shortestPaths(found.machine) };
     },
     machineIds: () => ctx.machines.list().map((m) => m.id),
+    startFlow: async (protocol: string, flow: string, options: Record<string, unknown>) =>
+      ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options)),
+    controlRun: (id: string, runToken: string, command: Parameters<typeof ctx.flowRuns.control>[2]) =>
+      ctx.flowRuns.control(id, `Bearer ${runToken}`, command),
     diffRuns: async (a: string, b: string) =>
       diffRuns(await exportFor(ctx, `run:${a}`, {}), await exportFor(ctx, `run:${b}`, {})),
   };
