@@ -101,6 +101,8 @@ function flowRunner(): void {
   const out = document.querySelector<HTMLElement>('#run-output');
   if (!form || !out) return;
   form.addEventListener('submit', async (e) => {
+    // A stepped run is driven from its page: the form's own post sets the run's cookie and goes there.
+    if (new FormData(form).get('mode') === 'step') return;
     e.preventDefault();
     const button = form.querySelector('button');
     if (button) button.disabled = true;

@@ -8,7 +8,8 @@ const transition = {
     updates: {
       type: 'array',
       items: { type: 'string' },
-      description: 'The context updates the transition applies, in order (exported as <machine>Updates by machines/<name>.ts)',
+      description:
+        'The context updates the transition applies, in order (exported as <machine>Updates by machines/<name>.ts)',
     },
     description: { type: 'string' },
   },

@@ -7,6 +7,7 @@ import { escapeHtml } from '../../../services/pages/render-html.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { runPage } from './run-timeline.ts';
+import { runTokenCookie, stepFormRoutes } from './step-controls.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
 
 import { h, p } from './blocks.ts';
@@ -190,7 +191,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
           runnable
             ? {
                 kind: 'html',
-                html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run" data-run-flow="/api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}">${runOptionControls(runOptionsOf(id, flow))}<button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p><section id="run-output" aria-live="polite"></section>`,
+                html: `<form method="post" action="/protocol/${escapeHtml(id)}/flow/${escapeHtml(flow)}/run" data-run-flow="/api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}">${runOptionControls(runOptionsOf(id, flow))}<p><label><input type="checkbox" name="mode" value="step"> Step through it: pause before every request</label></p><button type="submit">Run this flow</button></form><p>Or over the API: <code>POST /api/protocols/${escapeHtml(id)}/demo/${escapeHtml(flow)}</code></p><section id="run-output" aria-live="polite"></section>`,
                 markdown: [
                   p(
                     'Run it over the API: ',
@@ -222,7 +223,15 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
     async (request, reply) => {
       const { id, flow } = request.params as { id: string; flow: string };
       try {
-        const run = await flowRuns.start(id, flow, pickRunOptions(id, flow, request.body));
+        const body = request.body as Record<string, unknown> | undefined;
+        const stepped = body?.mode === 'step';
+        const launched = await flowRuns.launch(id, flow, {
+          ...pickRunOptions(id, flow, body),
+          ...(stepped ? { mode: 'step' } : {}),
+        });
+        const run = await flowRuns.answer(launched);
+        // Step mode: the page's Step / Continue / Cancel forms prove the run token with a cookie for that run.
+        if (run.run_token) reply.header('set-cookie', runTokenCookie(run.run_id, run.run_token));
         return reply.redirect(`/runs/${run.run_id}`, 303);
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
@@ -239,6 +248,8 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       }
     },
   );
+
+  stepFormRoutes(app, flowRuns, pageSchema);
 
   app.get(
     '/runs/:id',

@@ -1,4 +1,5 @@
 import type { RecordedExchange } from '../../../machines/flow-run.ts';
+import { stepBlocks } from './step-controls.ts';
 import type { RunView } from '../../../services/flows/runs.ts';
 import type { Block, PageDocument } from '../../../services/pages/document.ts';
 import { highlightJson } from '../../../services/pages/highlight.ts';
@@ -154,6 +155,7 @@ export function runPage(view: RunView): PageDocument {
       tone: view.status === 'succeeded' ? 'ok' : view.status === 'failed' ? 'error' : 'info',
       inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])],
     },
+    ...stepBlocks(view),
     {
       kind: 'paragraph',
       inlines: [
