@@ -11,7 +11,9 @@ describe.skipIf(!chromiumAvailable)('step mode in Chromium, without JavaScript',
       shared.browser,
       shared.server.url,
       '/protocol/oauth2/flow/client-credentials',
-      (p) => p.context().route('**/*.js', (route) => route.abort()),
+      async (p) => {
+        await p.context().route('**/*.js', (route) => route.abort());
+      },
     );
     await page.getByLabel('Step through it: pause before every request').check();
     await page.getByRole('button', { name: 'Run this flow' }).click();
