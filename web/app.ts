@@ -175,6 +175,44 @@ export function webMcpTools(): ModelContextTool[] {
       execute: ({ token }) => postJson('/api/lookingglass/decode', { token: String(token) }),
     },
     {
+      name: 'start_stepped_flow',
+      description:
+        'Start a protocol flow in step mode: it pauses before every request; the answer shows next_request and a run_token',
+      inputSchema: {
+        type: 'object',
+        properties: { protocolId: { type: 'string' }, flowId: { type: 'string' } },
+        required: ['protocolId', 'flowId'],
+      },
+      execute: ({ protocolId, flowId }) =>
+        postJson(
+          `/api/protocols/${encodeURIComponent(String(protocolId))}/demo/${encodeURIComponent(String(flowId))}`,
+          {
+            mode: 'step',
+          },
+        ),
+    },
+    ...(['step', 'continue', 'cancel'] as const).map((action): ModelContextTool => ({
+      name: `${action}_run`,
+      description: {
+        step: 'Send the next request of a paused run, edited first with {query, form, json, headers} (null removes a field)',
+        continue: 'Let a paused run go on to its end without pausing',
+        cancel: 'End a paused run as cancelled',
+      }[action],
+      inputSchema: {
+        type: 'object',
+        properties: {
+          runId: { type: 'string' },
+          runToken: { type: 'string' },
+          ...(action === 'step' ? { edit: { type: 'object' } } : {}),
+        },
+        required: ['runId', 'runToken'],
+      },
+      execute: ({ runId, runToken, edit }) =>
+        postJson(`/api/runs/${encodeURIComponent(String(runId))}/${action}`, edit ? { edit } : {}, {
+          authorization: `Bearer ${String(runToken)}`,
+        }),
+    })),
+    {
       name: 'open_protocol_page',
       description: 'Open the page of a protocol in this tab',
       inputSchema: { type: 'object', properties: { protocolId: { type: 'string' } }, required: ['protocolId'] },

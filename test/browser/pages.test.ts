@@ -210,7 +210,7 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
     await page.close();
   });
 
-  it('WebMCP: with navigator.modelContext the four tools are registered and answer; without it nothing is', async () => {
+  it('WebMCP: with navigator.modelContext the eight tools are registered and answer; without it nothing is', async () => {
     const { page, errors } = await open('/', async (p) => {
       await p.addInitScript(() => {
         const tools: any[] = [];
@@ -221,9 +221,18 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
         });
       });
     });
-    await page.waitForFunction(() => (window as any).__tools.length === 4);
+    await page.waitForFunction(() => (window as any).__tools.length === 8);
     const names = await page.evaluate(() => (window as any).__tools.map((t: any) => t.name).sort());
-    expect(names).toEqual(['decode_token', 'list_protocol_flows', 'open_protocol_page', 'search_protocols']);
+    expect(names).toEqual([
+      'cancel_run',
+      'continue_run',
+      'decode_token',
+      'list_protocol_flows',
+      'open_protocol_page',
+      'search_protocols',
+      'start_stepped_flow',
+      'step_run',
+    ]);
     const reg = (await (
       await fetch(`${shared.server.url}/agentauth/identity`, json({ type: 'anonymous' }))
     ).json()) as any;
@@ -232,13 +241,18 @@ describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
       const search = await t.search_protocols.execute({ query: 'dpop' });
       const flows = await t.list_protocol_flows.execute({ protocolId: 'oauth2' });
       const decoded = await t.decode_token.execute({ token });
+      const stepped = await t.start_stepped_flow.execute({ protocolId: 'oauth2', flowId: 'client-credentials' });
+      const one = { runId: stepped.run_id, runToken: stepped.run_token };
+      const next = await t.step_run.execute(one);
+      const done = await t.continue_run.execute(one);
       return {
         dpop: search.results.some((r: any) => r.id === 'concept:dpop'),
         flows: flows.flows.length,
         verified: decoded.signature.verified,
+        stepped: [stepped.status, next.next_request.method, done.status],
       };
     }, reg.identity_assertion);
-    expect(answers).toEqual({ dpop: true, flows: 7, verified: true });
+    expect(answers).toEqual({ dpop: true, flows: 7, verified: true, stepped: ['paused', 'POST', 'succeeded'] });
     await page.evaluate(() =>
       (window as any).__tools.find((x: any) => x.name === 'open_protocol_page').execute({ protocolId: 'oidc' }),
     );
