@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readExport, refold } from '../../../services/streams/import.ts';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // Issue 33, step mode: a run that pauses before every request, stepped, edited, continued, cancelled or
@@ -55,7 +56,11 @@ describe('step mode', () => {
       ...requests.flatMap(() => ['run.paused', 'run.stepped', 'run.exchange_recorded']),
       'run.finished',
     ]);
-    const exported = JSON.stringify((await exchange(server.url, `/api/streams/run:${run.run_id}/export`, {})).body);
+    const file = (await exchange(server.url, `/api/streams/run:${run.run_id}/export`, {})).body;
+    // Replayed from the export, the stream folds to the same states (what npm run replay shows).
+    expect(refold(readExport(file))).toMatchObject({ same_machine: true, final_state: 'succeeded' });
+    expect((file.events as Json[]).map((e) => e.state).slice(0, 3)).toEqual(['running', 'paused', 'running']);
+    const exported = JSON.stringify(file);
     expect(exported).not.toContain('machine-client-secret');
     expect(exported).toContain('"explanation":"grant_type=client_credentials');
   });
