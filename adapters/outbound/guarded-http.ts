@@ -10,7 +10,7 @@ import {
   type OutboundHttp,
   type OutboundRequest,
   type OutboundResponse,
-} from '../../services/wallet/outbound.ts';
+} from '../../services/outbound.ts';
 
 /** Resolves a host name to its addresses (A and AAAA). Injected in tests. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -22,6 +22,11 @@ export interface GuardPolicy {
   allowExternal: boolean;
   /** WALLET_DNS_OVERRIDES: consulted before DNS. */
   dnsOverrides?: ReadonlyMap<string, string[]>;
+  /**
+   * OUTBOUND_ALLOW_LOOPBACK (a test hook, off by default): loopback addresses (127.0.0.0/8, ::1) pass,
+   * and so does plain http to a loopback address; every other rule stays.
+   */
+  allowLoopback?: boolean;
   resolver?: Resolver;
   timeoutMs?: number;
   maxBytes?: number;
@@ -69,18 +74,31 @@ function addressRefusal(address: string): string | null {
   return verdict;
 }
 
-export function checkAddress(address: string): void {
+/** Whether `address` is a loopback address (127.0.0.0/8, ::1, or IPv4-mapped loopback). */
+export function isLoopback(address: string): boolean {
+  try {
+    return ipaddr.process(address.replace(/^\[|\]$/g, '')).range() === 'loopback';
+  } catch {
+    return false;
+  }
+}
+
+export function checkAddress(address: string, allowLoopback = false): void {
+  if (allowLoopback && isLoopback(address)) return;
   const refusal = addressRefusal(address);
   if (refusal) throw destinationNotAllowed(refusal);
 }
 
 /** The rules of an external URL that need no DNS: https, no userinfo, an acceptable host name or IP literal. */
-export function checkExternalUrl(url: URL): void {
-  if (url.protocol !== 'https:') throw destinationNotAllowed('external destinations must use https');
-  if (url.username || url.password) throw destinationNotAllowed('URLs with userinfo are refused');
+export function checkExternalUrl(url: URL, allowLoopback = false): void {
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = /^[\d.]+$/.test(host) || host.includes(':');
+  // The test hook lets plain http reach a loopback address literal, and nothing else.
+  const loopbackHttp = allowLoopback && url.protocol === 'http:' && literal && isLoopback(host);
+  if (url.protocol !== 'https:' && !loopbackHttp) throw destinationNotAllowed('external destinations must use https');
+  if (url.username || url.password) throw destinationNotAllowed('URLs with userinfo are refused');
   // IP literals are judged as addresses; anything else is a name (parsing every name as an IP costs).
-  if (/^[\d.]+$/.test(host) || host.includes(':')) return checkAddress(host);
+  if (literal) return checkAddress(host, allowLoopback);
   checkHostName(host);
 }
 
@@ -92,6 +110,7 @@ export async function vettedAddresses(
   host: string,
   resolver: Resolver,
   overrides?: ReadonlyMap<string, string[]>,
+  allowLoopback = false,
 ): Promise<string[]> {
   const name = host.toLowerCase();
   let addresses: string[];
@@ -101,7 +120,7 @@ export async function vettedAddresses(
     throw destinationNotAllowed(`${name} does not resolve`);
   }
   if (addresses.length === 0) throw destinationNotAllowed(`${name} does not resolve`);
-  for (const address of addresses) checkAddress(address);
+  for (const address of addresses) checkAddress(address, allowLoopback);
   return addresses;
 }
 
@@ -110,13 +129,13 @@ export async function vettedAddresses(
  * the connection exactly the vetted addresses, so DNS rebinding between a check and the dial cannot
  * switch the destination.
  */
-export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string, string[]>) {
+export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string, string[]>, allowLoopback = false) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },
     callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
-    vettedAddresses(hostname, resolver, overrides).then(
+    vettedAddresses(hostname, resolver, overrides, allowLoopback).then(
       (addresses) => {
         const entries = addresses.map((address) => ({
           address,
@@ -187,7 +206,9 @@ export class GuardedHttp implements OutboundHttp {
     const timeouts = { headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, connectTimeout: this.timeoutMs };
     this.external = new Agent({
       ...timeouts,
-      connect: { lookup: checkedLookup(policy.resolver ?? systemResolver, policy.dnsOverrides) as never },
+      connect: {
+        lookup: checkedLookup(policy.resolver ?? systemResolver, policy.dnsOverrides, policy.allowLoopback) as never,
+      },
     });
     this.trusted = new Agent(timeouts);
   }
@@ -198,7 +219,7 @@ export class GuardedHttp implements OutboundHttp {
       throw destinationNotAllowed('only http(s) URLs are fetched');
     if (this.policy.trustedOrigins.has(url.origin) && !url.username && !url.password) return this.trusted;
     if (!this.policy.allowExternal) throw externalDisabled(url.href);
-    checkExternalUrl(url);
+    checkExternalUrl(url, this.policy.allowLoopback);
     return this.external;
   }
 
@@ -232,7 +253,7 @@ export class GuardedHttp implements OutboundHttp {
       }
       const status = response.statusCode;
       const location = response.headers.location;
-      if (REDIRECTS.has(status) && typeof location === 'string') {
+      if (REDIRECTS.has(status) && typeof location === 'string' && init.followRedirects !== false) {
         response.body.resume();
         if (hops.length > this.maxRedirects)
           throw new UpstreamError(`more than ${this.maxRedirects} redirects`, status);

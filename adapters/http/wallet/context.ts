@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import type { SqliteEventLog } from '../../store/sqlite-event-log.ts';
 import type { Clock } from '../../../services/clock.ts';
 import type { DeviceKey } from '../../../services/wallet/device-key.ts';
-import type { OutboundHttp } from '../../../services/wallet/outbound.ts';
+import type { OutboundHttp } from '../../../services/outbound.ts';
 import type { WalletSessions } from '../../../services/wallet/sessions.ts';
 import type { WalletSettings } from '../../../services/wallet/settings.ts';
 import type { WalletIssuance } from '../../../services/wallet/issuance/service.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '../../crypto/random.ts';
-import { UpstreamError, upstreamErrorToken } from '../outbound.ts';
+import { UpstreamError, upstreamErrorToken } from '../../outbound.ts';
 import type { WalletSession } from '../sessions.ts';
 import { InvalidCredential } from './credentials.ts';
 import { receiveCredentials } from './credential-flow.ts';

@@ -1,5 +1,5 @@
 import type { WalletSession } from '../sessions.ts';
-import { UpstreamError } from '../outbound.ts';
+import { UpstreamError } from '../../outbound.ts';
 import { credentialEncryption, credentialRequest } from './credential-request.ts';
 import { configurationsOf, issuerKeys, type IssuerView } from './discovery.ts';
 import { keyAttestation, keyProofs, proofCount, proofKeys } from './proofs.ts';

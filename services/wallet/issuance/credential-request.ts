@@ -1,5 +1,5 @@
 import { CompactEncrypt, compactDecrypt, generateKeyPair, exportJWK, importJWK, type JWK } from 'jose';
-import { UpstreamError } from '../outbound.ts';
+import { UpstreamError } from '../../outbound.ts';
 import type { IssuerView } from './discovery.ts';
 import { expectOk, type IssuerWire, type WireResponse } from './wire.ts';
 

@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import { oauthError } from '../../errors.ts';
-import { UpstreamError } from '../outbound.ts';
+import { UpstreamError } from '../../outbound.ts';
 import { expectOk, type IssuerWire } from './wire.ts';
 
 /** What the wallet learned about an issuer, after the trust rules passed. */

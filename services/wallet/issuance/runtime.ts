@@ -3,7 +3,7 @@ import { generateHolderKey, type KeyPair } from '../../credentials/keys/index.ts
 import { oauthError } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
 import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
-import { UpstreamError, type OutboundHttp } from '../outbound.ts';
+import { UpstreamError, type OutboundHttp } from '../../outbound.ts';
 import type { WalletSettings } from '../settings.ts';
 import { configurationsOf, type IssuerView } from './discovery.ts';
 import { clientAttestation, clientAttestationPop } from './proofs.ts';

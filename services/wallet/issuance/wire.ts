@@ -4,7 +4,7 @@ import type { HopStep } from '../../../machines/wallet-exchange.ts';
 import type { KeyPair } from '../../credentials/keys/index.ts';
 import { EXCHANGE_HEADER, peerStreamOf, STREAM_HEADER } from '../../streams/correlation.ts';
 import type { ExchangeRecorder } from '../exchange.ts';
-import { UpstreamError, upstreamErrorToken, type OutboundHttp, type OutboundResponse } from '../outbound.ts';
+import { UpstreamError, upstreamErrorToken, type OutboundHttp, type OutboundResponse } from '../../outbound.ts';
 
 /** A call to an issuer or its authorization server. */
 export interface WireRequest {

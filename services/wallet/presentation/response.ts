@@ -7,7 +7,7 @@ import { createJwtVp } from '../../credentials/w3c/jwt-vc.ts';
 import { createLdpVp } from '../../credentials/w3c/ldp-vc.ts';
 import { invalidRequest, oauthError } from '../../errors.ts';
 import { IssuerWire } from '../issuance/wire.ts';
-import { UpstreamError, upstreamErrorToken } from '../outbound.ts';
+import { UpstreamError, upstreamErrorToken } from '../../outbound.ts';
 import type { HeldCredential, WalletSession } from '../sessions.ts';
 
 import { MDL_NAMESPACE_PATH, redirectUriRefusal } from './rules.ts';

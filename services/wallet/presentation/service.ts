@@ -8,7 +8,7 @@ import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
 import { configurationsOf, wellKnown } from '../issuance/discovery.ts';
 import type { WalletIssuance } from '../issuance/service.ts';
 import { IssuerWire } from '../issuance/wire.ts';
-import { type OutboundHttp } from '../outbound.ts';
+import { type OutboundHttp } from '../../outbound.ts';
 import type { WalletSession } from '../sessions.ts';
 import type { WalletSettings } from '../settings.ts';
 import { authenticateRequest, checkRequestParams, loadRequest, requestInput, type ResolvedRequest } from './request.ts';

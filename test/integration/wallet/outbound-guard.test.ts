@@ -202,7 +202,7 @@ describe('redirects, size, time and bodies', () => {
   });
 
   it('never reflects upstream bodies: only the status and an OAuth error token survive (reflected bodies)', async () => {
-    const { upstreamFailed } = await import('../../../services/wallet/outbound.ts');
+    const { upstreamFailed } = await import('../../../services/outbound.ts');
     const failed = upstreamFailed(await guard().send(`${trustedOrigin}/error`), 'the verifier');
     expect(failed.toJSON()).toEqual({
       error: 'upstream_error',

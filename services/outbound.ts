@@ -1,13 +1,16 @@
-import { OAuthError, oauthError } from '../errors.ts';
+import { OAuthError, oauthError } from './errors.ts';
 
 /**
- * The one way wallet code reaches another origin (an adapter implements it with the SSRF guard).
+ * The one way services reach an origin a caller chose (an adapter implements it with the SSRF guard):
+ * the wallet's issuers and verifiers, flow runs against a target.
  * Services never call fetch themselves.
  */
 export interface OutboundRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** false: a redirect comes back as it is (a flow runner follows its own); default true, each hop checked. */
+  followRedirects?: boolean;
 }
 
 export interface OutboundResponse {
