@@ -112,11 +112,7 @@ export function editFromForm(next: NextRequest, form: Record<string, unknown>): 
 }
 
 /** The run page's Step / Continue / Cancel form posts: the cookie's run token, then back to the page. */
-export function stepFormRoutes(
-  app: FastifyInstance,
-  flowRuns: FlowRuns,
-  pageSchema: PageSchema,
-): void {
+export function stepFormRoutes(app: FastifyInstance, flowRuns: FlowRuns, pageSchema: PageSchema): void {
   const params = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } };
   for (const action of ['step', 'continue', 'cancel'] as const)
     app.post(
