@@ -41,6 +41,11 @@ export interface Config {
    * model-based tester must find (docs/machines.md). Never set in a deployment; the start says so loudly.
    */
   invertedGuard?: { machine: string; guard: string };
+  /**
+   * OUTBOUND_ALLOW_LOOPBACK=true (a test hook, off by default): the main origin's outbound guard lets
+   * loopback addresses through, and plain http to them; every other rule stays.
+   */
+  outboundAllowLoopback: boolean;
   /** DEMO_PASSWORD_<USER> and DEMO_APP_SECRET, DEMO_APP_POST_SECRET, MACHINE_CLIENT_SECRET (decisions §3). */
   demo: DemoOverrides;
   /** SHOWCASE_SPIFFE_ENABLED, SHOWCASE_SPIFFE_SOCKET_PATH, SHOWCASE_SPIFFE_TRUST_DOMAIN, SPIRE_SERVER_ADDRESS. */
@@ -156,6 +161,7 @@ export function loadConfig(
     ...(env.CONFORMANCE_REPORT ? { conformanceReport: env.CONFORMANCE_REPORT } : {}),
     logRequests: Boolean(env.LOG_LEVEL),
     ...invertedGuard(env.PORTICO_TEST_INVERT_GUARD),
+    outboundAllowLoopback: env.OUTBOUND_ALLOW_LOOPBACK === 'true',
     demo: demoOverrides(env),
     spiffe: {
       enabled: env.SHOWCASE_SPIFFE_ENABLED === 'true',

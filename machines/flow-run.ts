@@ -57,6 +57,15 @@ export type FlowRunEvent =
   | { type: 'run.cancelled'; at: number }
   /** Paused and left alone for 10 minutes. */
   | { type: 'run.expired'; at: number }
+  /** A targeted run judged one of the target's answers (docs/flows.md, the checks). */
+  | {
+      type: 'run.check_recorded';
+      at: number;
+      check: string;
+      verdict: 'passed' | 'failed';
+      rule: string;
+      detail: string;
+    }
   | ({ type: 'run.exchange_recorded'; at: number } & RecordedExchange)
   | { type: 'run.finished'; at: number; status: 'succeeded' | 'failed'; error?: string }
   /** The process stopped while the run was under way; appended when the service starts again. */
@@ -157,6 +166,10 @@ export const flowRunMachine = setup({
           description: 'The process stopped mid-run; the next start closes the run (decisions §4).',
           target: 'interrupted',
           actions: 'recordInterruption',
+        },
+        'run.check_recorded': {
+          description:
+            "A run against the user's own server judged one answer, a named check with the RFC it holds the server to (docs/flows.md).",
         },
         'run.paused': {
           description: 'Step mode: the runner waits before its next request (docs/flows.md, step mode).',

@@ -27,7 +27,7 @@ const SHOWN_HEADERS = new Set([
 /** What a run's requests go through: `fetch`'s shape, given by the adapter that starts runs. */
 export type HttpTransport = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; redirect: 'manual' },
+  init: { method: string; headers: Record<string, string>; body?: string; redirect: 'manual' | 'follow' },
 ) => Promise<{ status: number; headers: Headers; text(): Promise<string> }>;
 
 /** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */
@@ -47,7 +47,14 @@ export class HttpCapture {
   async send(
     step: string,
     url: string,
-    init: { method?: string; headers?: Record<string, string>; form?: Record<string, string>; json?: unknown } = {},
+    init: {
+      method?: string;
+      headers?: Record<string, string>;
+      form?: Record<string, string>;
+      json?: unknown;
+      /** Follow redirects (each hop checked by the transport); by default a redirect comes back as it is. */
+      follow?: boolean;
+    } = {},
     annotations: string[] = [],
   ) {
     const method = init.method ?? (init.form || init.json !== undefined ? 'POST' : 'GET');
@@ -81,7 +88,7 @@ export class HttpCapture {
       method,
       headers: sent,
       ...(body !== undefined ? { body } : {}),
-      redirect: 'manual',
+      redirect: init.follow ? 'follow' : 'manual',
     });
     const text = await res.text();
     const duration_ms = Math.round((performance.now() - started) * 100) / 100;

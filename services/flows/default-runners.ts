@@ -5,6 +5,7 @@ import { registerOidcRunners } from './runners/oidc.ts';
 import { registerOid4vciRunners } from './runners/oid4vci.ts';
 import { registerOid4vpRunners } from './runners/oid4vp.ts';
 import { registerSpiffeRunners } from './runners/spiffe.ts';
+import { registerTargetRunners } from './targets/runners.ts';
 
 export interface FlowRunnerOptions {
   /** Base URL of the workload identity service when the deployment runs it in full mode. */
@@ -26,4 +27,11 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
 /** The SPIFFE flows are runnable where the deployment enables the workload identity service's full mode. */
 export function flowRunnerOptions(spiffeEnabled: boolean, showcaseBaseUrl: string): FlowRunnerOptions {
   return spiffeEnabled ? { spiffeBaseUrl: showcaseBaseUrl } : {};
+}
+
+/** The flows that run against an authorization server of the user's own (`{"target": {...}}`). */
+export function targetFlowRunners(): FlowRunners {
+  const runners = new FlowRunners();
+  registerTargetRunners(runners);
+  return runners;
 }

@@ -1,4 +1,6 @@
 import type { HttpCapture } from './capture.ts';
+import type { CheckResult } from './targets/checks.ts';
+import type { Target } from './targets/target.ts';
 
 /** What a runner gets: the origin to talk to, the recording HTTP client, a pause, and the caller's options. */
 export interface RunContext {
@@ -9,6 +11,10 @@ export interface RunContext {
   /** The service's clock, in epoch seconds: what the runner's own JWTs (`iat`, `exp`) are dated by. */
   nowS(): number;
   options: Record<string, unknown>;
+  /** A run against an authorization server of the user's own (`{"target": {...}}`). */
+  target?: Target;
+  /** Records the verdict of one named check on the target's answers (a failed one does not stop the run). */
+  check(result: CheckResult): Promise<void>;
 }
 
 export type FlowRunner = (run: RunContext) => Promise<void>;

@@ -4,6 +4,7 @@ import { toMachineEvent } from '../actors/fold.ts';
 import type { FlowStep } from '../content/catalog.ts';
 import type { StoredEvent } from '../event-log.ts';
 import type { DecodedToken } from './capture.ts';
+import type { CheckResult } from './targets/checks.ts';
 
 export type RunStatus = 'running' | 'paused' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
 
@@ -16,6 +17,9 @@ export interface RunView {
   mode?: 'step';
   next_request?: NextRequest;
   explanation?: string;
+  /** A run against the user's own server: its issuer and client, and the verdict of every named check. */
+  target?: { issuer: string; client_id: string };
+  checks?: CheckResult[];
   started_at: string;
   finished_at?: string;
   error?: string;
@@ -40,6 +44,14 @@ const FINISHING = new Set(['run.finished', 'run.interrupted', 'run.cancelled', '
 
 const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
+/** The target a run was started against, as its start event keeps it (the secret never). */
+function targetOf(started: Record<string, unknown>): Pick<RunView, 'target'> {
+  const target = (started.options as { target?: { issuer?: unknown; client_id?: unknown } } | undefined)?.target;
+  return target && typeof target.issuer === 'string' && typeof target.client_id === 'string'
+    ? { target: { issuer: target.issuer, client_id: target.client_id } }
+    : {};
+}
+
 /** A run as its stream records it (secrets redacted): status from the run machine, a pause's next request. */
 export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): RunView {
   const started = events[0].data as { protocol: string; flow: string; mode?: 'step' };
@@ -48,6 +60,11 @@ export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): R
     .filter((e) => e.type === 'run.exchange_recorded')
     .map((e) => e.data as unknown as RecordedExchange);
   const machine = machinePositions(events);
+  const checks = events
+    .filter((e) => e.type === 'run.check_recorded')
+    .map(
+      ({ data }) => ({ check: data.check, verdict: data.verdict, rule: data.rule, detail: data.detail }) as CheckResult,
+    );
   const status = (machine.at(-1)?.state ?? 'running') as RunStatus;
   const pause = status === 'paused' ? [...events].reverse().find((e) => e.type === 'run.paused') : undefined;
   return {
@@ -69,6 +86,8 @@ export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): R
       : finished?.data.reason
         ? { error: String(finished.data.reason) }
         : {}),
+    ...targetOf(events[0].data),
+    ...(checks.length ? { checks } : {}),
     steps,
     exchanges,
     tokens: exchanges.flatMap((x) => (x.tokens ?? []).map((t) => ({ ...t, step: x.step }))),

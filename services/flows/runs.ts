@@ -4,18 +4,30 @@ import type { Clock } from '../clock.ts';
 import type { Catalog, FlowStep } from '../content/catalog.ts';
 import { sameText } from '../crypto/compare.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
-import { notFound, oauthError } from '../errors.ts';
+import { invalidRequest, notFound, oauthError } from '../errors.ts';
 import type { EventLog, StoredEvent } from '../event-log.ts';
 import { bearerToken } from '../oauth/authorization-header.ts';
 import { challenge } from '../oauth/www-authenticate.ts';
 import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
 import { redact } from './redact.ts';
-import { FlowFailure, type FlowRunners } from './registry.ts';
+import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
+import { targetOf, type Target } from './targets/target.ts';
 import type { RequestEdit } from './request-edit.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
 export type { RunStatus, RunView } from './run-view.ts';
+
+/** What runs against a user's own server need: the guarded transport, the pre-flight check, their runners. */
+export interface TargetDeps {
+  transport: HttpTransport;
+  /** Refuses a destination the outbound guard would refuse, before the run starts (nothing is sent). */
+  admit(url: string): Promise<void>;
+  runners: FlowRunners;
+}
+
+/** At most this many targeted runs at once per client address. */
+const TARGETED_RUNS_PER_CLIENT = 2;
 
 /** A run with no event for this long on a shared log was left by an instance that stopped. */
 const ABANDONED_RUN_MS = 10 * 60_000;
@@ -26,6 +38,8 @@ const ABANDONED_RUN_MS = 10 * 60_000;
 export class FlowRuns {
   readonly actors: ActorRuntime<typeof flowRunMachine>;
   readonly stepper: RunStepper;
+  /** Targeted runs under way, by client address. */
+  private readonly targetedRuns = new Map<string, number>();
 
   constructor(
     private readonly log: EventLog,
@@ -37,6 +51,8 @@ export class FlowRuns {
       wait(ms: number): Promise<void>;
       transport: HttpTransport;
       internal?: { header: string; value: string };
+      /** Runs against an authorization server of the user's own, through the outbound guard. */
+      targets?: TargetDeps;
     },
   ) {
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
@@ -60,13 +76,25 @@ export class FlowRuns {
     protocol: string,
     flowId: string,
     options: Record<string, unknown>,
+    /** The caller's address: targeted runs are limited per client. */
+    client = '',
   ): Promise<{ id: string; done: Promise<RunView>; runToken?: string; firstStop: Promise<void> }> {
     if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
-    const runner = this.runners.get(protocol, flowId);
+    const target = targetOf(options.target);
+    const runner = target ? this.deps.targets?.runners.get(protocol, flowId) : this.runners.get(protocol, flowId);
+    if (!runner && target) throw invalidRequest(`${protocol}/${flowId} cannot run against a target of your own`);
     if (!runner)
       throw oauthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`);
+    if (target) {
+      if ((this.targetedRuns.get(client) ?? 0) >= TARGETED_RUNS_PER_CLIENT)
+        throw oauthError(
+          'rate_limited',
+          `At most ${TARGETED_RUNS_PER_CLIENT} runs against a target at once per client`,
+        );
+      await this.deps.targets!.admit(target.issuer);
+    }
     const { mode, ...runOptions } = options;
     const id = randomToken(12);
     // Step mode: a 128-bit capability for the run's controls, shown once and kept only as its hash.
@@ -85,23 +113,30 @@ export class FlowRuns {
     const explain = (name: string) =>
       flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
     const gate = runToken ? this.stepper.gate(id, explain) : undefined;
-    const done = this.execute(id, protocol, flowId, flow.steps, runner, runOptions, startedAt, gate);
+    if (target) this.targetedRuns.set(client, (this.targetedRuns.get(client) ?? 0) + 1);
+    const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target }).finally(() => {
+      if (!target) return;
+      const left = (this.targetedRuns.get(client) ?? 1) - 1;
+      if (left > 0) this.targetedRuns.set(client, left);
+      else this.targetedRuns.delete(client);
+    });
     return { id, done, firstStop, ...(runToken ? { runToken } : {}) };
   }
 
-  private async execute(
-    id: string,
-    protocol: string,
-    flowId: string,
-    steps: FlowStep[],
-    runner: NonNullable<ReturnType<FlowRunners['get']>>,
-    options: Record<string, unknown>,
-    startedAt: number,
-    gate?: RequestGate,
-  ): Promise<RunView> {
-    const internal = this.deps.internal && { origin: new URL(this.deps.base).origin, ...this.deps.internal };
+  private async execute(run: {
+    id: string;
+    steps: FlowStep[];
+    runner: FlowRunner;
+    options: Record<string, unknown>;
+    gate?: RequestGate;
+    target?: Target;
+  }): Promise<RunView> {
+    const { id, steps, runner, options, gate, target } = run;
+    // A targeted run talks to the user's server through the outbound guard, never with our internal header.
+    const internal =
+      !target && this.deps.internal ? { origin: new URL(this.deps.base).origin, ...this.deps.internal } : undefined;
     const http = new HttpCapture(
-      this.deps.transport,
+      target ? this.deps.targets!.transport : this.deps.transport,
       async (exchange) => {
         await this.actors.execute(id, {
           type: 'run.exchange_recorded',
@@ -122,6 +157,10 @@ export class FlowRuns {
         wait: this.deps.wait,
         nowS: () => Math.floor(this.deps.clock.now() / 1000),
         options,
+        ...(target ? { target } : {}),
+        check: async (result) => {
+          await this.actors.execute(id, { type: 'run.check_recorded', at: this.deps.clock.now(), ...result });
+        },
       });
     } catch (e) {
       // A cancelled or expired stepped run has ended already, in its own event.

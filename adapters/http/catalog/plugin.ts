@@ -220,6 +220,23 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
           additionalProperties: false,
           properties: {
             ...runOptionProperties,
+            target: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['issuer', 'client_id'],
+              description:
+                'Run against your own authorization server (OAuth 2.0 flows): its issuer (metadata discovered by RFC 8414, then OpenID discovery), a client registered there, and how it authenticates. Requests go through the outbound guard; the secret is never logged whole.',
+              properties: {
+                issuer: { type: 'string', maxLength: 500 },
+                client_id: { type: 'string', maxLength: 200 },
+                client_secret: { type: 'string', maxLength: 500 },
+                scope: { type: 'string', maxLength: 500 },
+                token_endpoint_auth_method: {
+                  type: 'string',
+                  enum: ['client_secret_basic', 'client_secret_post', 'none'],
+                },
+              },
+            },
             mode: {
               type: 'string',
               enum: ['run', 'step'],
@@ -247,7 +264,7 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
     },
     async (request, reply) => {
       const { id, flow } = request.params as { id: string; flow: string };
-      const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>);
+      const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>, request.ip);
       reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
       // Step mode: answered once the run waits before its first request (run_token is shown only here).
       if (launched.runToken) return reply.code(202).send(await flowRuns.answer(launched));

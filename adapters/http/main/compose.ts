@@ -27,7 +27,9 @@ import { Catalog } from '../../../services/content/catalog.ts';
 import { FlowRuns } from '../../../services/flows/runs.ts';
 import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service.ts';
 import { Conformance } from '../../../services/conformance/service.ts';
-import { defaultFlowRunners, flowRunnerOptions } from '../../../services/flows/default-runners.ts';
+import { defaultFlowRunners, flowRunnerOptions, targetFlowRunners } from '../../../services/flows/default-runners.ts';
+import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import { targetDeps } from '../../outbound/guarded-transport.ts';
 import { fileURLToPath } from 'node:url';
 import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
 import type { OAuthError } from '../../../services/errors.ts';
@@ -140,6 +142,12 @@ async function assemble(
   const issuerPki = await loadIssuerPki(config.dataDir, issuerSettingsOfOrigin.issuer, ISSUING_COUNTRY, clock.now());
   const publishedIssuerKeys = await issuerKeys(keys, issuerPki);
 
+  // Everything the main origin fetches from a URL a caller chose goes through this guard (docs/flows.md).
+  const outbound = new GuardedHttp({
+    trustedOrigins: new Set(),
+    allowExternal: true,
+    allowLoopback: config.outboundAllowLoopback,
+  });
   const ctx: MainContext = {
     config,
     clock,
@@ -155,7 +163,14 @@ async function assemble(
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),
     catalog,
-    flowRuns: new FlowRuns(log, catalog, runners, { base: config.baseUrl, clock, wait, internal, transport: fetch }),
+    flowRuns: new FlowRuns(log, catalog, runners, {
+      base: config.baseUrl,
+      clock,
+      wait,
+      internal,
+      transport: fetch,
+      targets: targetDeps(outbound, targetFlowRunners(), { allowLoopback: config.outboundAllowLoopback }),
+    }),
     lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
     sse: new SseHub(options.sseLimits),
     conformance: new Conformance(
@@ -237,6 +252,7 @@ async function assemble(
       draining.close();
       ctx.sse.closeAll();
       for (const hook of ctx.onClose) await hook();
+      await outbound.close();
       await app.close();
       await runner.stop();
       stopWatchingKeys();

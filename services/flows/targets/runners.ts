@@ -1,0 +1,98 @@
+import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
+import { basic } from '../runners/oauth-helpers.ts';
+import { introspectionShape, issuerMatches, tokenResponseShape } from './checks.ts';
+import type { Target } from './target.ts';
+
+type Metadata = Record<string, unknown>;
+
+const targetOf = (run: RunContext): Target => {
+  if (!run.target) throw new FlowFailure('This run has no target');
+  return run.target;
+};
+
+/**
+ * The target's metadata: RFC 8414 first (the well-known segment inserted before the issuer's path,
+ * §3.1), then OpenID Connect Discovery (appended, §4). Its issuer must be the target's (§3.3).
+ */
+async function discover(run: RunContext, target: Target): Promise<Metadata> {
+  const issuer = new URL(target.issuer);
+  const path = issuer.pathname.replace(/\/$/, '');
+  const candidates = [
+    { url: `${issuer.origin}/.well-known/oauth-authorization-server${path}`, rule: 'RFC 8414 §3.3' },
+    {
+      url: `${target.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`,
+      rule: 'OpenID Connect Discovery 1.0 §4.3',
+    },
+  ];
+  for (const { url, rule } of candidates) {
+    // Metadata may be served behind a redirect; each hop goes through the outbound guard again.
+    const res = await run.http.send('Discover the target', url, { follow: true }, [
+      rule.replace('§4.3', '§4').replace('§3.3', '§3'),
+    ]);
+    if (res.status !== 200 || typeof res.body !== 'object' || res.body === null) continue;
+    const metadata = res.body as Metadata;
+    await run.check(issuerMatches(metadata.issuer, target.issuer, rule));
+    return metadata;
+  }
+  throw new FlowFailure('The target publishes no authorization server metadata (RFC 8414) nor OpenID configuration');
+}
+
+const endpoint = (metadata: Metadata, name: string): string => {
+  const value = metadata[name];
+  if (typeof value !== 'string') throw new FlowFailure(`The target's metadata has no ${name} (RFC 8414 §2)`);
+  return value;
+};
+
+/** RFC 6749 §2.3.1: the client authenticates as the target was told (Basic, in the form, or not at all). */
+function clientAuthentication(target: Target): { headers: Record<string, string>; form: Record<string, string> } {
+  if (target.authMethod === 'client_secret_basic')
+    return { headers: { authorization: basic(target.clientId, target.clientSecret!) }, form: {} };
+  if (target.authMethod === 'client_secret_post')
+    return { headers: {}, form: { client_id: target.clientId, client_secret: target.clientSecret! } };
+  return { headers: {}, form: { client_id: target.clientId } };
+}
+
+async function clientCredentialsToken(run: RunContext, target: Target, metadata: Metadata) {
+  const auth = clientAuthentication(target);
+  const res = await run.http.send(
+    `Token request (${target.authMethod})`,
+    endpoint(metadata, 'token_endpoint'),
+    {
+      form: { grant_type: 'client_credentials', ...(target.scope ? { scope: target.scope } : {}), ...auth.form },
+      headers: auth.headers,
+    },
+    ['RFC 6749 §4.4.2'],
+  );
+  await run.check(tokenResponseShape(res));
+  if (res.status !== 200 || typeof res.body?.access_token !== 'string')
+    throw new FlowFailure(`The target's token endpoint answered HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
+  return res.body as { access_token: string; token_type: string };
+}
+
+/** The flows that run against a target of the user's own (docs/flows.md, "Your own server as the target"). */
+export function registerTargetRunners(runners: FlowRunners): void {
+  runners.register('oauth2', 'client-credentials', async (run) => {
+    const target = targetOf(run);
+    await clientCredentialsToken(run, target, await discover(run, target));
+  });
+  runners.register('oauth2', 'token-introspection', async (run) => {
+    const target = targetOf(run);
+    const metadata = await discover(run, target);
+    if (typeof metadata.introspection_endpoint !== 'string')
+      throw new FlowFailure('The target does not advertise an introspection_endpoint (RFC 8414 §2)');
+    const token = await clientCredentialsToken(run, target, metadata);
+    const auth = clientAuthentication(target);
+    for (const [label, value, active] of [
+      ['the fresh token', token.access_token, true],
+      ['a token it never issued', `not-a-token-${token.access_token.length}`, false],
+    ] as const) {
+      const res = await run.http.send(
+        `Introspect ${label}`,
+        metadata.introspection_endpoint,
+        { form: { token: value, ...auth.form }, headers: auth.headers },
+        ['RFC 7662 §2.1'],
+      );
+      await run.check(introspectionShape(res, active));
+    }
+  });
+}

@@ -1,0 +1,56 @@
+import { invalidRequest } from '../../errors.ts';
+
+/** How a targeted run authenticates at the target's token endpoint (RFC 6749 §2.3.1, OpenID Connect Core §9). */
+export type TargetAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/**
+ * An authorization server of the user's own that a flow runs against (`{"target": {...}}`). The
+ * client secret lives in memory for the run's life only; the log and the capture hold it redacted.
+ */
+export interface Target {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  scope?: string;
+  authMethod: TargetAuthMethod;
+}
+
+const METHODS: readonly TargetAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+const text = (value: unknown, name: string, max: number): string | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > max)
+    throw invalidRequest(`target.${name} must be a string of 1 to ${max} characters`);
+  return value;
+};
+
+/** The `target` option, checked: an absolute http(s) issuer without query or fragment, a client id, the rest optional. */
+export function targetOf(option: unknown): Target | undefined {
+  if (option === undefined) return undefined;
+  if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
+  const o = option as Record<string, unknown>;
+  const issuer = text(o.issuer, 'issuer', 500);
+  const clientId = text(o.client_id, 'client_id', 200);
+  if (!issuer || !clientId) throw invalidRequest('target.issuer and target.client_id are required');
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw invalidRequest('target.issuer must be an absolute URL');
+  }
+  // RFC 8414 §2: the issuer is an https URL with no query or fragment (the outbound guard decides the rest).
+  if (!/^https?:$/.test(url.protocol) || url.search || url.hash)
+    throw invalidRequest('target.issuer must be an http(s) URL without query or fragment');
+  const clientSecret = text(o.client_secret, 'client_secret', 500);
+  const method = (text(o.token_endpoint_auth_method, 'token_endpoint_auth_method', 40) ??
+    (clientSecret ? 'client_secret_basic' : 'none')) as TargetAuthMethod;
+  if (!METHODS.includes(method))
+    throw invalidRequest(`target.token_endpoint_auth_method must be one of ${METHODS.join(', ')}`);
+  if (method !== 'none' && !clientSecret) throw invalidRequest(`target.client_secret is needed for ${method}`);
+  return {
+    issuer,
+    clientId,
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(o.scope !== undefined ? { scope: text(o.scope, 'scope', 500) } : {}),
+    authMethod: method,
+  };
+}
