@@ -147,6 +147,33 @@ const streamHref = (runId: string, version?: number) =>
   `/streams/run:${runId}${version === undefined ? '' : `?at=${version}`}`;
 
 /** The run page: status, then the diagram and one row per exchange. */
+/** A run against the user's own server: each named check's verdict, with the rule it holds the server to. */
+function checkBlocks(view: RunView): Block[] {
+  if (!view.checks?.length) return [];
+  const failed = view.checks.filter((c) => c.verdict === 'failed').length;
+  return [
+    { kind: 'heading', level: 2, text: 'Checks' },
+    {
+      kind: 'paragraph',
+      inlines: [
+        'Against ',
+        { code: view.target?.issuer ?? '' },
+        `: ${view.checks.length - failed} passed, ${failed} failed.`,
+      ],
+    },
+    {
+      kind: 'table',
+      head: ['Check', 'Verdict', 'Rule', 'Detail'],
+      rows: view.checks.map((c) => [
+        [c.check],
+        [c.verdict === 'passed' ? 'passed' : { strong: 'failed' }],
+        [c.rule],
+        [c.detail],
+      ]),
+    },
+  ];
+}
+
 export function runPage(view: RunView): PageDocument {
   const blocks: Block[] = [
     { kind: 'heading', level: 1, text: `Run of ${view.protocol}/${view.flow}` },
@@ -156,6 +183,7 @@ export function runPage(view: RunView): PageDocument {
       inlines: [`Status: ${view.status}`, ...(view.error ? [` — ${view.error}`] : [])],
     },
     ...stepBlocks(view),
+    ...checkBlocks(view),
     {
       kind: 'paragraph',
       inlines: [

@@ -86,6 +86,9 @@ describe('a misbehaving target', () => {
     ]);
     // A failed check does not stop the run: the token still came.
     expect(res.body.status).toBe('succeeded');
+    // The run page shows each verdict with its rule.
+    const page = await fetch(`${portico.url}/runs/${res.body.run_id}`, { headers: { accept: 'text/markdown' } });
+    expect(await page.text()).toMatch(/\| issuer match \| \*\*failed\*\* \| RFC 8414 §3\.3 \|/);
   });
 
   it('a token response that is cached and names an unregistered token_type fails exactly "token response"', async () => {
