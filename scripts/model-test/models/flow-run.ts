@@ -12,12 +12,21 @@ const FLOWS: Array<{ path: string; options: Record<string, string> }> = [
 ];
 
 export interface FlowRunModelState {
-  state: 'new' | 'running' | 'succeeded' | 'failed' | 'interrupted';
+  state: 'new' | 'running' | 'paused' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
   runId?: string;
   flow: number;
+  /** Step mode: the run's capability. */
+  runToken?: string;
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'interrupted']);
+const FINAL = new Set(['succeeded', 'failed', 'interrupted', 'cancelled', 'expired']);
+/** The deployment's own OAuth server as a target, with the published demo client (decisions §3). */
+const selfTarget = (http: Http, secret: string) => ({
+  issuer: `${http.base}/oauth2`,
+  client_id: 'machine-client',
+  client_secret: secret,
+  scope: 'api:read',
+});
 const POLL_MS = 50;
 const POLL_LIMIT_MS = 30_000;
 
@@ -48,6 +57,69 @@ const startRun = (index: number): Step<FlowRunModelState> => ({
     if (!Array.isArray(done.exchanges) || done.exchanges.length === 0)
       throw new ModelMismatch(`the ${flow.path} run captured no exchange`);
     m.state = 'succeeded';
+  },
+});
+
+/** Step mode: a run paused before its first request, moved on with its token. */
+const stepped: Step<FlowRunModelState>[] = [
+  {
+    name: 'start a stepped run',
+    check: (m) => m.state === 'new',
+    async run(m, { http }) {
+      const answer = await http.call('/api/protocols/oauth2/demo/client-credentials', { json: { mode: 'step' } });
+      expectAnswer('POST a stepped run', answer, 202);
+      expectEqual('a stepped run starts', answer.body.status, 'paused');
+      if (!answer.body.next_request?.url) throw new ModelMismatch('a paused run shows no next_request');
+      m.runId = answer.body.run_id;
+      m.runToken = answer.body.run_token;
+      m.state = 'paused';
+    },
+  },
+  ...(['step', 'continue', 'cancel'] as const).map((action): Step<FlowRunModelState> => ({
+    name: action,
+    check: (m) => m.runToken !== undefined,
+    async run(m, { http }) {
+      const answer = await http.call(`/api/runs/${m.runId}/${action}`, {
+        json: {},
+        headers: { authorization: `Bearer ${m.runToken}` },
+      });
+      // docs/flows.md: only a paused run moves; any other state is 409 naming it.
+      if (m.state !== 'paused') return expectAnswer(`${action} a ${m.state} run`, answer, 409, 'invalid_request');
+      expectAnswer(`POST /api/runs/{id}/${action}`, answer, 200);
+      if (action === 'cancel') expectEqual('cancelled', answer.body.status, 'cancelled');
+      if (action === 'continue') expectEqual('continued to the end', answer.body.status, 'succeeded');
+      if (action === 'step' && !['paused', 'succeeded'].includes(answer.body.status))
+        throw new ModelMismatch(`a step left the run ${answer.body.status}`);
+      m.state = answer.body.status;
+    },
+  })),
+  {
+    name: 'step with another run token',
+    check: (m) => m.runToken !== undefined,
+    async run(m, { http }) {
+      const answer = await http.call(`/api/runs/${m.runId}/step`, {
+        json: {},
+        headers: { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAA' },
+      });
+      expectAnswer('a step without the run token', answer, 401, 'invalid_token');
+    },
+  },
+];
+
+/** Runs against a target: the deployment's own OAuth server, found by its metadata like any other. */
+const targeted = (name: string, secret: (m: FlowRunModelState) => string, outcome: 'succeeded' | 'failed') => ({
+  name,
+  check: (m: FlowRunModelState) => m.state === 'new',
+  async run(m: FlowRunModelState, { http }: Parameters<Step<FlowRunModelState>['run']>[1]) {
+    const answer = await http.call('/api/protocols/oauth2/demo/client-credentials', {
+      json: { target: selfTarget(http, secret(m)) },
+    });
+    expectAnswer('POST a run against a target', answer, 201);
+    m.runId = answer.body.run_id;
+    expectEqual(`the run against ${http.base}/oauth2`, answer.body.status, outcome);
+    const issuer = (answer.body.checks ?? []).find((c: { check: string }) => c.check === 'issuer match');
+    expectEqual('issuer match', issuer?.verdict, 'passed');
+    m.state = outcome;
   },
 });
 
@@ -83,16 +155,41 @@ const refusals: Step<FlowRunModelState>[] = [
 export const flowRunModel: MachineModel<FlowRunModelState> = {
   machine: 'flowRun',
   unreachable: {
-    [transitionKey('running', 'run.finished', 'failed')]:
-      'a flow fails only when the deployment answers what the flow does not expect; a healthy one never does',
     [transitionKey('running', 'run.interrupted', 'interrupted')]:
       'needs the process stopped while the run is under way (the next start closes the run)',
+    [transitionKey('paused', 'run.interrupted', 'interrupted')]:
+      'needs the process stopped while the run is paused (the next start closes the run)',
+    [transitionKey('paused', 'run.expired', 'expired')]: 'needs a run left paused for 10 minutes',
   },
   create: () => ({ state: 'new', flow: 0 }),
-  steps: [...FLOWS.map((_, i) => startRun(i)), ...refusals],
-  stepsFor: (event) =>
-    event === 'run.started' || event === 'run.exchange_recorded' || event === 'run.finished'
-      ? [startRun(0).name]
-      : undefined,
+  steps: [
+    ...FLOWS.map((_, i) => startRun(i)),
+    ...stepped,
+    targeted('run against this deployment as a target', () => 'machine-client-secret', 'succeeded'),
+    targeted('run against this deployment with a wrong secret', () => 'not-the-secret', 'failed'),
+    ...refusals,
+  ],
+  stepsFor(event, _guard, goal) {
+    switch (event) {
+      case 'run.started':
+        if (goal.from === 'paused' || goal.to === 'paused') return ['start a stepped run'];
+        if (goal.event === 'run.check_recorded') return ['run against this deployment as a target'];
+        if (goal.to === 'failed') return ['run against this deployment with a wrong secret'];
+        return [startRun(0).name];
+      case 'run.exchange_recorded':
+        return goal.event === 'run.exchange_recorded' ? [] : undefined;
+      case 'run.paused':
+      case 'run.finished':
+      case 'run.check_recorded':
+        return []; // the run's start takes it there by itself
+      case 'run.stepped':
+        return ['step'];
+      case 'run.continued':
+        return ['continue'];
+      case 'run.cancelled':
+        return ['cancel'];
+    }
+    return undefined;
+  },
   observe: (m, { http }) => (m.runId ? observeStream(http, `run:${m.runId}`, 'new') : Promise.resolve(undefined)),
 };
