@@ -57,6 +57,10 @@ export type FlowRunEvent =
   | { type: 'run.cancelled'; at: number }
   /** Paused and left alone for 10 minutes. */
   | { type: 'run.expired'; at: number }
+  /** A run against a target waits for a person to sign in there (`authorization_url`). */
+  | { type: 'run.awaiting_user'; at: number; authorization_url: string }
+  /** The person came back to `{base}/runs/callback`; the run goes on. */
+  | { type: 'run.user_returned'; at: number }
   /** A targeted run judged one of the target's answers (docs/flows.md, the checks). */
   | {
       type: 'run.check_recorded';
@@ -171,6 +175,11 @@ export const flowRunMachine = setup({
           description:
             "A run against the user's own server judged one answer, a named check with the RFC it holds the server to (docs/flows.md).",
         },
+        'run.awaiting_user': {
+          description:
+            'A run against your own server waits for a person to sign in at its authorization endpoint (docs/flows.md).',
+          target: 'awaiting_user',
+        },
         'run.paused': {
           description: 'Step mode: the runner waits before its next request (docs/flows.md, step mode).',
           target: 'paused',
@@ -199,6 +208,27 @@ export const flowRunMachine = setup({
         },
         'run.expired': {
           description: 'Left paused for 10 minutes: the run ends (docs/flows.md, step mode).',
+          target: 'expired',
+          actions: 'recordEndOfPause',
+        },
+        'run.interrupted': {
+          description: 'The process stopped while the run waited; the next start closes the run (decisions §4).',
+          target: 'interrupted',
+          actions: 'recordInterruption',
+        },
+      },
+    },
+    awaiting_user: {
+      description:
+        'Waiting for the person to sign in at the target and come back to {base}/runs/callback; 10 minutes at most.',
+      on: {
+        'run.user_returned': {
+          description:
+            "GET {base}/runs/callback with the run's state: the authorization response arrived (RFC 6749 §4.1.2).",
+          target: 'running',
+        },
+        'run.expired': {
+          description: 'Nobody came back within 10 minutes (docs/flows.md).',
           target: 'expired',
           actions: 'recordEndOfPause',
         },

@@ -15,6 +15,13 @@ export interface RunContext {
   target?: Target;
   /** Records the verdict of one named check on the target's answers (a failed one does not stop the run). */
   check(result: CheckResult): Promise<void>;
+  /** Where a person comes back from the target's authorization endpoint: `{base}/runs/callback`. */
+  callbackUrl: string;
+  /**
+   * Waits (in `awaiting_user`) for the person to sign in at `authorizationUrl` and come back with
+   * `state`; answers the authorization response's parameters.
+   */
+  awaitUser(authorizationUrl: string, state: string): Promise<URLSearchParams>;
 }
 
 export type FlowRunner = (run: RunContext) => Promise<void>;

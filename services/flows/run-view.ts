@@ -6,7 +6,8 @@ import type { StoredEvent } from '../event-log.ts';
 import type { DecodedToken } from './capture.ts';
 import type { CheckResult } from './targets/checks.ts';
 
-export type RunStatus = 'running' | 'paused' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
+export type RunStatus =
+  'running' | 'paused' | 'awaiting_user' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
 
 export interface RunView {
   run_id: string;
@@ -20,6 +21,9 @@ export interface RunView {
   /** A run against the user's own server: its issuer and client, and the verdict of every named check. */
   target?: { issuer: string; client_id: string };
   checks?: CheckResult[];
+  /** `awaiting_user`: where the person signs in at the target; they come back to `redirect_uri`. */
+  authorization_url?: string;
+  redirect_uri?: string;
   started_at: string;
   finished_at?: string;
   error?: string;
@@ -67,6 +71,8 @@ export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): R
     );
   const status = (machine.at(-1)?.state ?? 'running') as RunStatus;
   const pause = status === 'paused' ? [...events].reverse().find((e) => e.type === 'run.paused') : undefined;
+  const waiting =
+    status === 'awaiting_user' ? [...events].reverse().find((e) => e.type === 'run.awaiting_user') : undefined;
   return {
     run_id: id,
     protocol: started.protocol,
@@ -87,6 +93,7 @@ export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): R
         ? { error: String(finished.data.reason) }
         : {}),
     ...targetOf(events[0].data),
+    ...(waiting ? { authorization_url: String(waiting.data.authorization_url) } : {}),
     ...(checks.length ? { checks } : {}),
     steps,
     exchanges,

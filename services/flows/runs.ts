@@ -12,6 +12,7 @@ import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts'
 import { redact } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
 import { targetOf, type Target } from './targets/target.ts';
+import { TargetWaits } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
@@ -26,9 +27,6 @@ export interface TargetDeps {
   runners: FlowRunners;
 }
 
-/** At most this many targeted runs at once per client address. */
-const TARGETED_RUNS_PER_CLIENT = 2;
-
 /** A run with no event for this long on a shared log was left by an instance that stopped. */
 const ABANDONED_RUN_MS = 10 * 60_000;
 /**
@@ -38,8 +36,8 @@ const ABANDONED_RUN_MS = 10 * 60_000;
 export class FlowRuns {
   readonly actors: ActorRuntime<typeof flowRunMachine>;
   readonly stepper: RunStepper;
-  /** Targeted runs under way, by client address. */
-  private readonly targetedRuns = new Map<string, number>();
+  /** Targeted runs: the per-client limit and the runs waiting for a person. */
+  readonly waits: TargetWaits;
 
   constructor(
     private readonly log: EventLog,
@@ -57,6 +55,7 @@ export class FlowRuns {
   ) {
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
     this.stepper = new RunStepper(this.actors, deps.clock);
+    this.waits = new TargetWaits(this.actors, deps.clock, this.stepper, `${deps.base}/runs/callback`);
   }
 
   executable(protocol: string, flow: string): boolean {
@@ -78,7 +77,7 @@ export class FlowRuns {
     options: Record<string, unknown>,
     /** The caller's address: targeted runs are limited per client. */
     client = '',
-  ): Promise<{ id: string; done: Promise<RunView>; runToken?: string; firstStop: Promise<void> }> {
+  ): Promise<{ id: string; done: Promise<RunView>; runToken?: string; firstStop: Promise<void>; targeted: boolean }> {
     if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
@@ -88,11 +87,7 @@ export class FlowRuns {
     if (!runner)
       throw oauthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`);
     if (target) {
-      if ((this.targetedRuns.get(client) ?? 0) >= TARGETED_RUNS_PER_CLIENT)
-        throw oauthError(
-          'rate_limited',
-          `At most ${TARGETED_RUNS_PER_CLIENT} runs against a target at once per client`,
-        );
+      this.waits.admit(client);
       await this.deps.targets!.admit(target.issuer);
     }
     const { mode, ...runOptions } = options;
@@ -113,14 +108,11 @@ export class FlowRuns {
     const explain = (name: string) =>
       flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
     const gate = runToken ? this.stepper.gate(id, explain) : undefined;
-    if (target) this.targetedRuns.set(client, (this.targetedRuns.get(client) ?? 0) + 1);
+    if (target) this.waits.start(client);
     const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target }).finally(() => {
-      if (!target) return;
-      const left = (this.targetedRuns.get(client) ?? 1) - 1;
-      if (left > 0) this.targetedRuns.set(client, left);
-      else this.targetedRuns.delete(client);
+      if (target) this.waits.end(client);
     });
-    return { id, done, firstStop, ...(runToken ? { runToken } : {}) };
+    return { id, done, firstStop, targeted: target !== undefined, ...(runToken ? { runToken } : {}) };
   }
 
   private async execute(run: {
@@ -161,6 +153,8 @@ export class FlowRuns {
         check: async (result) => {
           await this.actors.execute(id, { type: 'run.check_recorded', at: this.deps.clock.now(), ...result });
         },
+        callbackUrl: this.waits.callbackUrl,
+        awaitUser: (authorizationUrl, state) => this.waits.awaitUser(id, authorizationUrl, state),
       });
     } catch (e) {
       // A cancelled or expired stepped run has ended already, in its own event.
@@ -187,7 +181,7 @@ export class FlowRuns {
     for (const stream of await this.log.streamIds('run:')) {
       const id = stream.slice('run:'.length);
       const { snapshot } = await this.actors.get(id);
-      if (!snapshot.matches('running') && !snapshot.matches('paused')) continue;
+      if (!(['running', 'paused', 'awaiting_user'] as const).some((state) => snapshot.matches(state))) continue;
       // On a log other instances share, a run that moved recently belongs to a live instance.
       if (
         this.log.shared &&
@@ -204,12 +198,20 @@ export class FlowRuns {
     return closed;
   }
 
-  /** What starting a run answers: the finished run, or (step mode) the run paused before its first request, with its token. */
+  /** `{base}/runs/callback`: the person is back from the target; answers the run that waited for them. */
+  userReturned(params: URLSearchParams): string {
+    return this.waits.userReturned(params);
+  }
+
+  /**
+   * What starting a run answers: the finished run; or, for a run that stops on its way (step mode, or a
+   * target's sign-in), the run as it stands then, with its token in step mode.
+   */
   async answer(launched: Awaited<ReturnType<FlowRuns['launch']>>): Promise<RunView & { run_token?: string }> {
-    if (!launched.runToken) return launched.done;
+    if (!launched.runToken && !launched.targeted) return launched.done;
     void launched.done.catch(() => undefined);
     await launched.firstStop;
-    return { ...(await this.view(launched.id))!, run_token: launched.runToken };
+    return { ...(await this.view(launched.id))!, ...(launched.runToken ? { run_token: launched.runToken } : {}) };
   }
 
   /**
@@ -244,7 +246,7 @@ export class FlowRuns {
 
   /** Ends paused runs left alone for 10 minutes (this process's, and any other met while reading). */
   async expireIdle(): Promise<number> {
-    return this.stepper.expireIdle();
+    return (await this.stepper.expireIdle()) + this.waits.expireIdle();
   }
 
   private expired(pausedAt: number | undefined): boolean {
@@ -265,13 +267,17 @@ export class FlowRuns {
     if (last.type === 'run.paused' && this.expired(last.at)) {
       await this.expire(id);
       events = await this.log.readStream(`run:${id}`);
+    } else if (last.type === 'run.awaiting_user' && (await this.waits.expireIfLapsed(id, last.at))) {
+      events = await this.log.readStream(`run:${id}`);
     }
     return this.fold(id, events);
   }
 
   fold(id: string, events: StoredEvent[]): RunView {
     const started = events[0].data as { protocol: string; flow: string };
-    return runView(id, events, this.catalog.flow(started.protocol, started.flow)?.steps ?? []);
+    const view = runView(id, events, this.catalog.flow(started.protocol, started.flow)?.steps ?? []);
+    // A targeted run names the redirect URI to register at the target.
+    return view.target ? { ...view, redirect_uri: this.waits.callbackUrl } : view;
   }
 
   /** Calls `listener` with each event of run `id` committed from now on; returns an unsubscribe. */

@@ -125,7 +125,8 @@ export class RunStepper {
     return new Promise((resolve) => this.watchers.set(id, [...(this.watchers.get(id) ?? []), resolve]));
   }
 
-  private stopped(id: string): void {
+  /** Run `id` has stopped (paused, waiting for a person, or ended): whoever waits for that hears of it. */
+  stopped(id: string): void {
     const watchers = this.watchers.get(id) ?? [];
     this.watchers.delete(id);
     for (const notify of watchers) notify();

@@ -8,6 +8,7 @@ import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { runPage } from './run-timeline.ts';
 import { runTokenCookie, stepFormRoutes } from './step-controls.ts';
+import { runCallbackRoute } from './run-callback.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
 
 import { h, p } from './blocks.ts';
@@ -250,6 +251,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
   );
 
   stepFormRoutes(app, flowRuns, pageSchema);
+  runCallbackRoute(app, flowRuns, pageSchema);
 
   app.get(
     '/runs/:id',

@@ -69,3 +69,55 @@ export function introspectionShape(response: { status: number; body: unknown }, 
     problems.join('; '),
   );
 }
+
+/** RFC 6749 §4.1.2: the authorization response carries the request's `state` exactly. */
+export function stateEchoed(sent: string, params: URLSearchParams): CheckResult {
+  const got = params.get('state');
+  return verdict(
+    'state echoed',
+    'RFC 6749 §4.1.2',
+    got === sent,
+    'state came back unchanged',
+    got === null ? 'the response has no state' : 'the response carries another state',
+  );
+}
+
+/**
+ * RFC 9207 §2.4: where the server advertises `authorization_response_iss_parameter_supported`, the
+ * response carries `iss`; wherever `iss` comes, it is the issuer.
+ */
+export function issParameter(params: URLSearchParams, metadata: Record<string, unknown>, issuer: string): CheckResult {
+  const iss = params.get('iss');
+  const required = metadata.authorization_response_iss_parameter_supported === true;
+  const ok = iss === null ? !required : iss === issuer;
+  return verdict(
+    'iss parameter',
+    'RFC 9207 §2.4',
+    ok,
+    iss === null ? 'no iss, and none is advertised' : `iss is ${issuer}`,
+    iss === null ? 'iss is advertised but missing from the response' : `iss is ${iss}, not ${issuer}`,
+  );
+}
+
+/** RFC 7636 §4.2 with RFC 8414 §2: the server advertises S256 (omitted means it does no PKCE). */
+export function pkceAdvertised(metadata: Record<string, unknown>): CheckResult {
+  const methods = metadata.code_challenge_methods_supported;
+  return verdict(
+    'PKCE advertised',
+    'RFC 7636 §4.2, RFC 8414 §2',
+    Array.isArray(methods) && methods.includes('S256'),
+    'code_challenge_methods_supported lists S256',
+    'code_challenge_methods_supported does not list S256',
+  );
+}
+
+/** RFC 7636 §4.6: the code was redeemed with the S256 verifier (a wrong one is not tried: it would spend the code). */
+export function pkceHonoured(tokenStatus: number): CheckResult {
+  return verdict(
+    'PKCE honoured',
+    'RFC 7636 §4.6',
+    tokenStatus === 200,
+    'the code was redeemed with its code_verifier',
+    `the code was not redeemed with its code_verifier (HTTP ${tokenStatus})`,
+  );
+}

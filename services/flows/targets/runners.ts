@@ -1,6 +1,16 @@
 import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
 import { basic } from '../runners/oauth-helpers.ts';
-import { introspectionShape, issuerMatches, tokenResponseShape } from './checks.ts';
+import { randomBytes, createHash } from 'node:crypto';
+import {
+  introspectionShape,
+  issParameter,
+  issuerMatches,
+  pkceAdvertised,
+  pkceHonoured,
+  stateEchoed,
+  tokenResponseShape,
+} from './checks.ts';
+import { idTokenChecks } from './id-token.ts';
 import type { Target } from './target.ts';
 
 type Metadata = Record<string, unknown>;
@@ -69,12 +79,86 @@ async function clientCredentialsToken(run: RunContext, target: Target, metadata:
   return res.body as { access_token: string; token_type: string };
 }
 
+const random = () => randomBytes(24).toString('base64url');
+
+/**
+ * RFC 6749 §4.1 with PKCE (RFC 7636): the person signs in at the target (the run waits in
+ * `awaiting_user`), comes back to our callback, and the code is redeemed with its verifier.
+ */
+async function authorizationCode(run: RunContext, target: Target, options: { openid: boolean }) {
+  const metadata = await discover(run, target);
+  await run.check(pkceAdvertised(metadata));
+  const verifier = random();
+  const state = random();
+  const nonce = random();
+  const url = new URL(endpoint(metadata, 'authorization_endpoint'));
+  const scope = target.scope ?? (options.openid ? 'openid' : undefined);
+  for (const [name, value] of Object.entries({
+    response_type: 'code',
+    client_id: target.clientId,
+    redirect_uri: run.callbackUrl,
+    ...(scope ? { scope } : {}),
+    state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...(options.openid ? { nonce } : {}),
+  }))
+    url.searchParams.set(name, value);
+  const back = await run.awaitUser(url.href, state);
+  await run.check(stateEchoed(state, back));
+  await run.check(issParameter(back, metadata, target.issuer));
+  const code = back.get('code');
+  if (!code) throw new FlowFailure(`The target sent no code: error=${back.get('error') ?? '(none)'}`);
+  const auth = clientAuthentication(target);
+  const res = await run.http.send(
+    'Token request (authorization_code)',
+    endpoint(metadata, 'token_endpoint'),
+    {
+      form: {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: run.callbackUrl,
+        code_verifier: verifier,
+        ...auth.form,
+      },
+      headers: auth.headers,
+    },
+    ['RFC 6749 §4.1.3', 'RFC 7636 §4.5'],
+  );
+  await run.check(tokenResponseShape(res));
+  await run.check(pkceHonoured(res.status));
+  if (res.status !== 200)
+    throw new FlowFailure(`The target's token endpoint answered HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
+  if (!options.openid) return;
+  const idToken = res.body?.id_token;
+  if (typeof idToken !== 'string')
+    throw new FlowFailure('The token response has no id_token (OpenID Connect Core §3.1.3.3)');
+  const jwks = await run.http.send("The target's keys", endpoint(metadata, 'jwks_uri'), { follow: true }, [
+    'RFC 7517 §5',
+  ]);
+  for (const result of await idTokenChecks(idToken, jwks.body, {
+    issuer: target.issuer,
+    clientId: target.clientId,
+    nonce,
+    nowS: run.nowS(),
+    code,
+    accessToken: res.body?.access_token,
+  }))
+    await run.check(result);
+}
+
 /** The flows that run against a target of the user's own (docs/flows.md, "Your own server as the target"). */
 export function registerTargetRunners(runners: FlowRunners): void {
   runners.register('oauth2', 'client-credentials', async (run) => {
     const target = targetOf(run);
     await clientCredentialsToken(run, target, await discover(run, target));
   });
+  runners.register('oauth2', 'authorization-code-pkce', (run) =>
+    authorizationCode(run, targetOf(run), { openid: false }),
+  );
+  runners.register('oidc', 'authorization-code-id-token', (run) =>
+    authorizationCode(run, targetOf(run), { openid: true }),
+  );
   runners.register('oauth2', 'token-introspection', async (run) => {
     const target = targetOf(run);
     const metadata = await discover(run, target);
