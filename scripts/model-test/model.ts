@@ -52,6 +52,11 @@ export interface MachineModel<S extends { state: string }> {
   anywhereFrom?: string;
   /** The steps a random run may begin with, one chosen per run, so its commands act on a live actor. */
   start?: string[];
+  /**
+   * Run after each session: leaves nothing the deployment would count against the next one (a targeted
+   * run still waiting for a person counts toward the client's limit of two at once).
+   */
+  finish?(model: S, target: Target): Promise<void>;
   /** A fresh model: one new actor, nothing sent yet. */
   create(): S;
   steps: Step<S>[];

@@ -122,6 +122,8 @@ async function coverTransitions<S extends AnyState>(
           commands: session.done,
           message: `covering ${t.key}: ${(error as Error).message}`,
         });
+      } finally {
+        await model.finish?.(session.state, target);
       }
       break;
     }
@@ -159,6 +161,8 @@ async function randomRuns<S extends AnyState>(
         } catch (error) {
           failedSteps = [...session.done];
           throw error;
+        } finally {
+          await model.finish?.(session.state, target);
         }
       },
     ),

@@ -19,9 +19,17 @@ export interface DemoClient {
   private_jwks?: { keys: JWK[] };
 }
 
-/** Redirect URIs of the demo clients: the origin's own callback page and loopback ports for tools. */
+/**
+ * Redirect URIs of the demo clients: the origin's own callback page, loopback ports for tools, and the
+ * flow runner's callback, so a run can take this origin itself as its target (docs/flows.md).
+ */
 export function demoRedirectUris(baseUrl: string): string[] {
-  return [`${baseUrl}/callback`, 'http://127.0.0.1:8765/callback', 'http://localhost:8765/callback'];
+  return [
+    `${baseUrl}/callback`,
+    'http://127.0.0.1:8765/callback',
+    'http://localhost:8765/callback',
+    `${baseUrl}/runs/callback`,
+  ];
 }
 
 export function demoClients(

@@ -266,19 +266,24 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       const { id, flow } = request.params as { id: string; flow: string };
       const launched = await flowRuns.launch(id, flow, (request.body ?? {}) as Record<string, unknown>, request.ip);
       reply.header('location', `/api/runs/${launched.id}`).header('cache-control', 'no-store');
-      // Step mode: answered once the run waits before its first request (run_token is shown only here);
-      // a run against a target, once it ends or waits for a person to sign in there.
-      if (launched.runToken || launched.targeted) {
-        const view = await flowRuns.answer(launched);
-        return reply.code(view.status === 'paused' || view.status === 'awaiting_user' ? 202 : 201).send(view);
-      }
       // RFC 7240: with `Prefer: respond-async` the run id comes back at once; follow /api/runs/{id}/events.
       if (/\brespond-async\b/i.test(String(request.headers.prefer ?? ''))) {
         void launched.done.catch(() => undefined);
         return reply
           .code(202)
           .header('preference-applied', 'respond-async')
-          .send({ run_id: launched.id, status: 'running', events: `/api/runs/${launched.id}/events` });
+          .send({
+            run_id: launched.id,
+            status: 'running',
+            events: `/api/runs/${launched.id}/events`,
+            ...(launched.runToken ? { run_token: launched.runToken } : {}),
+          });
+      }
+      // Step mode: answered once the run waits before its first request (run_token is shown only here);
+      // a run against a target, once it ends or waits for a person to sign in there.
+      if (launched.runToken || launched.targeted) {
+        const view = await flowRuns.answer(launched);
+        return reply.code(view.status === 'paused' || view.status === 'awaiting_user' ? 202 : 201).send(view);
       }
       reply.code(201);
       return launched.done;

@@ -1,3 +1,4 @@
+import { authorizeAsPerson } from '../browser.ts';
 import type { Http } from '../http.ts';
 import { expectAnswer, expectEqual, ModelMismatch, transitionKey, type MachineModel, type Step } from '../model.ts';
 import { observeStream } from '../streams.ts';
@@ -12,7 +13,10 @@ const FLOWS: Array<{ path: string; options: Record<string, string> }> = [
 ];
 
 export interface FlowRunModelState {
-  state: 'new' | 'running' | 'paused' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
+  state:
+    'new' | 'running' | 'paused' | 'awaiting_user' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
+  /** awaiting_user: where the person signs in. */
+  authorizationUrl?: string;
   runId?: string;
   flow: number;
   /** Step mode: the run's capability. */
@@ -31,7 +35,7 @@ const POLL_MS = 50;
 const POLL_LIMIT_MS = 30_000;
 
 /** A run answers when it is done or still under way; a run under way is read again until it ends. */
-async function settled(http: Http, runId: string): Promise<{ status: string; body: any }> {
+async function settled(http: Http, runId: string): Promise<Record<string, any>> {
   const deadline = Date.now() + POLL_LIMIT_MS;
   for (;;) {
     const answer = await http.call(`/api/runs/${runId}`);
@@ -123,6 +127,46 @@ const targeted = (name: string, secret: (m: FlowRunModelState) => string, outcom
   },
 });
 
+/** The code flow against the deployment's own OAuth server: the run waits for a person, who signs in and comes back. */
+const codeFlowAgainstItself: Step<FlowRunModelState>[] = [
+  {
+    name: 'start the code flow against this deployment',
+    check: (m) => m.state === 'new',
+    async run(m, { http }) {
+      const answer = await http.call('/api/protocols/oauth2/demo/authorization-code-pkce', {
+        json: {
+          target: {
+            issuer: `${http.base}/oauth2`,
+            client_id: 'demo-app',
+            client_secret: 'demo-app-secret',
+            scope: 'api:read',
+          },
+        },
+      });
+      expectAnswer('POST a code flow against a target', answer, 202);
+      expectEqual('the run waits for a person', answer.body.status, 'awaiting_user');
+      expectEqual('the redirect URI to register', answer.body.redirect_uri, `${http.base}/runs/callback`);
+      m.runId = answer.body.run_id;
+      m.authorizationUrl = answer.body.authorization_url;
+      m.state = 'awaiting_user';
+    },
+  },
+  {
+    name: 'sign in at the target and come back',
+    check: (m) => m.state === 'awaiting_user',
+    async run(m, { http }) {
+      const back = await authorizeAsPerson(http, m.authorizationUrl!);
+      const callback = await http.call(back.href);
+      expectAnswer('GET {base}/runs/callback', callback, 303);
+      const done = await settled(http, m.runId!);
+      expectEqual('the code flow against this deployment', done.status, 'succeeded');
+      const failed = (done.checks ?? []).filter((c: { verdict: string }) => c.verdict === 'failed');
+      expectEqual('failed checks', failed, []);
+      m.state = 'succeeded';
+    },
+  },
+];
+
 const refusals: Step<FlowRunModelState>[] = [
   {
     name: 'start an unknown flow',
@@ -160,13 +204,21 @@ export const flowRunModel: MachineModel<FlowRunModelState> = {
     [transitionKey('paused', 'run.interrupted', 'interrupted')]:
       'needs the process stopped while the run is paused (the next start closes the run)',
     [transitionKey('paused', 'run.expired', 'expired')]: 'needs a run left paused for 10 minutes',
+    [transitionKey('awaiting_user', 'run.expired', 'expired')]: 'needs a run left waiting for a person for 10 minutes',
+    [transitionKey('awaiting_user', 'run.interrupted', 'interrupted')]:
+      'needs the process stopped while the run waits for a person',
   },
   create: () => ({ state: 'new', flow: 0 }),
+  // A run left waiting for a person counts toward the client's two targeted runs at once: end it.
+  async finish(m, target) {
+    if (m.state === 'awaiting_user') await codeFlowAgainstItself[1]!.run(m, target);
+  },
   steps: [
     ...FLOWS.map((_, i) => startRun(i)),
     ...stepped,
     targeted('run against this deployment as a target', () => 'machine-client-secret', 'succeeded'),
     targeted('run against this deployment with a wrong secret', () => 'not-the-secret', 'failed'),
+    ...codeFlowAgainstItself,
     ...refusals,
   ],
   stepsFor(event, _guard, goal) {
@@ -175,6 +227,8 @@ export const flowRunModel: MachineModel<FlowRunModelState> = {
         if (goal.from === 'paused' || goal.to === 'paused') return ['start a stepped run'];
         if (goal.event === 'run.check_recorded') return ['run against this deployment as a target'];
         if (goal.to === 'failed') return ['run against this deployment with a wrong secret'];
+        if (goal.from === 'awaiting_user' || goal.to === 'awaiting_user')
+          return ['start the code flow against this deployment'];
         return [startRun(0).name];
       case 'run.exchange_recorded':
         return goal.event === 'run.exchange_recorded' ? [] : undefined;
@@ -188,6 +242,10 @@ export const flowRunModel: MachineModel<FlowRunModelState> = {
         return ['continue'];
       case 'run.cancelled':
         return ['cancel'];
+      case 'run.awaiting_user':
+        return [];
+      case 'run.user_returned':
+        return ['sign in at the target and come back'];
     }
     return undefined;
   },

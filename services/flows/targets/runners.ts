@@ -79,7 +79,8 @@ async function clientCredentialsToken(run: RunContext, target: Target, metadata:
   return res.body as { access_token: string; token_type: string };
 }
 
-const random = () => randomBytes(24).toString('base64url');
+/** 32 random bytes, base64url: 43 characters, as RFC 7636 §4.1 asks of a code_verifier. */
+const random = () => randomBytes(32).toString('base64url');
 
 /**
  * RFC 6749 §4.1 with PKCE (RFC 7636): the person signs in at the target (the run waits in
