@@ -25,6 +25,7 @@ const START_IN = fromJsonSchema<{
   flowId: string;
   mode?: 'run' | 'step';
   options?: Record<string, string>;
+  target?: Record<string, string>;
 }>({
   type: 'object',
   properties: {
@@ -39,6 +40,20 @@ const START_IN = fromJsonSchema<{
       type: 'object',
       additionalProperties: { type: 'string', maxLength: 200 },
       description: 'The flow options of describe_protocol_flow, e.g. {"client_auth": "private_key_jwt"}',
+    },
+    target: {
+      type: 'object',
+      description:
+        'Run against your own authorization server: {issuer, client_id, client_secret?, scope?, token_endpoint_auth_method?}',
+      properties: {
+        issuer: str('Its issuer URL', 500),
+        client_id: str('A client registered there'),
+        client_secret: str("That client's secret (never logged whole)", 500),
+        scope: str('The scope to ask for', 500),
+        token_endpoint_auth_method: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+      },
+      required: ['issuer', 'client_id'],
+      additionalProperties: false,
     },
   },
   required: ['protocolId', 'flowId'],
@@ -94,8 +109,10 @@ export function registerFlowTools(server: McpServer, deps: FlowToolDeps): void {
       outputSchema: RUN_OUT,
       annotations: RUNS_A_FLOW,
     },
-    ({ protocolId, flowId, mode, options }) =>
-      answering(() => deps.startFlow(protocolId, flowId, { ...options, ...(mode ? { mode } : {}) })),
+    ({ protocolId, flowId, mode, options, target }) =>
+      answering(() =>
+        deps.startFlow(protocolId, flowId, { ...options, ...(mode ? { mode } : {}), ...(target ? { target } : {}) }),
+      ),
   );
   server.registerTool(
     'step_run',

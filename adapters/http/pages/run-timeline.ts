@@ -149,9 +149,26 @@ const streamHref = (runId: string, version?: number) =>
 /** The run page: status, then the diagram and one row per exchange. */
 /** A run against the user's own server: each named check's verdict, with the rule it holds the server to. */
 function checkBlocks(view: RunView): Block[] {
-  if (!view.checks?.length) return [];
+  const waiting: Block[] =
+    view.status === 'awaiting_user' && view.authorization_url
+      ? [
+          { kind: 'heading', level: 2, text: 'Sign in at the target' },
+          {
+            kind: 'paragraph',
+            inlines: [
+              'The run waits for a person: ',
+              { link: 'open the authorization URL', href: view.authorization_url },
+              ', sign in, and the target sends you back to ',
+              { code: view.redirect_uri ?? '' },
+              ' (register it at the target first). The run goes on from there; it waits 10 minutes at most.',
+            ],
+          },
+        ]
+      : [];
+  if (!view.checks?.length) return waiting;
   const failed = view.checks.filter((c) => c.verdict === 'failed').length;
   return [
+    ...waiting,
     { kind: 'heading', level: 2, text: 'Checks' },
     {
       kind: 'paragraph',

@@ -86,7 +86,11 @@ const random = () => randomBytes(32).toString('base64url');
  * RFC 6749 §4.1 with PKCE (RFC 7636): the person signs in at the target (the run waits in
  * `awaiting_user`), comes back to our callback, and the code is redeemed with its verifier.
  */
-async function authorizationCode(run: RunContext, target: Target, options: { openid: boolean }) {
+async function authorizationCode(
+  run: RunContext,
+  target: Target,
+  options: { openid: boolean },
+): Promise<{ metadata: Metadata; tokens: Record<string, any> }> {
   const metadata = await discover(run, target);
   await run.check(pkceAdvertised(metadata));
   const verifier = random();
@@ -130,7 +134,7 @@ async function authorizationCode(run: RunContext, target: Target, options: { ope
   await run.check(pkceHonoured(res.status));
   if (res.status !== 200)
     throw new FlowFailure(`The target's token endpoint answered HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
-  if (!options.openid) return;
+  if (!options.openid) return { metadata, tokens: res.body };
   const idToken = res.body?.id_token;
   if (typeof idToken !== 'string')
     throw new FlowFailure('The token response has no id_token (OpenID Connect Core §3.1.3.3)');
@@ -146,6 +150,24 @@ async function authorizationCode(run: RunContext, target: Target, options: { ope
     accessToken: res.body?.access_token,
   }))
     await run.check(result);
+  return { metadata, tokens: res.body };
+}
+
+/** RFC 6749 §6: the code flow's refresh token, exchanged for a fresh access token. */
+async function refreshToken(run: RunContext, target: Target) {
+  const { metadata, tokens } = await authorizationCode(run, target, { openid: false });
+  if (typeof tokens.refresh_token !== 'string')
+    throw new FlowFailure('The target issued no refresh_token (ask for the scope it needs, e.g. offline_access)');
+  const auth = clientAuthentication(target);
+  const res = await run.http.send(
+    'Token request (refresh_token)',
+    endpoint(metadata, 'token_endpoint'),
+    { form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...auth.form }, headers: auth.headers },
+    ['RFC 6749 §6'],
+  );
+  await run.check(tokenResponseShape(res));
+  if (res.status !== 200)
+    throw new FlowFailure(`The target refused the refresh: HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
 }
 
 /** The flows that run against a target of the user's own (docs/flows.md, "Your own server as the target"). */
@@ -154,12 +176,13 @@ export function registerTargetRunners(runners: FlowRunners): void {
     const target = targetOf(run);
     await clientCredentialsToken(run, target, await discover(run, target));
   });
-  runners.register('oauth2', 'authorization-code-pkce', (run) =>
-    authorizationCode(run, targetOf(run), { openid: false }),
-  );
-  runners.register('oidc', 'authorization-code-id-token', (run) =>
-    authorizationCode(run, targetOf(run), { openid: true }),
-  );
+  runners.register('oauth2', 'authorization-code-pkce', async (run) => {
+    await authorizationCode(run, targetOf(run), { openid: false });
+  });
+  runners.register('oidc', 'authorization-code-id-token', async (run) => {
+    await authorizationCode(run, targetOf(run), { openid: true });
+  });
+  runners.register('oauth2', 'refresh-token', (run) => refreshToken(run, targetOf(run)));
   runners.register('oauth2', 'token-introspection', async (run) => {
     const target = targetOf(run);
     const metadata = await discover(run, target);

@@ -59,6 +59,10 @@ beforeAll(async () => {
           req.on('end', () => r(b));
         }),
       );
+      if (body.get('grant_type') === 'refresh_token')
+        return body.get('refresh_token') === 'rt-1'
+          ? send(200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 300, refresh_token: 'rt-2' })
+          : send(400, { error: 'invalid_grant' });
       const grant = codes.get(body.get('code') ?? '');
       if (!grant || !body.get('code_verifier')) return send(400, { error: 'invalid_grant' });
       const key = grant.tenant === '/unlisted-key' ? unlisted : listed;
@@ -70,7 +74,13 @@ beforeAll(async () => {
         .setIssuedAt(Math.floor(portico.clock.now() / 1000))
         .setExpirationTime(Math.floor(portico.clock.now() / 1000) + 300)
         .sign(key.privateKey);
-      return send(200, { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: idToken });
+      return send(200, {
+        access_token: 'at-1',
+        token_type: 'Bearer',
+        expires_in: 300,
+        id_token: idToken,
+        refresh_token: 'rt-1',
+      });
     }
     send(404, { error: 'not_found' });
   });
@@ -144,6 +154,18 @@ describe('the authorization code flow against a target', () => {
     expect(run.checks.map((c: Json) => c.check)).not.toContain('ID token signature');
     const stray = await fetch(`${portico.url}/runs/callback?code=x&state=nobody`, { redirect: 'manual' });
     expect(stray.status).toBe(400);
+  });
+
+  it('refresh token: the code flow, then the refresh grant, each token response judged', async () => {
+    const run = await signInRun('/good', 'oauth2/refresh-token');
+    expect(run.status).toBe('succeeded');
+    expect(run.exchanges.at(-1).request.body).toMatchObject({ grant_type: 'refresh_token' });
+    expect(run.checks.filter((c: Json) => c.check === 'token response').map((c: Json) => c.verdict)).toEqual([
+      'passed',
+      'passed',
+    ]);
+    // Secrets of the target stay out of the log: the refresh token is fingerprinted.
+    expect(JSON.stringify(run)).not.toContain('rt-1');
   });
 
   it('a run left in awaiting_user for 10 minutes ends as expired', async () => {

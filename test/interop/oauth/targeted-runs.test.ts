@@ -27,8 +27,17 @@ beforeAll(async () => {
   const port = await listen(probe);
   await new Promise((r) => probe.close(r));
   issuer = `http://127.0.0.1:${port}`;
+  portico = await startMainServer({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
   const oidc = new Provider(issuer, {
     clients: [
+      {
+        client_id: 'web-client',
+        client_secret: 'the-web-client-secret-0123456789',
+        grant_types: ['authorization_code'],
+        redirect_uris: [`${portico.url}/runs/callback`],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
       {
         client_id: 'machine-client',
         client_secret: 'a-secret-of-the-target-0123456789',
@@ -46,12 +55,11 @@ beforeAll(async () => {
         token_endpoint_auth_method: 'client_secret_post',
       },
     ],
-    scopes: ['api:read'],
+    scopes: ['openid', 'api:read'],
     features: { clientCredentials: { enabled: true }, introspection: { enabled: true } },
   });
   provider = createServer(oidc.callback());
   await new Promise<void>((resolve) => provider.listen(port, '127.0.0.1', () => resolve()));
-  portico = await startMainServer({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
   guarded = await startMainServer();
   canary = createNetServer((socket) => {
     canaryConnections += 1;
@@ -77,8 +85,60 @@ afterAll(async () => {
   expect(canaryConnections).toBe(0);
 });
 
-const run = (server: TestServer, flow: string, target: Json) =>
-  exchange(server.url, `/api/protocols/oauth2/demo/${flow}`, json({ target }));
+/**
+ * Plays the person's browser at oidc-provider's development interactions: sign in (any login), then
+ * consent, carrying its cookies; answers where the provider sends the browser back to.
+ */
+async function signInAtProvider(authorizationUrl: string): Promise<URL> {
+  const jar = new Map<string, string>();
+  const go = async (url: string, init: RequestInit = {}) => {
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    return res;
+  };
+  let url = new URL(authorizationUrl);
+  for (let hop = 0; hop < 12; hop++) {
+    const res = await go(url.href);
+    if (res.status >= 300 && res.status < 400) {
+      const next = new URL(res.headers.get('location')!, url);
+      if (!next.href.startsWith(issuer)) return next;
+      url = next;
+      continue;
+    }
+    const page = await res.text();
+    const action = new URL(/<form[^>]*action="([^"]+)"/.exec(page)![1]!.replace(/&amp;/g, '&'), url);
+    const fields = new URLSearchParams(
+      [...page.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    if (/name="login"/.test(page)) {
+      fields.set('login', 'alice');
+      fields.set('password', 'any');
+    }
+    const posted = await go(action.href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: fields.toString(),
+    });
+    url = new URL(posted.headers.get('location')!, action);
+  }
+  throw new Error('the sign-in did not come back');
+}
+
+const run = (server: TestServer, flow: string, target: Json) => {
+  const [protocol, id] = flow.includes('/') ? flow.split('/') : ['oauth2', flow];
+  return exchange(server.url, `/api/protocols/${protocol}/demo/${id}`, json({ target }));
+};
 const verdicts = (body: Json) => Object.fromEntries((body.checks as Json[]).map((c) => [c.check, c.verdict]));
 
 describe('runs against your own authorization server (oidc-provider on loopback, the test hook on)', () => {
@@ -120,6 +180,39 @@ describe('runs against your own authorization server (oidc-provider on loopback,
     ]);
     expect(res.body.exchanges.at(-2).request.body).toMatchObject({ client_id: 'post-client' });
   });
+
+  it.each([
+    ['oauth2/authorization-code-pkce', {}],
+    ['oidc/authorization-code-id-token', { 'ID token signature': 'passed', 'ID token claims': 'passed' }],
+  ])(
+    '%s: the run waits, the test signs in at oidc-provider as a person would, and every check holds',
+    async (flow, idTokenChecks) => {
+      const started = await run(portico, flow, {
+        issuer,
+        client_id: 'web-client',
+        client_secret: 'the-web-client-secret-0123456789',
+        scope: 'openid',
+      });
+      expect([started.status, started.body.status]).toEqual([202, 'awaiting_user']);
+      const back = await signInAtProvider(started.body.authorization_url);
+      expect(back.origin + back.pathname).toBe(`${portico.url}/runs/callback`);
+      const returned = await fetch(back, { redirect: 'manual' });
+      expect(returned.status).toBe(303);
+      let done: Json = started.body;
+      while (done.status === 'awaiting_user' || done.status === 'running')
+        done = (await exchange(portico.url, `/api/runs/${started.body.run_id}`, {})).body;
+      expect(done.status, done.error).toBe('succeeded');
+      expect(verdicts(done)).toEqual({
+        'issuer match': 'passed',
+        'PKCE advertised': 'passed',
+        'state echoed': 'passed',
+        'iss parameter': 'passed',
+        'token response': 'passed',
+        'PKCE honoured': 'passed',
+        ...idTokenChecks,
+      });
+    },
+  );
 
   it('a wrong secret: the run fails on the token endpoint, and the failed check says which rule', async () => {
     const res = await run(portico, 'client-credentials', {
