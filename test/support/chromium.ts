@@ -57,11 +57,11 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
  * One main server and one Chromium for a test file, started before its tests and closed after them
  * (neither starts where Chromium is missing, and the file's tests are skipped there, never in CI).
  */
-export function useServerInChromium(): { server: TestServer; browser: Browser } {
+export function useServerInChromium(env: Record<string, string> = {}): { server: TestServer; browser: Browser } {
   const shared = {} as { server: TestServer; browser: Browser };
   beforeAll(async () => {
     if (!chromiumAvailable) return;
-    shared.server = await startMainServer();
+    shared.server = await startMainServer({ env });
     shared.browser = await launchChromium();
   });
   afterAll(async () => {
