@@ -125,6 +125,13 @@ export const flowRunUpdates = {
   }),
 } satisfies Record<string, ContextUpdate<FlowRunContext>>;
 
+/** A run that waits (paused, or for a person) when the process stops is closed at the next start. */
+const interruptedWhileWaiting = {
+  description: 'The process stopped while the run waited; the next start closes the run (decisions §4).',
+  target: 'interrupted',
+  actions: 'recordInterruption',
+} as const;
+
 export const flowRunMachine = setup({
   types: { context: {} as FlowRunContext, events: {} as FlowRunEvent },
   guards: flowRunGuards,
@@ -211,11 +218,7 @@ export const flowRunMachine = setup({
           target: 'expired',
           actions: 'recordEndOfPause',
         },
-        'run.interrupted': {
-          description: 'The process stopped while the run waited; the next start closes the run (decisions §4).',
-          target: 'interrupted',
-          actions: 'recordInterruption',
-        },
+        'run.interrupted': interruptedWhileWaiting,
       },
     },
     awaiting_user: {
@@ -232,11 +235,7 @@ export const flowRunMachine = setup({
           target: 'expired',
           actions: 'recordEndOfPause',
         },
-        'run.interrupted': {
-          description: 'The process stopped while the run waited; the next start closes the run (decisions §4).',
-          target: 'interrupted',
-          actions: 'recordInterruption',
-        },
+        'run.interrupted': interruptedWhileWaiting,
       },
     },
     cancelled: { type: 'final', description: 'Cancelled by the learner while paused.' },

@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, json, type TestServer } from '../../support/main-server.ts';
+import { startTargetBeside } from '../../support/target-server.ts';
 
 // Issue 33: a deliberately misbehaving target produces exactly the failing checks, and no more.
 type Json = Record<string, any>;
 let portico: TestServer;
-let target: Server;
+let close: () => Promise<void>;
 let base = '';
 let held: Array<() => void> = [];
 const release = () => {
@@ -29,7 +29,7 @@ const behave = (
 });
 
 beforeAll(async () => {
-  target = createServer((req, res) => {
+  const started = await startTargetBeside((req, res) => {
     const url = new URL(req.url!, base);
     const m = /^\/\.well-known\/(oauth-authorization-server|openid-configuration)(\/.*)?$/.exec(url.pathname);
     const tenant = m ? (m[2] ?? '') : url.pathname.replace(/\/(token|openid)$/, '').replace(/\/\.well-known.*$/, '');
@@ -49,15 +49,9 @@ beforeAll(async () => {
     if (url.pathname.endsWith('/token')) return send(200, b.token.body, b.token.headers);
     return send(404, { error: 'not_found' });
   });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', () => resolve()));
-  base = `http://127.0.0.1:${(target.address() as { port: number }).port}`;
-  portico = await startMainServer({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
+  ({ base, portico, close } = started);
 });
-afterAll(async () => {
-  await portico.close();
-  target.closeAllConnections();
-  await new Promise((r) => target.close(r));
-});
+afterAll(() => close());
 
 const run = (path: string, headers: Record<string, string> = {}) =>
   exchange(

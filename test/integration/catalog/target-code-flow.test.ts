@@ -1,14 +1,14 @@
-import { createServer, type Server } from 'node:http';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, json, type TestServer } from '../../support/main-server.ts';
+import { startTargetBeside } from '../../support/target-server.ts';
 
 // Issue 33: the authorization code flows against a target: the run waits in awaiting_user, the person
 // (the test, as a browser) signs in and comes back to {base}/runs/callback, and each answer is judged.
 // A small target misbehaves on purpose, one way per tenant path, so exactly its checks fail.
 type Json = Record<string, any>;
 let portico: TestServer;
-let target: Server;
+let close: () => Promise<void>;
 let base = '';
 let listed: { privateKey: CryptoKey; jwk: JWK };
 let unlisted: { privateKey: CryptoKey; jwk: JWK };
@@ -22,7 +22,7 @@ const keyPair = async (kid: string) => {
 beforeAll(async () => {
   listed = await keyPair('listed');
   unlisted = await keyPair('unlisted');
-  target = createServer(async (req, res) => {
+  const started = await startTargetBeside(async (req, res) => {
     const url = new URL(req.url!, base);
     const [, tenant = '', rest = ''] =
       /^(\/[a-z-]+)(\/.*)?$/.exec(url.pathname.replace('/.well-known/oauth-authorization-server', '')) ?? [];
@@ -84,15 +84,9 @@ beforeAll(async () => {
     }
     send(404, { error: 'not_found' });
   });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', () => resolve()));
-  base = `http://127.0.0.1:${(target.address() as { port: number }).port}`;
-  portico = await startMainServer({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
+  ({ base, portico, close } = started);
 });
-afterAll(async () => {
-  await portico.close();
-  target.closeAllConnections();
-  await new Promise((r) => target.close(r));
-});
+afterAll(() => close());
 
 /** Starts the run, plays the person's browser through the target and back, and reads the finished run. */
 async function signInRun(tenant: string, flow = 'oidc/authorization-code-id-token') {
