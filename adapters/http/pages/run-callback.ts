@@ -17,7 +17,15 @@ export function runCallbackRoute(app: FastifyInstance, flowRuns: FlowRuns, pageS
         ...pageSchema(
           'Redirect URI of runs against your own authorization server (RFC 6749 §4.1.2); redirects to the run',
         ),
-        querystring: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 } },
+        querystring: {
+          type: 'object',
+          properties: Object.fromEntries(
+            ['code', 'state', 'iss', 'error', 'error_description', 'error_uri'].map((name) => [
+              name,
+              { type: 'string', maxLength: 4096 },
+            ]),
+          ),
+        },
         response: { 303: { description: "See Other: the run's page (Location)", type: 'null' } },
       },
     },
