@@ -185,6 +185,14 @@ const refusalIn = (error: unknown): Error | undefined => {
   return undefined;
 };
 
+function absoluteUrl(target: string): URL {
+  try {
+    return new URL(target);
+  } catch {
+    throw destinationNotAllowed('not an absolute URL');
+  }
+}
+
 /**
  * The wallet's HTTP client (decisions section 10): trusted origins pass; anything else needs
  * WALLET_ALLOW_EXTERNAL_VERIFIERS, https, no userinfo, an acceptable host and only `unicast` addresses,
@@ -223,13 +231,25 @@ export class GuardedHttp implements OutboundHttp {
     return this.external;
   }
 
+  /**
+   * Every rule `send` applies before it dials, DNS included, with nothing sent: a feature can refuse a
+   * caller's URL before it starts work on it (a flow run against a target).
+   */
+  async vet(target: string): Promise<void> {
+    const url = absoluteUrl(target);
+    if (this.admit(url) !== this.external) return;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (/^[\d.]+$/.test(host) || host.includes(':')) return; // an IP literal: judged by admit already
+    await vettedAddresses(
+      host,
+      this.policy.resolver ?? systemResolver,
+      this.policy.dnsOverrides,
+      this.policy.allowLoopback,
+    );
+  }
+
   async send(target: string, init: OutboundRequest = {}): Promise<OutboundResponse> {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw destinationNotAllowed('not an absolute URL');
-    }
+    let url = absoluteUrl(target);
     let method = init.method ?? 'GET';
     let body = init.body;
     let headers = { ...init.headers };

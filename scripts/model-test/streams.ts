@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Http } from './http.ts';
 import { ModelMismatch, transitionKey, type Observation } from './model.ts';
 
@@ -29,3 +30,8 @@ export async function observeStream(
   });
   return { state: stateName(answer.body.final_state), transitions };
 }
+
+/** A request header naming a wallet exchange, as the wallet harness sends it (docs/debugging.md, correlation). */
+export const namingAWalletExchange = () => ({
+  'x-portico-exchange': `wallet-exchange:model-${randomBytes(6).toString('base64url')}`,
+});

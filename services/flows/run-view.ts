@@ -49,7 +49,7 @@ const FINISHING = new Set(['run.finished', 'run.interrupted', 'run.cancelled', '
 const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /** The target a run was started against, as its start event keeps it (the secret never). */
-function targetOf(started: Record<string, unknown>): Pick<RunView, 'target'> {
+function targetNamed(started: Record<string, unknown>): Pick<RunView, 'target'> {
   const target = (started.options as { target?: { issuer?: unknown; client_id?: unknown } } | undefined)?.target;
   return target && typeof target.issuer === 'string' && typeof target.client_id === 'string'
     ? { target: { issuer: target.issuer, client_id: target.client_id } }
@@ -92,7 +92,7 @@ export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): R
       : finished?.data.reason
         ? { error: String(finished.data.reason) }
         : {}),
-    ...targetOf(events[0].data),
+    ...targetNamed(events[0].data),
     ...(waiting ? { authorization_url: String(waiting.data.authorization_url) } : {}),
     ...(checks.length ? { checks } : {}),
     steps,

@@ -169,7 +169,7 @@ async function assemble(
       wait,
       internal,
       transport: fetch,
-      targets: targetDeps(outbound, targetFlowRunners(), { allowLoopback: config.outboundAllowLoopback }),
+      targets: targetDeps(outbound, targetFlowRunners()),
     }),
     lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
     sse: new SseHub(options.sseLimits),

@@ -8,6 +8,7 @@ import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { recordFrom } from '../../../services/untrusted/keys.ts';
 import { h, p } from './blocks.ts';
 import { sendPage } from './respond.ts';
+import { cookieValue } from '../cookies.ts';
 import type { PageSchema } from './routes.ts';
 
 /** The cookie that carries a stepped run's token to its page's forms (only to `/runs/<id>`). */
@@ -129,7 +130,7 @@ export function stepFormRoutes(app: FastifyInstance, flowRuns: FlowRuns, pageSch
       },
       async (request: FastifyRequest, reply: FastifyReply) => {
         const id = (request.params as { id: string }).id;
-        const token = cookieOf(request.headers.cookie, cookieName(id));
+        const token = cookieValue(request.headers.cookie, cookieName(id));
         try {
           const view = await flowRuns.view(id);
           const edit =
@@ -157,12 +158,4 @@ export function stepFormRoutes(app: FastifyInstance, flowRuns: FlowRuns, pageSch
         }
       },
     );
-}
-
-function cookieOf(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return v.join('=');
-  }
-  return undefined;
 }

@@ -2,18 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../../services/errors.ts';
 import type { WalletSession } from '../../../services/wallet/sessions.ts';
 import type { WalletContext } from './context.ts';
+import { cookieValue } from '../cookies.ts';
 
 export const SESSION_HEADER = 'x-wallet-session';
 export const SESSION_COOKIE = 'wallet_session';
-
-/** The value of one cookie in a Cookie header, or undefined. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return v.join('=');
-  }
-  return undefined;
-}
 
 /** The session id a request names: `X-Wallet-Session`, else the `wallet_session` cookie (400 when the header is sent twice). */
 export function requestedSessionId(request: FastifyRequest): string | undefined {

@@ -127,6 +127,22 @@ const targeted = (name: string, secret: (m: FlowRunModelState) => string, outcom
   },
 });
 
+/** The person signs in at the deployment's own OAuth server and comes back to the waiting run. */
+const signInAndComeBack: Step<FlowRunModelState> = {
+  name: 'sign in at the target and come back',
+  check: (m) => m.state === 'awaiting_user',
+  async run(m, { http }) {
+    const back = await authorizeAsPerson(http, m.authorizationUrl!);
+    const callback = await http.call(back.href);
+    expectAnswer('GET {base}/runs/callback', callback, 303);
+    const done = await settled(http, m.runId!);
+    expectEqual('the code flow against this deployment', done.status, 'succeeded');
+    const failed = (done.checks ?? []).filter((c: { verdict: string }) => c.verdict === 'failed');
+    expectEqual('failed checks', failed, []);
+    m.state = 'succeeded';
+  },
+};
+
 /** The code flow against the deployment's own OAuth server: the run waits for a person, who signs in and comes back. */
 const codeFlowAgainstItself: Step<FlowRunModelState>[] = [
   {
@@ -151,20 +167,7 @@ const codeFlowAgainstItself: Step<FlowRunModelState>[] = [
       m.state = 'awaiting_user';
     },
   },
-  {
-    name: 'sign in at the target and come back',
-    check: (m) => m.state === 'awaiting_user',
-    async run(m, { http }) {
-      const back = await authorizeAsPerson(http, m.authorizationUrl!);
-      const callback = await http.call(back.href);
-      expectAnswer('GET {base}/runs/callback', callback, 303);
-      const done = await settled(http, m.runId!);
-      expectEqual('the code flow against this deployment', done.status, 'succeeded');
-      const failed = (done.checks ?? []).filter((c: { verdict: string }) => c.verdict === 'failed');
-      expectEqual('failed checks', failed, []);
-      m.state = 'succeeded';
-    },
-  },
+  signInAndComeBack,
 ];
 
 const refusals: Step<FlowRunModelState>[] = [
@@ -211,7 +214,7 @@ export const flowRunModel: MachineModel<FlowRunModelState> = {
   create: () => ({ state: 'new', flow: 0 }),
   // A run left waiting for a person counts toward the client's two targeted runs at once: end it.
   async finish(m, target) {
-    if (m.state === 'awaiting_user') await codeFlowAgainstItself[1]!.run(m, target);
+    if (m.state === 'awaiting_user') await signInAndComeBack.run(m, target);
   },
   steps: [
     ...FLOWS.map((_, i) => startRun(i)),

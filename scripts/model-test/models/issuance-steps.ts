@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { authorizeAsPerson } from '../browser.ts';
 import type { Http } from '../http.ts';
 import { expectAnswer, expectEqual, ModelMismatch, type Step } from '../model.ts';
 import { holderKey, keyProof } from './holder.ts';
+import { namingAWalletExchange } from '../streams.ts';
+import { pkce } from './oauth-client.ts';
 
 export type IssuanceStateName =
   | 'new'
@@ -81,13 +82,13 @@ const preAuthorizedToken = (http: Http, m: S, txCode: string | undefined) =>
 
 /** What the authorization server's code and PAR steps share: PKCE S256 and a pushed request (RFC 9126). */
 async function pushAuthorization(http: Http, m: S, issuerState?: string) {
-  const verifier = randomBytes(32).toString('base64url');
+  const { verifier, challenge } = pkce();
   const answer = await http.call('/oid4vci/par', {
     form: {
       client_id: CLIENT,
       response_type: 'code',
       redirect_uri: REDIRECT,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
       authorization_details: JSON.stringify([
         { type: 'openid_credential', credential_configuration_id: CONFIGURATION },
@@ -242,7 +243,7 @@ export const issuanceSteps: Step<S>[] = [
     async run(m, { http }) {
       // Correlation (docs/debugging.md): recorded once per issuance, at the offer fetch among others.
       const answer = await http.call(m.offer!.uri, {
-        headers: { 'x-portico-exchange': `wallet-exchange:model-${randomBytes(6).toString('base64url')}` },
+        headers: namingAWalletExchange(),
       });
       if (offerLive(m)) m.state = 'offer_fetched';
       expectAnswer('GET credential_offer_uri naming a wallet exchange', answer, 200);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expectAnswer, expectEqual, transitionKey, type MachineModel, type Step } from '../model.ts';
-import { observeStream } from '../streams.ts';
+import { namingAWalletExchange, observeStream } from '../streams.ts';
 
 type State = 'new' | 'created' | 'fetched' | 'answered' | 'verified' | 'rejected' | 'wallet_error' | 'expired';
 
@@ -112,7 +112,7 @@ const steps: Step<PresentationModelState>[] = [
     check: (m) => m.request?.requestUri !== undefined && open(m),
     async run(m, { http }) {
       const answer = await http.call(m.request!.requestUri!, {
-        headers: { 'x-portico-exchange': `wallet-exchange:model-${randomBytes(6).toString('base64url')}` },
+        headers: namingAWalletExchange(),
       });
       expectAnswer('GET request_uri naming a wallet exchange', answer, 200);
       expectEqual('X-Portico-Stream', answer.headers.get('x-portico-stream'), `presentation:${m.request!.id}`);

@@ -1,6 +1,6 @@
 import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
-import { basic } from '../runners/oauth-helpers.ts';
-import { randomBytes, createHash } from 'node:crypto';
+import { basic, pkcePair } from '../runners/oauth-helpers.ts';
+import { randomToken } from '../../crypto/random.ts';
 import {
   introspectionShape,
   issParameter,
@@ -79,9 +79,6 @@ async function clientCredentialsToken(run: RunContext, target: Target, metadata:
   return res.body as { access_token: string; token_type: string };
 }
 
-/** 32 random bytes, base64url: 43 characters, as RFC 7636 §4.1 asks of a code_verifier. */
-const random = () => randomBytes(32).toString('base64url');
-
 /**
  * RFC 6749 §4.1 with PKCE (RFC 7636): the person signs in at the target (the run waits in
  * `awaiting_user`), comes back to our callback, and the code is redeemed with its verifier.
@@ -93,9 +90,9 @@ async function authorizationCode(
 ): Promise<{ metadata: Metadata; tokens: Record<string, any> }> {
   const metadata = await discover(run, target);
   await run.check(pkceAdvertised(metadata));
-  const verifier = random();
-  const state = random();
-  const nonce = random();
+  const { verifier, challenge } = pkcePair();
+  const state = randomToken(24);
+  const nonce = randomToken(24);
   const url = new URL(endpoint(metadata, 'authorization_endpoint'));
   const scope = target.scope ?? (options.openid ? 'openid' : undefined);
   for (const [name, value] of Object.entries({
@@ -104,7 +101,7 @@ async function authorizationCode(
     redirect_uri: run.callbackUrl,
     ...(scope ? { scope } : {}),
     state,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
     ...(options.openid ? { nonce } : {}),
   }))
