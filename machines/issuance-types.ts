@@ -64,6 +64,8 @@ export type IssuanceEvent =
       key_attestation?: { key_storage: string[]; user_authentication: string[] };
       request_encrypted?: boolean;
       response_encrypted?: boolean;
+      /** Each credential's status slot, in the order of the credentials (absent before credential status existed). */
+      statuses?: StatusSlotRecord[];
     }
   | {
       type: 'issuance.notified';
@@ -82,14 +84,45 @@ export type IssuanceEvent =
       transaction_id_hash: string;
       ready_at: number;
     }
-  | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string }
+  | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string; statuses?: StatusSlotRecord[] }
+  /** The issuer changed one issued credential's status (POST /oid4vci/offers/{id}/credentials/{n}/status). */
+  | {
+      type: 'credential.status_changed';
+      at: number;
+      /** The credential's position among those issued under the offer, from 0. */
+      n: number;
+      status: CredentialStatusName;
+      /** Its Token Status List value (0 VALID, 1 INVALID, 2 SUSPENDED). */
+      value: number;
+      list_id: string;
+      idx: number;
+    }
   | { type: 'issuance.expired'; at: number; reason: 'lapsed' | 'tx_code_burned' | 'code_expired' }
   /** A DPoP nonce challenge (use_dpop_nonce) was answered to this issuance's wallet, by the AS or the RS. */
   | { type: 'issuance.nonce_challenged'; at: number; side: 'as' | 'rs' }
   /** The wallet exchange that took part, by its stream id (never a secret); recorded once. */
   | { type: 'issuance.correlated'; at: number; stream: string };
 
+export type CredentialStatusName = 'valid' | 'suspended' | 'revoked';
+
+/** Where a credential's status lives: a list and an index in it. */
+export interface StatusSlotRecord {
+  list_id: string;
+  idx: number;
+}
+
+/** One credential issued under the offer. */
+export interface IssuedCredentialRecord {
+  configurationId: string;
+  status: CredentialStatusName;
+  /** Absent for credentials issued before credential status existed. */
+  listId?: string;
+  idx?: number;
+}
+
 export interface IssuanceContext {
+  /** Every credential issued, in order (n is the position). */
+  credentials: IssuedCredentialRecord[];
   grant?: IssuanceGrant;
   /** The wallet's exchange stream (`wallet-exchange:<id>`) that took part, when it said so. */
   walletExchange?: string;

@@ -1,7 +1,15 @@
 import type { ContextUpdate } from './updates.ts';
-import type { IssuanceContext, IssuanceEvent } from './issuance-types.ts';
+import type { IssuanceContext, IssuanceEvent, IssuedCredentialRecord, StatusSlotRecord } from './issuance-types.ts';
 
 type E<T extends IssuanceEvent['type']> = Extract<IssuanceEvent, { type: T }>;
+
+/** `count` credentials of one configuration, valid, each at its status slot when it has one. */
+const issued = (configurationId: string, count: number, statuses: StatusSlotRecord[] | undefined) =>
+  Array.from({ length: count }, (_, i): IssuedCredentialRecord => ({
+    configurationId,
+    status: 'valid',
+    ...(statuses?.[i] ? { listId: statuses[i].list_id, idx: statuses[i].idx } : {}),
+  }));
 
 /** The machine's context updates: pure, named, importable on their own (the event carries its time). */
 export const issuanceUpdates = {
@@ -56,7 +64,8 @@ export const issuanceUpdates = {
   }),
   /** A code is spent once: its hash is forgotten with the token. */
   spendCode: () => ({ authCodeHash: undefined }),
-  recordCredential: (_: IssuanceContext, event: E<'issuance.credential_issued'>) => ({
+  recordCredential: (context: IssuanceContext, event: E<'issuance.credential_issued'>) => ({
+    credentials: [...context.credentials, ...issued(event.configuration_id, event.proof_count, event.statuses)],
     configurationId: event.configuration_id,
     proofCount: event.proof_count,
     holderJkts: event.holder_jkts,
@@ -74,7 +83,11 @@ export const issuanceUpdates = {
     transactionIdHash: event.transaction_id_hash,
     readyAt: event.ready_at,
   }),
-  recordCollection: (_: IssuanceContext, event: E<'issuance.deferred_collected'>) => ({
+  recordCollection: (context: IssuanceContext, event: E<'issuance.deferred_collected'>) => ({
+    credentials: [
+      ...context.credentials,
+      ...issued(context.configurationId ?? '', context.proofCount ?? 0, event.statuses),
+    ],
     notificationIdHash: event.notification_id_hash,
     transactionIdHash: undefined,
   }),
@@ -82,6 +95,9 @@ export const issuanceUpdates = {
     notificationEvent: event.event,
     credentialAccepted: context.credentialAccepted === true || event.event === 'credential_accepted',
     ...(event.interaction_id ? { interactionId: event.interaction_id } : {}),
+  }),
+  recordStatusChange: (context: IssuanceContext, event: E<'credential.status_changed'>) => ({
+    credentials: context.credentials.map((c, n) => (n === event.n ? { ...c, status: event.status } : c)),
   }),
   countNonceChallenge: (context: IssuanceContext) => ({ dpopNonceChallenges: context.dpopNonceChallenges + 1 }),
   recordCorrelation: (_: IssuanceContext, event: E<'issuance.correlated'>) => ({ walletExchange: event.stream }),

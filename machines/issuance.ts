@@ -5,7 +5,13 @@ import { issuanceUpdates } from './issuance-updates.ts';
 export { issuanceUpdates } from './issuance-updates.ts';
 import type { IssuanceContext, IssuanceEvent } from './issuance-types.ts';
 
-export type { IssuanceContext, IssuanceEvent, IssuanceGrant } from './issuance-types.ts';
+export type {
+  CredentialStatusName,
+  IssuanceContext,
+  IssuanceEvent,
+  IssuanceGrant,
+  IssuedCredentialRecord,
+} from './issuance-types.ts';
 
 export const TX_CODE_ATTEMPTS = 5;
 
@@ -72,6 +78,12 @@ export const issuanceGuards = {
   notificationAllowed: ({ context, event }: IssuanceGuardArgs) =>
     event.type === 'issuance.notified' &&
     !(context.credentialAccepted === true && event.event === 'credential_failure'),
+  /** An issued credential with a status slot, not revoked: revocation is final. */
+  statusChangeable: ({ context, event }: IssuanceGuardArgs) => {
+    if (event.type !== 'credential.status_changed') return false;
+    const credential = context.credentials[event.n];
+    return credential?.listId !== undefined && credential.status !== 'revoked';
+  },
   /** Nonce challenges count until the issuance has expired. */
   notExpired: ({ context }: IssuanceGuardArgs) => context.expiredReason === undefined,
   /** Only the first wallet exchange that names itself is kept. */
@@ -93,6 +105,7 @@ export const issuanceMachine = setup({
     'One OpenID4VCI offer or wallet-initiated request (decisions §8), stream issuance:<offer_id>: offered, token, credential (or deferred), notified, or expired.',
   initial: 'new',
   context: {
+    credentials: [],
     configurationIds: [],
     txCodeFailures: 0,
     expiresAt: 0,
@@ -109,6 +122,13 @@ export const issuanceMachine = setup({
         'A DPoP proof without the required nonce answered use_dpop_nonce (RFC 9449 §8, §9), counted until the issuance expires.',
       guard: 'notExpired',
       actions: 'countNonceChallenge',
+    },
+    // Credential status (docs/status.md): any issued credential, whatever the wallet said since.
+    'credential.status_changed': {
+      description:
+        'POST /oid4vci/offers/{id}/credentials/{n}/status: valid, suspended or revoked; revoked is final (draft-ietf-oauth-status-list §7.1; docs/status.md).',
+      guard: 'statusChangeable',
+      actions: 'recordStatusChange',
     },
     // Correlation (docs/debugging.md): the first wallet exchange that names itself is kept.
     'issuance.correlated': {

@@ -19,6 +19,13 @@ export interface PresentedRequest {
   clientAttestationPop?: string | string[];
 }
 
+/** Where issued credentials get their status slots, and the URLs the slots are written as. */
+export interface StatusSlots {
+  allocate(): Promise<{ listId: string; idx: number }>;
+  tokenUri(listId: string): string;
+  bitstringUrl(purpose: 'revocation' | 'suspension', listId: string): string;
+}
+
 export type DemoUser = { id: string; claims: Record<string, unknown> };
 
 /** What the issuer's endpoint modules (offers, credential, deferred, notification) use of the issuer. */
@@ -31,6 +38,8 @@ export interface IssuerCore {
   readonly users: ReadonlyMap<string, DemoUser>;
   /** c_nonces and attestation challenges. */
   readonly values: StatelessValues;
+  /** Credential status (docs/status.md): each credential issued gets a slot. */
+  readonly statusSlots: StatusSlots;
   attestationTrust(): AttestationTrust;
   dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined>;
   recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T>;

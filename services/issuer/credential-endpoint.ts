@@ -56,7 +56,7 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
       throw oauthError('invalid_credential_request', 'A deferred credential of this offer was already requested');
     return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S }, encryptTo };
   }
-  const credentials = await issueAll(
+  const { credentials, statuses } = await issueAll(
     issuer,
     configurationId,
     checked.map((p) => p.jwk as JWK),
@@ -76,6 +76,7 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
     ...(keyAttestation ? { key_attestation: keyAttestation } : {}),
     request_encrypted: encrypted,
     response_encrypted: encryptTo !== undefined,
+    statuses,
   });
   if (!recorded.accepted)
     throw oauthError(
@@ -120,17 +121,14 @@ async function checkedKeyProofs(
   return { checked, cNonce, keyAttestation };
 }
 
-/** One credential per holder key, in the order of the proofs. */
-async function issueAll(
-  issuer: IssuerCore,
-
-  configurationId: string,
-  holderJwks: JWK[],
-  user: DemoUser,
-) {
+/** One credential per holder key, in the order of the proofs, each at a status slot of its own. */
+async function issueAll(issuer: IssuerCore, configurationId: string, holderJwks: JWK[], user: DemoUser) {
   const configuration = issuer.settings.configurations.get(configurationId)!;
   const credentials = [];
-  for (const holderJwk of holderJwks)
+  const statuses = [];
+  for (const holderJwk of holderJwks) {
+    const slot = await issuer.statusSlots.allocate();
+    statuses.push({ list_id: slot.listId, idx: slot.idx });
     credentials.push({
       credential: await issueCredential(configuration, {
         settings: issuer.settings,
@@ -139,9 +137,15 @@ async function issueAll(
         holderJwk,
         user,
         nowMs: issuer.clock.now(),
+        status: {
+          idx: slot.idx,
+          uri: issuer.statusSlots.tokenUri(slot.listId),
+          bitstringUrl: (purpose) => issuer.statusSlots.bitstringUrl(purpose, slot.listId),
+        },
       }),
     });
-  return credentials;
+  }
+  return { credentials, statuses };
 }
 
 /** 202 with the same transaction id until the credential is ready, then 200 once (decisions section 8). */
@@ -160,12 +164,13 @@ export async function deferredCredential(
   const at = issuer.clock.now();
   if (at < (c.readyAt ?? Infinity))
     return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
-  const credentials = await issueAll(issuer, c.configurationId!, c.holderJwks as JWK[], user);
+  const { credentials, statuses } = await issueAll(issuer, c.configurationId!, c.holderJwks as JWK[], user);
   const notificationId = `${offerId}.${randomToken(16)}`;
   const outcome = await issuer.offers.execute(offerId, {
     type: 'issuance.deferred_collected',
     at,
     notification_id_hash: hash(notificationId),
+    statuses,
   });
   if (!outcome.accepted) throw unknownTransactionId();
   return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };

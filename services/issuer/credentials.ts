@@ -3,6 +3,8 @@ import { fullDate, issueMdoc } from '../credentials/mdoc/index.ts';
 import { issueSdJwtVc } from '../credentials/sd-jwt/issue.ts';
 import { didJwkFromJwk } from '../credentials/keys/index.ts';
 import { issueJwtVc, issueLdpVc } from '../credentials/w3c/index.ts';
+import { bitstringEntries, type StatusPurpose } from '../credentials/status-list/bitstring-credential.ts';
+import { statusClaim } from '../credentials/status-list/reference.ts';
 import type { KeyRing, SigningKey } from '../keys.ts';
 import {
   DEGREE_TYPES,
@@ -23,6 +25,17 @@ export interface IssueContext {
   holderJwk: JWK;
   user: { id: string; claims: Record<string, unknown> };
   nowMs: number;
+  /** Where the credential's status lives: a Token Status List entry, and its W3C lists per purpose. */
+  status?: IssuedStatus;
+}
+
+/** A credential's status slot as it is written into it. */
+export interface IssuedStatus {
+  idx: number;
+  /** The Status List Token's URI. */
+  uri: string;
+  /** The W3C BitstringStatusListCredential of a purpose. */
+  bitstringUrl: (purpose: StatusPurpose) => string;
 }
 
 const DAY_S = 86_400;
@@ -85,6 +98,7 @@ export async function issueCredential(
       signed: now - MDOC_BACKDATE_S,
       validFrom: now - MDOC_BACKDATE_S,
       validUntil: now + MDOC_TTL_S,
+      ...(ctx.status ? { status: { idx: ctx.status.idx, uri: ctx.status.uri } } : {}),
     });
     return Buffer.from(encoded).toString('base64url');
   }
@@ -108,6 +122,7 @@ export async function issueCredential(
     holderJwk: ctx.holderJwk,
     now,
     expiresIn: SD_JWT_TTL_S,
+    ...(ctx.status ? { status: statusClaim(ctx.status) } : {}),
   });
   return issued.sdJwt;
 }
@@ -134,6 +149,7 @@ async function issueW3c(
     validFrom: isoSeconds(now),
     validUntil: isoSeconds(now + SD_JWT_TTL_S),
     credentialSubject: { id: didJwkFromJwk(ctx.holderJwk), ...claims },
+    ...(ctx.status ? { credentialStatus: bitstringEntries(ctx.status.bitstringUrl, ctx.status.idx) } : {}),
   };
   if (configuration.format === 'ldp_vc') {
     return await issueLdpVc(

@@ -4,6 +4,7 @@ import { randomToken } from '../crypto/random.ts';
 import type { IssuerCore } from './core.ts';
 import { hash, sixDigits } from './request-rules.ts';
 import { OFFER_TTL_S } from './settings.ts';
+import { credentialEntries } from './status-change.ts';
 import { statusDocument } from './status.ts';
 import { PRE_AUTHORIZED_GRANT } from './token/grants.ts';
 
@@ -137,5 +138,8 @@ function offerSecret(issuer: IssuerCore, kind: 'pre-authorized_code' | 'issuer_s
 export async function offerStatus(issuer: IssuerCore, offerId: string) {
   const { snapshot, version } = await issuer.offers.get(offerId);
   if (version === 0) throw notFound('No such credential offer');
-  return statusDocument(String(snapshot.value), snapshot.context, issuer.clock.now());
+  return {
+    ...statusDocument(String(snapshot.value), snapshot.context, issuer.clock.now()),
+    credentials: credentialEntries(issuer, snapshot.context),
+  };
 }

@@ -10,7 +10,8 @@ import { OAuthError, oauthError } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { checkClientAttestation, type AttestationTrust, type AttestedClient } from './attestation.ts';
-import type { DemoUser, IssuerCore, PresentedRequest } from './core.ts';
+import type { DemoUser, IssuerCore, PresentedRequest, StatusSlots } from './core.ts';
+import { changeCredentialStatus } from './status-change.ts';
 import { credential, deferredCredential } from './credential-endpoint.ts';
 import { notification } from './notification.ts';
 import { createOffer, fetchOffer, offerStatus, type OfferInput } from './offers.ts';
@@ -45,6 +46,7 @@ export class IssuerService implements IssuerCore {
     readonly settings: IssuerSettings,
     readonly clock: Clock,
     readonly users: ReadonlyMap<string, DemoUser>,
+    readonly statusSlots: StatusSlots,
   ) {
     // An offer's stream holds a handful of events (offered, token, credential, notified): folding them beats writing snapshots.
     this.offers = new ActorRuntime(log, issuanceMachine, 'issuance', 10_000, false);
@@ -200,6 +202,11 @@ export class IssuerService implements IssuerCore {
 
   status(offerId: string) {
     return offerStatus(this, offerId);
+  }
+
+  /** `POST /oid4vci/offers/{id}/credentials/{n}/status` (docs/status.md). */
+  changeStatus(offerId: string, n: string, body: unknown) {
+    return changeCredentialStatus(this, offerId, n, body);
   }
 
   credential(rawBody: unknown, request: PresentedRequest, encrypted = false) {

@@ -32,6 +32,17 @@ export async function issueFromOurIssuer(
   nowS: number,
   options: { user?: string; via?: string } = {},
 ): Promise<string | Record<string, unknown>> {
+  return (await issueWithOffer(baseUrl, configurationId, holder, nowS, options)).credential;
+}
+
+/** The same, with the offer's id (the capability of its status document and status changes). */
+export async function issueWithOffer(
+  baseUrl: string,
+  configurationId: string,
+  holder: HolderKey,
+  nowS: number,
+  options: { user?: string; via?: string } = {},
+): Promise<{ credential: string | Record<string, unknown>; offerId: string }> {
   const user = options.user ?? 'alice';
   const audience = `${baseUrl}/oid4vci`;
   baseUrl = options.via ?? baseUrl;
@@ -65,7 +76,7 @@ export async function issueFromOurIssuer(
     ),
   );
   if (credential.status !== 200) throw new Error(`credential: ${JSON.stringify(credential.body)}`);
-  return credential.body.credentials[0].credential;
+  return { credential: credential.body.credentials[0].credential, offerId: offer.body.offer_id };
 }
 
 /** What a presentation answers: the request as created (client_id, nonce, response_uri) and, for .jwt, the verifier's key. */

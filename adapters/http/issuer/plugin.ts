@@ -13,6 +13,7 @@ import { jsonObject } from '../response-schemas.ts';
 import { issuerAuthorizationRoutes } from './authorization-routes.ts';
 import { credentialRoutes, UUID } from './credential-routes.ts';
 import { issuerMetadataRoutes } from './metadata-routes.ts';
+import { issuerStatusRoutes } from './status-routes.ts';
 import { OFFER_WORKED_EXAMPLE, offerSchemas } from './offer-schema.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
@@ -23,7 +24,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const { settings, pki } = ctx.issuer;
   const userList = demoUsers(ctx.config.demo);
   const users = new Map(userList.map((u) => [u.id, u]));
-  const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users);
+  const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users, ctx.credentialStatus.slots);
   // An offer's stream is read by its offer id, the same capability as its status document.
   ctx.streamReaders.register('issuance', async () => ({}));
   /** Correlation (docs/debugging.md): records the asking wallet exchange and names the offer's stream. */
@@ -48,6 +49,7 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   issuerAuthorizationRoutes(app, { authorization, users: userList, presented, correlate: correlateOffer });
 
   issuerMetadataRoutes(app, ctx);
+  issuerStatusRoutes(app, issuer, ctx.credentialStatus.lists);
 
   const offerContract = offerSchemas(
     [...settings.configurations.keys()],

@@ -29,6 +29,12 @@ import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service
 import { Conformance } from '../../../services/conformance/service.ts';
 import { defaultFlowRunners, flowRunnerOptions, targetFlowRunners } from '../../../services/flows/default-runners.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import { CredentialStatus } from '../../../projections/credential-status.ts';
+import { StatusIndexAllocator, statusSlotsOf } from '../../../services/status/allocator.ts';
+import { StatusChecker } from '../../../services/status/check.ts';
+import { StatusLists } from '../../../services/status/lists.ts';
+import { mainOriginListSource } from '../../../services/status/source.ts';
+import { statusTrustOf } from '../../../services/status/trust.ts';
 import { targetDeps } from '../../outbound/guarded-transport.ts';
 import { fileURLToPath } from 'node:url';
 import { installErrorHandling, refuseWhileClosing, sharedServerOptions } from '../error-handling.ts';
@@ -85,8 +91,16 @@ export function createMainProjections() {
   const feed = new RevocationFeed();
   const revokedAccessTokens = new RevokedAccessTokens();
   const runIndex = new RunIndex();
-  const all: Projection[] = [registry, feed, revokedAccessTokens, runIndex, ...MAIN_PROJECTIONS.map((make) => make())];
-  return { registry, feed, revokedAccessTokens, runIndex, all };
+  const credentialStatus = new CredentialStatus();
+  const all: Projection[] = [
+    registry,
+    feed,
+    revokedAccessTokens,
+    runIndex,
+    credentialStatus,
+    ...MAIN_PROJECTIONS.map((make) => make()),
+  ];
+  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, all };
 }
 
 export async function createMainOrigin(config: Config, options: MainOptions = {}): Promise<MainOrigin> {
@@ -107,7 +121,7 @@ async function assemble(
   const stopWatchingKeys = keys.watch();
   const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
 
-  const { registry, feed, revokedAccessTokens, runIndex, all: projections } = createMainProjections();
+  const { registry, feed, revokedAccessTokens, runIndex, credentialStatus, all: projections } = createMainProjections();
   const runner = new ProjectionRunner(projectionStore, projections);
   await runner.start();
 
@@ -148,11 +162,24 @@ async function assemble(
     allowExternal: true,
     allowLoopback: config.outboundAllowLoopback,
   });
+  const credentialTrust = credentialTrustOf(issuerSettingsOfOrigin, issuerPki, keys, publishedIssuerKeys);
+  const statusLists = new StatusLists(credentialStatus, keys, issuerSettingsOfOrigin.issuer, clock);
+  const statusSource = mainOriginListSource(issuerSettingsOfOrigin.issuer, statusLists, outbound);
   const ctx: MainContext = {
     config,
     clock,
     issuer: { settings: issuerSettingsOfOrigin, pki: issuerPki, keys: publishedIssuerKeys },
-    credentialTrust: credentialTrustOf(issuerSettingsOfOrigin, issuerPki, keys, publishedIssuerKeys),
+    credentialTrust,
+    credentialStatus: {
+      lists: statusLists,
+      slots: statusSlotsOf(new StatusIndexAllocator(log, clock), statusLists),
+      source: statusSource,
+      checker: new StatusChecker(
+        statusSource,
+        statusTrustOf(credentialTrust, () => Math.floor(clock.now() / 1000)),
+        clock,
+      ),
+    },
     log,
     keys,
     projections: runner,

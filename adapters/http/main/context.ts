@@ -57,6 +57,15 @@ export interface MainContext {
   };
   /** Whom the OID4VP verifier trusts for credentials: what this origin's issuer signs. */
   credentialTrust: import('../../../services/verifier/settings.ts').CredentialTrust;
+  /** Credential status (docs/status.md): the issuer's lists, its slots, and lists by URL with their check. */
+  credentialStatus: {
+    lists: import('../../../services/status/lists.ts').StatusLists;
+    slots: import('../../../services/issuer/core.ts').StatusSlots;
+    /** Our issuer's lists read in process; any other origin through the outbound guard. */
+    source: import('../../../services/status/source.ts').StatusListSource;
+    /** The verifier's and the looking glass's check, trusting what our issuer signs. */
+    checker: import('../../../services/status/check.ts').StatusChecker;
+  };
   /** Every state machine as data (`/api/machines`). */
   machines: MachineRegistry;
   /** Who may read (export, step through) each kind of stream; each part registers its kind's rule. */

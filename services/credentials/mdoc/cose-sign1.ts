@@ -27,10 +27,12 @@ export function signCoseSign1(input: {
   privateKey: CryptoKey | KeyObject;
   payload: Uint8Array;
   unprotected?: Map<unknown, unknown>;
+  /** The whole protected header, when it carries more than `alg` (which it must then hold). */
+  protectedHeaders?: Map<unknown, unknown>;
   detached?: boolean;
 }): CoseSign1 {
   const alg = COSE_ALGS[input.alg];
-  const protectedBytes = encodeCbor(new Map([[HEADER_ALG, alg]]));
+  const protectedBytes = encodeCbor(input.protectedHeaders ?? new Map([[HEADER_ALG, alg]]));
   const signature = sign(HASH[alg], toBeSigned(protectedBytes, input.payload), {
     key: asKeyObject(input.privateKey),
     dsaEncoding: 'ieee-p1363',

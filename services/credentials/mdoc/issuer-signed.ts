@@ -22,6 +22,8 @@ export interface IssueMdocInput {
   validFrom: number;
   validUntil: number;
   expectedUpdate?: number;
+  /** A Token Status List reference, written as the MSO's `status` (draft-ietf-oauth-status-list §6.3). */
+  status?: { idx: number; uri: string };
   /** Per-item salt length in bytes (ISO 18013-5 §9.1.2.5 requires at least 16). */
   saltLength?: number;
 }
@@ -88,6 +90,22 @@ export function issueMdoc(input: IssueMdocInput): { issuerSigned: IssuerSigned; 
           : []),
       ]),
     ],
+    ...(input.status
+      ? ([
+          [
+            'status',
+            new Map([
+              [
+                'status_list',
+                new Map<string, unknown>([
+                  ['idx', input.status.idx],
+                  ['uri', input.status.uri],
+                ]),
+              ],
+            ]),
+          ],
+        ] as [string, unknown][])
+      : []),
   ]);
   const x5chain = input.signer.x5chain.length === 1 ? input.signer.x5chain[0] : input.signer.x5chain;
   const issuerAuth = signCoseSign1({

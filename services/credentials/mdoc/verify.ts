@@ -34,6 +34,8 @@ export interface VerifiedMdoc {
   claims: Record<string, Record<string, unknown>>;
   deviceKey: JWK;
   validity: { signed: number; validFrom: number; validUntil: number };
+  /** The MSO's `status` (draft-ietf-oauth-status-list §6.3), as decoded, when it has one. */
+  status?: unknown;
   signer: { subject: string; issuer: string };
 }
 
@@ -196,6 +198,7 @@ async function checkIssuerSigned(
     claims,
     deviceKey,
     validity: { signed, validFrom, validUntil },
+    ...(mso.has('status') ? { status: mso.get('status') } : {}),
     signer: { subject: leaf.subject.replace(/\n/g, ', '), issuer: leaf.issuer.replace(/\n/g, ', ') },
   };
 }

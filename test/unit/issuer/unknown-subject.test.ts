@@ -10,6 +10,7 @@ import { ManualClock } from '../../../services/clock.ts';
 import { OAuthError } from '../../../services/errors.ts';
 import { IssuerService, PRE_AUTHORIZED_GRANT } from '../../../services/issuer/service.ts';
 import { issuerSettings, ISSUING_COUNTRY } from '../../../services/issuer/settings.ts';
+import { StatusIndexAllocator, statusSlotsOf } from '../../../services/status/allocator.ts';
 
 // Issue 37 (a named bug): an access token whose subject is not a known user was issued the demo user
 // Alice's credential. Two issuers share one real SQLite log: the second no longer knows the offer's user.
@@ -30,8 +31,12 @@ beforeAll(async () => {
   });
   const pki = await loadIssuerPki(dir, settings.issuer, ISSUING_COUNTRY, clock.now());
   const user = (id: string) => [id, { id, claims: { given_name: id, family_name: 'Example' } }] as const;
-  knowsBob = new IssuerService(log, keys, pki, settings, clock, new Map([user('alice'), user('bob')]));
-  forgotBob = new IssuerService(log, keys, pki, settings, clock, new Map([user('alice')]));
+  const slots = statusSlotsOf(new StatusIndexAllocator(log, clock), {
+    tokenUri: (id) => `${settings.issuer}/status-lists/${id}`,
+    bitstringUrl: (purpose, id) => `${settings.issuer}/status-lists/w3c/${purpose}/${id}`,
+  });
+  knowsBob = new IssuerService(log, keys, pki, settings, clock, new Map([user('alice'), user('bob')]), slots);
+  forgotBob = new IssuerService(log, keys, pki, settings, clock, new Map([user('alice')]), slots);
 });
 afterAll(async () => {
   await log.close();

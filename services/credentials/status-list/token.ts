@@ -1,0 +1,255 @@
+import { SignJWT, compactVerify, decodeProtectedHeader, type JWK, type JWTHeaderParameters } from 'jose';
+import { isExpired, isFromTheFuture } from '../../crypto/time-claims.ts';
+import type { SigningKey } from '../../keys.ts';
+import { Tag, decodeCbor, encodeCbor, isMap } from '../mdoc/cbor.ts';
+import {
+  COSE_ALGS,
+  HEADER_ALG,
+  HEADER_KID,
+  parseCoseSign1,
+  signCoseSign1,
+  verifyCoseSign1,
+} from '../mdoc/cose-sign1.ts';
+import { CheckFailed, ensure, held, runChecks, type Result } from '../result.ts';
+import { inflateTokenList, isAllowedBits } from './bits.ts';
+
+/**
+ * Status List Tokens (draft-ietf-oauth-status-list §5): a signed JWT (`typ: statuslist+jwt`) or CWT
+ * (COSE_Sign1, protected `typ` 16 = `application/statuslist+cwt`) whose subject is the list's own URI
+ * and whose `status_list` holds `bits` and the ZLIB-compressed bytes.
+ */
+
+export const STATUS_LIST_JWT_TYP = 'statuslist+jwt';
+export const STATUS_LIST_JWT_MEDIA = 'application/statuslist+jwt';
+export const STATUS_LIST_CWT_MEDIA = 'application/statuslist+cwt';
+
+/** CWT claim keys (RFC 8392 §4, and the draft's requested 65533/65534) and the COSE `typ` header (RFC 9596). */
+const CWT_SUB = 2;
+const CWT_EXP = 4;
+const CWT_IAT = 6;
+const CWT_TTL = 65534;
+const CWT_STATUS_LIST = 65533;
+const COSE_TYP = 16;
+
+export interface StatusListClaims {
+  sub: string;
+  iat: number;
+  exp?: number;
+  ttl?: number;
+  bits: number;
+  /** The compressed list, as carried. */
+  lst: Uint8Array;
+}
+
+/** What a reader learns from a token: its claims and the decompressed bytes. */
+export interface StatusListContents extends StatusListClaims {
+  bytes: Uint8Array;
+}
+
+export type StatusListCheck =
+  'status_list_format' | 'status_list_typ' | 'status_list_signature' | 'status_list_sub' | 'status_list_expiry';
+
+export async function signStatusListJwt(claims: StatusListClaims, key: SigningKey): Promise<string> {
+  return new SignJWT({
+    sub: claims.sub,
+    iat: claims.iat,
+    ...(claims.exp !== undefined ? { exp: claims.exp } : {}),
+    ...(claims.ttl !== undefined ? { ttl: claims.ttl } : {}),
+    status_list: { bits: claims.bits, lst: Buffer.from(claims.lst).toString('base64url') },
+  })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: STATUS_LIST_JWT_TYP })
+    .sign(key.privateKey);
+}
+
+/** The CWT form: COSE_Sign1_Tagged (18), never the CWT tag (§5.2). */
+export function signStatusListCwt(claims: StatusListClaims, key: SigningKey): Uint8Array {
+  if (key.alg !== 'ES256') throw new Error('status list CWTs are signed with ES256');
+  const payload = new Map<number, unknown>([
+    [CWT_SUB, claims.sub],
+    [CWT_IAT, claims.iat],
+    ...(claims.exp !== undefined ? [[CWT_EXP, claims.exp] as [number, unknown]] : []),
+    ...(claims.ttl !== undefined ? [[CWT_TTL, claims.ttl] as [number, unknown]] : []),
+    [
+      CWT_STATUS_LIST,
+      new Map<string, unknown>([
+        ['bits', claims.bits],
+        ['lst', claims.lst],
+      ]),
+    ],
+  ]);
+  const sign1 = signCoseSign1({
+    alg: 'ES256',
+    privateKey: key.privateKey as CryptoKey,
+    payload: encodeCbor(payload),
+    protectedHeaders: new Map<number, unknown>([
+      [HEADER_ALG, COSE_ALGS.ES256],
+      [COSE_TYP, STATUS_LIST_CWT_MEDIA],
+      [HEADER_KID, new TextEncoder().encode(key.kid)],
+    ]),
+  });
+  return encodeCbor(new Tag(sign1, 18));
+}
+
+const fail = (check: StatusListCheck, reason: string): never => {
+  throw new CheckFailed(check, reason);
+};
+
+/** The `status_list` member, checked: allowed `bits`, and `lst` that inflates. */
+function statusListOf(bits: unknown, lst: Uint8Array | undefined) {
+  ensure(isAllowedBits(bits), 'status_list_format', 'status_list.bits must be 1, 2, 4 or 8');
+  if (!lst) return fail('status_list_format', 'status_list.lst is missing');
+  try {
+    return { bits, lst, bytes: new Uint8Array(inflateTokenList(lst)) };
+  } catch {
+    return fail('status_list_format', 'status_list.lst is not a ZLIB/DEFLATE stream of at most 4 MiB');
+  }
+}
+
+const numberOrUndefined = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
+/** A JWT token's header and contents, unverified (the looking glass shows what it says). */
+export function readStatusListJwt(jwt: string): { header: JWTHeaderParameters; contents: StatusListContents } {
+  const parts = jwt.split('.');
+  if (parts.length !== 3) fail('status_list_format', 'a Status List Token JWT has three parts');
+  let header: JWTHeaderParameters;
+  let payload: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(jwt) as JWTHeaderParameters;
+    payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return fail('status_list_format', 'the JWT header or payload is not base64url JSON');
+  }
+  ensure(payload && typeof payload === 'object', 'status_list_format', 'the JWT payload is not an object');
+  const list = payload.status_list as { bits?: unknown; lst?: unknown } | undefined;
+  ensure(list && typeof list === 'object', 'status_list_format', 'the status_list claim is missing');
+  ensure(
+    typeof list.lst === 'string' && /^[A-Za-z0-9_-]*$/.test(list.lst),
+    'status_list_format',
+    'lst is not base64url',
+  );
+  ensure(typeof payload.sub === 'string', 'status_list_format', 'the sub claim is missing');
+  ensure(typeof payload.iat === 'number', 'status_list_format', 'the iat claim is missing');
+  const { bits, lst, bytes } = statusListOf(list.bits, Buffer.from(list.lst, 'base64url'));
+  return {
+    header,
+    contents: {
+      sub: payload.sub,
+      iat: payload.iat,
+      exp: numberOrUndefined(payload.exp),
+      ttl: numberOrUndefined(payload.ttl),
+      bits,
+      lst,
+      bytes,
+    },
+  };
+}
+
+/** A CWT token's protected header and contents, unverified. */
+export function readStatusListCwt(token: Uint8Array): {
+  header: Map<unknown, unknown>;
+  kid?: string;
+  contents: StatusListContents;
+  sign1: ReturnType<typeof parseCoseSign1>;
+} {
+  let sign1: ReturnType<typeof parseCoseSign1>;
+  let header: unknown;
+  let claims: unknown;
+  try {
+    const decoded = decodeCbor(token);
+    ensure(decoded instanceof Tag && decoded.tag === 18, 'status_list_format', 'not a COSE_Sign1_Tagged (18)');
+    sign1 = parseCoseSign1(decoded);
+    header = sign1[0].length ? decodeCbor(sign1[0]) : new Map();
+    claims = sign1[2] ? decodeCbor(sign1[2]) : undefined;
+  } catch (error) {
+    if (error instanceof CheckFailed) throw error;
+    return fail('status_list_format', 'the token is not a CBOR COSE_Sign1');
+  }
+  ensure(isMap(header), 'status_list_format', 'the protected header is not a map');
+  ensure(isMap(claims), 'status_list_format', 'the payload is not a CWT claims map');
+  const list = claims.get(CWT_STATUS_LIST);
+  ensure(isMap(list), 'status_list_format', 'the status list claim (65533) is missing');
+  const sub = claims.get(CWT_SUB);
+  const iat = claims.get(CWT_IAT);
+  ensure(typeof sub === 'string', 'status_list_format', 'the subject claim (2) is missing');
+  ensure(typeof iat === 'number', 'status_list_format', 'the issued-at claim (6) is missing');
+  const rawLst = list.get('lst');
+  const { bits, lst, bytes } = statusListOf(list.get('bits'), rawLst instanceof Uint8Array ? rawLst : undefined);
+  const kid = header.get(HEADER_KID) ?? sign1[1].get(HEADER_KID);
+  return {
+    header,
+    kid: kid instanceof Uint8Array ? new TextDecoder().decode(kid) : typeof kid === 'string' ? kid : undefined,
+    sign1,
+    contents: {
+      sub,
+      iat,
+      exp: numberOrUndefined(claims.get(CWT_EXP)),
+      ttl: numberOrUndefined(claims.get(CWT_TTL)),
+      bits,
+      lst,
+      bytes,
+    },
+  };
+}
+
+/** Resolves the key that must have signed a token, from its header (`kid`, `x5c`); throws a CheckFailed otherwise. */
+export type StatusListKeyResolver = (header: { kid?: string; x5c?: string[] }) => Promise<JWK>;
+
+export interface StatusListExpectations {
+  /** The `uri` of the reference: the token's subject must equal it. */
+  uri: string;
+  nowS: number;
+  keyFor: StatusListKeyResolver;
+}
+
+/** The time rules of §8.3: `iat` not from the future, `exp` (when present) not passed. */
+function checkTimes(contents: StatusListContents, nowS: number): void {
+  ensure(!isFromTheFuture(contents.iat, nowS), 'status_list_expiry', 'the token was issued in the future');
+  ensure(
+    contents.exp === undefined || !isExpired(contents.exp, nowS),
+    'status_list_expiry',
+    'the Status List Token has expired',
+  );
+}
+
+/** §8.3 on a JWT: typ, signature by a trusted key, sub = the referenced uri, not expired. */
+export function verifyStatusListJwt(
+  jwt: string,
+  expect: StatusListExpectations,
+): Promise<Result<{ contents: StatusListContents }, StatusListCheck>> {
+  return runChecks(async () => {
+    const { header, contents } = readStatusListJwt(jwt);
+    ensure(header.typ === STATUS_LIST_JWT_TYP, 'status_list_typ', `typ must be ${STATUS_LIST_JWT_TYP}`);
+    const jwk = await expect.keyFor({ kid: header.kid, x5c: header.x5c });
+    try {
+      await compactVerify(jwt, jwk, { algorithms: ['ES256', 'ES384', 'EdDSA'] });
+    } catch {
+      fail('status_list_signature', 'the signature does not verify with the key trusted for this issuer');
+    }
+    held('status_list_signature');
+    ensure(contents.sub === expect.uri, 'status_list_sub', 'sub is not the uri the credential references');
+    checkTimes(contents, expect.nowS);
+    return { contents };
+  });
+}
+
+/** §8.3 on a CWT: typ, signature, subject, times. */
+export function verifyStatusListCwt(
+  token: Uint8Array,
+  expect: StatusListExpectations,
+): Promise<Result<{ contents: StatusListContents }, StatusListCheck>> {
+  return runChecks(async () => {
+    const { header, kid, sign1, contents } = readStatusListCwt(token);
+    ensure(header.get(COSE_TYP) === STATUS_LIST_CWT_MEDIA, 'status_list_typ', `typ must be ${STATUS_LIST_CWT_MEDIA}`);
+    const jwk = await expect.keyFor({ kid });
+    let valid = false;
+    try {
+      valid = verifyCoseSign1(sign1, jwk);
+    } catch {
+      valid = false;
+    }
+    ensure(valid, 'status_list_signature', 'the COSE signature does not verify with the key trusted for this issuer');
+    ensure(contents.sub === expect.uri, 'status_list_sub', 'the subject is not the uri the credential references');
+    checkTimes(contents, expect.nowS);
+    return { contents };
+  });
+}

@@ -1,0 +1,111 @@
+import type { CredentialStatus } from '../../projections/credential-status.ts';
+import type { Clock } from '../clock.ts';
+import { didJwkFromJwk } from '../credentials/keys/did-jwk.ts';
+import {
+  STATUS_INVALID,
+  STATUS_SUSPENDED,
+  compressTokenList,
+  encodeBitstring,
+  packBitstring,
+  packStatuses,
+} from '../credentials/status-list/bits.ts';
+import { issueBitstringListCredential, type StatusPurpose } from '../credentials/status-list/bitstring-credential.ts';
+import { signStatusListCwt, signStatusListJwt, type StatusListClaims } from '../credentials/status-list/token.ts';
+import type { KeyRing } from '../keys.ts';
+
+/** Seconds a reader may cache a list (`ttl`), and how long a signed list stays valid (`exp`). */
+export const STATUS_LIST_TTL_S = 300;
+const STATUS_LIST_VALID_S = 86_400;
+/** A signed list is signed again once the entries change, or once it is this old. */
+const RESIGN_AFTER_S = 3_600;
+
+export type StatusListForm = 'jwt' | 'cwt' | 'w3c-revocation' | 'w3c-suspension';
+/** The bits a W3C list of a purpose sets: those whose 2-bit status is that purpose's value. */
+const PURPOSE_VALUE: Record<StatusPurpose, number> = { revocation: STATUS_INVALID, suspension: STATUS_SUSPENDED };
+
+interface Signed {
+  entriesKey: string;
+  iat: number;
+  body: string | Uint8Array;
+}
+
+/**
+ * The issuer's status lists as served (`{issuer}/status-lists/…`): each one built from the
+ * `credential_status` read model and signed with the issuer's key, as a Status List Token (JWT or
+ * CWT) or, per purpose, a W3C BitstringStatusListCredential. A signed list is reused while its
+ * entries are unchanged and it is under an hour old.
+ */
+export class StatusLists {
+  private readonly signed = new Map<string, Signed>();
+
+  constructor(
+    private readonly model: Pick<CredentialStatus, 'list' | 'entries'>,
+    private readonly keys: KeyRing,
+    /** The credential issuer identifier, `{base}/oid4vci`. */
+    private readonly issuer: string,
+    private readonly clock: Clock,
+  ) {}
+
+  tokenUri(listId: string): string {
+    return `${this.issuer}/status-lists/${listId}`;
+  }
+
+  bitstringUrl(purpose: StatusPurpose, listId: string): string {
+    return `${this.issuer}/status-lists/w3c/${purpose}/${listId}`;
+  }
+
+  /** The list in `form`, or undefined for a list never opened. */
+  async serve(listId: string, form: StatusListForm): Promise<string | Uint8Array | undefined> {
+    const list = await this.model.list(listId);
+    if (!list) return undefined;
+    const entries = await this.model.entries(listId);
+    const entriesKey = JSON.stringify(entries);
+    const nowS = Math.floor(this.clock.now() / 1000);
+    const cacheKey = `${form}\u0000${listId}`;
+    const cached = this.signed.get(cacheKey);
+    if (cached && cached.entriesKey === entriesKey && nowS - cached.iat < RESIGN_AFTER_S) return cached.body;
+    const body = await this.sign(listId, list, entries, form, nowS);
+    this.signed.set(cacheKey, { entriesKey, iat: nowS, body });
+    return body;
+  }
+
+  private async sign(
+    listId: string,
+    list: { size: number; bits: number },
+    entries: Array<{ idx: number; status: number }>,
+    form: StatusListForm,
+    nowS: number,
+  ): Promise<string | Uint8Array> {
+    const key = this.keys.signing('oid4vci', 'ES256');
+    if (form === 'jwt' || form === 'cwt') {
+      const claims: StatusListClaims = {
+        sub: this.tokenUri(listId),
+        iat: nowS,
+        exp: nowS + STATUS_LIST_VALID_S,
+        ttl: STATUS_LIST_TTL_S,
+        bits: list.bits,
+        lst: compressTokenList(
+          packStatuses(
+            list.size,
+            list.bits,
+            entries.map((e) => [e.idx, e.status] as const),
+          ),
+        ),
+      };
+      return form === 'jwt' ? signStatusListJwt(claims, key) : signStatusListCwt(claims, key);
+    }
+    const purpose: StatusPurpose = form === 'w3c-revocation' ? 'revocation' : 'suspension';
+    const issuerDid = didJwkFromJwk(key.publicJwk);
+    const set = entries.filter((e) => e.status === PURPOSE_VALUE[purpose]).map((e) => e.idx);
+    return issueBitstringListCredential({
+      url: this.bitstringUrl(purpose, listId),
+      purpose,
+      encodedList: encodeBitstring(packBitstring(list.size, set)),
+      issuerDid,
+      key: { alg: 'ES256', privateKey: key.privateKey as CryptoKey, kid: `${issuerDid}#0` },
+      nowS,
+      ttlS: STATUS_LIST_TTL_S,
+      validForS: STATUS_LIST_VALID_S,
+    });
+  }
+}
