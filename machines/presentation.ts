@@ -30,6 +30,23 @@ export interface DisclosedPresentation {
   format: string;
   issuer: string;
   claims: unknown;
+  /** The credential's status, per reference, when it has any (docs/status.md). */
+  status?: CredentialStatusView[];
+}
+
+/** One status reference of a presented credential and what its list said. */
+export interface CredentialStatusView {
+  type: string;
+  idx: number;
+  uri?: string;
+  status_purpose?: string;
+  status_list_credential?: string;
+  /** VALID, INVALID, SUSPENDED… when the list could be read. */
+  status?: string;
+  /** The check that failed: credential_revoked, credential_suspended or status_unavailable. */
+  failed?: string;
+  cached: boolean;
+  resolved_at: string;
 }
 
 export type PresentationEvent =

@@ -11,7 +11,10 @@ import { verifyJwtVp } from '../credentials/w3c/jwt-vc.ts';
 import { verifyLdpVp } from '../credentials/w3c/ldp-vc.ts';
 import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
 import { held, withCheckTrail } from '../credentials/result.ts';
+import type { StatusChecker } from '../status/check.ts';
+import { bitstringReferencesOf, tokenReferences, type References } from '../status/references.ts';
 import type { CredentialTrust } from './settings.ts';
+import { checkStatuses } from './status-rule.ts';
 
 /** Everything a presentation is checked against: the request it answers and whom we trust. */
 export interface PresentationContext {
@@ -22,12 +25,16 @@ export interface PresentationContext {
   encryptionJwk?: JWK;
   now: number;
   trust: CredentialTrust;
+  /** Resolves credentials' status references (docs/status.md); without it no status is checked. */
+  status?: StatusChecker;
 }
 
 /** One verified credential out of a presentation. */
 export interface Presented {
   stored: StoredCredential;
   disclosed: DisclosedPresentation;
+  /** Its status references, checked once the presentation itself holds. */
+  references: References;
 }
 export type PresentationOutcome = { ok: true; credentials: Presented[] } | { ok: false; check: string; reason: string };
 
@@ -78,6 +85,7 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
       {
         stored: storedFromSdJwt(id, result),
         disclosed: { format: 'dc+sd-jwt', issuer: String(result.payload.iss), claims: userClaims(result.claims) },
+        references: tokenReferences(result.payload.status),
       },
     ],
   };
@@ -104,6 +112,7 @@ async function checkMdoc(presentation: unknown, id: string, ctx: PresentationCon
     credentials: result.documents.map((doc, i) => ({
       stored: storedFromMdoc(`${id}.${i}`, doc),
       disclosed: { format: 'mso_mdoc', issuer: doc.signer.subject, claims: mdocValueAsJson(doc.claims) },
+      references: tokenReferences(doc.status),
     })),
   };
 }
@@ -171,6 +180,7 @@ function w3cOutcome(
     credentials: credentials.map((c, i) => ({
       stored: storedFromW3c(`${id}.${i}`, format, c, true),
       disclosed: { format, issuer: issuerIdOf(c), claims: subjectClaims(c) },
+      references: bitstringReferencesOf(c),
     })),
   };
 }
@@ -231,5 +241,15 @@ export async function checkPresentation(
   );
   const checks: CheckVerdict[] = passed.map((check) => ({ check, verdict: 'passed' }));
   if (!outcome.ok) checks.push({ check: outcome.check, verdict: 'failed' });
-  return { ...outcome, checks };
+  if (!outcome.ok || !ctx.status) return { ...outcome, checks };
+  const status = await checkStatuses(
+    outcome.credentials.map((c) => c.references),
+    ctx.status,
+  );
+  checks.push(...status.checks);
+  const credentials = outcome.credentials.map((c, i) =>
+    status.views[i]?.length ? { ...c, disclosed: { ...c.disclosed, status: status.views[i] } } : c,
+  );
+  if (status.failure) return { ok: false, ...status.failure, checks };
+  return { ok: true, credentials, checks };
 }

@@ -169,6 +169,7 @@ async function verifyVpToken(
     ...(request.encJwk ? { encryptionJwk: request.encJwk as JWK } : {}),
     now: Math.floor(verifier.clock.now() / 1000),
     trust: verifier.trust,
+    status: verifier.status,
   };
   const reasons: PresentationReason[] = [];
   const checks: PresentationCheck[] = [{ check: 'vp_token', verdict: 'passed' }];

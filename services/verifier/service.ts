@@ -10,6 +10,7 @@ import {
 } from '../../machines/presentation.ts';
 import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
+import type { StatusChecker } from '../status/check.ts';
 import { randomToken, timeOrderedToken } from '../crypto/random.ts';
 import { invalidRequest, oauthError } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
@@ -85,6 +86,7 @@ export class VerifierService implements VerifierCore {
     readonly settings: VerifierSettings,
     readonly trust: CredentialTrust,
     readonly clock: Clock,
+    readonly status: StatusChecker,
   ) {
     // Presentation streams hold a handful of events: folding them beats writing snapshots.
     this.requests = new ActorRuntime(log, presentationMachine, 'presentation', 10_000, false);

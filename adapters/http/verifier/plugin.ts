@@ -1,3 +1,5 @@
+import { StatusChecker } from '../../../services/status/check.ts';
+import { statusTrustOf } from '../../../services/status/trust.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { oauthError } from '../../../services/errors.ts';
 import { correlatePresentation } from '../../../services/verifier/correlation.ts';
@@ -41,7 +43,20 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     ...ctx.credentialTrust,
     iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.mdocIacaRootPem)],
   };
-  const verifier = new VerifierService(ctx.log, ctx.keys, pki, settings, trust, ctx.clock);
+  const verifier = new VerifierService(
+    ctx.log,
+    ctx.keys,
+    pki,
+    settings,
+    trust,
+    ctx.clock,
+    // Lists are trusted as the credentials are: our issuer's keys, and x5c chains to any trusted IACA.
+    new StatusChecker(
+      ctx.credentialStatus.source,
+      statusTrustOf(trust, () => Math.floor(ctx.clock.now() / 1000)),
+      ctx.clock,
+    ),
+  );
   ctx.streamReaders.register('presentation', presentationStreamReader(verifier));
   // Request objects of this verifier chain to its CA: the looking glass may call them verified.
   ctx.lookingGlass.trustCertificateAuthority(pki.ca.pem);
