@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { diffCommand } from './replay/diff.ts';
 import { importExports } from './replay/import.ts';
 import { replayLog } from './replay/log.ts';
+import { replayStatusList } from './replay/status-list.ts';
 
 /**
  * `npm run replay -- <db file | postgres://…> [--stream <id>] [--json]`: prints each stream's timeline (time, event,
@@ -12,6 +13,9 @@ import { replayLog } from './replay/log.ts';
  * through this commit's machines (docs/debugging.md).
  *
  * `npm run replay -- --diff <a> <b> [--base <url>]`: compares two runs, each an export file or `run:<id>`.
+ *
+ * `npm run replay -- <log> --status-list <id> [--json]`: rebuilds one credential status list from the log
+ * (docs/status.md).
  */
 
 const { values, positionals } = parseArgs({
@@ -23,6 +27,7 @@ const { values, positionals } = parseArgs({
     import: { type: 'string' },
     diff: { type: 'boolean', default: false },
     base: { type: 'string' },
+    'status-list': { type: 'string' },
   },
 });
 
@@ -38,4 +43,6 @@ process.exitCode =
     ? await importExports([values.import, ...positionals], values.json)
     : values.diff
       ? await diffCommand(positionals, values.base, values.json)
-      : await replayLog(positionals[0], values);
+      : values['status-list'] !== undefined
+        ? await replayStatusList(positionals[0], values['status-list'], values.json)
+        : await replayLog(positionals[0], values);

@@ -7,6 +7,28 @@ import { machineForStream } from '../../machines/index.ts';
 import { fold, persistedState, sameState, toMachineEvent } from '../../services/actors/fold.ts';
 import type { EventLog } from '../../services/event-log.ts';
 
+/** The log a replay reads, read-only: a SQLite file or a PostgreSQL URL; a bad argument exits 2. */
+export async function openLog(file: string | undefined): Promise<EventLog> {
+  const onPostgres = /^postgres(ql)?:\/\//.test(file ?? '');
+  if (!file || (!onPostgres && !existsSync(file))) {
+    console.error(
+      'usage: npm run replay -- <db file | postgres:// URL> [--stream <id>] [--status-list <id>] [--json] [--quiet] | --import <file>…',
+    );
+    process.exit(2);
+  }
+  if (!onPostgres && !statSync(file).isFile()) {
+    console.error(`${file} is a directory, not an event log: name a log file in it, e.g. ${join(file, 'main.db')}`);
+    process.exit(2);
+  }
+  // Everything is read through the event-log interface, so another store can be replayed the same way.
+  try {
+    return onPostgres ? await PostgresEventLog.open(file) : new SqliteEventLog(file, { readonly: true });
+  } catch (error) {
+    console.error(`${file} could not be opened as an event log: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+
 /**
  * Every stream of a log (or one): its timeline, and whether folding its events through its machine
  * gives the snapshot the service holds. Returns the exit code: 1 when a stream differs.
@@ -16,26 +38,7 @@ export async function replayLog(
   values: { stream?: string; json: boolean; quiet: boolean },
 ): Promise<number> {
   const onPostgres = /^postgres(ql)?:\/\//.test(file ?? '');
-  if (!file || (!onPostgres && !existsSync(file))) {
-    console.error(
-      'usage: npm run replay -- <db file | postgres:// URL> [--stream <id>] [--json] [--quiet] | --import <file>…',
-    );
-    process.exit(2);
-  }
-
-  if (!onPostgres && !statSync(file).isFile()) {
-    console.error(`${file} is a directory, not an event log: name a log file in it, e.g. ${join(file, 'main.db')}`);
-    process.exit(2);
-  }
-
-  // Everything is read through the event-log interface, so another store can be replayed the same way.
-  let log: EventLog;
-  try {
-    log = onPostgres ? await PostgresEventLog.open(file) : new SqliteEventLog(file, { readonly: true });
-  } catch (error) {
-    console.error(`${file} could not be opened as an event log: ${(error as Error).message}`);
-    process.exit(2);
-  }
+  const log = await openLog(file);
   const streams = values.stream ? [values.stream] : await log.streamIds();
 
   type Step = { sequence: number; version: number; at: string; type: string; state?: unknown; data: unknown };
@@ -89,7 +92,7 @@ export async function replayLog(
     console.log(
       JSON.stringify(
         {
-          file: onPostgres ? new URL(file).pathname.slice(1) : file,
+          file: onPostgres ? new URL(file!).pathname.slice(1) : file,
           streams: reports,
           differing: differing.map((r) => r.stream),
         },
