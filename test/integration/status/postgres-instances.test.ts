@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+
+// Issue 34: two instances on one PostgreSQL never hand out one status index twice, and a change made at
+// one instance is in the other's served list on its next read.
+let postgres: TestPostgres;
+let dataDir: string;
+const instances: TestServer[] = [];
+beforeAll(async () => {
+  if (!postgresAvailable) return;
+  postgres = await startPostgres();
+  const env = { EVENT_STORE: 'postgres', DATABASE_URL: await postgres.database() };
+  dataDir = mkdtempSync(join(tmpdir(), 'portico-status-pg-'));
+  instances.push(await startMainServer({ env, dataDir }), await startMainServer({ env, dataDir }));
+}, 60_000);
+afterAll(async () => {
+  for (const instance of instances) await instance.close();
+  await postgres?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The list's bytes as one instance serves it now. */
+async function servedBytes(instance: TestServer, listId: string) {
+  const token = await (await fetch(`${instance.url}/oid4vci/status-lists/${listId}`)).text();
+  return inflateSync(Buffer.from((decodeJwt(token).status_list as { lst: string }).lst, 'base64url'));
+}
+const valueAt = (bytes: Buffer, idx: number) => (bytes[idx >> 2] >> ((idx & 3) * 2)) & 3;
+
+describe.skipIf(!postgresAvailable)('credential status on several instances', () => {
+  it('allocates distinct indices under concurrent issuance on both, and both serve a change at once', async () => {
+    const holder = await holderKey();
+    const [a, b] = instances;
+    const issueAt = (instance: TestServer) =>
+      issueWithOffer(instance.url, 'UniversityDegreeCredential', holder, Math.floor(instance.clock.now() / 1000));
+    const issued = await Promise.all([
+      ...Array.from({ length: 6 }, () => issueAt(a)),
+      ...Array.from({ length: 6 }, () => issueAt(b)),
+    ]);
+    const slots = [];
+    for (const { offerId } of issued) {
+      const doc = (await exchange(a.url, `/oid4vci/offers/${offerId}/status`, { method: 'GET' })).body;
+      const { uri, idx } = doc.credentials[0].status_list;
+      slots.push({ offerId, listId: String(uri).split('/').pop()!, idx: idx as number });
+    }
+    expect(new Set(slots.map((s) => `${s.listId}#${s.idx}`)).size).toBe(12);
+    expect(new Set(slots.map((s) => s.listId)).size).toBe(1);
+
+    const [first, second] = slots;
+    // Changed at b (first issued by a), read at both straight after.
+    for (const [at, slot, status, value] of [
+      [b, first, 'revoked', 1],
+      [a, second, 'suspended', 2],
+      [b, second, 'valid', 0],
+    ] as const) {
+      expect(
+        (await exchange(at.url, `/oid4vci/offers/${slot.offerId}/credentials/0/status`, json({ status }))).status,
+      ).toBe(200);
+      const [fromA, fromB] = await Promise.all([servedBytes(a, slot.listId), servedBytes(b, slot.listId)]);
+      expect(valueAt(fromA, slot.idx)).toBe(value);
+      expect(fromA.equals(fromB)).toBe(true);
+    }
+    // Revocation is final whichever instance is asked.
+    expect(
+      (await exchange(a.url, `/oid4vci/offers/${first.offerId}/credentials/0/status`, json({ status: 'valid' })))
+        .status,
+    ).toBe(409);
+  });
+});
