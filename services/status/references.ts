@@ -1,6 +1,7 @@
 import { bitstringReferences } from '../credentials/status-list/bitstring-credential.ts';
 import { tokenStatusReference } from '../credentials/status-list/reference.ts';
-import type { StatusReference } from './check.ts';
+import type { CredentialStatusView } from '../../machines/presentation.ts';
+import type { StatusOutcome, StatusReference } from './check.ts';
 
 /** A credential's status references, or `malformed` when one cannot be read (it then fails closed). */
 export type References = StatusReference[] | 'malformed';
@@ -24,3 +25,12 @@ export const referenceView = (r: StatusReference) =>
   r.kind === 'token'
     ? { type: 'status_list', uri: r.uri, idx: r.idx }
     : { type: 'BitstringStatusListEntry', status_purpose: r.purpose, status_list_credential: r.url, idx: r.idx };
+
+/** One resolved reference as shown: the reference, what its list said, and when. */
+export const outcomeView = (o: StatusOutcome): CredentialStatusView => ({
+  ...referenceView(o.reference),
+  ...(o.status !== undefined ? { status: o.status } : {}),
+  ...(o.failure ? { failed: o.failure.check } : {}),
+  cached: o.cached,
+  resolved_at: new Date(o.resolvedAt).toISOString(),
+});

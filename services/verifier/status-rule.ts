@@ -1,6 +1,6 @@
 import type { CredentialStatusView } from '../../machines/presentation.ts';
-import type { StatusChecker, StatusOutcome } from '../status/check.ts';
-import { referenceView, type References } from '../status/references.ts';
+import type { StatusChecker } from '../status/check.ts';
+import { outcomeView,referenceView,type References } from '../status/references.ts';
 import type { CheckVerdict } from './presentations.ts';
 
 /** What the status rule found for one presentation's credentials. */
@@ -11,13 +11,6 @@ export interface StatusRuleOutcome {
   failure?: { check: string; reason: string };
 }
 
-const view = (o: StatusOutcome): CredentialStatusView => ({
-  ...referenceView(o.reference),
-  ...(o.status !== undefined ? { status: o.status } : {}),
-  ...(o.failure ? { failed: o.failure.check } : {}),
-  cached: o.cached,
-  resolved_at: new Date(o.resolvedAt).toISOString(),
-});
 
 /**
  * The status rule (draft-ietf-oauth-status-list §8.3, Bitstring Status List §3.2): every reference of
@@ -47,7 +40,7 @@ export async function checkStatuses(references: References[], checker: StatusChe
           reason: `${referenceView(reference).type} ${reference.idx}: ${outcome.failure.reason}`,
         };
     }
-    views.push(outcomes.map(view));
+    views.push(outcomes.map(outcomeView));
   }
   for (const check of passed) checks.push({ check, verdict: 'passed' });
   if (failure) checks.push({ check: failure.check, verdict: 'failed' });

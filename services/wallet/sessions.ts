@@ -11,6 +11,8 @@ import {
   type KeyPair,
 } from '../credentials/keys/index.ts';
 import { oauthError } from '../errors.ts';
+import type { References } from '../status/references.ts';
+import type { JWK } from 'jose';
 import type { WalletDidMethod, WalletSigningAlg } from './settings.ts';
 
 /** A session id a client may choose or was given (decisions section 10). */
@@ -31,7 +33,15 @@ export interface HeldCredential {
   holder_key_thumbprint?: string;
   expires_at?: string;
   claims: Record<string, unknown>;
+  /** Where its status is published (docs/status.md); `malformed` when a reference cannot be read. */
+  status_references?: References;
   credential: string;
+}
+
+/** What a credential's status lists must be signed by: its issuer's keys as met at issuance, its W3C issuer DID. */
+export interface StatusTrustRecord {
+  jwks: { keys: JWK[] };
+  w3cIssuer?: string;
 }
 
 /** What one wallet session holds, in memory only, until its TTL lapses. */
@@ -50,6 +60,8 @@ export interface WalletSession {
   pending: Map<string, unknown>;
   /** Private keys of batch credentials bound to keys other than the holder or device key, by thumbprint. */
   batchKeys: Map<string, KeyPair>;
+  /** Per credential id: the trust its status lists are checked against. */
+  statusTrust: Map<string, StatusTrustRecord>;
 }
 
 export interface SessionPolicy {
@@ -163,6 +175,7 @@ export class WalletSessions {
       activeCredentialId: null,
       pending: new Map(),
       batchKeys: new Map(),
+      statusTrust: new Map(),
     };
     this.sessions.delete(id);
     if (this.sessions.size >= this.policy.maxSessions) this.evictOne();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
 import { GuardedHttp, type Resolver } from '../../outbound/guarded-http.ts';
+import { WalletCredentialStatus } from '../../../services/wallet/credential-status.ts';
 import { SqliteEventLog } from '../../store/sqlite-event-log.ts';
 import { loadDeviceKey } from '../../wallet/device-key.ts';
 import { systemClock, type Clock } from '../../../services/clock.ts';
@@ -95,10 +96,12 @@ export async function createWalletService(config: Config, options: WalletOptions
     dnsOverrides: settings.dnsOverrides,
     resolver: options.resolver,
   });
+  const credentialStatus = new WalletCredentialStatus(outbound, trust.mdocIacaRootsPem, clock);
   const ctx: WalletContext = {
     config,
     settings,
     clock,
+    credentialStatus,
     sessions: new WalletSessions(
       {
         ttlMs: settings.sessionTtlMs,
@@ -137,6 +140,7 @@ export async function createWalletService(config: Config, options: WalletOptions
     issuance: ctx.issuance,
     verifierTrustAnchorsPem: trust.verifierTrustAnchorsPem,
     trustedOrigins: trustedOrigins(settings),
+    credentialStatus,
   });
 
   const pages = {

@@ -36,13 +36,16 @@ const decideButtons = (canPresent: boolean) =>
 function disclosurePicker(action: string, view: Record<string, any>, csrf: string, required: Set<string>): string {
   const matches = (view.credential_matches?.matches ?? {}) as Record<
     string,
-    Array<{ credential_id: string; claims: ClaimPath[] }>
+    Array<{ credential_id: string; claims: ClaimPath[]; status?: string }>
   >;
   const rows = Object.entries(matches).flatMap(([queryId, list]) =>
     (list[0]?.claims ?? []).map((path) => {
       const value = `${queryId}|${JSON.stringify(path)}`;
       const mark = required.has(value) ? ' <strong>(required)</strong>' : ' (optional)';
-      return `<li><label><input type="checkbox" name="claim" value="${escapeHtml(value)}" checked> <code>${escapeHtml(queryId)}</code>: <code>${escapeHtml(path.join('.'))}</code>${mark} (from <code>${escapeHtml(list[0].credential_id)}</code>)</label></li>`;
+      // Its issuer suspended it: the verifier will refuse it (credential_suspended); the holder may still try.
+      const suspended =
+        list[0].status === 'suspended' ? ' <strong class="suspended">suspended by its issuer</strong>' : '';
+      return `<li><label><input type="checkbox" name="claim" value="${escapeHtml(value)}" checked> <code>${escapeHtml(queryId)}</code>: <code>${escapeHtml(path.join('.'))}</code>${mark} (from <code>${escapeHtml(list[0].credential_id)}</code>${suspended})</label></li>`;
     }),
   );
   const picker = rows.length

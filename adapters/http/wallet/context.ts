@@ -4,6 +4,7 @@ import type { SqliteEventLog } from '../../store/sqlite-event-log.ts';
 import type { Clock } from '../../../services/clock.ts';
 import type { DeviceKey } from '../../../services/wallet/device-key.ts';
 import type { OutboundHttp } from '../../../services/outbound.ts';
+import type { WalletCredentialStatus } from '../../../services/wallet/credential-status.ts';
 import type { WalletSessions } from '../../../services/wallet/sessions.ts';
 import type { WalletSettings } from '../../../services/wallet/settings.ts';
 import type { WalletIssuance } from '../../../services/wallet/issuance/service.ts';
@@ -25,6 +26,8 @@ export interface WalletContext {
   sessions: WalletSessions;
   deviceKey: DeviceKey;
   outbound: OutboundHttp;
+  /** Held credentials' status, each list fetched through the guard and kept for its ttl. */
+  credentialStatus: WalletCredentialStatus;
   trust: WalletTrust;
   /** The wallet's own event log (`wallet.db`): exchange steps, secrets as fingerprints. */
   log: SqliteEventLog;

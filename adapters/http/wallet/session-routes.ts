@@ -1,5 +1,6 @@
 import { notFound } from '../../../services/errors.ts';
 import { subjectLabel, type WalletSession } from '../../../services/wallet/sessions.ts';
+import { jsonObject } from '../response-schemas.ts';
 import type { WalletContext, WalletRoutes } from './context.ts';
 import { requestSession } from './request-session.ts';
 
@@ -35,6 +36,36 @@ export const sessionRoutes: WalletRoutes = (app, ctx) => {
       },
     },
     async (request, reply) => sessionView(ctx, await requestSession(ctx, request, reply)),
+  );
+
+  app.get(
+    '/api/credentials',
+    {
+      schema: {
+        summary:
+          "The session's credentials, each with its current status (fetched through the guard, kept for the list's ttl)",
+        response: {
+          200: jsonObject(
+            'credentials: each stored credential with status valid, suspended, revoked, unavailable or none',
+            {
+              credentials: { type: 'array', items: { type: 'object', additionalProperties: true } },
+            },
+          ),
+          400: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await requestSession(ctx, request, reply);
+      const credentials = [];
+      for (const c of session.credentials.values())
+        credentials.push({
+          ...c,
+          active: c.credential_id === session.activeCredentialId,
+          status: await ctx.credentialStatus.of(session, c),
+        });
+      return { wallet_session_id: session.id, credentials };
+    },
   );
 
   // did:web holder identifiers resolve here (did:web:<wallet host>:wallet:<thumbprint>).

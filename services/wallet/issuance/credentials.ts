@@ -6,6 +6,7 @@ import { mdocValueAsJson } from '../../credentials/mdoc/json.ts';
 import { verifySdJwtVc } from '../../credentials/sd-jwt/verify.ts';
 import { verifyJwtVc } from '../../credentials/w3c/jwt-vc.ts';
 import { verifyLdpVc } from '../../credentials/w3c/ldp-vc.ts';
+import { bitstringReferencesOf, tokenReferences, type References } from '../../status/references.ts';
 import { OAuthError } from '../../errors.ts';
 import type { HeldCredential } from '../sessions.ts';
 
@@ -34,6 +35,10 @@ export interface CheckedCredential {
   expiresAt?: string;
   /** The credential as stored (a string; ldp_vc as JSON text). */
   text: string;
+  /** Its status references (docs/status.md), `malformed` when one cannot be read. */
+  statusReferences: References;
+  /** The DID a W3C credential names as its issuer (its status lists must be signed by it). */
+  w3cIssuer?: string;
 }
 
 export interface CredentialCheckContext {
@@ -81,6 +86,7 @@ export async function checkCredential(
       types: result.credential.type as string[],
       expiresAt: typeof result.credential.validUntil === 'string' ? result.credential.validUntil : undefined,
       text: JSON.stringify(credential),
+      ...w3cStatus(result.credential as Record<string, unknown>),
     };
   }
   if (typeof credential !== 'string') throw new InvalidCredential('format', `a ${format} credential is a string`);
@@ -104,6 +110,7 @@ export async function checkCredential(
       doctype: result.docType,
       expiresAt: iso(result.validity.validUntil),
       text: credential,
+      statusReferences: tokenReferences(result.status),
     };
   }
   if (format === 'dc+sd-jwt' || format === 'vc+sd-jwt') {
@@ -120,6 +127,7 @@ export async function checkCredential(
       vct: String(result.payload.vct),
       expiresAt: iso(result.payload.exp),
       text: credential,
+      statusReferences: tokenReferences(result.payload.status),
     };
   }
   if (format === 'jwt_vc_json' || format === 'jwt_vc_json-ld') {
@@ -133,9 +141,20 @@ export async function checkCredential(
       types: result.credential.type as string[],
       expiresAt: iso(result.payload.exp),
       text: credential,
+      ...w3cStatus(result.credential as Record<string, unknown>),
     };
   }
   throw new InvalidCredential('format', `the format ${format} is not supported by this wallet`);
+}
+
+/** A W3C credential's status entries and the issuer DID its lists must come from. */
+function w3cStatus(credential: Record<string, unknown>) {
+  const issuer = credential.issuer;
+  const id = typeof issuer === 'string' ? issuer : (issuer as { id?: unknown } | undefined)?.id;
+  return {
+    statusReferences: bitstringReferencesOf(credential),
+    ...(typeof id === 'string' ? { w3cIssuer: id } : {}),
+  };
 }
 
 /** The session record of a checked credential. */
@@ -156,6 +175,9 @@ export function heldCredential(
     ...(checked.holderKeyThumbprint ? { holder_key_thumbprint: checked.holderKeyThumbprint } : {}),
     ...(checked.expiresAt ? { expires_at: checked.expiresAt } : {}),
     claims: checked.claims,
+    ...(checked.statusReferences === 'malformed' || checked.statusReferences.length > 0
+      ? { status_references: checked.statusReferences }
+      : {}),
     credential: checked.text,
   };
 }

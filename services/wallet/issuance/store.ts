@@ -48,6 +48,10 @@ export async function storeCredentials(
         batchSecondary: !primary,
       }),
     );
+    session.statusTrust.set(id, {
+      jwks: input.jwks,
+      ...(checked.w3cIssuer ? { w3cIssuer: checked.w3cIssuer } : {}),
+    });
     if (primary) session.activeCredentialId = id;
     else session.batchKeys.set(key.kid, key);
     await recorder.stored(id, checked.format, checked.holderKeyThumbprint, !primary);

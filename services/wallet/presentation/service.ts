@@ -9,6 +9,7 @@ import { configurationsOf, wellKnown } from '../issuance/discovery.ts';
 import type { WalletIssuance } from '../issuance/service.ts';
 import { IssuerWire } from '../issuance/wire.ts';
 import { type OutboundHttp } from '../../outbound.ts';
+import type { HeldStatus, WalletCredentialStatus } from '../credential-status.ts';
 import type { WalletSession } from '../sessions.ts';
 import type { WalletSettings } from '../settings.ts';
 import { authenticateRequest, checkRequestParams, loadRequest, requestInput, type ResolvedRequest } from './request.ts';
@@ -24,6 +25,8 @@ export interface PresentationDeps {
   issuance: WalletIssuance;
   verifierTrustAnchorsPem: string[];
   trustedOrigins: ReadonlySet<string>;
+  /** Held credentials' status: a revoked one is never offered. */
+  credentialStatus: WalletCredentialStatus;
 }
 
 export interface ResolveBody {
@@ -88,7 +91,7 @@ export class WalletPresentation {
   /** What `/api/resolve` answers about a pending request. */
   async view(session: WalletSession, pending: PendingRequest): Promise<Record<string, unknown>> {
     const { resolved } = pending;
-    const evaluation = this.match(session, resolved.params.dcql_query as DcqlQuery);
+    const evaluation = await this.match(session, resolved.params.dcql_query as DcqlQuery);
     const inferred = evaluation.satisfied ? undefined : await this.inferConfiguration(pending).catch(() => undefined);
     return {
       request_id: pending.id,
@@ -108,22 +111,38 @@ export class WalletPresentation {
         matches: Object.fromEntries(
           Object.entries(evaluation.queries).map(([id, q]) => [
             id,
-            q.matches.map((m) => ({ credential_id: m.credentialId, claims: m.claims.flatMap((c) => c.paths) })),
+            q.matches.map((m) => ({
+              credential_id: m.credentialId,
+              claims: m.claims.flatMap((c) => c.paths),
+              status: evaluation.statuses.get(m.credentialId) ?? 'none',
+            })),
           ]),
         ),
+        withheld: [...evaluation.statuses]
+          .filter(([, status]) => status === 'revoked')
+          .map(([id, status]) => ({ credential_id: id, status })),
       },
       ...(inferred ? { inferred_configuration_id: inferred } : {}),
       ...pending.recorder.view(),
     };
   }
 
-  private match(session: WalletSession, query: DcqlQuery, only?: string[]) {
-    const stored = [...session.credentials.values()]
-      .filter((c) => !c.batch_secondary && (!only || only.includes(c.credential_id)))
+  /**
+   * The session's credentials against a query. A revoked credential is never offered (it stays listed
+   * in the session); every candidate's status is resolved first, each list once per its ttl.
+   */
+  private async match(session: WalletSession, query: DcqlQuery, only?: string[]) {
+    const candidates = [...session.credentials.values()].filter(
+      (c) => !c.batch_secondary && (!only || only.includes(c.credential_id)),
+    );
+    const statuses = new Map<string, HeldStatus>();
+    for (const c of candidates) statuses.set(c.credential_id, (await this.deps.credentialStatus.of(session, c)).status);
+    const stored = candidates
+      .filter((c) => statuses.get(c.credential_id) !== 'revoked')
       .map(storedOf)
       .filter((c): c is StoredCredential => c !== undefined);
     try {
-      return evaluateDcql(query, stored);
+      return { ...evaluateDcql(query, stored), statuses };
     } catch {
       throw invalidRequest('dcql_query is not a valid DCQL query');
     }
@@ -162,7 +181,7 @@ export class WalletPresentation {
         `${new URL(resolved.params.response_uri).origin} is not this wallet's target: approve it for this request (approve_external_trust)`,
       );
     requireAuthenticated(resolved);
-    const evaluation = this.match(session, resolved.params.dcql_query as DcqlQuery, body.credential_ids);
+    const evaluation = await this.match(session, resolved.params.dcql_query as DcqlQuery, body.credential_ids);
     if (!evaluation.satisfied || !evaluation.selection)
       throw oauthError('no_matching_credential', 'No credential of this session satisfies the request');
     const encryptionJwk =
@@ -220,7 +239,10 @@ export class WalletPresentation {
 
   /** Auto-issuance for a trusted target (decisions section 10): only when the store has no DCQL match. */
   async issueIfMissing(session: WalletSession, pending: PendingRequest, app: string): Promise<void> {
-    if (this.match(session, pending.resolved.params.dcql_query as DcqlQuery).satisfied || !pending.trustedTarget)
+    if (
+      (await this.match(session, pending.resolved.params.dcql_query as DcqlQuery)).satisfied ||
+      !pending.trustedTarget
+    )
       return;
     const configuration = await this.inferConfiguration(pending);
     if (!configuration) return;
