@@ -29,6 +29,8 @@ export interface MdocElement {
 export interface MdocDecoding {
   format: 'mso_mdoc';
   doctype: string;
+  /** The MSO's `status` (draft-ietf-oauth-status-list §6.3), when it has one. */
+  status_reference?: unknown;
   claims: Record<string, Record<string, unknown>>;
   elements: MdocElement[];
   issuer_signature: {
@@ -235,6 +237,7 @@ export function decodeMdoc(text: string, options: { nowMs: number }): MdocDecodi
     },
     validity: { signed: asIso(get(validityInfo, 'signed')), valid_from: validFrom, valid_until: validUntil, state },
     digest_algorithm: digestAlgorithm,
+    ...(get(mso, 'status') !== undefined ? { status_reference: toPlain(get(mso, 'status')) } : {}),
     warnings,
   };
 }

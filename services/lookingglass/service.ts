@@ -3,6 +3,9 @@ import type { Clock } from '../clock.ts';
 import type { KeyRing } from '../keys.ts';
 import { decodeCredential } from './decode-credential.ts';
 import { decodeJwt, type KnownIssuerKeys } from './decode-jwt.ts';
+import type { StatusChecker } from '../status/check.ts';
+import { currentStatus, referencesOf } from './credential-status.ts';
+import { decodeStatusList } from './decode-status-list.ts';
 
 /** Key sets of this origin's issuers whose tokens the looking glass verifies without being given keys. */
 export const KNOWN_KEY_SETS = ['agentauth', 'oidc', 'oauth2', 'oid4vci'];
@@ -23,6 +26,8 @@ export class LookingGlass {
     private readonly clock: Clock,
     /** Our issuers by `iss` value, each with its key set (e.g. `{base}/agentauth` -> `agentauth`). */
     private readonly issuers: ReadonlyMap<string, string> = new Map(),
+    /** Resolves credentials' status references (docs/status.md); none: status is not shown. */
+    private readonly status?: StatusChecker,
   ) {}
 
   /** CA certificates of this origin (the verifier's CA, the IACA) that an `x5c` chain may lead to. */
@@ -66,7 +71,19 @@ export class LookingGlass {
     return decodeJwt(token, { jwks, known: this.known(), nowMs: this.clock.now() });
   }
 
-  decodeCredential(credential: unknown, jwks?: { keys: JWK[] }) {
-    return decodeCredential(credential, { jwks, known: this.known(), nowMs: this.clock.now() });
+  async decodeCredential(credential: unknown, jwks?: { keys: JWK[] }) {
+    const decoded = (await decodeCredential(credential, {
+      jwks,
+      known: this.known(),
+      nowMs: this.clock.now(),
+    })) as Record<string, unknown>;
+    const references = referencesOf(credential, decoded);
+    if (!this.status || (Array.isArray(references) && references.length === 0)) return decoded;
+    return { ...decoded, status: await currentStatus(references, this.status) };
+  }
+
+  /** A Status List Token (JWT, CWT) or W3C status list credential: bits, size, counts, the value at `idx`. */
+  decodeStatusList(token: string, idx?: number, jwks?: { keys: JWK[] }) {
+    return decodeStatusList(token, { jwks, known: this.known(), nowMs: this.clock.now(), idx });
   }
 }

@@ -68,7 +68,47 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
     },
   );
 
+  app.post(
+    '/api/lookingglass/decode/status-list',
+    {
+      bodyLimit: 256 * 1024,
+      schema: {
+        summary:
+          'Decode a Status List Token (JWT, or CWT as base64url or hex) or a W3C BitstringStatusListCredential: bits, size, counts, the value at ?idx=',
+        tags: ['lookingglass'],
+        querystring: {
+          type: 'object',
+          properties: { idx: { type: 'string', pattern: '^(0|[1-9][0-9]{0,8})$' } },
+        },
+        body: {
+          type: 'object',
+          required: ['token'],
+          additionalProperties: false,
+          properties: { token: { type: 'string', minLength: 1, maxLength: 200_000 }, jwks: jwksSchema },
+        },
+        response: {
+          200: jsonObject(
+            'The decoded list: format, bits, size, the count of each status, the value at idx, signature',
+            {
+              format: { type: 'string' },
+              bits: { type: 'integer' },
+              size: { type: 'integer' },
+            },
+          ),
+          400: errorResponse,
+          413: errorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const { token, jwks } = request.body as { token: string; jwks?: { keys: [] } };
+      const { idx } = request.query as { idx?: string };
+      return ctx.lookingGlass.decodeStatusList(token, idx === undefined ? undefined : Number(idx), jwks);
+    },
+  );
+
   Object.assign(ctx.apiEndpoints, {
+    lookingglass_decode_status_list: '/api/lookingglass/decode/status-list',
     lookingglass_decode: '/api/lookingglass/decode',
     lookingglass_decode_credential: '/api/lookingglass/decode/credential',
   });

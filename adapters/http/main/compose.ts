@@ -165,6 +165,11 @@ async function assemble(
   const credentialTrust = credentialTrustOf(issuerSettingsOfOrigin, issuerPki, keys, publishedIssuerKeys);
   const statusLists = new StatusLists(credentialStatus, keys, issuerSettingsOfOrigin.issuer, clock);
   const statusSource = mainOriginListSource(issuerSettingsOfOrigin.issuer, statusLists, outbound);
+  const statusChecker = new StatusChecker(
+    statusSource,
+    statusTrustOf(credentialTrust, () => Math.floor(clock.now() / 1000)),
+    clock,
+  );
   const ctx: MainContext = {
     config,
     clock,
@@ -174,11 +179,7 @@ async function assemble(
       lists: statusLists,
       slots: statusSlotsOf(new StatusIndexAllocator(log, clock), statusLists),
       source: statusSource,
-      checker: new StatusChecker(
-        statusSource,
-        statusTrustOf(credentialTrust, () => Math.floor(clock.now() / 1000)),
-        clock,
-      ),
+      checker: statusChecker,
     },
     log,
     keys,
@@ -198,7 +199,7 @@ async function assemble(
       transport: fetch,
       targets: targetDeps(outbound, targetFlowRunners()),
     }),
-    lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl)),
+    lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl), statusChecker),
     sse: new SseHub(options.sseLimits),
     conformance: new Conformance(
       nodeFiles,

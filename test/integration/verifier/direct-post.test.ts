@@ -87,6 +87,8 @@ describe('OID4VP verifier: direct_post', () => {
       format: 'dc+sd-jwt',
       issuer: `${server.url}/oid4vci`,
       claims: { family_name: expect.any(String), degree: 'Bachelor of Science' },
+      // Issue 34: the credential's status as its list said.
+      status: [expect.objectContaining({ type: 'status_list', status: 'VALID', uri: expect.any(String) })],
     });
     // Issue 31: every check the verifier ran, passed ones included, in order.
     const checks = doc.checks.map((c: any) => `${c.credential_query_id ?? '-'}:${c.check}:${c.verdict}`);
@@ -102,6 +104,11 @@ describe('OID4VP verifier: direct_post', () => {
       'sd_hash',
       'nonce',
       'aud',
+      'status_list_typ',
+      'status_list_signature',
+      'status_list_sub',
+      'status_list_expiry',
+      'status_value',
     ])
       expect(checks, check).toContain(`degree:${check}:passed`);
     expect(doc.checks.every((c: any) => c.verdict === 'passed')).toBe(true);

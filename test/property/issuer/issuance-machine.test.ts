@@ -147,6 +147,33 @@ const deferredEvents: fc.Arbitrary<IssuanceEvent[]> = fc.array(
   { maxLength: 20 },
 );
 
+/** Issuance with credentials (with and without status slots) and status changes of positions 0-3. */
+const statusEvents = fc.array(
+  fc.oneof(
+    fc.constantFrom(0, 1, 2).map((slots) => ({
+      type: 'issuance.credential_issued' as const,
+      at: 1,
+      configuration_id: 'c',
+      proof_count: 2,
+      holder_jkts: ['k', 'l'],
+      notification_id_hash: 'n',
+      statuses: Array.from({ length: slots }, (_, i) => ({ list_id: 'L', idx: i })),
+    })),
+    fc
+      .tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom('valid', 'suspended', 'revoked') as fc.Arbitrary<'valid'>)
+      .map(([n, status]) => ({
+        type: 'credential.status_changed' as const,
+        at: 2,
+        n,
+        status,
+        value: { valid: 0, suspended: 2, revoked: 1 }[status],
+        list_id: 'L',
+        idx: n,
+      })),
+  ),
+  { maxLength: 20 },
+);
+
 type Rule = {
   events: fc.Arbitrary<IssuanceEvent[]>;
   check: (events: IssuanceEvent[], machine: IssuanceMachine) => void;
@@ -278,6 +305,30 @@ const RULES: Record<string, Rule> = {
         const allowed = before.context.grant === 'authorization_code' && pushed === 0;
         expect(snapshot.value).toBe(allowed ? 'authorization_requested' : before.value);
         if (allowed) pushed++;
+      }
+    },
+  },
+  'status: only an issued credential with a status slot changes, and revocation is final': {
+    events: statusEvents,
+    check(events, machine) {
+      const token: IssuanceEvent = {
+        type: 'issuance.token_issued',
+        at: 1,
+        token_hash: 'h',
+        token_type: 'Bearer',
+        scope: 's',
+      };
+      const { snapshot: start } = run([token], machine);
+      let snapshot = start;
+      for (const e of events) {
+        const before = snapshot.context.credentials;
+        [snapshot] = transition(machine, snapshot, e);
+        const after = snapshot.context.credentials;
+        if (e.type !== 'credential.status_changed') continue;
+        const target = before[e.n];
+        const allowed = target !== undefined && target.listId !== undefined && target.status !== 'revoked';
+        expect(after[e.n]?.status).toBe(allowed ? e.status : target?.status);
+        expect(after.filter((_, i) => i !== e.n)).toEqual(before.filter((_, i) => i !== e.n));
       }
     },
   },
