@@ -4,6 +4,7 @@ import { expectAnswer, expectEqual, ModelMismatch, type Step } from '../model.ts
 import { holderKey, keyProof } from './holder.ts';
 import { namingAWalletExchange } from '../streams.ts';
 import { pkce } from './oauth-client.ts';
+import { changeStatus } from './issuance-status.ts';
 
 export type IssuanceStateName =
   | 'new'
@@ -33,6 +34,8 @@ export interface IssuanceModelState {
   accepted: boolean;
   deferral?: { transactionId: string; at: number };
   correlated: boolean;
+  /** The status of each credential issued, in order (docs/status.md). */
+  statuses: Array<'valid' | 'suspended' | 'revoked'>;
 }
 
 const CONFIGURATION = 'UniversityDegreeCredential';
@@ -230,11 +233,15 @@ export const issuanceSteps: Step<S>[] = [
       }
       expectAnswer('credential request', answer, 200);
       m.notificationId = answer.body.notification_id;
+      m.statuses.push('valid');
       m.state = 'credential_issued';
     },
   },
   collect(false),
   collect(true),
+  changeStatus('suspended'),
+  changeStatus('valid'),
+  changeStatus('revoked'),
   notify('credential_accepted'),
   notify('credential_failure'),
   {
@@ -271,6 +278,7 @@ function collect(whenReady: boolean): Step<S> {
       if (!ready) return expectAnswer('deferred, not yet ready', answer, 202);
       expectAnswer('deferred credential', answer, 200);
       m.notificationId = answer.body.notification_id;
+      m.statuses.push('valid');
       m.state = 'credential_issued';
     },
   };

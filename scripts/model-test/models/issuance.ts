@@ -21,7 +21,7 @@ export const issuanceModel: MachineModel<IssuanceModelState> = {
   },
   anywhereFrom: 'offered',
   start: ['offer', 'offer, deferred', 'offer, authorization code', 'push an authorization request'],
-  create: () => ({ state: 'new', deferred: false, txFailures: 0, accepted: false, correlated: false }),
+  create: () => ({ state: 'new', deferred: false, txFailures: 0, accepted: false, correlated: false, statuses: [] }),
   steps: issuanceSteps,
   stepsFor(event, guard, goal) {
     switch (event) {
@@ -58,6 +58,9 @@ export const issuanceModel: MachineModel<IssuanceModelState> = {
         return ['notify credential_accepted'];
       case 'issuance.correlated':
         return ['name a wallet exchange'];
+      case 'credential.status_changed':
+        // Taken from the offer (anywhereFrom): a credential is issued first, then its status changed.
+        return ['token', 'credential', 'set credential 0 suspended'];
     }
     return undefined;
   },

@@ -1,0 +1,19 @@
+import { expectAnswer, expectEqual, type Step } from '../model.ts';
+import type { IssuanceModelState } from './issuance-steps.ts';
+
+/** POST …/credentials/0/status: 404 before a credential, 409 once revoked (revocation is final), else 200. */
+export function changeStatus(status: 'valid' | 'suspended' | 'revoked'): Step<IssuanceModelState> {
+  return {
+    name: `set credential 0 ${status}`,
+    check: (m) => m.streamId !== undefined,
+    async run(m, { http }) {
+      const offerId = m.streamId!.slice('issuance:'.length);
+      const answer = await http.call(`/oid4vci/offers/${offerId}/credentials/0/status`, { json: { status } });
+      if (m.statuses.length === 0) return expectAnswer('status of a credential not issued', answer, 404, 'not_found');
+      if (m.statuses[0] === 'revoked') return expectAnswer('status after revocation', answer, 409, 'invalid_request');
+      expectAnswer('status change', answer, 200);
+      expectEqual('status', answer.body.status, status);
+      m.statuses[0] = status;
+    },
+  };
+}
