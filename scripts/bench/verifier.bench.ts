@@ -1,81 +1,16 @@
 import { rmSync } from 'node:fs';
-import { holderKey, issueFromOurIssuer } from '../../test/support/holder.ts';
 import {
   createDeviceResponse,
   oid4vpHandoverOfThumbprint,
   parseIssuerSigned,
 } from '../../services/credentials/mdoc/index.ts';
-import { signJwt } from '../../services/crypto/jws.ts';
-import { presentSdJwtVc } from '../../services/credentials/sd-jwt/present.ts';
-import { createHash } from 'node:crypto';
+import { holderKey, issueFromOurIssuer } from '../../test/support/holder.ts';
 import { startChildServer, startPeerProcess } from '../support/child-server.ts';
-import { flowLoad, type FlowStep } from './support/flow-load.ts';
+import { presentationFlow, QUERIES, sdJwtPresenter } from './support/presentation-flow.ts';
 import { flowFigure, interleavedRounds, machineRows, type Bench } from './types.ts';
 
-const CONCURRENCY = 8;
 const DURATION_MS = 4_000;
 const ROUNDS = 5;
-
-const QUERIES = {
-  'SD-JWT VC': {
-    credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }],
-  },
-  mdoc: {
-    credentials: [
-      {
-        id: 'mdl',
-        format: 'mso_mdoc',
-        meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
-        claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }, { path: ['org.iso.18013.5.1', 'document_number'] }],
-      },
-    ],
-  },
-} as const;
-
-/** The path of an absolute URL on the server under test (its answers name their own origin). */
-const pathOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
-
-/**
- * Presentation verification over HTTP as a verifier's front end and a wallet drive it: create a
- * request -> (the wallet builds its presentation here, in the load generator) -> POST the response
- * -> GET the result, which must be `verified`. CONCURRENCY flows at a time.
- */
-function presentationFlow(
-  base: string,
-  kind: keyof typeof QUERIES,
-  present: (created: Record<string, any>) => Record<string, string[]>,
-) {
-  const create = JSON.stringify({ dcql_query: QUERIES[kind] });
-  const steps: FlowStep[] = [
-    {
-      method: 'POST',
-      path: () => '/oid4vp/request/create',
-      body: () => ({ type: 'application/json', text: create }),
-      read: (body, flow) => {
-        flow.created = JSON.parse(body);
-      },
-    },
-    {
-      method: 'POST',
-      path: (flow) => pathOf(flow.created.response_uri),
-      body: (flow) => ({
-        type: 'application/x-www-form-urlencoded',
-        text: new URLSearchParams({
-          vp_token: JSON.stringify(present(flow.created)),
-          state: flow.created.state,
-        }).toString(),
-      }),
-    },
-    {
-      method: 'GET',
-      path: (flow) => pathOf(flow.created.result_uri),
-      read: (body) => {
-        if ((JSON.parse(body) as { status?: unknown }).status !== 'verified') throw new Error(`not verified: ${body}`);
-      },
-    },
-  ];
-  return flowLoad(base, steps, CONCURRENCY);
-}
 
 const bench: Bench = async () => {
   const server = await startChildServer();
@@ -89,21 +24,8 @@ const bench: Bench = async () => {
     // The wallet side is made cheap so the servers, not the load generator, set the pace: the
     // disclosures are chosen and the mdoc parsed once, and each KB-JWT or device signature is made
     // synchronously with node:crypto.
-    const disclosed = await presentSdJwtVc(sdJwt, { disclose: [['family_name'], ['degree']] });
-    const sdHash = createHash('sha256').update(disclosed).digest('base64url');
-    const kbKey = {
-      alg: 'ES256' as const,
-      kid: undefined as unknown as string,
-      privateKey: holder.privateKey,
-      publicKey: holder.publicKey,
-      publicJwk: holder.jwk,
-    };
     const presenters = {
-      'SD-JWT VC': (c: Record<string, any>) => ({
-        degree: [
-          `${disclosed}${signJwt(kbKey, { typ: 'kb+jwt' }, { iat: nowS(), aud: c.client_id, nonce: c.nonce, sd_hash: sdHash })}`,
-        ],
-      }),
+      'SD-JWT VC': await sdJwtPresenter(sdJwt, holder),
       mdoc: (c: Record<string, any>) => {
         const handover = oid4vpHandoverOfThumbprint(
           { clientId: c.client_id, nonce: c.nonce, responseUri: c.response_uri },
@@ -122,8 +44,8 @@ const bench: Bench = async () => {
     for (const kind of ['SD-JWT VC', 'mdoc'] as const) {
       const r = await interleavedRounds(
         ROUNDS,
-        () => flowFigure(presentationFlow(server.url, kind, presenters[kind]), server.child.pid!, DURATION_MS),
-        () => flowFigure(presentationFlow(peer.url, kind, presenters[kind]), peer.pid, DURATION_MS),
+        () => flowFigure(presentationFlow(server.url, QUERIES[kind], presenters[kind]), server.child.pid!, DURATION_MS),
+        () => flowFigure(presentationFlow(peer.url, QUERIES[kind], presenters[kind]), peer.pid, DURATION_MS),
       );
       rows.push(
         {
