@@ -1,6 +1,6 @@
 import type { CredentialStatusView } from '../../machines/presentation.ts';
 import type { StatusChecker } from '../status/check.ts';
-import { outcomeView,referenceView,type References } from '../status/references.ts';
+import { outcomeView, referenceView, type References } from '../status/references.ts';
 import type { CheckVerdict } from './presentations.ts';
 
 /** What the status rule found for one presentation's credentials. */
@@ -10,7 +10,6 @@ export interface StatusRuleOutcome {
   views: CredentialStatusView[][];
   failure?: { check: string; reason: string };
 }
-
 
 /**
  * The status rule (draft-ietf-oauth-status-list §8.3, Bitstring Status List §3.2): every reference of

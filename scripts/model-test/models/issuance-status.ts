@@ -1,5 +1,9 @@
+/** Issuance model steps once a credential exists: notifications and status changes. */
 import { expectAnswer, expectEqual, type Step } from '../model.ts';
 import type { IssuanceModelState } from './issuance-steps.ts';
+
+type S = IssuanceModelState;
+export const bearer = (m: S) => ({ authorization: `Bearer ${m.accessToken}` });
 
 /** POST …/credentials/0/status: 404 before a credential, 409 once revoked (revocation is final), else 200. */
 export function changeStatus(status: 'valid' | 'suspended' | 'revoked'): Step<IssuanceModelState> {
@@ -14,6 +18,26 @@ export function changeStatus(status: 'valid' | 'suspended' | 'revoked'): Step<Is
       expectAnswer('status change', answer, 200);
       expectEqual('status', answer.body.status, status);
       m.statuses[0] = status;
+    },
+  };
+}
+
+/** POST /oid4vci/notification (OpenID4VCI 1.0 §11). */
+export function notify(event: 'credential_accepted' | 'credential_failure'): Step<S> {
+  return {
+    name: `notify ${event}`,
+    check: (m) => m.notificationId !== undefined,
+    async run(m, { http }) {
+      const answer = await http.call('/oid4vci/notification', {
+        json: { notification_id: m.notificationId, event },
+        headers: bearer(m),
+      });
+      // OpenID4VCI 1.0 §11: once accepted, a failure is refused (decisions §8).
+      if (event === 'credential_failure' && m.accepted)
+        return expectAnswer('failure after acceptance', answer, 400, 'invalid_notification_request');
+      expectAnswer('notification', answer, 204);
+      if (event === 'credential_accepted') m.accepted = true;
+      m.state = 'notified';
     },
   };
 }

@@ -4,7 +4,7 @@ import { expectAnswer, expectEqual, ModelMismatch, type Step } from '../model.ts
 import { holderKey, keyProof } from './holder.ts';
 import { namingAWalletExchange } from '../streams.ts';
 import { pkce } from './oauth-client.ts';
-import { changeStatus } from './issuance-status.ts';
+import { bearer, changeStatus, notify } from './issuance-status.ts';
 
 export type IssuanceStateName =
   | 'new'
@@ -50,7 +50,6 @@ const REDIRECT = 'https://wallet.example/cb';
 
 type S = IssuanceModelState;
 const offerLive = (m: S) => m.state === 'offered' || m.state === 'offer_fetched';
-const bearer = (m: S) => ({ authorization: `Bearer ${m.accessToken}` });
 
 const offer = (name: string, body: Record<string, unknown>): Step<S> => ({
   name,
@@ -280,25 +279,6 @@ function collect(whenReady: boolean): Step<S> {
       m.notificationId = answer.body.notification_id;
       m.statuses.push('valid');
       m.state = 'credential_issued';
-    },
-  };
-}
-
-function notify(event: 'credential_accepted' | 'credential_failure'): Step<S> {
-  return {
-    name: `notify ${event}`,
-    check: (m) => m.notificationId !== undefined,
-    async run(m, { http }) {
-      const answer = await http.call('/oid4vci/notification', {
-        json: { notification_id: m.notificationId, event },
-        headers: bearer(m),
-      });
-      // OpenID4VCI 1.0 §11: once accepted, a failure is refused (decisions §8).
-      if (event === 'credential_failure' && m.accepted)
-        return expectAnswer('failure after acceptance', answer, 400, 'invalid_notification_request');
-      expectAnswer('notification', answer, 204);
-      if (event === 'credential_accepted') m.accepted = true;
-      m.state = 'notified';
     },
   };
 }

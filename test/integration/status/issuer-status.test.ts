@@ -30,6 +30,7 @@ describe('credential status at the issuer', () => {
     const served = await get(new URL(status.status_list.uri).pathname);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('application/statuslist+jwt');
+    expect(served.headers.get('access-control-allow-origin')).toBe('*');
     expect(Number(/max-age=(\d+)/.exec(served.headers.get('cache-control') ?? '')?.[1])).toBeLessThanOrEqual(300);
     const token = await served.text();
     expect(decodeProtectedHeader(token)).toMatchObject({ typ: 'statuslist+jwt', alg: 'ES256' });
