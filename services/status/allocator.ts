@@ -20,6 +20,8 @@ const ATTEMPTS = 20;
 
 interface OpenList {
   listId: string;
+  /** Entries of the list, as it was opened. */
+  size: number;
   version: number;
   used: Set<number>;
 }
@@ -34,13 +36,14 @@ interface OpenList {
 export class StatusIndexAllocator {
   private pool: StatusSlot[] = [];
   private refilling?: Promise<void>;
-  private lists: string[] = [];
+  private lists: Array<{ listId: string; size: number }> = [];
   private registryVersion = 0;
   private current?: OpenList;
 
   constructor(
     private readonly log: EventLog,
     private readonly clock: Clock,
+    /** The size of the lists this allocator opens. */
     private readonly size = STATUS_LIST_SIZE,
   ) {}
 
@@ -57,11 +60,11 @@ export class StatusIndexAllocator {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const list = await this.openList();
       await this.readReservations(list);
-      if (list.used.size >= this.size) {
+      if (list.used.size >= list.size) {
         await this.openNext(list.listId);
         continue;
       }
-      const indices = this.pick(list, Math.min(RESERVATION, this.size - list.used.size));
+      const indices = this.pick(list, Math.min(RESERVATION, list.size - list.used.size));
       try {
         await this.log.append(statusListStream(list.listId), list.version, [
           { type: 'status_list.indices_reserved', data: { indices }, at: this.clock.now() },
@@ -81,15 +84,15 @@ export class StatusIndexAllocator {
   /** The list being filled, as the log names it now (another instance may have opened a newer one). */
   private async openList(): Promise<OpenList> {
     for (const e of await this.log.readStream(STATUS_LISTS_STREAM, this.registryVersion)) {
-      this.lists.push(String(e.data.list_id));
+      this.lists.push({ listId: String(e.data.list_id), size: Number(e.data.size) });
       this.registryVersion = e.version;
     }
-    const listId = this.lists[this.lists.length - 1];
-    if (listId === undefined) {
+    const last = this.lists[this.lists.length - 1];
+    if (last === undefined) {
       await this.openNext(undefined);
       return this.openList();
     }
-    if (this.current?.listId !== listId) this.current = { listId, version: 0, used: new Set() };
+    if (this.current?.listId !== last.listId) this.current = { ...last, version: 0, used: new Set() };
     return this.current;
   }
 
@@ -102,7 +105,7 @@ export class StatusIndexAllocator {
 
   /** Opens a list after `full` (none yet: the first); someone else having done so already is as good. */
   private async openNext(full: string | undefined): Promise<void> {
-    if (this.lists[this.lists.length - 1] !== full) return;
+    if (this.lists[this.lists.length - 1]?.listId !== full) return;
     const listId = randomToken(12);
     try {
       await this.log.append(STATUS_LISTS_STREAM, this.registryVersion, [
@@ -120,17 +123,17 @@ export class StatusIndexAllocator {
   /** `count` distinct unused indices, uniformly at random. */
   private pick(list: OpenList, count: number): number[] {
     const chosen = new Set<number>();
-    const free = this.size - list.used.size;
-    if (free > this.size / 8) {
+    const free = list.size - list.used.size;
+    if (free > list.size / 8) {
       while (chosen.size < count) {
-        const idx = randomInt(this.size);
+        const idx = randomInt(list.size);
         if (!list.used.has(idx)) chosen.add(idx);
       }
       return [...chosen];
     }
     // A nearly full list: draw from the free indices themselves rather than retrying.
     const unused: number[] = [];
-    for (let i = 0; i < this.size; i++) if (!list.used.has(i)) unused.push(i);
+    for (let i = 0; i < list.size; i++) if (!list.used.has(i)) unused.push(i);
     for (let i = 0; i < count; i++) {
       const j = i + randomInt(unused.length - i);
       [unused[i], unused[j]] = [unused[j], unused[i]];
