@@ -3,6 +3,7 @@ import { Agent, request } from 'undici';
 import { flowsPerSecond as directIssuance } from './issuer.bench.ts';
 import { startChildServer, startWalletBeside } from '../support/child-server.ts';
 import { concurrentFlows, type Bench } from './types.ts';
+import { QUERIES } from './support/presentation-flow.ts';
 
 const CONCURRENCY = 8;
 const DURATION_MS = 5_000;
@@ -63,25 +64,7 @@ const bench: Bench = async () => {
         },
       );
     }
-    const queries = {
-      'SD-JWT VC': {
-        credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['family_name'] }, { path: ['degree'] }] }],
-      },
-      mdoc: {
-        credentials: [
-          {
-            id: 'mdl',
-            format: 'mso_mdoc',
-            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
-            claims: [
-              { path: ['org.iso.18013.5.1', 'family_name'] },
-              { path: ['org.iso.18013.5.1', 'document_number'] },
-            ],
-          },
-        ],
-      },
-    };
-    for (const [label, dcql_query] of Object.entries(queries)) {
+    for (const [label, dcql_query] of Object.entries(QUERIES)) {
       let worker = 0;
       const submit = async () => {
         // One session per concurrent slot: the first /submit auto-issues, the rest present from the store.
