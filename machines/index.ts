@@ -11,6 +11,7 @@ import { svidRotationMachine } from './svid-rotation.ts';
 import { issuanceMachine } from './issuance.ts';
 import { presentationMachine } from './presentation.ts';
 import { walletExchangeMachine } from './wallet-exchange.ts';
+import { ssfStreamMachine } from './ssf-stream.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -29,6 +30,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   issuance: issuanceMachine,
   presentation: presentationMachine,
   'wallet-exchange': walletExchangeMachine,
+  'ssf-stream': ssfStreamMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -83,6 +83,7 @@ const CONDITION_RULES = {
   'invalid_request:headers_too_large': rule(431, 'RFC 6585 §5'),
   'invalid_request:method_not_allowed': rule(405, 'RFC 9110 §15.5.6'),
   'invalid_request:conflict': rule(409, 'RFC 9110 §15.5.10'),
+  'invalid_request:forbidden': rule(403, 'RFC 9110 §15.5.4'),
   'invalid_request_uri:unknown': rule(404, 'RFC 9110 §15.5.5'),
   'invalid_token:undecodable': rule(400, 'Portico: the looking glass decodes, it guards nothing'),
   'invalid_dpop_proof:at_resource': rule(401, 'RFC 9449 §7.1'),

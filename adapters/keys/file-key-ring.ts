@@ -11,7 +11,15 @@ export const PUBLISHED_PREFIX = 'published:';
 /** Server secrets, stored as symmetric (`oct`) JWKs beside the signing keys. */
 const SECRET_PREFIX = 'secret:';
 /** Secrets every service may ask for; each is created on first start. */
-const SECRETS = ['user-code', 'c-nonce', 'oid4vp-state', 'dpop-nonce', 'internal-caller', 'offer-code'];
+const SECRETS = [
+  'user-code',
+  'c-nonce',
+  'oid4vp-state',
+  'dpop-nonce',
+  'internal-caller',
+  'offer-code',
+  'ssf-push-header',
+];
 
 /** How often instances sharing the key file look for a rotation. */
 const WATCH_INTERVAL_MS = 1_000;

@@ -81,7 +81,7 @@ const CONTENT_DIR = join(ROOT_DIR, 'content');
 
 /** Pages answer 404 with HTML; everything else with JSON. */
 const isPage = (path: string) =>
-  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|\.well-known|spiffe|wallet-harness)/.test(
+  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|ssf\/|\.well-known|spiffe|wallet-harness)/.test(
     path,
   ) && !/\.(json|txt|md|xml)$/.test(path);
 
@@ -175,6 +175,7 @@ async function assemble(
     clock,
     issuer: { settings: issuerSettingsOfOrigin, pki: issuerPki, keys: publishedIssuerKeys },
     credentialTrust,
+    outbound,
     credentialStatus: {
       lists: statusLists,
       slots: statusSlotsOf(new StatusIndexAllocator(log, clock), statusLists),

@@ -66,6 +66,12 @@ export interface MainContext {
     /** The verifier's and the looking glass's check, trusting what our issuer signs. */
     checker: import('../../../services/status/check.ts').StatusChecker;
   };
+  /** A resource protected by `{base}/oauth2`'s access tokens; set by the OAuth part. */
+  oauthResource?: (
+    resourceMetadata?: string,
+  ) => import('../../../services/oauth/protected-resources.ts').ProtectedResource;
+  /** Everything the main origin fetches from a URL a caller chose goes through this guard. */
+  outbound: import('../../outbound/guarded-http.ts').GuardedHttp;
   /** Every state machine as data (`/api/machines`). */
   machines: MachineRegistry;
   /** Who may read (export, step through) each kind of stream; each part registers its kind's rule. */

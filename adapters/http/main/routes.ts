@@ -20,6 +20,7 @@ import { issuerRoutes } from '../issuer/plugin.ts';
 import { verifierRoutes } from '../verifier/plugin.ts';
 import { streamRoutes } from '../streams/plugin.ts';
 import { machineRoutes } from '../machines/plugin.ts';
+import { ssfRoutes } from '../ssf/plugin.ts';
 
 /**
  * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
@@ -32,6 +33,7 @@ export const MAIN_ROUTES: RoutePlugin[] = [
   agentAuthEventRoutes,
   claimPageRoutes,
   oauthRoutes,
+  ssfRoutes,
   catalogRoutes,
   streamRoutes,
   machineRoutes,

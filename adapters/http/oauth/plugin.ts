@@ -13,6 +13,7 @@ import { authorizationRoutes } from './authorization-routes.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { sendAuthPage } from './pages.ts';
 import { resourceRoutes } from './resource-routes.ts';
+import { ProtectedResource } from '../../../services/oauth/protected-resources.ts';
 import { str } from './schemas.ts';
 import { tokenRoutes } from './token-routes.ts';
 
@@ -93,6 +94,10 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
 
     tokenRoutes(app, ctx, { deps, profile, tokenEndpoint, introspection });
     resourceRoutes(app, ctx, deps, tokenEndpoint, profile, userinfoMetadataUrl);
+    // Other parts of the origin (Shared Signals) protect their APIs with this server's access tokens.
+    if (profile.id === 'as')
+      ctx.oauthResource = (resourceMetadata) =>
+        new ProtectedResource(deps, tokenEndpoint.tokens, profile, resourceMetadata);
   }
 
   // Metadata (RFC 8414, OpenID Connect Discovery, RFC 9728).

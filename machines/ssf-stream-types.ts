@@ -1,0 +1,74 @@
+/** The events and context of an `ssf-stream:<stream_id>` stream (machines/ssf-stream.ts folds them). */
+
+export type SsfDeliveryMethod = 'urn:ietf:rfc:8935' | 'urn:ietf:rfc:8936';
+export type SsfStatus = 'enabled' | 'paused' | 'disabled';
+
+export interface SsfDelivery {
+  method: SsfDeliveryMethod;
+  endpoint_url: string;
+  /** Push: the receiver's Authorization header value, sealed with a server key (never stored in clear). */
+  authorization_header_sealed?: string;
+}
+
+/** A SET waiting for delivery. */
+export interface PendingSet {
+  jti: string;
+  /** The signed SET (a signed statement, not a secret). */
+  set: string;
+  /** Stream control events (verification, stream-updated) are delivered whatever the status. */
+  control: boolean;
+}
+
+export type SsfStreamEvent =
+  | {
+      type: 'ssf.stream_created';
+      at: number;
+      client_id: string;
+      delivery: SsfDelivery;
+      events_requested: string[];
+      events_delivered: string[];
+      description?: string;
+    }
+  | {
+      type: 'ssf.stream_updated';
+      at: number;
+      delivery?: SsfDelivery;
+      events_requested?: string[];
+      events_delivered?: string[];
+      description?: string | null;
+    }
+  | { type: 'ssf.status_changed'; at: number; status: SsfStatus; reason?: string }
+  | { type: 'ssf.subject_added'; at: number; key: string; subject: Record<string, unknown>; verified: boolean }
+  | { type: 'ssf.subject_removed'; at: number; key: string }
+  /** A SET made for this stream: queued until delivered and acknowledged. */
+  | {
+      type: 'ssf.set_issued';
+      at: number;
+      jti: string;
+      set: string;
+      event_types: string[];
+      control: boolean;
+      verification?: boolean;
+    }
+  /** RFC 8936 §2.4: acknowledged SETs are never delivered again. */
+  | { type: 'ssf.sets_acknowledged'; at: number; jtis: string[] }
+  /** RFC 8936 §2.4: SETs the receiver refused, with its error; they are not delivered again either. */
+  | { type: 'ssf.sets_refused'; at: number; errors: Array<{ jti: string; err: string; description?: string }> }
+  | { type: 'ssf.stream_deleted'; at: number };
+
+export interface SsfStreamContext {
+  clientId: string;
+  delivery?: SsfDelivery;
+  eventsRequested: string[];
+  eventsDelivered: string[];
+  description?: string;
+  reason?: string;
+  /** Subjects by their canonical key. */
+  subjects: Array<{ key: string; subject: Record<string, unknown>; verified: boolean }>;
+  /** SETs not yet acknowledged, oldest first. */
+  pending: PendingSet[];
+  /** The last receiver errors (RFC 8936 setErrs, RFC 8935 error answers), newest last, at most 20. */
+  errors: Array<{ jti: string; err: string; description?: string; at: number }>;
+  lastVerificationAt?: number;
+  createdAt: number;
+}

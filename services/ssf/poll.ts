@@ -1,0 +1,122 @@
+import type { PendingSet } from '../../machines/ssf-stream.ts';
+import { oauthError } from '../errors.ts';
+import type { EventLog } from '../event-log.ts';
+import type { Clock } from '../clock.ts';
+import { POLL } from './configuration.ts';
+import { objectBody } from './requests.ts';
+import type { SsfStreams } from './streams.ts';
+
+/** At most this many SETs per answer, whatever `maxEvents` asks. */
+const MAX_EVENTS = 100;
+
+interface PollRequest {
+  maxEvents?: number;
+  returnImmediately: boolean;
+  ack: string[];
+  setErrs: Array<{ jti: string; err: string; description?: string }>;
+}
+
+const bad = (description: string) => oauthError('invalid_request', description);
+
+/** RFC 8936 §2.4: the members of a poll request, each checked. */
+function pollRequest(raw: unknown): PollRequest {
+  const body = objectBody(raw ?? {});
+  const { maxEvents, returnImmediately, ack, setErrs } = body;
+  if (maxEvents !== undefined && (!Number.isInteger(maxEvents) || (maxEvents as number) < 0))
+    throw bad('maxEvents must be a non-negative integer');
+  if (returnImmediately !== undefined && typeof returnImmediately !== 'boolean')
+    throw bad('returnImmediately must be a boolean');
+  if (ack !== undefined && (!Array.isArray(ack) || ack.length > 1000 || !ack.every((j) => typeof j === 'string')))
+    throw bad('ack must be an array of jti values');
+  const errors: PollRequest['setErrs'] = [];
+  if (setErrs !== undefined) {
+    const map = objectBody(setErrs);
+    for (const [jti, value] of Object.entries(map)) {
+      const e = objectBody(value);
+      if (typeof e.err !== 'string' || !/^[a-z_]{1,64}$/.test(e.err)) throw bad('setErrs: each err is an error code');
+      if (e.description !== undefined && typeof e.description !== 'string')
+        throw bad('setErrs: description is a string');
+      errors.push({
+        jti,
+        err: e.err,
+        ...(typeof e.description === 'string' ? { description: e.description.slice(0, 256) } : {}),
+      });
+    }
+  }
+  return {
+    ...(maxEvents !== undefined ? { maxEvents: maxEvents as number } : {}),
+    returnImmediately: returnImmediately === true,
+    ack: (ack as string[] | undefined) ?? [],
+    setErrs: errors,
+  };
+}
+
+/** What a stream may hand out now: everything when enabled, only control events otherwise (SSF 1.0 §8.1.2). */
+const deliverable = (state: string, pending: readonly PendingSet[]) =>
+  state === 'enabled' ? pending : pending.filter((p) => p.control);
+
+/**
+ * `POST /ssf/poll/{stream_id}` (RFC 8936): acknowledgements and errors are recorded first (never
+ * delivered again), then the queued SETs, oldest first. Without `returnImmediately` an empty queue is
+ * waited on for up to the long-poll time. Anything not acknowledged is delivered again next time, so a
+ * crash between delivery and acknowledgement loses nothing.
+ */
+export class SsfPoll {
+  constructor(
+    private readonly streams: SsfStreams,
+    private readonly log: EventLog,
+    private readonly clock: Clock,
+    private readonly longPollMs: number,
+  ) {}
+
+  async poll(clientId: string, streamId: string, raw: unknown) {
+    const request = pollRequest(raw);
+    const stream = await this.streams.owned(clientId, streamId);
+    if (stream.snapshot.context.delivery?.method !== POLL)
+      throw bad('This stream delivers by push (urn:ietf:rfc:8935); it is not polled');
+    if (request.ack.length > 0)
+      await this.streams.actors.execute(streamId, {
+        type: 'ssf.sets_acknowledged',
+        at: this.clock.now(),
+        jtis: request.ack,
+      });
+    if (request.setErrs.length > 0)
+      await this.streams.actors.execute(streamId, {
+        type: 'ssf.sets_refused',
+        at: this.clock.now(),
+        errors: request.setErrs,
+      });
+    const max = Math.min(request.maxEvents ?? MAX_EVENTS, MAX_EVENTS);
+    if (max === 0) return { sets: {}, moreAvailable: (await this.ready(streamId)).length > 0 };
+    let ready = await this.ready(streamId);
+    if (ready.length === 0 && !request.returnImmediately) {
+      await this.nextCommit(streamId);
+      ready = await this.ready(streamId);
+    }
+    const sets: Record<string, string> = Object.create(null);
+    for (const p of ready.slice(0, max)) sets[p.jti] = p.set;
+    return { sets, moreAvailable: ready.length > max };
+  }
+
+  private async ready(streamId: string) {
+    const { snapshot } = await this.streams.actors.get(streamId);
+    return deliverable(String(snapshot.value), snapshot.context.pending);
+  }
+
+  /** Resolves at the next commit to this stream, or after the long-poll time. */
+  private nextCommit(streamId: string): Promise<void> {
+    const stream = `ssf-stream:${streamId}`;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+      const timer = setTimeout(done, this.longPollMs);
+      // The listener runs inside the append; the actor's state moves once the append returns.
+      const unsubscribe = this.log.onCommit((events) => {
+        if (events.some((e) => e.streamId === stream)) setImmediate(done);
+      });
+    });
+  }
+}
