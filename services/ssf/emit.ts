@@ -14,6 +14,12 @@ export interface SsfEvent {
   txn?: string;
   /** Only this client's streams (`POST /ssf/events`); every stream otherwise. */
   clientId?: string;
+  /** An event about no subject a receiver adds (a credential's status entry): every stream delivering its type. */
+  anySubject?: boolean;
+  /** A fact's own name (its log position): each stream's SET of it gets one `jti`, however often it is emitted. */
+  jtiSeed?: string;
+  /** When the fact happened: a stream created after it does not hear of it. */
+  happenedAt?: number;
 }
 
 /**
@@ -36,9 +42,10 @@ export class SsfEmitter {
       const c = stream.snapshot.context;
       if (stream.snapshot.value === 'disabled' || stream.snapshot.value === 'deleted') continue;
       if (!c.eventsDelivered.includes(event.eventType)) continue;
-      if (!c.subjects.some((s) => subjectsMatch(s.subject, event.subject))) continue;
+      if (event.happenedAt !== undefined && event.happenedAt < c.createdAt) continue;
+      if (!event.anySubject && !c.subjects.some((s) => subjectsMatch(s.subject, event.subject))) continue;
       const at = this.clock.now();
-      const jti = randomToken(16);
+      const jti = event.jtiSeed ? `${event.jtiSeed}.${id}` : randomToken(16);
       const set = await signSet(
         {
           iss: this.settings.issuer,

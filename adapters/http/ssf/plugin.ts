@@ -3,6 +3,7 @@ import { oauthError } from '../../../services/errors.ts';
 import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
 import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
 import { ssfSettings, transmitterConfiguration } from '../../../services/ssf/configuration.ts';
+import { AutomaticSignals } from '../../../services/ssf/automatic.ts';
 import { SsfEmitter } from '../../../services/ssf/emit.ts';
 import { eventBodyFault } from '../../../services/ssf/event-types.ts';
 import { SsfPoll } from '../../../services/ssf/poll.ts';
@@ -50,6 +51,14 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
   });
   const emitter = new SsfEmitter(streams, ctx.keys, settings, ctx.clock);
   const polling = new SsfPoll(streams, ctx.log, ctx.clock, settings.longPollMs);
+  // The three events the service emits by itself, from facts its log records (docs/ssf.md).
+  const automatic = new AutomaticSignals(ctx.log, emitter, {
+    agentIssuer: `${base}/agentauth`,
+    statusListUri: (listId) => ctx.credentialStatus.lists.tokenUri(listId),
+    firstEvent: async (streamId) => (await ctx.log.readStream(streamId))[0],
+  });
+  await automatic.start();
+  ctx.onClose.push(() => automatic.stop());
   if (!ctx.oauthResource) throw new Error('the SSF routes need the OAuth server registered first');
   const resource = ctx.oauthResource();
   const tags = ['ssf'];
