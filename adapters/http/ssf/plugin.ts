@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GuardedHttp } from '../../outbound/guarded-http.ts';
 import { oauthError } from '../../../services/errors.ts';
 import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
 import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
@@ -7,6 +8,7 @@ import { AutomaticSignals } from '../../../services/ssf/automatic.ts';
 import { SsfEmitter } from '../../../services/ssf/emit.ts';
 import { eventBodyFault } from '../../../services/ssf/event-types.ts';
 import { SsfPoll } from '../../../services/ssf/poll.ts';
+import { PushDelivery } from '../../../services/ssf/push.ts';
 import { objectBody, streamIdOf } from '../../../services/ssf/requests.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
@@ -41,13 +43,14 @@ const openBody = { type: 'object', additionalProperties: true };
 export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = ctx.config.baseUrl;
   const settings = ssfSettings(base, `${base}/oidc/jwks`);
+  const sealer = new Sealer(ctx.keys.secret('ssf-push-header'));
   const streams = new SsfStreams({
     log: ctx.log,
     keys: ctx.keys,
     clock: ctx.clock,
     settings,
-    sealer: new Sealer(ctx.keys.secret('ssf-push-header')),
-    vetEndpoint: (url) => ctx.outbound.vet(url),
+    sealer,
+    vetEndpoint: (url) => (new URL(url).origin === new URL(base).origin ? Promise.resolve() : ctx.outbound.vet(url)),
   });
   const emitter = new SsfEmitter(streams, ctx.keys, settings, ctx.clock);
   const polling = new SsfPoll(streams, ctx.log, ctx.clock, settings.longPollMs);
@@ -59,6 +62,18 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
   });
   await automatic.start();
   ctx.onClose.push(() => automatic.stop());
+  // Push delivery through an outbound guard of the same rules that also lets our own origin (its receiver) in.
+  const pushGuard = new GuardedHttp({
+    trustedOrigins: new Set([new URL(base).origin]),
+    allowExternal: true,
+    allowLoopback: ctx.config.outboundAllowLoopback,
+  });
+  const push = new PushDelivery(streams, ctx.log, pushGuard, sealer, ctx.clock);
+  await push.start();
+  ctx.onClose.push(async () => {
+    push.stop();
+    await pushGuard.close();
+  });
   if (!ctx.oauthResource) throw new Error('the SSF routes need the OAuth server registered first');
   const resource = ctx.oauthResource();
   const tags = ['ssf'];

@@ -1,0 +1,142 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { startTargetBeside } from '../../support/target-server.ts';
+
+// Issue 35: push delivery (RFC 8935) to a test receiver on loopback through the outbound guard's hook:
+// application/secevent+jwt with the stream's authorization header, in order, 202 acknowledges, an RFC 8935
+// error answer is recorded; with the hook off the guard refuses private targets before anything is stored.
+const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
+type Received = { contentType?: string; authorization?: string; body: string };
+const received: Received[] = [];
+let refuse = false;
+let beside: Awaited<ReturnType<typeof startTargetBeside>>;
+let plain: TestServer;
+beforeAll(async () => {
+  beside = await startTargetBeside((request: IncomingMessage, response) => {
+    let body = '';
+    request.on('data', (c) => (body += c));
+    request.on('end', () => {
+      received.push({
+        contentType: request.headers['content-type'],
+        authorization: request.headers.authorization,
+        body,
+      });
+      if (refuse) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ err: 'invalid_audience', description: 'not for us' }));
+        return;
+      }
+      response.writeHead(202).end();
+    });
+  });
+  plain = await startMainServer();
+});
+afterAll(async () => {
+  await beside.close();
+  await plain.close();
+});
+
+async function token(server: TestServer) {
+  const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
+  return (
+    await exchange(
+      server.url,
+      '/oauth2/token',
+      form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
+    )
+  ).body.access_token as string;
+}
+const call = (server: TestServer, bearer: string, method: string, path: string, body?: unknown) =>
+  exchange(server.url, path, {
+    method,
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+/** Waits (at most two seconds) for the delivery worker, which runs just after the commits. */
+const until = async (check: () => boolean | Promise<boolean>) => {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(await check()).toBe(true);
+};
+
+describe('SSF push delivery', () => {
+  it('POSTs each SET as application/secevent+jwt with the authorization header, in order, to a loopback receiver', async () => {
+    const server = beside.portico;
+    const bearer = await token(server);
+    const created = await call(server, bearer, 'POST', '/ssf/streams', {
+      delivery: {
+        method: 'urn:ietf:rfc:8935',
+        endpoint_url: `${beside.base}/events`,
+        authorization_header: 'Bearer receiver-secret',
+      },
+      events_requested: [`${RISC}account-purged`],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.delivery).toEqual({ method: 'urn:ietf:rfc:8935', endpoint_url: `${beside.base}/events` });
+    const { stream_id } = created.body;
+    const subject = { format: 'opaque', id: 'user-7' };
+    await call(server, bearer, 'POST', '/ssf/subjects:add', { stream_id, subject });
+    for (let i = 0; i < 3; i++)
+      await call(server, bearer, 'POST', '/ssf/events', { event_type: `${RISC}account-purged`, subject, event: {} });
+    await until(() => received.length >= 3);
+    const jwks = createLocalJWKSet((await (await fetch(`${server.url}/oidc/jwks`)).json()) as never);
+    const iats = [];
+    for (const r of received.slice(0, 3)) {
+      expect(r.contentType).toBe('application/secevent+jwt');
+      expect(r.authorization).toBe('Bearer receiver-secret');
+      const { payload } = await jwtVerify(r.body, jwks, {
+        issuer: server.url,
+        audience: 'machine-client',
+        typ: 'secevent+jwt',
+      });
+      expect(payload.sub_id).toEqual(subject);
+      iats.push(payload.jti);
+    }
+    expect(new Set(iats).size).toBe(3);
+    // Acknowledged by the 202s: nothing waits any more.
+    const log = await server.main.ctx.log.readStream(`ssf-stream:${stream_id}`);
+    expect(log.filter((e) => e.type === 'ssf.sets_acknowledged').flatMap((e) => e.data.jtis as string[])).toEqual(iats);
+    // The log never holds the receiver's header in clear.
+    expect(JSON.stringify(log)).not.toContain('receiver-secret');
+
+    refuse = true;
+    const before = received.length;
+    await call(server, bearer, 'POST', '/ssf/events', { event_type: `${RISC}account-purged`, subject, event: {} });
+    await until(() => received.length > before);
+    await until(
+      () =>
+        (server.main.ctx.log
+          .readStream(`ssf-stream:${stream_id}`)
+          .then((l) => l.some((e) => e.type === 'ssf.sets_refused')) as never) || true,
+    );
+    const refused = (await server.main.ctx.log.readStream(`ssf-stream:${stream_id}`)).find(
+      (e) => e.type === 'ssf.sets_refused',
+    );
+    expect(refused?.data.errors).toEqual([
+      expect.objectContaining({ err: 'invalid_audience', description: 'not for us' }),
+    ]);
+    refuse = false;
+  });
+
+  it('refuses a push endpoint on a private or loopback address with the hook off, storing nothing', async () => {
+    const bearer = await token(plain);
+    for (const endpoint of [
+      'http://127.0.0.1:9/events',
+      'https://10.0.0.1/events',
+      'https://[::1]/events',
+      'https://169.254.169.254/latest',
+      'ftp://example.com/x',
+    ]) {
+      const refused = await call(plain, bearer, 'POST', '/ssf/streams', {
+        delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: endpoint },
+      });
+      expect(refused.status, endpoint).toBe(400);
+      expect(['destination_not_allowed', 'invalid_request']).toContain(refused.body.error);
+    }
+    expect((await call(plain, bearer, 'GET', '/ssf/streams')).body).toEqual([]);
+  });
+});
