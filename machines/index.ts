@@ -12,6 +12,7 @@ import { issuanceMachine } from './issuance.ts';
 import { presentationMachine } from './presentation.ts';
 import { walletExchangeMachine } from './wallet-exchange.ts';
 import { ssfStreamMachine } from './ssf-stream.ts';
+import { ssfReceiverMachine } from './ssf-receiver.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -31,6 +32,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   presentation: presentationMachine,
   'wallet-exchange': walletExchangeMachine,
   'ssf-stream': ssfStreamMachine,
+  'ssf-receiver': ssfReceiverMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -12,6 +12,8 @@ import { PushDelivery } from '../../../services/ssf/push.ts';
 import { objectBody, streamIdOf } from '../../../services/ssf/requests.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
+import { SsfReceivers } from '../../../services/ssf/receiver.ts';
+import { ssfReceiverRoutes } from './receiver-routes.ts';
 import { subjectFault } from '../../../services/ssf/subjects.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -290,5 +292,19 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
     },
   );
 
-  Object.assign(ctx.apiEndpoints, { ssf_configuration: '/.well-known/ssf-configuration' });
+  ssfReceiverRoutes(
+    app,
+    new SsfReceivers({
+      log: ctx.log,
+      clock: ctx.clock,
+      ownIssuer: base,
+      ownJwks: () => ctx.keys.jwks('oidc'),
+      outbound: ctx.outbound,
+    }),
+  );
+
+  Object.assign(ctx.apiEndpoints, {
+    ssf_configuration: '/.well-known/ssf-configuration',
+    ssf_receivers: '/ssf/receivers',
+  });
 }
