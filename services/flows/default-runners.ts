@@ -5,6 +5,7 @@ import { registerOidcRunners } from './runners/oidc.ts';
 import { registerOid4vciRunners } from './runners/oid4vci.ts';
 import { registerOid4vpRunners } from './runners/oid4vp.ts';
 import { registerSpiffeRunners } from './runners/spiffe.ts';
+import { registerSsfRunners } from './runners/ssf.ts';
 import { registerTargetRunners } from './targets/runners.ts';
 
 export interface FlowRunnerOptions {
@@ -20,6 +21,7 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerAgentAuthRunners(runners, claimGrantType);
   registerOid4vciRunners(runners);
   registerOid4vpRunners(runners);
+  registerSsfRunners(runners);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
 }

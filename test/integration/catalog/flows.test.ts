@@ -34,6 +34,7 @@ describe('catalog', () => {
       'oid4vp',
       'oidc',
       'spiffe',
+      'ssf',
     ]);
     const oauth = (await get('/api/protocols/oauth2')).body;
     expect(oauth.specs.map((s: any) => s.id)).toContain('rfc7636');
