@@ -72,6 +72,11 @@ export interface MainContext {
   ) => import('../../../services/oauth/protected-resources.ts').ProtectedResource;
   /** Everything the main origin fetches from a URL a caller chose goes through this guard. */
   outbound: import('../../outbound/guarded-http.ts').GuardedHttp;
+  /** Shared Signals readers for other parts (MCP); set by the SSF part. */
+  ssf?: {
+    receiver(id: string): Promise<object>;
+    stream(id: string, authorization: string | undefined): Promise<object>;
+  };
   /** Every state machine as data (`/api/machines`). */
   machines: MachineRegistry;
   /** Who may read (export, step through) each kind of stream; each part registers its kind's rule. */

@@ -87,6 +87,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options)),
     controlRun: (id: string, runToken: string, command: Parameters<typeof ctx.flowRuns.control>[2]) =>
       ctx.flowRuns.control(id, `Bearer ${runToken}`, command),
+    ssfReceiver: (id: string) => ctx.ssf!.receiver(id),
+    ssfStream: (id: string, authorization: string | undefined) => ctx.ssf!.stream(id, authorization),
     diffRuns: async (a: string, b: string) =>
       diffRuns(await exportFor(ctx, `run:${a}`, {}), await exportFor(ctx, `run:${b}`, {})),
   };

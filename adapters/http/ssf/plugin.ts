@@ -1,41 +1,30 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { GuardedHttp } from '../../outbound/guarded-http.ts';
-import { oauthError } from '../../../services/errors.ts';
+import type { StoredEvent } from '../../../services/event-log.ts';
 import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
 import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
-import { ssfSettings, transmitterConfiguration } from '../../../services/ssf/configuration.ts';
 import { AutomaticSignals } from '../../../services/ssf/automatic.ts';
+import { ssfSettings } from '../../../services/ssf/configuration.ts';
 import { SsfEmitter } from '../../../services/ssf/emit.ts';
-import { eventBodyFault } from '../../../services/ssf/event-types.ts';
 import { SsfPoll } from '../../../services/ssf/poll.ts';
 import { PushDelivery } from '../../../services/ssf/push.ts';
-import { objectBody, streamIdOf } from '../../../services/ssf/requests.ts';
+import { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
-import { SsfReceivers } from '../../../services/ssf/receiver.ts';
-import { ssfReceiverRoutes } from './receiver-routes.ts';
-import { subjectFault } from '../../../services/ssf/subjects.ts';
+import { GuardedHttp } from '../../outbound/guarded-http.ts';
 import type { MainContext } from '../main/context.ts';
-import { jsonObject } from '../response-schemas.ts';
+import { ssfManagementRoutes } from './management-routes.ts';
+import { ssfReceiverRoutes } from './receiver-routes.ts';
 
-const errorResponse = { $ref: 'OAuthError#' };
+/** The scope of the management API. */
 const SCOPE = 'ssf';
-const streamQuery = {
-  type: 'object',
-  properties: { stream_id: { type: 'string', maxLength: 64 } },
-};
-const errors = { 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse };
-const streamConfig = jsonObject('The stream configuration (SSF 1.0 §8.1.1)', {
-  stream_id: { type: 'string' },
-  iss: { type: 'string' },
-  aud: { type: 'string' },
-  events_supported: { type: 'array', items: { type: 'string' } },
-  events_requested: { type: 'array', items: { type: 'string' } },
-  events_delivered: { type: 'array', items: { type: 'string' } },
-  delivery: { type: 'object', additionalProperties: true },
-  min_verification_interval: { type: 'integer' },
-});
-const openBody = { type: 'object', additionalProperties: true };
+
+/** An exported stream never carries the push header, not even sealed. */
+function withoutSealedHeader(event: StoredEvent): Record<string, unknown> {
+  const delivery = event.data.delivery as Record<string, unknown> | undefined;
+  if (!delivery || !('authorization_header_sealed' in delivery)) return event.data;
+  const { authorization_header_sealed: _sealed, ...rest } = delivery;
+  return { ...event.data, delivery: { ...rest, authorization_header: '[kept sealed]' } };
+}
 
 /**
  * The Shared Signals transmitter (OpenID SSF 1.0, docs/ssf.md): its configuration metadata, the stream
@@ -78,230 +67,63 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
   });
   if (!ctx.oauthResource) throw new Error('the SSF routes need the OAuth server registered first');
   const resource = ctx.oauthResource();
-  const tags = ['ssf'];
 
   /** The calling client: a valid access token of `{base}/oauth2` with scope `ssf` (RFC 6750 §3.1). */
-  async function clientOf(request: FastifyRequest): Promise<string> {
-    const header = request.headers.authorization;
+  async function clientOfHeader(
+    header: string | undefined,
+    proof: { dpop?: string | string[]; method: string; url: string },
+  ): Promise<string> {
     if (!header) throw invalidTokenError('An access token with scope ssf is required');
     const presented = accessTokenFromHeader(header);
     if (!presented) throw invalidTokenError('The Authorization header is malformed');
-    const claims = await resource.authorize({
-      ...presented,
+    const claims = await resource.authorize({ ...presented, ...proof });
+    if (!claims.scope.split(' ').includes(SCOPE)) throw insufficientScope(SCOPE);
+    return claims.client_id;
+  }
+  const clientOf = (request: FastifyRequest) =>
+    clientOfHeader(request.headers.authorization, {
       dpop: request.headers.dpop,
       method: request.method,
       url: `${base}${request.url.split('?')[0]}`,
     });
-    if (!claims.scope.split(' ').includes(SCOPE)) throw insufficientScope(SCOPE);
-    return claims.client_id;
-  }
-  const queryStream = (request: FastifyRequest) => streamIdOf((request.query as { stream_id?: string }).stream_id);
+  ssfManagementRoutes(app, { streams, emitter, polling, settings, clientOf });
 
-  const configuration = JSON.stringify(transmitterConfiguration(settings));
-  app.get(
-    '/.well-known/ssf-configuration',
-    {
-      schema: {
-        summary: 'Shared Signals transmitter configuration metadata (SSF 1.0 §7.1)',
-        tags: ['discovery', ...tags],
-      },
-    },
-    async (_request, reply) => reply.type('application/json').send(configuration),
-  );
+  const receivers = new SsfReceivers({
+    log: ctx.log,
+    clock: ctx.clock,
+    ownIssuer: base,
+    ownJwks: () => ctx.keys.jwks('oidc'),
+    outbound: ctx.outbound,
+  });
+  ssfReceiverRoutes(app, receivers);
 
-  app.post(
-    '/ssf/streams',
-    {
-      schema: {
-        summary: 'Create a stream (SSF 1.0 §8.1.1.1)',
-        tags,
-        body: openBody,
-        response: { 201: streamConfig, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const created = await streams.create(await clientOf(request), request.body);
-      return reply.code(201).header('cache-control', 'no-store').send(created);
-    },
+  // Who may read the streams elsewhere (export, MCP): a stream's owner by token; a receiver by its id.
+  const ownedStream = async (id: string, authorization: string | undefined) => {
+    const client = await clientOfHeader(authorization, { method: 'GET', url: `${base}/ssf/streams` });
+    return streams.owned(client, id);
+  };
+  ctx.streamReaders.register('ssf-stream', async (id, credentials) => {
+    const owned = await ownedStream(id, credentials.authorization).catch(() => undefined);
+    return owned && { data: withoutSealedHeader };
+  });
+  ctx.streamReaders.register('ssf-receiver', async (id) =>
+    (await receivers.actors.get(id)).version > 0 ? {} : undefined,
   );
-  app.get(
-    '/ssf/streams',
-    {
-      schema: {
-        summary: 'Read one stream (stream_id) or every stream of the client (SSF 1.0 §8.1.1.2)',
-        tags,
-        querystring: streamQuery,
-        response: { 200: { anyOf: [streamConfig, { type: 'array', items: streamConfig }] }, ...errors },
-      },
+  ctx.ssf = {
+    receiver: (id) => receivers.view(id),
+    stream: async (id, authorization) => {
+      const { snapshot } = await ownedStream(id, authorization);
+      const c = snapshot.context;
+      return {
+        ...streams.view(id, c),
+        status: snapshot.value,
+        ...(c.reason ? { reason: c.reason } : {}),
+        subjects: c.subjects.map((s) => s.subject),
+        queued: c.pending.map((p) => p.jti),
+        receiver_errors: c.errors,
+      };
     },
-    async (request, reply) => {
-      const client = await clientOf(request);
-      reply.header('cache-control', 'no-store');
-      const { stream_id } = request.query as { stream_id?: string };
-      if (stream_id === undefined)
-        return (await streams.ofClient(client)).map((s) => streams.view(s.id, s.stream.snapshot.context));
-      const stream = await streams.owned(client, streamIdOf(stream_id));
-      return streams.view(stream_id, stream.snapshot.context);
-    },
-  );
-  for (const [method, replace] of [
-    ['PATCH', false],
-    ['PUT', true],
-  ] as const)
-    app.route({
-      method,
-      url: '/ssf/streams',
-      schema: {
-        summary: replace
-          ? 'Replace a stream configuration (SSF 1.0 §8.1.1.4)'
-          : 'Update a stream configuration (SSF 1.0 §8.1.1.3)',
-        tags,
-        body: openBody,
-        response: { 200: streamConfig, ...errors },
-      },
-      handler: async (request, reply) => {
-        const updated = await streams.update(await clientOf(request), request.body, replace);
-        return reply.header('cache-control', 'no-store').send(updated);
-      },
-    });
-  app.delete(
-    '/ssf/streams',
-    {
-      schema: {
-        summary: 'Delete a stream (SSF 1.0 §8.1.1.5)',
-        tags,
-        querystring: streamQuery,
-        response: { 204: { description: 'Deleted', type: 'null' }, ...errors },
-      },
-    },
-    async (request, reply) => {
-      await streams.remove(await clientOf(request), queryStream(request));
-      return reply.code(204).header('cache-control', 'no-store').send();
-    },
-  );
-  app.get(
-    '/ssf/status',
-    {
-      schema: {
-        summary: "Read a stream's status (SSF 1.0 §8.1.2.1)",
-        tags,
-        querystring: streamQuery,
-        response: errors,
-      },
-    },
-    async (request, reply) =>
-      reply
-        .header('cache-control', 'no-store')
-        .send(await streams.status(await clientOf(request), queryStream(request))),
-  );
-  app.post(
-    '/ssf/status',
-    {
-      schema: {
-        summary: "Change a stream's status: enabled, paused, disabled (SSF 1.0 §8.1.2.2)",
-        tags,
-        body: openBody,
-        response: errors,
-      },
-    },
-    async (request, reply) =>
-      reply.header('cache-control', 'no-store').send(await streams.setStatus(await clientOf(request), request.body)),
-  );
-  for (const [path, add] of [
-    ['/ssf/subjects::add', true],
-    ['/ssf/subjects::remove', false],
-  ] as const)
-    app.post(
-      path,
-      {
-        schema: {
-          summary: add
-            ? 'Add a subject to a stream (SSF 1.0 §8.1.3.2)'
-            : 'Remove a subject from a stream (SSF 1.0 §8.1.3.3)',
-          tags,
-          body: openBody,
-          response: { 200: { description: 'Done; no body', type: 'null' }, ...errors },
-        },
-      },
-      async (request, reply) => {
-        await streams.subject(await clientOf(request), request.body, add);
-        return reply.code(200).header('cache-control', 'no-store').send();
-      },
-    );
-  app.post(
-    '/ssf/verify',
-    {
-      schema: {
-        summary: 'Ask for a verification SET (SSF 1.0 §8.1.4.2)',
-        tags,
-        body: openBody,
-        response: { ...errors, 429: errorResponse },
-      },
-    },
-    async (request, reply) => {
-      await streams.verify(await clientOf(request), request.body);
-      return reply.code(204).header('cache-control', 'no-store').send();
-    },
-  );
-  app.post(
-    '/ssf/events',
-    {
-      schema: {
-        summary: "Emit any CAEP or RISC event to the calling client's own streams (to try each event type)",
-        tags,
-        body: openBody,
-        response: { 202: jsonObject('The SETs queued, per stream'), ...errors },
-      },
-    },
-    async (request, reply) => {
-      const client = await clientOf(request);
-      const body = objectBody(request.body);
-      if (typeof body.event_type !== 'string') throw oauthError('invalid_request', 'event_type is required');
-      const fault = eventBodyFault(body.event_type, body.event ?? {}) ?? subjectFault(body.subject);
-      if (fault) throw oauthError('invalid_request', fault);
-      const queued = await emitter.emit({
-        eventType: body.event_type,
-        subject: body.subject as Record<string, unknown>,
-        body: (body.event ?? {}) as Record<string, unknown>,
-        clientId: client,
-      });
-      return reply.code(202).header('cache-control', 'no-store').send({ queued });
-    },
-  );
-  app.post(
-    '/ssf/poll/:stream_id',
-    {
-      schema: {
-        summary: 'Poll a stream for SETs, acknowledging those received (RFC 8936)',
-        tags,
-        params: {
-          type: 'object',
-          required: ['stream_id'],
-          properties: { stream_id: { type: 'string', maxLength: 64 } },
-        },
-        body: openBody,
-        response: { 200: jsonObject('{sets: {jti: SET}, moreAvailable}'), ...errors },
-      },
-    },
-    async (request, reply) => {
-      const client = await clientOf(request);
-      const { stream_id } = request.params as { stream_id: string };
-      return reply
-        .header('cache-control', 'no-store')
-        .send(await polling.poll(client, streamIdOf(stream_id), request.body));
-    },
-  );
-
-  ssfReceiverRoutes(
-    app,
-    new SsfReceivers({
-      log: ctx.log,
-      clock: ctx.clock,
-      ownIssuer: base,
-      ownJwks: () => ctx.keys.jwks('oidc'),
-      outbound: ctx.outbound,
-    }),
-  );
+  };
 
   Object.assign(ctx.apiEndpoints, {
     ssf_configuration: '/.well-known/ssf-configuration',
