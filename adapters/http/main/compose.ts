@@ -247,7 +247,8 @@ async function assemble(
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && !route.url.includes('*'))
-        routes.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+        // `::` escapes a literal colon (`/ssf/subjects::add` is `/ssf/subjects:add`); `:name` is a parameter.
+        routes.push(`${method} ${route.url.replace(/::|:(\w+)/g, (match, name) => (name ? `{${name}}` : ':'))}`);
     }
   });
   installPageHeaders(app, config.walletUrl);

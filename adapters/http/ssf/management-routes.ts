@@ -26,6 +26,11 @@ const streamConfig = jsonObject('The stream configuration (SSF 1.0 §8.1.1)', {
   min_verification_interval: { type: 'integer' },
 });
 const openBody = { type: 'object', additionalProperties: true };
+const streamStatus = jsonObject('The stream status (SSF 1.0 §8.1.2)', {
+  stream_id: { type: 'string' },
+  status: { type: 'string' },
+  reason: { type: 'string' },
+});
 
 export interface ManagementDeps {
   streams: SsfStreams;
@@ -131,7 +136,7 @@ export function ssfManagementRoutes(app: FastifyInstance, deps: ManagementDeps):
         summary: "Read a stream's status (SSF 1.0 §8.1.2.1)",
         tags,
         querystring: streamQuery,
-        response: errors,
+        response: { 200: streamStatus, ...errors },
       },
     },
     async (request, reply) =>
@@ -146,7 +151,7 @@ export function ssfManagementRoutes(app: FastifyInstance, deps: ManagementDeps):
         summary: "Change a stream's status: enabled, paused, disabled (SSF 1.0 §8.1.2.2)",
         tags,
         body: openBody,
-        response: errors,
+        response: { 200: streamStatus, ...errors },
       },
     },
     async (request, reply) =>
@@ -180,7 +185,7 @@ export function ssfManagementRoutes(app: FastifyInstance, deps: ManagementDeps):
         summary: 'Ask for a verification SET (SSF 1.0 §8.1.4.2)',
         tags,
         body: openBody,
-        response: { ...errors, 429: errorResponse },
+        response: { 204: { description: 'A verification SET is queued', type: 'null' }, ...errors, 429: errorResponse },
       },
     },
     async (request, reply) => {
