@@ -13,6 +13,7 @@ import { oauthError } from '../errors.ts';
 import { MAX_NESTING, withinNesting } from '../untrusted/depth.ts';
 import { CLAIM_MEANINGS, TIME_CLAIMS, TOKEN_KINDS } from './claim-meanings.ts';
 import { describeTime } from './time.ts';
+import { explainEvents } from '../ssf/event-meanings.ts';
 
 export interface DecodedClaim {
   name: string;
@@ -246,6 +247,8 @@ export async function decodeJwt(
     signature,
     ...(kind && typ ? { kind: { typ, kind: kind.kind, reference: kind.reference } } : {}),
     claims,
+    // A Security Event Token (RFC 8417): each event of its events claim explained (SSF, CAEP, RISC).
+    ...(payload.events && typeof payload.events === 'object' ? { security_events: explainEvents(payload.events) } : {}),
     warnings: found,
   };
 }
