@@ -67,6 +67,8 @@ export interface SsfStreamContext {
   subjects: Array<{ key: string; subject: Record<string, unknown>; verified: boolean }>;
   /** SETs not yet acknowledged, oldest first. */
   pending: PendingSet[];
+  /** Every jti queued (the last 10,000): a fact signalled twice (two instances) is queued once, even after its ack. */
+  queued: string[];
   /** The last receiver errors (RFC 8936 setErrs, RFC 8935 error answers), newest last, at most 20. */
   errors: Array<{ jti: string; err: string; description?: string; at: number }>;
   lastVerificationAt?: number;

@@ -8,6 +8,7 @@ type E<T extends SsfStreamEvent['type']> = Extract<SsfStreamEvent, { type: T }>;
 type GuardArgs = { context: SsfStreamContext; event: SsfStreamEvent };
 
 const MAX_ERRORS = 20;
+const QUEUED_KEPT = 10_000;
 
 /** The machine's guards: pure, named, importable on their own (time arrives in events). */
 export const ssfStreamGuards = {
@@ -16,11 +17,11 @@ export const ssfStreamGuards = {
     event.type === 'ssf.subject_added' && !context.subjects.some((s) => s.key === event.key),
   knownSubject: ({ context, event }: GuardArgs) =>
     event.type === 'ssf.subject_removed' && context.subjects.some((s) => s.key === event.key),
-  /** A jti is queued once. */
-  newSet: ({ context, event }: GuardArgs) =>
-    event.type === 'ssf.set_issued' && !context.pending.some((p) => p.jti === event.jti),
+  /** A jti is queued once, ever. */
+  newSet: ({ context, event }: GuardArgs) => event.type === 'ssf.set_issued' && !context.queued.includes(event.jti),
   /** Only stream control events are made for a disabled stream (SSF 1.0 §8.1.2: nothing held). */
-  controlEvent: ({ event }: GuardArgs) => event.type === 'ssf.set_issued' && event.control,
+  newControlSet: ({ context, event }: GuardArgs) =>
+    event.type === 'ssf.set_issued' && event.control && !context.queued.includes(event.jti),
   toEnabled: ({ event }: GuardArgs) => event.type === 'ssf.status_changed' && event.status === 'enabled',
   toPaused: ({ event }: GuardArgs) => event.type === 'ssf.status_changed' && event.status === 'paused',
   toDisabled: ({ event }: GuardArgs) => event.type === 'ssf.status_changed' && event.status === 'disabled',
@@ -60,6 +61,7 @@ export const ssfStreamUpdates = {
   }),
   queueSet: (context: SsfStreamContext, e: E<'ssf.set_issued'>) => ({
     pending: [...context.pending, { jti: e.jti, set: e.set, control: e.control }],
+    queued: [...context.queued, e.jti].slice(-QUEUED_KEPT),
     ...(e.verification ? { lastVerificationAt: e.at } : {}),
   }),
   acknowledge: (context: SsfStreamContext, e: E<'ssf.sets_acknowledged'>) => ({ pending: without(context, e.jtis) }),
@@ -149,6 +151,7 @@ export const ssfStreamMachine = setup({
     eventsDelivered: [],
     subjects: [],
     pending: [],
+    queued: [],
     errors: [],
     createdAt: 0,
   },
@@ -194,7 +197,7 @@ export const ssfStreamMachine = setup({
         ...statusChanges,
         'ssf.set_issued': {
           description: 'Only verification and stream-updated SETs (SSF 1.0 §8.1.4, §8.1.5).',
-          guard: 'controlEvent',
+          guard: 'newControlSet',
           actions: 'queueSet',
         },
       },

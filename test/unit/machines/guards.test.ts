@@ -8,6 +8,8 @@ import { issuanceGuards, issuanceMachine } from '../../../machines/issuance.ts';
 import { presentationGuards, presentationMachine } from '../../../machines/presentation.ts';
 import { refreshFamilyGuards, refreshFamilyMachine } from '../../../machines/refresh-family.ts';
 import { setReceiverGuards, setReceiverMachine } from '../../../machines/set-receiver.ts';
+import { ssfReceiverGuards, ssfReceiverMachine } from '../../../machines/ssf-receiver.ts';
+import { ssfStreamGuards, ssfStreamMachine } from '../../../machines/ssf-stream.ts';
 import { svidRotationGuards, svidRotationMachine } from '../../../machines/svid-rotation.ts';
 import { walletExchangeGuards, walletExchangeMachine } from '../../../machines/wallet-exchange.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
@@ -22,6 +24,8 @@ const EXPORTED = [
   [presentationMachine, presentationGuards],
   [refreshFamilyMachine, refreshFamilyGuards],
   [setReceiverMachine, setReceiverGuards],
+  [ssfStreamMachine, ssfStreamGuards],
+  [ssfReceiverMachine, ssfReceiverGuards],
   [svidRotationMachine, svidRotationGuards],
   [walletExchangeMachine, walletExchangeGuards],
 ] as const;

@@ -9,6 +9,8 @@ import { presentationUpdates } from '../../../machines/presentation.ts';
 import { refreshFamilyUpdates, type FamilyContext } from '../../../machines/refresh-family.ts';
 import { setReceiverUpdates } from '../../../machines/set-receiver.ts';
 import { singleUseUpdates } from '../../../machines/single-use.ts';
+import { ssfReceiverUpdates } from '../../../machines/ssf-receiver.ts';
+import { ssfStreamUpdates } from '../../../machines/ssf-stream.ts';
 import { spiffeModeUpdates } from '../../../machines/spiffe-mode.ts';
 import { svidRotationUpdates } from '../../../machines/svid-rotation.ts';
 import { walletExchangeUpdates } from '../../../machines/wallet-exchange.ts';
@@ -27,6 +29,8 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   setReceiver: setReceiverUpdates,
   singleUse: singleUseUpdates,
   spiffeMode: spiffeModeUpdates,
+  ssfReceiver: ssfReceiverUpdates,
+  ssfStream: ssfStreamUpdates,
   svidRotation: svidRotationUpdates,
   'wallet-exchange': walletExchangeUpdates,
 };
