@@ -147,9 +147,8 @@ export class PushDelivery {
     this.failing.set(streamId, state);
     if (now - state.since >= GIVE_UP_AFTER_MS) {
       this.failing.delete(streamId);
-      await this.streams.actors.execute(streamId, {
-        type: 'ssf.status_changed',
-        at: now,
+      const { snapshot } = await this.streams.actors.get(streamId);
+      await this.streams.changeStatus(streamId, snapshot.context.clientId, {
         status: 'disabled',
         reason: `push delivery failed for 24 hours: ${reason}`.slice(0, 256),
       });

@@ -180,6 +180,16 @@ export class SsfStreams {
     const current = await this.owned(clientId, streamId);
     if (current.snapshot.value === change.status && current.snapshot.context.reason === change.reason)
       return this.status(clientId, streamId);
+    await this.changeStatus(streamId, current.snapshot.context.clientId, change);
+    return this.status(clientId, streamId);
+  }
+
+  /** A status change, by the receiver or by the transmitter itself, with its stream-updated SET (SSF 1.0 §8.1.5). */
+  async changeStatus(
+    streamId: string,
+    clientId: string,
+    change: { status: 'enabled' | 'paused' | 'disabled'; reason?: string },
+  ) {
     const at = this.now();
     const notice = await this.controlSet(
       streamId,
@@ -192,7 +202,6 @@ export class SsfStreams {
     const events = change.status === 'enabled' ? [statusEvent, notice] : [notice, statusEvent];
     const outcome = await this.actors.execute(streamId, () => events);
     if (!outcome.accepted) throw notFound('This client has no stream with this stream_id');
-    return this.status(clientId, streamId);
   }
 
   /** `POST /ssf/subjects:add` and `:remove` (SSF 1.0 §8.1.3.2, §8.1.3.3): 200 with an empty body. */

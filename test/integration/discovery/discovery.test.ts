@@ -33,6 +33,7 @@ describe('discovery documents', () => {
       'register-agent',
       'run-protocol-flow',
       'use-mcp',
+      'use-shared-signals',
       'use-wallet-harness',
     ]);
     for (const skill of index.skills) {

@@ -11,6 +11,7 @@ const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
 type Received = { contentType?: string; authorization?: string; body: string };
 const received: Received[] = [];
 let refuse = false;
+let down = false;
 let beside: Awaited<ReturnType<typeof startTargetBeside>>;
 let plain: TestServer;
 beforeAll(async () => {
@@ -23,6 +24,10 @@ beforeAll(async () => {
         authorization: request.headers.authorization,
         body,
       });
+      if (down) {
+        response.writeHead(503).end();
+        return;
+      }
       if (refuse) {
         response.writeHead(400, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ err: 'invalid_audience', description: 'not for us' }));
@@ -57,9 +62,9 @@ const call = (server: TestServer, bearer: string, method: string, path: string, 
     },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-/** Waits (at most two seconds) for the delivery worker, which runs just after the commits. */
+/** Waits (at most three seconds) for the delivery worker, which runs just after the commits (a retry within a second). */
 const until = async (check: () => boolean | Promise<boolean>) => {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 300 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
   expect(await check()).toBe(true);
 };
 
@@ -120,6 +125,34 @@ describe('SSF push delivery', () => {
       expect.objectContaining({ err: 'invalid_audience', description: 'not for us' }),
     ]);
     refuse = false;
+  });
+
+  it('retries a failing receiver with backoff, and disables the stream after 24 hours, saying why', async () => {
+    const server = beside.portico;
+    const bearer = await token(server);
+    const { stream_id } = (
+      await call(server, bearer, 'POST', '/ssf/streams', {
+        delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: `${beside.base}/down` },
+      })
+    ).body;
+    down = true;
+    const before = received.length;
+    expect((await call(server, bearer, 'POST', '/ssf/verify', { stream_id })).status).toBe(204);
+    await until(() => received.length > before);
+    // The server's clock runs an hour per check while real retries come (0.5 to 1 s, then 1 to 2 s):
+    // a retry a day after the first failure gives up.
+    // (Access tokens live an hour: each check asks for a fresh one.)
+    await until(async () => {
+      server.clock.advance(3600_000);
+      return (
+        (await call(server, await token(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body.status ===
+        'disabled'
+      );
+    });
+    const status = (await call(server, await token(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body;
+    expect(status.reason).toMatch(/push delivery failed for 24 hours: the receiver answered HTTP 503/);
+    expect(received.length - before).toBeGreaterThanOrEqual(2);
+    down = false;
   });
 
   it('refuses a push endpoint on a private or loopback address with the hook off, storing nothing', async () => {
