@@ -2,6 +2,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { eventBodyFault } from '../../../services/ssf/event-types.ts';
 
 // Issue 35: the three events the service emits by itself, each triggered by the real action: an agent
 // identity revoked, a refresh-token family revoked, a credential's status changed.
@@ -34,10 +35,17 @@ async function pollAll(bearer: string, streamId: string, count = 1) {
   while (payloads.length < count) {
     const sets = (await call(bearer, `/ssf/poll/${streamId}`, { ack })).body.sets as Record<string, string>;
     ack = Object.keys(sets);
-    for (const set of Object.values(sets))
-      payloads.push(
-        (await jwtVerify(set, jwks, { issuer: server.url, audience: 'machine-client', typ: 'secevent+jwt' })).payload,
-      );
+    for (const set of Object.values(sets)) {
+      const { payload } = await jwtVerify(set, jwks, {
+        issuer: server.url,
+        audience: 'machine-client',
+        typ: 'secevent+jwt',
+      });
+      // Every body keeps to its event type's fields (CAEP 1.0 §3).
+      for (const [type, body] of Object.entries(payload.events as Record<string, unknown>))
+        expect(eventBodyFault(type, body), type).toBeUndefined();
+      payloads.push(payload);
+    }
   }
   return payloads;
 }
