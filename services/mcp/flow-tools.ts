@@ -1,8 +1,7 @@
 import { fromJsonSchema, type McpServer } from '@modelcontextprotocol/server';
-import { OAuthError } from '../errors.ts';
 import type { RequestEdit } from '../flows/request-edit.ts';
 import type { RunView } from '../flows/runs.ts';
-import { result, str, toolError } from './tool-kit.ts';
+import { answer, str } from './tool-kit.ts';
 
 export interface FlowToolDeps {
   startFlow(
@@ -87,16 +86,6 @@ const CONTINUE_IN = fromJsonSchema<{ runId: string; runToken: string }>({
   additionalProperties: false,
 });
 
-/** A refusal the agent can act on: the error code and what went wrong, as the HTTP API says it. */
-async function answering(act: () => Promise<object>) {
-  try {
-    return result(await act());
-  } catch (error) {
-    if (error instanceof OAuthError) return toolError(`${error.error}: ${error.description}`);
-    throw error;
-  }
-}
-
 /** `start_flow`, `step_run` and `continue_run`: the flow runner and step mode (docs/flows.md). */
 export function registerFlowTools(server: McpServer, deps: FlowToolDeps): void {
   server.registerTool(
@@ -110,7 +99,7 @@ export function registerFlowTools(server: McpServer, deps: FlowToolDeps): void {
       annotations: RUNS_A_FLOW,
     },
     ({ protocolId, flowId, mode, options, target }) =>
-      answering(() =>
+      answer(() =>
         deps.startFlow(protocolId, flowId, { ...options, ...(mode ? { mode } : {}), ...(target ? { target } : {}) }),
       ),
   );
@@ -124,7 +113,7 @@ export function registerFlowTools(server: McpServer, deps: FlowToolDeps): void {
       outputSchema: RUN_OUT,
       annotations: RUNS_A_FLOW,
     },
-    ({ runId, runToken, edit }) => answering(() => deps.controlRun(runId, runToken, { kind: 'step', edit })),
+    ({ runId, runToken, edit }) => answer(() => deps.controlRun(runId, runToken, { kind: 'step', edit })),
   );
   server.registerTool(
     'continue_run',
@@ -135,6 +124,6 @@ export function registerFlowTools(server: McpServer, deps: FlowToolDeps): void {
       outputSchema: RUN_OUT,
       annotations: RUNS_A_FLOW,
     },
-    ({ runId, runToken }) => answering(() => deps.controlRun(runId, runToken, { kind: 'continue' })),
+    ({ runId, runToken }) => answer(() => deps.controlRun(runId, runToken, { kind: 'continue' })),
   );
 }

@@ -1,6 +1,5 @@
 import { fromJsonSchema, type McpServer } from '@modelcontextprotocol/server';
-import { OAuthError } from '../errors.ts';
-import { READ_ONLY, result, str, toolError } from './tool-kit.ts';
+import { answer, READ_ONLY, str } from './tool-kit.ts';
 
 export interface SsfToolDeps {
   /** A receiver and its last SETs (the receiver id is the capability, as for its page). */
@@ -22,15 +21,6 @@ const STREAM_IN = fromJsonSchema<{ streamId: string }>({
   additionalProperties: false,
 });
 const OBJECT_OUT = fromJsonSchema({ type: 'object' });
-
-const answer = async (read: () => Promise<object>) => {
-  try {
-    return result(await read());
-  } catch (error) {
-    if (error instanceof OAuthError) return toolError(`${error.error}: ${error.description}`);
-    throw error;
-  }
-};
 
 /** `read_ssf_receiver` and `read_ssf_stream`: both ends of a Shared Signals stream, read only. */
 export function registerSsfTools(server: McpServer, deps: SsfToolDeps): void {

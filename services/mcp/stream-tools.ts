@@ -1,9 +1,8 @@
 import { fromJsonSchema, type McpServer } from '@modelcontextprotocol/server';
-import { OAuthError } from '../errors.ts';
 import type { RunDiff } from '../streams/diff.ts';
 import type { StreamExport } from '../streams/export.ts';
 import type { StreamCredentials } from '../streams/readers.ts';
-import { READ_ONLY, result, str, toolError } from './tool-kit.ts';
+import { answer, READ_ONLY, str } from './tool-kit.ts';
 
 export interface StreamToolDeps {
   /** A stream as a caller with these credentials may read it (an OAuthError 404 otherwise). */
@@ -45,16 +44,6 @@ const DIFF_OUT = fromJsonSchema({
   properties: { same: { type: 'boolean' }, same_flow: { type: 'boolean' }, exchanges: { type: 'array' } },
   required: ['same', 'same_flow', 'exchanges'],
 });
-
-/** Refusals a caller can act on come back as tool errors; anything else is the server's. */
-async function answer(work: () => Promise<object>) {
-  try {
-    return result(await work());
-  } catch (error) {
-    if (error instanceof OAuthError) return toolError(`${error.error}: ${error.description}`);
-    throw error;
-  }
-}
 
 /** `export_stream` and `diff_runs`: the debugging streams, read-only, with the HTTP routes' access rules. */
 export function registerStreamTools(server: McpServer, deps: StreamToolDeps): void {

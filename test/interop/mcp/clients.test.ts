@@ -26,6 +26,8 @@ const TOOLS = [
   'get_machine',
   'list_protocol_flows',
   'list_protocols',
+  'read_ssf_receiver',
+  'read_ssf_stream',
   'start_flow',
   'step_run',
 ];
