@@ -50,6 +50,10 @@ export type SsfStreamEvent =
       control: boolean;
       verification?: boolean;
     }
+  /** SETs handed to the receiver: a poll's answer, or a push attempt (acknowledged or not yet). */
+  | { type: 'ssf.sets_delivered'; at: number; jtis: string[]; method: 'poll' | 'push' }
+  /** A push attempt that failed (no answer, or an answer that is neither 202 nor an RFC 8935 error): retried. */
+  | { type: 'ssf.delivery_failed'; at: number; jti: string; reason: string; attempt: number }
   /** RFC 8936 §2.4: acknowledged SETs are never delivered again. */
   | { type: 'ssf.sets_acknowledged'; at: number; jtis: string[] }
   /** RFC 8936 §2.4: SETs the receiver refused, with its error; they are not delivered again either. */
@@ -72,5 +76,8 @@ export interface SsfStreamContext {
   /** The last receiver errors (RFC 8936 setErrs, RFC 8935 error answers), newest last, at most 20. */
   errors: Array<{ jti: string; err: string; description?: string; at: number }>;
   lastVerificationAt?: number;
+  /** When SETs were last handed out, and the last failed push (docs/ssf.md). */
+  lastDeliveredAt?: number;
+  lastFailure?: { jti: string; reason: string; attempt: number; at: number };
   createdAt: number;
 }

@@ -64,6 +64,10 @@ export const ssfStreamUpdates = {
     queued: [...context.queued, e.jti].slice(-QUEUED_KEPT),
     ...(e.verification ? { lastVerificationAt: e.at } : {}),
   }),
+  recordDelivery: (_: SsfStreamContext, e: E<'ssf.sets_delivered'>) => ({ lastDeliveredAt: e.at }),
+  recordFailure: (_: SsfStreamContext, e: E<'ssf.delivery_failed'>) => ({
+    lastFailure: { jti: e.jti, reason: e.reason, attempt: e.attempt, at: e.at },
+  }),
   acknowledge: (context: SsfStreamContext, e: E<'ssf.sets_acknowledged'>) => ({ pending: without(context, e.jtis) }),
   recordRefusals: (context: SsfStreamContext, e: E<'ssf.sets_refused'>) => ({
     pending: without(
@@ -88,6 +92,15 @@ const configuration = {
     description: 'POST /ssf/subjects:remove (SSF 1.0 §8.1.3.3).',
     guard: 'knownSubject',
     actions: 'removeSubject',
+  },
+  'ssf.sets_delivered': {
+    description:
+      'SETs handed to the receiver: a poll answer (RFC 8936 §2.4) or a push (RFC 8935 §2); not yet acknowledged.',
+    actions: 'recordDelivery',
+  },
+  'ssf.delivery_failed': {
+    description: 'A push that got no usable answer (RFC 8935 §2.3): retried with backoff for a day.',
+    actions: 'recordFailure',
   },
   'ssf.sets_acknowledged': {
     description: 'A poll acknowledging queued SETs: never delivered again (RFC 8936 §2.4).',

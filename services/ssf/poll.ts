@@ -94,7 +94,16 @@ export class SsfPoll {
       ready = await this.ready(streamId);
     }
     const sets: Record<string, string> = Object.create(null);
-    for (const p of ready.slice(0, max)) sets[p.jti] = p.set;
+    const handed = ready.slice(0, max);
+    for (const p of handed) sets[p.jti] = p.set;
+    // Every delivery is an event of the stream (its history), acknowledged or not.
+    if (handed.length > 0)
+      await this.streams.actors.execute(streamId, {
+        type: 'ssf.sets_delivered',
+        at: this.clock.now(),
+        jtis: handed.map((p) => p.jti),
+        method: 'poll',
+      });
     return { sets, moreAvailable: ready.length > max };
   }
 

@@ -124,27 +124,36 @@ export class PushDelivery {
     }
     if (status === 202 || status === 200) {
       this.failing.delete(streamId);
-      await this.streams.actors.execute(streamId, { type: 'ssf.sets_acknowledged', at, jtis: [pending.jti] });
+      await this.streams.actors.execute(streamId, () => [
+        { type: 'ssf.sets_delivered', at, jtis: [pending.jti], method: 'push' },
+        { type: 'ssf.sets_acknowledged', at, jtis: [pending.jti] },
+      ]);
       return true;
     }
     const refused = status === 400 ? receiverError(body) : undefined;
     if (refused) {
       this.failing.delete(streamId);
-      await this.streams.actors.execute(streamId, {
-        type: 'ssf.sets_refused',
-        at,
-        errors: [{ jti: pending.jti, ...refused }],
-      });
+      await this.streams.actors.execute(streamId, () => [
+        { type: 'ssf.sets_delivered', at, jtis: [pending.jti], method: 'push' },
+        { type: 'ssf.sets_refused', at, errors: [{ jti: pending.jti, ...refused }] },
+      ]);
       return true;
     }
-    return this.retryLater(streamId, failure || `the receiver answered HTTP ${status}`);
+    return this.retryLater(streamId, pending.jti, failure || `the receiver answered HTTP ${status}`);
   }
 
-  private async retryLater(streamId: string, reason: string): Promise<false> {
+  private async retryLater(streamId: string, jti: string, reason: string): Promise<false> {
     const now = this.clock.now();
     const state = this.failing.get(streamId) ?? { since: now, attempts: 0 };
     state.attempts += 1;
     this.failing.set(streamId, state);
+    await this.streams.actors.execute(streamId, {
+      type: 'ssf.delivery_failed',
+      at: now,
+      jti,
+      reason: reason.slice(0, 256),
+      attempt: state.attempts,
+    });
     if (now - state.since >= GIVE_UP_AFTER_MS) {
       this.failing.delete(streamId);
       const { snapshot } = await this.streams.actors.get(streamId);

@@ -151,6 +151,10 @@ describe('SSF push delivery', () => {
     });
     const status = (await call(server, await token(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body;
     expect(status.reason).toMatch(/push delivery failed for 24 hours: the receiver answered HTTP 503/);
+    const failures = (await server.main.ctx.log.readStream(`ssf-stream:${stream_id}`)).filter(
+      (e) => e.type === 'ssf.delivery_failed',
+    );
+    expect(failures.map((e) => e.data.attempt)).toEqual(failures.map((_, i) => i + 1));
     expect(received.length - before).toBeGreaterThanOrEqual(2);
     down = false;
   });
