@@ -5,6 +5,8 @@ import type { SsfEmitter, SsfEvent } from './emit.ts';
 const SESSION_REVOKED = `${CAEP}session-revoked`;
 const CREDENTIAL_CHANGE = `${CAEP}credential-change`;
 const CHECKPOINT = 'ssf_automatic';
+/** The facts that are signalled; a commit with none of them costs the follower nothing. */
+const SIGNALLED = new Set(['agent.revoked', 'refresh.revoked', 'refresh.reused', 'credential.status_changed']);
 const BATCH = 1_000;
 
 /** Where the facts come from: the issuers named in their subjects. */
@@ -70,7 +72,8 @@ export async function automaticEvent(e: StoredEvent, sources: AutomaticSources):
 
 /**
  * Follows the log from a checkpoint and emits the automatic SSF events, so a fact committed just
- * before a crash is still signalled after the restart. Each SET's `jti` comes from the fact's log
+ * before a crash is still signalled after the restart. It reads the log only when a commit holds a
+ * signalled fact (and once at start), so other commits cost it nothing. Each SET's `jti` comes from the fact's log
  * position: instances sharing a log (each follows every commit) queue it once per stream.
  */
 export class AutomaticSignals {
@@ -84,7 +87,9 @@ export class AutomaticSignals {
   ) {}
 
   async start(): Promise<void> {
-    this.unsubscribe = this.log.onCommit(() => this.schedule());
+    this.unsubscribe = this.log.onCommit((events) => {
+      if (events.some((e) => SIGNALLED.has(e.type))) this.schedule();
+    });
     this.schedule();
     await this.chain;
   }
