@@ -13,6 +13,7 @@ import { presentationMachine } from './presentation.ts';
 import { walletExchangeMachine } from './wallet-exchange.ts';
 import { ssfStreamMachine } from './ssf-stream.ts';
 import { ssfReceiverMachine } from './ssf-receiver.ts';
+import { statusListMachine, statusListRegistryMachine } from './status-list.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -33,6 +34,8 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'wallet-exchange': walletExchangeMachine,
   'ssf-stream': ssfStreamMachine,
   'ssf-receiver': ssfReceiverMachine,
+  'status-list': statusListMachine,
+  'status-lists': statusListRegistryMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -1,8 +1,4 @@
 import type { Clock } from '../clock.ts';
-import { randomToken } from '../crypto/random.ts';
-import type { KeyRing } from '../keys.ts';
-import type { SsfSettings } from './configuration.ts';
-import { signSet } from './set.ts';
 import type { SsfStreams } from './streams.ts';
 import { subjectsMatch } from './subjects.ts';
 
@@ -30,8 +26,6 @@ export interface SsfEvent {
 export class SsfEmitter {
   constructor(
     private readonly streams: SsfStreams,
-    private readonly keys: KeyRing,
-    private readonly settings: SsfSettings,
     private readonly clock: Clock,
   ) {}
 
@@ -44,28 +38,20 @@ export class SsfEmitter {
       if (!c.eventsDelivered.includes(event.eventType)) continue;
       if (event.happenedAt !== undefined && event.happenedAt < c.createdAt) continue;
       if (!event.anySubject && !c.subjects.some((s) => subjectsMatch(s.subject, event.subject))) continue;
-      const at = this.clock.now();
-      const jti = event.jtiSeed ? `${event.jtiSeed}.${id}` : randomToken(16);
-      const set = await signSet(
+      const issued = await this.streams.setFor(
+        c.clientId,
         {
-          iss: this.settings.issuer,
-          aud: c.clientId,
-          jti,
-          iat: Math.floor(at / 1000),
-          sub_id: event.subject,
-          events: { [event.eventType]: event.body },
+          type: event.eventType,
+          body: event.body,
+          subject: event.subject,
+          control: false,
           ...(event.txn !== undefined ? { txn: event.txn } : {}),
+          ...(event.jtiSeed ? { jti: `${event.jtiSeed}.${id}` } : {}),
         },
-        this.keys.signing('oidc', 'ES256'),
+        this.clock.now(),
       );
-      const outcome = await this.streams.actors.execute(id, {
-        type: 'ssf.set_issued',
-        at,
-        jti,
-        set,
-        event_types: [event.eventType],
-        control: false,
-      });
+      const outcome = await this.streams.actors.execute(id, issued);
+      const jti = issued.jti;
       if (outcome.accepted) queued.push({ stream_id: id, jti });
     }
     return queued;

@@ -6,6 +6,7 @@ import { randomToken, sha256 } from '../crypto/random.ts';
 import { sameText } from '../crypto/compare.ts';
 import { decodeJwtClaims } from '../crypto/decode-jwt.ts';
 import { notFound, oauthError } from '../errors.ts';
+import { bearerToken } from '../oauth/authorization-header.ts';
 import type { EventLog } from '../event-log.ts';
 import type { OutboundHttp } from '../outbound.ts';
 import { objectBody } from './requests.ts';
@@ -82,7 +83,7 @@ export class SsfReceivers {
     const receiver = await this.actors.get(id);
     if (receiver.version === 0) throw notFound('No such receiver');
     const c = receiver.snapshot.context;
-    const secret = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+    const secret = bearerToken(authorization);
     if (!secret || !sameText(sha256(secret), c.authHash))
       return refuse('authentication_failed', 'The Authorization header is not the one this receiver gave', 401);
     const judged = await this.judge(c, contentType, body);

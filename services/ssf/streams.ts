@@ -252,25 +252,36 @@ export class SsfStreams {
   }
 
   /** A stream control SET: about the stream itself (`sub_id` opaque stream id, SSF 1.0 §8.1.4.1). */
-  private async controlSet(
-    streamId: string,
+  private controlSet(streamId: string, clientId: string, type: string, body: Record<string, unknown>, at: number) {
+    return this.setFor(clientId, { type, body, subject: { format: 'opaque', id: streamId }, control: true }, at);
+  }
+
+  /** One SET for one stream's receiver (`aud` its client), signed with the origin's key, as its `set_issued` event. */
+  async setFor(
     clientId: string,
-    type: string,
-    body: Record<string, unknown>,
+    event: {
+      type: string;
+      body: Record<string, unknown>;
+      subject: Record<string, unknown>;
+      control: boolean;
+      txn?: string;
+      jti?: string;
+    },
     at: number,
   ): Promise<SetIssued> {
-    const jti = randomToken(16);
+    const jti = event.jti ?? randomToken(16);
     const set = await signSet(
       {
         iss: this.deps.settings.issuer,
         aud: clientId,
         jti,
         iat: Math.floor(at / 1000),
-        sub_id: { format: 'opaque', id: streamId },
-        events: { [type]: body },
+        sub_id: event.subject,
+        events: { [event.type]: event.body },
+        ...(event.txn !== undefined ? { txn: event.txn } : {}),
       },
       this.deps.keys.signing('oidc', 'ES256'),
     );
-    return { type: 'ssf.set_issued', at, jti, set, event_types: [type], control: true };
+    return { type: 'ssf.set_issued', at, jti, set, event_types: [event.type], control: event.control };
   }
 }

@@ -27,6 +27,9 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users, ctx.credentialStatus.slots);
   // An offer's stream is read by its offer id, the same capability as its status document.
   ctx.streamReaders.register('issuance', async () => ({}));
+  // The status lists' allocation records are as public as the lists they describe.
+  ctx.streamReaders.register('status-list', async () => ({}));
+  ctx.streamReaders.register('status-lists', async () => ({}));
   /** Correlation (docs/debugging.md): records the asking wallet exchange and names the offer's stream. */
   const correlateOffer = (request: FastifyRequest, reply: FastifyReply, offerId: string | undefined) =>
     correlate(request, reply, (walletExchange) => correlateIssuance(issuer, offerId, walletExchange));

@@ -43,7 +43,7 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
     sealer,
     vetEndpoint: (url) => (new URL(url).origin === new URL(base).origin ? Promise.resolve() : ctx.outbound.vet(url)),
   });
-  const emitter = new SsfEmitter(streams, ctx.keys, settings, ctx.clock);
+  const emitter = new SsfEmitter(streams, ctx.clock);
   const polling = new SsfPoll(streams, ctx.log, ctx.clock, settings.longPollMs);
   // The three events the service emits by itself, from facts its log records (docs/ssf.md).
   const automatic = new AutomaticSignals(ctx.log, emitter, {

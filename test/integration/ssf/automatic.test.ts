@@ -1,8 +1,9 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { holderKey, issueWithOffer } from '../../support/holder.ts';
 import { eventBodyFault } from '../../../services/ssf/event-types.ts';
+import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: the three events the service emits by itself, each triggered by the real action: an agent
 // identity revoked, a refresh-token family revoked, a credential's status changed.
@@ -15,16 +16,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function token() {
-  const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
-  return (
-    await exchange(
-      server.url,
-      '/oauth2/token',
-      form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
-    )
-  ).body.access_token as string;
-}
 const call = (bearer: string, path: string, body: unknown) =>
   exchange(server.url, path, json(body, { authorization: `Bearer ${bearer}` }));
 /** Long polls (acknowledging as it goes) until `count` SETs came: the service emits just after the fact's commit. */
@@ -52,7 +43,7 @@ async function pollAll(bearer: string, streamId: string, count = 1) {
 
 describe('SETs the service emits by itself', () => {
   it('CAEP session-revoked when an agent identity is revoked, about the agent (iss_sub)', async () => {
-    const bearer = await token();
+    const bearer = await ssfToken(server);
     const { stream_id } = (await call(bearer, '/ssf/streams', { events_requested: [`${CAEP}session-revoked`] })).body;
     const agent = (await exchange(server.url, '/agentauth/identity', json({ type: 'anonymous' }))).body;
     const agentId = agent.agent_id as string;
@@ -65,7 +56,7 @@ describe('SETs the service emits by itself', () => {
   });
 
   it("CAEP session-revoked when a refresh-token family is revoked, about the family's user", async () => {
-    const bearer = await token();
+    const bearer = await ssfToken(server);
     const { stream_id } = (await call(bearer, '/ssf/streams', { events_requested: [`${CAEP}session-revoked`] })).body;
     for (const iss of [server.url, `${server.url}/oauth2`])
       await call(bearer, '/ssf/subjects:add', { stream_id, subject: { format: 'iss_sub', iss, sub: 'alice' } });
@@ -79,7 +70,7 @@ describe('SETs the service emits by itself', () => {
   });
 
   it("CAEP credential-change when a credential's status changes, to every stream that delivers it", async () => {
-    const bearer = await token();
+    const bearer = await ssfToken(server);
     const { stream_id } = (await call(bearer, '/ssf/streams', { events_requested: [`${CAEP}credential-change`] })).body;
     const holder = await holderKey();
     const { offerId } = await issueWithOffer(

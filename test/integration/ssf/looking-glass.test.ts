@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: the looking glass explains every CAEP, RISC and SSF event type of a SET, field by field.
 let server: TestServer;
@@ -13,14 +14,7 @@ afterAll(async () => {
 
 describe('the looking glass and SETs', () => {
   it('explains each event of a SET this origin signed: meaning, reference, each field', async () => {
-    const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
-    const bearer = (
-      await exchange(
-        server.url,
-        '/oauth2/token',
-        form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
-      )
-    ).body.access_token;
+    const bearer = await ssfToken(server);
     const auth = { authorization: `Bearer ${bearer}` };
     const { stream_id } = (
       await exchange(server.url, '/ssf/streams', json({ events_requested: [`${CAEP}credential-change`] }, auth))

@@ -1,6 +1,7 @@
-import { decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: the SSF 1.0 transmitter's configuration, stream management API and its errors, subjects,
 // status with stream-updated, verification, poll with ack, and SETs a peer (jose) verifies.
@@ -14,19 +15,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function tokenFor(client: string, scope = 'ssf') {
-  const basic = Buffer.from(`${client}:${client}-secret`).toString('base64');
-  // demo-app-post authenticates in the body (client_secret_post), the others with Basic.
-  const answer = await exchange(
-    server.url,
-    '/oauth2/token',
-    client === 'demo-app-post'
-      ? form({ grant_type: 'client_credentials', scope, client_id: client, client_secret: `${client}-secret` })
-      : form({ grant_type: 'client_credentials', scope }, { authorization: `Basic ${basic}` }),
-  );
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body.access_token as string;
-}
 const call = (token: string | undefined, method: string, path: string, body?: unknown) =>
   exchange(server.url, path, {
     method,
@@ -69,14 +57,14 @@ describe('SSF transmitter', () => {
     const none = await call(undefined, 'GET', '/ssf/streams');
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    const apiOnly = await tokenFor('machine-client', 'api:read');
+    const apiOnly = await ssfToken(server, 'machine-client', 'api:read');
     const scoped = await call(apiOnly, 'GET', '/ssf/streams');
     expect(scoped.status).toBe(403);
     expect(scoped.body.error).toBe('insufficient_scope');
     expect(scoped.headers.get('www-authenticate')).toMatch(/insufficient_scope.*scope="ssf"/);
-    const mine = await tokenFor('machine-client');
+    const mine = await ssfToken(server, 'machine-client');
     const created = await call(mine, 'POST', '/ssf/streams', { events_requested: [`${CAEP}session-revoked`] });
-    const other = await tokenFor('demo-app');
+    const other = await ssfToken(server, 'demo-app');
     for (const [method, path] of [
       ['GET', `/ssf/streams?stream_id=${created.body.stream_id}`],
       ['GET', `/ssf/status?stream_id=${created.body.stream_id}`],
@@ -89,7 +77,7 @@ describe('SSF transmitter', () => {
   });
 
   it('creates, reads, updates, replaces and deletes streams; at most five per client', async () => {
-    const token = await tokenFor('demo-app-post');
+    const token = await ssfToken(server, 'demo-app-post');
     const created = await call(token, 'POST', '/ssf/streams', {
       events_requested: [`${CAEP}session-revoked`, `${RISC}account-disabled`, 'urn:example:unknown'],
       description: 'poll stream',
@@ -129,7 +117,7 @@ describe('SSF transmitter', () => {
   });
 
   it('delivers by poll only events about its subjects, redelivers until acknowledged, and never after', async () => {
-    const token = await tokenFor('machine-client');
+    const token = await ssfToken(server, 'machine-client');
     const { stream_id } = (
       await call(token, 'POST', '/ssf/streams', {
         events_requested: [`${CAEP}credential-change`, `${RISC}account-disabled`],
@@ -181,7 +169,7 @@ describe('SSF transmitter', () => {
   });
 
   it('pauses (holding events), resumes (delivering them), disables (dropping them); each change a stream-updated SET', async () => {
-    const token = await tokenFor('demo-app-post');
+    const token = await ssfToken(server, 'demo-app-post');
     const { stream_id } = (await call(token, 'POST', '/ssf/streams', { events_requested: [`${RISC}account-enabled`] }))
       .body;
     const bob = { format: 'iss_sub', iss: server.url, sub: 'bob' };
@@ -220,7 +208,7 @@ describe('SSF transmitter', () => {
   });
 
   it('sends a verification SET with its state, and answers 429 within min_verification_interval', async () => {
-    const token = await tokenFor('demo-app');
+    const token = await ssfToken(server, 'demo-app');
     const { stream_id } = (await call(token, 'POST', '/ssf/streams', {})).body;
     expect((await call(token, 'POST', '/ssf/verify', { stream_id, state: 'abc' })).status).toBe(204);
     const again = await call(token, 'POST', '/ssf/verify', { stream_id });

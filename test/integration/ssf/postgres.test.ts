@@ -1,48 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { exchange, form, json, type TestServer } from '../../support/main-server.ts';
+import { useTwoInstancesOnPostgres } from '../../support/postgres-instances.ts';
+import { postgresAvailable } from '../../support/postgres.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: two instances on one PostgreSQL share the streams: a SET acknowledged at one is never delivered
 // by the other, and an automatic event is queued once though both instances follow the log.
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
-let postgres: TestPostgres;
-let dataDir: string;
-const instances: TestServer[] = [];
-beforeAll(async () => {
-  if (!postgresAvailable) return;
-  postgres = await startPostgres();
-  const env = { EVENT_STORE: 'postgres', DATABASE_URL: await postgres.database() };
-  dataDir = mkdtempSync(join(tmpdir(), 'portico-ssf-pg-'));
-  instances.push(await startMainServer({ env, dataDir }), await startMainServer({ env, dataDir }));
-}, 60_000);
-afterAll(async () => {
-  for (const instance of instances) await instance.close();
-  await postgres?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+const instances = useTwoInstancesOnPostgres();
 
-async function token(at: TestServer) {
-  const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
-  return (
-    await exchange(
-      at.url,
-      '/oauth2/token',
-      form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
-    )
-  ).body.access_token as string;
-}
 const call = (at: TestServer, bearer: string, path: string, body: unknown) =>
   exchange(at.url, path, json(body, { authorization: `Bearer ${bearer}` }));
 
 describe.skipIf(!postgresAvailable)('SSF on several instances', () => {
   it('never delivers an acknowledged SET again, whichever instance is polled', async () => {
     const [a, b] = instances;
-    const [ta, tb] = [await token(a), await token(b)];
+    const [ta, tb] = [await ssfToken(a), await ssfToken(b)];
     const { stream_id } = (
       await call(a, ta, '/ssf/streams', { events_requested: [`${RISC}account-purged`, `${CAEP}session-revoked`] })
     ).body;

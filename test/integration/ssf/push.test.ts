@@ -1,7 +1,8 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 import { startTargetBeside } from '../../support/target-server.ts';
 
 // Issue 35: push delivery (RFC 8935) to a test receiver on loopback through the outbound guard's hook:
@@ -43,16 +44,6 @@ afterAll(async () => {
   await plain.close();
 });
 
-async function token(server: TestServer) {
-  const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
-  return (
-    await exchange(
-      server.url,
-      '/oauth2/token',
-      form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
-    )
-  ).body.access_token as string;
-}
 const call = (server: TestServer, bearer: string, method: string, path: string, body?: unknown) =>
   exchange(server.url, path, {
     method,
@@ -71,7 +62,7 @@ const until = async (check: () => boolean | Promise<boolean>) => {
 describe('SSF push delivery', () => {
   it('POSTs each SET as application/secevent+jwt with the authorization header, in order, to a loopback receiver', async () => {
     const server = beside.portico;
-    const bearer = await token(server);
+    const bearer = await ssfToken(server);
     const created = await call(server, bearer, 'POST', '/ssf/streams', {
       delivery: {
         method: 'urn:ietf:rfc:8935',
@@ -129,7 +120,7 @@ describe('SSF push delivery', () => {
 
   it('retries a failing receiver with backoff, and disables the stream after 24 hours, saying why', async () => {
     const server = beside.portico;
-    const bearer = await token(server);
+    const bearer = await ssfToken(server);
     const { stream_id } = (
       await call(server, bearer, 'POST', '/ssf/streams', {
         delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: `${beside.base}/down` },
@@ -145,11 +136,11 @@ describe('SSF push delivery', () => {
     await until(async () => {
       server.clock.advance(3600_000);
       return (
-        (await call(server, await token(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body.status ===
+        (await call(server, await ssfToken(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body.status ===
         'disabled'
       );
     });
-    const status = (await call(server, await token(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body;
+    const status = (await call(server, await ssfToken(server), 'GET', `/ssf/status?stream_id=${stream_id}`)).body;
     expect(status.reason).toMatch(/push delivery failed for 24 hours: the receiver answered HTTP 503/);
     const failures = (await server.main.ctx.log.readStream(`ssf-stream:${stream_id}`)).filter(
       (e) => e.type === 'ssf.delivery_failed',
@@ -160,7 +151,7 @@ describe('SSF push delivery', () => {
   });
 
   it('refuses a push endpoint on a private or loopback address with the hook off, storing nothing', async () => {
-    const bearer = await token(plain);
+    const bearer = await ssfToken(plain);
     for (const endpoint of [
       'http://127.0.0.1:9/events',
       'https://10.0.0.1/events',

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: a stream's history is its events: exported to its owner only (the push header never in it),
 // and both ends read through MCP tools.
@@ -12,20 +13,9 @@ afterAll(async () => {
   await server.close();
 });
 
-async function token() {
-  const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
-  return (
-    await exchange(
-      server.url,
-      '/oauth2/token',
-      form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
-    )
-  ).body.access_token as string;
-}
-
 describe('reading SSF streams and receivers', () => {
   it('exports a stream to its owner only, without its push header, and reads both ends over MCP', async () => {
-    const bearer = await token();
+    const bearer = await ssfToken(server);
     const receiver = (await exchange(server.url, '/ssf/receivers', json({ audience: 'machine-client' }))).body;
     const { stream_id } = (
       await exchange(

@@ -1,6 +1,7 @@
-import { SignJWT, generateKeyPair } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: our own receiver end to end: a push stream to it, verify, a triggered event received and
 // checked; and every refusal of RFC 8935 (wrong header, typ, key, iss, aud, replay).
@@ -13,16 +14,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function token() {
-  const basic = Buffer.from('machine-client:machine-client-secret').toString('base64');
-  return (
-    await exchange(
-      server.url,
-      '/oauth2/token',
-      form({ grant_type: 'client_credentials', scope: 'ssf' }, { authorization: `Basic ${basic}` }),
-    )
-  ).body.access_token as string;
-}
 const call = (bearer: string, path: string, body: unknown) =>
   exchange(server.url, path, json(body, { authorization: `Bearer ${bearer}` }));
 const view = async (id: string) =>
@@ -40,7 +31,7 @@ describe("Portico's SET receiver", () => {
       transmitter: server.url,
       endpoint_url: `${server.url}/ssf/receiver/${receiver.body.receiver_id}/events`,
     });
-    const bearer = await token();
+    const bearer = await ssfToken(server);
     const { stream_id } = (
       await call(bearer, '/ssf/streams', {
         delivery: {

@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { inflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
 import { holderKey, issueWithOffer } from '../../support/holder.ts';
-import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { exchange, json, type TestServer } from '../../support/main-server.ts';
+import { useTwoInstancesOnPostgres } from '../../support/postgres-instances.ts';
+import { postgresAvailable } from '../../support/postgres.ts';
 
 // Issue 34: two instances on one PostgreSQL never hand out one status index twice, and a change made at
 // one instance is in the other's served list on its next read.
-let postgres: TestPostgres;
-let dataDir: string;
-const instances: TestServer[] = [];
-beforeAll(async () => {
-  if (!postgresAvailable) return;
-  postgres = await startPostgres();
-  const env = { EVENT_STORE: 'postgres', DATABASE_URL: await postgres.database() };
-  dataDir = mkdtempSync(join(tmpdir(), 'portico-status-pg-'));
-  instances.push(await startMainServer({ env, dataDir }), await startMainServer({ env, dataDir }));
-}, 60_000);
-afterAll(async () => {
-  for (const instance of instances) await instance.close();
-  await postgres?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+const instances = useTwoInstancesOnPostgres();
 
 /** The list's bytes as one instance serves it now. */
 async function servedBytes(instance: TestServer, listId: string) {

@@ -56,5 +56,16 @@ describe('npm run replay -- --status-list', () => {
     expect((await served()).equals(before)).toBe(true);
 
     expect(replay('--status-list', 'no-such-list').status).toBe(2);
+
+    // The allocation records are streams like the others: folded by their machines, and exported.
+    const all = JSON.parse(replay('--json', '--quiet').stdout);
+    const records = all.streams.filter((r: any) => /^status-lists?:/.test(r.stream));
+    expect(records.map((r: any) => r.stream)).toEqual(
+      expect.arrayContaining(['status-lists:registry', `status-list:${listId}`]),
+    );
+    expect(records.filter((r: any) => r.verdict === 'no machine')).toEqual([]);
+    const exported = await exchange(server.url, `/api/streams/status-list:${listId}/export`, { method: 'GET' });
+    expect(exported.status).toBe(200);
+    expect(exported.body.events[0].type).toBe('status_list.indices_reserved');
   });
 });

@@ -10,6 +10,12 @@ import { refreshFamilyGuards, refreshFamilyMachine } from '../../../machines/ref
 import { setReceiverGuards, setReceiverMachine } from '../../../machines/set-receiver.ts';
 import { ssfReceiverGuards, ssfReceiverMachine } from '../../../machines/ssf-receiver.ts';
 import { ssfStreamGuards, ssfStreamMachine } from '../../../machines/ssf-stream.ts';
+import {
+  statusListGuards,
+  statusListMachine,
+  statusListRegistryGuards,
+  statusListRegistryMachine,
+} from '../../../machines/status-list.ts';
 import { svidRotationGuards, svidRotationMachine } from '../../../machines/svid-rotation.ts';
 import { walletExchangeGuards, walletExchangeMachine } from '../../../machines/wallet-exchange.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
@@ -26,6 +32,8 @@ const EXPORTED = [
   [setReceiverMachine, setReceiverGuards],
   [ssfStreamMachine, ssfStreamGuards],
   [ssfReceiverMachine, ssfReceiverGuards],
+  [statusListMachine, statusListGuards],
+  [statusListRegistryMachine, statusListRegistryGuards],
   [svidRotationMachine, svidRotationGuards],
   [walletExchangeMachine, walletExchangeGuards],
 ] as const;

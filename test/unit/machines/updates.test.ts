@@ -9,9 +9,10 @@ import { presentationUpdates } from '../../../machines/presentation.ts';
 import { refreshFamilyUpdates, type FamilyContext } from '../../../machines/refresh-family.ts';
 import { setReceiverUpdates } from '../../../machines/set-receiver.ts';
 import { singleUseUpdates } from '../../../machines/single-use.ts';
+import { spiffeModeUpdates } from '../../../machines/spiffe-mode.ts';
 import { ssfReceiverUpdates } from '../../../machines/ssf-receiver.ts';
 import { ssfStreamUpdates } from '../../../machines/ssf-stream.ts';
-import { spiffeModeUpdates } from '../../../machines/spiffe-mode.ts';
+import { statusListRegistryUpdates, statusListUpdates } from '../../../machines/status-list.ts';
 import { svidRotationUpdates } from '../../../machines/svid-rotation.ts';
 import { walletExchangeUpdates } from '../../../machines/wallet-exchange.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
@@ -31,6 +32,8 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   spiffeMode: spiffeModeUpdates,
   ssfReceiver: ssfReceiverUpdates,
   ssfStream: ssfStreamUpdates,
+  statusList: statusListUpdates,
+  statusListRegistry: statusListRegistryUpdates,
   svidRotation: svidRotationUpdates,
   'wallet-exchange': walletExchangeUpdates,
 };
