@@ -49,6 +49,7 @@ const WELL_FORMED: Record<string, (at: number) => Record<string, unknown>> = {
     assertion: { jtiHash: 'j', exp: Math.floor(at / 1000) + 600, nbf: Math.floor(at / 1000) },
   }),
   'set-receiver': (at) => ({ type: 'sets.acknowledged', at, jtis: [`set-${at}`] }),
+  'status-list': (at) => ({ type: 'status_list.indices_reserved', at, indices: [at % 131_072] }),
 };
 
 /** Snapshot members compared whole: everything but the machine (the same object on both sides). */
