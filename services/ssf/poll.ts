@@ -90,8 +90,14 @@ export class SsfPoll {
     if (max === 0) return { sets: {}, moreAvailable: (await this.ready(streamId)).length > 0 };
     let ready = await this.ready(streamId);
     if (ready.length === 0 && !request.returnImmediately) {
-      await this.nextCommit(streamId);
+      // Listening before looking again: a SET queued between the first look and the wait is not missed.
+      const commit = this.nextCommit(streamId);
       ready = await this.ready(streamId);
+      if (ready.length === 0) {
+        await commit.arrived;
+        ready = await this.ready(streamId);
+      }
+      commit.cancel();
     }
     const sets: Record<string, string> = Object.create(null);
     const handed = ready.slice(0, max);
@@ -112,20 +118,22 @@ export class SsfPoll {
     return deliverable(String(snapshot.value), snapshot.context.pending);
   }
 
-  /** Resolves at the next commit to this stream, or after the long-poll time. */
-  private nextCommit(streamId: string): Promise<void> {
+  /** The next commit to this stream (or the end of the long-poll time), listened for from now on. */
+  private nextCommit(streamId: string): { arrived: Promise<void>; cancel(): void } {
     const stream = `ssf-stream:${streamId}`;
-    return new Promise((resolve) => {
-      const done = () => {
+    let done = () => undefined as void;
+    const arrived = new Promise<void>((resolve) => {
+      done = () => {
         clearTimeout(timer);
         unsubscribe();
         resolve();
       };
-      const timer = setTimeout(done, this.longPollMs);
-      // The listener runs inside the append; the actor's state moves once the append returns.
-      const unsubscribe = this.log.onCommit((events) => {
-        if (events.some((e) => e.streamId === stream)) setImmediate(done);
-      });
     });
+    const timer = setTimeout(done, this.longPollMs);
+    // The listener runs inside the append; the actor's state moves once the append returns.
+    const unsubscribe = this.log.onCommit((events) => {
+      if (events.some((e) => e.streamId === stream)) setImmediate(done);
+    });
+    return { arrived, cancel: done };
   }
 }

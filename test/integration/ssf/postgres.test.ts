@@ -31,10 +31,14 @@ describe.skipIf(!postgresAvailable)('SSF on several instances', () => {
 
     // An agent revoked at a: both instances follow the commit; the stream gets one SET of it.
     const agent = (await exchange(a.url, '/agentauth/identity', json({ type: 'anonymous' }))).body;
-    await call(a, ta, '/ssf/subjects:add', {
-      stream_id,
-      subject: { format: 'iss_sub', iss: `${a.url}/agentauth`, sub: agent.agent_id },
-    });
+    // The instances listen on two ports, so each names the agent issuer by its own base URL; a deployment
+    // shares one. The fact is signalled by whichever instance's follower takes it first: both names are
+    // added, and either way the stream queues the fact once.
+    for (const at of [a, b])
+      await call(a, ta, '/ssf/subjects:add', {
+        stream_id,
+        subject: { format: 'iss_sub', iss: `${at.url}/agentauth`, sub: agent.agent_id },
+      });
     await exchange(a.url, '/agentauth/revoke', form({ token: agent.claim_token }));
     const sets = (await call(b, tb, `/ssf/poll/${stream_id}`, {})).body.sets as Record<string, string>;
     // Give the other instance's follower time to try the same fact too.
