@@ -21,6 +21,8 @@ export interface Config {
   /** Where the main origin's event log and read models live: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
   eventStore: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
   rateLimitPerMinute: number;
+  /** Client registrations (RFC 7591) one address may make an hour. */
+  registrationsPerHour: number;
   trustProxy: string[] | false;
   vendor: string;
   commit: string;
@@ -140,6 +142,7 @@ export function loadConfig(
     keysFile: resolve(env.KEYS_FILE || join(overrides.dataDir ?? resolve(env.DATA_DIR || './data'), 'keys.json')),
     eventStore: eventStore(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100),
+    registrationsPerHour: integer(env, 'REGISTRATIONS_PER_HOUR', 20),
     trustProxy: env.TRUST_PROXY
       ? env.TRUST_PROXY.split(',')
           .map((s) => s.trim())

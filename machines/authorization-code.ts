@@ -14,6 +14,8 @@ export interface CodeGrant {
   sub: string;
   authTime: number;
   nonce?: string;
+  /** RFC 8707: the resource the authorization was for. */
+  resource?: string;
   codeChallenge?: string;
   codeChallengeMethod?: string;
   /** Epoch milliseconds. */

@@ -14,6 +14,9 @@ import { walletExchangeMachine } from './wallet-exchange.ts';
 import { ssfStreamMachine } from './ssf-stream.ts';
 import { ssfReceiverMachine } from './ssf-receiver.ts';
 import { statusListMachine, statusListRegistryMachine } from './status-list.ts';
+import { oauthClientMachine } from './oauth-client.ts';
+import { pushedRequestMachine } from './pushed-request.ts';
+import { tokenRunsMachine } from './token-runs.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -36,6 +39,9 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'ssf-receiver': ssfReceiverMachine,
   'status-list': statusListMachine,
   'status-lists': statusListRegistryMachine,
+  client: oauthClientMachine,
+  par: pushedRequestMachine,
+  'token-runs': tokenRunsMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

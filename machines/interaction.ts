@@ -16,6 +16,8 @@ export interface AuthorizationRequest {
   codeChallenge?: string;
   codeChallengeMethod?: string;
   prompt?: string;
+  /** RFC 8707: the resource the tokens will be audience-bound to. */
+  resource?: string;
   /** Epoch milliseconds. */
   expiresAt: number;
 }

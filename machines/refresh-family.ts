@@ -12,6 +12,8 @@ export interface FamilyGrant {
   sub: string;
   scope: string;
   authTime: number;
+  /** RFC 8707: the resource its access tokens are bound to. */
+  resource?: string;
   /** DPoP key thumbprint the family is bound to (public clients, RFC 9449 section 5). */
   jkt?: string;
   /** Epoch milliseconds after which no token of the family is accepted. */

@@ -36,6 +36,12 @@ const ERROR_RULES = {
   // RFC 9396 §5 and OpenID Connect Core §3.1.2.6
   invalid_authorization_details: rule(400, 'RFC 9396 §5'),
   invalid_request_uri: rule(400, 'OpenID Connect Core §3.1.2.6'),
+  request_not_supported: rule(400, 'OpenID Connect Core §3.1.2.6'),
+  login_required: rule(400, 'OpenID Connect Core §3.1.2.6'),
+  // RFC 7591 §3.2.2: client registration; RFC 8707 §2: resource indicators
+  invalid_redirect_uri: rule(400, 'RFC 7591 §3.2.2'),
+  invalid_client_metadata: rule(400, 'RFC 7591 §3.2.2'),
+  invalid_target: rule(400, 'RFC 8707 §2'),
   // OpenID4VCI 1.0: credential (§8.3.1.2), deferred (§9.3) and notification (§11.3) errors
   invalid_credential_request: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
   unknown_credential_configuration: rule(400, 'OID4VCI 1.0 §8.3.1.2'),
@@ -85,6 +91,8 @@ const CONDITION_RULES = {
   'invalid_request:conflict': rule(409, 'RFC 9110 §15.5.10'),
   'invalid_request:forbidden': rule(403, 'RFC 9110 §15.5.4'),
   'invalid_request_uri:unknown': rule(404, 'RFC 9110 §15.5.5'),
+  // RFC 7592 §2: a registration access token that is wrong, or names a client that is gone
+  'invalid_token:registration': rule(401, 'RFC 7592 §2'),
   'invalid_token:undecodable': rule(400, 'Portico: the looking glass decodes, it guards nothing'),
   'invalid_dpop_proof:at_resource': rule(401, 'RFC 9449 §7.1'),
   'use_dpop_nonce:at_resource': rule(401, 'RFC 9449 §9'),

@@ -16,7 +16,7 @@ const LIMITED = [
   /^\/oidc\//,
   /^\/oid4vci\//,
   /^\/oid4vp\//,
-  /^\/mcp$/,
+  /^\/mcp(\/user)?$/,
   /^\/protocol\/:id\/flow\/:flow\/run$/,
   /^\/wallet-harness(\/|$)/,
 ];

@@ -19,6 +19,7 @@ const SECRETS = [
   'internal-caller',
   'offer-code',
   'ssf-push-header',
+  'pairwise-subject',
 ];
 
 /** How often instances sharing the key file look for a rotation. */

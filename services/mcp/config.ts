@@ -11,6 +11,10 @@ export interface McpServerConfig {
   description: string;
   websiteUrl: string;
   endpoint: string;
+  /** The endpoint that demands OAuth (docs/mcp.md), its RFC 9728 document and its authorization server. */
+  userEndpoint: string;
+  userResourceMetadata: string;
+  authorizationServer: string;
   cardUrl: string;
   /** Protocol revisions the running server answers, newest first (see `withServedVersions`). */
   protocolVersions: string[];
@@ -26,6 +30,9 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
     description: 'Read-only tools over the Portico protocol catalog: list flows, describe each step, decode a JWT.',
     websiteUrl: baseUrl,
     endpoint: `${baseUrl}/mcp`,
+    userEndpoint: `${baseUrl}/mcp/user`,
+    userResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource/mcp/user`,
+    authorizationServer: `${baseUrl}/oauth2`,
     cardUrl: `${baseUrl}/mcp/server-card`,
     protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS]
       .filter((v) => v !== '2024-10-07')
@@ -53,7 +60,33 @@ export function serverCard(c: McpServerConfig) {
     title: c.title,
     description: c.description,
     websiteUrl: c.websiteUrl,
-    remotes: [{ type: 'streamable-http', url: c.endpoint, supportedProtocolVersions: c.protocolVersions }],
+    remotes: [
+      { type: 'streamable-http', url: c.endpoint, supportedProtocolVersions: c.protocolVersions },
+      {
+        type: 'streamable-http',
+        url: c.userEndpoint,
+        supportedProtocolVersions: c.protocolVersions,
+        headers: [
+          {
+            name: 'Authorization',
+            description: `An access token of ${c.authorizationServer} for this resource (RFC 8707), scope mcp:read, mcp:write to start flows`,
+            isRequired: true,
+            isSecret: true,
+          },
+        ],
+        _meta: { 'io.portico/authorization': userAuthorization(c) },
+      },
+    ],
+  };
+}
+
+/** How the protected endpoint is authorized, as the MCP authorization specification has a client find out. */
+function userAuthorization(c: McpServerConfig) {
+  return {
+    required: true,
+    protected_resource_metadata: c.userResourceMetadata,
+    authorization_servers: [c.authorizationServer],
+    scopes_supported: ['mcp:read', 'mcp:write'],
   };
 }
 
@@ -68,6 +101,17 @@ export function aiCatalog(c: McpServerConfig) {
         url: c.cardUrl,
         name: c.title,
         description: c.description,
+        endpoint: c.endpoint,
+        authorization: { required: false },
+      },
+      {
+        identifier: `${c.name}/user`,
+        type: 'application/mcp-server-card+json',
+        url: c.cardUrl,
+        name: `${c.title}: signed-in tools`,
+        description: 'whoami, my_runs and start_flow for the person an OAuth access token speaks for.',
+        endpoint: c.userEndpoint,
+        authorization: userAuthorization(c),
       },
     ],
   };

@@ -1,8 +1,9 @@
 import type { AuthorizationRequest } from '../../machines/interaction.ts';
-import { isS256Challenge } from './pkce.ts';
 import { OAuthError, oauthError } from '../errors.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
-import type { DemoClient } from './demo-clients.ts';
+import type { OAuthClient } from './clients/client.ts';
+import { checkAuthorizationParams, isRefusal } from './authorization-request.ts';
+import { PushedRequests } from './pushed-requests.ts';
 import type { OAuthDeps } from './deps.ts';
 import { CODE_TTL_MS, INTERACTION_TTL_MS, type IssuerProfile } from './issuers.ts';
 
@@ -13,38 +14,53 @@ export type AuthorizationOutcome =
 
 /** An error that must be shown on our own page: the redirect URI is not trusted (RFC 6749 4.1.2.1). */
 export class UntrustedRedirectError extends OAuthError {
-  constructor(description: string) {
-    super('invalid_request', description);
+  constructor(
+    description: string,
+    code: 'invalid_request' | 'invalid_client' | 'invalid_request_uri' = 'invalid_request',
+  ) {
+    super(code, description);
   }
 }
 
-const SUPPORTED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'offline_access', 'api:read', 'api:write']);
-
 /** The authorization endpoint and the login/consent interaction of one issuer. */
 export class Authorization {
+  readonly pushed: PushedRequests;
+
   constructor(
     private readonly deps: OAuthDeps,
     readonly profile: IssuerProfile,
-  ) {}
+  ) {
+    this.pushed = new PushedRequests(deps, profile);
+  }
 
-  private clientFor(clientId: string | undefined): DemoClient {
-    const client = clientId ? this.deps.clients.get(clientId) : undefined;
+  /** The client of a request; a client metadata document that cannot be used says why (on our page). */
+  private async clientFor(clientId: string | undefined): Promise<OAuthClient> {
+    const client = await this.deps.clients.find(clientId).catch((error: unknown) => {
+      if (error instanceof OAuthError) throw new UntrustedRedirectError(error.description, 'invalid_client');
+      throw error;
+    });
     if (!client) throw new UntrustedRedirectError('Unknown or missing client_id');
     return client;
   }
 
-  /** RFC 6749 section 4.1.1 (+ RFC 7636, OIDC Core 3.1.2.1, RFC 9207). */
-  async start(params: Record<string, string | undefined>): Promise<AuthorizationOutcome> {
-    const client = this.clientFor(params.client_id);
+  /** RFC 6749 section 4.1.1 (+ RFC 7636, RFC 8707, RFC 9126 §4, OIDC Core 3.1.2.1, RFC 9207). */
+  async start(query: Record<string, string | undefined>): Promise<AuthorizationOutcome> {
+    const client = await this.clientFor(query.client_id);
+    // RFC 9126 §4: a pushed request's parameters stand for the whole request; others are ignored.
+    const params =
+      query.request_uri !== undefined
+        ? await this.pushed.redeem(query.request_uri, client).catch((error: OAuthError) => {
+            throw new UntrustedRedirectError(error.description, 'invalid_request_uri');
+          })
+        : query;
     const redirectUri = params.redirect_uri;
     if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
       throw new UntrustedRedirectError('redirect_uri is missing or is not registered for this client (exact match)');
     }
-    const responseMode = params.response_mode ?? 'query';
     const error = (error: string, description: string): AuthorizationOutcome => ({
       kind: 'redirect',
       redirectUri,
-      responseMode: responseMode === 'form_post' ? 'form_post' : 'query',
+      responseMode: params.response_mode === 'form_post' ? 'form_post' : 'query',
       params: {
         error,
         error_description: description,
@@ -52,45 +68,15 @@ export class Authorization {
         iss: this.profile.issuer,
       },
     });
-    if (responseMode !== 'query' && responseMode !== 'form_post')
-      return error('invalid_request', 'response_mode must be query or form_post');
-    if (params.request !== undefined || params.request_uri !== undefined)
-      return error('request_not_supported', 'Request objects are not supported here');
-    if (params.response_type !== 'code')
-      return error('unsupported_response_type', 'Only response_type=code is supported');
-    if (!client.grant_types.includes('authorization_code'))
-      return error('unauthorized_client', 'This client may not use the authorization code grant');
-    const scopes = (params.scope ?? '').split(' ').filter(Boolean);
-    if (scopes.some((s) => !SUPPORTED_SCOPES.has(s))) return error('invalid_scope', 'An unknown scope was requested');
-    if (this.profile.openid && !scopes.includes('openid'))
-      return error(
-        'invalid_scope',
-        'The OpenID Provider needs the openid scope; use /oauth2/authorize for plain OAuth',
-      );
-    const challenge = params.code_challenge;
-    const method = params.code_challenge_method ?? (challenge ? 'plain' : undefined);
-    if (challenge !== undefined) {
-      if (method !== 'S256') return error('invalid_request', 'code_challenge_method must be S256');
-      if (!isS256Challenge(challenge))
-        return error('invalid_request', 'code_challenge is malformed: S256 gives 43 base64url characters');
-    } else if (client.client_type === 'public') {
-      return error('invalid_request', 'PKCE with code_challenge_method=S256 is required for public clients');
-    } else if (params.code_challenge_method !== undefined) {
-      return error('invalid_request', 'code_challenge_method without code_challenge');
-    }
-    if (params.prompt?.split(' ').includes('none'))
-      return error('login_required', 'No session exists here; every authorization asks the person to sign in');
+    if (client.require_pushed_authorization_requests && query.request_uri === undefined)
+      return error('invalid_request', 'This client must push its authorization requests (RFC 9126 §6)');
+    const checked = checkAuthorizationParams(params, client, redirectUri, this.profile);
+    if (isRefusal(checked)) return error(checked.error, checked.description);
+    await this.deps.clients.noteUse(client);
     const id = randomToken(24);
     const request: AuthorizationRequest = {
       issuer: this.profile.issuer,
-      clientId: client.client_id,
-      redirectUri,
-      responseMode,
-      scope: scopes.join(' '),
-      ...(params.state !== undefined ? { state: params.state } : {}),
-      ...(params.nonce !== undefined ? { nonce: params.nonce } : {}),
-      ...(challenge !== undefined ? { codeChallenge: challenge, codeChallengeMethod: 'S256' } : {}),
-      ...(params.prompt !== undefined ? { prompt: params.prompt } : {}),
+      ...checked,
       expiresAt: this.deps.clock.now() + INTERACTION_TTL_MS,
     };
     await this.deps.interactions.create(id, { type: 'interaction.started', at: this.deps.clock.now(), ...request });
@@ -107,7 +93,10 @@ export class Authorization {
     return {
       step: snapshot.value as 'login' | 'consent',
       request,
-      client: this.deps.clients.get(request.clientId)!,
+      client: (await this.deps.clients.find(request.clientId)) ?? {
+        client_id: request.clientId,
+        client_name: 'A client that is gone',
+      },
       sub: snapshot.context.sub,
     };
   }
@@ -158,6 +147,7 @@ export class Authorization {
       sub: sub!,
       authTime: authTime!,
       ...(r.nonce !== undefined ? { nonce: r.nonce } : {}),
+      ...(r.resource !== undefined ? { resource: r.resource } : {}),
       ...(r.codeChallenge !== undefined
         ? { codeChallenge: r.codeChallenge, codeChallengeMethod: r.codeChallengeMethod }
         : {}),

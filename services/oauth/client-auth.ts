@@ -2,8 +2,10 @@ import { challenge } from './www-authenticate.ts';
 import { CLOCK_SKEW_S } from '../crypto/time-claims.ts';
 import { decodeJwt, importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
 import { sameText } from '../crypto/compare.ts';
-import { oauthError } from '../errors.ts';
-import type { ClientAuthMethod, DemoClient } from './demo-clients.ts';
+import { OAuthError, oauthError } from '../errors.ts';
+import type { ClientAuthMethod } from './demo-clients.ts';
+import type { OAuthClient } from './clients/client.ts';
+import { sha256 } from '../crypto/random.ts';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** `Ed25519` is the fully-specified name (RFC 9864) some clients use for the same EdDSA keys. */
@@ -34,12 +36,14 @@ export interface ClientCredentials {
 }
 
 export interface AuthenticatedClient {
-  client: DemoClient;
+  client: OAuthClient;
   method: ClientAuthMethod;
 }
 
 export interface ClientAuthDeps {
-  clients: ReadonlyMap<string, DemoClient>;
+  clients: { find(clientId: string): Promise<OAuthClient | undefined> };
+  /** The client's public keys: its registered `jwks`, or those at its `jwks_uri`. */
+  keysOf(client: OAuthClient): Promise<JWK[]>;
   /** Audiences a client assertion may name: the token endpoint URL and the issuer. */
   audiences: string[];
   nowMs: number;
@@ -119,7 +123,12 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
     clientId = body.client_id;
   }
   if (!clientId) throw invalidClient('Client authentication failed: no client identified', basicTried);
-  const client = deps.clients.get(clientId);
+  const client = await deps.clients.find(clientId).catch((error: unknown) => {
+    // A client metadata document that cannot be used says why, with the challenge Basic needs.
+    if (error instanceof OAuthError && error.error === 'invalid_client')
+      throw invalidClient(error.description, basicTried);
+    throw error;
+  });
   if (!client) throw invalidClient('Client authentication failed: unknown client', basicTried);
   if (client.token_endpoint_auth_method !== method) {
     throw invalidClient(
@@ -128,17 +137,17 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
     );
   }
   if (method === 'client_secret_basic' || method === 'client_secret_post') {
-    if (!secret || !client.client_secret || !sameText(secret, client.client_secret))
+    if (!secret || !client.secretHash || !sameText(sha256(secret), client.secretHash))
       throw invalidClient('Client authentication failed', basicTried);
   }
   if (method === 'private_key_jwt') await checkAssertion(body.client_assertion!, client, deps);
   return { client, method };
 }
 
-async function checkAssertion(assertion: string, client: DemoClient, deps: ClientAuthDeps): Promise<void> {
+async function checkAssertion(assertion: string, client: OAuthClient, deps: ClientAuthDeps): Promise<void> {
   let payload;
   try {
-    ({ payload } = await jwtVerify(assertion, clientKey(client.jwks!.keys), {
+    ({ payload } = await jwtVerify(assertion, clientKey(await deps.keysOf(client)), {
       algorithms: CLIENT_ASSERTION_ALGS,
       issuer: client.client_id,
       subject: client.client_id,

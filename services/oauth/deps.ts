@@ -10,8 +10,17 @@ import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import { sha256 } from '../crypto/random.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
+import { oauthClientMachine } from '../../machines/oauth-client.ts';
+import { pushedRequestMachine } from '../../machines/pushed-request.ts';
 import type { DemoClient } from './demo-clients.ts';
 import type { DemoUser } from './demo-users.ts';
+import { ClientRegistry } from './clients/registry.ts';
+import type { ClientMetadataDocuments } from './clients/metadata-document.ts';
+import { Subjects } from './subjects.ts';
+import { clientKeys } from './clients/client-keys.ts';
+import type { OAuthClient } from './clients/client.ts';
+import type { OutboundHttp } from '../outbound.ts';
+import type { JWK } from 'jose';
 
 /** What both authorization servers share: actors, demo data, keys, clock and the revocation list. */
 export class OAuthDeps {
@@ -19,25 +28,55 @@ export class OAuthDeps {
   readonly families: ActorRuntime<typeof refreshFamilyMachine>;
   readonly interactions: ActorRuntime<typeof interactionMachine>;
   readonly once: ActorRuntime<typeof singleUseMachine>;
-  readonly clients: ReadonlyMap<string, DemoClient>;
+  readonly pushed: ActorRuntime<typeof pushedRequestMachine>;
+  readonly clients: ClientRegistry;
   readonly users: ReadonlyMap<string, DemoUser>;
+  readonly subjects: Subjects;
   readonly nonces: DPoPNonces;
+  readonly clientKeys: (client: OAuthClient) => Promise<JWK[]>;
+  readonly keys: KeyRing;
+  readonly clock: Clock;
+  readonly revoked: RevokedAccessTokens;
+  readonly dpopNonceRequired: boolean;
 
   constructor(
     log: EventLog,
-    readonly keys: KeyRing,
-    readonly clock: Clock,
-    clients: DemoClient[],
-    users: DemoUser[],
-    readonly revoked: RevokedAccessTokens,
-    readonly dpopNonceRequired: boolean,
+    options: {
+      keys: KeyRing;
+      clock: Clock;
+      clients: DemoClient[];
+      users: DemoUser[];
+      revoked: RevokedAccessTokens;
+      dpopNonceRequired: boolean;
+      /** `{base}/oauth2/register/<client_id>` (RFC 7592). */
+      registrationUri: (clientId: string) => string;
+      documents?: ClientMetadataDocuments;
+      /** For client keys at a `jwks_uri`. */
+      outbound?: OutboundHttp;
+    },
   ) {
+    ({
+      keys: this.keys,
+      clock: this.clock,
+      revoked: this.revoked,
+      dpopNonceRequired: this.dpopNonceRequired,
+    } = options);
+    const { keys, clock } = options;
     this.codes = new ActorRuntime(log, authorizationCodeMachine, 'code');
     this.families = new ActorRuntime(log, refreshFamilyMachine, 'refresh');
     this.interactions = new ActorRuntime(log, interactionMachine, 'interaction');
     this.once = new ActorRuntime(log, singleUseMachine, 'once');
-    this.clients = new Map(clients.map((c) => [c.client_id, c]));
-    this.users = new Map(users.map((u) => [u.id, u]));
+    this.pushed = new ActorRuntime(log, pushedRequestMachine, 'par');
+    this.clients = new ClientRegistry(
+      new ActorRuntime(log, oauthClientMachine, 'client'),
+      options.clients,
+      clock,
+      options.registrationUri,
+      options.documents,
+    );
+    this.users = new Map(options.users.map((u) => [u.id, u]));
+    this.subjects = new Subjects(this.users, keys.secret('pairwise-subject'));
+    this.clientKeys = (client) => clientKeys(client, options.outbound);
     this.nonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oauth');
   }
 

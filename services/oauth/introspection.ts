@@ -5,10 +5,16 @@ import type { OAuthTokenServer } from './token/oauth-server.ts';
 
 /** RFC 7662 introspection and RFC 7009 revocation for authenticated clients of one issuer. */
 export class TokenIntrospection {
+  /** Tokens for any resource of the issuer (RFC 8707) are its tokens. */
+  private readonly audiences: string[];
+
   constructor(
     private readonly deps: OAuthDeps,
     private readonly endpoint: OAuthTokenServer,
-  ) {}
+  ) {
+    const { profile } = endpoint;
+    this.audiences = [...new Set([profile.accessTokenAudience, ...profile.resources])];
+  }
 
   async introspect(request: {
     body: Record<string, string | undefined>;
@@ -31,7 +37,7 @@ export class TokenIntrospection {
   }
 
   private async asAccessToken(token: string, now: number): Promise<Record<string, unknown> | undefined> {
-    const claims = await this.endpoint.tokens.verifyAccessToken(token, now);
+    const claims = await this.endpoint.tokens.verifyAccessToken(token, now, this.audiences);
     if (!claims || (await this.deps.revoked.isRevoked(claims.jti))) return undefined;
     return {
       active: true,
@@ -69,7 +75,7 @@ export class TokenIntrospection {
     const { client } = await this.endpoint.authenticate(request);
     const token = request.body.token;
     if (token === undefined) throw oauthError('invalid_request', 'token is required');
-    const claims = await this.endpoint.tokens.verifyAccessToken(token, this.deps.clock.now());
+    const claims = await this.endpoint.tokens.verifyAccessToken(token, this.deps.clock.now(), this.audiences);
     if (claims) {
       if (claims.client_id === client.client_id) await this.deps.revokeAccessToken(claims.jti);
       return;

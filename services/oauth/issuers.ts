@@ -13,8 +13,20 @@ export interface IssuerProfile {
   openid: boolean;
   /** `aud` of the access tokens it mints (RFC 9068 section 2.2). */
   accessTokenAudience: string;
+  /** RFC 8707: the resources a `resource` parameter may name; a token for one has it as `aud`. */
+  resources: string[];
   endpoint(
-    name: 'authorize' | 'token' | 'introspect' | 'revoke' | 'jwks' | 'userinfo' | 'logout' | 'resource' | 'interaction',
+    name:
+      | 'authorize'
+      | 'token'
+      | 'introspect'
+      | 'revoke'
+      | 'jwks'
+      | 'userinfo'
+      | 'logout'
+      | 'resource'
+      | 'interaction'
+      | 'par',
   ): string;
 }
 
@@ -26,6 +38,7 @@ export function issuerProfiles(baseUrl: string): { op: IssuerProfile; as: Issuer
     keySet: string,
     openid: boolean,
     aud: string,
+    resources: string[],
   ): IssuerProfile => ({
     id,
     issuer,
@@ -33,13 +46,23 @@ export function issuerProfiles(baseUrl: string): { op: IssuerProfile; as: Issuer
     keySet,
     openid,
     accessTokenAudience: aud,
+    resources,
     endpoint: (name) => `${baseUrl}${prefix}/${name}`,
   });
   return {
-    op: make('op', baseUrl, '/oidc', 'oidc', true, `${baseUrl}/oidc/userinfo`),
-    as: make('as', `${baseUrl}/oauth2`, '/oauth2', 'oauth2', false, `${baseUrl}/oauth2/resource`),
+    op: make('op', baseUrl, '/oidc', 'oidc', true, `${baseUrl}/oidc/userinfo`, [`${baseUrl}/oidc/userinfo`]),
+    as: make('as', `${baseUrl}/oauth2`, '/oauth2', 'oauth2', false, `${baseUrl}/oauth2/resource`, [
+      `${baseUrl}/oauth2/resource`,
+      mcpUserResource(baseUrl),
+    ]),
   };
 }
+
+/** The protected MCP endpoint (docs/mcp.md): its URL is its resource identifier (RFC 8707, RFC 9728). */
+export const mcpUserResource = (baseUrl: string) => `${baseUrl}/mcp/user`;
+
+/** RFC 9126 §2.2: how long a pushed request's request_uri lives. */
+export const PAR_TTL_S = 60;
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -74,6 +74,8 @@ export class ProtectedResource {
     private readonly tokens: IssuerTokens,
     readonly profile: IssuerProfile,
     private readonly resourceMetadata?: string,
+    /** RFC 8707: the audience a token must carry here; the issuer's default resource when absent. */
+    private readonly audience?: string,
   ) {}
 
   async authorize(presented: PresentedToken): Promise<AccessTokenClaims> {
@@ -82,7 +84,7 @@ export class ProtectedResource {
         scheme: presented.scheme === 'DPoP' ? 'DPoP' : 'Bearer',
         resourceMetadata: this.resourceMetadata,
       });
-    const claims = await this.tokens.verifyAccessToken(presented.token, this.deps.clock.now());
+    const claims = await this.tokens.verifyAccessToken(presented.token, this.deps.clock.now(), this.audience);
     if (!claims) throw fail('The access token is invalid, expired, or not issued for this resource');
     if (await this.deps.revoked.isRevoked(claims.jti)) throw fail('The access token was revoked');
     const bound = claims.cnf?.jkt;
@@ -105,11 +107,13 @@ export class ProtectedResource {
   }
 
   /** OpenID Connect Core section 5.3: the claims of the token's subject for its scope. */
-  userInfo(claims: AccessTokenClaims): Record<string, unknown> {
+  async userInfo(claims: AccessTokenClaims): Promise<Record<string, unknown>> {
     if (!claims.scope.split(' ').includes('openid'))
       throw insufficientScope('openid', { resourceMetadata: this.resourceMetadata });
-    const user = this.deps.users.get(claims.sub);
+    // A pairwise client's `sub` is its own (OIDC Core §8.1): the person is found through the client's sector.
+    const client = await this.deps.clients.find(claims.client_id).catch(() => undefined);
+    const user = client ? this.deps.subjects.userFor(client, claims.sub) : this.deps.users.get(claims.sub);
     if (!user) throw invalidTokenError('The token subject is not a user', { resourceMetadata: this.resourceMetadata });
-    return claimsForScope(user, claims.scope);
+    return { ...claimsForScope(user, claims.scope), sub: claims.sub };
   }
 }

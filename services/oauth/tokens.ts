@@ -32,6 +32,8 @@ export class IssuerTokens {
     nowMs: number;
     authTime?: number;
     jkt?: string;
+    /** RFC 8707: the resource the token is for; the issuer's default audience otherwise. */
+    resource?: string;
   }): Promise<{ token: string; jti: string; expiresIn: number }> {
     const key = this.keys.signing(this.profile.keySet, 'ES256');
     const iat = Math.floor(input.nowMs / 1000);
@@ -42,7 +44,7 @@ export class IssuerTokens {
       {
         iss: this.profile.issuer,
         sub: input.sub,
-        aud: this.profile.accessTokenAudience,
+        aud: input.resource ?? this.profile.accessTokenAudience,
         iat,
         exp: iat + ACCESS_TOKEN_TTL_S,
         jti,
@@ -86,13 +88,17 @@ export class IssuerTokens {
   }
 
   /** A valid access token of this issuer (signature, typ, iss, aud, exp), or undefined. */
-  async verifyAccessToken(token: string, nowMs: number): Promise<AccessTokenClaims | undefined> {
+  async verifyAccessToken(
+    token: string,
+    nowMs: number,
+    audience: string | string[] = this.profile.accessTokenAudience,
+  ): Promise<AccessTokenClaims | undefined> {
     try {
       const { payload } = await jwtVerify(token, verifierOf(this.keys, this.profile.keySet, 'ES256'), {
         algorithms: ['ES256'],
         typ: 'at+jwt',
         issuer: this.profile.issuer,
-        audience: this.profile.accessTokenAudience,
+        audience,
         currentDate: new Date(nowMs),
         requiredClaims: ['sub', 'jti', 'exp', 'client_id'],
       });

@@ -69,6 +69,8 @@ export interface MainContext {
   /** A resource protected by `{base}/oauth2`'s access tokens; set by the OAuth part. */
   oauthResource?: (
     resourceMetadata?: string,
+    /** RFC 8707: the audience its tokens must carry; the demo resource's when absent. */
+    audience?: string,
   ) => import('../../../services/oauth/protected-resources.ts').ProtectedResource;
   /** Everything the main origin fetches from a URL a caller chose goes through this guard. */
   outbound: import('../../outbound/guarded-http.ts').GuardedHttp;

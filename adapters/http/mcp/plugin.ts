@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { mcpUserRoutes } from './user-endpoint.ts';
+import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
 import { shortestPaths } from '../../../services/machines/paths.ts';
 import { diffRuns } from '../../../services/streams/diff.ts';
 import type { StreamCredentials } from '../../../services/streams/readers.ts';
@@ -105,23 +107,11 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
   // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
   const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
 
-  const toRequest = (request: FastifyRequest) => {
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
-    // The body is already parsed and handed over as `parsedBody`; the Request carries only the envelope.
-    return new Request(`${ctx.config.baseUrl}${request.url}`, { method: request.method, headers });
-  };
+  mcpUserRoutes(app, ctx, { config, allowedOrigins });
 
   // The SDK answers JSON-RPC errors itself; a body that is not JSON at all becomes a JSON-RPC parse error here.
   app.register(async (scoped) => {
-    scoped.removeAllContentTypeParsers();
-    scoped.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-      try {
-        done(null, body === '' ? undefined : JSON.parse(body as string));
-      } catch {
-        done(null, { __invalidJson: true });
-      }
-    });
+    useJsonRpcBodies(scoped);
     for (const method of ['GET', 'POST', 'DELETE'] as const) {
       scoped.route({
         method,
@@ -132,25 +122,11 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
           tags: ['mcp'],
         },
         handler: async (request, reply) => {
-          const webRequest = toRequest(request);
+          const webRequest = toWebRequest(ctx.config.baseUrl, request);
           const rejected = originValidationResponse(webRequest, allowedOrigins);
           if (rejected) return reply.send(rejected);
-          if ((request.body as { __invalidJson?: boolean } | undefined)?.__invalidJson) {
-            return reply
-              .code(400)
-              .type('application/json')
-              .send({
-                jsonrpc: '2.0',
-                id: null,
-                error: { code: -32700, message: 'Parse error: the body is not JSON' },
-              });
-          }
-          const response = await handler.fetch(webRequest, { parsedBody: request.body });
-          // A JSON answer is sent as a string; only event streams need the Response's body stream.
-          if (!response.headers.get('content-type')?.startsWith('application/json')) return reply.send(response);
-          reply.code(response.status);
-          response.headers.forEach((value, name) => void reply.header(name, value));
-          return reply.send(await response.text());
+          if (isUnparsable(request.body)) return sendParseError(reply);
+          return sendMcpResponse(reply, await handler.fetch(webRequest, { parsedBody: request.body }));
         },
       });
     }
@@ -174,5 +150,5 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     JSON.stringify(aiCatalog(config)),
     'application/ai-catalog+json',
   );
-  Object.assign(ctx.apiEndpoints, { mcp: '/mcp', mcp_server_card: '/mcp/server-card' });
+  Object.assign(ctx.apiEndpoints, { mcp: '/mcp', mcp_user: '/mcp/user', mcp_server_card: '/mcp/server-card' });
 }

@@ -42,7 +42,7 @@ export function logoutRoute(app: FastifyInstance, deps: OAuthDeps, tokenEndpoint
           errorPage('invalid_request', 'client_id does not match id_token_hint'),
         );
       if (q.post_logout_redirect_uri) {
-        const client = clientId ? deps.clients.get(clientId) : undefined;
+        const client = await deps.clients.find(clientId).catch(() => undefined);
         if (!client || !client.post_logout_redirect_uris.includes(q.post_logout_redirect_uri)) {
           return sendAuthPage(
             request,

@@ -3,12 +3,22 @@ import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
 import type { IssuerProfile } from '../../../services/oauth/issuers.ts';
 
 /** RFC 8414 metadata of one issuer; the OP's also carries the OpenID Connect Discovery members. */
-export function authorizationServerMetadata(profile: IssuerProfile): Record<string, unknown> {
+export function authorizationServerMetadata(
+  profile: IssuerProfile,
+  registrationEndpoint: string,
+): Record<string, unknown> {
   const e = profile.endpoint;
   const common = {
     issuer: profile.issuer,
     authorization_endpoint: e('authorize'),
     token_endpoint: e('token'),
+    // RFC 7591 §3: one registration endpoint serves both issuers.
+    registration_endpoint: registrationEndpoint,
+    // RFC 9126 §5: per client, `require_pushed_authorization_requests` may demand it.
+    pushed_authorization_request_endpoint: e('par'),
+    require_pushed_authorization_requests: false,
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id is the URL of its metadata.
+    client_id_metadata_document_supported: true,
     jwks_uri: e('jwks'),
     introspection_endpoint: e('introspect'),
     revocation_endpoint: e('revoke'),
@@ -31,7 +41,7 @@ export function authorizationServerMetadata(profile: IssuerProfile): Record<stri
     authorization_response_iss_parameter_supported: true,
     scopes_supported: profile.openid
       ? ['openid', 'profile', 'email', 'phone', 'offline_access']
-      : ['api:read', 'api:write', 'openid', 'profile', 'email', 'phone', 'offline_access'],
+      : ['api:read', 'api:write', 'mcp:read', 'mcp:write', 'openid', 'profile', 'email', 'phone', 'offline_access'],
     service_documentation: `${new URL(e('token')).origin}/docs/api`,
   };
   if (!profile.openid) return common;
@@ -39,7 +49,7 @@ export function authorizationServerMetadata(profile: IssuerProfile): Record<stri
     ...common,
     userinfo_endpoint: e('userinfo'),
     end_session_endpoint: e('logout'),
-    subject_types_supported: ['public'],
+    subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['none'],
     claims_supported: [

@@ -16,6 +16,10 @@ import { resourceRoutes } from './resource-routes.ts';
 import { ProtectedResource } from '../../../services/oauth/protected-resources.ts';
 import { str } from './schemas.ts';
 import { tokenRoutes } from './token-routes.ts';
+import { parRoute } from './par-route.ts';
+import { registrationRoutes } from './registration-routes.ts';
+import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import { ClientMetadataDocuments } from '../../../services/oauth/clients/metadata-document.ts';
 
 /** The OAuth 2.0 authorization server (`/oauth2`) and the OpenID Provider (`/oidc`) of decisions section 3. */
 export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
@@ -26,15 +30,27 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     private: pkjwt.publishedPrivateJwks('published:pkjwt-app').keys,
   });
   const users = demoUsers(ctx.config.demo);
-  const deps = new OAuthDeps(
-    ctx.log,
-    ctx.keys,
-    ctx.clock,
+  // Client metadata documents and sector identifier documents: https only, no redirects, 5 KiB within 5 s.
+  const documentGuard = new GuardedHttp({
+    trustedOrigins: new Set(),
+    allowExternal: true,
+    allowLoopback: ctx.config.outboundAllowLoopback,
+    timeoutMs: 5_000,
+    maxBytes: 5 * 1024,
+    maxRedirects: 0,
+  });
+  ctx.onClose.push(() => documentGuard.close());
+  const deps = new OAuthDeps(ctx.log, {
+    keys: ctx.keys,
+    clock: ctx.clock,
     clients,
     users,
-    ctx.revokedAccessTokens,
-    ctx.config.dpopNonceRequired,
-  );
+    revoked: ctx.revokedAccessTokens,
+    dpopNonceRequired: ctx.config.dpopNonceRequired,
+    registrationUri: (clientId) => `${base}/oauth2/register/${encodeURIComponent(clientId)}`,
+    documents: new ClientMetadataDocuments(documentGuard, ctx.clock),
+    outbound: ctx.outbound,
+  });
   const profiles = issuerProfiles(base);
   const userinfoMetadataUrl = `${base}/.well-known/oauth-protected-resource/oidc/userinfo`;
 
@@ -91,18 +107,25 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     const tokenEndpoint = new OAuthTokenServer(deps, profile);
     const introspection = new TokenIntrospection(deps, tokenEndpoint);
     authorizationRoutes(app, { authorization, profile, deps, users });
+    parRoute(app, { authorization, tokenEndpoint });
 
     tokenRoutes(app, ctx, { deps, profile, tokenEndpoint, introspection });
     resourceRoutes(app, ctx, deps, tokenEndpoint, profile, userinfoMetadataUrl);
     // Other parts of the origin (Shared Signals) protect their APIs with this server's access tokens.
     if (profile.id === 'as')
-      ctx.oauthResource = (resourceMetadata) =>
-        new ProtectedResource(deps, tokenEndpoint.tokens, profile, resourceMetadata);
+      ctx.oauthResource = (resourceMetadata, audience) =>
+        new ProtectedResource(deps, tokenEndpoint.tokens, profile, resourceMetadata, audience);
   }
 
+  registrationRoutes(app, {
+    deps,
+    outbound: documentGuard,
+    registrationsPerHour: ctx.config.registrationsPerHour,
+  });
+
   // Metadata (RFC 8414, OpenID Connect Discovery, RFC 9728).
-  Object.assign(ctx.originMetadata, authorizationServerMetadata(profiles.op));
-  const asMetadata = JSON.stringify(authorizationServerMetadata(profiles.as));
+  Object.assign(ctx.originMetadata, authorizationServerMetadata(profiles.op, `${base}/oauth2/register`));
+  const asMetadata = JSON.stringify(authorizationServerMetadata(profiles.as, `${base}/oauth2/register`));
   app.get(
     '/.well-known/oauth-authorization-server/oauth2',
     { schema: { summary: 'Metadata of the OAuth 2.0 authorization server (RFC 8414)', tags: ['discovery'] } },

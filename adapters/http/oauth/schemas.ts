@@ -16,7 +16,8 @@ export const formBody = (properties: Record<string, unknown>, required: string[]
 });
 export const str = (max = 4096) => ({ type: 'string', maxLength: max });
 export const clientAuthFields = {
-  client_id: str(200),
+  // A client id may be the URL of its metadata document.
+  client_id: str(2000),
   client_secret: str(500),
   client_assertion_type: str(200),
   client_assertion: str(8192),

@@ -38,6 +38,7 @@ export function tokenRoutes(
           code_verifier: str(200),
           refresh_token: str(200),
           scope: str(1000),
+          resource: str(2000),
           ...clientAuthFields,
         }),
         response: {

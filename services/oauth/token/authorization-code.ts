@@ -1,6 +1,7 @@
 import { randomToken, sha256 } from '../../crypto/random.ts';
 import { oauthError } from '../../errors.ts';
 import { verifierMatches } from '../pkce.ts';
+import { tokenResource } from '../resources.ts';
 import {
   invalidGrant,
   tokenType,
@@ -30,9 +31,11 @@ export const authorizationCodeGrant: OAuthGrantHandler = async (ctx, body) => {
   if (body.redirect_uri !== grant.redirectUri)
     throw invalidGrant('redirect_uri does not match the authorization request');
   checkCodeVerifier(body.code_verifier, grant.codeChallenge);
+  const resource = tokenResource(body.resource, grant.resource, profile.resources);
   const at = deps.clock.now();
   const access = await ctx.tokens.accessToken({
-    sub: grant.sub,
+    sub: deps.subjects.subjectFor(client, grant.sub),
+    resource,
     clientId: client.client_id,
     scope: grant.scope,
     nowMs: at,
@@ -65,6 +68,7 @@ export const authorizationCodeGrant: OAuthGrantHandler = async (ctx, body) => {
       scope: grant.scope,
       authTime: grant.authTime,
       jkt: client.client_type === 'public' ? jkt : undefined,
+      resource,
       accessJti: access.jti,
       at,
     });

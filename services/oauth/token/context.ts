@@ -1,5 +1,5 @@
 import { oauthError } from '../../errors.ts';
-import type { DemoClient } from '../demo-clients.ts';
+import type { OAuthClient } from '../clients/client.ts';
 import type { OAuthDeps } from '../deps.ts';
 import type { IssuerProfile } from '../issuers.ts';
 import type { IssuerTokens } from '../tokens.ts';
@@ -20,7 +20,7 @@ export interface OAuthGrantContext {
   profile: IssuerProfile;
   tokens: IssuerTokens;
   /** The authenticated client (RFC 6749 §3.2.1). */
-  client: DemoClient;
+  client: OAuthClient;
   /** The thumbprint of the request's DPoP key, when it carried a proof (RFC 9449 §5). */
   jkt?: string;
 }

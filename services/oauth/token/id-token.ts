@@ -10,7 +10,7 @@ export async function withIdToken(
   if (!ctx.profile.openid || !grant.scope.split(' ').includes('openid')) return response;
   const user = ctx.deps.users.get(grant.sub)!;
   response.id_token = await ctx.tokens.idToken({
-    sub: grant.sub,
+    sub: ctx.deps.subjects.subjectFor(ctx.client, grant.sub),
     clientId: ctx.client.client_id,
     nowMs: grant.at,
     authTime: grant.authTime,

@@ -1,6 +1,6 @@
 import { checkDPoP } from '../../dpop/check.ts';
 import { authenticateClient, type AuthenticatedClient } from '../client-auth.ts';
-import type { DemoClient } from '../demo-clients.ts';
+import type { OAuthClient } from '../clients/client.ts';
 import type { OAuthDeps } from '../deps.ts';
 import type { IssuerProfile } from '../issuers.ts';
 import { IssuerTokens } from '../tokens.ts';
@@ -35,16 +35,21 @@ const OAUTH_GRANTS = new GrantTable<OAuthGrantHandler>([
  */
 export class OAuthTokenServer {
   readonly tokens: IssuerTokens;
-  private readonly endpoint: TokenEndpoint<TokenRequest, DemoClient, OAuthGrantContext, TokenResponseBody>;
+  private readonly endpoint: TokenEndpoint<TokenRequest, OAuthClient, OAuthGrantContext, TokenResponseBody>;
 
   constructor(
     private readonly deps: OAuthDeps,
     readonly profile: IssuerProfile,
   ) {
     this.tokens = new IssuerTokens(deps.keys, profile);
-    this.endpoint = new TokenEndpoint<TokenRequest, DemoClient, OAuthGrantContext, TokenResponseBody>({
+    this.endpoint = new TokenEndpoint<TokenRequest, OAuthClient, OAuthGrantContext, TokenResponseBody>({
       grants: OAUTH_GRANTS,
-      authenticateClient: async (request) => (await this.authenticate(request)).client,
+      authenticateClient: async (request) => {
+        const { client } = await this.authenticate(request);
+        // A registered client at the token endpoint is in use: its 24 hours start again.
+        await this.deps.clients.noteUse(client);
+        return client;
+      },
       checkProof: (request) =>
         checkDPoP(request.dpop, { method: 'POST', url: request.url }, this.deps.dpopServer('as')),
       mayUseGrant: (client, grantType) => client.grant_types.includes(grantType),
@@ -62,6 +67,7 @@ export class OAuthTokenServer {
   authenticate(request: Pick<TokenRequest, 'body' | 'authorization'>): Promise<AuthenticatedClient> {
     return authenticateClient(request, {
       clients: this.deps.clients,
+      keysOf: this.deps.clientKeys,
       audiences: [this.profile.endpoint('token'), this.profile.issuer],
       nowMs: this.deps.clock.now(),
       useAssertionJti: (clientId, jti) => this.deps.useOnce('client-assertion', `${clientId}:${jti}`),

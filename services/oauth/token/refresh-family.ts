@@ -6,7 +6,7 @@ import type { OAuthGrantContext } from './context.ts';
 export async function startRefreshFamily(
   ctx: OAuthGrantContext,
   familyId: string,
-  f: { sub: string; scope: string; authTime: number; jkt?: string; accessJti: string; at: number },
+  f: { sub: string; scope: string; authTime: number; jkt?: string; resource?: string; accessJti: string; at: number },
 ): Promise<string> {
   const secret = randomToken(32);
   await ctx.deps.families.create(familyId, {
@@ -20,7 +20,10 @@ export async function startRefreshFamily(
     scope: f.scope,
     authTime: f.authTime,
     ...(f.jkt ? { jkt: f.jkt } : {}),
+    ...(f.resource ? { resource: f.resource } : {}),
     expiresAt: f.at + REFRESH_TOKEN_TTL_MS,
   });
+  // A registered client's families are revoked with it (RFC 7592 §2.3).
+  await ctx.deps.clients.noteUse(ctx.client, familyId);
   return `${familyId}.${secret}`;
 }

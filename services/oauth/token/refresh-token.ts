@@ -1,5 +1,6 @@
 import { randomToken, sha256 } from '../../crypto/random.ts';
 import { oauthError } from '../../errors.ts';
+import { tokenResource } from '../resources.ts';
 import { invalidGrant, tokenType, type OAuthGrantHandler, type TokenResponseBody } from './context.ts';
 import { withIdToken } from './id-token.ts';
 
@@ -30,8 +31,10 @@ export const refreshTokenGrant: OAuthGrantHandler = async (ctx, body) => {
     }));
     throw invalidGrant('The refresh token was already used; the whole token family is now revoked');
   }
+  const resource = tokenResource(body.resource, grant.resource, profile.resources);
   const access = await ctx.tokens.accessToken({
-    sub: grant.sub,
+    sub: deps.subjects.subjectFor(client, grant.sub),
+    resource,
     clientId: client.client_id,
     scope,
     nowMs: at,

@@ -10,6 +10,8 @@ import { refreshFamilyGuards, refreshFamilyMachine } from '../../../machines/ref
 import { setReceiverGuards, setReceiverMachine } from '../../../machines/set-receiver.ts';
 import { ssfReceiverGuards, ssfReceiverMachine } from '../../../machines/ssf-receiver.ts';
 import { ssfStreamGuards, ssfStreamMachine } from '../../../machines/ssf-stream.ts';
+import { oauthClientGuards, oauthClientMachine } from '../../../machines/oauth-client.ts';
+import { pushedRequestGuards, pushedRequestMachine } from '../../../machines/pushed-request.ts';
 import {
   statusListGuards,
   statusListMachine,
@@ -34,6 +36,8 @@ const EXPORTED = [
   [ssfReceiverMachine, ssfReceiverGuards],
   [statusListMachine, statusListGuards],
   [statusListRegistryMachine, statusListRegistryGuards],
+  [oauthClientMachine, oauthClientGuards],
+  [pushedRequestMachine, pushedRequestGuards],
   [svidRotationMachine, svidRotationGuards],
   [walletExchangeMachine, walletExchangeGuards],
 ] as const;

@@ -12,6 +12,9 @@ import { singleUseUpdates } from '../../../machines/single-use.ts';
 import { spiffeModeUpdates } from '../../../machines/spiffe-mode.ts';
 import { ssfReceiverUpdates } from '../../../machines/ssf-receiver.ts';
 import { ssfStreamUpdates } from '../../../machines/ssf-stream.ts';
+import { oauthClientUpdates } from '../../../machines/oauth-client.ts';
+import { pushedRequestUpdates } from '../../../machines/pushed-request.ts';
+import { tokenRunsUpdates } from '../../../machines/token-runs.ts';
 import { statusListRegistryUpdates, statusListUpdates } from '../../../machines/status-list.ts';
 import { svidRotationUpdates } from '../../../machines/svid-rotation.ts';
 import { walletExchangeUpdates } from '../../../machines/wallet-exchange.ts';
@@ -34,6 +37,9 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   ssfStream: ssfStreamUpdates,
   statusList: statusListUpdates,
   statusListRegistry: statusListRegistryUpdates,
+  oauthClient: oauthClientUpdates,
+  pushedRequest: pushedRequestUpdates,
+  tokenRuns: tokenRunsUpdates,
   svidRotation: svidRotationUpdates,
   'wallet-exchange': walletExchangeUpdates,
 };

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The web-standard Request the SDK's handler takes: the envelope only; the body is handed over parsed. */
+export function toWebRequest(baseUrl: string, request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
+  return new Request(`${baseUrl}${request.url}`, { method: request.method, headers });
+}
+
+/** The SDK's Response through Fastify: JSON as a string; only event streams need the body stream. */
+export async function sendMcpResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  if (!response.headers.get('content-type')?.startsWith('application/json')) return reply.send(response);
+  reply.code(response.status);
+  response.headers.forEach((value, name) => void reply.header(name, value));
+  return reply.send(await response.text());
+}
+
+/**
+ * An MCP endpoint's body parser: JSON-RPC errors are the SDK's to answer, so every body is read as
+ * JSON here, and one that is not JSON at all is marked for the parse error (`isUnparsable`).
+ */
+export function useJsonRpcBodies(scoped: FastifyInstance): void {
+  scoped.removeAllContentTypeParsers();
+  scoped.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
+    try {
+      done(null, body === '' ? undefined : JSON.parse(body as string));
+    } catch {
+      done(null, { __invalidJson: true });
+    }
+  });
+}
+
+export const isUnparsable = (body: unknown) =>
+  (body as { __invalidJson?: boolean } | undefined)?.__invalidJson === true;
+
+/** JSON-RPC's parse error (-32700) for a body that is not JSON. */
+export const sendParseError = (reply: FastifyReply) =>
+  reply
+    .code(400)
+    .type('application/json')
+    .send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });

@@ -1,0 +1,157 @@
+import type { FastifyInstance } from 'fastify';
+import { createMcpHandler, originValidationResponse, type AuthInfo } from '@modelcontextprotocol/server';
+import { tokenRunsMachine } from '../../../machines/token-runs.ts';
+import { ActorRuntime } from '../../../services/actors/runtime.ts';
+import { oauthError } from '../../../services/errors.ts';
+import type { McpServerConfig } from '../../../services/mcp/config.ts';
+import { buildUserMcpServer, type McpCaller, type UserToolDeps } from '../../../services/mcp/user-tools.ts';
+import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
+import { insufficientScope } from '../../../services/oauth/protected-resources.ts';
+import { MCP_READ, MCP_WRITE } from '../../../services/oauth/scopes.ts';
+import { challenge } from '../../../services/oauth/www-authenticate.ts';
+import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
+import type { MainContext } from '../main/context.ts';
+import { sendDocument } from '../main/documents.ts';
+import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
+
+/** Tools whose call needs more than `mcp:read`: the step-up of the MCP authorization specification. */
+const WRITE_TOOLS = new Set(['start_flow']);
+
+/** Whether a JSON-RPC body (one message or a batch) calls a tool that needs `mcp:write`. */
+function callsWriteTool(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const message = m as { method?: unknown; params?: { name?: unknown } } | null;
+    return (
+      message?.method === 'tools/call' &&
+      typeof message.params?.name === 'string' &&
+      WRITE_TOOLS.has(message.params.name)
+    );
+  });
+}
+
+/**
+ * `/mcp/user`: the MCP endpoint protected by `{base}/oauth2` as the MCP authorization specification
+ * says: 401 with the RFC 9728 document's URL, tokens audience-bound to this URL (RFC 8707), Bearer or
+ * DPoP, and 403 `insufficient_scope` naming the scopes a tool needs (step-up).
+ */
+export function mcpUserRoutes(
+  app: FastifyInstance,
+  ctx: MainContext,
+  { config, allowedOrigins }: { config: McpServerConfig; allowedOrigins: string[] },
+): void {
+  const resource = config.userEndpoint;
+  const metadataUrl = config.userResourceMetadata;
+  if (!ctx.oauthResource) throw new Error('the protected MCP endpoint needs the OAuth server registered first');
+  const protectedResource = ctx.oauthResource(metadataUrl, resource);
+  const runs = new ActorRuntime(ctx.log, tokenRunsMachine, 'token-runs');
+  const deps: UserToolDeps = {
+    startFlow: async (protocol, flow, options) =>
+      ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options)),
+    recordRun: async (caller, run) => {
+      await runs.execute(caller.jti, {
+        type: 'token_run.started',
+        at: ctx.clock.now(),
+        ...run,
+        sub: caller.sub,
+        clientId: caller.clientId,
+      });
+    },
+    runsOf: async (caller) => {
+      const { snapshot } = await runs.get(caller.jti);
+      return Promise.all(
+        snapshot.context.runs.map(async (run) => ({ ...run, status: (await ctx.flowRuns.view(run.runId))?.status })),
+      );
+    },
+  };
+  const handler = createMcpHandler(
+    ({ authInfo }) => buildUserMcpServer(config, deps, (authInfo!.extra as { caller: McpCaller }).caller),
+    { onerror: (e) => app.log.debug({ err: e }, 'mcp/user') },
+  );
+  ctx.onClose.push(() => handler.close());
+
+  const authorize = async (
+    authorization: string | undefined,
+    dpop: string | string[] | undefined,
+    method: string,
+    body: unknown,
+  ) => {
+    const presented = accessTokenFromHeader(authorization);
+    // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+    if (!presented)
+      throw oauthError(
+        'invalid_token',
+        'This MCP endpoint needs an access token; its resource metadata names the authorization server',
+      ).withHeaders({
+        'www-authenticate': challenge('Bearer', [
+          ['resource_metadata', metadataUrl],
+          ['scope', MCP_READ],
+        ]),
+      });
+    const claims = await protectedResource.authorize({ ...presented, dpop, method, url: resource });
+    const scopes = claims.scope.split(' ').filter(Boolean);
+    const options = { scheme: presented.scheme, resourceMetadata: metadataUrl };
+    if (!scopes.includes(MCP_READ)) throw insufficientScope(MCP_READ, options);
+    if (callsWriteTool(body) && !scopes.includes(MCP_WRITE))
+      throw insufficientScope(`${MCP_READ} ${MCP_WRITE}`, options);
+    const caller: McpCaller = {
+      sub: claims.sub,
+      clientId: claims.client_id,
+      scopes,
+      audience: resource,
+      expiresAt: claims.exp!,
+      jti: claims.jti,
+      tokenType: presented.scheme,
+    };
+    const info: AuthInfo = {
+      token: presented.token,
+      clientId: claims.client_id,
+      scopes,
+      expiresAt: claims.exp,
+      resource: new URL(resource),
+      extra: { caller },
+    };
+    return info;
+  };
+
+  app.register(async (scoped) => {
+    useJsonRpcBodies(scoped);
+    for (const method of ['GET', 'POST', 'DELETE'] as const) {
+      scoped.route({
+        method,
+        url: '/mcp/user',
+        schema: {
+          summary:
+            'MCP endpoint protected by OAuth (MCP authorization specification): whoami, my_runs, start_flow (mcp:write)',
+          tags: ['mcp'],
+        },
+        handler: async (request, reply) => {
+          const webRequest = toWebRequest(ctx.config.baseUrl, request);
+          const rejected = originValidationResponse(webRequest, allowedOrigins);
+          if (rejected) return reply.send(rejected);
+          const authInfo = await authorize(request.headers.authorization, request.headers.dpop, method, request.body);
+          if (isUnparsable(request.body)) return sendParseError(reply);
+          return sendMcpResponse(reply, await handler.fetch(webRequest, { parsedBody: request.body, authInfo }));
+        },
+      });
+    }
+  });
+
+  // RFC 9728 §3: the document sits at the well-known path with the resource's path appended.
+  const document = JSON.stringify({
+    resource,
+    authorization_servers: [config.authorizationServer],
+    scopes_supported: [MCP_READ, MCP_WRITE],
+    bearer_methods_supported: ['header'],
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
+    resource_name: 'Portico MCP tools for signed-in users',
+    resource_documentation: `${ctx.config.baseUrl}/docs/api`,
+  });
+  app.get(
+    '/.well-known/oauth-protected-resource/mcp/user',
+    {
+      schema: { summary: 'Protected resource metadata of the protected MCP endpoint (RFC 9728)', tags: ['discovery'] },
+    },
+    (request, reply) => sendDocument(request, reply, document, 'application/json'),
+  );
+}

@@ -1,0 +1,123 @@
+import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
+import type { RunView } from '../flows/runs.ts';
+import type { TokenRun } from '../../machines/token-runs.ts';
+import { oauthError } from '../errors.ts';
+import { MCP_WRITE } from '../oauth/scopes.ts';
+import type { McpServerConfig } from './config.ts';
+import { READ_ONLY, answer, str } from './tool-kit.ts';
+
+/** Who called, as the protected endpoint verified it from the access token. */
+export interface McpCaller {
+  sub: string;
+  clientId: string;
+  scopes: string[];
+  audience: string;
+  /** Epoch seconds. */
+  expiresAt: number;
+  jti: string;
+  tokenType: 'Bearer' | 'DPoP';
+}
+
+export interface UserToolDeps {
+  startFlow(protocol: string, flow: string, options: Record<string, unknown>): Promise<RunView>;
+  recordRun(caller: McpCaller, run: Omit<TokenRun, 'at'>): Promise<void>;
+  runsOf(caller: McpCaller): Promise<Array<TokenRun & { status?: string }>>;
+}
+
+const NO_INPUT = fromJsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false });
+const WHOAMI_OUT = fromJsonSchema({
+  type: 'object',
+  properties: {
+    sub: { type: 'string' },
+    client_id: { type: 'string' },
+    scope: { type: 'string' },
+    aud: { type: 'string' },
+    exp: { type: 'integer' },
+  },
+  required: ['sub', 'client_id', 'scope', 'aud', 'exp'],
+});
+const RUNS_OUT = fromJsonSchema({
+  type: 'object',
+  properties: { runs: { type: 'array' } },
+  required: ['runs'],
+});
+const START_IN = fromJsonSchema<{ protocolId: string; flowId: string; options?: Record<string, string> }>({
+  type: 'object',
+  properties: {
+    protocolId: str('A protocol id (list_protocols at /mcp)'),
+    flowId: str('An executable flow id of that protocol'),
+    options: {
+      type: 'object',
+      additionalProperties: { type: 'string', maxLength: 200 },
+      description: 'The flow options, e.g. {"client_auth": "private_key_jwt"}',
+    },
+  },
+  required: ['protocolId', 'flowId'],
+  additionalProperties: false,
+});
+const RUN_OUT = fromJsonSchema({
+  type: 'object',
+  properties: { run_id: { type: 'string' }, status: { type: 'string' } },
+  required: ['run_id', 'status'],
+});
+
+/**
+ * The tools of the protected MCP endpoint (`/mcp/user`), built for one verified caller: who the token
+ * says they are, the runs this token started, and starting a run, which needs `mcp:write`.
+ */
+export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps, caller: McpCaller): McpServer {
+  const server = new McpServer(
+    { name: config.name, version: config.version, title: config.title, description: config.description },
+    { instructions: config.instructions },
+  );
+  server.registerTool(
+    'whoami',
+    {
+      title: 'Who this access token speaks for',
+      description: 'The subject, client, scopes, audience and expiry of the access token this call carried.',
+      inputSchema: NO_INPUT,
+      outputSchema: WHOAMI_OUT,
+      annotations: READ_ONLY,
+    },
+    () =>
+      answer(async () => ({
+        sub: caller.sub,
+        client_id: caller.clientId,
+        scope: caller.scopes.join(' '),
+        aud: caller.audience,
+        exp: caller.expiresAt,
+        token_type: caller.tokenType,
+      })),
+  );
+  server.registerTool(
+    'my_runs',
+    {
+      title: 'Runs started with this token',
+      description: 'The flow runs start_flow started with this access token, newest last, with their status.',
+      inputSchema: NO_INPUT,
+      outputSchema: RUNS_OUT,
+      annotations: READ_ONLY,
+    },
+    () => answer(async () => ({ runs: await deps.runsOf(caller) })),
+  );
+  server.registerTool(
+    'start_flow',
+    {
+      title: 'Start a protocol flow as this user',
+      description:
+        'Runs a catalog flow against this sandbox, recorded as this token’s (my_runs lists it). Needs the mcp:write scope.',
+      inputSchema: START_IN,
+      outputSchema: RUN_OUT,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    ({ protocolId, flowId, options }) =>
+      answer(async () => {
+        // The endpoint asks for step-up before this is reached; this holds should it ever be called without.
+        if (!caller.scopes.includes(MCP_WRITE)) throw oauthError('insufficient_scope', 'start_flow needs mcp:write');
+        const run = await deps.startFlow(protocolId, flowId, options ?? {});
+        await deps.recordRun(caller, { runId: run.run_id, protocol: protocolId, flow: flowId });
+        return run;
+      }),
+  );
+  return server;
+}

@@ -1,0 +1,19 @@
+/** Scopes a person may grant at the authorization endpoint of either issuer. */
+export const USER_GRANTABLE_SCOPES = [
+  'openid',
+  'profile',
+  'email',
+  'phone',
+  'offline_access',
+  'api:read',
+  'api:write',
+  'mcp:read',
+  'mcp:write',
+];
+
+/** Every scope a client may register (RFC 7591 §2): the grantable ones and `ssf`, which only client_credentials gives. */
+export const OAUTH_SCOPES = [...USER_GRANTABLE_SCOPES, 'ssf'];
+
+/** The scopes of the protected MCP endpoint: reading tools, and starting flows (docs/mcp.md). */
+export const MCP_READ = 'mcp:read';
+export const MCP_WRITE = 'mcp:write';
