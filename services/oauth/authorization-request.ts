@@ -40,8 +40,6 @@ export function checkAuthorizationParams(
     return refuse('unauthorized_client', 'This client may not use the authorization code grant');
   const scopes = (params.scope ?? '').split(' ').filter(Boolean);
   if (scopes.some((s) => !SUPPORTED_SCOPES.has(s))) return refuse('invalid_scope', 'An unknown scope was requested');
-  if (client.kind !== 'demo' && scopes.some((s) => !client.scope.split(' ').includes(s)))
-    return refuse('invalid_scope', `This client registered the scopes: ${client.scope}`);
   if (profile.openid && !scopes.includes('openid'))
     return refuse('invalid_scope', 'The OpenID Provider needs the openid scope; use /oauth2/authorize for plain OAuth');
   const challenge = params.code_challenge;

@@ -52,7 +52,9 @@ function clientOf(clientId: string, document: unknown): OAuthClient {
   try {
     metadata = checkClientMetadata({ token_endpoint_auth_method: 'none', ...doc });
   } catch (error) {
-    throw error instanceof OAuthError ? badDocument(clientId, `is not valid client metadata: ${error.description}`) : error;
+    throw error instanceof OAuthError
+      ? badDocument(clientId, `is not valid client metadata: ${error.description}`)
+      : error;
   }
   const method = metadata.token_endpoint_auth_method;
   if (method !== 'none' && method !== 'private_key_jwt')

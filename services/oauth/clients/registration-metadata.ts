@@ -99,7 +99,9 @@ function authentication(body: Record<string, unknown>, grantTypes: string[]) {
   if (signingAlg !== undefined && !CLIENT_ASSERTION_ALGS.includes(signingAlg))
     throw invalidMetadata(`token_endpoint_auth_signing_alg must be one of ${CLIENT_ASSERTION_ALGS.join(', ')}`);
   if (method === 'none' && grantTypes.includes('client_credentials'))
-    throw invalidMetadata('client_credentials needs client authentication; token_endpoint_auth_method none cannot use it');
+    throw invalidMetadata(
+      'client_credentials needs client authentication; token_endpoint_auth_method none cannot use it',
+    );
   if (body.jwks !== undefined && body.jwks_uri !== undefined)
     throw invalidMetadata('Give jwks or jwks_uri, not both (RFC 7591 §2)');
   const jwks = body.jwks === undefined ? undefined : publicKeySet(body.jwks);

@@ -58,7 +58,9 @@ function registeredClient(clientId: string, context: OAuthClientContext): OAuthC
     redirect_uris: m.redirect_uris,
     post_logout_redirect_uris: m.post_logout_redirect_uris,
     token_endpoint_auth_method: m.token_endpoint_auth_method,
-    ...(m.token_endpoint_auth_signing_alg ? { token_endpoint_auth_signing_alg: m.token_endpoint_auth_signing_alg } : {}),
+    ...(m.token_endpoint_auth_signing_alg
+      ? { token_endpoint_auth_signing_alg: m.token_endpoint_auth_signing_alg }
+      : {}),
     grant_types: m.grant_types,
     scope: m.scope,
     ...(m.jwks ? { jwks: m.jwks as { keys: JWK[] } } : {}),
@@ -110,9 +112,11 @@ export class ClientRegistry {
   /** RFC 7591 §3.2.1: a new client, with its secret (confidential methods) and registration access token shown once. */
   async register(metadata: RegisteredMetadata): Promise<ClientInformation> {
     const clientId = randomToken(18);
-    const secret = clientTypeOf(metadata.token_endpoint_auth_method) === 'confidential' && metadata.token_endpoint_auth_method !== 'private_key_jwt'
-      ? randomToken(32)
-      : undefined;
+    const secret =
+      clientTypeOf(metadata.token_endpoint_auth_method) === 'confidential' &&
+      metadata.token_endpoint_auth_method !== 'private_key_jwt'
+        ? randomToken(32)
+        : undefined;
     const registrationToken = randomToken(32);
     const at = this.clock.now();
     const outcome = await this.registered.create(clientId, {
@@ -159,7 +163,10 @@ export class ClientRegistry {
     }
     const wasConfidential = context.metadata!.token_endpoint_auth_method.startsWith('client_secret');
     if (metadata.token_endpoint_auth_method.startsWith('client_secret') !== wasConfidential)
-      throw oauthError('invalid_client_metadata', 'An update cannot move a client to or from secret-based authentication');
+      throw oauthError(
+        'invalid_client_metadata',
+        'An update cannot move a client to or from secret-based authentication',
+      );
     const next = randomToken(32);
     const outcome = await this.registered.execute(clientId, {
       type: 'client.updated',

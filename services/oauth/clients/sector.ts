@@ -10,10 +10,7 @@ const invalidSector = (description: string) => oauthError('invalid_client_metada
  * `sector_identifier_uri`, that URL is fetched through the outbound guard and must list every redirect
  * URI; its host is the sector. Without one, the redirect URIs must share one host, which is it.
  */
-export async function resolveSector(
-  metadata: RegisteredMetadata,
-  outbound: OutboundHttp,
-): Promise<RegisteredMetadata> {
+export async function resolveSector(metadata: RegisteredMetadata, outbound: OutboundHttp): Promise<RegisteredMetadata> {
   const uri = metadata.sector_identifier_uri;
   if (uri !== undefined) {
     await checkSectorDocument(uri, metadata.redirect_uris, outbound);
