@@ -1,0 +1,181 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+
+/** `/mcp/user` as the MCP authorization specification has it: challenge, RFC 9728, audience, DPoP, step-up. */
+let server: TestServer;
+let reader: { id: string; secret: string };
+let writer: { id: string; secret: string };
+beforeAll(async () => {
+  server = await startMainServer();
+  const machine = async (scope: string) => {
+    const res = await fetch(`${server.url}/oauth2/register`, json({ grant_types: ['client_credentials'], scope }));
+    const body = (await res.json()) as { client_id: string; client_secret: string };
+    return { id: body.client_id, secret: body.client_secret };
+  };
+  reader = await machine('mcp:read');
+  writer = await machine('mcp:read mcp:write');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const endpoint = () => `${server.url}/mcp/user`;
+const metadataUrl = () => `${server.url}/.well-known/oauth-protected-resource/mcp/user`;
+const basic = (c: { id: string; secret: string }) => `Basic ${Buffer.from(`${c.id}:${c.secret}`).toString('base64')}`;
+
+async function token(c: { id: string; secret: string }, params: Record<string, string>, dpop?: string) {
+  const res = await fetch(
+    `${server.url}/oauth2/token`,
+    form({ grant_type: 'client_credentials', ...params }, { authorization: basic(c), ...(dpop ? { dpop } : {}) }),
+  );
+  return (await res.json()) as { access_token: string; token_type: string };
+}
+
+const rpc = (method: string, params: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+const initialize = rpc('initialize', {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 't', version: '1' },
+});
+const call = (name: string, args: Record<string, unknown> = {}) => rpc('tools/call', { name, arguments: args });
+
+async function post(body: string, headers: Record<string, string> = {}) {
+  const res = await fetch(endpoint(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+  const text = await res.text();
+  const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+  return { status: res.status, challenge: res.headers.get('www-authenticate'), body: JSON.parse(data) };
+}
+
+describe('/mcp/user', () => {
+  it('without a token: 401 with exactly the resource_metadata and scope challenge', async () => {
+    const res = await post(initialize);
+    expect(res.status).toBe(401);
+    expect(res.challenge).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="mcp:read"`);
+    expect(res.body.error).toBe('invalid_token');
+  });
+
+  it('serves its RFC 9728 document naming the authorization server, whose metadata it can then read', async () => {
+    const res = await fetch(metadataUrl());
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const doc = (await res.json()) as Record<string, any>;
+    expect(doc).toMatchObject({
+      resource: endpoint(),
+      authorization_servers: [`${server.url}/oauth2`],
+      scopes_supported: ['mcp:read', 'mcp:write'],
+      bearer_methods_supported: ['header'],
+    });
+    const as = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server/oauth2`)).json()) as any;
+    expect(as.issuer).toBe(doc.authorization_servers[0]);
+    expect(as.scopes_supported).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write']));
+  });
+
+  it('accepts only tokens whose audience is /mcp/user (RFC 8707)', async () => {
+    const general = await token(reader, { scope: 'mcp:read' });
+    const refused = await post(initialize, { authorization: `Bearer ${general.access_token}` });
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toMatch(/^Bearer error="invalid_token".*resource_metadata="/);
+    const bound = await token(reader, { scope: 'mcp:read', resource: endpoint() });
+    const ok = await post(initialize, { authorization: `Bearer ${bound.access_token}` });
+    expect(ok.status).toBe(200);
+    expect(ok.body.result.serverInfo.name).toBe('io.portico/identity-sandbox');
+    const me = await post(call('whoami'), { authorization: `Bearer ${bound.access_token}` });
+    expect(me.body.result.structuredContent).toMatchObject({
+      sub: reader.id,
+      client_id: reader.id,
+      scope: 'mcp:read',
+      aud: endpoint(),
+      token_type: 'Bearer',
+    });
+  });
+
+  it('a token without mcp:read is refused with 403 insufficient_scope', async () => {
+    const bare = await fetch(
+      `${server.url}/oauth2/register`,
+      json({ grant_types: ['client_credentials'], scope: 'api:read' }),
+    );
+    const c = (await bare.json()) as { client_id: string; client_secret: string };
+    const t = await token({ id: c.client_id, secret: c.client_secret }, { resource: endpoint() });
+    const res = await post(initialize, { authorization: `Bearer ${t.access_token}` });
+    expect(res.status).toBe(403);
+    expect(res.challenge).toMatch(/error="insufficient_scope"/);
+    expect(res.challenge).toMatch(/scope="mcp:read"/);
+  });
+
+  it('start_flow without mcp:write is the step-up 403; with it, the run is recorded as this token’s', async () => {
+    const read = await token(reader, { scope: 'mcp:read', resource: endpoint() });
+    const stepUp = await post(call('start_flow', { protocolId: 'oauth2', flowId: 'client-credentials' }), {
+      authorization: `Bearer ${read.access_token}`,
+    });
+    expect(stepUp.status).toBe(403);
+    expect(stepUp.challenge).toMatch(/^Bearer error="insufficient_scope"/);
+    expect(stepUp.challenge).toMatch(/scope="mcp:read mcp:write"/);
+    expect(stepUp.challenge).toMatch(new RegExp(`resource_metadata="${metadataUrl()}"`));
+
+    const write = await token(writer, { scope: 'mcp:read mcp:write', resource: endpoint() });
+    const auth = { authorization: `Bearer ${write.access_token}` };
+    const started = await post(call('start_flow', { protocolId: 'oauth2', flowId: 'client-credentials' }), auth);
+    expect(started.status).toBe(200);
+    const runId = started.body.result.structuredContent.run_id;
+    const mine = await post(call('my_runs'), auth);
+    expect(mine.body.result.structuredContent.runs).toEqual([expect.objectContaining({ runId, status: 'succeeded' })]);
+    // Another token of the same client has its own list.
+    const other = await token(writer, { scope: 'mcp:read mcp:write', resource: endpoint() });
+    const theirs = await post(call('my_runs'), { authorization: `Bearer ${other.access_token}` });
+    expect(theirs.body.result.structuredContent.runs).toEqual([]);
+  });
+
+  it('takes a DPoP-bound token with a proof carrying ath, and refuses it as Bearer', async () => {
+    const keys = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(keys.publicKey);
+    const proof = (htu: string, extra: Record<string, unknown> = {}) =>
+      new SignJWT({
+        jti: randomBytes(12).toString('base64url'),
+        iat: Math.floor(server.clock.now() / 1000),
+        htm: 'POST',
+        htu,
+        ...extra,
+      })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(keys.privateKey);
+    const bound = await token(
+      reader,
+      { scope: 'mcp:read', resource: endpoint() },
+      await proof(`${server.url}/oauth2/token`),
+    );
+    expect(bound.token_type).toBe('DPoP');
+    const ath = createHash('sha256').update(bound.access_token).digest('base64url');
+    const ok = await post(initialize, {
+      authorization: `DPoP ${bound.access_token}`,
+      dpop: await proof(endpoint(), { ath }),
+    });
+    expect(ok.status).toBe(200);
+    const asBearer = await post(initialize, { authorization: `Bearer ${bound.access_token}` });
+    expect(asBearer.status).toBe(401);
+    const noProof = await post(initialize, { authorization: `DPoP ${bound.access_token}` });
+    expect(noProof.status).toBe(401);
+    expect(noProof.challenge).toMatch(/^DPoP /);
+  });
+
+  it('the server card and the AI catalog list both endpoints and say which one needs authorization', async () => {
+    const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as any;
+    expect(card.remotes.map((r: any) => r.url)).toEqual([`${server.url}/mcp`, endpoint()]);
+    expect(card.remotes[0].headers).toBeUndefined();
+    expect(card.remotes[1].headers[0]).toMatchObject({ name: 'Authorization', isRequired: true, isSecret: true });
+    expect(card.remotes[1]._meta['io.portico/authorization']).toMatchObject({
+      required: true,
+      protected_resource_metadata: metadataUrl(),
+    });
+    const catalog = (await (await fetch(`${server.url}/.well-known/ai-catalog.json`)).json()) as any;
+    expect(catalog.entries.map((e: any) => [e.endpoint, e.authorization.required])).toEqual([
+      [`${server.url}/mcp`, false],
+      [endpoint(), true],
+    ]);
+  });
+});
