@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const isDiscoveryDocument = (routePattern: string): boolean =>
   /^\/(oid4vci\/)?\.well-known\//.test(routePattern) ||
   /\/jwks(\.json)?$/.test(routePattern) ||
-  /^\/(llms\.txt|llms-full\.txt|openapi\.json|mcp\/server-card)$/.test(routePattern) ||
+  /^\/(llms\.txt|llms-full\.txt|openapi\.json|mcp\/server-card|mcp\/flow-client\.json)$/.test(routePattern) ||
   /^\/oid4vci\/status-lists\//.test(routePattern);
 
 function allowAnyOrigin(

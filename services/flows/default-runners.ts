@@ -6,6 +6,7 @@ import { registerOid4vciRunners } from './runners/oid4vci.ts';
 import { registerOid4vpRunners } from './runners/oid4vp.ts';
 import { registerSpiffeRunners } from './runners/spiffe.ts';
 import { registerSsfRunners } from './runners/ssf.ts';
+import { registerMcpRunners } from './runners/mcp.ts';
 import { registerTargetRunners } from './targets/runners.ts';
 
 export interface FlowRunnerOptions {
@@ -22,6 +23,7 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerOid4vciRunners(runners);
   registerOid4vpRunners(runners);
   registerSsfRunners(runners);
+  registerMcpRunners(runners);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
 }

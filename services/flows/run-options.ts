@@ -72,6 +72,15 @@ const credential: RunOption = {
   default: 'sd-jwt',
 };
 
+const registration: RunOption = {
+  name: 'registration',
+  label: 'How the client gets its id',
+  description:
+    'metadata_document: the client_id is the URL of the runner’s Client ID Metadata Document; dcr: it registers first (RFC 7591).',
+  values: ['metadata_document', 'dcr'],
+  default: 'metadata_document',
+};
+
 const BY_FLOW = new Map<string, readonly RunOption[]>([
   ['oauth2/client-credentials', [clientAuth, alg, tokenMode, clientScope]],
   ['agentauth/register-and-claim', [email]],
@@ -81,6 +90,7 @@ const BY_FLOW = new Map<string, readonly RunOption[]>([
   ['oid4vci/authorization-code', [configuration]],
   ['oid4vp/dcql-direct-post', [credential]],
   ['oid4vp/dcql-direct-post-jwt', [{ ...credential, default: 'mdoc' }]],
+  ['mcp/authorization', [registration]],
 ]);
 
 export function runOptionsOf(protocol: string, flow: string): readonly RunOption[] {

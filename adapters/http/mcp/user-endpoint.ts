@@ -10,6 +10,7 @@ import { insufficientScope } from '../../../services/oauth/protected-resources.t
 import { MCP_READ, MCP_WRITE } from '../../../services/oauth/scopes.ts';
 import { challenge } from '../../../services/oauth/www-authenticate.ts';
 import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
+import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
@@ -147,6 +148,22 @@ export function mcpUserRoutes(
     resource_name: 'Portico MCP tools for signed-in users',
     resource_documentation: `${ctx.config.baseUrl}/docs/api`,
   });
+  // The flow runner's own client (catalog flow mcp/authorization) is a Client ID Metadata Document client.
+  const flowClientId = `${ctx.config.baseUrl}${FLOW_CLIENT_DOCUMENT_PATH}`;
+  const flowClient = JSON.stringify({
+    client_id: flowClientId,
+    client_name: 'Portico flow runner (MCP authorization)',
+    client_uri: ctx.config.baseUrl,
+    redirect_uris: [`${ctx.config.baseUrl}/callback`],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
+  app.get(
+    FLOW_CLIENT_DOCUMENT_PATH,
+    { schema: { summary: 'Client ID Metadata Document of the flow runner’s MCP client', tags: ['discovery'] } },
+    (request, reply) => sendDocument(request, reply, flowClient, 'application/json'),
+  );
   app.get(
     '/.well-known/oauth-protected-resource/mcp/user',
     {

@@ -31,8 +31,9 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
   });
   const users = demoUsers(ctx.config.demo);
   // Client metadata documents and sector identifier documents: https only, no redirects, 5 KiB within 5 s.
+  // Our own origin is let in: the flow runner's client publishes its metadata document here.
   const documentGuard = new GuardedHttp({
-    trustedOrigins: new Set(),
+    trustedOrigins: new Set([new URL(base).origin]),
     allowExternal: true,
     allowLoopback: ctx.config.outboundAllowLoopback,
     timeoutMs: 5_000,

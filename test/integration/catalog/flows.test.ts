@@ -43,8 +43,10 @@ describe('catalog', () => {
 
   it('marks flows without a runner as not executable, and refuses to run them with 409', async () => {
     const { body } = await get('/api/protocols/mcp/flows');
-    expect(body.flows[0]).toMatchObject({ id: 'tool-call', executable: false });
-    expect(body.flows[0].steps[0]).toMatchObject({ order: 1 });
+    const toolCall = body.flows.find((f: any) => f.id === 'tool-call');
+    expect(toolCall).toMatchObject({ executable: false });
+    expect(toolCall.steps[0]).toMatchObject({ order: 1 });
+    expect(body.flows.find((f: any) => f.id === 'authorization')).toMatchObject({ executable: true });
     const res = await fetch(`${server.url}/api/protocols/mcp/demo/tool-call`, json({}));
     expect([res.status, ((await res.json()) as any).error]).toEqual([409, 'flow_not_executable']);
     const missing = await fetch(`${server.url}/api/protocols/oauth2/demo/nope`, json({}));
