@@ -61,11 +61,19 @@ const RUN_OUT = fromJsonSchema({
   required: ['run_id', 'status'],
 });
 
+/** The verified caller the endpoint put into the request's authInfo; no tool runs without one. */
+function callerOf(ctx: { http?: { authInfo?: { extra?: Record<string, unknown> } } }): McpCaller {
+  const caller = ctx.http?.authInfo?.extra?.caller as McpCaller | undefined;
+  if (!caller) throw oauthError('invalid_token', 'This tool needs the caller’s verified access token');
+  return caller;
+}
+
 /**
- * The tools of the protected MCP endpoint (`/mcp/user`), built for one verified caller: who the token
- * says they are, the runs this token started, and starting a run, which needs `mcp:write`.
+ * The tools of the protected MCP endpoint (`/mcp/user`): who the token says its caller is, the runs
+ * this token started, and starting a run, which needs `mcp:write`. The caller comes with each request
+ * (the endpoint verified the token), so one server serves every caller.
  */
-export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps, caller: McpCaller): McpServer {
+export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps): McpServer {
   const server = new McpServer(
     { name: config.name, version: config.version, title: config.title, description: config.description },
     { instructions: config.instructions },
@@ -79,15 +87,18 @@ export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps, 
       outputSchema: WHOAMI_OUT,
       annotations: READ_ONLY,
     },
-    () =>
-      answer(async () => ({
-        sub: caller.sub,
-        client_id: caller.clientId,
-        scope: caller.scopes.join(' '),
-        aud: caller.audience,
-        exp: caller.expiresAt,
-        token_type: caller.tokenType,
-      })),
+    (_args, ctx) =>
+      answer(async () => {
+        const caller = callerOf(ctx);
+        return {
+          sub: caller.sub,
+          client_id: caller.clientId,
+          scope: caller.scopes.join(' '),
+          aud: caller.audience,
+          exp: caller.expiresAt,
+          token_type: caller.tokenType,
+        };
+      }),
   );
   server.registerTool(
     'my_runs',
@@ -98,7 +109,7 @@ export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps, 
       outputSchema: RUNS_OUT,
       annotations: READ_ONLY,
     },
-    () => answer(async () => ({ runs: await deps.runsOf(caller) })),
+    (_args, ctx) => answer(async () => ({ runs: await deps.runsOf(callerOf(ctx)) })),
   );
   server.registerTool(
     'start_flow',
@@ -110,8 +121,9 @@ export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps, 
       outputSchema: RUN_OUT,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ protocolId, flowId, options }) =>
+    ({ protocolId, flowId, options }, ctx) =>
       answer(async () => {
+        const caller = callerOf(ctx);
         // The endpoint asks for step-up before this is reached; this holds should it ever be called without.
         if (!caller.scopes.includes(MCP_WRITE)) throw oauthError('insufficient_scope', 'start_flow needs mcp:write');
         const run = await deps.startFlow(protocolId, flowId, options ?? {});

@@ -2,17 +2,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The web-standard Request the SDK's handler takes: the envelope only; the body is handed over parsed. */
 export function toWebRequest(baseUrl: string, request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
+  // Repeated headers (arrays) are left out: none the SDK reads may repeat. Names come from the client.
+  const headers = Object.create(null) as Record<string, string>;
+  for (const name in request.headers) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
   return new Request(`${baseUrl}${request.url}`, { method: request.method, headers });
 }
 
 /** The SDK's Response through Fastify: JSON as a string; only event streams need the body stream. */
 export async function sendMcpResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
   if (!response.headers.get('content-type')?.startsWith('application/json')) return reply.send(response);
-  reply.code(response.status);
-  response.headers.forEach((value, name) => void reply.header(name, value));
-  return reply.send(await response.text());
+  const headers = Object.create(null) as Record<string, string>;
+  for (const [name, value] of response.headers) headers[name] = value;
+  return reply
+    .code(response.status)
+    .headers(headers)
+    .send(Buffer.from(await response.arrayBuffer()));
 }
 
 /**

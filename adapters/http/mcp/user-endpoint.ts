@@ -13,6 +13,7 @@ import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
 import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
+import { pooledServers } from './server-pool.ts';
 import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
 
 /** Tools whose call needs more than `mcp:read`: the step-up of the MCP authorization specification. */
@@ -66,8 +67,10 @@ export function mcpUserRoutes(
     },
   };
   const handler = createMcpHandler(
-    ({ authInfo }) => buildUserMcpServer(config, deps, (authInfo!.extra as { caller: McpCaller }).caller),
-    { onerror: (e) => app.log.debug({ err: e }, 'mcp/user') },
+    pooledServers(() => buildUserMcpServer(config, deps)),
+    {
+      onerror: (e) => app.log.debug({ err: e }, 'mcp/user'),
+    },
   );
   ctx.onClose.push(() => handler.close());
 
