@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { rmSync } from 'node:fs';
 import { startChildServer } from '../support/child-server.ts';
+import { sdkCallsPerSecond } from './support/mcp-floor.ts';
 import type { Bench } from './types.ts';
 
 const REVISION = '2026-07-28';
@@ -95,6 +96,8 @@ const bench: Bench = async () => {
     for (const [name, r] of Object.entries(results))
       if (r.non2xx > 0) throw new Error(`non-2xx on ${name}: ${r.non2xx}`);
     const rate = (name: string) => results[name].requests.average;
+    // The SDK alone, in this process: its µs per call against the plain route's whole µs per request.
+    const floor = await sdkCallsPerSecond();
     return [
       { name: 'plain route: POST /api/lookingglass/decode', value: rate('decode'), unit: 'req/s' },
       {
@@ -109,6 +112,12 @@ const bench: Bench = async () => {
         value: rate('user'),
         unit: 'req/s',
         ratio: { against: 'plain protected route', value: rate('user') / rate('resource'), target: '>= 0.5' },
+      },
+      {
+        name: 'SDK alone: stateless tools/call in process, trivial tool',
+        value: 1e6 / floor,
+        unit: 'µs/call',
+        note: `the plain route takes ${(1e6 / rate('decode')).toFixed(0)} µs per request in all, over HTTP`,
       },
     ];
   } finally {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { mcpUserRoutes } from './user-endpoint.ts';
-import { pooledServers } from './server-pool.ts';
+import { statelessMcpHandler } from './server-pool.ts';
 import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
 import { shortestPaths } from '../../../services/machines/paths.ts';
 import { diffRuns } from '../../../services/streams/diff.ts';
@@ -8,7 +8,6 @@ import type { StreamCredentials } from '../../../services/streams/readers.ts';
 import { exportFor } from '../streams/readable-export.ts';
 import {
   SUPPORTED_PROTOCOL_VERSIONS,
-  createMcpHandler,
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
@@ -95,11 +94,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     diffRuns: async (a: string, b: string) =>
       diffRuns(await exportFor(ctx, `run:${a}`, {}), await exportFor(ctx, `run:${b}`, {})),
   };
-  const handler = createMcpHandler(
-    pooledServers(() => buildMcpServer(base, deps)),
-    {
-      onerror: (e) => app.log.debug({ err: e }, 'mcp'),
-    },
+  const handler = statelessMcpHandler(
+    () => buildMcpServer(base, deps),
+    (e) => app.log.debug({ err: e }, 'mcp'),
   );
   ctx.onClose.push(() => handler.close());
   // Ask the running server which revisions it negotiates (server/discover for the modern ones,

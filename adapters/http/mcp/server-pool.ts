@@ -1,4 +1,4 @@
-import type { McpRequestContext, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpRequestContext, type McpServer } from '@modelcontextprotocol/server';
 
 /**
  * A factory for `createMcpHandler` that hands out idle servers again. The SDK asks for an instance per
@@ -23,4 +23,13 @@ export function pooledServers(build: () => McpServer, keep = 64): (ctx: McpReque
     for (let server = idle.pop(); server; server = idle.pop()) if (server.server.transport === undefined) return server;
     return fresh();
   };
+}
+
+/**
+ * An endpoint's SDK handler: pooled servers, and JSON answers. The tools send no notification while
+ * they run, so nothing is lost by answering every call as one JSON body, and the SDK then skips
+ * preparing an event stream per request (the SDK warns about this choice once, at start).
+ */
+export function statelessMcpHandler(build: () => McpServer, onerror: (error: Error) => void) {
+  return createMcpHandler(pooledServers(build), { onerror, responseMode: 'json' });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createMcpHandler, originValidationResponse, type AuthInfo } from '@modelcontextprotocol/server';
+import { originValidationResponse, type AuthInfo } from '@modelcontextprotocol/server';
 import { tokenRunsMachine } from '../../../machines/token-runs.ts';
 import { ActorRuntime } from '../../../services/actors/runtime.ts';
 import { oauthError } from '../../../services/errors.ts';
@@ -13,7 +13,7 @@ import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
 import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
-import { pooledServers } from './server-pool.ts';
+import { statelessMcpHandler } from './server-pool.ts';
 import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
 
 /** Tools whose call needs more than `mcp:read`: the step-up of the MCP authorization specification. */
@@ -66,11 +66,9 @@ export function mcpUserRoutes(
       );
     },
   };
-  const handler = createMcpHandler(
-    pooledServers(() => buildUserMcpServer(config, deps)),
-    {
-      onerror: (e) => app.log.debug({ err: e }, 'mcp/user'),
-    },
+  const handler = statelessMcpHandler(
+    () => buildUserMcpServer(config, deps),
+    (e) => app.log.debug({ err: e }, 'mcp/user'),
   );
   ctx.onClose.push(() => handler.close());
 
