@@ -58,11 +58,13 @@ export class TokenIntrospection {
     const family = await this.refreshFamily(token);
     if (!family) return undefined;
     const g = family.grant!;
+    // The family keeps the user id; the client was only ever told its own (perhaps pairwise) subject.
+    const owner = await this.deps.clients.find(g.clientId).catch(() => undefined);
     return {
       active: true,
       scope: g.scope,
       client_id: g.clientId,
-      sub: g.sub,
+      sub: owner ? this.deps.subjects.subjectFor(owner, g.sub) : g.sub,
       token_type: 'refresh_token',
       exp: Math.floor(g.expiresAt / 1000),
       iss: g.issuer,

@@ -25,11 +25,7 @@ export function pooledServers(build: () => McpServer, keep = 64): (ctx: McpReque
   };
 }
 
-/**
- * An endpoint's SDK handler: pooled servers, and JSON answers. The tools send no notification while
- * they run, so nothing is lost by answering every call as one JSON body, and the SDK then skips
- * preparing an event stream per request (the SDK warns about this choice once, at start).
- */
+/** An endpoint's SDK handler, with pooled servers. */
 export function statelessMcpHandler(build: () => McpServer, onerror: (error: Error) => void) {
-  return createMcpHandler(pooledServers(build), { onerror, responseMode: 'json' });
+  return createMcpHandler(pooledServers(build), { onerror });
 }

@@ -7,25 +7,22 @@ const OK_OUT = fromJsonSchema({ type: 'object', properties: { ok: { type: 'boole
 
 /**
  * The SDK's own cost per stateless `tools/call`, in process: no HTTP, no token, a tool that answers
- * `{ok: true}` at once, servers pooled and JSON answers as our endpoints have them. What a call on
+ * `{ok: true}` at once, servers pooled as our endpoints have them. What a call on
  * `/mcp` can never cost less than (docs/mcp.md, "Performance").
  */
 export async function sdkCallsPerSecond(): Promise<number> {
   const idle: McpServer[] = [];
-  const handler = createMcpHandler(
-    () => {
-      const reused = idle.pop();
-      if (reused) return reused;
-      const server = new McpServer({ name: 'floor', version: '1' });
-      server.registerTool('ok', { inputSchema: EMPTY_IN, outputSchema: OK_OUT }, async () => ({
-        content: [{ type: 'text', text: '{"ok":true}' }],
-        structuredContent: { ok: true },
-      }));
-      server.server.onclose = () => void idle.push(server);
-      return server;
-    },
-    { responseMode: 'json' },
-  );
+  const handler = createMcpHandler(() => {
+    const reused = idle.pop();
+    if (reused) return reused;
+    const server = new McpServer({ name: 'floor', version: '1' });
+    server.registerTool('ok', { inputSchema: EMPTY_IN, outputSchema: OK_OUT }, async () => ({
+      content: [{ type: 'text', text: '{"ok":true}' }],
+      structuredContent: { ok: true },
+    }));
+    server.server.onclose = () => void idle.push(server);
+    return server;
+  });
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

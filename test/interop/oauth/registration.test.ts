@@ -258,6 +258,7 @@ describe('pairwise subjects (OIDC Core §8.1)', () => {
     register(server.url, {
       redirect_uris: [redirect],
       token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['authorization_code', 'refresh_token'],
       subject_type: 'pairwise',
       scope: 'openid profile email',
     });
@@ -281,6 +282,17 @@ describe('pairwise subjects (OIDC Core §8.1)', () => {
     expect(decodeJwt(a1.access).sub).toBe(a1.sub);
     const info = await client.fetchUserInfo(sectorB, b.access, b.sub);
     expect(info).toMatchObject({ sub: b.sub, email: 'alice@example.com' });
+    // Introspecting its refresh token tells another client the pairwise subject, never the user id.
+    const offline = await codeFlow(sectorB, 'openid offline_access', { redirectUri: 'http://localhost:8765/callback' });
+    const introspected = await fetch(`${server.url}/oidc/introspect`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('demo-app:demo-app-secret').toString('base64')}`,
+      },
+      body: new URLSearchParams({ token: offline.refresh_token!, token_type_hint: 'refresh_token' }),
+    });
+    expect(await introspected.json()).toMatchObject({ active: true, sub: b.sub });
   });
 
   it('a sector_identifier_uri must list every redirect URI; its host is the sector', async () => {
