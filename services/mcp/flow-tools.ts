@@ -58,7 +58,8 @@ const START_IN = fromJsonSchema<{
   required: ['protocolId', 'flowId'],
   additionalProperties: false,
 });
-const RUN_OUT = fromJsonSchema({
+/** A run as start_flow and the step tools answer it. */
+export const RUN_OUT = fromJsonSchema({
   type: 'object',
   properties: { run_id: { type: 'string' }, status: { type: 'string' } },
   required: ['run_id', 'status'],

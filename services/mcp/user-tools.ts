@@ -4,6 +4,7 @@ import type { TokenRun } from '../../machines/token-runs.ts';
 import { oauthError } from '../errors.ts';
 import { MCP_WRITE } from '../oauth/scopes.ts';
 import type { McpServerConfig } from './config.ts';
+import { RUN_OUT } from './flow-tools.ts';
 import { READ_ONLY, answer, str } from './tool-kit.ts';
 
 /** Who called, as the protected endpoint verified it from the access token. */
@@ -54,11 +55,6 @@ const START_IN = fromJsonSchema<{ protocolId: string; flowId: string; options?: 
   },
   required: ['protocolId', 'flowId'],
   additionalProperties: false,
-});
-const RUN_OUT = fromJsonSchema({
-  type: 'object',
-  properties: { run_id: { type: 'string' }, status: { type: 'string' } },
-  required: ['run_id', 'status'],
 });
 
 /** The verified caller the endpoint put into the request's authInfo; no tool runs without one. */

@@ -2,9 +2,8 @@ import { BoundedCache } from '../../bounded-cache.ts';
 import type { Clock } from '../../clock.ts';
 import { OAuthError, oauthError } from '../../errors.ts';
 import type { OutboundHttp } from '../../outbound.ts';
-import { clientTypeOf, type OAuthClient } from './client.ts';
+import { clientFromMetadata, type OAuthClient } from './client.ts';
 import { checkClientMetadata } from './registration-metadata.ts';
-import type { JWK } from 'jose';
 
 /** How long a fetched document is kept, whatever its Cache-Control says (docs/oauth.md). */
 export const DOCUMENT_CACHE_FLOOR_S = 60;
@@ -61,27 +60,14 @@ function clientOf(clientId: string, document: unknown): OAuthClient {
     throw badDocument(clientId, `uses ${method}; a document client authenticates with none or private_key_jwt`);
   if (metadata.grant_types.includes('client_credentials'))
     throw badDocument(clientId, 'asks for client_credentials, which a document client cannot use');
-  return {
-    kind: 'metadata_document',
-    client_id: clientId,
-    client_name: doc.client_name === undefined ? new URL(clientId).host : metadata.client_name,
-    client_type: clientTypeOf(method),
-    secretHash: null,
-    redirect_uris: metadata.redirect_uris,
-    post_logout_redirect_uris: metadata.post_logout_redirect_uris,
-    token_endpoint_auth_method: method,
-    ...(metadata.token_endpoint_auth_signing_alg
-      ? { token_endpoint_auth_signing_alg: metadata.token_endpoint_auth_signing_alg }
-      : {}),
-    grant_types: metadata.grant_types,
-    scope: metadata.scope,
-    ...(metadata.jwks ? { jwks: metadata.jwks as { keys: JWK[] } } : {}),
-    ...(metadata.jwks_uri ? { jwks_uri: metadata.jwks_uri } : {}),
-    subject_type: metadata.subject_type,
-    // The document's host is the sector: its redirect URIs are whatever its owner publishes there.
-    sector: new URL(clientId).host,
-    require_pushed_authorization_requests: metadata.require_pushed_authorization_requests,
-  };
+  // The document's host is the sector: its redirect URIs are whatever its owner publishes there.
+  const client = clientFromMetadata(
+    'metadata_document',
+    clientId,
+    { ...metadata, sector: new URL(clientId).host },
+    null,
+  );
+  return doc.client_name === undefined ? { ...client, client_name: new URL(clientId).host } : client;
 }
 
 /**
@@ -102,12 +88,12 @@ export class ClientMetadataDocuments {
     if (cached && this.clock.now() < cached.until) return cached.client;
     const pending = this.inFlight.get(clientId);
     if (pending) return pending;
-    const fetching = this.fetch(clientId).finally(() => this.inFlight.delete(clientId));
+    const fetching = this.load(clientId).finally(() => this.inFlight.delete(clientId));
     this.inFlight.set(clientId, fetching);
     return fetching;
   }
 
-  private async fetch(clientId: string): Promise<OAuthClient> {
+  private async load(clientId: string): Promise<OAuthClient> {
     const problem = urlProblem(clientId);
     if (problem) throw badDocument(clientId, `cannot be used: the URL ${problem}`);
     let response;

@@ -1,4 +1,3 @@
-import type { JWK } from 'jose';
 import {
   oauthClientMachine,
   type OAuthClientContext,
@@ -11,7 +10,7 @@ import { randomToken, sha256 } from '../../crypto/random.ts';
 import { oauthError } from '../../errors.ts';
 import type { DemoClient } from '../demo-clients.ts';
 import { challenge } from '../www-authenticate.ts';
-import { clientTypeOf, type OAuthClient } from './client.ts';
+import { clientFromMetadata, clientTypeOf, type OAuthClient } from './client.ts';
 import { isMetadataDocumentId, type ClientMetadataDocuments } from './metadata-document.ts';
 
 /** A registered client lapses this long after it was last used (docs/oauth.md). */
@@ -30,44 +29,16 @@ export interface ClientInformation extends RegisteredMetadata {
   registration_client_uri: string;
 }
 
-const demoClient = (c: DemoClient): OAuthClient => ({
-  kind: 'demo',
-  client_id: c.client_id,
-  client_name: c.client_name,
-  client_type: c.client_type,
-  secretHash: c.client_secret ? sha256(c.client_secret) : null,
-  redirect_uris: c.redirect_uris,
-  post_logout_redirect_uris: c.post_logout_redirect_uris,
-  token_endpoint_auth_method: c.token_endpoint_auth_method,
-  ...(c.token_endpoint_auth_signing_alg ? { token_endpoint_auth_signing_alg: c.token_endpoint_auth_signing_alg } : {}),
-  grant_types: c.grant_types,
-  scope: c.scope,
-  ...(c.jwks ? { jwks: c.jwks } : {}),
-  subject_type: 'public',
-  require_pushed_authorization_requests: false,
-});
-
-function registeredClient(clientId: string, context: OAuthClientContext): OAuthClient {
-  const m = context.metadata!;
+/** A demo client as the endpoints see it: its published secret by its hash. */
+function demoClient(c: DemoClient): OAuthClient {
+  const { client_secret, private_jwks, ...published } = c;
+  void private_jwks;
   return {
-    kind: 'registered',
-    client_id: clientId,
-    client_name: m.client_name,
-    client_type: clientTypeOf(m.token_endpoint_auth_method),
-    secretHash: context.secretHash ?? null,
-    redirect_uris: m.redirect_uris,
-    post_logout_redirect_uris: m.post_logout_redirect_uris,
-    token_endpoint_auth_method: m.token_endpoint_auth_method,
-    ...(m.token_endpoint_auth_signing_alg
-      ? { token_endpoint_auth_signing_alg: m.token_endpoint_auth_signing_alg }
-      : {}),
-    grant_types: m.grant_types,
-    scope: m.scope,
-    ...(m.jwks ? { jwks: m.jwks as { keys: JWK[] } } : {}),
-    ...(m.jwks_uri ? { jwks_uri: m.jwks_uri } : {}),
-    subject_type: m.subject_type,
-    ...(m.sector ? { sector: m.sector } : {}),
-    require_pushed_authorization_requests: m.require_pushed_authorization_requests,
+    ...published,
+    kind: 'demo',
+    secretHash: client_secret ? sha256(client_secret) : null,
+    subject_type: 'public',
+    require_pushed_authorization_requests: false,
   };
 }
 
@@ -106,7 +77,7 @@ export class ClientRegistry {
     if (isMetadataDocumentId(clientId)) return this.documents?.client(clientId);
     const { snapshot } = await this.registered.get(clientId);
     if (snapshot.value !== 'registered' || this.clock.now() >= snapshot.context.expiresAt) return undefined;
-    return registeredClient(clientId, snapshot.context);
+    return clientFromMetadata('registered', clientId, snapshot.context.metadata!, snapshot.context.secretHash ?? null);
   }
 
   /** RFC 7591 §3.2.1: a new client, with its secret (confidential methods) and registration access token shown once. */
