@@ -1,20 +1,16 @@
+import { localhostAllowedOrigins, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { FastifyInstance } from 'fastify';
-import { mcpUserRoutes } from './user-endpoint.ts';
-import { statelessMcpHandler } from './server-pool.ts';
-import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
 import { shortestPaths } from '../../../services/machines/paths.ts';
-import { diffRuns } from '../../../services/streams/diff.ts';
-import type { StreamCredentials } from '../../../services/streams/readers.ts';
-import { exportFor } from '../streams/readable-export.ts';
-import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  localhostAllowedOrigins,
-  originValidationResponse,
-} from '@modelcontextprotocol/server';
 import { aiCatalog, mcpServerConfig, serverCard, withServedVersions } from '../../../services/mcp/config.ts';
 import { buildMcpServer } from '../../../services/mcp/tools.ts';
+import { diffRuns } from '../../../services/streams/diff.ts';
+import type { StreamCredentials } from '../../../services/streams/readers.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
+import { exportFor } from '../streams/readable-export.ts';
+import { statelessMcpHandler } from './server-pool.ts';
+import { serveMcp } from './transport.ts';
+import { mcpUserRoutes } from './user-endpoint.ts';
 
 const MODERN_PROBE_REVISION = '2026-07-28';
 
@@ -110,27 +106,13 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
 
   mcpUserRoutes(app, ctx, { config, allowedOrigins });
 
-  // The SDK answers JSON-RPC errors itself; a body that is not JSON at all becomes a JSON-RPC parse error here.
-  app.register(async (scoped) => {
-    useJsonRpcBodies(scoped);
-    for (const method of ['GET', 'POST', 'DELETE'] as const) {
-      scoped.route({
-        method,
-        url: '/mcp',
-        schema: {
-          summary:
-            'MCP endpoint (streamable HTTP): read-only tools list_protocols, list_protocol_flows, describe_protocol_flow, decode_jwt, export_stream, diff_runs, get_machine',
-          tags: ['mcp'],
-        },
-        handler: async (request, reply) => {
-          const webRequest = toWebRequest(ctx.config.baseUrl, request);
-          const rejected = originValidationResponse(webRequest, allowedOrigins);
-          if (rejected) return reply.send(rejected);
-          if (isUnparsable(request.body)) return sendParseError(reply);
-          return sendMcpResponse(reply, await handler.fetch(webRequest, { parsedBody: request.body }));
-        },
-      });
-    }
+  serveMcp(app, {
+    url: '/mcp',
+    summary:
+      'MCP endpoint (streamable HTTP), open: the catalog, decode_jwt, streams, machines, flow runs and Shared Signals readers',
+    baseUrl: ctx.config.baseUrl,
+    allowedOrigins,
+    handler,
   });
 
   // Read cross-origin: the shared discovery CORS gives both their header and preflight (discovery-cors.ts).

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { originValidationResponse, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 
 /** The web-standard Request the SDK's handler takes: the envelope only; the body is handed over parsed. */
 export function toWebRequest(baseUrl: string, request: FastifyRequest): Request {
@@ -46,3 +47,41 @@ export const sendParseError = (reply: FastifyReply) =>
     .code(400)
     .type('application/json')
     .send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
+
+export interface McpEndpoint {
+  url: string;
+  summary: string;
+  baseUrl: string;
+  /** DNS-rebinding defence: the host names a browser's `Origin` may name. */
+  allowedOrigins: string[];
+  handler: McpHttpHandler;
+  /** The protected endpoint's check: the verified caller, or a refusal thrown (401/403 with a challenge). */
+  authorize?: (request: FastifyRequest) => Promise<AuthInfo>;
+}
+
+/**
+ * Serves an MCP endpoint (GET, POST, DELETE) through the SDK's handler: the `Origin` checked, the
+ * caller authorized where the endpoint demands it, a body that is not JSON answered with JSON-RPC's
+ * parse error; every other JSON-RPC error is the SDK's to answer.
+ */
+export function serveMcp(app: FastifyInstance, endpoint: McpEndpoint): void {
+  app.register(async (scoped) => {
+    useJsonRpcBodies(scoped);
+    for (const method of ['GET', 'POST', 'DELETE'] as const) {
+      scoped.route({
+        method,
+        url: endpoint.url,
+        schema: { summary: endpoint.summary, tags: ['mcp'] },
+        handler: async (request, reply) => {
+          const webRequest = toWebRequest(endpoint.baseUrl, request);
+          const rejected = originValidationResponse(webRequest, endpoint.allowedOrigins);
+          if (rejected) return reply.send(rejected);
+          const authInfo = endpoint.authorize ? await endpoint.authorize(request) : undefined;
+          if (isUnparsable(request.body)) return sendParseError(reply);
+          const options = { parsedBody: request.body, ...(authInfo ? { authInfo } : {}) };
+          return sendMcpResponse(reply, await endpoint.handler.fetch(webRequest, options));
+        },
+      });
+    }
+  });
+}

@@ -1,20 +1,20 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance } from 'fastify';
-import { originValidationResponse, type AuthInfo } from '@modelcontextprotocol/server';
 import { tokenRunsMachine } from '../../../machines/token-runs.ts';
 import { ActorRuntime } from '../../../services/actors/runtime.ts';
+import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
 import { oauthError } from '../../../services/errors.ts';
+import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { McpServerConfig } from '../../../services/mcp/config.ts';
 import { buildUserMcpServer, type McpCaller, type UserToolDeps } from '../../../services/mcp/user-tools.ts';
 import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
 import { insufficientScope } from '../../../services/oauth/protected-resources.ts';
 import { MCP_READ, MCP_WRITE } from '../../../services/oauth/scopes.ts';
 import { challenge } from '../../../services/oauth/www-authenticate.ts';
-import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
-import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 import { statelessMcpHandler } from './server-pool.ts';
-import { isUnparsable, sendMcpResponse, sendParseError, toWebRequest, useJsonRpcBodies } from './transport.ts';
+import { serveMcp } from './transport.ts';
 
 /** Tools whose call needs more than `mcp:read`: the step-up of the MCP authorization specification. */
 const WRITE_TOOLS = new Set(['start_flow']);
@@ -116,27 +116,15 @@ export function mcpUserRoutes(
     return info;
   };
 
-  app.register(async (scoped) => {
-    useJsonRpcBodies(scoped);
-    for (const method of ['GET', 'POST', 'DELETE'] as const) {
-      scoped.route({
-        method,
-        url: '/mcp/user',
-        schema: {
-          summary:
-            'MCP endpoint protected by OAuth (MCP authorization specification): whoami, my_runs, start_flow (mcp:write)',
-          tags: ['mcp'],
-        },
-        handler: async (request, reply) => {
-          const webRequest = toWebRequest(ctx.config.baseUrl, request);
-          const rejected = originValidationResponse(webRequest, allowedOrigins);
-          if (rejected) return reply.send(rejected);
-          const authInfo = await authorize(request.headers.authorization, request.headers.dpop, method, request.body);
-          if (isUnparsable(request.body)) return sendParseError(reply);
-          return sendMcpResponse(reply, await handler.fetch(webRequest, { parsedBody: request.body, authInfo }));
-        },
-      });
-    }
+  serveMcp(app, {
+    url: '/mcp/user',
+    summary:
+      'MCP endpoint protected by OAuth (MCP authorization specification): whoami, my_runs, start_flow (mcp:write)',
+    baseUrl: ctx.config.baseUrl,
+    allowedOrigins,
+    handler,
+    authorize: (request) =>
+      authorize(request.headers.authorization, request.headers.dpop, request.method, request.body),
   });
 
   // RFC 9728 §3: the document sits at the well-known path with the resource's path appended.
