@@ -88,6 +88,9 @@ export function consentPage(
       { kind: 'paragraph', inlines: ['Signed in as ', { strong: user.name }, ' (', { code: user.id }, ').'] },
       { kind: 'paragraph', inlines: [{ strong: client.client_name }, ' (', { code: client.client_id }, ') asks for:'] },
       { kind: 'list', items: request.scope.split(' ').map((s) => [{ code: s }]) },
+      ...(request.resource
+        ? [{ kind: 'paragraph' as const, inlines: ['The access is for ', { code: request.resource }, ' only.'] }]
+        : []),
       { kind: 'paragraph', inlines: ['It will be sent back to ', { code: request.redirectUri }, '.'] },
       {
         kind: 'html',

@@ -355,6 +355,19 @@ describe('PAR and resource indicators', () => {
     expect(expired.status).toBe(400);
   });
 
+  it('the consent page names the resource the access is for', async () => {
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'demo-app',
+      redirect_uri: `${server.url}/callback`,
+      scope: 'mcp:read',
+      resource: `${server.url}/mcp/user`,
+    });
+    const landed = await authorizeAsBrowser(`${server.url}/oauth2/authorize?${params}`);
+    const consent = landed.pages.find((p) => p.body.includes('Allow access?'))!;
+    expect(consent.body).toContain(`The access is for <code>${server.url}/mcp/user</code> only.`);
+  });
+
   it('the token endpoint refuses a resource other than the one authorized, and an unknown one for client_credentials', async () => {
     const machine = {
       authorization: `Basic ${Buffer.from('machine-client:machine-client-secret').toString('base64')}`,
