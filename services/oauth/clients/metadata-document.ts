@@ -10,6 +10,8 @@ export const DOCUMENT_CACHE_FLOOR_S = 60;
 export const DOCUMENT_CACHE_CEILING_S = 24 * 3600;
 /** Without a max-age. */
 const DOCUMENT_CACHE_DEFAULT_S = 300;
+/** A document that could not be used is not fetched again for this long (one client id, one fetch). */
+const REFUSAL_CACHE_S = 30;
 
 /** A client id that is a URL names its own metadata document (draft-ietf-oauth-client-id-metadata-document). */
 export const isMetadataDocumentId = (clientId: string) => /^https?:\/\//i.test(clientId);
@@ -75,7 +77,9 @@ function clientOf(clientId: string, document: unknown): OAuthClient {
  * redirect, at most 5 KiB within 5 s) and kept per their Cache-Control within a floor and a ceiling.
  */
 export class ClientMetadataDocuments {
-  private readonly cache = new BoundedCache<string, { client: OAuthClient; until: number }>(1000);
+  private readonly cache = new BoundedCache<string, { client?: OAuthClient; refusal?: OAuthError; until: number }>(
+    1000,
+  );
   private readonly inFlight = new Map<string, Promise<OAuthClient>>();
 
   constructor(
@@ -85,10 +89,19 @@ export class ClientMetadataDocuments {
 
   async client(clientId: string): Promise<OAuthClient> {
     const cached = this.cache.get(clientId);
-    if (cached && this.clock.now() < cached.until) return cached.client;
+    if (cached && this.clock.now() < cached.until) {
+      if (cached.refusal) throw cached.refusal;
+      return cached.client!;
+    }
     const pending = this.inFlight.get(clientId);
     if (pending) return pending;
-    const fetching = this.load(clientId).finally(() => this.inFlight.delete(clientId));
+    const fetching = this.load(clientId)
+      .catch((error: unknown) => {
+        if (error instanceof OAuthError)
+          this.cache.set(clientId, { refusal: error, until: this.clock.now() + REFUSAL_CACHE_S * 1000 });
+        throw error;
+      })
+      .finally(() => this.inFlight.delete(clientId));
     this.inFlight.set(clientId, fetching);
     return fetching;
   }

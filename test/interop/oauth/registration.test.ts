@@ -10,11 +10,13 @@ let server: TestServer;
 let documents: Server;
 let documentsUrl: string;
 const served = new Map<string, { status: number; body: string; headers?: Record<string, string> }>();
+const hits = new Map<string, number>();
 
 beforeAll(async () => {
   // The guard's test hook lets the client metadata documents live on this loopback server.
   server = await startMainServer({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
   documents = createServer((req, res) => {
+    hits.set(req.url ?? '', (hits.get(req.url ?? '') ?? 0) + 1);
     const doc = served.get(req.url ?? '');
     res.writeHead(doc?.status ?? 404, { 'content-type': 'application/json', ...doc?.headers });
     res.end(doc?.body ?? '{}');
@@ -250,6 +252,39 @@ describe('openid-client with a Client ID Metadata Document on loopback (OUTBOUND
       expect(body.error, path).toBe('invalid_client');
       expect(body.error_description, path).toMatch(reason);
     }
+  });
+});
+
+describe('client metadata document caching', () => {
+  const tokenAttempt = (clientId: string) =>
+    fetch(`${server.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'unknown', client_id: clientId }),
+    }).then(async (r) => ((await r.json()) as { error: string }).error);
+  const documentOf = (clientId: string) =>
+    JSON.stringify({ client_id: clientId, redirect_uris: [`${server.url}/callback`] });
+
+  it('keeps a document for its max-age (at least 60 s), and a refusal for 30 s', async () => {
+    const path = '/clients/cached.json';
+    const clientId = `${documentsUrl}${path}`;
+    served.set(path, { status: 200, headers: { 'cache-control': 'max-age=5' }, body: documentOf(clientId) });
+    // A known client with a bad code: invalid_grant, so the document was fetched and taken.
+    expect(await tokenAttempt(clientId)).toBe('invalid_grant');
+    expect(await tokenAttempt(clientId)).toBe('invalid_grant');
+    expect(hits.get(path)).toBe(1);
+    served.set(path, { status: 404, body: '{}' });
+    server.clock.advance(30_000); // max-age 5 is raised to the 60 s floor
+    expect(await tokenAttempt(clientId)).toBe('invalid_grant');
+    server.clock.advance(31_000);
+    expect(await tokenAttempt(clientId)).toBe('invalid_client');
+    expect(hits.get(path)).toBe(2);
+    served.set(path, { status: 200, body: documentOf(clientId) });
+    expect(await tokenAttempt(clientId)).toBe('invalid_client'); // the refusal is kept
+    expect(hits.get(path)).toBe(2);
+    server.clock.advance(31_000);
+    expect(await tokenAttempt(clientId)).toBe('invalid_grant');
+    expect(hits.get(path)).toBe(3);
   });
 });
 
