@@ -12,17 +12,12 @@ export function checkResource(value: string | string[] | undefined, known: reado
     if (value.length !== 1) throw invalidTarget('Name one resource per request');
     return checkResource(value[0], known);
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidTarget('resource must be an absolute URI (RFC 8707 §2)');
-  }
+  if (!URL.canParse(value)) throw invalidTarget('resource must be an absolute URI (RFC 8707 §2)');
   if (value.includes('#')) throw invalidTarget('resource must not have a fragment (RFC 8707 §2)');
-  const resource = url.href === `${url.origin}/` && !value.endsWith('/') ? url.origin : value;
-  if (!known.includes(resource))
+  // Compared as given: the resource identifiers are this server's own URLs, published in its metadata.
+  if (!known.includes(value))
     throw invalidTarget(`This server issues no tokens for ${value.slice(0, 200)}; it knows ${known.join(', ')}`);
-  return resource;
+  return value;
 }
 
 /**

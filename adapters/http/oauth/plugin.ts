@@ -18,7 +18,7 @@ import { str } from './schemas.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { parRoute } from './par-route.ts';
 import { registrationRoutes } from './registration-routes.ts';
-import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import { documentGuard } from '../../outbound/document-guard.ts';
 import { ClientMetadataDocuments } from '../../../services/oauth/clients/metadata-document.ts';
 
 /** The OAuth 2.0 authorization server (`/oauth2`) and the OpenID Provider (`/oidc`) of decisions section 3. */
@@ -30,17 +30,8 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     private: pkjwt.publishedPrivateJwks('published:pkjwt-app').keys,
   });
   const users = demoUsers(ctx.config.demo);
-  // Client metadata documents and sector identifier documents: https only, no redirects, 5 KiB within 5 s.
-  // Our own origin is let in: the flow runner's client publishes its metadata document here.
-  const documentGuard = new GuardedHttp({
-    trustedOrigins: new Set([new URL(base).origin]),
-    allowExternal: true,
-    allowLoopback: ctx.config.outboundAllowLoopback,
-    timeoutMs: 5_000,
-    maxBytes: 5 * 1024,
-    maxRedirects: 0,
-  });
-  ctx.onClose.push(() => documentGuard.close());
+  const documentFetches = documentGuard(new URL(base).origin, ctx.config.outboundAllowLoopback);
+  ctx.onClose.push(() => documentFetches.close());
   const deps = new OAuthDeps(ctx.log, {
     keys: ctx.keys,
     clock: ctx.clock,
@@ -49,8 +40,8 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     revoked: ctx.revokedAccessTokens,
     dpopNonceRequired: ctx.config.dpopNonceRequired,
     registrationUri: (clientId) => `${base}/oauth2/register/${encodeURIComponent(clientId)}`,
-    documents: new ClientMetadataDocuments(documentGuard, ctx.clock),
-    outbound: ctx.outbound,
+    documents: new ClientMetadataDocuments(documentFetches, ctx.clock),
+    outbound: documentFetches,
   });
   const profiles = issuerProfiles(base);
   const userinfoMetadataUrl = `${base}/.well-known/oauth-protected-resource/oidc/userinfo`;
@@ -120,7 +111,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
 
   registrationRoutes(app, {
     deps,
-    outbound: documentGuard,
+    outbound: documentFetches,
     registrationsPerHour: ctx.config.registrationsPerHour,
   });
 
