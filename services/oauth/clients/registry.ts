@@ -1,6 +1,7 @@
 import {
   oauthClientMachine,
   type OAuthClientContext,
+  type OAuthClientEvent,
   type RegisteredMetadata,
 } from '../../../machines/oauth-client.ts';
 import type { ActorRuntime } from '../../actors/runtime.ts';
@@ -40,6 +41,27 @@ function demoClient(c: DemoClient): OAuthClient {
     subject_type: 'public',
     require_pushed_authorization_requests: false,
   };
+}
+
+/** RFC 7592 §2.2: the update names the client, proves its secret if it sends one, and keeps its kind of authentication. */
+function checkUpdate(
+  clientId: string,
+  current: OAuthClientContext,
+  body: Record<string, unknown>,
+  metadata: RegisteredMetadata,
+): void {
+  if (body.client_id !== clientId) throw oauthError('invalid_request', 'client_id must be the client being updated');
+  if (body.client_secret !== undefined) {
+    const given = typeof body.client_secret === 'string' ? sha256(body.client_secret) : '';
+    if (!current.secretHash || !sameText(given, current.secretHash))
+      throw oauthError('invalid_request', 'client_secret is not this client’s secret');
+  }
+  const wasSecretBased = current.metadata!.token_endpoint_auth_method.startsWith('client_secret');
+  if (metadata.token_endpoint_auth_method.startsWith('client_secret') !== wasSecretBased)
+    throw oauthError(
+      'invalid_client_metadata',
+      'An update cannot move a client to or from secret-based authentication',
+    );
 }
 
 /** RFC 7592 §2: a missing, wrong or stale registration access token, or a client that is gone, is one 401. */
@@ -107,15 +129,13 @@ export class ClientRegistry {
 
   /** RFC 7592 §2.1: the client's information, with a new registration access token. */
   async read(clientId: string, registrationToken: string | undefined): Promise<ClientInformation> {
-    await this.authorizeManagement(clientId, registrationToken);
     const next = randomToken(32);
-    const outcome = await this.registered.execute(clientId, {
+    const context = await this.manage(clientId, registrationToken, () => ({
       type: 'client.read',
       at: this.clock.now(),
       registrationTokenHash: sha256(next),
-    });
-    if (!outcome.accepted) throw registrationRefused();
-    return this.information(clientId, outcome.snapshot.context, next);
+    }));
+    return this.information(clientId, context, next);
   }
 
   /** RFC 7592 §2.2: replaces the client's metadata; `client_id` must name it, a `client_secret` must be its own. */
@@ -125,40 +145,22 @@ export class ClientRegistry {
     body: Record<string, unknown>,
     metadata: RegisteredMetadata,
   ): Promise<ClientInformation> {
-    const context = await this.authorizeManagement(clientId, registrationToken);
-    if (body.client_id !== clientId) throw oauthError('invalid_request', 'client_id must be the client being updated');
-    if (body.client_secret !== undefined) {
-      const given = typeof body.client_secret === 'string' ? sha256(body.client_secret) : '';
-      if (!context.secretHash || !sameText(given, context.secretHash))
-        throw oauthError('invalid_request', 'client_secret is not this client’s secret');
-    }
-    const wasConfidential = context.metadata!.token_endpoint_auth_method.startsWith('client_secret');
-    if (metadata.token_endpoint_auth_method.startsWith('client_secret') !== wasConfidential)
-      throw oauthError(
-        'invalid_client_metadata',
-        'An update cannot move a client to or from secret-based authentication',
-      );
     const next = randomToken(32);
-    const outcome = await this.registered.execute(clientId, {
-      type: 'client.updated',
-      at: this.clock.now(),
-      metadata,
-      registrationTokenHash: sha256(next),
+    const context = await this.manage(clientId, registrationToken, (current) => {
+      checkUpdate(clientId, current, body, metadata);
+      return { type: 'client.updated', at: this.clock.now(), metadata, registrationTokenHash: sha256(next) };
     });
-    if (!outcome.accepted) throw registrationRefused();
-    return this.information(clientId, outcome.snapshot.context, next);
+    return this.information(clientId, context, next);
   }
 
   /** RFC 7592 §2.3: the client is gone; answers the refresh families to revoke with it. */
   async delete(clientId: string, registrationToken: string | undefined): Promise<string[]> {
-    const context = await this.authorizeManagement(clientId, registrationToken);
-    const outcome = await this.registered.execute(clientId, {
-      type: 'client.deleted',
-      at: this.clock.now(),
-      revokesFamilies: context.refreshFamilies,
+    let families: string[] = [];
+    await this.manage(clientId, registrationToken, (current) => {
+      families = current.refreshFamilies;
+      return { type: 'client.deleted', at: this.clock.now(), revokesFamilies: families };
     });
-    if (!outcome.accepted) throw registrationRefused();
-    return context.refreshFamilies;
+    return families;
   }
 
   /** A registered client authorized or got tokens: its 24 hours start again (recorded at most hourly, or with a new refresh family). */
@@ -176,13 +178,39 @@ export class ClientRegistry {
     });
   }
 
+  /** RFC 7592 §2: the client's state when the registration access token is its current one; a 401 otherwise. */
   async authorizeManagement(clientId: string, token: string | undefined): Promise<OAuthClientContext> {
     if (!token || clientId.length > MAX_CLIENT_ID || isMetadataDocumentId(clientId)) throw registrationRefused();
     const { snapshot } = await this.registered.get(clientId);
-    const hash = snapshot.context.registrationTokenHash;
-    if (snapshot.value !== 'registered' || this.clock.now() >= snapshot.context.expiresAt) throw registrationRefused();
-    if (!hash || !sameText(sha256(token), hash)) throw registrationRefused();
+    if (!this.tokenFits(snapshot, token)) throw registrationRefused();
     return snapshot.context;
+  }
+
+  private tokenFits(snapshot: { value: unknown; context: OAuthClientContext }, token: string): boolean {
+    const hash = snapshot.context.registrationTokenHash;
+    return (
+      snapshot.value === 'registered' &&
+      this.clock.now() < snapshot.context.expiresAt &&
+      hash !== undefined &&
+      sameText(sha256(token), hash)
+    );
+  }
+
+  /**
+   * One management operation, decided in the client's turn: the token is checked against the current
+   * state there, so of two requests with one token only the first is served (each rotates it).
+   */
+  private async manage(
+    clientId: string,
+    token: string | undefined,
+    decide: (current: OAuthClientContext) => OAuthClientEvent,
+  ): Promise<OAuthClientContext> {
+    if (!token || clientId.length > MAX_CLIENT_ID || isMetadataDocumentId(clientId)) throw registrationRefused();
+    const outcome = await this.registered.execute(clientId, ({ snapshot }) =>
+      this.tokenFits(snapshot, token) ? decide(snapshot.context) : undefined,
+    );
+    if (!outcome.accepted) throw registrationRefused();
+    return outcome.snapshot.context;
   }
 
   private information(clientId: string, context: OAuthClientContext, registrationToken: string): ClientInformation {

@@ -218,6 +218,15 @@ describe('RFC 7592 management and the 24-hour lapse', () => {
     expect(((await token.json()) as any).error).toBe('unauthorized_client');
   });
 
+  it('of two requests with one registration access token, only the first is served (each rotates it)', async () => {
+    const c = (await register(valid())).body;
+    const both = await Promise.all([
+      manage(c.registration_client_uri, c.registration_access_token),
+      manage(c.registration_client_uri, c.registration_access_token),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
   it('a client unused for 24 hours is gone; one used within them lives on', async () => {
     const idle = (await register({ grant_types: ['client_credentials'], scope: 'api:read' })).body;
     const busy = (await register({ grant_types: ['client_credentials'], scope: 'api:read' })).body;
