@@ -51,7 +51,9 @@ describe('npm start and signals (issue 13 item 13)', () => {
       await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toMatch(/main listening/);
       expect(await accepts(port)).toBe(true);
       child.kill(signal);
-      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      // 'close', not 'exit': npm may exit before the service it started has written its last line; the
+      // pipe closes only when every process holding it has gone.
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       rmSync(dir, { recursive: true, force: true });
       expect(output).toContain(`${signal}, shutting down`);
       expect(code).toBe(0);
