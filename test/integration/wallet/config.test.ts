@@ -60,7 +60,8 @@ function startWallet(env: Record<string, string>): Promise<{ code: number | null
           stdout += d.toString();
           if (stdout.includes('listening')) child.kill('SIGTERM');
         });
-        child.on('exit', (code) => resolve({ code, stderr, stdout }));
+        // 'close': at 'exit' the last output may still be unread.
+        child.on('close', (code) => resolve({ code, stderr, stdout }));
       }),
   );
 }
