@@ -42,6 +42,18 @@ export function invalidTokenError(
   return refusal.withHeaders({ 'www-authenticate': challenge(scheme, params) });
 }
 
+/**
+ * RFC 6750 §3.1: a request that carried no token at all. The challenge names no error code (the
+ * client did not try), only where to learn more and the scope to ask for.
+ */
+export const tokenRequired = (description: string, options: { resourceMetadata: string; scope: string }): OAuthError =>
+  oauthError('invalid_token', description).withHeaders({
+    'www-authenticate': challenge('Bearer', [
+      ['resource_metadata', options.resourceMetadata],
+      ['scope', options.scope],
+    ]),
+  });
+
 /** RFC 6750 §3.1: a valid token without the scope the resource needs is 403 `insufficient_scope`, with the challenge naming it. */
 export const insufficientScope = (
   scope: string,

@@ -8,3 +8,8 @@ export function challenge(scheme: 'Basic' | 'Bearer' | 'DPoP', params: Array<[st
   // A quoted-string may not hold a bare double quote; descriptions are ours, so a swap is enough.
   return `${scheme} ${present.map(([name, value]) => `${name}="${value.replace(/"/g, "'")}"`).join(', ')}`;
 }
+
+/** The auth-params of a `WWW-Authenticate` challenge a server sent, by name (a Map: the names are the server's). */
+export function challengeParams(header: string | null | undefined): Map<string, string> {
+  return new Map([...(header ?? '').matchAll(/([A-Za-z_]+)="([^"]*)"/g)].map((m) => [m[1].toLowerCase(), m[2]]));
+}

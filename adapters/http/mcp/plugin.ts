@@ -104,7 +104,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
   // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
   const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
 
-  mcpUserRoutes(app, ctx, { config, allowedOrigins });
+  mcpUserRoutes(app, ctx, { config, allowedOrigins, startFlow: deps.startFlow });
 
   serveMcp(app, {
     url: '/mcp',

@@ -3,14 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { tokenRunsMachine } from '../../../machines/token-runs.ts';
 import { ActorRuntime } from '../../../services/actors/runtime.ts';
 import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
-import { oauthError } from '../../../services/errors.ts';
 import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { McpServerConfig } from '../../../services/mcp/config.ts';
 import { buildUserMcpServer, type McpCaller, type UserToolDeps } from '../../../services/mcp/user-tools.ts';
 import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
-import { insufficientScope } from '../../../services/oauth/protected-resources.ts';
+import { insufficientScope, tokenRequired } from '../../../services/oauth/protected-resources.ts';
 import { MCP_READ, MCP_WRITE } from '../../../services/oauth/scopes.ts';
-import { challenge } from '../../../services/oauth/www-authenticate.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
 import { statelessMcpHandler } from './server-pool.ts';
@@ -40,7 +38,11 @@ function callsWriteTool(body: unknown): boolean {
 export function mcpUserRoutes(
   app: FastifyInstance,
   ctx: MainContext,
-  { config, allowedOrigins }: { config: McpServerConfig; allowedOrigins: string[] },
+  {
+    config,
+    allowedOrigins,
+    startFlow,
+  }: { config: McpServerConfig; allowedOrigins: string[]; startFlow: UserToolDeps['startFlow'] },
 ): void {
   const resource = config.userEndpoint;
   const metadataUrl = config.userResourceMetadata;
@@ -48,8 +50,7 @@ export function mcpUserRoutes(
   const protectedResource = ctx.oauthResource(metadataUrl, resource);
   const runs = new ActorRuntime(ctx.log, tokenRunsMachine, 'token-runs');
   const deps: UserToolDeps = {
-    startFlow: async (protocol, flow, options) =>
-      ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options)),
+    startFlow,
     recordRun: async (caller, run) => {
       await runs.execute(caller.jti, {
         type: 'token_run.started',
@@ -79,17 +80,14 @@ export function mcpUserRoutes(
     body: unknown,
   ) => {
     const presented = accessTokenFromHeader(authorization);
-    // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
     if (!presented)
-      throw oauthError(
-        'invalid_token',
+      throw tokenRequired(
         'This MCP endpoint needs an access token; its resource metadata names the authorization server',
-      ).withHeaders({
-        'www-authenticate': challenge('Bearer', [
-          ['resource_metadata', metadataUrl],
-          ['scope', MCP_READ],
-        ]),
-      });
+        {
+          resourceMetadata: metadataUrl,
+          scope: MCP_READ,
+        },
+      );
     const claims = await protectedResource.authorize({ ...presented, dpop, method, url: resource });
     const scopes = claims.scope.split(' ').filter(Boolean);
     const options = { scheme: presented.scheme, resourceMetadata: metadataUrl };

@@ -1,4 +1,5 @@
-import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
+import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
+import { statelessMcpHandler } from '../../../adapters/http/mcp/server-pool.ts';
 import { opsPerSecond } from '../types.ts';
 
 const REVISION = '2026-07-28';
@@ -11,18 +12,18 @@ const OK_OUT = fromJsonSchema({ type: 'object', properties: { ok: { type: 'boole
  * `/mcp` can never cost less than (docs/mcp.md, "Performance").
  */
 export async function sdkCallsPerSecond(): Promise<number> {
-  const idle: McpServer[] = [];
-  const handler = createMcpHandler(() => {
-    const reused = idle.pop();
-    if (reused) return reused;
-    const server = new McpServer({ name: 'floor', version: '1' });
-    server.registerTool('ok', { inputSchema: EMPTY_IN, outputSchema: OK_OUT }, async () => ({
-      content: [{ type: 'text', text: '{"ok":true}' }],
-      structuredContent: { ok: true },
-    }));
-    server.server.onclose = () => void idle.push(server);
-    return server;
-  });
+  // The same handler factory the endpoints use: pooled servers.
+  const handler = statelessMcpHandler(
+    () => {
+      const server = new McpServer({ name: 'floor', version: '1' });
+      server.registerTool('ok', { inputSchema: EMPTY_IN, outputSchema: OK_OUT }, async () => ({
+        content: [{ type: 'text', text: '{"ok":true}' }],
+        structuredContent: { ok: true },
+      }));
+      return server;
+    },
+    () => undefined,
+  );
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

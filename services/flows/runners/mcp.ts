@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { challengeParams } from '../../oauth/www-authenticate.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { authorizeAsPerson, b64url, checkAuthorizationResponse, pkcePair } from './oauth-helpers.ts';
 
@@ -12,11 +13,6 @@ const toolSucceeded = (body: unknown) => {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return text.includes('"result"') && !text.includes('"isError":true');
 };
-
-/** The parameters of a `WWW-Authenticate` challenge (RFC 9110 §11.6.1), by name. */
-function challengeParams(header: string | null): Map<string, string> {
-  return new Map([...(header ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-}
 
 function mcpCall(run: RunContext, step: string, body: object, token: string | undefined, rules: string[]) {
   return run.http.send(

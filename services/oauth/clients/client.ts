@@ -25,6 +25,10 @@ export interface OAuthClient extends Omit<DemoClient, 'client_secret' | 'private
 export const clientTypeOf = (method: ClientAuthMethod): 'confidential' | 'public' =>
   method === 'none' ? 'public' : 'confidential';
 
+/** Whether an authentication method proves the client with a secret we issue (RFC 7591 §3.2.1). */
+export const usesSecret = (method: ClientAuthMethod) =>
+  method === 'client_secret_basic' || method === 'client_secret_post';
+
 /** The client that registration metadata describes (RFC 7591 §2): a registered one, or a metadata document's. */
 export function clientFromMetadata(
   kind: Exclude<ClientKind, 'demo'>,

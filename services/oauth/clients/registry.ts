@@ -11,7 +11,7 @@ import { randomToken, sha256 } from '../../crypto/random.ts';
 import { oauthError } from '../../errors.ts';
 import type { DemoClient } from '../demo-clients.ts';
 import { challenge } from '../www-authenticate.ts';
-import { clientFromMetadata, clientTypeOf, type OAuthClient } from './client.ts';
+import { clientFromMetadata, usesSecret, type OAuthClient } from './client.ts';
 import { isMetadataDocumentId, type ClientMetadataDocuments } from './metadata-document.ts';
 
 /** A registered client lapses this long after it was last used (docs/oauth.md). */
@@ -56,8 +56,7 @@ function checkUpdate(
     if (!current.secretHash || !sameText(given, current.secretHash))
       throw oauthError('invalid_request', 'client_secret is not this client’s secret');
   }
-  const wasSecretBased = current.metadata!.token_endpoint_auth_method.startsWith('client_secret');
-  if (metadata.token_endpoint_auth_method.startsWith('client_secret') !== wasSecretBased)
+  if (usesSecret(metadata.token_endpoint_auth_method) !== usesSecret(current.metadata!.token_endpoint_auth_method))
     throw oauthError(
       'invalid_client_metadata',
       'An update cannot move a client to or from secret-based authentication',
@@ -105,11 +104,7 @@ export class ClientRegistry {
   /** RFC 7591 §3.2.1: a new client, with its secret (confidential methods) and registration access token shown once. */
   async register(metadata: RegisteredMetadata): Promise<ClientInformation> {
     const clientId = randomToken(18);
-    const secret =
-      clientTypeOf(metadata.token_endpoint_auth_method) === 'confidential' &&
-      metadata.token_endpoint_auth_method !== 'private_key_jwt'
-        ? randomToken(32)
-        : undefined;
+    const secret = usesSecret(metadata.token_endpoint_auth_method) ? randomToken(32) : undefined;
     const registrationToken = randomToken(32);
     const at = this.clock.now();
     const outcome = await this.registered.create(clientId, {
