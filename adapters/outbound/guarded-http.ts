@@ -149,11 +149,17 @@ export function checkedLookup(resolver: Resolver, overrides?: ReadonlyMap<string
   };
 }
 
+/**
+ * Reads a body of at most `maxBytes`. The body has an error listener before anything can destroy it:
+ * undici turns a destroy before the end into an `error` event, and an unheard `error` event ends the
+ * process. Every read below still surfaces its failure through its own promise.
+ */
 async function readCapped(
   body: Dispatcher.ResponseData<unknown>['body'],
   declared: string | string[] | undefined,
   maxBytes: number,
 ): Promise<Buffer> {
+  body.on('error', ignoreBodyError);
   // A declared length is enforced by undici (it never delivers more), so a small one is read whole.
   const length = typeof declared === 'string' && /^\d{1,12}$/.test(declared) ? Number(declared) : undefined;
   if (length !== undefined && length > maxBytes) {
@@ -174,6 +180,8 @@ async function readCapped(
   return Buffer.concat(chunks);
 }
 
+function ignoreBodyError(): void {}
+
 const isTimeout = (error: unknown) =>
   /Timeout/.test(String((error as { code?: string; name?: string })?.code ?? (error as Error)?.name ?? ''));
 
@@ -184,6 +192,14 @@ const refusalIn = (error: unknown): Error | undefined => {
   }
   return undefined;
 };
+
+function redirectTarget(location: string, from: URL): URL {
+  try {
+    return new URL(location, from);
+  } catch {
+    throw new UpstreamError('the redirect names no valid URL');
+  }
+}
 
 function absoluteUrl(target: string): URL {
   try {
@@ -274,10 +290,10 @@ export class GuardedHttp implements OutboundHttp {
       const status = response.statusCode;
       const location = response.headers.location;
       if (REDIRECTS.has(status) && typeof location === 'string' && init.followRedirects !== false) {
-        response.body.resume();
+        response.body.on('error', ignoreBodyError).resume();
         if (hops.length > this.maxRedirects)
           throw new UpstreamError(`more than ${this.maxRedirects} redirects`, status);
-        const next = new URL(location, url);
+        const next = redirectTarget(location, url);
         if (next.origin !== url.origin)
           headers = Object.fromEntries(
             Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k.toLowerCase())),
