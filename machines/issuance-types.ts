@@ -17,6 +17,8 @@ export type IssuanceEvent =
       user: string;
       /** Credentials of this offer are issued deferred (202, then the deferred endpoint). */
       deferred?: boolean;
+      /** The hash of the offer creator's status token: the capability to change its credentials' status. */
+      status_token_hash?: string;
     }
   | { type: 'issuance.offer_fetched'; at: number }
   /** A pushed authorization request (RFC 9126) for this issuance: wallet-initiated (from `new`) or with the offer's issuer_state. */
@@ -130,6 +132,8 @@ export interface IssuanceContext {
   codeHash?: string;
   txCodeHash?: string;
   issuerStateHash?: string;
+  /** Hash of the status token given to the offer's creator (absent: nobody may change status). */
+  statusTokenHash?: string;
   txCodeFailures: number;
   expiresAt: number;
   user?: string;

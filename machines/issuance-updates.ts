@@ -19,6 +19,7 @@ export const issuanceUpdates = {
     codeHash: event.code_hash,
     txCodeHash: event.tx_code_hash,
     issuerStateHash: event.issuer_state_hash,
+    statusTokenHash: event.status_token_hash,
     expiresAt: event.expires_at,
     user: event.user,
     deferred: event.deferred === true,

@@ -20,6 +20,8 @@ const SECRETS = [
   'offer-code',
   'ssf-push-header',
   'pairwise-subject',
+  'ssf-txn',
+  'fingerprint',
 ];
 
 /** How often instances sharing the key file look for a rotation. */

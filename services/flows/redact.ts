@@ -1,26 +1,38 @@
 import { accessTokenFromHeader } from '../oauth/authorization-header.ts';
-import { createHash } from 'node:crypto';
+import { keyedFingerprint } from '../crypto/fingerprint.ts';
 
 /**
  * What a run keeps in the event log: every secret replaced by a fingerprint, decided on the value as
  * well as on its name. Values: JWTs (JWS, JWE, SD-JWT) wherever they stand, and the private members
  * of any JWK. Names: credentials and bearer material only (`client_secret`, `*_token`, `code`, an
- * offer's `pre_authorized_code`, `tx_code_value` and `issuer_state`, capabilities such as a result's
+ * offer's `offer_id`, `pre_authorized_code`, `tx_code_value` and `issuer_state`, capabilities such as a result's
  * `transaction_id` and `response_code`, ...),
  * never public metadata whose names merely mention them (`token_endpoint`, `authorization_endpoint`,
  * `id_token_signing_alg_values_supported`, `token_type`).
  */
 const SECRET_NAME =
-  /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre[-_]authorized_code|tx_code(_value)?|issuer_state|response_code|transaction_id|notification_id|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
+  /(^|_)(token|secret|password|assertion|verifier)$|^(code|device_code|user_code|pre[-_]authorized_code|tx_code(_value)?|issuer_state|offer_id|response_code|transaction_id|notification_id|authorization|proxy-authorization|cookie|set-cookie|dpop|svid|private_jwks?)$/i;
 
-/** Paths whose last segment is itself a capability: a presentation result is read by its transaction id. */
-const CAPABILITY_PATH = /(\/oid4vp\/result\/)([^/?#]+)/;
+/**
+ * Path segments that are capabilities or that name one: a presentation result is read by its
+ * transaction id, and an offer id is shown to nobody but the offer's creator.
+ */
+const CAPABILITY_PATH = /(\/oid4vp\/result\/|\/oid4vci\/credential-offer\/|\/oid4vci\/offers\/)([^/?#]+)/;
 
 /** RFC 7517/7518 members that hold private or symmetric key material. */
 const PRIVATE_JWK_MEMBERS = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv']);
 
-export const fingerprint = (value: string) =>
-  `[redacted sha256:${createHash('sha256').update(value).digest('base64url').slice(0, 12)}]`;
+/** How a secret is shown in its place: a keyed fingerprint, so no dictionary finds "hunter2" behind it. */
+type Fingerprint = (value: string) => string;
+
+/** The redaction of one deployment: every fingerprint keyed by its server secret (`fingerprint`). */
+export function redactor(fingerprintKey: Uint8Array): (value: unknown) => unknown {
+  const fingerprint: Fingerprint = (value) => `[redacted hmac:${keyedFingerprint(fingerprintKey, value)}]`;
+  return (value) => redactWith(fingerprint, value);
+}
+
+/** An absolute URL with a path, query or fragment (any scheme: `openid-credential-offer://` too). */
+const URL_WITH_PARTS = /^[a-z][a-z0-9+.-]*:\/\/\S*[?#/]/i;
 
 export const isSecretName = (name: string) => SECRET_NAME.test(name);
 
@@ -47,11 +59,12 @@ export function looksLikeJwt(value: string): boolean {
 const isJwk = (v: Record<string, unknown>) => typeof v.kty === 'string';
 
 /** A deep copy with every secret replaced by a fingerprint. */
-export function redact(value: unknown, key = ''): unknown {
+function redactWith(fingerprint: Fingerprint, value: unknown, key = ''): unknown {
+  const redact = (v: unknown, k: string) => redactWith(fingerprint, v, k);
   if (key === 'tokens' || key === 'payload' || key === 'header') return value; // decoded claims, not bearer material
   if (typeof value === 'string') {
     if (isSecretName(key) || looksLikeJwt(value)) return fingerprint(value);
-    if (/^[a-z][a-z0-9+.-]*:\/\/\S*[?#/]/i.test(value)) return redactUrl(value);
+    if (URL_WITH_PARTS.test(value)) return redactUrl(fingerprint, value);
     return value;
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, key));
@@ -68,24 +81,25 @@ export function redact(value: unknown, key = ''): unknown {
 }
 
 /** One URL parameter by the same rules; a JSON value (an offer by value, `credential_offer={…}`) member by member. */
-function redactParameter(params: URLSearchParams, name: string, value: string): void {
+function redactParameter(fingerprint: Fingerprint, params: URLSearchParams, name: string, value: string): void {
   if (isSecretName(name) || looksLikeJwt(value)) return params.set(name, fingerprint(value));
+  if (URL_WITH_PARTS.test(value)) return params.set(name, redactUrl(fingerprint, value));
   if (!value.startsWith('{')) return;
   try {
-    params.set(name, JSON.stringify(redact(JSON.parse(value))));
+    params.set(name, JSON.stringify(redactWith(fingerprint, JSON.parse(value))));
   } catch {
     // not JSON after all: an ordinary value
   }
 }
 
 /** Query and fragment parameters of a URL (of any scheme, `openid-credential-offer://` too), redacted by the same rules. */
-function redactUrl(url: string): string {
+function redactUrl(fingerprint: Fingerprint, url: string): string {
   try {
     const u = new URL(url);
-    for (const [k, v] of [...u.searchParams]) redactParameter(u.searchParams, k, v);
+    for (const [k, v] of [...u.searchParams]) redactParameter(fingerprint, u.searchParams, k, v);
     if (u.hash.length > 1) {
       const fragment = new URLSearchParams(u.hash.slice(1));
-      for (const [k, v] of [...fragment]) redactParameter(fragment, k, v);
+      for (const [k, v] of [...fragment]) redactParameter(fingerprint, fragment, k, v);
       u.hash = fragment.toString();
     }
     return u.href.replace(

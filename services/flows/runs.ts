@@ -9,7 +9,7 @@ import type { EventLog, StoredEvent } from '../event-log.ts';
 import { bearerToken } from '../oauth/authorization-header.ts';
 import { challenge } from '../oauth/www-authenticate.ts';
 import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
-import { redact } from './redact.ts';
+import { redactor } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
 import { targetOf, type Target } from './targets/target.ts';
 import { TargetWaits } from './targets/waits.ts';
@@ -38,6 +38,8 @@ export class FlowRuns {
   readonly stepper: RunStepper;
   /** Targeted runs: the per-client limit and the runs waiting for a person. */
   readonly waits: TargetWaits;
+  /** What the log keeps of a value: its secrets as keyed fingerprints. */
+  private readonly redact: (value: unknown) => unknown;
 
   constructor(
     private readonly log: EventLog,
@@ -51,11 +53,14 @@ export class FlowRuns {
       internal?: { header: string; value: string };
       /** Runs against an authorization server of the user's own, through the outbound guard. */
       targets?: TargetDeps;
+      /** The server secret that keys every fingerprint of a redacted secret. */
+      fingerprintKey: Uint8Array;
     },
   ) {
+    this.redact = redactor(deps.fingerprintKey);
     this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
-    this.stepper = new RunStepper(this.actors, deps.clock);
-    this.waits = new TargetWaits(this.actors, deps.clock, this.stepper, `${deps.base}/runs/callback`);
+    this.stepper = new RunStepper(this.actors, deps.clock, this.redact);
+    this.waits = new TargetWaits(this.actors, deps.clock, this.stepper, `${deps.base}/runs/callback`, this.redact);
   }
 
   executable(protocol: string, flow: string): boolean {
@@ -100,7 +105,7 @@ export class FlowRuns {
       at: startedAt,
       protocol,
       flow: flowId,
-      options: redact(runOptions) as Record<string, unknown>,
+      options: this.redact(runOptions) as Record<string, unknown>,
       ...(runToken ? { mode: 'step' as const, run_token_hash: sha256(runToken) } : {}),
     });
     const firstStop = this.stepper.nextStop(id);
@@ -133,7 +138,7 @@ export class FlowRuns {
         await this.actors.execute(id, {
           type: 'run.exchange_recorded',
           at: this.deps.clock.now(),
-          ...(redact(exchange) as RecordedExchange),
+          ...(this.redact(exchange) as RecordedExchange),
         });
       },
       internal,

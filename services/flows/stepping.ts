@@ -3,7 +3,6 @@ import type { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { oauthError } from '../errors.ts';
 import type { RequestGate } from './capture.ts';
-import { redact } from './redact.ts';
 import { applyEdit, type PendingRequest, type RequestEdit } from './request-edit.ts';
 
 /** A paused run left alone this long ends as `expired`. */
@@ -38,6 +37,7 @@ export class RunStepper {
   constructor(
     private readonly actors: ActorRuntime<typeof flowRunMachine>,
     private readonly clock: Clock,
+    private readonly redact: (value: unknown) => unknown,
   ) {}
 
   /** The gate of run `id`: pauses before each request until told what to do. */
@@ -49,7 +49,7 @@ export class RunStepper {
       await this.actors.execute(id, {
         type: 'run.paused',
         at,
-        next_request: redact(nextRequestOf(request)) as NextRequest,
+        next_request: this.redact(nextRequestOf(request)) as NextRequest,
         ...(explanation ? { explanation } : {}),
       });
       const command = await new Promise<StepCommand>((resume) => {
@@ -63,7 +63,7 @@ export class RunStepper {
           await this.actors.execute(id, {
             type: 'run.stepped',
             at: now,
-            ...(command.edits.length ? { edits: redact(command.edits) as string[] } : {}),
+            ...(command.edits.length ? { edits: this.redact(command.edits) as string[] } : {}),
           });
           return command.edit;
         case 'continue':

@@ -26,6 +26,8 @@ export async function createOffer(issuer: IssuerCore, input: OfferInput) {
   if (!issuer.users.has(user)) throw invalidRequest(`user must be one of ${[...issuer.users.keys()].join(', ')}`);
   const offerId = randomToken(12);
   const at = issuer.clock.now();
+  // Only the creator can change its credentials' status (docs/status.md): the log keeps the hash.
+  const statusToken = randomToken(32);
   if (input.grant === 'authorization_code') {
     if (input.tx_code === true) throw invalidRequest('tx_code belongs to the pre-authorized_code grant');
     const issuerState = offerSecret(issuer, 'issuer_state', offerId);
@@ -39,6 +41,7 @@ export async function createOffer(issuer: IssuerCore, input: OfferInput) {
       by_value: input.by_value === true,
       user,
       ...(input.deferred === true ? { deferred: true } : {}),
+      status_token_hash: hash(statusToken),
     });
     const offer = {
       credential_issuer: issuer.settings.issuer,
@@ -52,6 +55,7 @@ export async function createOffer(issuer: IssuerCore, input: OfferInput) {
       offer_url: `openid-credential-offer://?${input.by_value === true ? `credential_offer=${encodeURIComponent(JSON.stringify(offer))}` : `credential_offer_uri=${encodeURIComponent(offerUri)}`}`,
       issuer_state: issuerState,
       status_uri: `${issuer.settings.issuer}/offers/${offerId}/status`,
+      status_token: statusToken,
       expires_in: OFFER_TTL_S,
     };
   }
@@ -68,6 +72,7 @@ export async function createOffer(issuer: IssuerCore, input: OfferInput) {
     by_value: input.by_value === true,
     user,
     ...(input.deferred === true ? { deferred: true } : {}),
+    status_token_hash: hash(statusToken),
   });
   const offer = offerDocument(issuer, ids, code, txCode !== undefined);
   const offerUri = `${issuer.settings.issuer}/credential-offer/${offerId}`;
@@ -83,6 +88,7 @@ export async function createOffer(issuer: IssuerCore, input: OfferInput) {
     pre_authorized_code: code,
     ...(txCode ? { tx_code_value: txCode } : {}),
     status_uri: `${issuer.settings.issuer}/offers/${offerId}/status`,
+    status_token: statusToken,
     expires_in: OFFER_TTL_S,
   };
 }

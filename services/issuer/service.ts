@@ -205,8 +205,8 @@ export class IssuerService implements IssuerCore {
   }
 
   /** `POST /oid4vci/offers/{id}/credentials/{n}/status` (docs/status.md). */
-  changeStatus(offerId: string, n: string, body: unknown) {
-    return changeCredentialStatus(this, offerId, n, body);
+  changeStatus(offerId: string, n: string, body: unknown, statusToken: string | undefined) {
+    return changeCredentialStatus(this, offerId, n, body, statusToken);
   }
 
   credential(rawBody: unknown, request: PresentedRequest, encrypted = false) {

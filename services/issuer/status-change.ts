@@ -1,7 +1,10 @@
 import type { CredentialStatusName, IssuanceContext, IssuedCredentialRecord } from '../../machines/issuance.ts';
 import { STATUS_VALUE_OF } from '../credentials/status-list/bits.ts';
 import { notFound, oauthError } from '../errors.ts';
+import { invalidTokenError } from '../oauth/protected-resources.ts';
+import { challenge } from '../oauth/www-authenticate.ts';
 import type { IssuerCore } from './core.ts';
+import { sameHash } from './request-rules.ts';
 
 /** One issued credential as the offer's status document and the change endpoint show it (docs/status.md). */
 export function credentialEntry(issuer: IssuerCore, credential: IssuedCredentialRecord, n: number) {
@@ -32,14 +35,35 @@ function requestedStatus(body: unknown): CredentialStatusName {
 const positionOf = (n: string) => (/^(0|[1-9]\d{0,5})$/.test(n) ? Number(n) : undefined);
 
 /**
+ * Only the offer's creator may change its credentials' status: the status token of the offer-creation
+ * answer, sent as a Bearer token. A missing or wrong token is the same 401, so a caller learns nothing
+ * about an offer it did not create.
+ */
+function checkStatusToken(context: IssuanceContext, presented: string | undefined): void {
+  // RFC 6750 §3.1: a request without a token gets a challenge that names no error.
+  if (presented === undefined)
+    throw oauthError('invalid_token', "Send the offer's status_token as a Bearer token").withHeaders({
+      'www-authenticate': challenge('Bearer', [['realm', 'credential status']]),
+    });
+  if (!sameHash(presented, context.statusTokenHash)) throw invalidTokenError("The status_token is not this offer's");
+}
+
+/**
  * `POST /oid4vci/offers/{id}/credentials/{n}/status`: sets one issued credential's status, as a
  * `credential.status_changed` event of the offer's stream. Revocation is final (409 after it); asking
  * for the status a credential already has changes nothing and records nothing.
  */
-export async function changeCredentialStatus(issuer: IssuerCore, offerId: string, nParam: string, body: unknown) {
-  const status = requestedStatus(body);
+export async function changeCredentialStatus(
+  issuer: IssuerCore,
+  offerId: string,
+  nParam: string,
+  body: unknown,
+  statusToken: string | undefined,
+) {
   const { snapshot, version } = await issuer.offers.get(offerId);
-  if (version === 0) throw notFound('No such credential offer');
+  // An unknown offer and a wrong token answer alike: an offer id alone reveals nothing.
+  checkStatusToken(version === 0 ? ({} as IssuanceContext) : snapshot.context, statusToken);
+  const status = requestedStatus(body);
   const n = positionOf(nParam);
   const credential = n === undefined ? undefined : snapshot.context.credentials[n];
   if (n === undefined || !credential) throw notFound(`This offer issued no credential ${nParam}`);

@@ -17,6 +17,11 @@ export interface AutomaticSources {
   statusListUri(listId: string): string;
   /** The first event of a stream (a refresh family's grant names its user). */
   firstEvent(streamId: string): Promise<StoredEvent | undefined>;
+  /**
+   * The SET's `txn` (RFC 8417 §2.2) for a stream: opaque, stable per stream, so SETs about one
+   * transaction correlate without naming it (an offer id must reach nobody but its creator).
+   */
+  transactionOf(streamId: string): string;
 }
 
 /**
@@ -33,7 +38,7 @@ export async function automaticEvent(e: StoredEvent, sources: AutomaticSources):
       eventType: SESSION_REVOKED,
       subject: { format: 'iss_sub', iss: sources.agentIssuer, sub: e.streamId.slice('agent:'.length) },
       body: { event_timestamp: timestamp, initiating_entity: 'user' },
-      txn: e.streamId,
+      txn: sources.transactionOf(e.streamId),
     };
   if (e.type === 'refresh.revoked' || e.type === 'refresh.reused') {
     const grant = (await sources.firstEvent(e.streamId))?.data;
@@ -51,7 +56,7 @@ export async function automaticEvent(e: StoredEvent, sources: AutomaticSources):
               : 'Refresh token revoked (RFC 7009)',
         },
       },
-      txn: e.streamId,
+      txn: sources.transactionOf(e.streamId),
     };
   }
   if (e.type === 'credential.status_changed' && typeof e.data.list_id === 'string')
@@ -64,7 +69,7 @@ export async function automaticEvent(e: StoredEvent, sources: AutomaticSources):
         change_type: e.data.status === 'revoked' ? 'revoke' : 'update',
         initiating_entity: 'admin',
       },
-      txn: e.streamId,
+      txn: sources.transactionOf(e.streamId),
       anySubject: true,
     };
   return undefined;

@@ -35,7 +35,18 @@ export async function issueFromOurIssuer(
   return (await issueWithOffer(baseUrl, configurationId, holder, nowS, options)).credential;
 }
 
-/** The same, with the offer's id (the capability of its status document and status changes). */
+/** The status token of each offer these helpers created: only an offer's creator may change its status. */
+const statusTokens = new Map<string, string>();
+
+/** Remembers an offer-creation answer's status token (for offers a test creates itself). */
+export const rememberOffer = (offer: Record<string, any>) => statusTokens.set(offer.offer_id, offer.status_token);
+
+/** The headers of an offer's creator: its status token as a Bearer token. */
+export const asCreator = (offerId: string): Record<string, string> => ({
+  authorization: `Bearer ${statusTokens.get(offerId) ?? 'unknown-offer'}`,
+});
+
+/** The same, with the offer's id (its status document; status changes with `asCreator`). */
 export async function issueWithOffer(
   baseUrl: string,
   configurationId: string,
@@ -52,6 +63,7 @@ export async function issueWithOffer(
     json({ credential_configuration_ids: [configurationId], user }),
   );
   if (offer.status !== 201) throw new Error(`offer: ${JSON.stringify(offer.body)}`);
+  rememberOffer(offer.body);
   const token = await exchange(
     baseUrl,
     '/oid4vci/token',

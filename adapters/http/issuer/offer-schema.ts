@@ -73,6 +73,11 @@ export function offerSchemas(configurationIds: readonly string[], users: readonl
         type: 'string',
         description: 'GET: what the wallet did with the offer, read from its event stream.',
       },
+      status_token: {
+        type: 'string',
+        description:
+          "Yours alone: send it as Authorization: Bearer to POST /oid4vci/offers/{offer_id}/credentials/{n}/status to suspend, reinstate or revoke this offer's credentials. Kept only as a hash.",
+      },
       expires_in: { type: 'integer', description: 'Seconds the offer lives: 600.' },
     }),
     examples: [
@@ -84,6 +89,7 @@ export function offerSchemas(configurationIds: readonly string[], users: readonl
         pre_authorized_code: 'q3mY0d5oX1fKp8Zr.N0tAReaLc0deButTheShapeOfOne00000',
         tx_code_value: '493027',
         status_uri: 'http://localhost:3000/oid4vci/offers/q3mY0d5oX1fKp8Zr/status',
+        status_token: 'pL2v9cQ1mW4xT7bN0sK3dF6hJ8gA5zR2yE1uI9oP3qM',
         expires_in: 600,
       },
     ],
@@ -94,7 +100,7 @@ export function offerSchemas(configurationIds: readonly string[], users: readonl
 /** The whole pre-authorized journey, as the operation's description in the OpenAPI document. */
 export const OFFER_WORKED_EXAMPLE = [
   'Worked example (pre-authorized code with a transaction code):',
-  '1. POST /oid4vci/offers {"credential_configuration_ids":["UniversityDegreeCredential"],"tx_code":true} -> 201 {offer_id, offer_url, pre_authorized_code, tx_code_value, status_uri, expires_in: 600}.',
+  '1. POST /oid4vci/offers {"credential_configuration_ids":["UniversityDegreeCredential"],"tx_code":true} -> 201 {offer_id, offer_url, pre_authorized_code, tx_code_value, status_uri, status_token, expires_in: 600}.',
   '2. Hand offer_url to a wallet (the wallet harness: POST {wallet}/api/import {"offer":"<offer_url>","tx_code":"<tx_code_value>"}), or play the wallet:',
   '3. POST /oid4vci/token (form) grant_type=urn:ietf:params:oauth:grant-type:pre-authorized_code&pre-authorized_code=<code>&tx_code=<digits> -> {access_token, token_type: "Bearer", expires_in: 300}.',
   '4. POST /oid4vci/nonce -> {c_nonce}; sign a key proof (typ openid4vci-proof+jwt, aud = {base}/oid4vci, iat, nonce, jwk header).',

@@ -4,6 +4,7 @@ import { mediaTypeOf } from '../../../services/status/source.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { IssuerService } from '../../../services/issuer/service.ts';
 import { jsonObject, textBody } from '../response-schemas.ts';
+import { bearerToken } from '../../../services/oauth/authorization-header.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const LIST_ID = { type: 'string', maxLength: 64 };
@@ -34,7 +35,9 @@ export function issuerStatusRoutes(app: FastifyInstance, issuer: IssuerService, 
     '/oid4vci/offers/:id/credentials/:n/status',
     {
       schema: {
-        summary: "Change one issued credential's status: valid, suspended or revoked (revoked is final)",
+        summary:
+          "Change one issued credential's status: valid, suspended or revoked (revoked is final). Authorization: Bearer <the offer's status_token>",
+        security: [{ bearer: [] }],
         tags,
         params: {
           type: 'object',
@@ -52,6 +55,7 @@ export function issuerStatusRoutes(app: FastifyInstance, issuer: IssuerService, 
             status: { type: 'string' },
           }),
           400: errorResponse,
+          401: errorResponse,
           404: errorResponse,
           409: errorResponse,
         },
@@ -60,7 +64,7 @@ export function issuerStatusRoutes(app: FastifyInstance, issuer: IssuerService, 
     async (request, reply) => {
       const { id, n } = request.params as { id: string; n: string };
       reply.header('cache-control', 'no-store');
-      return issuer.changeStatus(id, n, request.body);
+      return issuer.changeStatus(id, n, request.body, bearerToken(request.headers.authorization));
     },
   );
   app.get(

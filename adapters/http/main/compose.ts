@@ -199,6 +199,7 @@ async function assemble(
       internal,
       transport: fetch,
       targets: targetDeps(outbound, targetFlowRunners()),
+      fingerprintKey: keys.secret('fingerprint'),
     }),
     lookingGlass: new LookingGlass(keys, clock, ourIssuers(config.baseUrl), statusChecker),
     sse: new SseHub(options.sseLimits),

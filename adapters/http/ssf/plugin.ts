@@ -11,6 +11,7 @@ import { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import { keyedFingerprint } from '../../../services/crypto/fingerprint.ts';
 import type { MainContext } from '../main/context.ts';
 import { ssfManagementRoutes } from './management-routes.ts';
 import { ssfReceiverRoutes } from './receiver-routes.ts';
@@ -50,6 +51,7 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
     agentIssuer: `${base}/agentauth`,
     statusListUri: (listId) => ctx.credentialStatus.lists.tokenUri(listId),
     firstEvent: async (streamId) => (await ctx.log.readStream(streamId))[0],
+    transactionOf: (streamId) => keyedFingerprint(ctx.keys.secret('ssf-txn'), streamId),
   });
   await automatic.start();
   ctx.onClose.push(() => automatic.stop());

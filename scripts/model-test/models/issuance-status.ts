@@ -5,14 +5,21 @@ import type { IssuanceModelState } from './issuance-steps.ts';
 type S = IssuanceModelState;
 export const bearer = (m: S) => ({ authorization: `Bearer ${m.accessToken}` });
 
-/** POST …/credentials/0/status: 404 before a credential, 409 once revoked (revocation is final), else 200. */
+/**
+ * POST …/credentials/0/status with the creator's status token: 404 before a credential, 409 once
+ * revoked (revocation is final), else 200. A wallet-initiated issuance has no creator: always 401.
+ */
 export function changeStatus(status: 'valid' | 'suspended' | 'revoked'): Step<IssuanceModelState> {
   return {
     name: `set credential 0 ${status}`,
     check: (m) => m.streamId !== undefined,
     async run(m, { http }) {
       const offerId = m.streamId!.slice('issuance:'.length);
-      const answer = await http.call(`/oid4vci/offers/${offerId}/credentials/0/status`, { json: { status } });
+      const answer = await http.call(`/oid4vci/offers/${offerId}/credentials/0/status`, {
+        json: { status },
+        headers: m.offer ? { authorization: `Bearer ${m.offer.statusToken}` } : {},
+      });
+      if (!m.offer) return expectAnswer('status without a creator', answer, 401, 'invalid_token');
       if (m.statuses.length === 0) return expectAnswer('status of a credential not issued', answer, 404, 'not_found');
       if (m.statuses[0] === 'revoked') return expectAnswer('status after revocation', answer, 409, 'invalid_request');
       expectAnswer('status change', answer, 200);

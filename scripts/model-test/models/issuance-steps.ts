@@ -22,7 +22,15 @@ export type IssuanceStateName =
 export interface IssuanceModelState {
   state: IssuanceStateName;
   streamId?: string;
-  offer?: { id: string; uri: string; preAuthorizedCode?: string; txCode?: string; issuerState?: string };
+  offer?: {
+    id: string;
+    uri: string;
+    preAuthorizedCode?: string;
+    txCode?: string;
+    issuerState?: string;
+    /** The creator's capability to change its credentials' status. */
+    statusToken: string;
+  };
   deferred: boolean;
   txFailures: number;
   par?: { requestUri: string; verifier: string };
@@ -66,6 +74,7 @@ const offer = (name: string, body: Record<string, unknown>): Step<S> => ({
       preAuthorizedCode: b.pre_authorized_code,
       txCode: b.tx_code_value,
       issuerState: b.issuer_state,
+      statusToken: b.status_token,
     };
     m.streamId = `issuance:${b.offer_id}`;
     m.deferred = body.deferred === true;

@@ -2,7 +2,6 @@ import type { flowRunMachine } from '../../../machines/flow-run.ts';
 import type { ActorRuntime } from '../../actors/runtime.ts';
 import type { Clock } from '../../clock.ts';
 import { oauthError } from '../../errors.ts';
-import { redact } from '../redact.ts';
 import { RunEnded, type RunStepper } from '../stepping.ts';
 import { USER_WAIT_MS, UserReturns } from './returns.ts';
 
@@ -22,6 +21,7 @@ export class TargetWaits {
     private readonly clock: Clock,
     private readonly stepper: RunStepper,
     readonly callbackUrl: string,
+    private readonly redact: (value: unknown) => unknown,
   ) {}
 
   /** Refuses a third targeted run of one client while two are under way (429). */
@@ -45,7 +45,7 @@ export class TargetWaits {
     await this.actors.execute(id, {
       type: 'run.awaiting_user',
       at: this.clock.now(),
-      authorization_url: redact(authorizationUrl) as string,
+      authorization_url: this.redact(authorizationUrl) as string,
     });
     const back = this.returns.wait(id, state, this.clock.now());
     this.stepper.stopped(id);

@@ -179,7 +179,7 @@ describe('runs are event streams', () => {
     expect(raw).not.toContain(
       body.exchanges.find((x: any) => x.response.body?.access_token).response.body.access_token,
     );
-    expect(raw).toContain('[redacted sha256:');
+    expect(raw).toContain('[redacted hmac:');
     expect(stored.tokens[0].payload.client_id).toBe('machine-client');
     // The run machine's position after each event of its stream: running, then the final state.
     expect(stored.machine.map((m: any) => m.event)).toEqual([

@@ -134,8 +134,8 @@ describe('saved runs keep no offer secret whole (item 27)', () => {
     const secretOfCode = code.includes('[redacted') ? undefined : code.split('.')[1];
     expect(raw).toContain('pre_authorized_code');
     for (const text of [stored, raw]) {
-      expect(text).toMatch(/"pre_authorized_code":"\[redacted sha256:/);
-      expect(text).toMatch(/"tx_code_value":"\[redacted sha256:/);
+      expect(text).toMatch(/"pre_authorized_code":"\[redacted hmac:/);
+      expect(text).toMatch(/"tx_code_value":"\[redacted hmac:/);
       if (secretOfCode) expect(text).not.toContain(secretOfCode);
     }
   });

@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { looksLikeJwt, redact } from '../../../services/flows/redact.ts';
+import { looksLikeJwt, redactor } from '../../../services/flows/redact.ts';
+
+const redact = redactor(Buffer.alloc(32, 7));
 import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // Issue 13 item 8: what a run keeps in the immutable log is redacted by value as well as by name,
@@ -84,12 +86,12 @@ describe('run captures in the log (issue 13 item 8)', () => {
       token_type: 'Bearer',
       host: 'www.example.com',
     }) as Record<string, any>;
-    expect(out.note).toMatch(/^\[redacted sha256:/);
-    expect(out.nested[0].whatever).toMatch(/^\[redacted sha256:/);
-    expect(out.sd).toMatch(/^\[redacted sha256:/);
+    expect(out.note).toMatch(/^\[redacted hmac:/);
+    expect(out.nested[0].whatever).toMatch(/^\[redacted hmac:/);
+    expect(out.sd).toMatch(/^\[redacted hmac:/);
     expect(out.key).toMatchObject({ kty: 'EC', x: 'pub', y: 'pub' });
-    expect(out.key.d).toMatch(/^\[redacted sha256:/);
-    expect(out.oct.k).toMatch(/^\[redacted sha256:/);
+    expect(out.key.d).toMatch(/^\[redacted hmac:/);
+    expect(out.oct.k).toMatch(/^\[redacted hmac:/);
     expect(out.url).not.toContain('abc');
     expect(out.url).toContain('state=s');
     expect(out.token_type).toBe('Bearer');

@@ -66,7 +66,7 @@ describe('spiffe flows', () => {
     });
     const stored = (await (await fetch(`${main.url}/api/runs/${body.run_id}`)).json()) as any;
     const fetched = stored.exchanges.find((x: any) => x.step === 'Fetch a JWT-SVID');
-    expect(fetched.response.body.svid).toMatch(/^\[redacted sha256:/);
+    expect(fetched.response.body.svid).toMatch(/^\[redacted hmac:/);
     expect(JSON.stringify(stored)).not.toContain(body.exchanges[1].response.body.svid);
   });
 

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventBodyFault } from '../../../services/ssf/event-types.ts';
-import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, asCreator } from '../../support/holder.ts';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { ssfToken } from '../../support/ssf.ts';
 
@@ -41,6 +41,9 @@ async function pollAll(bearer: string, streamId: string, count = 1) {
   return payloads;
 }
 
+/** RFC 8417 §2.2 `txn`: an opaque keyed fingerprint of the transaction's stream, never its id. */
+const OPAQUE_TXN = /^[A-Za-z0-9_-]{22}$/;
+
 describe('SETs the service emits by itself', () => {
   it('CAEP session-revoked when an agent identity is revoked, about the agent (iss_sub)', async () => {
     const bearer = await ssfToken(server);
@@ -51,7 +54,8 @@ describe('SETs the service emits by itself', () => {
     expect((await call(bearer, '/ssf/subjects:add', { stream_id, subject })).status).toBe(200);
     expect((await exchange(server.url, '/agentauth/revoke', form({ token: agent.claim_token }))).status).toBe(200);
     const [set] = await pollAll(bearer, stream_id);
-    expect(set).toMatchObject({ sub_id: subject, txn: `agent:${agentId}` });
+    expect(set).toMatchObject({ sub_id: subject, txn: expect.stringMatching(OPAQUE_TXN) });
+    expect(set.txn).not.toContain(agentId);
     expect(set.events[`${CAEP}session-revoked`]).toMatchObject({ event_timestamp: expect.any(Number) });
   });
 
@@ -65,7 +69,7 @@ describe('SETs the service emits by itself', () => {
     const sets = await pollAll(bearer, stream_id);
     expect(sets.length).toBeGreaterThanOrEqual(1);
     expect(sets[0].sub_id).toMatchObject({ format: 'iss_sub', sub: 'alice' });
-    expect(sets[0].txn).toMatch(/^refresh:/);
+    expect(sets[0].txn).toMatch(OPAQUE_TXN);
     expect(sets[0].events[`${CAEP}session-revoked`].reason_admin.en).toMatch(/RFC 7009|reuse/);
   });
 
@@ -81,7 +85,13 @@ describe('SETs the service emits by itself', () => {
     );
     for (const status of ['suspended', 'revoked'])
       expect(
-        (await exchange(server.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }))).status,
+        (
+          await exchange(
+            server.url,
+            `/oid4vci/offers/${offerId}/credentials/0/status`,
+            json({ status }, asCreator(offerId)),
+          )
+        ).status,
       ).toBe(200);
     const sets = await pollAll(bearer, stream_id, 2);
     expect(sets.map((s) => s.events[`${CAEP}credential-change`].change_type)).toEqual(['update', 'revoke']);
@@ -90,6 +100,9 @@ describe('SETs the service emits by itself', () => {
       format: 'uri',
       uri: expect.stringMatching(/\/oid4vci\/status-lists\/.+#\d+$/),
     });
-    expect(sets[0].txn).toBe(`issuance:${offerId}`);
+    // Issue 45 item 34: the txn correlates the two SETs of one issuance without naming its offer.
+    expect(sets[0].txn).toMatch(OPAQUE_TXN);
+    expect(sets[1].txn).toBe(sets[0].txn);
+    expect(JSON.stringify(sets)).not.toContain(offerId);
   });
 });

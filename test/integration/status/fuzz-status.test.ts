@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, asCreator } from '../../support/holder.ts';
 
 // Issue 34: fuzzed status-change bodies, paths and media types never give a 5xx, answer only the contract's
 // statuses with the error shape, and leave the credential's status and its list in agreement.
@@ -42,7 +42,7 @@ describe('the status-change endpoint under fuzzed input', () => {
       fc.asyncProperty(body, n, async (b, position) => {
         const response = await fetch(
           `${server.url}/oid4vci/offers/${offerId}/credentials/${encodeURIComponent(position || '0')}/status`,
-          { method: 'POST', headers: { 'content-type': b.type }, body: b.text },
+          { method: 'POST', headers: { 'content-type': b.type, ...asCreator(offerId) }, body: b.text },
         );
         const answer = (await response.json()) as Record<string, unknown>;
         expect([200, 400, 404, 409, 415], `${response.status} ${JSON.stringify(answer)}`).toContain(response.status);

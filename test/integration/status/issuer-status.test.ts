@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCbor, parseIssuerSigned } from '../../../services/credentials/mdoc/index.ts';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { holderKey, issueWithOffer, type HolderKey } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, type HolderKey, asCreator } from '../../support/holder.ts';
 
 // Issue 34: every credential carries a status reference; the issuer serves its lists and changes one credential's status.
 let server: TestServer;
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers });
 const change = (offerId: string, n: number | string, body: unknown) =>
-  exchange(server.url, `/oid4vci/offers/${offerId}/credentials/${n}/status`, json(body));
+  exchange(server.url, `/oid4vci/offers/${offerId}/credentials/${n}/status`, json(body, asCreator(offerId)));
 const payloadOf = (jwt: string) => decodeJwt(jwt.split('~')[0]);
 
 describe('credential status at the issuer', () => {
@@ -105,11 +105,36 @@ describe('credential status at the issuer', () => {
     expect(changes.map((e) => e.data.status)).toEqual(['suspended', 'valid', 'revoked']);
   });
 
+  it("[issue 45 item 34] only the offer creator's status_token changes a status; the log keeps its hash", async () => {
+    const { offerId } = await issueWithOffer(server.url, 'UniversityDegreeCredential', holder, nowS());
+    const other = await issueWithOffer(server.url, 'UniversityDegreeCredential', holder, nowS());
+    const path = `/oid4vci/offers/${offerId}/credentials/0/status`;
+    const bare = await exchange(server.url, path, json({ status: 'revoked' }));
+    expect(bare.status).toBe(401);
+    expect(bare.body.error).toBe('invalid_token');
+    expect(bare.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(bare.headers.get('www-authenticate')).not.toMatch(/error=/);
+    const foreign = await exchange(server.url, path, json({ status: 'revoked' }, asCreator(other.offerId)));
+    expect(foreign.status).toBe(401);
+    expect(foreign.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    const basic = await exchange(server.url, path, json({ status: 'revoked' }, { authorization: 'Basic eDp5' }));
+    expect(basic.status).toBe(401);
+    // Nothing changed: the credential is still valid, and its creator may still act.
+    const doc = (await exchange(server.url, `/oid4vci/offers/${offerId}/status`, { method: 'GET' })).body;
+    expect(doc.credentials[0].status).toBe('valid');
+    expect((await change(offerId, 0, { status: 'suspended' })).status).toBe(200);
+    const token = asCreator(offerId).authorization.slice('Bearer '.length);
+    const events = (await exchange(server.url, `/api/streams/issuance:${offerId}/export`, { method: 'GET' })).body;
+    expect(JSON.stringify(events)).not.toContain(token);
+    expect(JSON.stringify(events)).toContain('status_token_hash');
+  });
+
   it('answers 404 for an unknown n, offer or list, and 400 for a bad body', async () => {
     const { offerId } = await issueWithOffer(server.url, 'UniversityDegreeCredential', holder, nowS());
     expect((await change(offerId, 1, { status: 'revoked' })).status).toBe(404);
     expect((await change(offerId, 'x', { status: 'revoked' })).status).toBe(404);
-    expect((await change('no-such-offer', 0, { status: 'revoked' })).status).toBe(404);
+    // An unknown offer answers like a wrong token: an offer id alone reveals nothing.
+    expect((await change('no-such-offer', 0, { status: 'revoked' })).status).toBe(401);
     for (const body of [{}, { status: 'gone' }, { status: 1 }, []]) {
       const refused = await change(offerId, 0, body);
       expect(refused.status).toBe(400);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { holderKey, issueWithOffer, type HolderKey } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, type HolderKey, asCreator } from '../../support/holder.ts';
 
 // Issue 34: the looking glass decodes Status List Tokens (JWT and CWT) and W3C status list credentials, and
 // shows a credential's current status.
@@ -27,7 +27,11 @@ const referenceOf = async (offerId: string) =>
 describe('the looking glass and credential status', () => {
   it('decodes the JWT and CWT lists: bits, size, counts and the value at ?idx=, signature verified', async () => {
     const { offerId } = await issueWithOffer(server.url, 'UniversityDegreeCredential', holder, nowS());
-    await exchange(server.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status: 'suspended' }));
+    await exchange(
+      server.url,
+      `/oid4vci/offers/${offerId}/credentials/0/status`,
+      json({ status: 'suspended' }, asCreator(offerId)),
+    );
     const { uri, idx } = await referenceOf(offerId);
     const path = new URL(uri).pathname;
     const jwt = await (await fetch(`${server.url}${path}`)).text();
@@ -66,7 +70,11 @@ describe('the looking glass and credential status', () => {
 
   it('decodes a W3C status list credential and shows a credential current status', async () => {
     const { credential, offerId } = await issueWithOffer(server.url, 'UniversityDegreeCredentialJWT', holder, nowS());
-    await exchange(server.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status: 'revoked' }));
+    await exchange(
+      server.url,
+      `/oid4vci/offers/${offerId}/credentials/0/status`,
+      json({ status: 'revoked' }, asCreator(offerId)),
+    );
     const { idx } = await referenceOf(offerId);
     const decoded = await exchange(server.url, '/api/lookingglass/decode/credential', json({ credential }));
     expect(decoded.status).toBe(200);

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, asCreator } from '../../support/holder.ts';
 import { exchange, json, type TestServer } from '../../support/main-server.ts';
 import { useTwoInstancesOnPostgres } from '../../support/postgres-instances.ts';
 import { postgresAvailable } from '../../support/postgres.ts';
@@ -44,7 +44,13 @@ describe.skipIf(!postgresAvailable)('credential status on several instances', ()
       [b, second, 'valid', 0],
     ] as const) {
       expect(
-        (await exchange(at.url, `/oid4vci/offers/${slot.offerId}/credentials/0/status`, json({ status }))).status,
+        (
+          await exchange(
+            at.url,
+            `/oid4vci/offers/${slot.offerId}/credentials/0/status`,
+            json({ status }, asCreator(slot.offerId)),
+          )
+        ).status,
       ).toBe(200);
       const [fromA, fromB] = await Promise.all([servedBytes(a, slot.listId), servedBytes(b, slot.listId)]);
       expect(valueAt(fromA, slot.idx)).toBe(value);
@@ -52,8 +58,13 @@ describe.skipIf(!postgresAvailable)('credential status on several instances', ()
     }
     // Revocation is final whichever instance is asked.
     expect(
-      (await exchange(a.url, `/oid4vci/offers/${first.offerId}/credentials/0/status`, json({ status: 'valid' })))
-        .status,
+      (
+        await exchange(
+          a.url,
+          `/oid4vci/offers/${first.offerId}/credentials/0/status`,
+          json({ status: 'valid' }, asCreator(first.offerId)),
+        )
+      ).status,
     ).toBe(409);
   });
 });

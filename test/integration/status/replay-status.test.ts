@@ -4,7 +4,7 @@ import { inflateSync } from 'node:zlib';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { holderKey, issueWithOffer } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, asCreator } from '../../support/holder.ts';
 
 // Issue 34: a status list is a projection of credential.status_changed events; `npm run replay` rebuilds it
 // from the log alone, and the rebuild equals the list the issuer serves.
@@ -33,7 +33,13 @@ describe('npm run replay -- --status-list', () => {
       const { offerId } = await issueWithOffer(server.url, 'UniversityDegreeCredential', holder, nowS);
       for (const status of sequence)
         expect(
-          (await exchange(server.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }))).status,
+          (
+            await exchange(
+              server.url,
+              `/oid4vci/offers/${offerId}/credentials/0/status`,
+              json({ status }, asCreator(offerId)),
+            )
+          ).status,
         ).toBe(200);
       uri = (await exchange(server.url, `/oid4vci/offers/${offerId}/status`, { method: 'GET' })).body.credentials[0]
         .status_list.uri;

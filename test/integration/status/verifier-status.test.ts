@@ -9,6 +9,7 @@ import {
   presentSdJwt,
   type Answering,
   type HolderKey,
+  asCreator,
 } from '../../support/holder.ts';
 
 // Issue 34: the verifier resolves every presented credential's status, names each list check, and fails
@@ -59,7 +60,7 @@ async function verify(format: string, credential: unknown) {
   return (await post(`/oid4vp/result/${c.transaction_id}`, { method: 'GET' })).body;
 }
 const setStatus = async (offerId: string, status: string) =>
-  post(`/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }));
+  post(`/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }, asCreator(offerId)));
 const checksOf = (doc: any) =>
   (doc.checks as Array<{ check: string; verdict: string }>).map((c) => `${c.check}:${c.verdict}`);
 

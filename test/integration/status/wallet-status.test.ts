@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { startWalletServer, type TestWallet } from '../../support/wallet-server.ts';
+import { asCreator, rememberOffer } from '../../support/holder.ts';
 
 // Issue 34: the wallet shows each held credential's status (through its guard, kept for the ttl), never offers
 // a revoked one to a DCQL query while still listing it, and marks a suspended one on the consent page.
@@ -30,11 +31,12 @@ const call = async (s: string, path: string, body?: unknown) => {
 };
 const pastTtl = () => main.clock.advance(301_000);
 const setStatus = (offerId: string, status: string) =>
-  exchange(main.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }));
+  exchange(main.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }, asCreator(offerId)));
 /** The wallet takes an offer of ours; returns the offer id and the stored credential's id. */
 async function take(s: string, configuration: string) {
   const offer = (await exchange(main.url, '/oid4vci/offers', json({ credential_configuration_ids: [configuration] })))
     .body;
+  rememberOffer(offer);
   const imported = await call(s, '/api/import', { offer: offer.offer_url });
   expect(imported.status, JSON.stringify(imported.body).slice(0, 300)).toBe(200);
   return { offerId: offer.offer_id as string, credentialId: imported.body.credential_ids[0] as string };

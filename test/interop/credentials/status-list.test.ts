@@ -5,7 +5,7 @@ import { gunzipSync, inflateSync } from 'node:zlib';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { holderKey, issueWithOffer, type HolderKey } from '../../support/holder.ts';
+import { holderKey, issueWithOffer, type HolderKey, asCreator } from '../../support/holder.ts';
 
 // Issue 34: our Status List Tokens read by unmodified peers: @sd-jwt/jwt-status-list for the JWT, cbor-x
 // and node:crypto for the CWT's COSE_Sign1, gunzip for the W3C bitstring.
@@ -22,7 +22,13 @@ beforeAll(async () => {
     const { credential, offerId } = await issueWithOffer(server.url, 'UniversityDegreeCredentialJWT', holder, nowS);
     if (status !== 'valid')
       expect(
-        (await exchange(server.url, `/oid4vci/offers/${offerId}/credentials/0/status`, json({ status }))).status,
+        (
+          await exchange(
+            server.url,
+            `/oid4vci/offers/${offerId}/credentials/0/status`,
+            json({ status }, asCreator(offerId)),
+          )
+        ).status,
       ).toBe(200);
     const doc = (await exchange(server.url, `/oid4vci/offers/${offerId}/status`, { method: 'GET' })).body;
     const { uri, idx } = doc.credentials[0].status_list;

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../../services/flows/redact.ts';
+import { redactor } from '../../../services/flows/redact.ts';
+
+const redact = redactor(Buffer.alloc(32, 7));
 
 // Issue 30 item 27: every secret a run can capture, under its name anywhere in a captured body, in a
 // URL query or fragment, or inside an offer by value, never survives redaction whole.
@@ -21,9 +24,11 @@ const SECRET_NAMES = [
   'code_verifier',
   'password',
   'claim_token',
+  // Issue 45 item 34: an offer id is shown to its creator alone, and so is its status token.
+  'offer_id',
+  'status_token',
 ];
 const PUBLIC_NAMES = [
-  'offer_id',
   'status_uri',
   'expires_in',
   'token_type',
@@ -81,7 +86,7 @@ describe('redaction of run captures (property)', () => {
           const out = JSON.stringify(redact(plant(body, path, name, secret, where)));
           expect(out).not.toContain(secret);
           expect(out).not.toContain(encodeURIComponent(secret));
-          expect(out).toMatch(/redacted(\+|%20| )sha256/);
+          expect(out).toMatch(/redacted(\+|%20| )hmac/);
         },
       ),
       { numRuns: 400 },
@@ -101,9 +106,22 @@ describe('redaction of run captures (property)', () => {
       url: 'https://verifier.example/oid4vp/result/AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB?response_code=zzz',
     }) as { url: string };
     expect(out.url).toMatch(
-      /^https:\/\/verifier\.example\/oid4vp\/result\/\[redacted sha256:[A-Za-z0-9_-]{12}\]\?response_code=/,
+      /^https:\/\/verifier\.example\/oid4vp\/result\/\[redacted hmac:[A-Za-z0-9_-]{22}\]\?response_code=/,
     );
     expect(out.url).not.toContain('BBBBBBBBBBBBBBBBBBBBBB');
     expect(out.url).not.toContain('zzz');
+  });
+});
+
+describe('fingerprints are keyed (issue 45 item 35)', () => {
+  it('a secret fingerprint is an HMAC under the server secret: no dictionary of bare hashes finds it', () => {
+    const other = redactor(Buffer.alloc(32, 8));
+    const secret = { client_secret: 'hunter2' };
+    const here = (redact(secret) as { client_secret: string }).client_secret;
+    expect(here).toMatch(/^\[redacted hmac:[A-Za-z0-9_-]{22}\]$/);
+    expect(here).toBe((redact(secret) as { client_secret: string }).client_secret);
+    expect(here).not.toBe((other(secret) as { client_secret: string }).client_secret);
+    const bare = createHash('sha256').update('hunter2').digest('base64url');
+    expect(here).not.toContain(bare.slice(0, 12));
   });
 });

@@ -26,7 +26,7 @@ describe('volatile values of a run diff', () => {
   it('treats two random-looking tokens, two timestamps or two redacted secrets as volatile', () => {
     expect(isVolatileValuePair('Zm9vYmFyYmF6cXV4MTIzNA', 'cXV4YmF6YmFyZm9vOTg3Ng')).toBe(true);
     expect(isVolatileValuePair('2026-11-26T10:00:00.000Z', '2026-11-27T11:00:00Z')).toBe(true);
-    expect(isVolatileValuePair('[redacted sha256:abc]', '[redacted sha256:def]')).toBe(true);
+    expect(isVolatileValuePair('[redacted hmac:abc]', '[redacted hmac:def]')).toBe(true);
     expect(isVolatileValuePair('api:read', 'api:read api:write')).toBe(false);
     expect(isVolatileValuePair('Bearer', 'DPoP')).toBe(false);
     expect(isVolatileValuePair(200, 400)).toBe(false);
