@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import ipaddr from 'ipaddr.js';
 import { join, resolve } from 'node:path';
 import type { DemoOverrides } from '../services/oauth/demo-overrides.ts';
 import type { SpiffeOptions } from '../services/workload/settings.ts';
@@ -54,6 +55,16 @@ export interface Config {
   spiffe: SpiffeOptions;
   /** MDOC_IACA_ROOT_PEM as given (PEM text or a file path); the verifier reads and checks it at start. */
   mdocIacaRootPem?: string;
+  /**
+   * Extensions beyond the specification, each off by default (decisions §11): on, each contradicts a
+   * sentence of the specification that docs/decisions.md names.
+   */
+  extensions: {
+    /** DYNAMIC_CLIENTS=true: RFC 7591/7592 registration and client ID metadata documents. */
+    dynamicClients: boolean;
+    /** MCP_USER_ENDPOINT=true: the protected `/mcp/user` endpoint with the write tools. */
+    mcpUserEndpoint: boolean;
+  };
   /** The wallet harness's WALLET_* settings (adapters/wallet/config.ts), validated when first read. */
   readonly wallet: WalletSettings;
 }
@@ -100,6 +111,40 @@ function integer(env: Record<string, string | undefined>, name: string, fallback
   return n;
 }
 
+/** A switch: unset or empty is `fallback`; otherwise exactly `true` or `false`, or the start stops naming it. */
+function boolean(env: Record<string, string | undefined>, name: string, fallback = false): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false, not "${raw}"`);
+  return raw === 'true';
+}
+
+/** TRUST_PROXY: a comma list of IP addresses or CIDR ranges; anything else stops the start naming it. */
+function trustProxy(raw: string | undefined): string[] | false {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry) && isDottedOrV6(entry);
+    if (!valid)
+      throw new Error(`TRUST_PROXY must be a comma list of IP addresses or CIDR ranges; "${entry}" is neither`);
+  }
+  return entries.length ? entries : false;
+}
+
+/** ipaddr.js takes `1.2` or `999` as IPv4 in other notations; an address here is four decimal octets or IPv6. */
+const isDottedOrV6 = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text);
+
+function isCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return isDottedOrV6(text.split('/')[0]);
+  } catch {
+    return false;
+  }
+}
+
 /** EVENT_STORE (sqlite, the default, or postgres) and DATABASE_URL, checked together. */
 function eventStore(env: Record<string, string | undefined>): Config['eventStore'] {
   const kind = env.EVENT_STORE || 'sqlite';
@@ -143,18 +188,14 @@ export function loadConfig(
     eventStore: eventStore(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100),
     registrationsPerHour: integer(env, 'REGISTRATIONS_PER_HOUR', 20),
-    trustProxy: env.TRUST_PROXY
-      ? env.TRUST_PROXY.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : false,
+    trustProxy: trustProxy(env.TRUST_PROXY),
     vendor: env.AGENT_AUTH_VENDOR || 'portico',
     commit: env.BUILD_COMMIT || gitCommit(),
     repositoryUrl: env.REPOSITORY_URL ? trimSlash(env.REPOSITORY_URL) : undefined,
     version: '0.1.0',
-    dpopNonceRequired: env.DPOP_NONCE_REQUIRED === 'true',
+    dpopNonceRequired: boolean(env, 'DPOP_NONCE_REQUIRED'),
     oid4vci: {
-      encryptionRequired: env.OID4VCI_ENCRYPTION_REQUIRED === 'true',
+      encryptionRequired: boolean(env, 'OID4VCI_ENCRYPTION_REQUIRED'),
       attestationTrustAnchorsPem: env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(PEM_CERTIFICATES) ?? [],
     },
     palette: {
@@ -164,10 +205,14 @@ export function loadConfig(
     ...(env.CONFORMANCE_REPORT ? { conformanceReport: env.CONFORMANCE_REPORT } : {}),
     logRequests: Boolean(env.LOG_LEVEL),
     ...invertedGuard(env.PORTICO_TEST_INVERT_GUARD),
-    outboundAllowLoopback: env.OUTBOUND_ALLOW_LOOPBACK === 'true',
+    outboundAllowLoopback: boolean(env, 'OUTBOUND_ALLOW_LOOPBACK'),
+    extensions: {
+      dynamicClients: boolean(env, 'DYNAMIC_CLIENTS'),
+      mcpUserEndpoint: boolean(env, 'MCP_USER_ENDPOINT'),
+    },
     demo: demoOverrides(env),
     spiffe: {
-      enabled: env.SHOWCASE_SPIFFE_ENABLED === 'true',
+      enabled: boolean(env, 'SHOWCASE_SPIFFE_ENABLED'),
       ...(env.SHOWCASE_SPIFFE_SOCKET_PATH ? { socketPath: env.SHOWCASE_SPIFFE_SOCKET_PATH } : {}),
       ...(env.SHOWCASE_SPIFFE_TRUST_DOMAIN ? { trustDomain: env.SHOWCASE_SPIFFE_TRUST_DOMAIN } : {}),
       ...(env.SPIRE_SERVER_ADDRESS ? { spireServerAddress: env.SPIRE_SERVER_ADDRESS } : {}),
@@ -207,3 +252,11 @@ export const childEnvironment = (
   ...process.env,
   ...extra,
 });
+
+/** The variable names of the extensions that are on, as flows name them in their `extensions`. */
+export function enabledExtensions(config: Pick<Config, 'extensions'>): ReadonlySet<string> {
+  const on = new Set<string>();
+  if (config.extensions.dynamicClients) on.add('DYNAMIC_CLIENTS');
+  if (config.extensions.mcpUserEndpoint) on.add('MCP_USER_ENDPOINT');
+  return on;
+}

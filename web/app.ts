@@ -153,7 +153,10 @@ interface ModelContextTool {
   execute(input: Json): Promise<unknown>;
 }
 
-/** WebMCP (spec discovery rule 6): the page's tools, registered only when the browser offers them. */
+/**
+ * WebMCP (spec discovery rule 6): the specification's four tools, registered only when the browser
+ * offers WebMCP.
+ */
 export function webMcpTools(): ModelContextTool[] {
   return [
     {
@@ -174,6 +177,22 @@ export function webMcpTools(): ModelContextTool[] {
       inputSchema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
       execute: ({ token }) => postJson('/api/lookingglass/decode', { token: String(token) }),
     },
+    {
+      name: 'open_protocol_page',
+      description: 'Open the page of a protocol in this tab',
+      inputSchema: { type: 'object', properties: { protocolId: { type: 'string' } }, required: ['protocolId'] },
+      execute: async ({ protocolId }) => {
+        const href = `/protocol/${encodeURIComponent(String(protocolId))}`;
+        window.location.assign(href);
+        return { opened: href };
+      },
+    },
+  ];
+}
+
+/** The tools that run and step a flow: only where the deployment serves them (MCP_USER_ENDPOINT). */
+export function stepTools(): ModelContextTool[] {
+  return [
     {
       name: 'start_stepped_flow',
       description:
@@ -212,23 +231,22 @@ export function webMcpTools(): ModelContextTool[] {
           authorization: `Bearer ${String(runToken)}`,
         }),
     })),
-    {
-      name: 'open_protocol_page',
-      description: 'Open the page of a protocol in this tab',
-      inputSchema: { type: 'object', properties: { protocolId: { type: 'string' } }, required: ['protocolId'] },
-      execute: async ({ protocolId }) => {
-        const href = `/protocol/${encodeURIComponent(String(protocolId))}`;
-        window.location.assign(href);
-        return { opened: href };
-      },
-    },
   ];
 }
 
-function webMcp(): void {
+/** Whether the deployment runs the step-tool extension: its service index then names `/mcp/user`. */
+async function stepToolsServed(): Promise<boolean> {
+  try {
+    return typeof ((await api('/api')) as { endpoints?: Record<string, unknown> }).endpoints?.mcp_user === 'string';
+  } catch {
+    return false;
+  }
+}
+
+async function webMcp(): Promise<void> {
   const mc = (navigator as unknown as { modelContext?: Json }).modelContext;
   if (!mc) return;
-  const tools = webMcpTools();
+  const tools = [...webMcpTools(), ...((await stepToolsServed()) ? stepTools() : [])];
   if (typeof mc.registerTool === 'function') for (const t of tools) mc.registerTool(t);
   else if (typeof mc.provideContext === 'function') mc.provideContext({ tools });
 }
@@ -236,4 +254,4 @@ function webMcp(): void {
 palette();
 flowRunner();
 copyButtons();
-webMcp();
+void webMcp();

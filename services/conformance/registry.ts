@@ -8,6 +8,8 @@ export interface SpecEntry {
   title: string;
   version: string;
   url: string;
+  /** The extension variable that serves this spec (decisions §11); a deployment without it lists it not. */
+  extension?: string;
 }
 export interface RequirementEntry {
   id: string;

@@ -41,11 +41,20 @@ export class Conformance {
     reportFile: string | undefined,
     private readonly contentDir: string,
     private readonly build: { commit: string; repositoryUrl?: string },
+    enabledExtensions: ReadonlySet<string> = new Set(),
   ) {
-    this.registry = loadRegistry(files, registryFile);
-    const { report, problem } = loadReport(files, reportFile, this.registry);
+    const registry = loadRegistry(files, registryFile);
+    const { report, problem } = loadReport(files, reportFile, registry);
     this.report = report;
     this.reportProblem = problem;
+    // A spec served only by an extension that is off is not this deployment's to claim.
+    const served = registry.specs.filter((s) => !s.extension || enabledExtensions.has(s.extension));
+    const ids = new Set(served.map((s) => s.id));
+    this.registry = {
+      ...registry,
+      specs: served,
+      requirements: registry.requirements.filter((r) => ids.has(r.spec)),
+    };
   }
 
   /** Verdicts apply to this build only. */

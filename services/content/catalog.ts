@@ -38,6 +38,8 @@ export interface Flow {
   aliases: string[];
   steps: FlowStep[];
   body: string;
+  /** Extensions the flow needs (decisions §11), e.g. `DYNAMIC_CLIENTS`; listed only where all are on. */
+  extensions: string[];
 }
 
 const STEP_TYPES = new Set(['request', 'response', 'redirect', 'user', 'internal', 'poll', 'event']);
@@ -91,8 +93,14 @@ export class Catalog {
           category: { kind: 'string', required: true },
           steps: { kind: 'object[]', required: true },
           aliases: { kind: 'string[]' },
+          extensions: { kind: 'string[]' },
         });
-        const f = { ...(c.data as unknown as Flow), aliases: (c.data.aliases as string[]) ?? [], body: c.body };
+        const f = {
+          ...(c.data as unknown as Flow),
+          aliases: (c.data.aliases as string[]) ?? [],
+          extensions: (c.data.extensions as string[]) ?? [],
+          body: c.body,
+        };
         if (f.protocol !== protocol)
           throw new ContentError(c.file, `protocol "${f.protocol}" must be the folder name "${protocol}"`);
         if (`${f.id}.md` !== name) throw new ContentError(c.file, `id "${f.id}" must match the file name`);
@@ -108,6 +116,17 @@ export class Catalog {
       flows.set(protocol, list);
     }
     return new Catalog(protocols, flows);
+  }
+
+  /** The catalog a deployment serves: flows whose extensions are all among `enabled`, no others. */
+  servedWith(enabled: ReadonlySet<string>): Catalog {
+    const flows = new Map<string, Flow[]>();
+    for (const [protocol, list] of this.flowsBy)
+      flows.set(
+        protocol,
+        list.filter((f) => f.extensions.every((e) => enabled.has(e))),
+      );
+    return new Catalog(this.byId, flows);
   }
 
   protocols(): Protocol[] {

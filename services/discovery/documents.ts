@@ -67,7 +67,25 @@ export function sitemapXml(base: string, pages: IndexablePage[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`;
 }
 
-export function llmsTxt(base: string, wallet: string, pages: IndexablePage[], conformance: IndexablePage[]): string {
+/** The extensions a deployment runs (decisions §11): the documents offer only what is served. */
+export interface OfferedExtensions {
+  dynamicClients: boolean;
+  mcpUserEndpoint: boolean;
+}
+
+export function llmsTxt(
+  base: string,
+  wallet: string,
+  pages: IndexablePage[],
+  conformance: IndexablePage[],
+  extensions: OfferedExtensions,
+): string {
+  const mcpLine = extensions.mcpUserEndpoint
+    ? `- [MCP server card](${base}/mcp/server-card): read-only tools at ${base}/mcp, and ${base}/mcp/user behind OAuth (MCP authorization: a 401 naming [its resource metadata](${base}/.well-known/oauth-protected-resource/mcp/user), then PKCE with \`resource=${base}/mcp/user\`)`
+    : `- [MCP server card](${base}/mcp/server-card): read-only tools at ${base}/mcp (protocol catalog, flow description, JWT decode)`;
+  const clientLine = extensions.dynamicClients
+    ? `- Your own OAuth client: \`POST ${base}/oauth2/register\` with \`{"redirect_uris": ["https://app.example/cb"]}\` (RFC 7591) answers \`201\` with \`client_id\`, \`client_secret\`, \`registration_access_token\` and \`registration_client_uri\` (RFC 7592: GET, PUT, DELETE). An \`https\` URL serving a client metadata document also works as a \`client_id\`. Unused clients lapse after 24 hours. PAR is at \`/oauth2/par\` and \`/oidc/par\`; \`resource\` binds the token's \`aud\`.`
+    : `- OAuth clients: the pre-registered demo clients at \`GET ${base}/oauth2/demo/clients\`. PAR is at \`/oauth2/par\` and \`/oidc/par\`; \`resource\` binds the token's \`aud\`.`;
   const list = (items: IndexablePage[]) => items.map((p) => `- [${p.title}](${base}${p.path})`).join('\n');
   return `# Portico
 
@@ -79,16 +97,16 @@ export function llmsTxt(base: string, wallet: string, pages: IndexablePage[], co
 - [Agent skills](${base}/.well-known/agent-skills/index.json): recipes for the catalog, flows, decoding, MCP
 - [Service index](${base}/api): every API endpoint
 - [OpenAPI contract](${base}/openapi.json) and [API reference](${base}/docs/api)
-- [MCP server card](${base}/mcp/server-card): open tools at ${base}/mcp, and ${base}/mcp/user behind OAuth (MCP authorization: a 401 naming [its resource metadata](${base}/.well-known/oauth-protected-resource/mcp/user), then PKCE with \`resource=${base}/mcp/user\`)
+${mcpLine}
 - [Wallet harness](${wallet}/llms.txt): OID4VCI and OID4VP from the wallet side
 
 ## Where credential offers and presentation requests come from
 
 - A credential offer: \`POST ${base}/oid4vci/offers\` with \`{"credential_configuration_ids": ["UniversityDegreeCredential"], "tx_code": true}\` answers \`201\` with \`offer_url\` (\`openid-credential-offer://…\`), \`pre_authorized_code\`, \`tx_code_value\` and \`status_uri\`. Hand \`offer_url\` to a wallet, such as \`POST ${wallet}/api/import\` with \`{"offer": "<offer_url>", "tx_code": "<tx_code_value>"}\`. Configurations are listed in [the issuer metadata](${base}/.well-known/openid-credential-issuer/oid4vci).
 - A presentation request: \`POST ${base}/oid4vp/request/create\` with \`{"dcql_query": {"credentials": [{"id": "degree", "format": "dc+sd-jwt", "claims": [{"path": ["degree"]}]}]}}\` answers \`201\` with \`authorization_request_uri\` (\`openid4vp://…\`) and \`result_uri\`. Hand the URI to a wallet, such as \`POST ${wallet}/submit\` with \`{"uri": "<authorization_request_uri>"}\`, then read \`result_uri\` (it names the \`transaction_id\`; the request id alone reads nothing).
-- Credential status: every credential issued carries a status reference. \`POST ${base}/oid4vci/offers/<offer_id>/credentials/<n>/status\` with \`{"status": "suspended"}\` (or \`valid\`, \`revoked\`; revoked is final) changes it; the offer's \`status_uri\` lists its credentials and their \`status_list\`. Lists are at \`${base}/oid4vci/status-lists/<list_id>\` (JWT; CWT with \`Accept: application/statuslist+cwt\`); the verifier fails a revoked credential with \`credential_revoked\` once its cached list (300 s) is renewed; decode a list with \`POST ${base}/api/lookingglass/decode/status-list?idx=<n>\`.
+- Credential status: every credential issued carries a status reference. \`POST ${base}/oid4vci/offers/<offer_id>/credentials/<n>/status\` with \`Authorization: Bearer <status_token>\` (the offer-creation answer gives it to the creator alone) and \`{"status": "suspended"}\` (or \`valid\`, \`revoked\`; revoked is final) changes it; the offer's \`status_uri\` lists its credentials and their \`status_list\`. Lists are at \`${base}/oid4vci/status-lists/<list_id>\` (JWT; CWT with \`Accept: application/statuslist+cwt\`); the verifier fails a revoked credential with \`credential_revoked\` once its cached list (300 s) is renewed; decode a list with \`POST ${base}/api/lookingglass/decode/status-list?idx=<n>\`.
 - Shared Signals (SSF 1.0, CAEP, RISC): the transmitter's metadata is at [/.well-known/ssf-configuration](${base}/.well-known/ssf-configuration). With a \`client_credentials\` token of \`${base}/oauth2/token\` (scope \`ssf\`, e.g. the demo \`machine-client\`), \`POST ${base}/ssf/streams\` makes a stream, \`POST ${base}/ssf/subjects:add\` adds a subject, \`POST ${base}/ssf/events\` emits any CAEP or RISC event, and \`POST ${base}/ssf/poll/<stream_id>\` delivers SETs until acknowledged (or push them to \`POST ${base}/ssf/receivers\`, a receiver you can read). The service signals agent and refresh-token revocations and credential status changes by itself. See the [use-shared-signals skill](${base}/.well-known/agent-skills/use-shared-signals/SKILL.md).
-- Your own OAuth client: \`POST ${base}/oauth2/register\` with \`{"redirect_uris": ["https://app.example/cb"]}\` (RFC 7591) answers \`201\` with \`client_id\`, \`client_secret\`, \`registration_access_token\` and \`registration_client_uri\` (RFC 7592: GET, PUT, DELETE). An \`https\` URL serving a client metadata document also works as a \`client_id\`. Unused clients lapse after 24 hours. PAR is at \`/oauth2/par\` and \`/oidc/par\`; \`resource\` binds the token's \`aud\`.
+${clientLine}
 - Every field, allowed value and a worked example of both are in the [OpenAPI contract](${base}/openapi.json) ([rendered](${base}/docs/api#oid4vci)).
 
 ## Debugging a run

@@ -17,7 +17,15 @@ export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/sch
  * Renders every skill of `content/skills/` once. The index and the artifact come from the same
  * rendering, so the index digest is always the SHA-256 of the served bytes.
  */
-export function renderSkills(files: SourceFiles, contentDir: string, vars: Record<string, string>): Skill[] {
+/** A skill's part that only an extension serves: kept where the extension is on, cut where it is off. */
+const EXTENSION_BLOCK = /<!-- extension: ([A-Z_]+) -->\n?([\s\S]*?)<!-- \/extension -->\n?/g;
+
+export function renderSkills(
+  files: SourceFiles,
+  contentDir: string,
+  vars: Record<string, string>,
+  enabledExtensions: ReadonlySet<string> = new Set(),
+): Skill[] {
   const dir = join(contentDir, 'skills');
   return files
     .list(dir)
@@ -28,7 +36,12 @@ export function renderSkills(files: SourceFiles, contentDir: string, vars: Recor
       checkFields(c, { name: { kind: 'string', required: true }, description: { kind: 'string', required: true } });
       const name = c.data.name as string;
       if (`${name}.md` !== file) throw new ContentError(c.file, 'name must match the file name');
-      const fill = (text: string) => text.replace(/\{\{(\w+)\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
+      const fill = (text: string) =>
+        text
+          .replace(EXTENSION_BLOCK, (_m, extension: string, part: string) =>
+            enabledExtensions.has(extension) ? part : '',
+          )
+          .replace(/\{\{(\w+)\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
       const description = fill(c.data.description as string);
       const markdown = `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n${fill(c.body)}\n`;
       return { name, description, markdown, digest: `sha256:${createHash('sha256').update(markdown).digest('hex')}` };

@@ -13,6 +13,8 @@ export interface McpServerConfig {
   endpoint: string;
   /** The endpoint that demands OAuth (docs/mcp.md), its RFC 9728 document and its authorization server. */
   userEndpoint: string;
+  /** Whether that endpoint is served (MCP_USER_ENDPOINT, an extension off by default). */
+  userEndpointServed: boolean;
   userResourceMetadata: string;
   authorizationServer: string;
   cardUrl: string;
@@ -21,7 +23,7 @@ export interface McpServerConfig {
   instructions: string;
 }
 
-export function mcpServerConfig(baseUrl: string, version: string): McpServerConfig {
+export function mcpServerConfig(baseUrl: string, version: string, userEndpointServed = false): McpServerConfig {
   return {
     name: 'io.portico/identity-sandbox',
     title: 'Portico identity protocol sandbox',
@@ -31,6 +33,7 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
     websiteUrl: baseUrl,
     endpoint: `${baseUrl}/mcp`,
     userEndpoint: `${baseUrl}/mcp/user`,
+    userEndpointServed,
     userResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource/mcp/user`,
     authorizationServer: `${baseUrl}/oauth2`,
     cardUrl: `${baseUrl}/mcp/server-card`,
@@ -38,8 +41,7 @@ export function mcpServerConfig(baseUrl: string, version: string): McpServerConf
       .filter((v) => v !== '2024-10-07')
       .sort()
       .reverse(),
-    instructions:
-      'Every token here is sandbox data. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT; export_stream and diff_runs read a run’s event stream and compare two runs; get_machine gives a state machine as data. start_flow runs a flow (mode step pauses before every request; step_run and continue_run move it on).',
+    instructions: `Every token here is sandbox data. Every tool here only reads. Use list_protocols, then list_protocol_flows and describe_protocol_flow; decode_jwt explains any JWT; export_stream and diff_runs read a run’s event stream and compare two runs; get_machine gives a state machine as data.${userEndpointServed ? ` To run a flow, sign in at ${baseUrl}/mcp/user (OAuth, scope mcp:write): start_flow runs one (mode step pauses before every request; step_run and continue_run move it on).` : ' To run a flow, POST /api/protocols/{protocol}/{flow} over HTTP.'}`,
   };
 }
 
@@ -62,21 +64,26 @@ export function serverCard(c: McpServerConfig) {
     websiteUrl: c.websiteUrl,
     remotes: [
       { type: 'streamable-http', url: c.endpoint, supportedProtocolVersions: c.protocolVersions },
+      ...(c.userEndpointServed ? [userRemote(c)] : []),
+    ],
+  };
+}
+
+/** The protected endpoint as a remote of the card. */
+function userRemote(c: McpServerConfig) {
+  return {
+    type: 'streamable-http',
+    url: c.userEndpoint,
+    supportedProtocolVersions: c.protocolVersions,
+    headers: [
       {
-        type: 'streamable-http',
-        url: c.userEndpoint,
-        supportedProtocolVersions: c.protocolVersions,
-        headers: [
-          {
-            name: 'Authorization',
-            description: `An access token of ${c.authorizationServer} for this resource (RFC 8707), scope mcp:read, mcp:write to start flows`,
-            isRequired: true,
-            isSecret: true,
-          },
-        ],
-        _meta: { 'io.portico/authorization': userAuthorization(c) },
+        name: 'Authorization',
+        description: `An access token of ${c.authorizationServer} for this resource (RFC 8707), scope mcp:read, mcp:write to start flows`,
+        isRequired: true,
+        isSecret: true,
       },
     ],
+    _meta: { 'io.portico/authorization': userAuthorization(c) },
   };
 }
 
@@ -104,15 +111,20 @@ export function aiCatalog(c: McpServerConfig) {
         endpoint: c.endpoint,
         authorization: { required: false },
       },
-      {
-        identifier: `${c.name}/user`,
-        type: 'application/mcp-server-card+json',
-        url: c.cardUrl,
-        name: `${c.title}: signed-in tools`,
-        description: 'whoami, my_runs and start_flow for the person an OAuth access token speaks for.',
-        endpoint: c.userEndpoint,
-        authorization: userAuthorization(c),
-      },
+      ...(c.userEndpointServed ? [userCatalogEntry(c)] : []),
     ],
+  };
+}
+
+function userCatalogEntry(c: McpServerConfig) {
+  return {
+    identifier: `${c.name}/user`,
+    type: 'application/mcp-server-card+json',
+    url: c.cardUrl,
+    name: `${c.title}: signed-in tools`,
+    description:
+      'whoami, my_runs, start_flow, step_run and continue_run for the person an OAuth access token speaks for.',
+    endpoint: c.userEndpoint,
+    authorization: userAuthorization(c),
   };
 }

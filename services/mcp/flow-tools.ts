@@ -19,7 +19,8 @@ export interface FlowToolDeps {
 /** Runs a flow against this origin: it writes a run stream, so it is not read-only, but it never leaves the sandbox. */
 const RUNS_A_FLOW = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-const START_IN = fromJsonSchema<{
+/** `start_flow`'s input: a flow, its options, step mode, and a target of the caller's own. */
+export const START_FLOW_IN = fromJsonSchema<{
   protocolId: string;
   flowId: string;
   mode?: 'run' | 'step';
@@ -64,16 +65,30 @@ export const RUN_OUT = fromJsonSchema({
   properties: { run_id: { type: 'string' }, status: { type: 'string' } },
   required: ['run_id', 'status'],
 });
-const fieldChanges = { type: 'object', additionalProperties: { type: ['string', 'null'], maxLength: 4096 } };
-const STEP_IN = fromJsonSchema<{ runId: string; runToken: string; edit?: RequestEdit }>({
+// One type per value (portable across MCP clients): values to set here, names to remove in `remove`.
+const fieldChanges = { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 } };
+const fieldNames = { type: 'array', items: { type: 'string', maxLength: 100 }, maxItems: 50 };
+type Part = 'query' | 'form' | 'headers' | 'json';
+const STEP_IN = fromJsonSchema<{
+  runId: string;
+  runToken: string;
+  edit?: RequestEdit;
+  remove?: Partial<Record<Part, string[]>>;
+}>({
   type: 'object',
   properties: {
     runId: str('The run_id start_flow answered'),
     runToken: str('The run_token start_flow answered in step mode'),
     edit: {
       type: 'object',
-      description: 'Changes to the next request first: {query, form, json, headers}, each {name: value}; null removes',
+      description: 'Changes to the next request first: {query, form, json, headers}, each {name: value}',
       properties: { query: fieldChanges, form: fieldChanges, headers: fieldChanges, json: { type: 'object' } },
+      additionalProperties: false,
+    },
+    remove: {
+      type: 'object',
+      description: 'Fields to remove from the next request first: {query, form, json, headers}, each [name, ...]',
+      properties: { query: fieldNames, form: fieldNames, headers: fieldNames, json: fieldNames },
       additionalProperties: false,
     },
   },
@@ -87,44 +102,58 @@ const CONTINUE_IN = fromJsonSchema<{ runId: string; runToken: string }>({
   additionalProperties: false,
 });
 
-/** `start_flow`, `step_run` and `continue_run`: the flow runner and step mode (docs/flows.md). */
-export function registerFlowTools(server: McpServer, deps: FlowToolDeps): void {
-  server.registerTool(
-    'start_flow',
-    {
-      title: 'Start a protocol flow',
-      description:
-        'Runs a catalog flow for real against this sandbox and returns every captured exchange. With mode "step" the run pauses before each request: the answer shows next_request and a run_token for step_run and continue_run.',
-      inputSchema: START_IN,
-      outputSchema: RUN_OUT,
-      annotations: RUNS_A_FLOW,
-    },
-    ({ protocolId, flowId, mode, options, target }) =>
-      answer(() =>
-        deps.startFlow(protocolId, flowId, { ...options, ...(mode ? { mode } : {}), ...(target ? { target } : {}) }),
-      ),
-  );
+/** The tool's two fields as one RequestEdit: a removal is a `null` change (docs/flows.md). */
+function withRemovals(edit: RequestEdit | undefined, remove: Partial<Record<Part, string[]>> | undefined) {
+  if (!remove) return edit;
+  const merged: RequestEdit = { ...edit };
+  for (const part of ['query', 'form', 'headers', 'json'] as const) {
+    const names = remove[part];
+    if (!names?.length) continue;
+    const changes = Object.assign(Object.create(null) as Record<string, unknown>, merged[part]);
+    for (const name of names) changes[name] = null;
+    merged[part] = changes;
+  }
+  return merged;
+}
+
+/**
+ * `step_run` and `continue_run`: step mode (docs/flows.md). They act, so they live on `/mcp/user`
+ * alone (the specification's `/mcp` has read-only tools); `authorize` refuses a caller without `mcp:write`.
+ */
+export function registerRunControls(
+  server: McpServer,
+  deps: Pick<FlowToolDeps, 'controlRun'>,
+  authorize: (ctx: unknown) => void,
+): void {
   server.registerTool(
     'step_run',
     {
       title: 'Send the next request of a stepped run',
       description:
-        'Sends the request a paused run shows as next_request, edited first if asked (e.g. a wrong code_verifier, state removed), and pauses before the next one.',
+        'Sends the request a paused run shows as next_request, edited first if asked (e.g. a wrong code_verifier, state removed), and pauses before the next one. Needs the mcp:write scope.',
       inputSchema: STEP_IN,
       outputSchema: RUN_OUT,
       annotations: RUNS_A_FLOW,
     },
-    ({ runId, runToken, edit }) => answer(() => deps.controlRun(runId, runToken, { kind: 'step', edit })),
+    ({ runId, runToken, edit, remove }, ctx) =>
+      answer(() => {
+        authorize(ctx);
+        return deps.controlRun(runId, runToken, { kind: 'step', edit: withRemovals(edit, remove) });
+      }),
   );
   server.registerTool(
     'continue_run',
     {
       title: 'Run a stepped run to its end',
-      description: 'Lets a paused run go on to its end without pausing again.',
+      description: 'Lets a paused run go on to its end without pausing again. Needs the mcp:write scope.',
       inputSchema: CONTINUE_IN,
       outputSchema: RUN_OUT,
       annotations: RUNS_A_FLOW,
     },
-    ({ runId, runToken }) => answer(() => deps.controlRun(runId, runToken, { kind: 'continue' })),
+    ({ runId, runToken }, ctx) =>
+      answer(() => {
+        authorize(ctx);
+        return deps.controlRun(runId, runToken, { kind: 'continue' });
+      }),
   );
 }

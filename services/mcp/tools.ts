@@ -3,13 +3,12 @@ import type { Catalog } from '../content/catalog.ts';
 import { OAuthError } from '../errors.ts';
 import type { LookingGlass } from '../lookingglass/service.ts';
 import type { McpServerConfig } from './config.ts';
-import { registerFlowTools, type FlowToolDeps } from './flow-tools.ts';
 import { registerMachineTools, type MachineToolDeps } from './machine-tools.ts';
 import { registerSsfTools, type SsfToolDeps } from './ssf-tools.ts';
 import { registerStreamTools, type StreamToolDeps } from './stream-tools.ts';
 import { READ_ONLY, result, str, toolError } from './tool-kit.ts';
 
-export interface McpToolDeps extends StreamToolDeps, MachineToolDeps, FlowToolDeps, SsfToolDeps {
+export interface McpToolDeps extends StreamToolDeps, MachineToolDeps, SsfToolDeps {
   catalog: Catalog;
   lookingGlass: LookingGlass;
   isExecutable(protocol: string, flow: string): boolean;
@@ -183,7 +182,6 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
 
   registerStreamTools(server, deps);
   registerMachineTools(server, deps);
-  registerFlowTools(server, deps);
   registerSsfTools(server, deps);
 
   // The tool list is fixed for the server's life: it never sends notifications/tools/list_changed.

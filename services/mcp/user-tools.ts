@@ -4,7 +4,7 @@ import type { TokenRun } from '../../machines/token-runs.ts';
 import { oauthError } from '../errors.ts';
 import { MCP_WRITE } from '../oauth/scopes.ts';
 import type { McpServerConfig } from './config.ts';
-import { RUN_OUT } from './flow-tools.ts';
+import { RUN_OUT, START_FLOW_IN, registerRunControls, type FlowToolDeps } from './flow-tools.ts';
 import { READ_ONLY, answer, str } from './tool-kit.ts';
 
 /** Who called, as the protected endpoint verified it from the access token. */
@@ -19,7 +19,7 @@ export interface McpCaller {
   tokenType: 'Bearer' | 'DPoP';
 }
 
-export interface UserToolDeps {
+export interface UserToolDeps extends Pick<FlowToolDeps, 'controlRun'> {
   startFlow(protocol: string, flow: string, options: Record<string, unknown>): Promise<RunView>;
   recordRun(caller: McpCaller, run: Omit<TokenRun, 'at'>): Promise<void>;
   runsOf(caller: McpCaller): Promise<Array<TokenRun & { status?: string }>>;
@@ -41,20 +41,6 @@ const RUNS_OUT = fromJsonSchema({
   type: 'object',
   properties: { runs: { type: 'array' } },
   required: ['runs'],
-});
-const START_IN = fromJsonSchema<{ protocolId: string; flowId: string; options?: Record<string, string> }>({
-  type: 'object',
-  properties: {
-    protocolId: str('A protocol id (list_protocols at /mcp)'),
-    flowId: str('An executable flow id of that protocol'),
-    options: {
-      type: 'object',
-      additionalProperties: { type: 'string', maxLength: 200 },
-      description: 'The flow options, e.g. {"client_auth": "private_key_jwt"}',
-    },
-  },
-  required: ['protocolId', 'flowId'],
-  additionalProperties: false,
 });
 
 /** The verified caller the endpoint put into the request's authInfo; no tool runs without one. */
@@ -112,20 +98,28 @@ export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps):
     {
       title: 'Start a protocol flow as this user',
       description:
-        'Runs a catalog flow against this sandbox, recorded as this token’s (my_runs lists it). Needs the mcp:write scope.',
-      inputSchema: START_IN,
+        'Runs a catalog flow for real, recorded as this token’s (my_runs lists it). With mode "step" the run pauses before each request: the answer shows next_request and a run_token for step_run and continue_run. Needs the mcp:write scope.',
+      inputSchema: START_FLOW_IN,
       outputSchema: RUN_OUT,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ protocolId, flowId, options }, ctx) =>
+    ({ protocolId, flowId, mode, options, target }, ctx) =>
       answer(async () => {
         const caller = callerOf(ctx);
         // The endpoint asks for step-up before this is reached; this holds should it ever be called without.
         if (!caller.scopes.includes(MCP_WRITE)) throw oauthError('insufficient_scope', 'start_flow needs mcp:write');
-        const run = await deps.startFlow(protocolId, flowId, options ?? {});
+        const run = await deps.startFlow(protocolId, flowId, {
+          ...options,
+          ...(mode ? { mode } : {}),
+          ...(target ? { target } : {}),
+        });
         await deps.recordRun(caller, { runId: run.run_id, protocol: protocolId, flow: flowId });
         return run;
       }),
   );
+  registerRunControls(server, deps, (ctx) => {
+    if (!callerOf(ctx as Parameters<typeof callerOf>[0]).scopes.includes(MCP_WRITE))
+      throw oauthError('insufficient_scope', 'step_run and continue_run need mcp:write');
+  });
   return server;
 }

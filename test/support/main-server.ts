@@ -98,3 +98,6 @@ export async function exchange(
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
+
+/** Both extensions beyond the specification on (decisions §11): what issue 36 built. */
+export const EXTENSIONS_ON = { DYNAMIC_CLIENTS: 'true', MCP_USER_ENDPOINT: 'true' } as const;

@@ -10,14 +10,14 @@ import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.
  * sign with the same keys), started before the file's tests and closed after them. Filled in
  * `beforeAll`; empty where PostgreSQL is missing (the suites skip then, and CI refuses to).
  */
-export function useTwoInstancesOnPostgres(): TestServer[] {
+export function useTwoInstancesOnPostgres(extra: Record<string, string> = {}): TestServer[] {
   const instances: TestServer[] = [];
   let postgres: TestPostgres | undefined;
   let dataDir: string | undefined;
   beforeAll(async () => {
     if (!postgresAvailable) return;
     postgres = await startPostgres();
-    const env = { EVENT_STORE: 'postgres', DATABASE_URL: await postgres.database() };
+    const env = { ...extra, EVENT_STORE: 'postgres', DATABASE_URL: await postgres.database() };
     dataDir = mkdtempSync(join(tmpdir(), 'portico-pg-instances-'));
     instances.push(await startMainServer({ env, dataDir }), await startMainServer({ env, dataDir }));
   }, 60_000);

@@ -124,10 +124,10 @@ export async function requirementKit(server: TestServer) {
 export type RequirementKit = Awaited<ReturnType<typeof requirementKit>>;
 
 /** Starts a main origin for the enclosing test file and hands its kit to the tests. */
-export function useRequirementKit(): { server: TestServer; k: RequirementKit } {
+export function useRequirementKit(env: Record<string, string> = {}): { server: TestServer; k: RequirementKit } {
   const ctx = {} as { server: TestServer; k: RequirementKit };
   beforeAll(async () => {
-    ctx.server = await startMainServer();
+    ctx.server = await startMainServer({ env });
     ctx.k = await requirementKit(ctx.server);
   });
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { enabledExtensions } from '../../config.ts';
 import { fileURLToPath } from 'node:url';
 import {
   apiCatalog,
@@ -27,11 +28,16 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
     sendDocument(request, reply, catalogJson, 'application/linkset+json'),
   );
 
-  const skills = renderSkills(nodeFiles, CONTENT_DIR, {
-    base_url: base,
-    wallet_url: wallet,
-    claim_grant_type: ctx.agentAuth.settings.claimGrantType,
-  });
+  const skills = renderSkills(
+    nodeFiles,
+    CONTENT_DIR,
+    {
+      base_url: base,
+      wallet_url: wallet,
+      claim_grant_type: ctx.agentAuth.settings.claimGrantType,
+    },
+    enabledExtensions(ctx.config),
+  );
   const index = JSON.stringify(skillsIndex(skills, base));
   app.get(
     '/.well-known/agent-skills/index.json',
@@ -83,7 +89,7 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
     sendDocument(
       request,
       reply,
-      llmsTxt(base, wallet, protocolPages(), conformancePages()),
+      llmsTxt(base, wallet, protocolPages(), conformancePages(), ctx.config.extensions),
       'text/plain; charset=utf-8',
     ),
   );

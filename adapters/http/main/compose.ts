@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../config.ts';
+import { enabledExtensions, type Config } from '../../config.ts';
 import { withDataDirLock } from '../../keys/data-dir-lock.ts';
 import { FileKeyRing } from '../../keys/file-key-ring.ts';
 import { openEventStore } from '../../store/open.ts';
@@ -135,7 +135,7 @@ async function assemble(
     userCodeHasher(keys.secret('user-code')),
   );
   const securityEvents = new SecurityEvents(feed, keys, settings);
-  const catalog = Catalog.load(nodeFiles, CONTENT_DIR);
+  const catalog = Catalog.load(nodeFiles, CONTENT_DIR).servedWith(enabledExtensions(config));
   const runners = defaultFlowRunners(
     settings.claimGrantType,
     flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl),
@@ -209,6 +209,7 @@ async function assemble(
       config.conformanceReport || join(ROOT_DIR, 'conformance/report.json'),
       CONTENT_DIR,
       { commit: config.commit, repositoryUrl: config.repositoryUrl },
+      enabledExtensions(config),
     ),
     originMetadata: {},
     apiEndpoints: {

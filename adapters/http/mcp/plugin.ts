@@ -70,7 +70,8 @@ async function initializeVersions(fetchMcp: (r: Request) => Promise<Response>, e
 
 /** `/mcp` (streamable HTTP, SDK v2), `/mcp/server-card` and `/.well-known/ai-catalog.json`. */
 export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
-  const base = mcpServerConfig(ctx.config.baseUrl, ctx.config.version);
+  const userEndpoint = ctx.config.extensions.mcpUserEndpoint; // MCP_USER_ENDPOINT (decisions §11)
+  const base = mcpServerConfig(ctx.config.baseUrl, ctx.config.version, userEndpoint);
   const deps = {
     catalog: ctx.catalog,
     lookingGlass: ctx.lookingGlass,
@@ -104,12 +105,13 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
   // DNS-rebinding defence: browsers send Origin; only our own origin and localhost may drive /mcp.
   const allowedOrigins = [...new Set([new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()])];
 
-  mcpUserRoutes(app, ctx, { config, allowedOrigins, startFlow: deps.startFlow });
+  if (userEndpoint)
+    mcpUserRoutes(app, ctx, { config, allowedOrigins, startFlow: deps.startFlow, controlRun: deps.controlRun });
 
   serveMcp(app, {
     url: '/mcp',
     summary:
-      'MCP endpoint (streamable HTTP), open: the catalog, decode_jwt, streams, machines, flow runs and Shared Signals readers',
+      'MCP endpoint (streamable HTTP), open and read-only: the catalog, flow descriptions, decode_jwt, streams, machines and Shared Signals readers',
     baseUrl: ctx.config.baseUrl,
     allowedOrigins,
     handler,
@@ -133,5 +135,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     JSON.stringify(aiCatalog(config)),
     'application/ai-catalog+json',
   );
-  Object.assign(ctx.apiEndpoints, { mcp: '/mcp', mcp_user: '/mcp/user', mcp_server_card: '/mcp/server-card' });
+  Object.assign(ctx.apiEndpoints, {
+    mcp: '/mcp',
+    ...(userEndpoint ? { mcp_user: '/mcp/user' } : {}),
+    mcp_server_card: '/mcp/server-card',
+  });
 }

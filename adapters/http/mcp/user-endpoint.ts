@@ -15,7 +15,7 @@ import { statelessMcpHandler } from './server-pool.ts';
 import { serveMcp } from './transport.ts';
 
 /** Tools whose call needs more than `mcp:read`: the step-up of the MCP authorization specification. */
-const WRITE_TOOLS = new Set(['start_flow']);
+const WRITE_TOOLS = new Set(['start_flow', 'step_run', 'continue_run']);
 
 /** Whether a JSON-RPC body (one message or a batch) calls a tool that needs `mcp:write`. */
 function callsWriteTool(body: unknown): boolean {
@@ -42,7 +42,13 @@ export function mcpUserRoutes(
     config,
     allowedOrigins,
     startFlow,
-  }: { config: McpServerConfig; allowedOrigins: string[]; startFlow: UserToolDeps['startFlow'] },
+    controlRun,
+  }: {
+    config: McpServerConfig;
+    allowedOrigins: string[];
+    startFlow: UserToolDeps['startFlow'];
+    controlRun: UserToolDeps['controlRun'];
+  },
 ): void {
   const resource = config.userEndpoint;
   const metadataUrl = config.userResourceMetadata;
@@ -51,6 +57,7 @@ export function mcpUserRoutes(
   const runs = new ActorRuntime(ctx.log, tokenRunsMachine, 'token-runs');
   const deps: UserToolDeps = {
     startFlow,
+    controlRun,
     recordRun: async (caller, run) => {
       await runs.execute(caller.jti, {
         type: 'token_run.started',

@@ -5,20 +5,21 @@ import type { IssuerProfile } from '../../../services/oauth/issuers.ts';
 /** RFC 8414 metadata of one issuer; the OP's also carries the OpenID Connect Discovery members. */
 export function authorizationServerMetadata(
   profile: IssuerProfile,
-  registrationEndpoint: string,
+  /** RFC 7591's endpoint, with DYNAMIC_CLIENTS=true (which also reads client ID metadata documents). */
+  registrationEndpoint?: string,
 ): Record<string, unknown> {
   const e = profile.endpoint;
   const common = {
     issuer: profile.issuer,
     authorization_endpoint: e('authorize'),
     token_endpoint: e('token'),
-    // RFC 7591 §3: one registration endpoint serves both issuers.
-    registration_endpoint: registrationEndpoint,
+    // RFC 7591 §3: one registration endpoint serves both issuers (an extension, decisions §11).
+    ...(registrationEndpoint ? { registration_endpoint: registrationEndpoint } : {}),
     // RFC 9126 §5: per client, `require_pushed_authorization_requests` may demand it.
     pushed_authorization_request_endpoint: e('par'),
     require_pushed_authorization_requests: false,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id is the URL of its metadata.
-    client_id_metadata_document_supported: true,
+    ...(registrationEndpoint ? { client_id_metadata_document_supported: true } : {}),
     jwks_uri: e('jwks'),
     introspection_endpoint: e('introspect'),
     revocation_endpoint: e('revoke'),

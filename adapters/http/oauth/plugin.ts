@@ -30,6 +30,9 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     private: pkjwt.publishedPrivateJwks('published:pkjwt-app').keys,
   });
   const users = demoUsers(ctx.config.demo);
+  // DYNAMIC_CLIENTS (decisions §11): registration and client ID metadata documents, off by default.
+  const dynamicClients = ctx.config.extensions.dynamicClients;
+  const registrationEndpoint = dynamicClients ? `${base}/oauth2/register` : undefined;
   const documentFetches = documentGuard(new URL(base).origin, ctx.config.outboundAllowLoopback);
   ctx.onClose.push(() => documentFetches.close());
   const deps = new OAuthDeps(ctx.log, {
@@ -40,7 +43,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     revoked: ctx.revokedAccessTokens,
     dpopNonceRequired: ctx.config.dpopNonceRequired,
     registrationUri: (clientId) => `${base}/oauth2/register/${encodeURIComponent(clientId)}`,
-    documents: new ClientMetadataDocuments(documentFetches, ctx.clock),
+    ...(dynamicClients ? { documents: new ClientMetadataDocuments(documentFetches, ctx.clock) } : {}),
     outbound: documentFetches,
   });
   const profiles = issuerProfiles(base);
@@ -109,15 +112,16 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
         new ProtectedResource(deps, tokenEndpoint.tokens, profile, resourceMetadata, audience);
   }
 
-  registrationRoutes(app, {
-    deps,
-    outbound: documentFetches,
-    registrationsPerHour: ctx.config.registrationsPerHour,
-  });
+  if (dynamicClients)
+    registrationRoutes(app, {
+      deps,
+      outbound: documentFetches,
+      registrationsPerHour: ctx.config.registrationsPerHour,
+    });
 
   // Metadata (RFC 8414, OpenID Connect Discovery, RFC 9728).
-  Object.assign(ctx.originMetadata, authorizationServerMetadata(profiles.op, `${base}/oauth2/register`));
-  const asMetadata = JSON.stringify(authorizationServerMetadata(profiles.as, `${base}/oauth2/register`));
+  Object.assign(ctx.originMetadata, authorizationServerMetadata(profiles.op, registrationEndpoint));
+  const asMetadata = JSON.stringify(authorizationServerMetadata(profiles.as, registrationEndpoint));
   app.get(
     '/.well-known/oauth-authorization-server/oauth2',
     { schema: { summary: 'Metadata of the OAuth 2.0 authorization server (RFC 8414)', tags: ['discovery'] } },

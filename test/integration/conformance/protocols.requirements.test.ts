@@ -3,11 +3,12 @@ import { authorizeAsBrowser } from '../../support/browser-like.ts';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useRequirementKit } from '../../support/requirement-kit.ts';
-import { form, json } from '../../support/main-server.ts';
+import { EXTENSIONS_ON, form, json } from '../../support/main-server.ts';
 
 // Requirements of RFC 7591, 7592, 8414, 8628, 8707, 9126 (at the OAuth server), 9449, 9728 and OpenID Connect
 // Core; each title starts with its registry id.
-const ctx = useRequirementKit();
+// RFC 7591, 7592 and the protected MCP endpoint are extensions (decisions §11): this file turns them on.
+const ctx = useRequirementKit(EXTENSIONS_ON);
 
 const metadata = async (path: string) => (await (await fetch(ctx.server.url + path)).json()) as any;
 const tokenUrl = () => `${ctx.server.url}/oauth2/token`;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { form, json, startMainServer, EXTENSIONS_ON, type TestServer } from '../../support/main-server.ts';
 
 /**
  * `/mcp/user` as the MCP authorization specification has it (challenge, RFC 9728, audience, DPoP,
@@ -11,7 +11,7 @@ let server: TestServer;
 let reader: { id: string; secret: string };
 let writer: { id: string; secret: string };
 beforeAll(async () => {
-  server = await startMainServer();
+  server = await startMainServer({ env: EXTENSIONS_ON });
   const machine = async (scope: string) => {
     const res = await fetch(`${server.url}/oauth2/register`, json({ grant_types: ['client_credentials'], scope }));
     const body = (await res.json()) as { client_id: string; client_secret: string };
@@ -132,6 +132,41 @@ describe('/mcp/user', () => {
     const other = await token(writer, { scope: 'mcp:read mcp:write', resource: endpoint() });
     const theirs = await post(call('my_runs'), { authorization: `Bearer ${other.access_token}` });
     expect(theirs.body.result.structuredContent.runs).toEqual([]);
+  });
+
+  it('[issue 45 item 2] step_run and continue_run live here, behind mcp:write, and move a stepped run to its end', async () => {
+    const write = await token(writer, { scope: 'mcp:read mcp:write', resource: endpoint() });
+    const auth = { authorization: `Bearer ${write.access_token}` };
+    const stepped = await post(
+      call('start_flow', {
+        protocolId: 'oauth2',
+        flowId: 'client-credentials',
+        mode: 'step',
+        options: { scope: 'api:write' },
+      }),
+      auth,
+    );
+    const { run_id: runId, run_token: runToken } = stepped.body.result.structuredContent;
+    expect(stepped.body.result.structuredContent).toMatchObject({ status: 'paused', next_request: { method: 'GET' } });
+    const read = await token(reader, { scope: 'mcp:read', resource: endpoint() });
+    const stepUp = await post(call('step_run', { runId, runToken }), { authorization: `Bearer ${read.access_token}` });
+    expect(stepUp.status).toBe(403);
+    expect(stepUp.challenge).toMatch(/scope="mcp:read mcp:write"/);
+    const next = await post(call('step_run', { runId, runToken }), auth);
+    expect(next.body.result.structuredContent.next_request.body).toMatchObject({
+      grant_type: 'client_credentials',
+      scope: 'api:write',
+    });
+    // A removal is named, not a null value: the token request goes out without its scope.
+    const trimmed = await post(call('step_run', { runId, runToken, remove: { form: ['scope'] } }), auth);
+    expect(trimmed.body.result.isError ?? false).toBe(false);
+    const wrong = await post(call('step_run', { runId, runToken: 'x'.repeat(22) }), auth);
+    expect(wrong.body.result.isError).toBe(true);
+    const done = await post(call('continue_run', { runId, runToken }), auth);
+    expect(done.body.result.structuredContent.status).toBe('succeeded');
+    // Issue 45 item 26: no input schema has a type array (portable to strict MCP clients).
+    const listed = await post(rpc('tools/list'), auth);
+    expect(JSON.stringify(listed.body.result.tools)).not.toMatch(/"type":\[/);
   });
 
   it('takes a DPoP-bound token with a proof carrying ath, and refuses it as Bearer', async () => {

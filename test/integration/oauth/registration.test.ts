@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeAsBrowser } from '../../support/browser-like.ts';
-import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { form, json, startMainServer, EXTENSIONS_ON, type TestServer } from '../../support/main-server.ts';
 
 /** RFC 7591 and RFC 7592 on the real server: every refusal, the rate limit, the lapse, and the SSRF table. */
 let server: TestServer;
@@ -10,7 +10,7 @@ let canaryPort: number;
 let canaryHits = 0;
 beforeAll(async () => {
   // The hook stays off: nothing may reach the loopback canary.
-  server = await startMainServer({ env: { REGISTRATIONS_PER_HOUR: '1000' } });
+  server = await startMainServer({ env: { ...EXTENSIONS_ON, REGISTRATIONS_PER_HOUR: '1000' } });
   canary = createServer((_req, res) => {
     canaryHits += 1;
     res.end('[]');
@@ -165,7 +165,7 @@ describe('POST /oauth2/register (RFC 7591)', () => {
   });
 
   it('counts registrations per address an hour: over the limit, 429', async () => {
-    const limited = await startMainServer({ env: { REGISTRATIONS_PER_HOUR: '3' } });
+    const limited = await startMainServer({ env: { ...EXTENSIONS_ON, REGISTRATIONS_PER_HOUR: '3' } });
     try {
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await register(valid(), limited)).status);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { form, json, type TestServer } from '../../support/main-server.ts';
+import { EXTENSIONS_ON, form, json, type TestServer } from '../../support/main-server.ts';
 import { useTwoInstancesOnPostgres } from '../../support/postgres-instances.ts';
 import { postgresAvailable } from '../../support/postgres.ts';
 
 // Issue 36: registered clients are events of the shared log, so every instance knows them at once,
 // and the per-address registration limit is counted by both together.
-const instances = useTwoInstancesOnPostgres();
+const instances = useTwoInstancesOnPostgres(EXTENSIONS_ON);
 
 const register = async (at: TestServer, metadata: unknown) => {
   const res = await fetch(`${at.url}/oauth2/register`, json(metadata));

@@ -7,11 +7,11 @@ import {
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeAsBrowser } from '../../support/browser-like.ts';
-import { startMainServer, type TestServer } from '../../support/main-server.ts';
+import { startMainServer, EXTENSIONS_ON, type TestServer } from '../../support/main-server.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startMainServer();
+  server = await startMainServer({ env: EXTENSIONS_ON });
 });
 afterAll(async () => {
   await server.close();
@@ -98,7 +98,13 @@ describe('the MCP SDK’s own client OAuth support against /mcp/user', () => {
     const authed = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
     await connected.connect(authed);
     const tools = await connected.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['my_runs', 'start_flow', 'whoami']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual([
+      'continue_run',
+      'my_runs',
+      'start_flow',
+      'step_run',
+      'whoami',
+    ]);
     const me = await connected.callTool({ name: 'whoami', arguments: {} });
     expect(me.structuredContent).toMatchObject({
       sub: 'alice',

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeAsBrowser } from '../../support/browser-like.ts';
-import { startMainServer, type TestServer } from '../../support/main-server.ts';
+import { startMainServer, EXTENSIONS_ON, type TestServer } from '../../support/main-server.ts';
 
 /** openid-client v6, unmodified, registers itself (RFC 7591), manages its registration (RFC 7592) and runs code + PKCE + resource. */
 let server: TestServer;
@@ -14,7 +14,7 @@ const hits = new Map<string, number>();
 
 beforeAll(async () => {
   // The guard's test hook lets the client metadata documents live on this loopback server.
-  server = await startMainServer({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
+  server = await startMainServer({ env: { ...EXTENSIONS_ON, OUTBOUND_ALLOW_LOOPBACK: 'true' } });
   documents = createServer((req, res) => {
     hits.set(req.url ?? '', (hits.get(req.url ?? '') ?? 0) + 1);
     const doc = served.get(req.url ?? '');
