@@ -68,6 +68,8 @@ export type IssuanceEvent =
       response_encrypted?: boolean;
       /** Each credential's status slot, in the order of the credentials (absent before credential status existed). */
       statuses?: StatusSlotRecord[];
+      /** The wallet sent the drafts' singular `proof` (accepted as one-element `proofs`). */
+      draft_proof?: boolean;
     }
   | {
       type: 'issuance.notified';
@@ -85,6 +87,8 @@ export type IssuanceEvent =
       holder_jwks: Record<string, unknown>[];
       transaction_id_hash: string;
       ready_at: number;
+      /** The wallet sent the drafts' singular `proof` (accepted as one-element `proofs`). */
+      draft_proof?: boolean;
     }
   | { type: 'issuance.deferred_collected'; at: number; notification_id_hash: string; statuses?: StatusSlotRecord[] }
   /** The issuer changed one issued credential's status (POST /oid4vci/offers/{id}/credentials/{n}/status). */

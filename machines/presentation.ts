@@ -151,14 +151,23 @@ export const presentationGuards = {
   lapsed: ({ context, event }: PresentationGuardArgs) => !live(context, event.at),
   /** Only the first wallet exchange that names itself is kept. */
   notCorrelated: ({ context }: PresentationGuardArgs) => context.walletExchange === undefined,
-  /** By-reference requests are fetched with the method they were created for. */
+  /** By-reference requests are fetched with a method the request allows (`methodAllowed`). */
   fetchable: ({ context, event }: PresentationGuardArgs) =>
     event.type === 'presentation.request_fetched' &&
-    context.requestUriMethod === event.method &&
+    context.requestUriMethod !== undefined &&
+    methodAllowed(context.requestUriMethod, event.method) &&
     live(context, event.at),
 };
 
 type E<T extends PresentationEvent['type']> = Extract<PresentationEvent, { type: T }>;
+
+/**
+ * OpenID4VP 1.0 §5.10: a `get` request object is fetched by GET alone; a `post` one by POST, or by
+ * GET from a wallet that does not support POST (without a `wallet_nonce`).
+ */
+export function methodAllowed(created: 'get' | 'post', used: 'get' | 'post'): boolean {
+  return used === 'get' || created === 'post';
+}
 
 /** The machine's context updates: pure, named, importable on their own (time arrives in events). */
 export const presentationUpdates = {

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { OAuthError } from '../errors.ts';
 
 /** DPoP proof checks of RFC 9449 section 4.3, reusable by every endpoint that accepts DPoP. */
-export const DPOP_ALGS = ['ES256', 'RS256', 'EdDSA', 'Ed25519'] as const;
+/** Spec §5: DPoP proofs take exactly these algorithms, as `private_key_jwt` does. */
+export const DPOP_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
 const MAX_AGE_S = 60;
 
 export interface ProofExpectations {

@@ -8,6 +8,7 @@ import {
   credentialRequestObject,
   deferredTransactionId,
   keyProofJwts,
+  DRAFT_PROOF_NOTE,
   requestedCredentialConfiguration,
   requireConfigurationScope,
   requireLiveOfferToken,
@@ -35,7 +36,8 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
   );
   const configurationId = configuration.id;
   requireConfigurationScope(claims, configuration);
-  const proofJwts = keyProofJwts(req);
+  const { jwts: proofJwts, draft: draftProof } = keyProofJwts(req);
+  const notes = draftProof ? { notes: [DRAFT_PROOF_NOTE] } : {};
   const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
   const { checked, cNonce, keyAttestation } = await checkedKeyProofs(issuer, proofJwts, configuration, clientId);
   await issuer.values.spend('c-nonce', cNonce);
@@ -51,10 +53,15 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
       holder_jwks: checked.map((p) => p.jwk as Record<string, unknown>),
       transaction_id_hash: hash(transactionId),
       ready_at: at + DEFERRED_INTERVAL_S * 1000,
+      ...(draftProof ? { draft_proof: true } : {}),
     });
     if (!outcome.accepted)
       throw oauthError('invalid_credential_request', 'A deferred credential of this offer was already requested');
-    return { status: 202, body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S }, encryptTo };
+    return {
+      status: 202,
+      body: { transaction_id: transactionId, interval: DEFERRED_INTERVAL_S, ...notes },
+      encryptTo,
+    };
   }
   const { credentials, statuses } = await issueAll(
     issuer,
@@ -77,13 +84,14 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
     request_encrypted: encrypted,
     response_encrypted: encryptTo !== undefined,
     statuses,
+    ...(draftProof ? { draft_proof: true } : {}),
   });
   if (!recorded.accepted)
     throw oauthError(
       'credential_request_denied',
       `This issuance is ${String(recorded.snapshot.value)}; it issues no more credentials`,
     );
-  return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
+  return { status: 200, body: { credentials, notification_id: notificationId, ...notes }, encryptTo };
 }
 
 /**

@@ -45,19 +45,32 @@ export function requireConfigurationScope(
     throw insufficientScope(configuration.scope, { scheme: claims.cnf ? 'DPoP' : 'Bearer' });
 }
 
-/** §8.2: key proofs arrive as `proofs.jwt`, a non-empty array of at most `batch_size`; the drafts' `proof` is refused. */
-export function keyProofJwts(req: Record<string, unknown>): unknown[] {
-  if (req.proof !== undefined)
-    throw oauthError(
-      'invalid_credential_request',
-      'The single proof object of the drafts is not taken: OpenID4VCI 1.0 §8.2 sends proofs, e.g. {"proofs":{"jwt":["<key proof>"]}}',
-    );
+/** What a wallet is told when it sent the drafts' singular `proof` (docs/issuer.md). */
+export const DRAFT_PROOF_NOTE = 'OpenID4VCI 1.0 §8.2 uses proofs; the draft proof was accepted';
+
+/**
+ * §8.2: key proofs arrive as `proofs.jwt`, a non-empty array of at most `batch_size`. The drafts'
+ * singular `proof` (`{proof_type: "jwt", jwt}`) is taken as a one-element `proofs`, and said so
+ * (`draft`): wallets still send it, and the issuance records and answers that it did.
+ */
+export function keyProofJwts(req: Record<string, unknown>): { jwts: unknown[]; draft: boolean } {
+  if (req.proof !== undefined) return { jwts: [draftProofJwt(req)], draft: true };
   const proofs = req.proofs as { jwt?: unknown } | undefined;
   if (!proofs || typeof proofs !== 'object' || !Array.isArray(proofs.jwt) || proofs.jwt.length === 0)
     throw oauthError('invalid_proof', 'proofs.jwt must be a non-empty array of key proofs');
   if (proofs.jwt.length > BATCH_SIZE)
     throw oauthError('invalid_credential_request', `At most ${BATCH_SIZE} proofs per request (batch_size)`);
-  return proofs.jwt;
+  return { jwts: proofs.jwt, draft: false };
+}
+
+/** The drafts' `proof`: alone (never beside `proofs`), of type `jwt`, with its `jwt`. */
+function draftProofJwt(req: Record<string, unknown>): unknown {
+  if (req.proofs !== undefined)
+    throw oauthError('invalid_credential_request', 'Send proofs or the draft proof, not both (OpenID4VCI 1.0 §8.2)');
+  const proof = req.proof as { proof_type?: unknown; jwt?: unknown } | null;
+  if (!proof || typeof proof !== 'object' || Array.isArray(proof) || proof.proof_type !== 'jwt')
+    throw oauthError('invalid_proof', 'The draft proof must be {"proof_type":"jwt","jwt":"<key proof>"}');
+  return proof.jwt;
 }
 
 /** §9.1: the deferred request's `transaction_id`, which must name the token's own offer. */

@@ -5,6 +5,7 @@ import type { OAuthClient } from './clients/client.ts';
 import { checkAuthorizationParams, isRefusal } from './authorization-request.ts';
 import { PushedRequests } from './pushed-requests.ts';
 import type { OAuthDeps } from './deps.ts';
+import { isRegisteredRedirectUri } from './redirect-uri.ts';
 import { CODE_TTL_MS, INTERACTION_TTL_MS, type IssuerProfile } from './issuers.ts';
 
 /** Where the browser goes next: back to the client (query or form_post) or to a page of ours. */
@@ -54,7 +55,7 @@ export class Authorization {
           })
         : query;
     const redirectUri = params.redirect_uri;
-    if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
+    if (!redirectUri || !isRegisteredRedirectUri(client.redirect_uris, redirectUri)) {
       throw new UntrustedRedirectError('redirect_uri is missing or is not registered for this client (exact match)');
     }
     const error = (error: string, description: string): AuthorizationOutcome => ({

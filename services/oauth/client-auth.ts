@@ -8,14 +8,13 @@ import type { OAuthClient } from './clients/client.ts';
 import { sha256 } from '../crypto/random.ts';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** `Ed25519` is the fully-specified name (RFC 9864) some clients use for the same EdDSA keys. */
-export const CLIENT_ASSERTION_ALGS = ['RS256', 'ES256', 'EdDSA', 'Ed25519'];
+/** Spec §5: `private_key_jwt` takes exactly these; any other `alg` (`Ed25519` too) is refused. */
+export const CLIENT_ASSERTION_ALGS = ['RS256', 'ES256', 'EdDSA'];
 
 const KEY_FITS_ALG: Record<string, (k: JWK) => boolean> = {
   RS256: (k) => k.kty === 'RSA',
   ES256: (k) => k.kty === 'EC' && k.crv === 'P-256',
   EdDSA: (k) => k.kty === 'OKP' && k.crv === 'Ed25519',
-  Ed25519: (k) => k.kty === 'OKP' && k.crv === 'Ed25519',
 };
 
 /** The client's registered key for a JWS header: by `kid` when given, always of the header's alg family. */

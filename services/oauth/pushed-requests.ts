@@ -3,6 +3,7 @@ import { isErrorCode, oauthError } from '../errors.ts';
 import { checkAuthorizationParams, isRefusal } from './authorization-request.ts';
 import type { OAuthClient } from './clients/client.ts';
 import type { OAuthDeps } from './deps.ts';
+import { isRegisteredRedirectUri } from './redirect-uri.ts';
 import { PAR_TTL_S, type IssuerProfile } from './issuers.ts';
 
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
@@ -29,7 +30,7 @@ export class PushedRequests {
     if (form.request_uri !== undefined)
       throw oauthError('invalid_request', 'request_uri cannot be pushed (RFC 9126 §2.1)');
     const redirectUri = form.redirect_uri;
-    if (!redirectUri || !client.redirect_uris.includes(redirectUri))
+    if (!redirectUri || !isRegisteredRedirectUri(client.redirect_uris, redirectUri))
       throw oauthError('invalid_request', 'redirect_uri is missing or is not registered for this client (exact match)');
     const checked = checkAuthorizationParams(form, client, redirectUri, this.profile);
     if (isRefusal(checked))

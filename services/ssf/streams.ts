@@ -234,13 +234,12 @@ export class SsfStreams {
     const current = await this.owned(clientId, streamId);
     const at = this.now();
     const last = current.snapshot.context.lastVerificationAt;
+    // Spec §7: no Retry-After header anywhere; the description says when to try again.
     if (last !== undefined && at - last < this.deps.settings.minVerificationInterval * 1000)
       throw oauthError(
         'rate_limited',
-        `Verification is allowed once every ${this.deps.settings.minVerificationInterval} s (min_verification_interval)`,
-      ).withHeaders({
-        'retry-after': String(Math.ceil((last + this.deps.settings.minVerificationInterval * 1000 - at) / 1000)),
-      });
+        `Verification is allowed once every ${this.deps.settings.minVerificationInterval} s (min_verification_interval); retry in ${Math.ceil((last + this.deps.settings.minVerificationInterval * 1000 - at) / 1000)} s`,
+      );
     const set = await this.controlSet(
       streamId,
       clientId,

@@ -26,6 +26,7 @@ import {
 import { receiveResponse } from './response.ts';
 import { presentationResult } from './result.ts';
 import { applyProfile, checkedDcqlQuery, ENC_KID_SUFFIX, hashOf, invalidRequestUri, REQUEST_ID } from './rules.ts';
+import { methodAllowed } from '../../machines/presentation.ts';
 import {
   CLIENT_ID_PREFIXES,
   CONTENT_ENCRYPTIONS,
@@ -219,7 +220,7 @@ export class VerifierService implements VerifierCore {
     if (status === 'new' || loaded.snapshot.context.requestUriMethod === undefined)
       throw oauthError('invalid_request_uri:unknown', 'No such request');
     const allowed = loaded.snapshot.context.requestUriMethod.toUpperCase();
-    if (loaded.snapshot.context.requestUriMethod !== method)
+    if (!methodAllowed(loaded.snapshot.context.requestUriMethod, method))
       throw oauthError('invalid_request:method_not_allowed', `This request object is fetched with ${allowed}`, {
         allow: allowed,
       });

@@ -7,14 +7,16 @@ import type { MainContext } from '../main/context.ts';
 import type { PresentedRequest } from '../../../services/issuer/core.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
+/** Notes for the wallet's developer, e.g. that the drafts' singular `proof` was accepted. */
+const notes = { type: 'array', items: { type: 'string' } };
 const credentialResponse = {
   type: 'object',
   additionalProperties: true,
-  properties: { credentials: { type: 'array' }, notification_id: { type: 'string' } },
+  properties: { credentials: { type: 'array' }, notification_id: { type: 'string' }, notes },
 };
 const deferredResponse = {
   type: 'object',
-  properties: { transaction_id: { type: 'string' }, interval: { type: 'integer' } },
+  properties: { transaction_id: { type: 'string' }, interval: { type: 'integer' }, notes },
 };
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

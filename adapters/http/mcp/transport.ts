@@ -60,28 +60,28 @@ export interface McpEndpoint {
 }
 
 /**
- * Serves an MCP endpoint (GET, POST, DELETE) through the SDK's handler: the `Origin` checked, the
+ * Serves an MCP endpoint through the SDK's handler. The endpoints are stateless: POST is the one
+ * method served (no stream at GET, no session to DELETE), so every other method is the router's 405
+ * with `Allow: POST`, in the error contract. The handler: the `Origin` checked, the
  * caller authorized where the endpoint demands it, a body that is not JSON answered with JSON-RPC's
  * parse error; every other JSON-RPC error is the SDK's to answer.
  */
 export function serveMcp(app: FastifyInstance, endpoint: McpEndpoint): void {
   app.register(async (scoped) => {
     useJsonRpcBodies(scoped);
-    for (const method of ['GET', 'POST', 'DELETE'] as const) {
-      scoped.route({
-        method,
-        url: endpoint.url,
-        schema: { summary: endpoint.summary, tags: ['mcp'] },
-        handler: async (request, reply) => {
-          const webRequest = toWebRequest(endpoint.baseUrl, request);
-          const rejected = originValidationResponse(webRequest, endpoint.allowedOrigins);
-          if (rejected) return reply.send(rejected);
-          const authInfo = endpoint.authorize ? await endpoint.authorize(request) : undefined;
-          if (isUnparsable(request.body)) return sendParseError(reply);
-          const options = { parsedBody: request.body, ...(authInfo ? { authInfo } : {}) };
-          return sendMcpResponse(reply, await endpoint.handler.fetch(webRequest, options));
-        },
-      });
-    }
+    scoped.route({
+      method: 'POST',
+      url: endpoint.url,
+      schema: { summary: endpoint.summary, tags: ['mcp'] },
+      handler: async (request, reply) => {
+        const webRequest = toWebRequest(endpoint.baseUrl, request);
+        const rejected = originValidationResponse(webRequest, endpoint.allowedOrigins);
+        if (rejected) return reply.send(rejected);
+        const authInfo = endpoint.authorize ? await endpoint.authorize(request) : undefined;
+        if (isUnparsable(request.body)) return sendParseError(reply);
+        const options = { parsedBody: request.body, ...(authInfo ? { authInfo } : {}) };
+        return sendMcpResponse(reply, await endpoint.handler.fetch(webRequest, options));
+      },
+    });
   });
 }

@@ -31,7 +31,10 @@ export function parRoute(
     async (request, reply) => {
       const body = request.body as Record<string, string | undefined>;
       // RFC 9126 §2.1: the client authenticates as it would at the token endpoint.
-      const { client } = await tokenEndpoint.authenticate({ body, authorization: request.headers.authorization });
+      const { client } = await tokenEndpoint.authenticate(
+        { body, authorization: request.headers.authorization },
+        'par',
+      );
       const pushed = await authorization.pushed.push({ ...body, client_id: client.client_id }, client);
       return reply.code(201).headers(noStore).send(pushed);
     },

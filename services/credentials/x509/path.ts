@@ -94,7 +94,11 @@ async function buildPath<C extends string>(
     result = { result: false, resultMessage: (error as Error).message };
   }
   if (!result.result || !result.certificatePath?.length) {
-    const expired = [...chain, ...roots].find((c) => !within(c, nowSeconds));
+    // Blame only what the path would use: the chain, and the anchors named as its top's issuer. An
+    // unrelated anchor of the system store that lapsed says nothing about this chain.
+    const top = chain[chain.length - 1];
+    const candidates = [...chain, ...roots.filter((r) => r.subject === top.issuer)];
+    const expired = candidates.find((c) => !within(c, nowSeconds));
     if (expired)
       throw new CheckFailed(
         check,

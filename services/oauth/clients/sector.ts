@@ -14,10 +14,11 @@ export async function resolveSector(metadata: RegisteredMetadata, outbound: Outb
   const uri = metadata.sector_identifier_uri;
   if (uri !== undefined) {
     await checkSectorDocument(uri, metadata.redirect_uris, outbound);
-    return { ...metadata, sector: new URL(uri).host };
+    return { ...metadata, sector: new URL(uri).hostname };
   }
   if (metadata.subject_type !== 'pairwise') return metadata;
-  const hosts = new Set(metadata.redirect_uris.map((u) => new URL(u).host));
+  // OIDC Core §8.1: the sector is the host; ports do not make another sector.
+  const hosts = new Set(metadata.redirect_uris.map((u) => new URL(u).hostname));
   if (hosts.size !== 1)
     throw invalidSector('A pairwise client whose redirect URIs are not on one host needs a sector_identifier_uri');
   return { ...metadata, sector: [...hosts][0] };

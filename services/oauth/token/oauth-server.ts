@@ -63,12 +63,22 @@ export class OAuthTokenServer {
     });
   }
 
-  /** RFC 6749 §2.3: also used by introspection and revocation. */
-  authenticate(request: Pick<TokenRequest, 'body' | 'authorization'>): Promise<AuthenticatedClient> {
+  /**
+   * RFC 6749 §2.3: also used by introspection, revocation and PAR. A client assertion's `aud` is the
+   * issuer or the token endpoint; at PAR also the PAR endpoint (RFC 9126 §2: the server MUST accept all three).
+   */
+  authenticate(
+    request: Pick<TokenRequest, 'body' | 'authorization'>,
+    at: 'token' | 'par' = 'token',
+  ): Promise<AuthenticatedClient> {
     return authenticateClient(request, {
       clients: this.deps.clients,
       keysOf: this.deps.clientKeys,
-      audiences: [this.profile.endpoint('token'), this.profile.issuer],
+      audiences: [
+        this.profile.endpoint('token'),
+        this.profile.issuer,
+        ...(at === 'par' ? [this.profile.endpoint('par')] : []),
+      ],
       nowMs: this.deps.clock.now(),
       useAssertionJti: (clientId, jti) => this.deps.useOnce('client-assertion', `${clientId}:${jti}`),
     });

@@ -51,7 +51,12 @@ describe('conformance verdicts and indexing', () => {
         requirement_count: registry.requirements.filter((r) => r.spec === 'rfc7523').length,
         indexable: false,
       });
-      expect(specs.reduce((n: number, x: any) => n + x.requirement_count, 0)).toBe(registry.requirements.length);
+      // Specs served by an extension that is off are not listed (decisions §11).
+      const offSpecs = new Set(registry.specs.filter((x) => x.extension).map((x) => x.id));
+      expect(offSpecs).toEqual(new Set(['rfc7591', 'rfc7592']));
+      expect(specs.reduce((n: number, x: any) => n + x.requirement_count, 0)).toBe(
+        registry.requirements.filter((r) => !offSpecs.has(r.spec)).length,
+      );
       expect((await get(s, '/api/conformance/specs/nope')).status).toBe(404);
       expect((await get(s, '/api/conformance/specs/rfc7523/requirements/rfc6749-001')).status).toBe(404);
     });

@@ -213,7 +213,8 @@ describe('SSF transmitter', () => {
     expect((await call(token, 'POST', '/ssf/verify', { stream_id, state: 'abc' })).status).toBe(204);
     const again = await call(token, 'POST', '/ssf/verify', { stream_id });
     expect(again.status).toBe(429);
-    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Spec §7: no Retry-After anywhere; the description says when (issue 45 item 5).
+    expect(again.headers.get('retry-after')).toBeNull();
     server.clock.advance(30_000);
     expect((await call(token, 'POST', '/ssf/verify', { stream_id })).status).toBe(204);
     const sets = (await call(token, 'POST', `/ssf/poll/${stream_id}`, { returnImmediately: true })).body.sets;

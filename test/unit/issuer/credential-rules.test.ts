@@ -66,9 +66,13 @@ describe('the credential endpoint checks (OpenID4VCI 1.0 §8)', () => {
     expect(refusal(() => requireConfigurationScope({ cnf: { jkt: 'x' } }, degree))?.challenge).toMatch(/^DPoP /);
   });
 
-  it('keyProofJwts: a non-empty proofs.jwt of at most batch_size; the drafts` proof is refused', () => {
-    expect(keyProofJwts({ proofs: { jwt: ['a', 'b'] } })).toEqual(['a', 'b']);
-    expect(refusal(() => keyProofJwts({ proof: { jwt: 'a' } }))?.error).toBe('invalid_credential_request');
+  it('keyProofJwts: a non-empty proofs.jwt of at most batch_size; the drafts` proof is one proof, said so (issue 45 item 25)', () => {
+    expect(keyProofJwts({ proofs: { jwt: ['a', 'b'] } })).toEqual({ jwts: ['a', 'b'], draft: false });
+    expect(keyProofJwts({ proof: { proof_type: 'jwt', jwt: 'a' } })).toEqual({ jwts: ['a'], draft: true });
+    expect(refusal(() => keyProofJwts({ proof: { jwt: 'a' } }))?.error).toBe('invalid_proof');
+    expect(refusal(() => keyProofJwts({ proof: { proof_type: 'jwt', jwt: 'a' }, proofs: { jwt: ['a'] } }))?.error).toBe(
+      'invalid_credential_request',
+    );
     expect(refusal(() => keyProofJwts({ proofs: { jwt: [] } }))?.error).toBe('invalid_proof');
     expect(refusal(() => keyProofJwts({ proofs: { jwt: 'a' } }))?.error).toBe('invalid_proof');
     expect(refusal(() => keyProofJwts({ proofs: { jwt: ['a', 'b', 'c'] } }))?.error).toBe('invalid_credential_request');
