@@ -9,6 +9,7 @@ import { timeOrderedBase32, randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, type AgentAuthSettings } from './settings.ts';
 import { AgentTokens, INVALID_ASSERTION, type AgentAccessClaims } from './tokens.ts';
 import { newUserCode } from './user-code.ts';
+import { invalidTokenError } from '../oauth/protected-resources.ts';
 import { CLAIM_CODE_LIFETIME_MS, CLAIM_POLL_INTERVAL_MS } from '../../machines/claim-polling.ts';
 
 export interface Registration {
@@ -209,7 +210,9 @@ export class AgentAuthService {
   async me(
     claims: AgentAccessClaims,
   ): Promise<{ agent_id: string; claimed: boolean; owner_email?: string; scope: string; revoked: boolean }> {
-    const { snapshot } = await this.agents.get(claims.sub);
+    const { snapshot, version } = await this.agents.get(claims.sub);
+    // A token signed with our key for an agent the log never registered speaks for nobody.
+    if (version === 0) throw invalidTokenError('The access token names no registered agent');
     const ctx = snapshot.context;
     return {
       agent_id: claims.sub,
