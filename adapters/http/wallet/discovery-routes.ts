@@ -10,6 +10,8 @@ import { WALLET_CHROME } from './chrome.ts';
 import { walletHomePage } from './home-page.ts';
 import { requestSession } from './request-session.ts';
 import { sendPage } from '../pages/respond.ts';
+import { prefersMarkdown } from '../pages/negotiate.ts';
+import type { FastifyRequest } from 'fastify';
 import { nodeFiles } from '../../files/node-files.ts';
 
 const WALLET_CONTENT = fileURLToPath(new URL('../../../content/wallet', import.meta.url));
@@ -41,13 +43,10 @@ export const discoveryRoutes: WalletRoutes = (app, ctx) => {
       'text/plain; charset=utf-8',
     ),
   );
+  const recipes = (request: FastifyRequest) =>
+    renderMarkdown(walletRecipes(requestOrigin(ctx, request), ctx.config.baseUrl));
   app.get('/llms-full.txt', doc('API recipes: every endpoint with a runnable curl example'), (request, reply) =>
-    sendDocument(
-      request,
-      reply,
-      renderMarkdown(walletRecipes(requestOrigin(ctx, request), ctx.config.baseUrl)),
-      'text/markdown; charset=utf-8',
-    ),
+    sendDocument(request, reply, recipes(request), 'text/markdown; charset=utf-8'),
   );
   app.get('/.well-known/api-catalog', doc('API catalog (RFC 9727 linkset)'), (request, reply) =>
     sendDocument(
@@ -67,14 +66,17 @@ export const discoveryRoutes: WalletRoutes = (app, ctx) => {
     sendDocument(request, reply, walletRobotsTxt(), 'text/plain; charset=utf-8'),
   );
 
-  // GET /: recipes for agents that ask for markdown, the wallet page for people.
-  // The page in either serialization (issue 30: its markdown twin is the page, not the recipes at /llms-full.txt).
+  // GET /: the spec's wallet table says markdown asks for the API recipes (the body of /llms-full.txt,
+  // byte for byte, no session minted); people get the wallet page of their session.
   app.get(
     '/',
     doc(
-      'The wallet page: this session, its keys, credentials and pending requests (HTML, or markdown with Accept: text/markdown); the API recipes are at /llms-full.txt',
+      'The wallet page for people (HTML: this session, its keys, credentials and pending requests); with Accept: text/markdown, the API recipes of /llms-full.txt',
     ),
     async (request, reply) => {
+      reply.header('vary', 'Accept');
+      if (prefersMarkdown(request.headers.accept))
+        return sendDocument(request, reply, recipes(request), 'text/markdown; charset=utf-8');
       const session = await requestSession(ctx, request, reply);
       reply.header('cache-control', 'no-store');
       return sendPage(request, reply, walletHomePage(ctx, session), 200, WALLET_CHROME);

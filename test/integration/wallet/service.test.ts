@@ -107,14 +107,15 @@ describe('discovery documents', () => {
       expect(recipes).toContain(`## ${e.method} ${e.path}`);
       expect(recipes).toContain(e.curl);
     }
-    // Issue 30 item 29: the markdown twin of / is the wallet page itself; it points to the recipes.
+    // Issue 45 item 4 (the spec's wallet table, over issue 30 item 29): markdown at / is the API recipes,
+    // byte for byte the body of /llms-full.txt, and mints no session.
     const markdown = await get('/', { accept: 'text/markdown' });
     expect(markdown.headers.get('content-type')).toContain('text/markdown');
-    const twin = await markdown.text();
-    expect(twin).toMatch(/^# Wallet/m);
-    expect(twin).toContain('## Session');
-    expect(twin).toContain('/llms-full.txt');
-    expect(twin).not.toBe(recipes);
+    expect(markdown.headers.get('set-cookie')).toBeNull();
+    expect(markdown.headers.get('vary')).toMatch(/Accept/i);
+    expect(await markdown.text()).toBe(recipes);
+    const page = await get('/', { accept: 'text/html' });
+    expect(await page.text()).toMatch(/<h1>Wallet/);
     const catalog = await get('/.well-known/api-catalog');
     expect(catalog.headers.get('content-type')).toContain('application/linkset+json');
     expect(((await catalog.json()) as { linkset: Array<{ anchor: string }> }).linkset.map((l) => l.anchor)).toContain(
