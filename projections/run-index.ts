@@ -13,7 +13,7 @@ export interface RunSummary {
   started_sequence: number;
   protocol: string;
   flow: string;
-  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
+  status: RunListStatus;
   started_at: number;
   finished_at: number | null;
   exchanges: number;
@@ -34,19 +34,44 @@ type Row = Omit<RunSummary, 'started_sequence' | 'started_at' | 'finished_at'> &
   finished_at: number | string | null;
 };
 
+/** Every state of the run machine after it started: a run is listed as its machine stands. */
+export const RUN_LIST_STATUSES = [
+  'running',
+  'paused',
+  'awaiting_user',
+  'succeeded',
+  'failed',
+  'interrupted',
+  'cancelled',
+  'expired',
+] as const;
+export type RunListStatus = (typeof RUN_LIST_STATUSES)[number];
+
+/** The status an event of a run's stream moves it to, when it moves it (machines/flow-run.ts). */
+const STATUS_AFTER: Readonly<Record<string, RunListStatus>> = {
+  'run.paused': 'paused',
+  'run.stepped': 'running',
+  'run.continued': 'running',
+  'run.awaiting_user': 'awaiting_user',
+  'run.user_returned': 'running',
+  'run.cancelled': 'cancelled',
+  'run.expired': 'expired',
+};
+
 /**
  * Every flow run, newest first, for `GET /api/runs` and the `/runs` page: protocol, flow, status,
  * start and end, and how many exchanges it captured. Folded from the `run:` streams.
  */
 export class RunIndex implements Projection {
-  readonly name = 'run_index';
-  readonly tables = ['run_index'];
+  // `run_list`: the table of `run_index` folded with every run state (a new name folds the log afresh).
+  readonly name = 'run_list';
+  readonly tables = ['run_list'];
   private reader?: ReadModelReader;
 
   schema(dialect: Dialect): string[] {
     return [
-      `CREATE TABLE IF NOT EXISTS run_index (run_id TEXT PRIMARY KEY, started_sequence BIGINT NOT NULL, protocol TEXT NOT NULL, flow TEXT NOT NULL, status TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT, exchanges INTEGER NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
-      'CREATE INDEX IF NOT EXISTS run_index_newest ON run_index (started_sequence)',
+      `CREATE TABLE IF NOT EXISTS run_list (run_id TEXT PRIMARY KEY, started_sequence BIGINT NOT NULL, protocol TEXT NOT NULL, flow TEXT NOT NULL, status TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT, exchanges INTEGER NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+      'CREATE INDEX IF NOT EXISTS run_list_newest ON run_list (started_sequence)',
     ];
   }
 
@@ -62,7 +87,7 @@ export class RunIndex implements Projection {
       if (e.type === 'run.started')
         out.push(
           sql(
-            "INSERT INTO run_index (run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges) VALUES (?, ?, ?, ?, 'running', ?, NULL, 0) ON CONFLICT DO NOTHING",
+            "INSERT INTO run_list (run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges) VALUES (?, ?, ?, ?, 'running', ?, NULL, 0) ON CONFLICT DO NOTHING",
             runId,
             e.sequence,
             String(e.data.protocol),
@@ -71,13 +96,22 @@ export class RunIndex implements Projection {
           ),
         );
       else if (e.type === 'run.exchange_recorded')
-        out.push(sql('UPDATE run_index SET exchanges = exchanges + 1 WHERE run_id = ?', runId));
+        out.push(sql('UPDATE run_list SET exchanges = exchanges + 1 WHERE run_id = ?', runId));
       else if (e.type === 'run.finished' || e.type === 'run.interrupted')
         out.push(
           sql(
-            'UPDATE run_index SET status = ?, finished_at = ? WHERE run_id = ?',
+            'UPDATE run_list SET status = ?, finished_at = ? WHERE run_id = ?',
             e.type === 'run.interrupted' ? 'interrupted' : String(e.data.status),
             e.at,
+            runId,
+          ),
+        );
+      else if (Object.hasOwn(STATUS_AFTER, e.type))
+        out.push(
+          sql(
+            'UPDATE run_list SET status = ?, finished_at = ? WHERE run_id = ?',
+            STATUS_AFTER[e.type],
+            e.type === 'run.cancelled' || e.type === 'run.expired' ? e.at : null,
             runId,
           ),
         );
@@ -87,7 +121,7 @@ export class RunIndex implements Projection {
 
   /** One page of runs, newest first, and whether more follow. */
   async list(query: RunQuery): Promise<{ runs: RunSummary[]; more: boolean }> {
-    if (!this.reader) throw new Error('run_index is not attached to a store');
+    if (!this.reader) throw new Error('run_list is not attached to a store');
     const where: string[] = [];
     const params: unknown[] = [];
     for (const [column, value] of [
@@ -104,7 +138,7 @@ export class RunIndex implements Projection {
       params.push(query.before);
     }
     const rows = await this.reader.all<Row>(
-      `SELECT run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges FROM run_index${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_sequence DESC LIMIT ?`,
+      `SELECT run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges FROM run_list${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_sequence DESC LIMIT ?`,
       [...params, query.limit + 1],
     );
     // PostgreSQL hands BIGINT back as text.

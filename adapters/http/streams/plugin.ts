@@ -55,7 +55,7 @@ export async function streamRoutes(app: FastifyInstance, ctx: MainContext): Prom
       const doc = await readableExport(ctx, streamId, request);
       reply.header('cache-control', 'no-store');
       if ((request.query as { download?: string }).download === '1')
-        reply.header('content-disposition', `attachment; filename="${streamId}.portico.json"`);
+        reply.header('content-disposition', `attachment; filename="${streamId.replaceAll(':', '-')}.portico.json"`);
       return doc;
     },
   );

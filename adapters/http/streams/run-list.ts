@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { RunSummary } from '../../../projections/run-index.ts';
+import { RUN_LIST_STATUSES, type RunSummary } from '../../../projections/run-index.ts';
 import { invalidRequest } from '../../../services/errors.ts';
 import type { Block } from '../../../services/pages/document.ts';
 import type { MainContext } from '../main/context.ts';
 import { h, p } from '../pages/blocks.ts';
 import { sendPage } from '../pages/respond.ts';
 
-const STATUSES = ['running', 'succeeded', 'failed', 'interrupted'] as const;
 const errorResponse = { $ref: 'OAuthError#' };
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 
@@ -41,7 +40,7 @@ const listQuery = {
   properties: {
     protocol: { type: 'string', maxLength: 100 },
     flow: { type: 'string', maxLength: 100 },
-    status: { type: 'string', enum: [...STATUSES] },
+    status: { type: 'string', enum: [...RUN_LIST_STATUSES] },
     cursor: { type: 'string', maxLength: 400 },
     /** 1 to 100 (default 20). */
     limit: { type: 'string', pattern: '^([1-9][0-9]?|100)$' },

@@ -34,7 +34,7 @@ export const exchangeExportRoutes: WalletRoutes = (app, ctx) => {
         throw notFound('No such exchange in this session');
       reply.header('cache-control', 'no-store');
       if ((request.query as { download?: string }).download === '1')
-        reply.header('content-disposition', `attachment; filename="${streamId}.portico.json"`);
+        reply.header('content-disposition', `attachment; filename="${streamId.replaceAll(':', '-')}.portico.json"`);
       return exportStream(streamId, rows, { commit: ctx.config.commit, nowMs: ctx.clock.now() });
     },
   );

@@ -70,7 +70,8 @@ describe('GET /api/streams/{stream_id}/export', () => {
     expect(doc.digest).toBe(exportDigest(doc));
     expect(JSON.stringify(doc)).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/);
     const download = await get(`/api/streams/run:${id}/export?download=1`);
-    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="run:${id}.portico.json"`);
+    // Issue 45 item 32: no colon in a download name (Windows refuses it).
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="run-${id}.portico.json"`);
   });
 
   it("reads an agent's stream only with that agent's token; anyone else hears 404", async () => {

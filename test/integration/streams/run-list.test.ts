@@ -51,3 +51,29 @@ describe('GET /api/runs', () => {
     }
   });
 });
+
+describe('every run state is listed and filterable as it is (issue 45 item 30)', () => {
+  it('a paused run lists as paused, a cancelled one as cancelled, and ?status= finds each', async () => {
+    const stepped = (
+      await exchange(server.url, '/api/protocols/oauth2/demo/client-credentials', json({ mode: 'step' }))
+    ).body;
+    expect(stepped.status).toBe('paused');
+    const paused = await get('/api/runs?status=paused');
+    expect(paused.status).toBe(200);
+    expect(paused.body.runs.map((r: { run_id: string }) => r.run_id)).toContain(stepped.run_id);
+    const cancelled = await exchange(
+      server.url,
+      `/api/runs/${stepped.run_id}/cancel`,
+      json({}, { authorization: `Bearer ${stepped.run_token}` }),
+    );
+    expect(cancelled.body.status).toBe('cancelled');
+    const listed = await get('/api/runs?status=cancelled');
+    expect(listed.body.runs.find((r: { run_id: string }) => r.run_id === stepped.run_id)).toMatchObject({
+      status: 'cancelled',
+      finished_at: expect.any(String),
+    });
+    expect((await get('/api/runs?status=paused')).body.runs.map((r: { run_id: string }) => r.run_id)).not.toContain(
+      stepped.run_id,
+    );
+  });
+});
