@@ -2,16 +2,29 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PageDocument } from '../../../services/pages/document.ts';
 import type { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { sendPage } from '../pages/respond.ts';
+
+/**
+ * RFC 8935 §2.3 names a refusal `{err, description}`; the service's contract names every error
+ * `{error, error_description}` (decisions §11): both are sent, so either reader finds its members.
+ */
+const pushRefusal = (err: string, description: string) => ({
+  err,
+  description,
+  error: err,
+  error_description: description,
+});
 import { jsonObject } from '../response-schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } };
 /** RFC 8935 §2.3: a push refused. */
 const pushError = jsonObject(
-  'An RFC 8935 error: err (invalid_request, invalid_key, invalid_issuer, invalid_audience, authentication_failed) and description',
+  'An RFC 8935 error: err (invalid_request, invalid_key, invalid_issuer, invalid_audience, authentication_failed) and description, repeated as error and error_description',
   {
     err: { type: 'string' },
     description: { type: 'string' },
+    error: { type: 'string' },
+    error_description: { type: 'string' },
   },
 );
 const wantsJson = (request: FastifyRequest) => /application\/json/.test(request.headers.accept ?? '');
@@ -88,7 +101,8 @@ export function ssfReceiverRoutes(app: FastifyInstance, receivers: SsfReceivers)
     '/ssf/receiver/:id/events',
     {
       schema: {
-        summary: 'Push a SET to a receiver (RFC 8935): 202, or 400 with {err, description}',
+        summary:
+          'Push a SET to a receiver (RFC 8935): 202, or 400/401 with {err, description} and the same as {error, error_description}',
         tags,
         params: idParams,
         response: {
@@ -111,7 +125,7 @@ export function ssfReceiverRoutes(app: FastifyInstance, receivers: SsfReceivers)
       return reply
         .code(answer.status)
         .header('content-type', 'application/json')
-        .send(JSON.stringify({ err: answer.err, description: answer.description }));
+        .send(JSON.stringify(pushRefusal(answer.err, answer.description)));
     },
   );
   app.get(

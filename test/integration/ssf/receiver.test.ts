@@ -102,6 +102,8 @@ describe("Portico's SET receiver", () => {
     const replay = await push(once);
     expect(replay.status).toBe(400);
     expect(replay.body).toMatchObject({ err: 'invalid_request', description: expect.stringMatching(/replay/) });
+    // Issue 45 item 10: both contracts hold, RFC 8935's and the service's.
+    expect(replay.body).toMatchObject({ error: 'invalid_request', error_description: replay.body.description });
     const views = (await view(receiver.receiver_id)).received;
     expect(views.map((r: any) => r.err ?? r.verdict)).toEqual([
       'invalid_request',
