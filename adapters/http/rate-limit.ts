@@ -17,6 +17,12 @@ const LIMITED = [
   /^\/oid4vci\//,
   /^\/oid4vp\//,
   /^\/mcp(\/user)?$/,
+  // Shared Signals is an open API like /api (spec §8): management, polls and receivers count. The
+  // RFC 8935 push target is left out: its callers are transmitters, this service's own among them.
+  /^\/ssf\/(?!receiver\/:id\/events$)/,
+  // Pages that compute from a whole run (issue 45 item 36): a diff, and a run at a point of its stream.
+  /^\/runs\/:a\/diff(\/:b)?$/,
+  /^\/runs\/:id$/,
   /^\/protocol\/:id\/flow\/:flow\/run$/,
   /^\/wallet-harness(\/|$)/,
 ];

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
+
+// Issue 45 items 7 and 36: every open API counts against RATE_LIMIT_PER_MINUTE, Shared Signals and the
+// pages that compute from a whole run included; the RFC 8935 push target and discovery stay free.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+});
+afterAll(() => server.close());
+
+/** The statuses of `n` calls from one address. */
+const statuses = async (n: number, call: () => Promise<Response>) => {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await call()).status);
+  return out;
+};
+
+describe('rate limits on every open API', () => {
+  it('POST /ssf/receivers and GET /ssf/receivers/{id} share the per-address limit; the fourth call is 429', async () => {
+    const created = await fetch(`${server.url}/ssf/receivers`, json({ audience: 'rp' }));
+    expect(created.status).toBe(201);
+    const { receiver_id: id } = (await created.json()) as { receiver_id: string };
+    const seen = await statuses(3, () =>
+      fetch(`${server.url}/ssf/receivers/${id}`, { headers: { accept: 'application/json' } }),
+    );
+    expect(seen).toEqual([200, 200, 429]);
+    const refused = await fetch(`${server.url}/ssf/receivers`, json({ audience: 'rp' }));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeNull();
+    expect(((await refused.json()) as { error: string }).error).toBe('rate_limited');
+    // Discovery stays free.
+    expect((await fetch(`${server.url}/.well-known/ssf-configuration`)).status).toBe(200);
+  });
+
+  it('the run page and the diff page count too', async () => {
+    const fresh = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
+    try {
+      const seen = await statuses(3, () => fetch(`${fresh.url}/runs/no-such-run`));
+      expect(seen[2]).toBe(429);
+      expect((await fetch(`${fresh.url}/runs/a/diff/b`)).status).toBe(429);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
