@@ -3,6 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { agentAuthBlock, agentAuthMetadata } from '../../../services/agentauth/metadata.ts';
 import type { MainContext } from '../main/context.ts';
+import { htmlPage } from '../pages/respond.ts';
+import { markdownBlocks } from '../../../services/pages/markdown-content.ts';
+import { prefersMarkdown } from '../pages/negotiate.ts';
+
+/** A browser's Accept: HTML named explicitly, and markdown not preferred (spec §4 rule 4). */
+const asksForHtml = (accept: string | undefined) =>
+  /(^|,)\s*(text\/html|application\/xhtml\+xml)\s*(;|,|$)/i.test(accept ?? '') && !prefersMarkdown(accept);
 import { sendDocument } from '../main/documents.ts';
 
 const AUTH_GUIDE = fileURLToPath(new URL('../../../content/guides/auth.md', import.meta.url));
@@ -34,7 +41,19 @@ export async function agentAuthMetadataRoutes(app: FastifyInstance, ctx: MainCon
     .replaceAll('{{base_url}}', base)
     .replaceAll('{{claim_grant_type}}', settings.claimGrantType)
     .replaceAll('{{revocation_event_uri}}', settings.revocationEventUri);
-  app.get('/auth.md', { schema: { summary: 'Agent auth guide (markdown)', tags: ['discovery'] } }, (request, reply) =>
-    sendDocument(request, reply, guide, 'text/markdown; charset=utf-8'),
+  // Markdown by default (its name says so); a browser that asks for HTML gets the same guide as a page.
+  const guidePage = htmlPage({
+    title: 'Agent auth guide',
+    blocks: [{ kind: 'heading', level: 1, text: 'Agent auth guide' }, ...markdownBlocks(guide.replace(/^# .*\n/, ''))],
+  });
+  app.get(
+    '/auth.md',
+    { schema: { summary: 'Agent auth guide (markdown; HTML to a browser that asks for it)', tags: ['discovery'] } },
+    (request, reply) => {
+      reply.header('vary', 'Accept');
+      return asksForHtml(request.headers.accept)
+        ? sendDocument(request, reply, guidePage, 'text/html; charset=utf-8')
+        : sendDocument(request, reply, guide, 'text/markdown; charset=utf-8');
+    },
   );
 }

@@ -56,3 +56,20 @@ export function apiReferenceHtml(spec: OpenApi): string {
     `<main id="main"><h1>${escapeHtml(spec.info.title)} ${escapeHtml(spec.info.version)}</h1><p>${withInlineCode(spec.info.description ?? '')} The machine-readable contract is <a href="/openapi.json">/openapi.json</a>.</p>${sections}</main>`,
   );
 }
+
+/** The reference's markdown twin (spec §4 rule 4): every operation by tag, its summary and statuses. */
+export function apiReferenceMarkdown(spec: OpenApi): string {
+  const byTag = new Map<string, string[]>();
+  for (const [path, ops] of Object.entries(spec.paths).sort(([a], [b]) => a.localeCompare(b)))
+    for (const [method, op] of Object.entries(ops)) {
+      const tag = op.tags?.[0] ?? 'other';
+      const responses = Object.keys(op.responses ?? {}).join(', ');
+      const list = byTag.get(tag) ?? [];
+      list.push(
+        `- \`${method.toUpperCase()} ${path}\`: ${(op.summary ?? '').replace(/\s+/g, ' ')}${responses ? ` (responses: ${responses})` : ''}`,
+      );
+      byTag.set(tag, list);
+    }
+  const sections = [...byTag.entries()].map(([tag, items]) => `## ${tag}\n\n${items.join('\n')}`);
+  return `# ${spec.info.title} ${spec.info.version}\n\n${spec.info.description ?? ''} The machine-readable contract is \`/openapi.json\`.\n\n${sections.join('\n\n')}\n`;
+}

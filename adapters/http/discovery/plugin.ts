@@ -12,7 +12,8 @@ import { renderSkills, skillsIndex } from '../../../services/discovery/skills.ts
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
-import { apiReferenceHtml } from './api-reference.ts';
+import { apiReferenceHtml, apiReferenceMarkdown } from './api-reference.ts';
+import { prefersMarkdown } from '../pages/negotiate.ts';
 import { nodeFiles } from '../../files/node-files.ts';
 
 const CONTENT_DIR = fileURLToPath(new URL('../../../content', import.meta.url));
@@ -100,10 +101,16 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
   app.get('/openapi.json', doc('OpenAPI 3.1 contract of the gateway'), (request, reply) =>
     sendDocument(request, reply, spec(), 'application/openapi+json'),
   );
-  app.get('/docs/api', doc('Rendered API reference (HTML, no CDN)'), (request, reply) => {
-    reply.header('vary', 'Accept');
-    return sendDocument(request, reply, apiReferenceHtml(JSON.parse(spec())), 'text/html; charset=utf-8');
-  });
+  app.get(
+    '/docs/api',
+    doc('Rendered API reference (HTML, no CDN; markdown with Accept: text/markdown)'),
+    (request, reply) => {
+      reply.header('vary', 'Accept');
+      if (prefersMarkdown(request.headers.accept))
+        return sendDocument(request, reply, apiReferenceMarkdown(JSON.parse(spec())), 'text/markdown; charset=utf-8');
+      return sendDocument(request, reply, apiReferenceHtml(JSON.parse(spec())), 'text/html; charset=utf-8');
+    },
+  );
 
   Object.assign(ctx.apiEndpoints, {
     api_catalog: '/.well-known/api-catalog',

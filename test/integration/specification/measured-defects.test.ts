@@ -251,3 +251,25 @@ describe("the drafts' singular proof (item 25)", () => {
     expect(events.events.find((e) => e.type === 'issuance.credential_issued')?.data.draft_proof).toBe(true);
   });
 });
+
+describe('markdown negotiation on every page (item 8)', () => {
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  it('/docs/api has a markdown twin; /auth.md answers HTML to a browser and markdown otherwise', async () => {
+    const twin = await fetch(`${server.url}/docs/api`, { headers: { accept: 'text/markdown' } });
+    expect(twin.headers.get('content-type')).toContain('text/markdown');
+    const md = await twin.text();
+    expect(md).toMatch(/^# /);
+    expect(md).toContain('`POST /oid4vci/offers`');
+    expect(
+      (await fetch(`${server.url}/docs/api`, { headers: { accept: BROWSER } })).headers.get('content-type'),
+    ).toContain('text/html');
+    const page = await fetch(`${server.url}/auth.md`, { headers: { accept: BROWSER } });
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('vary')).toMatch(/Accept/i);
+    expect(await page.text()).toMatch(/<h1[ >]/);
+    for (const accept of [undefined, '*/*', 'text/markdown']) {
+      const res = await fetch(`${server.url}/auth.md`, accept ? { headers: { accept } } : {});
+      expect(res.headers.get('content-type'), String(accept)).toContain('text/markdown');
+    }
+  });
+});
