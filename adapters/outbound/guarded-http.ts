@@ -45,10 +45,22 @@ const CREDENTIAL_HEADERS = [
 const systemResolver: Resolver = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** Host names that never leave the machine or the site (decisions section 10). */
-export function checkHostName(host: string): void {
+/** How to reach a server on this machine, named in every refusal of one (docs/flows.md). */
+const LOOPBACK_HINT =
+  'a server on this machine is reached only when Portico runs with OUTBOUND_ALLOW_LOOPBACK=true (a test hook, off by default)';
+
+const isLocalhostName = (host: string) => {
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) throw destinationNotAllowed('localhost names are refused');
+  return name === 'localhost' || name.endsWith('.localhost');
+};
+
+/** Host names that never leave the machine or the site (decisions section 10); localhost passes the test hook. */
+export function checkHostName(host: string, allowLoopback = false): void {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (isLocalhostName(name)) {
+    if (allowLoopback) return;
+    throw destinationNotAllowed(`localhost names are refused: ${LOOPBACK_HINT}`);
+  }
   if (name.endsWith('.local')) throw destinationNotAllowed('.local names are refused');
   if (name.endsWith('.internal')) throw destinationNotAllowed('.internal names are refused');
 }
@@ -86,20 +98,24 @@ export function isLoopback(address: string): boolean {
 export function checkAddress(address: string, allowLoopback = false): void {
   if (allowLoopback && isLoopback(address)) return;
   const refusal = addressRefusal(address);
-  if (refusal) throw destinationNotAllowed(refusal);
+  if (refusal) throw destinationNotAllowed(isLoopback(address) ? `${refusal}: ${LOOPBACK_HINT}` : refusal);
 }
 
 /** The rules of an external URL that need no DNS: https, no userinfo, an acceptable host name or IP literal. */
 export function checkExternalUrl(url: URL, allowLoopback = false): void {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = /^[\d.]+$/.test(host) || host.includes(':');
-  // The test hook lets plain http reach a loopback address literal, and nothing else.
-  const loopbackHttp = allowLoopback && url.protocol === 'http:' && literal && isLoopback(host);
-  if (url.protocol !== 'https:' && !loopbackHttp) throw destinationNotAllowed('external destinations must use https');
+  // The test hook lets plain http reach a loopback address literal or a localhost name, and nothing else.
+  const local = literal ? isLoopback(host) : isLocalhostName(host);
+  const loopbackHttp = allowLoopback && url.protocol === 'http:' && local;
+  if (url.protocol !== 'https:' && !loopbackHttp)
+    throw destinationNotAllowed(
+      local ? `external destinations must use https; ${LOOPBACK_HINT}` : 'external destinations must use https',
+    );
   if (url.username || url.password) throw destinationNotAllowed('URLs with userinfo are refused');
   // IP literals are judged as addresses; anything else is a name (parsing every name as an IP costs).
   if (literal) return checkAddress(host, allowLoopback);
-  checkHostName(host);
+  checkHostName(host, allowLoopback);
 }
 
 /**

@@ -44,7 +44,7 @@ export const START_FLOW_IN = fromJsonSchema<{
     target: {
       type: 'object',
       description:
-        'Run against your own authorization server: {issuer, client_id, client_secret?, scope?, token_endpoint_auth_method?}',
+        'Run against your own authorization server: {issuer, client_id, client_secret?, scope?, token_endpoint_auth_method?}. A server on this machine needs Portico started with OUTBOUND_ALLOW_LOOPBACK=true.',
       properties: {
         issuer: str('Its issuer URL', 500),
         client_id: str('A client registered there'),

@@ -157,8 +157,9 @@ async function assemble(
   const publishedIssuerKeys = await issuerKeys(keys, issuerPki);
 
   // Everything the main origin fetches from a URL a caller chose goes through this guard (docs/flows.md).
+  // The deployment's own origin is always a target (a flow run against itself, as SSF push does).
   const outbound = new GuardedHttp({
-    trustedOrigins: new Set(),
+    trustedOrigins: new Set([new URL(config.baseUrl).origin]),
     allowExternal: true,
     allowLoopback: config.outboundAllowLoopback,
   });
