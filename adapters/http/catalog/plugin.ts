@@ -225,7 +225,7 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
               additionalProperties: false,
               required: ['issuer', 'client_id'],
               description:
-                'Run against your own authorization server (OAuth 2.0 flows): its issuer (metadata discovered by RFC 8414, then OpenID discovery), a client registered there, and how it authenticates. Requests go through the outbound guard: https to public addresses, or this deployment's own origin; a server on this machine (http://127.0.0.1:PORT or http://localhost:PORT) needs Portico started with OUTBOUND_ALLOW_LOOPBACK=true, a test hook. The secret is never logged whole.',
+                "Run against your own authorization server (OAuth 2.0 flows): its issuer (metadata discovered by RFC 8414, then OpenID discovery), a client registered there, and how it authenticates. Requests go through the outbound guard: https to public addresses, or this deployment's own origin; a server on this machine (http://127.0.0.1:PORT or http://localhost:PORT) needs Portico started with OUTBOUND_ALLOW_LOOPBACK=true, a test hook. The secret is never logged whole.",
               properties: {
                 issuer: { type: 'string', maxLength: 500 },
                 client_id: { type: 'string', maxLength: 200 },
