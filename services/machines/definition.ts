@@ -135,7 +135,8 @@ function describe(
     ...(machine.root.description ? { description: machine.root.description } : {}),
     states,
     on: rootTransitions,
-    events: [...new Set(machine.root.events as string[])].sort(),
+    // Every transition's event, targetless ones included (xstate's own list can miss those of a child state).
+    events: [...new Set([...(machine.root.events as string[]), ...all.map((t) => t.event)])].sort(),
     guards: guardNames.map((name) => ({ name, ...(described[name] ? { description: described[name] } : {}) })),
     updates: [...new Set(all.flatMap((t) => t.updates ?? []))],
   };
