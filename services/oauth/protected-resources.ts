@@ -4,6 +4,7 @@ import type { OAuthDeps } from './deps.ts';
 import { claimsForScope } from './demo-users.ts';
 import { checkDPoP } from '../dpop/check.ts';
 import type { IssuerProfile } from './issuers.ts';
+import { isMetadataDocumentId } from './clients/metadata-document.ts';
 import type { AccessTokenClaims, IssuerTokens } from './tokens.ts';
 
 export interface PresentedToken {
@@ -99,6 +100,8 @@ export class ProtectedResource {
     const claims = await this.tokens.verifyAccessToken(presented.token, this.deps.clock.now(), this.audience);
     if (!claims) throw fail('The access token is invalid, expired, or not issued for this resource');
     if (await this.deps.revoked.isRevoked(claims.jti)) throw fail('The access token was revoked');
+    if (!(await this.clientStillExists(claims.client_id)))
+      throw fail('The client of this access token no longer exists');
     const bound = claims.cnf?.jkt;
     if (bound) {
       if (presented.scheme !== 'DPoP')
@@ -116,6 +119,15 @@ export class ProtectedResource {
       throw fail('This access token is not DPoP-bound; use the Bearer scheme');
     }
     return claims;
+  }
+
+  /**
+   * RFC 7592 §2.3: a deleted (or lapsed) client's tokens are revoked. A registered client is looked up
+   * in its stream's cached fold; a metadata-document client stands for as long as its document did.
+   */
+  private async clientStillExists(clientId: string | undefined): Promise<boolean> {
+    if (typeof clientId !== 'string' || isMetadataDocumentId(clientId)) return true;
+    return (await this.deps.clients.find(clientId).catch(() => undefined)) !== undefined;
   }
 
   /** OpenID Connect Core section 5.3: the claims of the token's subject for its scope. */

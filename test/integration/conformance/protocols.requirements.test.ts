@@ -426,13 +426,21 @@ describe('RFC 7592', () => {
     const basic = `Basic ${Buffer.from(`${body.client_id}:${body.client_secret}`).toString('base64')}`;
     const token = () =>
       fetch(url('/oauth2/token'), form({ grant_type: 'client_credentials' }, { authorization: basic }));
-    expect((await token()).status).toBe(200);
+    const issued = await token();
+    expect(issued.status).toBe(200);
+    const { access_token: accessToken } = (await issued.json()) as { access_token: string };
+    const resource = () => fetch(url('/oauth2/resource'), { headers: { authorization: `Bearer ${accessToken}` } });
+    expect((await resource()).status).toBe(200);
     const deleted = await fetch(body.registration_client_uri, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${body.registration_access_token}` },
     });
     expect(deleted.status).toBe(204);
     expect((await token()).status).toBe(401);
+    // Issue 45 item 37 (RFC 7592 §2.3): the access tokens it already holds stop working at once.
+    const refused = await resource();
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
 });
 
