@@ -1,23 +1,19 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { chromiumAvailable, openPage, seriousA11yViolations, SHOTS, useServerInChromium } from '../support/chromium.ts';
+import {
+  chromiumAvailable,
+  openPage,
+  seriousA11yViolations,
+  SHOTS,
+  useServerInChromium,
+  withModelContext,
+} from '../support/chromium.ts';
 import { form, json } from '../support/main-server.ts';
 
 const shared = useServerInChromium();
 
 const open = (path: string, init?: (page: Page) => Promise<void>) =>
   openPage(shared.browser, shared.server.url, path, init);
-/** A page whose browser offers WebMCP: the tools it registers are collected in `window.__tools`. */
-const withModelContext = async (p: Page) => {
-  await p.addInitScript(() => {
-    const tools: any[] = [];
-    (window as any).__tools = tools;
-    Object.defineProperty(navigator, 'modelContext', {
-      value: { registerTool: (t: any) => tools.push(t) },
-      configurable: true,
-    });
-  });
-};
 
 describe.skipIf(!chromiumAvailable)('pages in Chromium', () => {
   it('home: the catalog, a live palette search, no third-party requests, no serious accessibility violations', async () => {

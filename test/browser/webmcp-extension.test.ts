@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { chromiumAvailable, openPage, useServerInChromium } from '../support/chromium.ts';
+import { chromiumAvailable, openPage, useServerInChromium, withModelContext } from '../support/chromium.ts';
 
 // Issue 45 item 3: the step tools are WebMCP tools only where MCP_USER_ENDPOINT=true serves them.
 const shared = useServerInChromium({ MCP_USER_ENDPOINT: 'true' });
 
 describe.skipIf(!chromiumAvailable)('WebMCP with the step-tool extension on', () => {
   it('registers the four tools and the step tools, and a stepped run goes to its end', async () => {
-    const { page, errors } = await openPage(shared.browser, shared.server.url, '/', async (p) => {
-      await p.addInitScript(() => {
-        const tools: any[] = [];
-        (window as any).__tools = tools;
-        Object.defineProperty(navigator, 'modelContext', {
-          value: { registerTool: (t: any) => tools.push(t) },
-          configurable: true,
-        });
-      });
-    });
+    const { page, errors } = await openPage(shared.browser, shared.server.url, '/', withModelContext);
     await page.waitForFunction(() => (window as any).__tools.length === 8);
     const names = await page.evaluate(() => (window as any).__tools.map((t: any) => t.name).sort());
     expect(names).toEqual([

@@ -70,3 +70,15 @@ export function useServerInChromium(env: Record<string, string> = {}): { server:
   });
   return shared;
 }
+
+/** A page whose browser offers WebMCP: the tools it registers are collected in `window.__tools`. */
+export async function withModelContext(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const tools: any[] = [];
+    (window as any).__tools = tools;
+    Object.defineProperty(navigator, 'modelContext', {
+      value: { registerTool: (t: any) => tools.push(t) },
+      configurable: true,
+    });
+  });
+}
