@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { PageDocument } from '../../../services/pages/document.ts';
+import type { Block, Inline, PageDocument } from '../../../services/pages/document.ts';
 import type { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { sendPage } from '../pages/respond.ts';
 
@@ -62,8 +62,30 @@ function receiverPage(view: Awaited<ReturnType<SsfReceivers['view']>>): PageDocu
               [{ code: r.jti ?? '' }],
             ]),
           },
+      ...view.received.flatMap(decodedEvents),
     ],
   };
+}
+
+/**
+ * Each event of an accepted SET, decoded: its type, then every field it carries (a verification's
+ * `state` among them), so a reader sees what was signalled, not only that something was.
+ */
+function decodedEvents(r: Awaited<ReturnType<SsfReceivers['view']>>['received'][number]): Block[] {
+  const events = r.claims?.events;
+  if (!events || typeof events !== 'object') return [];
+  return Object.entries(events as Record<string, unknown>).flatMap(([type, body]): Block[] => [
+    { kind: 'heading', level: 3, text: `${type.split('/').pop() ?? type} (SET ${r.jti ?? 'without jti'})` },
+    {
+      kind: 'list',
+      items: [
+        ['event type: ', { code: type }],
+        ...Object.entries(body && typeof body === 'object' ? (body as Record<string, unknown>) : {}).map(
+          ([field, value]): Inline[] => [`${field}: `, { code: JSON.stringify(value) }],
+        ),
+      ],
+    },
+  ]);
 }
 
 /** Portico's own SET receiver (docs/ssf.md): create one, push to it, read what it judged. */

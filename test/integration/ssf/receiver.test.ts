@@ -61,7 +61,14 @@ describe("Portico's SET receiver", () => {
     const page = await fetch(`${server.url}/ssf/receivers/${receiver.body.receiver_id}`, {
       headers: { accept: 'text/markdown' },
     });
-    expect(await page.text()).toContain('accepted (202)');
+    const markdown = await page.text();
+    expect(markdown).toContain('accepted (202)');
+    // Issue 45 item 14: each received event is shown decoded, its type and every field.
+    expect(markdown).toContain('`https://schemas.openid.net/secevent/ssf/event-type/verification`');
+    expect(markdown).toMatch(/state: `"hello"`/);
+    expect(markdown).toMatch(/reason: `"bulk-account"`/);
+    const html = await (await fetch(`${server.url}/ssf/receivers/${receiver.body.receiver_id}`)).text();
+    expect(html).toContain('&quot;hello&quot;');
   });
 
   it('refuses with RFC 8935 errors: wrong header, media type, typ, key, iss, aud, replay', async () => {
