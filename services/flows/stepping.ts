@@ -3,6 +3,7 @@ import type { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { oauthError } from '../errors.ts';
 import type { RequestGate } from './capture.ts';
+import { preparatoryExplanation } from './preparatory.ts';
 import { applyEdit, type PendingRequest, type RequestEdit } from './request-edit.ts';
 
 /** A paused run left alone this long ends as `expired`. */
@@ -45,7 +46,8 @@ export class RunStepper {
     return async (request) => {
       if (this.continuing.has(id)) return undefined;
       const at = this.clock.now();
-      const explanation = explain(request.step);
+      // Every pause explains itself: the flow's step, or what the runner's own request is for.
+      const explanation = explain(request.step) ?? preparatoryExplanation(request.step, request.method, request.url);
       await this.actors.execute(id, {
         type: 'run.paused',
         at,

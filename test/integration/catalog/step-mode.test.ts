@@ -150,3 +150,23 @@ describe('step mode', () => {
     expect((await exchange(server.url, `/api/runs/${one.run_id}`, {})).body.status).toBe('paused');
   });
 });
+
+describe('every pause explains itself (issue 45 items 15 and 31)', () => {
+  for (const [protocol, flow] of [
+    ['oauth2', 'client-credentials'],
+    ['oauth2', 'authorization-code-pkce'],
+    ['oidc', 'authorization-code-id-token'],
+  ])
+    it(`${protocol}/${flow}: the 202 and every pause carry an explanation, the runner's own requests included`, async () => {
+      let run = await start(protocol, flow);
+      const token = run.run_token as string;
+      let pauses = 0;
+      while (run.status === 'paused') {
+        pauses += 1;
+        expect(typeof run.explanation, `${run.next_request.method} ${run.next_request.url}`).toBe('string');
+        expect(run.explanation.length).toBeGreaterThan(20);
+        run = (await control(run.run_id, 'step', token)).body;
+      }
+      expect(pauses).toBeGreaterThan(1);
+    });
+});
