@@ -1,8 +1,7 @@
 import type { CredentialStatusName, IssuanceContext, IssuedCredentialRecord } from '../../machines/issuance.ts';
 import { STATUS_VALUE_OF } from '../credentials/status-list/bits.ts';
 import { notFound, oauthError } from '../errors.ts';
-import { invalidTokenError } from '../oauth/protected-resources.ts';
-import { challenge } from '../oauth/www-authenticate.ts';
+import { invalidTokenError, tokenRequired } from '../oauth/protected-resources.ts';
 import type { IssuerCore } from './core.ts';
 import { sameHash } from './request-rules.ts';
 
@@ -39,13 +38,10 @@ const positionOf = (n: string) => (/^(0|[1-9]\d{0,5})$/.test(n) ? Number(n) : un
  * answer, sent as a Bearer token. A missing or wrong token is the same 401, so a caller learns nothing
  * about an offer it did not create.
  */
-function checkStatusToken(context: IssuanceContext, presented: string | undefined): void {
-  // RFC 6750 §3.1: a request without a token gets a challenge that names no error.
+function checkStatusToken(storedHash: string | undefined, presented: string | undefined): void {
   if (presented === undefined)
-    throw oauthError('invalid_token', "Send the offer's status_token as a Bearer token").withHeaders({
-      'www-authenticate': challenge('Bearer', [['realm', 'credential status']]),
-    });
-  if (!sameHash(presented, context.statusTokenHash)) throw invalidTokenError("The status_token is not this offer's");
+    throw tokenRequired("Send the offer's status_token as a Bearer token", { realm: 'credential status' });
+  if (!sameHash(presented, storedHash)) throw invalidTokenError("The status_token is not this offer's");
 }
 
 /**
@@ -62,7 +58,7 @@ export async function changeCredentialStatus(
 ) {
   const { snapshot, version } = await issuer.offers.get(offerId);
   // An unknown offer and a wrong token answer alike: an offer id alone reveals nothing.
-  checkStatusToken(version === 0 ? ({} as IssuanceContext) : snapshot.context, statusToken);
+  checkStatusToken(version === 0 ? undefined : snapshot.context.statusTokenHash, statusToken);
   const status = requestedStatus(body);
   const n = positionOf(nParam);
   const credential = n === undefined ? undefined : snapshot.context.credentials[n];

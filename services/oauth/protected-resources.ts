@@ -47,9 +47,13 @@ export function invalidTokenError(
  * RFC 6750 §3.1: a request that carried no token at all. The challenge names no error code (the
  * client did not try), only where to learn more and the scope to ask for.
  */
-export const tokenRequired = (description: string, options: { resourceMetadata: string; scope: string }): OAuthError =>
+export const tokenRequired = (
+  description: string,
+  options: { resourceMetadata?: string; scope?: string; realm?: string },
+): OAuthError =>
   oauthError('invalid_token', description).withHeaders({
     'www-authenticate': challenge('Bearer', [
+      ['realm', options.realm],
       ['resource_metadata', options.resourceMetadata],
       ['scope', options.scope],
     ]),

@@ -118,7 +118,7 @@ describe('redirect URIs and pairwise sectors (items 22 and 23)', () => {
     expect(res.status).toBeLessThan(400);
   });
 
-  it('[item 22] a pairwise client on two loopback ports is one sector: registered, one sub', async () => {
+  it('[item 22] a pairwise client on two loopback ports is one sector, so it registers', async () => {
     const res = await exchange(
       server.url,
       '/oauth2/register',
