@@ -44,8 +44,9 @@ export type FlowRunEvent =
       protocol: string;
       flow: string;
       options: Record<string, unknown>;
-      /** Step mode: the run pauses before each request; its capability is kept only as a hash. */
+      /** Step mode: the run pauses before each request. */
       mode?: 'step';
+      /** The run's capability (step controls; reading a targeted run), kept only as a hash. */
       run_token_hash?: string;
     }
   /** Step mode: the runner waits before sending `next_request`. */
@@ -108,7 +109,8 @@ export const flowRunUpdates = {
     flow: event.flow,
     options: event.options,
     startedAt: event.at,
-    ...(event.mode ? { mode: event.mode, runTokenHash: event.run_token_hash } : {}),
+    ...(event.mode ? { mode: event.mode } : {}),
+    ...(event.run_token_hash ? { runTokenHash: event.run_token_hash } : {}),
   }),
   recordPause: (_: FlowRunContext, event: E<'run.paused'>) => ({ nextRequest: event.next_request, pausedAt: event.at }),
   resume: () => ({ nextRequest: undefined, pausedAt: undefined }),

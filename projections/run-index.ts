@@ -58,20 +58,24 @@ const STATUS_AFTER: Readonly<Record<string, RunListStatus>> = {
   'run.expired': 'expired',
 };
 
+/** A run against a learner's own server is private (services/flows/run-access.ts): never listed. */
+const targeted = (started: Record<string, unknown>) =>
+  typeof started.options === 'object' && started.options !== null && 'target' in started.options;
+
 /**
- * Every flow run, newest first, for `GET /api/runs` and the `/runs` page: protocol, flow, status,
- * start and end, and how many exchanges it captured. Folded from the `run:` streams.
+ * Every public flow run, newest first, for `GET /api/runs` and the `/runs` page: protocol, flow,
+ * status, start and end, and how many exchanges it captured. Folded from the `run:` streams.
  */
 export class RunIndex implements Projection {
-  // `run_list`: the table of `run_index` folded with every run state (a new name folds the log afresh).
-  readonly name = 'run_list';
-  readonly tables = ['run_list'];
+  // `public_runs`: `run_list` without targeted runs (a new name folds the log afresh, into a new table).
+  readonly name = 'public_runs';
+  readonly tables = ['public_runs'];
   private reader?: ReadModelReader;
 
   schema(dialect: Dialect): string[] {
     return [
-      `CREATE TABLE IF NOT EXISTS run_list (run_id TEXT PRIMARY KEY, started_sequence BIGINT NOT NULL, protocol TEXT NOT NULL, flow TEXT NOT NULL, status TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT, exchanges INTEGER NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
-      'CREATE INDEX IF NOT EXISTS run_list_newest ON run_list (started_sequence)',
+      `CREATE TABLE IF NOT EXISTS public_runs (run_id TEXT PRIMARY KEY, started_sequence BIGINT NOT NULL, protocol TEXT NOT NULL, flow TEXT NOT NULL, status TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT, exchanges INTEGER NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+      'CREATE INDEX IF NOT EXISTS public_runs_newest ON public_runs (started_sequence)',
     ];
   }
 
@@ -84,10 +88,10 @@ export class RunIndex implements Projection {
     for (const e of events) {
       if (!e.streamId.startsWith('run:')) continue;
       const runId = e.streamId.slice('run:'.length);
-      if (e.type === 'run.started')
+      if (e.type === 'run.started' && !targeted(e.data))
         out.push(
           sql(
-            "INSERT INTO run_list (run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges) VALUES (?, ?, ?, ?, 'running', ?, NULL, 0) ON CONFLICT DO NOTHING",
+            "INSERT INTO public_runs (run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges) VALUES (?, ?, ?, ?, 'running', ?, NULL, 0) ON CONFLICT DO NOTHING",
             runId,
             e.sequence,
             String(e.data.protocol),
@@ -96,11 +100,11 @@ export class RunIndex implements Projection {
           ),
         );
       else if (e.type === 'run.exchange_recorded')
-        out.push(sql('UPDATE run_list SET exchanges = exchanges + 1 WHERE run_id = ?', runId));
+        out.push(sql('UPDATE public_runs SET exchanges = exchanges + 1 WHERE run_id = ?', runId));
       else if (e.type === 'run.finished' || e.type === 'run.interrupted')
         out.push(
           sql(
-            'UPDATE run_list SET status = ?, finished_at = ? WHERE run_id = ?',
+            'UPDATE public_runs SET status = ?, finished_at = ? WHERE run_id = ?',
             e.type === 'run.interrupted' ? 'interrupted' : String(e.data.status),
             e.at,
             runId,
@@ -109,7 +113,7 @@ export class RunIndex implements Projection {
       else if (Object.hasOwn(STATUS_AFTER, e.type))
         out.push(
           sql(
-            'UPDATE run_list SET status = ?, finished_at = ? WHERE run_id = ?',
+            'UPDATE public_runs SET status = ?, finished_at = ? WHERE run_id = ?',
             STATUS_AFTER[e.type],
             e.type === 'run.cancelled' || e.type === 'run.expired' ? e.at : null,
             runId,
@@ -121,7 +125,7 @@ export class RunIndex implements Projection {
 
   /** One page of runs, newest first, and whether more follow. */
   async list(query: RunQuery): Promise<{ runs: RunSummary[]; more: boolean }> {
-    if (!this.reader) throw new Error('run_list is not attached to a store');
+    if (!this.reader) throw new Error('public_runs is not attached to a store');
     const where: string[] = [];
     const params: unknown[] = [];
     for (const [column, value] of [
@@ -138,7 +142,7 @@ export class RunIndex implements Projection {
       params.push(query.before);
     }
     const rows = await this.reader.all<Row>(
-      `SELECT run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges FROM run_list${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_sequence DESC LIMIT ?`,
+      `SELECT run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges FROM public_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_sequence DESC LIMIT ?`,
       [...params, query.limit + 1],
     );
     // PostgreSQL hands BIGINT back as text.

@@ -14,6 +14,7 @@ import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
 import { targetOf, type Target } from './targets/target.ts';
 import { TargetWaits } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
+import { runReadableWith } from './run-access.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
@@ -97,8 +98,10 @@ export class FlowRuns {
     }
     const { mode, ...runOptions } = options;
     const id = randomToken(12);
-    // Step mode: a 128-bit capability for the run's controls, shown once and kept only as its hash.
-    const runToken = mode === 'step' ? randomToken(16) : undefined;
+    // A 128-bit capability, shown once and kept only as its hash: step mode's controls, and the only
+    // way to read a targeted run (services/flows/run-access.ts).
+    const stepped = mode === 'step';
+    const runToken = stepped || target ? randomToken(16) : undefined;
     const startedAt = this.deps.clock.now();
     await this.actors.create(id, {
       type: 'run.started',
@@ -106,13 +109,14 @@ export class FlowRuns {
       protocol,
       flow: flowId,
       options: this.redact(runOptions) as Record<string, unknown>,
-      ...(runToken ? { mode: 'step' as const, run_token_hash: sha256(runToken) } : {}),
+      ...(stepped ? { mode: 'step' as const } : {}),
+      ...(runToken ? { run_token_hash: sha256(runToken) } : {}),
     });
     const firstStop = this.stepper.nextStop(id);
     // A runner's step is named after the flow's step it performs ("Token request (client_secret_basic)").
     const explain = (name: string) =>
       flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
-    const gate = runToken ? this.stepper.gate(id, explain) : undefined;
+    const gate = stepped ? this.stepper.gate(id, explain) : undefined;
     if (target) this.waits.start(client);
     const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target }).finally(() => {
       if (target) this.waits.end(client);
@@ -210,13 +214,24 @@ export class FlowRuns {
 
   /**
    * What starting a run answers: the finished run; or, for a run that stops on its way (step mode, or a
-   * target's sign-in), the run as it stands then, with its token in step mode.
+   * target's sign-in), the run as it stands then; with its token in step mode and for a targeted run.
    */
   async answer(launched: Awaited<ReturnType<FlowRuns['launch']>>): Promise<RunView & { run_token?: string }> {
-    if (!launched.runToken && !launched.targeted) return launched.done;
+    if (!launched.runToken) return launched.done;
     void launched.done.catch(() => undefined);
     await launched.firstStop;
-    return { ...(await this.view(launched.id))!, ...(launched.runToken ? { run_token: launched.runToken } : {}) };
+    return { ...(await this.view(launched.id))!, run_token: launched.runToken };
+  }
+
+  /** Whether run `id` exists and these tokens may read it (run-access.ts); false for an unknown run. */
+  async readable(id: string, tokens: readonly string[]): Promise<boolean> {
+    const { snapshot, version } = await this.actors.get(id);
+    return version > 0 && runReadableWith(snapshot.context, tokens);
+  }
+
+  /** Run `id` as this reader may see it: undefined when it does not exist or they may not read it. */
+  async viewFor(id: string, tokens: readonly string[]): Promise<RunView | undefined> {
+    return (await this.readable(id, tokens)) ? this.view(id) : undefined;
   }
 
   /**

@@ -7,10 +7,17 @@ import { answer, READ_ONLY, str } from './tool-kit.ts';
 export interface StreamToolDeps {
   /** A stream as a caller with these credentials may read it (an OAuthError 404 otherwise). */
   exportStream(streamId: string, credentials: StreamCredentials): Promise<StreamExport>;
-  diffRuns(a: string, b: string): Promise<RunDiff>;
+  /** Two runs compared; a targeted run needs its run token (`tokens`: each run's, when it has one). */
+  diffRuns(a: string, b: string, tokens: { a?: string; b?: string }): Promise<RunDiff>;
 }
 
-const EXPORT_IN = fromJsonSchema<{ streamId: string; transactionId?: string; responseCode?: string }>({
+const RUN_TOKEN = 'The run_token of a run started against your own server (shown once when it started)';
+const EXPORT_IN = fromJsonSchema<{
+  streamId: string;
+  transactionId?: string;
+  responseCode?: string;
+  runToken?: string;
+}>({
   type: 'object',
   properties: {
     streamId: str(
@@ -19,6 +26,7 @@ const EXPORT_IN = fromJsonSchema<{ streamId: string; transactionId?: string; res
     ),
     transactionId: str("A presentation's transaction_id (the capability that reads its result)", 100),
     responseCode: str('The response_code of a HAIP presentation, to include disclosed claims', 200),
+    runToken: str(RUN_TOKEN, 100),
   },
   required: ['streamId'],
   additionalProperties: false,
@@ -33,9 +41,14 @@ const EXPORT_OUT = fromJsonSchema({
   },
   required: ['format', 'stream', 'events', 'digest'],
 });
-const DIFF_IN = fromJsonSchema<{ a: string; b: string }>({
+const DIFF_IN = fromJsonSchema<{ a: string; b: string; runTokenA?: string; runTokenB?: string }>({
   type: 'object',
-  properties: { a: str('A run id', 100), b: str('Another run id (or the same)', 100) },
+  properties: {
+    a: str('A run id', 100),
+    b: str('Another run id (or the same)', 100),
+    runTokenA: str(`Run a: ${RUN_TOKEN}`, 100),
+    runTokenB: str(`Run b: ${RUN_TOKEN}`, 100),
+  },
   required: ['a', 'b'],
   additionalProperties: false,
 });
@@ -57,8 +70,10 @@ export function registerStreamTools(server: McpServer, deps: StreamToolDeps): vo
       outputSchema: EXPORT_OUT,
       annotations: READ_ONLY,
     },
-    async ({ streamId, transactionId, responseCode }, ctx) => {
-      const authorization = ctx.http?.req?.headers.get('authorization') ?? undefined;
+    async ({ streamId, transactionId, responseCode, runToken }, ctx) => {
+      const authorization = runToken
+        ? `Bearer ${runToken}`
+        : (ctx.http?.req?.headers.get('authorization') ?? undefined);
       return answer(() =>
         deps.exportStream(streamId, {
           ...(authorization ? { authorization } : {}),
@@ -79,6 +94,9 @@ export function registerStreamTools(server: McpServer, deps: StreamToolDeps): vo
       outputSchema: DIFF_OUT,
       annotations: READ_ONLY,
     },
-    async ({ a, b }) => answer(() => deps.diffRuns(a, b)),
+    async ({ a, b, runTokenA, runTokenB }) =>
+      answer(() =>
+        deps.diffRuns(a, b, { ...(runTokenA ? { a: runTokenA } : {}), ...(runTokenB ? { b: runTokenB } : {}) }),
+      ),
   );
 }

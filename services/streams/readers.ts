@@ -5,6 +5,8 @@ import { notFound } from '../errors.ts';
 export interface StreamCredentials {
   /** The request's Authorization header, as sent. */
   authorization?: string;
+  /** The request's Cookie header, as sent (a browser proves a run's token with the run's cookie). */
+  cookie?: string;
   transactionId?: string;
   responseCode?: string;
 }

@@ -22,7 +22,12 @@ describe.skipIf(!chromiumAvailable)('a targeted run in Chromium', () => {
       }),
     );
     expect(started.body.status).toBe('awaiting_user');
+    // A targeted run is private: the browser opens it with its run_token, which becomes the run's cookie.
     const { page, errors } = await openPage(shared.browser, base, `/runs/${started.body.run_id}`);
+    expect(await page.getByRole('heading', { name: 'Sign in at the target' }).count()).toBe(0);
+    await page.getByLabel('run_token').fill(started.body.run_token);
+    await page.getByRole('button', { name: 'Open the run' }).click();
+    await page.waitForURL(`${base}/runs/${started.body.run_id}`);
     expect(await page.getByRole('heading', { name: 'Sign in at the target' }).count()).toBe(1);
     expect(await seriousA11yViolations(page)).toEqual([]);
     // The person follows the link, signs in at the target's pages, consents, and lands back on the run.

@@ -3,6 +3,7 @@ import type { Flow, Protocol } from '../../../services/content/catalog.ts';
 import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
+import { runTokensOf } from '../run-tokens.ts';
 import { allRunOptions, flowsTakingOption, runOptionsOf } from '../../../services/flows/run-options.ts';
 import { requestEditOf } from '../../../services/flows/request-edit.ts';
 
@@ -120,8 +121,10 @@ const runSchema = {
 /** The protocol catalog, the flow runner and runs (spec section 4 "Open read and demo APIs"). */
 export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
-  // A run is read by its id, as at /api/runs/{id}.
-  ctx.streamReaders.register('run', async () => ({}));
+  // A run is read by its id, as at /api/runs/{id}; a targeted one with its run_token too.
+  ctx.streamReaders.register('run', async (id, credentials) =>
+    (await flowRuns.readable(id, runTokensOf(credentials, id))) ? {} : undefined,
+  );
   // Step mode: a run left paused for 10 minutes ends as expired (the clock decides; this only looks).
   const sweep = setInterval(() => void flowRuns.expireIdle().catch(() => undefined), 30_000);
   sweep.unref();
@@ -301,7 +304,8 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       },
     },
     async (request) => {
-      const view = await flowRuns.view((request.params as { id: string }).id);
+      const id = (request.params as { id: string }).id;
+      const view = await flowRuns.viewFor(id, runTokensOf(request.headers, id));
       if (!view) throw notFound('No such run');
       return view;
     },
@@ -347,6 +351,7 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
     },
     async (request, reply) => {
       const id = (request.params as { id: string }).id;
+      if (!(await flowRuns.readable(id, runTokensOf(request.headers, id)))) throw notFound('No such run');
       type RunEvent = { version: number; type: string; at: number; data: Record<string, unknown> };
       // Following starts before the read, so an event committed meanwhile (here or on another instance) is not lost.
       const early: RunEvent[] = [];

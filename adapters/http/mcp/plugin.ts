@@ -88,8 +88,10 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       ctx.flowRuns.control(id, `Bearer ${runToken}`, command),
     ssfReceiver: (id: string) => ctx.ssf!.receiver(id),
     ssfStream: (id: string, authorization: string | undefined) => ctx.ssf!.stream(id, authorization),
-    diffRuns: async (a: string, b: string) =>
-      diffRuns(await exportFor(ctx, `run:${a}`, {}), await exportFor(ctx, `run:${b}`, {})),
+    diffRuns: async (a: string, b: string, tokens: { a?: string; b?: string }) => {
+      const as = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
+      return diffRuns(await exportFor(ctx, `run:${a}`, as(tokens.a)), await exportFor(ctx, `run:${b}`, as(tokens.b)));
+    },
   };
   const handler = statelessMcpHandler(
     () => buildMcpServer(base, deps),

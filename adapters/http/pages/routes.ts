@@ -7,8 +7,10 @@ import { escapeHtml } from '../../../services/pages/render-html.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendPage } from './respond.ts';
 import { runPage } from './run-timeline.ts';
-import { runTokenCookie, stepFormRoutes } from './step-controls.ts';
+import { stepFormRoutes } from './step-controls.ts';
+import { runTokenCookie, runTokensOf } from '../run-tokens.ts';
 import { runCallbackRoute } from './run-callback.ts';
+import { runNotShownPage, runUnlockRoute } from './run-unlock.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
 
 import { h, p } from './blocks.ts';
@@ -231,7 +233,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
           ...(stepped ? { mode: 'step' } : {}),
         });
         const run = await flowRuns.answer(launched);
-        // Step mode: the page's Step / Continue / Cancel forms prove the run token with a cookie for that run.
+        // Step mode and targeted runs: the run's pages and forms prove its token with a cookie for that run.
         if (run.run_token) reply.header('set-cookie', runTokenCookie(run.run_id, run.run_token));
         return reply.redirect(`/runs/${run.run_id}`, 303);
       } catch (error) {
@@ -252,6 +254,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
 
   stepFormRoutes(app, flowRuns, pageSchema);
   runCallbackRoute(app, flowRuns, pageSchema);
+  runUnlockRoute(app, flowRuns, pageSchema);
 
   app.get(
     '/runs/:id',
@@ -262,8 +265,9 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       }),
     },
     async (request, reply) => {
-      const view = await flowRuns.view((request.params as { id: string }).id);
-      if (!view) return sendPage(request, reply, notFoundPage(request.url), 404);
+      const id = (request.params as { id: string }).id;
+      const view = await flowRuns.viewFor(id, runTokensOf(request.headers, id));
+      if (!view) return sendPage(request, reply, runNotShownPage(request.url, id), 404);
       return sendPage(request, reply, runPage(view));
     },
   );

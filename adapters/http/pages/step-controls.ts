@@ -8,16 +8,8 @@ import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { recordFrom } from '../../../services/untrusted/keys.ts';
 import { h, p } from './blocks.ts';
 import { sendPage } from './respond.ts';
-import { cookieValue } from '../cookies.ts';
+import { cookieAuthorization, runTokensOf } from '../run-tokens.ts';
 import type { PageSchema } from './routes.ts';
-
-/** The cookie that carries a stepped run's token to its page's forms (only to `/runs/<id>`). */
-const cookieName = (runId: string) => `portico_run_${runId}`;
-
-/** Set with the 303 to a stepped run's page: the browser's forms then prove the run token without JavaScript. */
-export function runTokenCookie(runId: string, runToken: string): string {
-  return `${cookieName(runId)}=${runToken}; Path=/runs/${runId}; HttpOnly; SameSite=Strict; Max-Age=3600`;
-}
 
 const EDITABLE = ['query', 'form', 'headers'] as const;
 
@@ -130,16 +122,15 @@ export function stepFormRoutes(app: FastifyInstance, flowRuns: FlowRuns, pageSch
       },
       async (request: FastifyRequest, reply: FastifyReply) => {
         const id = (request.params as { id: string }).id;
-        const token = cookieValue(request.headers.cookie, cookieName(id));
         try {
-          const view = await flowRuns.view(id);
+          const view = await flowRuns.viewFor(id, runTokensOf(request.headers, id));
           const edit =
             action === 'step' && view?.next_request
               ? editFromForm(view.next_request, (request.body ?? {}) as Record<string, unknown>)
               : undefined;
           await flowRuns.control(
             id,
-            token ? `Bearer ${token}` : undefined,
+            cookieAuthorization(request.headers.cookie, id),
             action === 'step' ? { kind: 'step', edit } : { kind: action },
           );
           return reply.redirect(`/runs/${id}`, 303);

@@ -22,14 +22,20 @@ export async function exportFor(
   });
 }
 
-/** A stream as this HTTP caller may read it: its Authorization header, the capability in its query. */
-export function readableExport(ctx: MainContext, streamId: string, request: FastifyRequest): Promise<StreamExport> {
+/** What an HTTP caller shows to read streams: its Authorization and Cookie headers, the capability in its query. */
+export function credentialsOf(request: FastifyRequest): StreamCredentials {
   const query = request.query as CapabilityQuery;
-  return exportFor(ctx, streamId, {
+  return {
     ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+    ...(request.headers.cookie ? { cookie: request.headers.cookie } : {}),
     ...(query.transaction_id ? { transactionId: query.transaction_id } : {}),
     ...(query.response_code ? { responseCode: query.response_code } : {}),
-  });
+  };
+}
+
+/** A stream as this HTTP caller may read it. */
+export function readableExport(ctx: MainContext, streamId: string, request: FastifyRequest): Promise<StreamExport> {
+  return exportFor(ctx, streamId, credentialsOf(request));
 }
 
 /** The run `id`'s stream (a run is read by its id). */

@@ -5,7 +5,7 @@ import { notFound } from '../../../services/errors.ts';
 import { diffRuns } from '../../../services/streams/diff.ts';
 import type { MainContext } from '../main/context.ts';
 import { diffPage, sendOrNotFound } from './pages.ts';
-import { runExport } from './readable-export.ts';
+import { credentialsOf, runExport } from './readable-export.ts';
 import { harSchema, runDiffSchema } from './schemas.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
@@ -27,6 +27,7 @@ export function runRoutes(app: FastifyInstance, ctx: MainContext): void {
     },
     async (request, reply) => {
       const id = (request.params as { id: string }).id;
+      await ctx.streamReaders.view(`run:${id}`, credentialsOf(request));
       const rows = await ctx.log.readStream(`run:${id}`);
       if (rows.length === 0) throw notFound('No such run');
       reply.header('cache-control', 'no-store');

@@ -19,7 +19,7 @@ export interface FlowRunModelState {
   authorizationUrl?: string;
   runId?: string;
   flow: number;
-  /** Step mode: the run's capability. */
+  /** Step mode and targeted runs: the run's capability (a targeted run is read only with it). */
   runToken?: string;
 }
 
@@ -31,14 +31,17 @@ const selfTarget = (http: Http, secret: string) => ({
   client_secret: secret,
   scope: 'api:read',
 });
+/** A run's token as the Authorization its reads carry (none for a public run without one). */
+const bearer = (runToken: string | undefined): Record<string, string> =>
+  runToken ? { authorization: `Bearer ${runToken}` } : {};
 const POLL_MS = 50;
 const POLL_LIMIT_MS = 30_000;
 
 /** A run answers when it is done or still under way; a run under way is read again until it ends. */
-async function settled(http: Http, runId: string): Promise<Record<string, any>> {
+async function settled(http: Http, runId: string, runToken?: string): Promise<Record<string, any>> {
   const deadline = Date.now() + POLL_LIMIT_MS;
   for (;;) {
-    const answer = await http.call(`/api/runs/${runId}`);
+    const answer = await http.call(`/api/runs/${runId}`, { headers: bearer(runToken) });
     expectAnswer(`GET /api/runs/${runId}`, answer, 200);
     if (FINAL.has(answer.body.status) || Date.now() > deadline) return answer.body;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -120,6 +123,7 @@ const targeted = (name: string, secret: (m: FlowRunModelState) => string, outcom
     });
     expectAnswer('POST a run against a target', answer, 201);
     m.runId = answer.body.run_id;
+    m.runToken = answer.body.run_token;
     expectEqual(`the run against ${http.base}/oauth2`, answer.body.status, outcome);
     const issuer = (answer.body.checks ?? []).find((c: { check: string }) => c.check === 'issuer match');
     expectEqual('issuer match', issuer?.verdict, 'passed');
@@ -135,7 +139,7 @@ const signInAndComeBack: Step<FlowRunModelState> = {
     const back = await authorizeAsPerson(http, m.authorizationUrl!);
     const callback = await http.call(back.href);
     expectAnswer('GET {base}/runs/callback', callback, 303);
-    const done = await settled(http, m.runId!);
+    const done = await settled(http, m.runId!, m.runToken);
     expectEqual('the code flow against this deployment', done.status, 'succeeded');
     const failed = (done.checks ?? []).filter((c: { verdict: string }) => c.verdict === 'failed');
     expectEqual('failed checks', failed, []);
@@ -163,6 +167,7 @@ const codeFlowAgainstItself: Step<FlowRunModelState>[] = [
       expectEqual('the run waits for a person', answer.body.status, 'awaiting_user');
       expectEqual('the redirect URI to register', answer.body.redirect_uri, `${http.base}/runs/callback`);
       m.runId = answer.body.run_id;
+      m.runToken = answer.body.run_token;
       m.authorizationUrl = answer.body.authorization_url;
       m.state = 'awaiting_user';
     },
@@ -191,7 +196,7 @@ const refusals: Step<FlowRunModelState>[] = [
     name: 'read the run',
     check: (m) => m.runId !== undefined,
     async run(m, { http }) {
-      const answer = await http.call(`/api/runs/${m.runId}`);
+      const answer = await http.call(`/api/runs/${m.runId}`, { headers: bearer(m.runToken) });
       expectAnswer('GET /api/runs/{id}', answer, 200);
       expectEqual('run status', answer.body.status, m.state);
     },
@@ -252,5 +257,6 @@ export const flowRunModel: MachineModel<FlowRunModelState> = {
     }
     return undefined;
   },
-  observe: (m, { http }) => (m.runId ? observeStream(http, `run:${m.runId}`, 'new') : Promise.resolve(undefined)),
+  observe: (m, { http }) =>
+    m.runId ? observeStream(http, `run:${m.runId}`, 'new', bearer(m.runToken)) : Promise.resolve(undefined),
 };

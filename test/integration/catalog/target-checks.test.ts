@@ -81,7 +81,9 @@ describe('a misbehaving target', () => {
     // A failed check does not stop the run: the token still came.
     expect(res.body.status).toBe('succeeded');
     // The run page shows each verdict with its rule.
-    const page = await fetch(`${portico.url}/runs/${res.body.run_id}`, { headers: { accept: 'text/markdown' } });
+    const page = await fetch(`${portico.url}/runs/${res.body.run_id}`, {
+      headers: { accept: 'text/markdown', authorization: `Bearer ${res.body.run_token}` },
+    });
     expect(await page.text()).toMatch(/\| issuer match \| \*\*failed\*\* \| RFC 8414 §3\.3 \|/);
   });
 
@@ -110,8 +112,12 @@ describe('a misbehaving target', () => {
     const third = await run('/slow', prefer);
     expect([third.status, third.body.error]).toEqual([429, 'rate_limited']);
     // Once they end, the client may run again.
-    for (const id of [first.body.run_id, second.body.run_id])
-      while ((await exchange(portico.url, `/api/runs/${id}`, {})).body.status === 'running') release();
+    for (const { run_id, run_token } of [first.body, second.body])
+      while (
+        (await exchange(portico.url, `/api/runs/${run_id}`, { headers: { authorization: `Bearer ${run_token}` } })).body
+          .status === 'running'
+      )
+        release();
     expect((await run('/good')).status).toBe(201);
   });
 });

@@ -89,7 +89,7 @@ beforeAll(async () => {
 afterAll(() => close());
 
 /** Starts the run, plays the person's browser through the target and back, and reads the finished run. */
-async function signInRun(tenant: string, flow = 'oidc/authorization-code-id-token') {
+async function signInRun(tenant: string, flow = 'oidc/authorization-code-id-token'): Promise<Json> {
   const started = await exchange(
     portico.url,
     `/api/protocols/${flow.replace('/', '/demo/')}`,
@@ -102,9 +102,11 @@ async function signInRun(tenant: string, flow = 'oidc/authorization-code-id-toke
   expect([callback.status, callback.headers.get('location')]).toEqual([303, `/runs/${started.body.run_id}`]);
   let run: Json = started.body;
   while (run.status === 'awaiting_user' || run.status === 'running')
-    run = (await exchange(portico.url, `/api/runs/${started.body.run_id}`, {})).body;
-  return run;
+    run = (await exchange(portico.url, `/api/runs/${started.body.run_id}`, byToken(started.body))).body;
+  return { ...run, run_token: started.body.run_token };
 }
+/** A targeted run is read with its run_token. */
+const byToken = (started: Json) => ({ headers: { authorization: `Bearer ${started.run_token}` } });
 const failing = (run: Json) => (run.checks as Json[]).filter((c) => c.verdict === 'failed').map((c) => c.check);
 
 describe('the authorization code flow against a target', () => {
@@ -122,7 +124,7 @@ describe('the authorization code flow against a target', () => {
       ['ID token claims', 'passed'],
     ]);
     const events = (
-      (await exchange(portico.url, `/api/streams/run:${run.run_id}/export`, {})).body.events as Json[]
+      (await exchange(portico.url, `/api/streams/run:${run.run_id}/export`, byToken(run))).body.events as Json[]
     ).map((e) => e.type);
     expect(events).toContain('run.awaiting_user');
     expect(events).toContain('run.user_returned');
@@ -169,6 +171,7 @@ describe('the authorization code flow against a target', () => {
       json({ target: { issuer: `${base}/good`, client_id: 'web-client', client_secret: 's3cret' } }),
     );
     portico.clock.advance(10 * 60_000);
-    expect((await exchange(portico.url, `/api/runs/${started.body.run_id}`, {})).body.status).toBe('expired');
+    const read = await exchange(portico.url, `/api/runs/${started.body.run_id}`, byToken(started.body));
+    expect(read.body.status).toBe('expired');
   });
 });

@@ -158,7 +158,11 @@ describe('runs against your own authorization server (oidc-provider on loopback,
     ]);
     expect(verdicts(res.body)).toEqual({ 'issuer match': 'passed', 'token response': 'passed' });
     // The target's secret is never in the log whole.
-    const logged = JSON.stringify((await exchange(portico.url, `/api/streams/run:${res.body.run_id}/export`, {})).body);
+    // A targeted run is read with its run_token (issue 45 item 35).
+    const withToken = { headers: { authorization: `Bearer ${res.body.run_token}` } };
+    const logged = JSON.stringify(
+      (await exchange(portico.url, `/api/streams/run:${res.body.run_id}/export`, withToken)).body,
+    );
     expect(logged).not.toContain('a-secret-of-the-target-0123456789');
     expect(logged).toContain('"check":"issuer match"');
   });
@@ -200,7 +204,11 @@ describe('runs against your own authorization server (oidc-provider on loopback,
       expect(returned.status).toBe(303);
       let done: Json = started.body;
       while (done.status === 'awaiting_user' || done.status === 'running')
-        done = (await exchange(portico.url, `/api/runs/${started.body.run_id}`, {})).body;
+        done = (
+          await exchange(portico.url, `/api/runs/${started.body.run_id}`, {
+            headers: { authorization: `Bearer ${started.body.run_token}` },
+          })
+        ).body;
       expect(done.status, done.error).toBe('succeeded');
       expect(verdicts(done)).toEqual({
         'issuer match': 'passed',
