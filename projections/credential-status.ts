@@ -5,6 +5,8 @@ export interface StatusListRow {
   list_id: string;
   size: number;
   bits: number;
+  /** Whose key signs it (services/status/signers.ts); absent for a list opened before signers were kept. */
+  signer?: string;
 }
 
 /** A status set on one index (absent rows are VALID). */
@@ -21,13 +23,14 @@ export interface StatusEntry {
  */
 export class CredentialStatus implements Projection {
   readonly name = 'credential_status';
-  readonly tables = ['status_lists', 'status_entries'];
+  readonly tables = ['status_lists', 'status_entries', 'status_list_signers'];
   private reader?: ReadModelReader;
 
   schema(): string[] {
     return [
       'CREATE TABLE IF NOT EXISTS status_lists (list_id TEXT PRIMARY KEY, size INTEGER NOT NULL, bits INTEGER NOT NULL, opened_at BIGINT NOT NULL)',
       'CREATE TABLE IF NOT EXISTS status_entries (list_id TEXT NOT NULL, idx INTEGER NOT NULL, status INTEGER NOT NULL, changed_at BIGINT NOT NULL, PRIMARY KEY (list_id, idx))',
+      'CREATE TABLE IF NOT EXISTS status_list_signers (list_id TEXT PRIMARY KEY, signer TEXT NOT NULL)',
     ];
   }
 
@@ -47,6 +50,15 @@ export class CredentialStatus implements Projection {
             e.data.bits,
             e.at,
           ),
+          ...(typeof e.data.signer === 'string'
+            ? [
+                sql(
+                  'INSERT INTO status_list_signers (list_id, signer) VALUES (?, ?) ON CONFLICT DO NOTHING',
+                  e.data.list_id,
+                  e.data.signer,
+                ),
+              ]
+            : []),
         );
       else if (e.type === 'credential.status_changed' && typeof e.data.list_id === 'string')
         statements.push(
@@ -68,10 +80,18 @@ export class CredentialStatus implements Projection {
   }
 
   async list(listId: string): Promise<StatusListRow | undefined> {
-    const row = await this.read.get<StatusListRow>('SELECT list_id, size, bits FROM status_lists WHERE list_id = ?', [
-      listId,
-    ]);
-    return row && { list_id: row.list_id, size: Number(row.size), bits: Number(row.bits) };
+    const row = await this.read.get<StatusListRow & { signer: string | null }>(
+      'SELECT l.list_id, l.size, l.bits, s.signer FROM status_lists l LEFT JOIN status_list_signers s ON s.list_id = l.list_id WHERE l.list_id = ?',
+      [listId],
+    );
+    return (
+      row && {
+        list_id: row.list_id,
+        size: Number(row.size),
+        bits: Number(row.bits),
+        ...(row.signer ? { signer: row.signer } : {}),
+      }
+    );
   }
 
   /** The entries of a list that are not VALID, by index. */

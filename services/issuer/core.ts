@@ -6,6 +6,7 @@ import type { KeyRing } from '../keys.ts';
 import type { AttestationTrust } from './attestation.ts';
 import type { IssuerPki, IssuerSettings } from './settings.ts';
 import type { StatelessValues } from './stateless-values.ts';
+import type { ListSigner } from '../status/signers.ts';
 
 export interface PresentedRequest {
   method: string;
@@ -21,7 +22,8 @@ export interface PresentedRequest {
 
 /** Where issued credentials get their status slots, and the URLs the slots are written as. */
 export interface StatusSlots {
-  allocate(): Promise<{ listId: string; idx: number }>;
+  /** A slot in a list signed by `signer`: the key that signs the credential (services/status/signers.ts). */
+  allocate(signer: ListSigner): Promise<{ listId: string; idx: number }>;
   tokenUri(listId: string): string;
   bitstringUrl(purpose: 'revocation' | 'suspension', listId: string): string;
 }

@@ -1,3 +1,4 @@
+import { listSignerFor } from '../status/signers.ts';
 import type { JWK } from 'jose';
 import { randomToken } from '../crypto/random.ts';
 import { oauthError } from '../errors.ts';
@@ -134,8 +135,10 @@ async function issueAll(issuer: IssuerCore, configurationId: string, holderJwks:
   const configuration = issuer.settings.configurations.get(configurationId)!;
   const credentials = [];
   const statuses = [];
+  // The list is signed by the key that signs the credential, with the same trust material.
+  const signer = listSignerFor(configuration, issuer.keys.signing('oid4vci', 'ES256').kid);
   for (const holderJwk of holderJwks) {
-    const slot = await issuer.statusSlots.allocate();
+    const slot = await issuer.statusSlots.allocate(signer);
     statuses.push({ list_id: slot.listId, idx: slot.idx });
     credentials.push({
       credential: await issueCredential(configuration, {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import { STATUS_BITS, STATUS_LIST_SIZE } from '../credentials/status-list/bits.ts';
 import { randomToken } from '../crypto/random.ts';
 import { VersionConflict, type EventLog } from '../event-log.ts';
+import type { ListSigner } from './signers.ts';
 
 /** Where a credential's status lives: a list and an index in it. */
 export interface StatusSlot {
@@ -26,19 +27,27 @@ interface OpenList {
   used: Set<number>;
 }
 
+/** A list as the registry names it; a list opened before signers were recorded has none. */
+interface RegisteredList {
+  listId: string;
+  size: number;
+  signer?: string;
+}
+
 /**
  * Hands out list indices at random among those never handed out (draft-ietf-oauth-status-list §13.2,
  * so an index says nothing of issuance order). Reservations are events of the list's stream, appended
  * with its expected version, so instances sharing a log never hand out one index twice; a reservation
  * an instance did not use before it stopped stays unused. A list holds STATUS_LIST_SIZE entries; a
- * full one is followed by a new list, opened by an event of `status-lists`.
+ * full one is followed by a new list, opened by an event of `status-lists`. Each signer (signers.ts)
+ * fills lists of its own.
  */
 export class StatusIndexAllocator {
-  private pool: StatusSlot[] = [];
-  private refilling?: Promise<void>;
-  private lists: Array<{ listId: string; size: number }> = [];
+  private readonly pools = new Map<ListSigner, StatusSlot[]>();
+  private readonly refilling = new Map<ListSigner, Promise<void>>();
+  private readonly current = new Map<ListSigner, OpenList>();
+  private lists: RegisteredList[] = [];
   private registryVersion = 0;
-  private current?: OpenList;
 
   constructor(
     private readonly log: EventLog,
@@ -47,21 +56,27 @@ export class StatusIndexAllocator {
     private readonly size = STATUS_LIST_SIZE,
   ) {}
 
-  async allocate(): Promise<StatusSlot> {
+  /** A slot in a list signed by `signer`. */
+  async allocate(signer: ListSigner): Promise<StatusSlot> {
     for (;;) {
-      const slot = this.pool.pop();
+      const slot = this.pools.get(signer)?.pop();
       if (slot) return slot;
-      this.refilling ??= this.refill().finally(() => (this.refilling = undefined));
-      await this.refilling;
+      let refill = this.refilling.get(signer);
+      if (!refill) {
+        refill = this.refill(signer).finally(() => this.refilling.delete(signer));
+        this.refilling.set(signer, refill);
+      }
+      await refill;
     }
   }
 
-  private async refill(): Promise<void> {
+  private async refill(signer: ListSigner): Promise<void> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const list = await this.openList();
+      const list = await this.openList(signer);
+      if (!list) continue;
       await this.readReservations(list);
       if (list.used.size >= list.size) {
-        await this.openNext(list.listId);
+        await this.openNext(signer, list.listId);
         continue;
       }
       const indices = this.pick(list, Math.min(RESERVATION, list.size - list.used.size));
@@ -75,25 +90,44 @@ export class StatusIndexAllocator {
       }
       list.version += 1;
       for (const idx of indices) list.used.add(idx);
-      this.pool.push(...indices.map((idx) => ({ listId: list.listId, idx })));
+      const pool = this.pools.get(signer) ?? [];
+      pool.push(...indices.map((idx) => ({ listId: list.listId, idx })));
+      this.pools.set(signer, pool);
       return;
     }
     throw new Error('status list indices could not be reserved: too many concurrent reservations');
   }
 
-  /** The list being filled, as the log names it now (another instance may have opened a newer one). */
-  private async openList(): Promise<OpenList> {
+  /** The newest list of `signer`, as the registry names it now (another instance may have opened one). */
+  private lastOf(signer: ListSigner): RegisteredList | undefined {
+    for (let i = this.lists.length - 1; i >= 0; i--) if (this.lists[i]!.signer === signer) return this.lists[i];
+    return undefined;
+  }
+
+  private async readRegistry(): Promise<void> {
     for (const e of await this.log.readStream(STATUS_LISTS_STREAM, this.registryVersion)) {
-      this.lists.push({ listId: String(e.data.list_id), size: Number(e.data.size) });
+      this.lists.push({
+        listId: String(e.data.list_id),
+        size: Number(e.data.size),
+        ...(typeof e.data.signer === 'string' ? { signer: e.data.signer } : {}),
+      });
       this.registryVersion = e.version;
     }
-    const last = this.lists[this.lists.length - 1];
+  }
+
+  /** The list `signer` fills; undefined when one had to be opened first (the caller tries again). */
+  private async openList(signer: ListSigner): Promise<OpenList | undefined> {
+    await this.readRegistry();
+    const last = this.lastOf(signer);
     if (last === undefined) {
-      await this.openNext(undefined);
-      return this.openList();
+      await this.openNext(signer, undefined);
+      return undefined;
     }
-    if (this.current?.listId !== last.listId) this.current = { ...last, version: 0, used: new Set() };
-    return this.current;
+    const current = this.current.get(signer);
+    if (current?.listId === last.listId) return current;
+    const opened = { listId: last.listId, size: last.size, version: 0, used: new Set<number>() };
+    this.current.set(signer, opened);
+    return opened;
   }
 
   private async readReservations(list: OpenList): Promise<void> {
@@ -103,15 +137,15 @@ export class StatusIndexAllocator {
     }
   }
 
-  /** Opens a list after `full` (none yet: the first); someone else having done so already is as good. */
-  private async openNext(full: string | undefined): Promise<void> {
-    if (this.lists[this.lists.length - 1]?.listId !== full) return;
+  /** Opens a list of `signer` after `full` (none yet: its first); someone else having done so is as good. */
+  private async openNext(signer: ListSigner, full: string | undefined): Promise<void> {
+    if (this.lastOf(signer)?.listId !== full) return;
     const listId = randomToken(12);
     try {
       await this.log.append(STATUS_LISTS_STREAM, this.registryVersion, [
         {
           type: 'status_list.opened',
-          data: { list_id: listId, size: this.size, bits: STATUS_BITS },
+          data: { list_id: listId, size: this.size, bits: STATUS_BITS, signer },
           at: this.clock.now(),
         },
       ]);
@@ -150,7 +184,7 @@ export const statusSlotsOf = (
     bitstringUrl(purpose: 'revocation' | 'suspension', listId: string): string;
   },
 ) => ({
-  allocate: () => allocator.allocate(),
+  allocate: (signer: ListSigner) => allocator.allocate(signer),
   tokenUri: (listId: string) => urls.tokenUri(listId),
   bitstringUrl: (purpose: 'revocation' | 'suspension', listId: string) => urls.bitstringUrl(purpose, listId),
 });

@@ -10,8 +10,19 @@ import {
   packStatuses,
 } from '../credentials/status-list/bits.ts';
 import { issueBitstringListCredential, type StatusPurpose } from '../credentials/status-list/bitstring-credential.ts';
-import { signStatusListCwt, signStatusListJwt, type StatusListClaims } from '../credentials/status-list/token.ts';
+import {
+  signStatusListCwt,
+  signStatusListJwt,
+  type StatusListClaims,
+  type StatusListSigner,
+} from '../credentials/status-list/token.ts';
 import type { KeyRing } from '../keys.ts';
+import type { CertifiedKey } from '../credentials/mdoc/index.ts';
+import { DOCUMENT_SIGNER, issuerKidOf } from './signers.ts';
+
+const KEY_SET = 'oid4vci';
+/** The document signer's `kid` in the issuer's `jwks_uri` (services/issuer/trust.ts). */
+const DOCUMENT_SIGNER_KID = 'document-signer';
 
 /** Seconds a reader may cache a list (`ttl`), and how long a signed list stays valid (`exp`). */
 export const STATUS_LIST_TTL_S = 300;
@@ -44,7 +55,25 @@ export class StatusLists {
     /** The credential issuer identifier, `{base}/oid4vci`. */
     private readonly issuer: string,
     private readonly clock: Clock,
+    /** The mdoc document signer: it signs mdocs and HAIP SD-JWT VCs, and so their lists. */
+    private readonly documentSigner: Pick<CertifiedKey, 'privateKey' | 'certificate'>,
   ) {}
+
+  /**
+   * The key that signs a list: the one that signs the credentials pointing at it (signers.ts), with the
+   * same trust material. An issuer key no longer kept, or a list without a signer, gets the current key.
+   */
+  private signerOf(signer: string | undefined): StatusListSigner {
+    if (signer === DOCUMENT_SIGNER)
+      return {
+        alg: 'ES256',
+        privateKey: this.documentSigner.privateKey,
+        kid: DOCUMENT_SIGNER_KID,
+        x5c: [Buffer.from(this.documentSigner.certificate).toString('base64')],
+      };
+    const kid = issuerKidOf(signer);
+    return (kid && this.keys.verificationKey(KEY_SET, 'ES256', kid)) || this.keys.signing(KEY_SET, 'ES256');
+  }
 
   tokenUri(listId: string): string {
     return `${this.issuer}/status-lists/${listId}`;
@@ -71,13 +100,13 @@ export class StatusLists {
 
   private async sign(
     listId: string,
-    list: { size: number; bits: number },
+    list: { size: number; bits: number; signer?: string },
     entries: Array<{ idx: number; status: number }>,
     form: StatusListForm,
     nowS: number,
   ): Promise<string | Uint8Array> {
-    const key = this.keys.signing('oid4vci', 'ES256');
     if (form === 'jwt' || form === 'cwt') {
+      const signer = this.signerOf(list.signer);
       const claims: StatusListClaims = {
         sub: this.tokenUri(listId),
         iat: nowS,
@@ -92,8 +121,11 @@ export class StatusLists {
           ),
         ),
       };
-      return form === 'jwt' ? signStatusListJwt(claims, key) : signStatusListCwt(claims, key);
+      return form === 'jwt' ? signStatusListJwt(claims, signer) : signStatusListCwt(claims, signer);
     }
+    // W3C credentials are signed by the did:jwk of an issuer key, and so is their list.
+    const kid = issuerKidOf(list.signer);
+    const key = (kid && this.keys.verificationKey(KEY_SET, 'ES256', kid)) || this.keys.signing(KEY_SET, 'ES256');
     const purpose: StatusPurpose = form === 'w3c-revocation' ? 'revocation' : 'suspension';
     const issuerDid = didJwkFromJwk(key.publicJwk);
     const set = entries.filter((e) => e.status === PURPOSE_VALUE[purpose]).map((e) => e.idx);

@@ -164,7 +164,13 @@ async function assemble(
     allowLoopback: config.outboundAllowLoopback,
   });
   const credentialTrust = credentialTrustOf(issuerSettingsOfOrigin, issuerPki, keys, publishedIssuerKeys);
-  const statusLists = new StatusLists(credentialStatus, keys, issuerSettingsOfOrigin.issuer, clock);
+  const statusLists = new StatusLists(
+    credentialStatus,
+    keys,
+    issuerSettingsOfOrigin.issuer,
+    clock,
+    issuerPki.documentSigner,
+  );
   const statusSource = mainOriginListSource(issuerSettingsOfOrigin.issuer, statusLists, outbound);
   const statusChecker = new StatusChecker(
     statusSource,

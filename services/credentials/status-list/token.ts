@@ -6,6 +6,7 @@ import {
   COSE_ALGS,
   HEADER_ALG,
   HEADER_KID,
+  HEADER_X5CHAIN,
   parseCoseSign1,
   signCoseSign1,
   verifyCoseSign1,
@@ -49,7 +50,18 @@ export interface StatusListContents extends StatusListClaims {
 export type StatusListCheck =
   'status_list_format' | 'status_list_typ' | 'status_list_signature' | 'status_list_sub' | 'status_list_expiry';
 
-export async function signStatusListJwt(claims: StatusListClaims, key: SigningKey): Promise<string> {
+/**
+ * The key a list is signed with, and the trust material its header carries: the same as the credentials
+ * pointing at the list carry (`kid` for a `jwks_uri`, `x5c` for a certificate chain), so a verifier that
+ * trusts a credential verifies its list with that same trust.
+ */
+export type StatusListSigner = Pick<SigningKey, 'alg' | 'privateKey'> & {
+  kid?: string;
+  /** Base64 DER certificates, the signer's first (JWT `x5c`; the CWT's COSE `x5chain`). */
+  x5c?: string[];
+};
+
+export async function signStatusListJwt(claims: StatusListClaims, key: StatusListSigner): Promise<string> {
   return new SignJWT({
     sub: claims.sub,
     iat: claims.iat,
@@ -57,12 +69,21 @@ export async function signStatusListJwt(claims: StatusListClaims, key: SigningKe
     ...(claims.ttl !== undefined ? { ttl: claims.ttl } : {}),
     status_list: { bits: claims.bits, lst: Buffer.from(claims.lst).toString('base64url') },
   })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: STATUS_LIST_JWT_TYP })
+    .setProtectedHeader({
+      alg: key.alg,
+      ...(key.kid ? { kid: key.kid } : {}),
+      ...(key.x5c ? { x5c: key.x5c } : {}),
+      typ: STATUS_LIST_JWT_TYP,
+    })
     .sign(key.privateKey);
 }
 
+/** RFC 9360 §2: one certificate as a bstr, several as an array of them. */
+const x5chainOf = (x5c: string[]) =>
+  x5c.length === 1 ? Buffer.from(x5c[0], 'base64') : x5c.map((c) => Buffer.from(c, 'base64'));
+
 /** The CWT form: COSE_Sign1_Tagged (18), never the CWT tag (§5.2). */
-export function signStatusListCwt(claims: StatusListClaims, key: SigningKey): Uint8Array {
+export function signStatusListCwt(claims: StatusListClaims, key: StatusListSigner): Uint8Array {
   if (key.alg !== 'ES256') throw new Error('status list CWTs are signed with ES256');
   const payload = new Map<number, unknown>([
     [CWT_SUB, claims.sub],
@@ -84,7 +105,8 @@ export function signStatusListCwt(claims: StatusListClaims, key: SigningKey): Ui
     protectedHeaders: new Map<number, unknown>([
       [HEADER_ALG, COSE_ALGS.ES256],
       [COSE_TYP, STATUS_LIST_CWT_MEDIA],
-      [HEADER_KID, new TextEncoder().encode(key.kid)],
+      ...(key.kid ? [[HEADER_KID, new TextEncoder().encode(key.kid)] as [number, unknown]] : []),
+      ...(key.x5c ? [[HEADER_X5CHAIN, x5chainOf(key.x5c)] as [number, unknown]] : []),
     ]),
   });
   return encodeCbor(new Tag(sign1, 18));
@@ -144,10 +166,24 @@ export function readStatusListJwt(jwt: string): { header: JWTHeaderParameters; c
   };
 }
 
+/** A COSE `x5chain` value as base64 DER certificates; undefined when absent, a format failure when malformed. */
+function x5cOf(x5chain: unknown): string[] | undefined {
+  if (x5chain === undefined) return undefined;
+  const certificates = Array.isArray(x5chain) ? x5chain : [x5chain];
+  ensure(
+    certificates.length > 0 && certificates.every((c) => c instanceof Uint8Array),
+    'status_list_format',
+    'x5chain (33) is not a certificate or an array of them',
+  );
+  return certificates.map((c: Uint8Array) => Buffer.from(c).toString('base64'));
+}
+
 /** A CWT token's protected header and contents, unverified. */
 export function readStatusListCwt(token: Uint8Array): {
   header: Map<unknown, unknown>;
   kid?: string;
+  /** The COSE `x5chain` (protected or unprotected), as base64 DER certificates. */
+  x5c?: string[];
   contents: StatusListContents;
   sign1: ReturnType<typeof parseCoseSign1>;
 } {
@@ -175,9 +211,11 @@ export function readStatusListCwt(token: Uint8Array): {
   const rawLst = list.get('lst');
   const { bits, lst, bytes } = statusListOf(list.get('bits'), rawLst instanceof Uint8Array ? rawLst : undefined);
   const kid = header.get(HEADER_KID) ?? sign1[1].get(HEADER_KID);
+  const x5c = x5cOf(header.get(HEADER_X5CHAIN) ?? sign1[1].get(HEADER_X5CHAIN));
   return {
     header,
     kid: kid instanceof Uint8Array ? new TextDecoder().decode(kid) : typeof kid === 'string' ? kid : undefined,
+    ...(x5c ? { x5c } : {}),
     sign1,
     contents: {
       sub,
@@ -238,9 +276,9 @@ export function verifyStatusListCwt(
   expect: StatusListExpectations,
 ): Promise<Result<{ contents: StatusListContents }, StatusListCheck>> {
   return runChecks(async () => {
-    const { header, kid, sign1, contents } = readStatusListCwt(token);
+    const { header, kid, x5c, sign1, contents } = readStatusListCwt(token);
     ensure(header.get(COSE_TYP) === STATUS_LIST_CWT_MEDIA, 'status_list_typ', `typ must be ${STATUS_LIST_CWT_MEDIA}`);
-    const jwk = await expect.keyFor({ kid });
+    const jwk = await expect.keyFor({ kid, x5c });
     let valid = false;
     try {
       valid = verifyCoseSign1(sign1, jwk);

@@ -1,4 +1,6 @@
-import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { ES256, digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, importX509, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
@@ -269,6 +271,17 @@ describe('HAIP issuance', () => {
     const header = JSON.parse(Buffer.from(issued.body.credentials[0].credential.split('.')[0], 'base64url').toString());
     expect(header.x5c).toHaveLength(1);
     expect(header.kid).toBeUndefined();
+    // Issue 45 item 11: @sd-jwt/sd-jwt-vc's default verify(), trusting the credential's x5c leaf, checks
+    // its status list with that same key: the list is signed by the document signer and carries its x5c.
+    const leaf = await exportJWK(
+      await importX509(`-----BEGIN CERTIFICATE-----\n${header.x5c[0]}\n-----END CERTIFICATE-----`, 'ES256'),
+    );
+    const peer = new SDJwtVcInstance({ verifier: await ES256.getVerifier(leaf), hasher: digest, hashAlg: 'sha-256' });
+    const credential = issued.body.credentials[0].credential as string;
+    await expect(peer.verify(credential)).resolves.toMatchObject({ payload: { iss: issuer } });
+    const uri = (await peer.decode(credential)).jwt!.payload!.status as Json;
+    const list = await (await fetch(uri.status_list.uri, { headers: { accept: 'application/statuslist+jwt' } })).text();
+    expect(decodeProtectedHeader(list).x5c).toEqual(header.x5c);
   });
 });
 
