@@ -32,6 +32,18 @@ const hidden = (name: string, value: string) =>
 const decideButtons = (canPresent: boolean) =>
   `${canPresent ? '<button type="submit" name="decision" value="approve">Present</button> ' : ''}<button type="submit" name="decision" value="decline" class="secondary">Decline</button>`;
 
+/**
+ * How a matching credential's status is marked. Suspended: the verifier will refuse it
+ * (credential_suspended), the holder may still try. Unavailable: its list could not be checked, so it is
+ * offered all the same and the verifier, which checks status itself, decides.
+ */
+function statusMark(status: string | undefined): string {
+  if (status === 'suspended') return ' <strong class="suspended">suspended by its issuer</strong>';
+  if (status === 'unavailable')
+    return ' <strong class="suspended">status unknown: its list could not be checked; the verifier decides</strong>';
+  return '';
+}
+
 /** One checkbox per claim path the request may receive from each matching credential; required ones marked. */
 function disclosurePicker(action: string, view: Record<string, any>, csrf: string, required: Set<string>): string {
   const matches = (view.credential_matches?.matches ?? {}) as Record<
@@ -42,9 +54,7 @@ function disclosurePicker(action: string, view: Record<string, any>, csrf: strin
     (list[0]?.claims ?? []).map((path) => {
       const value = `${queryId}|${JSON.stringify(path)}`;
       const mark = required.has(value) ? ' <strong>(required)</strong>' : ' (optional)';
-      // Its issuer suspended it: the verifier will refuse it (credential_suspended); the holder may still try.
-      const suspended =
-        list[0].status === 'suspended' ? ' <strong class="suspended">suspended by its issuer</strong>' : '';
+      const suspended = statusMark(list[0].status);
       return `<li><label><input type="checkbox" name="claim" value="${escapeHtml(value)}" checked> <code>${escapeHtml(queryId)}</code>: <code>${escapeHtml(path.join('.'))}</code>${mark} (from <code>${escapeHtml(list[0].credential_id)}</code>${suspended})</label></li>`;
     }),
   );

@@ -106,4 +106,26 @@ describe('credential status in the wallet', () => {
       second.credentialId,
     ]);
   });
+
+  // Issue 45 item 12: a raw import resolves its lists with the credential's own trust (its issuer's jwks_uri
+  // through the guard, its x5chain to a trusted IACA), not only keys met at issuance.
+  for (const [configuration, format] of [
+    ['UniversityDegreeCredential', 'dc+sd-jwt'],
+    ['MobileDrivingLicenceMsoMdoc', 'mso_mdoc'],
+    ['UniversityDegreeCredentialJWT', 'jwt_vc_json'],
+  ])
+    it(`a raw-imported ${configuration}: valid, then revoked, and a revoked one is not offered`, async () => {
+      const s = `raw-${configuration}`;
+      const { offerId, credentialId } = await take(s, configuration);
+      const raw = (await call(s, '/api/session')).body.credentials.find(
+        (c: any) => c.credential_id === credentialId,
+      ).credential;
+      const imported = await call(s, '/api/import', { credential: raw, format });
+      expect(imported.status, JSON.stringify(imported.body).slice(0, 300)).toBe(200);
+      const copy = imported.body.credential_ids[0] as string;
+      expect((await statusIn(s, copy)).status).toBe('valid');
+      expect((await setStatus(offerId, 'revoked')).status).toBe(200);
+      pastTtl();
+      expect((await statusIn(s, copy)).status).toBe('revoked');
+    });
 });
