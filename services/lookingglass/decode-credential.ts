@@ -8,7 +8,7 @@ import { describeTime } from './time.ts';
 
 const invalid = (detail: string) => oauthError('invalid_credential', detail);
 
-type DecodeOptions = { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number };
+type DecodeOptions = { jwks?: { keys: JWK[] }; known: KnownIssuerKeys; nowMs: number; jwksSource?: string };
 
 /** An OpenID4VP vp_token (1.0 §8.1): a JSON object keyed by credential query id, each value an array of presentations. */
 const isVpToken = (value: Record<string, unknown>) =>

@@ -61,7 +61,7 @@ export function looksLikeSdJwt(text: string): boolean {
 /** Decodes an SD-JWT (VC): digests recomputed and checked, claims rebuilt, key binding checked. */
 export async function decodeSdJwt(
   text: string,
-  options: { jwks?: { keys: JWK[] }; nowMs: number },
+  options: { jwks?: { keys: JWK[] }; nowMs: number; jwksSource?: string },
 ): Promise<SdJwtDecoding> {
   const parts: SdJwtParts = codec(() => splitSdJwt(text));
   const { issuerJwt, kbJwt } = parts;
@@ -92,11 +92,13 @@ export async function decodeSdJwt(
     detail: 'No issuer key supplied: pass the issuer JWKS as "jwks" to verify',
   };
   if (options.jwks) {
+    // Where the keys came from, in words: the caller's JWKS, or this origin's issuer keys.
+    const source = options.jwksSource ?? 'the supplied JWKS';
     try {
       await compactVerify(issuerJwt, createLocalJWKSet(options.jwks));
-      issuer_signature = { verified: true, detail: 'Issuer signature verified with the supplied JWKS' };
+      issuer_signature = { verified: true, detail: `Issuer signature verified with ${source}` };
     } catch {
-      issuer_signature = { verified: false, detail: 'The issuer signature does NOT verify with the supplied JWKS' };
+      issuer_signature = { verified: false, detail: `The issuer signature does NOT verify with ${source}` };
     }
   }
 

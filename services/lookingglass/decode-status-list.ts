@@ -1,4 +1,4 @@
-import { KeyObject } from 'node:crypto';
+import { KeyObject, X509Certificate } from 'node:crypto';
 import type { JWK } from 'jose';
 import { Tag, decodeCbor } from '../credentials/mdoc/cbor.ts';
 import { verifyCoseSign1 } from '../credentials/mdoc/cose-sign1.ts';
@@ -12,6 +12,7 @@ import {
   type StatusListContents,
 } from '../credentials/status-list/token.ts';
 import { verifyJwtVc } from '../credentials/w3c/jwt-vc.ts';
+import { validateX5c } from '../credentials/x509/x5c.ts';
 import { oauthError } from '../errors.ts';
 import { decodeJwt, parseCompactJws, type KnownIssuerKeys } from './decode-jwt.ts';
 import { describeTime } from './time.ts';
@@ -131,20 +132,9 @@ async function decodeCwt(text: string, options: Options) {
     throw invalid('not a status list: a JWT, or a CWT as base64url, base64 or hex');
   }
   if (!(tagged instanceof Tag)) throw invalid('a Status List CWT is a COSE_Sign1_Tagged (18)');
-  const { header, kid, sign1, contents } = readStatusListCwt(raw);
+  const { header, kid, x5c, sign1, contents } = readStatusListCwt(raw);
   const typ = header.get(16);
-  const key = kid ? await options.known.byKid(kid, 'ES256') : undefined;
-  const given = options.jwks?.keys.find((k) => k.kid === kid);
-  let verified = false;
-  try {
-    verified = key
-      ? verifyCoseSign1(sign1, KeyObject.from(key.key as CryptoKey))
-      : given
-        ? verifyCoseSign1(sign1, given)
-        : false;
-  } catch {
-    verified = false;
-  }
+  const signature = x5c ? await cwtSignatureByX5chain(sign1, x5c, options.known) : await cwtSignatureByKid();
   return {
     format: 'statuslist+cwt',
     reference: 'draft-ietf-oauth-status-list §5.2',
@@ -153,10 +143,59 @@ async function decodeCwt(text: string, options: Options) {
     sub: contents.sub,
     ...tokenTimes(contents, options.nowMs),
     ...summary(contents.bytes, contents.bits, options.idx, (i) => statusAt(contents.bytes, contents.bits, i)),
-    signature: {
+    signature,
+  };
+
+  async function cwtSignatureByKid() {
+    const key = kid ? await options.known.byKid(kid, 'ES256') : undefined;
+    const given = options.jwks?.keys.find((k) => k.kid === kid);
+    let verified = false;
+    try {
+      verified = key
+        ? verifyCoseSign1(sign1, KeyObject.from(key.key as CryptoKey))
+        : given
+          ? verifyCoseSign1(sign1, given)
+          : false;
+    } catch {
+      verified = false;
+    }
+    return {
       verified,
       ...(kid ? { kid } : {}),
       key_source: key ? `this origin (${key.set})` : given ? 'the jwks given' : 'none',
-    },
-  };
+    };
+  }
+}
+
+/** A CWT carrying its certificate (COSE x5chain): the leaf's key checks it, a chain to our CA makes it verified. */
+async function cwtSignatureByX5chain(
+  sign1: ReturnType<typeof readStatusListCwt>['sign1'],
+  x5c: string[],
+  known: KnownIssuerKeys,
+) {
+  let valid = false;
+  try {
+    valid = verifyCoseSign1(sign1, new X509Certificate(Buffer.from(x5c[0]!, 'base64')).publicKey);
+  } catch {
+    valid = false;
+  }
+  if (!valid)
+    return { verified: false, key_source: 'x5chain leaf certificate', detail: 'The COSE signature does NOT verify' };
+  const anchors = known.trustAnchorsPem?.() ?? [];
+  const chain =
+    anchors.length > 0 && known.nowS !== undefined
+      ? await validateX5c(x5c, { trustAnchors: anchors, now: known.nowS })
+      : { valid: false as const, reason: 'no CA of this origin is known here' };
+  return chain.valid
+    ? {
+        verified: true,
+        key_source: 'x5chain leaf certificate',
+        detail: "Signature verified with the x5chain leaf, which chains to this origin's CA",
+      }
+    : {
+        verified: false,
+        self_signed_valid: true,
+        key_source: 'x5chain leaf certificate',
+        detail: `Valid with the x5chain leaf, but the chain is not trusted here: ${chain.reason}`,
+      };
 }

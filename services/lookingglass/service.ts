@@ -71,9 +71,11 @@ export class LookingGlass {
     return decodeJwt(token, { jwks, known: this.known(), nowMs: this.clock.now() });
   }
 
-  async decodeCredential(credential: unknown, jwks?: { keys: JWK[] }) {
+  /** `jwksSource` names where `jwks` came from when the caller did not paste it (the page: our issuer's keys). */
+  async decodeCredential(credential: unknown, jwks?: { keys: JWK[] }, jwksSource?: string) {
     const decoded = (await decodeCredential(credential, {
       jwks,
+      ...(jwksSource ? { jwksSource } : {}),
       known: this.known(),
       nowMs: this.clock.now(),
     })) as Record<string, unknown>;

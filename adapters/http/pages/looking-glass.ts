@@ -9,6 +9,8 @@ import { sendPage } from './respond.ts';
 import { stringMembers } from '../response-schemas.ts';
 import { h, p } from './blocks.ts';
 import { samplesBlock } from './looking-glass-samples.ts';
+import { statusListBlocks, statusListForm, statusVerdict } from './looking-glass-status.ts';
+import { looksLikeStatusList } from '../../../services/lookingglass/decode-status-list.ts';
 import type { PageSchema } from './routes.ts';
 
 /** `/looking-glass`: decode a JWT or a credential, as a page that works without JavaScript. */
@@ -37,9 +39,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
     const blocks: Block[] = [
       h(1, 'Looking glass'),
       p(
-        "Paste a JWT to decode it, check its signature against this origin's issuers (or a JWKS you paste), and read every claim explained, each linked to where it is defined. For credentials use ",
-        { code: 'POST /api/lookingglass/decode/credential' },
-        '.',
+        "Paste a JWT to decode it, check its signature against this origin's issuers (or a JWKS you paste), and read every claim explained, each linked to where it is defined. Credentials and status lists have their own forms below.",
       ),
       // POST keeps tokens out of URLs, history and logs; the form works without JavaScript.
       {
@@ -62,6 +62,9 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
       },
     ];
     if (!token) return blocks;
+    // A status list pasted as a token gets the status list view, not the generic JWT one.
+    if (token.split('.').length === 3 && looksLikeStatusList(token))
+      return [...blocks, ...(await statusListBlocks(ctx.lookingGlass, token, ''))];
     try {
       let jwks: { keys: [] } | undefined;
       if (jwksText?.trim()) {
@@ -131,12 +134,13 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
     try {
       const input = /^\s*[{[]/.test(text) ? (JSON.parse(text) as unknown) : text.trim();
       // Without a pasted JWKS, a credential of this origin's issuer is checked with that issuer's keys.
-      const jwks = jwksText?.trim()
-        ? (JSON.parse(jwksText) as { keys: [] })
-        : typeof input === 'string' && jwtIssuer(input) === `${ctx.config.baseUrl}/oid4vci`
-          ? (ctx.keys.jwks('oid4vci') as { keys: [] })
-          : undefined;
-      const d = (await ctx.lookingGlass.decodeCredential(input, jwks)) as Record<string, any>;
+      const pasted = jwksText?.trim() ? (JSON.parse(jwksText) as { keys: [] }) : undefined;
+      const ours = !pasted && typeof input === 'string' && jwtIssuer(input) === `${ctx.config.baseUrl}/oid4vci`;
+      const d = (await ctx.lookingGlass.decodeCredential(
+        input,
+        pasted ?? (ours ? (ctx.issuer.keys.jwks() as { keys: [] }) : undefined),
+        ours ? "this origin's issuer keys (its jwks_uri)" : undefined,
+      )) as Record<string, any>;
       blocks.push(
         p(
           'Format: ',
@@ -145,7 +149,16 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         ),
       );
       blocks.push(...verdict(d.issuer_signature, 'Issuer signature'), ...verdict(d.holder_binding, 'Holder binding'));
-      if (d.validity?.state) blocks.push(p('Validity: ', { strong: String(d.validity.state) }));
+      // Validity (its times) and status (its issuer's list) side by side: a revoked credential is not "valid".
+      const status = statusVerdict(d.status);
+      if (d.validity?.state || status)
+        blocks.push(
+          p(
+            ...(d.validity?.state ? (['Validity: ', { strong: String(d.validity.state) }] as Inline[]) : []),
+            ...(d.validity?.state && status ? ([' · '] as Inline[]) : []),
+            ...(status ? (['Status: ', { strong: status.word }, ` (${status.detail})`] as Inline[]) : []),
+          ),
+        );
       if (Array.isArray(d.warnings) && d.warnings.length)
         blocks.push(h(3, 'Warnings'), { kind: 'list', items: d.warnings.map((w: string) => [w]) });
       if (Array.isArray(d.disclosures)) {
@@ -210,7 +223,12 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
       return sendPage(request, reply, {
         title: 'Looking glass',
         noindex: Boolean(token),
-        blocks: [...(await lookingGlassPage(token)), ...(token ? [] : [samplesBlock(ctx)]), credentialForm],
+        blocks: [
+          ...(await lookingGlassPage(token)),
+          ...(token ? [] : [samplesBlock(ctx)]),
+          credentialForm,
+          statusListForm(),
+        ],
       });
     },
   );
@@ -223,17 +241,32 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         ...pageSchema(
           'Looking glass: decode the JWT in the form field token (verified with the optional jwks field) or the credential in the field credential (page)',
         ),
-        body: stringMembers({ token: 32_768, jwks: 65_536, credential: 200_000 }),
+        body: stringMembers({ token: 32_768, jwks: 65_536, credential: 200_000, status_list: 200_000, idx: 10 }),
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as { token?: string; jwks?: string; credential?: string };
+      const body = (request.body ?? {}) as {
+        token?: string;
+        jwks?: string;
+        credential?: string;
+        status_list?: string;
+        idx?: string;
+      };
       reply.header('cache-control', 'no-store');
       const credential = body.credential?.trim() ? await credentialBlocks(body.credential, body.jwks) : [];
+      const list = body.status_list?.trim()
+        ? await statusListBlocks(ctx.lookingGlass, body.status_list, body.idx ?? '')
+        : [];
       return sendPage(request, reply, {
         title: 'Looking glass',
         noindex: true,
-        blocks: [...(await lookingGlassPage(body.token?.trim(), body.jwks)), credentialForm, ...credential],
+        blocks: [
+          ...(await lookingGlassPage(body.token?.trim(), body.jwks)),
+          credentialForm,
+          ...credential,
+          statusListForm(body.status_list?.trim(), body.idx?.trim()),
+          ...list,
+        ],
       });
     },
   );
