@@ -7,6 +7,13 @@ import { startDeployment, type StartedDeployment } from './model-test/deployment
 import { testMachine, type MachineReport } from './model-test/runner.ts';
 
 /**
+ * Requests per minute against a deployment named with --base: 60% of RATE_LIMIT_PER_MINUTE's default
+ * (100). The rest is room for what the deployment's own limit also counts from this address: the
+ * requests a run against the deployment as its own target makes to it, and pages a person opens.
+ */
+const DEFAULT_PACE = 60;
+
+/**
  * `npm run model-test`: drives a deployment through its machines over HTTP only, and checks every
  * answer and every logged state against the machines' models (docs/machines.md). Exits 1 on any failure.
  */
@@ -28,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     if (!options.base) started = await startDeployment(options.invertGuard);
     const base = options.base ?? started!.main.url;
     const walletUrl = options.wallet ?? started?.wallet.url;
-    const rate = options.rate ?? (options.base ? 100 : Infinity);
+    const rate = options.rate ?? (options.base ? DEFAULT_PACE : Infinity);
     const target = {
       http: new Http(base, rate),
       ...(walletUrl ? { wallet: new Http(walletUrl, rate) } : {}),
@@ -39,22 +46,31 @@ async function main(argv: string[]): Promise<number> {
         `${options.runs} runs per machine${options.invertGuard ? `, guard ${options.invertGuard} inverted` : ''}`,
     );
     const reports: MachineReport[] = [];
-    for (const model of chosen) {
-      if (model.needsWallet && !target.wallet) {
-        console.log(`skip ${model.machine}: needs the wallet harness (--wallet <url>)`);
-        continue;
+    // Ctrl-C stops the run at the next request; what was covered so far is reported.
+    const stop = new AbortController();
+    const interrupt = () => stop.abort();
+    process.once('SIGINT', interrupt);
+    try {
+      for (const model of chosen) {
+        if (model.needsWallet && !target.wallet) {
+          console.log(`skip ${model.machine}: needs the wallet harness (--wallet <url>)`);
+          continue;
+        }
+        const report = await testMachine(
+          model as never,
+          target,
+          { runs: options.runs, seed: options.seed, maxCommands: options.maxCommands },
+          { progress: (line) => console.log(line), signal: stop.signal },
+        );
+        reports.push(report);
+        if (report.stopped) break;
       }
-      reports.push(
-        await testMachine(model as never, target, {
-          runs: options.runs,
-          seed: options.seed,
-          maxCommands: options.maxCommands,
-        }),
-      );
+    } finally {
+      process.off('SIGINT', interrupt);
     }
     console.log(formatReport(reports, options.seed, options.runs));
     console.log(`${target.http.requests} requests`);
-    return reports.some((r) => r.failures.length > 0) ? 1 : 0;
+    return reports.some((r) => r.failures.length > 0 || r.stopped) ? 1 : 0;
   } catch (error) {
     console.error(`model-test: ${error instanceof RateLimited ? '' : 'could not run: '}${(error as Error).message}`);
     return 1;

@@ -77,6 +77,18 @@ export interface MachineModel<S extends { state: string }> {
 /** A prediction that did not hold: what was expected, what came. */
 export class ModelMismatch extends Error {}
 
+/**
+ * The deployment, as configured, cannot take this transition (it refuses itself as a flow target, an
+ * extension is off): the transition is reported uncovered with this reason, never as a failure.
+ */
+export class NotReachableHere extends Error {}
+
+/** Throws NotReachableHere when the deployment refused a targeted run's destination (its outbound guard). */
+export function unlessDestinationRefused(what: string, answer: { status: number; body: any }): void {
+  if (answer.status === 400 && answer.body?.error === 'destination_not_allowed')
+    throw new NotReachableHere(`${what}: the deployment refuses the destination (${answer.body.error_description})`);
+}
+
 /** Checks one answer against the model's prediction (the spec's status and error code). */
 export function expectAnswer(
   what: string,

@@ -19,7 +19,8 @@ export const USAGE = `npm run model-test -- [options]
   --runs <n>           random command sequences per machine (default 25)
   --seed <n>           fast-check seed, to run a failure again (default: random)
   --max-commands <n>   longest random sequence (default 30)
-  --rate <n>           requests per minute to stay under (default 100 with --base, the default limit)
+  --rate <n>           requests per minute to stay under (default 60 with --base: the default limit is 100,
+                       and runs against the deployment itself make requests to it from this address too)
   --invert-guard <machine>.<guard>
                        test build: start the service with that guard inverted (not with --base)`;
 

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { countedKey, readPublished, type Published, type PublishedTransition } from './definition.ts';
 import { RateLimited } from './http.ts';
-import { ModelMismatch, type MachineModel, type Observation, type Step, type Target } from './model.ts';
+import {
+  ModelMismatch,
+  NotReachableHere,
+  type MachineModel,
+  type Observation,
+  type Step,
+  type Target,
+} from './model.ts';
 
 /** A failed check: the commands that led to it, and how to run them again. */
 export interface Failure {
@@ -20,8 +27,21 @@ export interface MachineReport {
   reachable: string[];
   covered: string[];
   unreachable: Record<string, string>;
+  /** Reachable over HTTP, but not against this deployment as configured, each with why. */
+  notHere: Array<{ transition: string; reason: string }>;
   failures: Failure[];
   runs: number;
+  /** Why the run stopped before the end (a 429, Ctrl-C); what was covered until then is reported. */
+  stopped?: string;
+}
+
+/** The run was told to stop (Ctrl-C): what was covered so far is reported. */
+export class Stopped extends Error {}
+
+/** How a run reports itself as it goes, and how it is told to stop. */
+export interface RunControl {
+  progress(line: string): void;
+  signal?: AbortSignal;
 }
 
 type AnyState = { state: string };
@@ -35,6 +55,7 @@ class Session<S extends AnyState> {
     private readonly target: Target,
     readonly covered: Set<string>,
     readonly state: S,
+    private readonly signal?: AbortSignal,
   ) {}
 
   step(name: string): Step<S> {
@@ -44,6 +65,7 @@ class Session<S extends AnyState> {
   }
 
   async take(step: Step<S>): Promise<void> {
+    if (this.signal?.aborted) throw new Stopped('interrupted');
     this.done.push(step.name);
     await step.run(this.state, this.target);
     await this.observe();
@@ -84,9 +106,10 @@ async function coverTransitions<S extends AnyState>(
   model: MachineModel<S>,
   published: Published,
   target: Target,
-  covered: Set<string>,
-  failures: Failure[],
+  found: { covered: Set<string>; notHere: Map<string, string>; failures: Failure[] },
+  control: RunControl,
 ): Promise<void> {
+  const { covered, notHere, failures } = found;
   for (const t of published.transitions) {
     if (t.key in model.unreachable || covered.has(t.key)) continue;
     const names = recipe(model, published, t);
@@ -97,7 +120,7 @@ async function coverTransitions<S extends AnyState>(
     // Taken as is; when the log stays unreadable, again with the reveal step before the last one.
     const attempts = model.reveal ? [names, [...names.slice(0, -1), model.reveal, ...names.slice(-1)]] : [names];
     for (const [i, attempt] of attempts.entries()) {
-      const session = new Session(model, published, target, covered, model.create());
+      const session = new Session(model, published, target, covered, model.create(), control.signal);
       try {
         for (const name of attempt) {
           const step = session.step(name);
@@ -114,8 +137,15 @@ async function coverTransitions<S extends AnyState>(
         if (!seen && i < attempts.length - 1) continue;
         if (!seen) throw new ModelMismatch('the log could not be read back');
         if (!covered.has(t.key)) throw new ModelMismatch(`${t.key} was not taken`);
+        control.progress(`  covered ${t.key}`);
       } catch (error) {
-        if (error instanceof RateLimited) throw error;
+        if (error instanceof RateLimited || error instanceof Stopped) throw error;
+        if (error instanceof NotReachableHere) {
+          notHere.set(t.key, error.message);
+          control.progress(`  not here ${t.key}: ${error.message}`);
+          break;
+        }
+        control.progress(`  FAIL ${t.key}: ${(error as Error).message}`);
         failures.push({
           machine: model.machine,
           phase: 'coverage',
@@ -137,6 +167,7 @@ async function randomRuns<S extends AnyState>(
   target: Target,
   covered: Set<string>,
   options: { runs: number; seed: number; maxCommands: number },
+  signal?: AbortSignal,
 ): Promise<Failure | undefined> {
   const commands = model.steps
     .filter((step) => !step.slow)
@@ -154,7 +185,7 @@ async function randomRuns<S extends AnyState>(
       fc.constantFrom<string | undefined>(...(model.start ?? [undefined])),
       fc.commands(commands, { maxCommands: options.maxCommands, size: 'max' }),
       async (start, sequence) => {
-        const session = new Session(model, published, target, covered, model.create());
+        const session = new Session(model, published, target, covered, model.create(), signal);
         try {
           if (start !== undefined) await session.take(session.step(start));
           await fc.asyncModelRun(() => ({ model: session, real: target }), sequence);
@@ -170,7 +201,9 @@ async function randomRuns<S extends AnyState>(
   );
   if (!result.failed) return undefined;
   const error = result.errorInstance as Error | undefined;
-  if (error instanceof RateLimited) throw error;
+  if (error instanceof RateLimited || error instanceof Stopped) throw error;
+  // A random sequence that met a refusal of this deployment's configuration says nothing of the model.
+  if (error instanceof NotReachableHere) return undefined;
   return {
     machine: model.machine,
     phase: 'random',
@@ -186,6 +219,7 @@ export async function testMachine<S extends AnyState>(
   model: MachineModel<S>,
   target: Target,
   options: { runs: number; seed: number; maxCommands: number },
+  control: RunControl = { progress: () => undefined },
 ): Promise<MachineReport> {
   const published = await readPublished(target.http, model.machine);
   const failures: Failure[] = [];
@@ -198,20 +232,31 @@ export async function testMachine<S extends AnyState>(
         message: `the model lists ${key} as unreachable, but the published definition has no such transition`,
       });
   const covered = new Set<string>();
-  await coverTransitions(model, published, target, covered, failures);
-  const random = await randomRuns(model, published, target, covered, options);
-  if (random) failures.push(random);
+  const notHere = new Map<string, string>();
   const reachable = published.transitions.map((t) => t.key).filter((k) => !(k in model.unreachable));
-  for (const key of reachable)
-    if (!covered.has(key))
-      failures.push({ machine: model.machine, phase: 'coverage', commands: [], message: `${key} was never taken` });
+  control.progress(`${model.machine}: ${reachable.length} transitions reachable over HTTP`);
+  let stopped: string | undefined;
+  try {
+    await coverTransitions(model, published, target, { covered, notHere, failures }, control);
+    control.progress(`  ${options.runs} random runs`);
+    const random = await randomRuns(model, published, target, covered, options, control.signal);
+    if (random) failures.push(random);
+    for (const key of reachable)
+      if (!covered.has(key) && !notHere.has(key))
+        failures.push({ machine: model.machine, phase: 'coverage', commands: [], message: `${key} was never taken` });
+  } catch (error) {
+    if (!(error instanceof RateLimited || error instanceof Stopped)) throw error;
+    stopped = error.message;
+  }
   return {
     machine: model.machine,
     version: published.version,
     reachable,
     covered: reachable.filter((k) => covered.has(k)),
     unreachable: model.unreachable,
+    notHere: [...notHere].map(([transition, reason]) => ({ transition, reason })),
     failures,
     runs: options.runs,
+    ...(stopped ? { stopped } : {}),
   };
 }

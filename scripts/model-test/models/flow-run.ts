@@ -1,6 +1,14 @@
 import { authorizeAsPerson } from '../browser.ts';
 import type { Http } from '../http.ts';
-import { expectAnswer, expectEqual, ModelMismatch, transitionKey, type MachineModel, type Step } from '../model.ts';
+import {
+  expectAnswer,
+  expectEqual,
+  ModelMismatch,
+  transitionKey,
+  unlessDestinationRefused,
+  type MachineModel,
+  type Step,
+} from '../model.ts';
 import { observeStream } from '../streams.ts';
 
 /** Flows every build can run against itself, each with options that change what it sends. */
@@ -121,6 +129,7 @@ const targeted = (name: string, secret: (m: FlowRunModelState) => string, outcom
     const answer = await http.call('/api/protocols/oauth2/demo/client-credentials', {
       json: { target: selfTarget(http, secret(m)) },
     });
+    unlessDestinationRefused('a run against this deployment', answer);
     expectAnswer('POST a run against a target', answer, 201);
     m.runId = answer.body.run_id;
     m.runToken = answer.body.run_token;
@@ -163,6 +172,7 @@ const codeFlowAgainstItself: Step<FlowRunModelState>[] = [
           },
         },
       });
+      unlessDestinationRefused('a code flow against this deployment', answer);
       expectAnswer('POST a code flow against a target', answer, 202);
       expectEqual('the run waits for a person', answer.body.status, 'awaiting_user');
       expectEqual('the redirect URI to register', answer.body.redirect_uri, `${http.base}/runs/callback`);

@@ -83,8 +83,38 @@ describe.concurrent('npm run model-test', () => {
       const { code, out } = await modelTest(['--base', server.url, '--machine', 'agent', '--rate', '100000']);
       expect(code).toBe(1);
       expect(out).toMatch(/answered 429: .*RATE_LIMIT_PER_MINUTE, or pass --rate <requests per minute>/);
+      // Issue 45 item 27: progress as it went, and what was covered before the stop, not thrown away.
+      expect(out).toMatch(/^ {2}covered unregistered --agent\.registered--> unclaimed$/m);
+      expect(out).toMatch(/^STOP agent: [1-9]\d*\/\d+ transitions reachable over HTTP covered, stopped \(/m);
+      expect(out).toMatch(/not reached before the stop: /);
+      expect(out).toContain('model-test stopped before the end');
     } finally {
       await server.close();
     }
   }, 60_000);
+
+  // Issue 45 item 17: a transition this deployment cannot take (it refuses the tester's address as a flow
+  // target: BASE_URL says 127.0.0.1, the tester says localhost) is uncovered with its reason, not a failure.
+  it('reports what a deployment refuses as uncovered here, with the reason, and passes', async () => {
+    const server = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    try {
+      const base = server.url.replace('127.0.0.1', 'localhost');
+      const { code, out } = await modelTest([
+        '--base',
+        base,
+        '--machine',
+        'flowRun',
+        '--runs',
+        '3',
+        '--rate',
+        '100000',
+      ]);
+      expect(out).toMatch(/uncovered here: \S+ --run\.awaiting_user--> awaiting_user \(.*refuses the destination/);
+      expect(out).not.toMatch(/^FAIL/m);
+      expect(out).toContain('model-test passed');
+      expect(code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
