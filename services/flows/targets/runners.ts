@@ -41,7 +41,11 @@ async function discover(run: RunContext, target: Target): Promise<Metadata> {
     ]);
     if (res.status !== 200 || typeof res.body !== 'object' || res.body === null) continue;
     const metadata = res.body as Metadata;
-    await run.check(issuerMatches(metadata.issuer, target.issuer, rule));
+    const matched = issuerMatches(metadata.issuer, target.issuer, rule);
+    await run.check(matched);
+    // Metadata naming another issuer may send the client's secret anywhere (RFC 8414 §3.3's mix-up): stop.
+    if (matched.verdict === 'failed')
+      throw new FlowFailure(`${matched.detail}: the run stops before any credential is sent (${rule})`);
     return metadata;
   }
   throw new FlowFailure('The target publishes no authorization server metadata (RFC 8414) nor OpenID configuration');

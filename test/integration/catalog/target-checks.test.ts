@@ -78,8 +78,16 @@ describe('a misbehaving target', () => {
         detail: `the metadata names issuer "${base}/someone-else", not ${base}/wrong-issuer`,
       },
     ]);
-    // A failed check does not stop the run: the token still came.
-    expect(res.body.status).toBe('succeeded');
+    // Issue 45 item 39: metadata naming another issuer stops the run before the client's secret is sent.
+    expect(res.body.status).toBe('failed');
+    expect(res.body.error).toMatch(/stops before any credential is sent/);
+    expect(res.body.exchanges.map((x: Json) => new URL(x.request.url).pathname)).toEqual([
+      '/.well-known/oauth-authorization-server/wrong-issuer',
+    ]);
+    for (const x of res.body.exchanges as Json[]) {
+      expect(Object.keys(x.request.headers ?? {}).map((h) => h.toLowerCase())).not.toContain('authorization');
+      expect(JSON.stringify(x.request.body ?? '')).not.toContain('client_secret');
+    }
     // The run page shows each verdict with its rule.
     const page = await fetch(`${portico.url}/runs/${res.body.run_id}`, {
       headers: { accept: 'text/markdown', authorization: `Bearer ${res.body.run_token}` },
