@@ -1,6 +1,7 @@
 import { diffRuns, type RunDiff } from '../../services/streams/diff.ts';
 import type { StreamExport } from '../../services/streams/export.ts';
 import { ExportRefused, readExport } from '../../services/streams/import.ts';
+import { refusalOf } from './import.ts';
 import { readJsonFile } from './read-json-file.ts';
 
 const RUN_REFERENCE = /^(?:run:|.*\/runs\/)([A-Za-z0-9_-]{1,100})\/?$/;
@@ -57,8 +58,7 @@ export async function diffCommand(references: string[], base: string | undefined
   try {
     diff = diffRuns(await load(references[0]!, base), await load(references[1]!, base));
   } catch (error) {
-    if (!(error instanceof ExportRefused) && !(error instanceof TypeError)) throw error;
-    console.error(error.message.split('\n')[0]);
+    console.error(refusalOf(error));
     return 2;
   }
   if (asJson) console.log(JSON.stringify(diff, null, 2));

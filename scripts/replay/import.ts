@@ -19,14 +19,26 @@ export async function importExports(files: string[], asJson: boolean): Promise<n
     try {
       reports.push({ file, ...refold(readExport(read.value)) });
     } catch (error) {
-      if (!(error instanceof ExportRefused)) throw error;
-      reports.push({ file, refused: `${file}: ${error.message}` });
+      reports.push({ file, refused: `${file}: ${refusalOf(error)}` });
     }
   }
   if (asJson) console.log(JSON.stringify({ files: reports }, null, 2));
   else for (const report of reports) printReport(report);
   if (reports.some((r) => 'refused' in r)) return 2;
   return reports.some((r) => 'divergence' in r) ? 1 : 0;
+}
+
+/**
+ * Why a file was refused, in one line. A file is the user's but may come from anywhere: whatever it
+ * makes the check or the fold throw (a nesting too deep to walk, an event the machine cannot take) is a
+ * refusal of that file, never a crash.
+ */
+export function refusalOf(error: unknown): string {
+  if (error instanceof ExportRefused) return error.message;
+  const first = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return error instanceof RangeError
+    ? `not a readable export: it is nested too deeply (${first})`
+    : `not a readable export: ${first}`;
 }
 
 function printReport(report: FileReport): void {

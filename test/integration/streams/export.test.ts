@@ -178,4 +178,43 @@ describe('npm run replay -- --import', () => {
     writeFileSync(big, Buffer.alloc(16 * 1024 * 1024 + 1, 0x20));
     expect(replay('--import', big).stderr).toMatch(/over 16 MiB/);
   });
+
+  // Issue 45 item 39: hostile files are refused in one line with exit 2, never a crash (exit 1).
+  it('refuses hostile files in one line each, exit 2: deep nesting, huge numbers, __proto__ keys, bad events', async () => {
+    const id = await run('client-credentials');
+    const doc = (await get(`/api/streams/run:${id}/export`)).body as StreamExport;
+    const sealed = (changed: StreamExport) => ({ ...changed, digest: exportDigest(changed) });
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const nested = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const deepData = JSON.stringify(doc).replace('"data":{', `"data":{"deep":${nested},`);
+    const cases: Array<[string, string]> = [
+      ['deep-array.json', deep],
+      ['deep-data.json', deepData],
+      ['huge-number.json', JSON.stringify(doc).replace(/"sequence":\d+/, '"sequence":1e999')],
+      ['huge-data-number.json', JSON.stringify(doc).replace('"data":{', '"data":{"n":1e999,')],
+      ['proto.json', JSON.stringify(doc).replace('"data":{', '"data":{"__proto__":{"polluted":true},')],
+      ['bad-digest.json', JSON.stringify({ ...doc, digest: 42 })],
+      ['unknown-stream.json', JSON.stringify(sealed({ ...doc, stream: 'nope:x' }))],
+      ['not-an-object.json', '[1,2,3]'],
+    ];
+    for (const [name, content] of cases) {
+      const outcome = replay('--import', save(name, content));
+      expect([name, outcome.status]).toEqual([name, 2]);
+      expect(outcome.stderr.trim().split('\n'), name).toHaveLength(1);
+      expect(outcome.stderr, name).toContain(name);
+      expect(outcome.stderr, name).not.toMatch(/\n\s+at /);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // Garbage events, sealed again: read, folded, and reported as diverging from what they claim (1).
+    const garbage = sealed({
+      ...doc,
+      events: [{ ...doc.events[0]!, type: 'run.finished', data: { status: { toString: 1 } } } as never],
+    });
+    const folded = replay('--import', save('event-garbage.json', garbage));
+    expect([folded.status, folded.stderr]).toEqual([1, '']);
+    expect(folded.stdout).toContain('diverges at event 1');
+    // A "__proto__" member beside the sealed ones is an ordinary, ignored member: the export still folds.
+    const extra = replay('--import', save('proto-top.json', JSON.stringify(doc).replace('{', '{"__proto__":{"x":1},')));
+    expect([extra.status, extra.stderr]).toEqual([0, '']);
+  });
 });
