@@ -39,6 +39,21 @@ export interface RequestedDelivery {
   authorization_header?: string;
 }
 
+/**
+ * Our own origin is a push destination only at a receiver's events endpoint
+ * (`{base}/ssf/receiver/{id}/events`, no query): a stream must not make us POST to any other path of ours.
+ */
+export function isOwnReceiverEndpoint(endpoint: string, base: string): boolean {
+  const url = new URL(endpoint);
+  const own = new URL(base);
+  if (url.origin !== own.origin || url.search) return false;
+  const prefix = own.pathname.replace(/\/$/, '');
+  return (
+    url.pathname.startsWith(`${prefix}/ssf/receiver/`) &&
+    /^\/[A-Za-z0-9_-]{1,64}\/events$/.test(url.pathname.slice(prefix.length + '/ssf/receiver'.length))
+  );
+}
+
 /** `delivery`: push needs an endpoint_url; poll's endpoint is ours; absent means poll (SSF 1.0 §8.1.1.1). */
 export function delivery(value: unknown): RequestedDelivery {
   if (value === undefined) return { method: POLL };

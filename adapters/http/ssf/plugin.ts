@@ -10,6 +10,8 @@ import { PushDelivery } from '../../../services/ssf/push.ts';
 import { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
+import { isOwnReceiverEndpoint } from '../../../services/ssf/requests.ts';
+import { oauthError } from '../../../services/errors.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
 import { keyedFingerprint } from '../../../services/crypto/fingerprint.ts';
 import type { MainContext } from '../main/context.ts';
@@ -42,7 +44,15 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
     clock: ctx.clock,
     settings,
     sealer,
-    vetEndpoint: (url) => (new URL(url).origin === new URL(base).origin ? Promise.resolve() : ctx.outbound.vet(url)),
+    // Our origin only at a receiver's events path; every other destination through the outbound guard.
+    vetEndpoint: async (url) => {
+      if (new URL(url).origin !== new URL(base).origin) return ctx.outbound.vet(url);
+      if (!isOwnReceiverEndpoint(url, base))
+        throw oauthError(
+          'destination_not_allowed',
+          "This origin receives pushed SETs only at a receiver's events endpoint, /ssf/receiver/{id}/events",
+        );
+    },
   });
   const emitter = new SsfEmitter(streams, ctx.clock);
   const polling = new SsfPoll(streams, ctx.log, ctx.clock, settings.longPollMs);

@@ -71,6 +71,34 @@ describe("Portico's SET receiver", () => {
     expect(html).toContain('&quot;hello&quot;');
   });
 
+  // Issue 45 item 39: our own origin is a push destination only at a receiver's events endpoint.
+  it('refuses a push stream to any other path of our own origin (destination_not_allowed)', async () => {
+    const bearer = await ssfToken(server);
+    const push = (endpoint_url: string) =>
+      call(bearer, '/ssf/streams', {
+        delivery: { method: 'urn:ietf:rfc:8935', endpoint_url },
+        events_requested: [`${RISC}account-disabled`],
+      });
+    for (const path of [
+      '/oauth2/token',
+      '/ssf/receivers',
+      '/ssf/receiver/abc/events?x=1',
+      '/ssf/receiver/abc/events/more',
+      '/ssf/receiver/../oauth2/token',
+      '/api/protocols/oauth2/demo/client-credentials',
+    ]) {
+      const refused = await push(`${server.url}${path}`);
+      expect([path, refused.status, refused.body.error]).toEqual([path, 400, 'destination_not_allowed']);
+    }
+    const receiver = await exchange(server.url, '/ssf/receivers', json({ audience: 'machine-client' }));
+    const admitted = await push(receiver.body.endpoint_url);
+    expect(admitted.status).toBe(201);
+    await exchange(server.url, `/ssf/streams?stream_id=${admitted.body.stream_id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${bearer}` },
+    });
+  });
+
   it('refuses with RFC 8935 errors: wrong header, media type, typ, key, iss, aud, replay', async () => {
     const receiver = (await exchange(server.url, '/ssf/receivers', json({ audience: 'rp' }))).body;
     const push = (body: string, headers: Record<string, string> = {}) =>
