@@ -75,16 +75,43 @@ const nameOf = (pointer: string) =>
     ?.replaceAll('~1', '/')
     .replaceAll('~0', '~') ?? '';
 
+/**
+ * The request fields a learner edited in step mode (`form.code_verifier: replaced` names `code_verifier`;
+ * a query edit changes the URL): what they changed is the point of the comparison, never volatile.
+ */
+function editedNames(exchange: RecordedExchange): Set<string> {
+  const names = new Set<string>();
+  for (const edit of exchange.edited ? (exchange.edits ?? []) : []) {
+    const m = /^(query|form|json|headers)\.([^:]+):/.exec(edit);
+    if (!m) continue;
+    names.add(m[2]!.toLowerCase());
+    if (m[1] === 'query') names.add('url');
+  }
+  return names;
+}
+
+/**
+ * Whether a difference at `pointer` is volatile: a value that differs by nature (an id, a time, a nonce,
+ * a signature) in both runs. A field present in one run only, or one the learner edited, is a difference.
+ */
+function volatileDifference(pointer: string, x: unknown, y: unknown, edited: Set<string>): boolean {
+  const name = nameOf(pointer).toLowerCase();
+  if (pointer.startsWith('/request/') && edited.has(name)) return false;
+  return isVolatileName(name) || isVolatileValuePair(x, y);
+}
+
 function compareExchanges(a: RecordedExchange, b: RecordedExchange): Pick<ExchangePair, 'differences' | 'volatile'> {
   const left = comparable(a);
   const right = comparable(b);
+  const edited = new Set([...editedNames(a), ...editedNames(b)]);
   const differences: FieldDifference[] = [];
   const volatile: string[] = [];
   for (const pointer of new Set([...left.keys(), ...right.keys()])) {
     const x = left.get(pointer);
     const y = right.get(pointer);
-    if (sameJson(x, y) && left.has(pointer) === right.has(pointer)) continue;
-    if (isVolatileName(nameOf(pointer)) || isVolatileValuePair(x, y)) volatile.push(pointer);
+    const inBoth = left.has(pointer) && right.has(pointer);
+    if (sameJson(x, y) && inBoth) continue;
+    if (inBoth && volatileDifference(pointer, x, y, edited)) volatile.push(pointer);
     else differences.push({ pointer, a: x, b: y });
   }
   return { differences, volatile };

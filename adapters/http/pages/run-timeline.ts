@@ -116,9 +116,25 @@ export function exchangeBlock(
   const notes = x.annotations.length
     ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`
     : '';
-  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span></summary>${machineAfter ? `<p class="hint">Run machine after this exchange: <a href="${escapeHtml(machineAfter.href)}"><code>${escapeHtml(machineAfter.state)}</code></a></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
+  // Step mode: the learner changed this request before it was sent; the answer is the server's to that.
+  const edits = x.edited ? (x.edits ?? []) : [];
+  const editedNote = x.edited
+    ? `<p class="edited"><strong>Edited by you before it was sent:</strong> ${edits.map((e) => `<code>${escapeHtml(e)}</code>`).join(', ')}</p>`
+    : '';
+  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span>${x.edited ? ' <span class="badge edited">edited</span>' : ''}</summary>${editedNote}${machineAfter ? `<p class="hint">Run machine after this exchange: <a href="${escapeHtml(machineAfter.href)}"><code>${escapeHtml(machineAfter.state)}</code></a></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [
-    { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}` },
+    { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}${x.edited ? ' (edited)' : ''}` },
+    ...(x.edited
+      ? [
+          {
+            kind: 'paragraph',
+            inlines: [
+              'Edited by you before it was sent: ',
+              ...edits.flatMap((e, i) => [...(i ? [', '] : []), { code: e }]),
+            ],
+          } as Block,
+        ]
+      : []),
     {
       kind: 'paragraph',
       inlines: [

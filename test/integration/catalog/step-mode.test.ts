@@ -86,6 +86,28 @@ describe('step mode', () => {
     expect(token.request.headers['x-learner']).toBe('yes');
     expect(edited.body.status).toBe('failed');
     expect(await eventsOf(run.run_id)).toContain('run.stepped');
+
+    // Issue 45 item 31: the run page marks the edited exchange and says what changed.
+    const page = await (await fetch(`${server.url}/runs/${run.run_id}`)).text();
+    expect(page).toContain('<span class="badge edited">edited</span>');
+    expect(page).toContain('<code>form.code_verifier: replaced</code>');
+    const twin = await (
+      await fetch(`${server.url}/runs/${run.run_id}`, { headers: { accept: 'text/markdown' } })
+    ).text();
+    expect(twin).toMatch(/### \d+\. .* \(edited\)/);
+    // Compared with an unedited run, the edited field and the field present in one run only are
+    // differences, not volatile values; the server's answer differs too.
+    const plain = (await exchange(server.url, '/api/protocols/oauth2/demo/authorization-code-pkce', json({}))).body;
+    const diff = (await exchange(server.url, `/api/runs/${run.run_id}/diff/${plain.run_id}`, {})).body as Json;
+    const tokenPair = (diff.exchanges as Json[]).find(
+      (x) => x.presence === 'both' && x.differences.some((d: Json) => d.pointer === '/response/status'),
+    )!;
+    const differing = tokenPair.differences.map((d: Json) => d.pointer);
+    expect(differing).toEqual(expect.arrayContaining(['/request/body/code_verifier', '/request/headers/x-learner']));
+    expect(tokenPair.volatile).not.toContain('/request/body/code_verifier');
+    // The code differs by nature, as it does between any two runs.
+    expect(tokenPair.volatile).toContain('/request/body/code');
+    expect(diff.same).toBe(false);
   });
 
   it('a bad edit is refused with 400 and the run keeps waiting; continue runs to the end', async () => {
