@@ -23,6 +23,8 @@ const LIMITED = [
   // Pages that compute from a whole run (issue 45 item 36): a diff, and a run at a point of its stream.
   /^\/runs\/:a\/diff(\/:b)?$/,
   /^\/runs\/:id$/,
+  /^\/runs\/:id\/token$/,
+  /^\/streams\/:stream_id$/,
   /^\/protocol\/:id\/flow\/:flow\/run$/,
   /^\/wallet-harness(\/|$)/,
 ];

@@ -52,6 +52,16 @@ function pollRequest(raw: unknown): PollRequest {
 }
 
 /** What a stream may hand out now: everything when enabled, only control events otherwise (SSF 1.0 §8.1.2). */
+/** Concurrent long polls (issue 45 item 36): a stream needs one reader; a client a few streams' worth. */
+export const LONG_POLLS_PER_STREAM = 2;
+export const LONG_POLLS_PER_CLIENT = 10;
+
+const decrement = (counts: Map<string, number>, key: string) => {
+  const n = (counts.get(key) ?? 1) - 1;
+  if (n <= 0) counts.delete(key);
+  else counts.set(key, n);
+};
+
 const deliverable = (state: string, pending: readonly PendingSet[]) =>
   state === 'enabled' ? pending : pending.filter((p) => p.control);
 
@@ -62,6 +72,10 @@ const deliverable = (state: string, pending: readonly PendingSet[]) =>
  * crash between delivery and acknowledgement loses nothing.
  */
 export class SsfPoll {
+  /** Long polls waiting now, per stream and per client: each holds a socket and a listener. */
+  private readonly waitingByStream = new Map<string, number>();
+  private readonly waitingByClient = new Map<string, number>();
+
   constructor(
     private readonly streams: SsfStreams,
     private readonly log: EventLog,
@@ -90,14 +104,19 @@ export class SsfPoll {
     if (max === 0) return { sets: {}, moreAvailable: (await this.ready(streamId)).length > 0 };
     let ready = await this.ready(streamId);
     if (ready.length === 0 && !request.returnImmediately) {
-      // Listening before looking again: a SET queued between the first look and the wait is not missed.
-      const commit = this.nextCommit(streamId);
-      ready = await this.ready(streamId);
-      if (ready.length === 0) {
-        await commit.arrived;
+      const release = this.admitLongPoll(clientId, streamId);
+      try {
+        // Listening before looking again: a SET queued between the first look and the wait is not missed.
+        const commit = this.nextCommit(streamId);
         ready = await this.ready(streamId);
+        if (ready.length === 0) {
+          await commit.arrived;
+          ready = await this.ready(streamId);
+        }
+        commit.cancel();
+      } finally {
+        release();
       }
-      commit.cancel();
     }
     const sets: Record<string, string> = Object.create(null);
     const handed = ready.slice(0, max);
@@ -111,6 +130,30 @@ export class SsfPoll {
         method: 'poll',
       });
     return { sets, moreAvailable: ready.length > max };
+  }
+
+  /**
+   * A long poll may wait if its stream has fewer than LONG_POLLS_PER_STREAM and its client fewer than
+   * LONG_POLLS_PER_CLIENT waiting already (counted in one synchronous turn, so concurrent polls cannot
+   * both pass); otherwise 429 rate_limited. Returns the release of its place.
+   */
+  private admitLongPoll(clientId: string, streamId: string): () => void {
+    const byStream = this.waitingByStream.get(streamId) ?? 0;
+    const byClient = this.waitingByClient.get(clientId) ?? 0;
+    if (byStream >= LONG_POLLS_PER_STREAM || byClient >= LONG_POLLS_PER_CLIENT)
+      throw oauthError(
+        'rate_limited',
+        `At most ${LONG_POLLS_PER_STREAM} long polls may wait on a stream and ${LONG_POLLS_PER_CLIENT} per client; poll again once one has answered, or send returnImmediately`,
+      );
+    this.waitingByStream.set(streamId, byStream + 1);
+    this.waitingByClient.set(clientId, byClient + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      decrement(this.waitingByStream, streamId);
+      decrement(this.waitingByClient, clientId);
+    };
   }
 
   private async ready(streamId: string) {

@@ -1,4 +1,5 @@
 import type { RecordedExchange } from '../../machines/flow-run.ts';
+import { invalidRequest } from '../errors.ts';
 import { canonicalJson } from './canonical-json.ts';
 import type { StreamExport } from './export.ts';
 import { isVolatileName, isVolatileValuePair } from './volatile.ts';
@@ -41,6 +42,9 @@ export interface RunDiff {
   /** The same up to volatile values: same flow, same events and states, same exchanges. */
   same: boolean;
 }
+
+/** The most exchanges a run may have to be compared (a catalog flow has about a dozen). */
+export const MAX_DIFF_EXCHANGES = 200;
 
 /** Leaves are primitives or empty containers: primitives compare as they are, containers by their JSON. */
 const sameJson = (x: unknown, y: unknown) =>
@@ -171,6 +175,11 @@ function firstDivergence(a: StreamExport, b: StreamExport): RunDiff['first_diver
 export function diffRuns(a: StreamExport, b: StreamExport): RunDiff {
   const left = exchangesOf(a);
   const right = exchangesOf(b);
+  // The alignment costs the product of the two runs' exchange counts: bounded, whatever a run holds.
+  if (left.length > MAX_DIFF_EXCHANGES || right.length > MAX_DIFF_EXCHANGES)
+    throw invalidRequest(
+      `A diff compares runs of at most ${MAX_DIFF_EXCHANGES} exchanges each (these have ${left.length} and ${right.length})`,
+    );
   const exchanges = alignSteps(
     left.map((x) => x.step),
     right.map((x) => x.step),

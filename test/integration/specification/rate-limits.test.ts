@@ -33,12 +33,14 @@ describe('rate limits on every open API', () => {
     expect((await fetch(`${server.url}/.well-known/ssf-configuration`)).status).toBe(200);
   });
 
-  it('the run page and the diff page count too', async () => {
+  it('the run page, the diff page, the time-travel page and the run token form count too', async () => {
     const fresh = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
     try {
       const seen = await statuses(3, () => fetch(`${fresh.url}/runs/no-such-run`));
       expect(seen[2]).toBe(429);
       expect((await fetch(`${fresh.url}/runs/a/diff/b`)).status).toBe(429);
+      expect((await fetch(`${fresh.url}/streams/run:abc`)).status).toBe(429);
+      expect((await fetch(`${fresh.url}/runs/abc/token`, { method: 'POST' })).status).toBe(429);
     } finally {
       await fresh.close();
     }

@@ -153,6 +153,23 @@ describe('SSF transmitter', () => {
     const woken = (await waiting).body;
     expect(Object.keys(woken.sets)).toHaveLength(1);
     expect(decodeJwt(Object.values(woken.sets)[0] as string).events).toHaveProperty(`${CAEP}credential-change`);
+    await poll({ returnImmediately: true, ack: Object.keys(woken.sets) });
+    // Issue 45 item 36: at most two long polls wait on a stream; a third is 429 at once, without Retry-After.
+    const held = [poll({}), poll({})];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = await poll({});
+    expect([third.status, third.body.error, third.headers.get('retry-after')]).toEqual([429, 'rate_limited', null]);
+    expect(third.body.error_description).toMatch(/returnImmediately/);
+    expect((await poll({ returnImmediately: true })).status).toBe(200);
+    await emit(alice);
+    const answered = await Promise.all(held);
+    expect(answered.map((a) => a.status)).toEqual([200, 200]);
+    await poll({ returnImmediately: true, ack: Object.keys(answered[0]!.body.sets) });
+    // Their places are given back once they answered.
+    const again = poll({});
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await emit(alice);
+    expect((await again).status).toBe(200);
     for (const bad of [
       { event_type: 'urn:unknown', subject: alice, event: {} },
       { event_type: `${CAEP}credential-change`, subject: alice, event: { credential_type: 'verifiable-credential' } },
