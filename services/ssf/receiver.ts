@@ -9,6 +9,7 @@ import { notFound, oauthError } from '../errors.ts';
 import { bearerToken } from '../oauth/authorization-header.ts';
 import type { EventLog } from '../event-log.ts';
 import type { OutboundHttp } from '../outbound.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import { objectBody } from './requests.ts';
 import { SET_TYP } from './set.ts';
 
@@ -36,9 +37,18 @@ const refuse = (err: string, description: string, status: 400 | 401 = 400): Push
  * pushed to it (typ, signature by the transmitter's keys, iss, aud, jti replay), answers 202 or an
  * RFC 8935 error, and keeps the last 100 with their verdicts.
  */
+/** How long another transmitter's keys are kept, and how long a failure to fetch them is. */
+const FOREIGN_KEYS_MS = 300_000;
+const FAILED_KEYS_MS = 60_000;
+
 export class SsfReceivers {
   readonly actors: ActorRuntime<typeof ssfReceiverMachine>;
-  private readonly foreignKeys = new Map<string, { keys: JWK[]; until: number }>();
+  /**
+   * Other transmitters' keys, per transmitter: one fetch shared by concurrent pushes, kept 5 minutes, and
+   * a failed fetch kept 1 minute, so pushes naming a transmitter cause at most one outbound fetch a
+   * minute whatever their number (issue 45 item 36). Bounded, so transmitters cannot grow it for ever.
+   */
+  private readonly foreignKeys = new BoundedCache<string, { keys: Promise<JWK[]>; until: number }>(256);
 
   constructor(private readonly deps: ReceiverDeps) {
     this.actors = new ActorRuntime(deps.log, ssfReceiverMachine, 'ssf-receiver');
@@ -135,22 +145,28 @@ export class SsfReceivers {
     return verdict({ status: 202 });
   }
 
-  /** Our keys in process; another transmitter's from its SSF metadata's jwks_uri, through the guard, kept 5 minutes. */
+  /** Our keys in process; another transmitter's from its SSF metadata's jwks_uri, through the guard (cached above). */
   private async keysOf(transmitter: string): Promise<{ keys: JWK[] }> {
     if (transmitter === this.deps.ownIssuer) return this.deps.ownJwks();
+    const now = this.deps.clock.now();
     const cached = this.foreignKeys.get(transmitter);
-    if (cached && cached.until > this.deps.clock.now()) return { keys: cached.keys };
+    if (cached && cached.until > now) return { keys: await cached.keys };
+    const entry = { keys: this.fetchKeys(transmitter), until: now + FOREIGN_KEYS_MS };
+    this.foreignKeys.set(transmitter, entry);
+    entry.keys.catch(() => (entry.until = this.deps.clock.now() + FAILED_KEYS_MS));
+    return { keys: await entry.keys };
+  }
+
+  private async fetchKeys(transmitter: string): Promise<JWK[]> {
     const url = new URL(transmitter);
     const metadata = await this.deps.outbound.send(
       `${url.origin}/.well-known/ssf-configuration${url.pathname === '/' ? '' : url.pathname}`,
     );
     const jwksUri = (JSON.parse(metadata.body.toString('utf8')) as { jwks_uri?: unknown }).jwks_uri;
     if (typeof jwksUri !== 'string') throw new Error('no jwks_uri');
-    const keys = (
+    return (
       (JSON.parse((await this.deps.outbound.send(jwksUri)).body.toString('utf8')) as { keys?: JWK[] }).keys ?? []
     ).filter((k) => k && typeof k === 'object');
-    this.foreignKeys.set(transmitter, { keys, until: this.deps.clock.now() + 300_000 });
-    return { keys };
   }
 
   /** `GET /ssf/receivers/{id}`: the receiver and its last SETs, newest first, decoded, with verdicts. */
