@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameText } from '../../services/crypto/compare.ts';
 import { oauthError } from '../../services/errors.ts';
 import { isDiscoveryDocument } from './discovery-cors.ts';
+import { ON_BEHALF_OF_HEADER } from '../../services/flows/capture.ts';
 
 /**
  * Route patterns that share the per-IP limit (decisions section 1), plus the page route that starts
@@ -47,6 +48,19 @@ export interface InternalCaller {
 }
 
 const sameSecret = (given: unknown, expected: string) => typeof given === 'string' && sameText(given, expected);
+
+/**
+ * The address a request counts against: its own, or, for the server's own call during a flow run (the
+ * internal secret shown), the address that started the run. A limit keyed by this holds for runs too.
+ */
+export function countedAddress(internal: InternalCaller | undefined) {
+  return (request: FastifyRequest): string => {
+    const onBehalf = request.headers[ON_BEHALF_OF_HEADER];
+    return internal && sameSecret(request.headers[internal.header], internal.value) && typeof onBehalf === 'string'
+      ? onBehalf
+      : request.ip;
+  };
+}
 
 export async function installRateLimit(
   app: FastifyInstance,

@@ -31,6 +31,9 @@ export type HttpTransport = (
 ) => Promise<{ status: number; headers: Headers; text(): Promise<string> }>;
 
 /** An HTTP client that records every exchange of a run and decodes the JWTs it meets. */
+/** With the internal header only: the address of the caller a flow run's own request is made for. */
+export const ON_BEHALF_OF_HEADER = 'x-portico-on-behalf-of';
+
 export class HttpCapture {
   readonly exchanges: RecordedExchange[] = [];
   readonly tokens: DecodedToken[] = [];
@@ -38,8 +41,12 @@ export class HttpCapture {
   constructor(
     private readonly transport: HttpTransport,
     private readonly onExchange: (exchange: RecordedExchange) => Promise<void>,
-    /** A header sent, unrecorded, on requests to our own origin: the server's own calls are not rate limited. */
-    private readonly internal?: { origin: string; header: string; value: string },
+    /**
+     * A header sent, unrecorded, on requests to our own origin: the server's own calls are not rate
+     * limited; `onBehalfOf`, the address of whoever started the run, for the limits that still count
+     * those calls against that caller (client registrations).
+     */
+    private readonly internal?: { origin: string; header: string; value: string; onBehalfOf?: string },
     private readonly gate?: RequestGate,
   ) {}
 
@@ -82,7 +89,11 @@ export class HttpCapture {
     const started = performance.now();
     const sent =
       this.internal && new URL(url).origin === this.internal.origin
-        ? { ...headers, [this.internal.header]: this.internal.value }
+        ? {
+            ...headers,
+            [this.internal.header]: this.internal.value,
+            ...(this.internal.onBehalfOf ? { [ON_BEHALF_OF_HEADER]: this.internal.onBehalfOf } : {}),
+          }
         : headers;
     const res = await this.transport(url, {
       method,

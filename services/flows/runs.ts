@@ -118,9 +118,11 @@ export class FlowRuns {
       flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
     const gate = stepped ? this.stepper.gate(id, explain) : undefined;
     if (target) this.waits.start(client);
-    const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target }).finally(() => {
-      if (target) this.waits.end(client);
-    });
+    const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target, client }).finally(
+      () => {
+        if (target) this.waits.end(client);
+      },
+    );
     return { id, done, firstStop, targeted: target !== undefined, ...(runToken ? { runToken } : {}) };
   }
 
@@ -131,11 +133,15 @@ export class FlowRuns {
     options: Record<string, unknown>;
     gate?: RequestGate;
     target?: Target;
+    /** The address that started the run ('' when unknown). */
+    client: string;
   }): Promise<RunView> {
-    const { id, steps, runner, options, gate, target } = run;
+    const { id, steps, runner, options, gate, target, client } = run;
     // A targeted run talks to the user's server through the outbound guard, never with our internal header.
     const internal =
-      !target && this.deps.internal ? { origin: new URL(this.deps.base).origin, ...this.deps.internal } : undefined;
+      !target && this.deps.internal
+        ? { origin: new URL(this.deps.base).origin, ...this.deps.internal, ...(client ? { onBehalfOf: client } : {}) }
+        : undefined;
     const http = new HttpCapture(
       target ? this.deps.targets!.transport : this.deps.transport,
       async (exchange) => {

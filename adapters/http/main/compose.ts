@@ -179,6 +179,7 @@ async function assemble(
   );
   const ctx: MainContext = {
     config,
+    internalCaller: internal,
     clock,
     issuer: { settings: issuerSettingsOfOrigin, pki: issuerPki, keys: publishedIssuerKeys },
     credentialTrust,

@@ -1,3 +1,4 @@
+import type { InternalCaller } from '../rate-limit.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { EventLog } from '../../../services/event-log.ts';
@@ -21,6 +22,8 @@ import type { MachineRegistry } from '../../../services/machines/registry.ts';
 /** Everything the main origin's route plugins are given; built once in `compose.ts`. */
 export interface MainContext {
   config: Config;
+  /** The secret header of the server's own calls during flow runs (adapters/http/rate-limit.ts). */
+  internalCaller: InternalCaller;
   clock: Clock;
   /** The event log, by its interface: SQLite today, another store behind the same contract. */
   log: EventLog;

@@ -117,6 +117,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
       deps,
       outbound: documentFetches,
       registrationsPerHour: ctx.config.registrationsPerHour,
+      internal: ctx.internalCaller,
     });
 
   // Metadata (RFC 8414, OpenID Connect Discovery, RFC 9728).

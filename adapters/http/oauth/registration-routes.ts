@@ -1,3 +1,4 @@
+import { countedAddress, type InternalCaller } from '../rate-limit.ts';
 import type { FastifyInstance } from 'fastify';
 import { bearerToken } from '../../../services/oauth/authorization-header.ts';
 import { checkClientMetadata } from '../../../services/oauth/clients/registration-metadata.ts';
@@ -20,7 +21,12 @@ const clientInformation = jsonObject('The client’s metadata and identifiers (R
  */
 export function registrationRoutes(
   app: FastifyInstance,
-  { deps, outbound, registrationsPerHour }: { deps: OAuthDeps; outbound: OutboundHttp; registrationsPerHour: number },
+  {
+    deps,
+    outbound,
+    registrationsPerHour,
+    internal,
+  }: { deps: OAuthDeps; outbound: OutboundHttp; registrationsPerHour: number; internal: InternalCaller },
 ): void {
   const metadataOf = async (body: unknown) => resolveSector(checkClientMetadata(body), outbound);
   const clientParams = { type: 'object', required: ['clientId'], properties: { clientId: str(512) } };
@@ -29,11 +35,14 @@ export function registrationRoutes(
     '/oauth2/register',
     {
       config: {
-        // Each address may register this many clients an hour, on every instance together.
+        // Each address may register this many clients an hour, on every instance together; a flow run's
+        // own registrations count against the address that started the run (never exempt).
         rateLimit: {
           max: registrationsPerHour,
           timeWindow: 3_600_000,
           groupId: 'client-registration',
+          allowList: () => false,
+          keyGenerator: countedAddress(internal),
           errorResponseBuilder: () =>
             oauthError('rate_limited', `At most ${registrationsPerHour} client registrations an hour from one address`),
         },

@@ -228,10 +228,12 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
       try {
         const body = request.body as Record<string, unknown> | undefined;
         const stepped = body?.mode === 'step';
-        const launched = await flowRuns.launch(id, flow, {
-          ...pickRunOptions(id, flow, body),
-          ...(stepped ? { mode: 'step' } : {}),
-        });
+        const launched = await flowRuns.launch(
+          id,
+          flow,
+          { ...pickRunOptions(id, flow, body), ...(stepped ? { mode: 'step' } : {}) },
+          request.ip,
+        );
         const run = await flowRuns.answer(launched);
         // Step mode and targeted runs: the run's pages and forms prove its token with a cookie for that run.
         if (run.run_token) reply.header('set-cookie', runTokenCookie(run.run_id, run.run_token));

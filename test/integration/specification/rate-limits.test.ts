@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { EXTENSIONS_ON, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 // Issue 45 items 7 and 36: every open API counts against RATE_LIMIT_PER_MINUTE, Shared Signals and the
 // pages that compute from a whole run included; the RFC 8935 push target and discovery stay free.
@@ -41,6 +41,34 @@ describe('rate limits on every open API', () => {
       expect((await fetch(`${fresh.url}/runs/a/diff/b`)).status).toBe(429);
       expect((await fetch(`${fresh.url}/streams/run:abc`)).status).toBe(429);
       expect((await fetch(`${fresh.url}/runs/abc/token`, { method: 'POST' })).status).toBe(429);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a flow run's own client registrations count against the address that started it", async () => {
+    const fresh = await startMainServer({
+      env: { ...EXTENSIONS_ON, REGISTRATIONS_PER_HOUR: '2', RATE_LIMIT_PER_MINUTE: '1000' },
+    });
+    try {
+      const run = async () =>
+        (await (
+          await fetch(`${fresh.url}/api/protocols/mcp/demo/authorization`, json({ registration: 'dcr' }))
+        ).json()) as {
+          status: string;
+          exchanges: Array<{ step: string; response: { status: number } }>;
+        };
+      expect((await run()).status).toBe('succeeded');
+      expect((await run()).status).toBe('succeeded');
+      // The third run's registration is over the limit: the run fails on a 429, as a direct registration does.
+      const third = await run();
+      expect(third.status).toBe('failed');
+      expect(third.exchanges.at(-1)!.response.status).toBe(429);
+      const direct = await fetch(
+        `${fresh.url}/oauth2/register`,
+        json({ redirect_uris: ['https://rp.example/cb'], token_endpoint_auth_method: 'none' }),
+      );
+      expect(direct.status).toBe(429);
     } finally {
       await fresh.close();
     }
