@@ -11,7 +11,22 @@ import { CODE_TTL_MS, INTERACTION_TTL_MS, type IssuerProfile } from './issuers.t
 /** Where the browser goes next: back to the client (query or form_post) or to a page of ours. */
 export type AuthorizationOutcome =
   | { kind: 'interaction'; id: string }
-  | { kind: 'redirect'; redirectUri: string; responseMode: 'query' | 'form_post'; params: Record<string, string> };
+  | {
+      kind: 'redirect';
+      redirectUri: string;
+      responseMode: 'query' | 'form_post';
+      params: Record<string, string>;
+      /** An error for a client that registered itself: the person follows it, it is not automatic. */
+      confirm?: true;
+    };
+
+/**
+ * RFC 9700 §4.11.2: an authorization server that redirects errors to any registered URI is an open
+ * redirector for whoever can register a client. Error redirects are automatic only for the demo clients,
+ * whose redirect URIs this server chose; a self-registered client's (RFC 7591, or a metadata document's)
+ * is shown on our page for the person to follow.
+ */
+export const errorRedirectIsAutomatic = (client: Pick<OAuthClient, 'kind'>) => client.kind === 'demo';
 
 /** An error that must be shown on our own page: the redirect URI is not trusted (RFC 6749 4.1.2.1). */
 export class UntrustedRedirectError extends OAuthError {
@@ -68,6 +83,7 @@ export class Authorization {
         ...(params.state !== undefined ? { state: params.state } : {}),
         iss: this.profile.issuer,
       },
+      ...(errorRedirectIsAutomatic(client) ? {} : { confirm: true as const }),
     });
     if (client.require_pushed_authorization_requests && query.request_uri === undefined)
       return error('invalid_request', 'This client must push its authorization requests (RFC 9126 §6)');

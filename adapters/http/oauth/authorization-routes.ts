@@ -16,6 +16,7 @@ import {
   sendAuthPage,
   sendInteractionExpired,
 } from './pages.ts';
+import { confirmErrorRedirectPage } from './confirm-redirect-page.ts';
 import { AUTHORIZE_PARAMS, formBody, noStore, str } from './schemas.ts';
 
 /** The authorization endpoint of one issuer (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) and its login and consent pages. */
@@ -32,6 +33,7 @@ export function authorizationRoutes(
   const tag = profile.id === 'op' ? 'oidc' : 'oauth2';
   const respond = (reply: FastifyReply, outcome: AuthorizationOutcome): FastifyReply => {
     if (outcome.kind === 'interaction') return reply.redirect(`${p}/interaction/${outcome.id}`, 303);
+    if (outcome.confirm) return sendAuthPage(reply.request, reply, 400, confirmErrorRedirectPage(outcome));
     if (outcome.responseMode === 'form_post') {
       return reply
         .code(200)

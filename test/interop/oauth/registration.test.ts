@@ -85,6 +85,18 @@ async function introspect(token: string) {
   return (await response.json()) as { active: boolean; aud?: string };
 }
 
+/**
+ * A self-registered client's authorization error (issue 45 item 39, RFC 9700 §4.11.2): never an automatic
+ * redirect; our page shows it with the way back, which the person follows.
+ */
+async function errorReturn(authorizationUrl: URL | string): Promise<URL> {
+  const res = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect([res.status, res.headers.get('location')]).toEqual([400, null]);
+  const href = /<a href="([^"]+)" rel="noreferrer">Return to /.exec(await res.text())?.[1];
+  expect(href).toBeDefined();
+  return new URL(href!.replaceAll('&amp;', '&'));
+}
+
 describe('openid-client registers by DCR and manages the client by RFC 7592', () => {
   it('registers at the OAuth AS, runs code + PKCE + resource, reads and updates the registration, then deletes it', async () => {
     const config = await register(`${server.url}/oauth2`, {
@@ -173,8 +185,7 @@ describe('openid-client registers by DCR and manages the client by RFC 7592', ()
       code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
       code_challenge_method: 'S256',
     });
-    const refused = await fetch(plain, { redirect: 'manual' });
-    const location = new URL(refused.headers.get('location')!);
+    const location = await errorReturn(plain);
     expect(location.searchParams.get('error')).toBe('invalid_request');
     expect(location.searchParams.get('error_description')).toMatch(/push/);
   });
@@ -194,7 +205,7 @@ describe('openid-client registers by DCR and manages the client by RFC 7592', ()
       code_challenge_method: 'S256',
       resource: 'https://elsewhere.example/api',
     });
-    const refused = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+    const refused = await errorReturn(url);
     expect(refused.searchParams.get('error')).toBe('invalid_target');
   });
 });
