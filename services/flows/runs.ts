@@ -93,8 +93,13 @@ export class FlowRuns {
     if (!runner)
       throw oauthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`);
     if (target) {
-      this.waits.admit(client);
-      await this.deps.targets!.admit(target.issuer);
+      this.waits.reserve(client);
+      try {
+        await this.deps.targets!.admit(target.issuer);
+      } catch (error) {
+        this.waits.end(client);
+        throw error;
+      }
     }
     const { mode, ...runOptions } = options;
     const id = randomToken(12);
@@ -103,21 +108,25 @@ export class FlowRuns {
     const stepped = mode === 'step';
     const runToken = stepped || target ? randomToken(16) : undefined;
     const startedAt = this.deps.clock.now();
-    await this.actors.create(id, {
-      type: 'run.started',
-      at: startedAt,
-      protocol,
-      flow: flowId,
-      options: this.redact(runOptions) as Record<string, unknown>,
-      ...(stepped ? { mode: 'step' as const } : {}),
-      ...(runToken ? { run_token_hash: sha256(runToken) } : {}),
-    });
+    await this.actors
+      .create(id, {
+        type: 'run.started',
+        at: startedAt,
+        protocol,
+        flow: flowId,
+        options: this.redact(runOptions) as Record<string, unknown>,
+        ...(stepped ? { mode: 'step' as const } : {}),
+        ...(runToken ? { run_token_hash: sha256(runToken) } : {}),
+      })
+      .catch((error: unknown) => {
+        if (target) this.waits.end(client);
+        throw error;
+      });
     const firstStop = this.stepper.nextStop(id);
     // A runner's step is named after the flow's step it performs ("Token request (client_secret_basic)").
     const explain = (name: string) =>
       flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
     const gate = stepped ? this.stepper.gate(id, explain) : undefined;
-    if (target) this.waits.start(client);
     const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target, client }).finally(
       () => {
         if (target) this.waits.end(client);

@@ -20,7 +20,8 @@ export interface McpCaller {
 }
 
 export interface UserToolDeps extends Pick<FlowToolDeps, 'controlRun'> {
-  startFlow(protocol: string, flow: string, options: Record<string, unknown>): Promise<RunView>;
+  /** Starts a run for `caller` (the limits per caller, such as targeted runs at once, are its own). */
+  startFlow(protocol: string, flow: string, options: Record<string, unknown>, caller: string): Promise<RunView>;
   recordRun(caller: McpCaller, run: Omit<TokenRun, 'at'>): Promise<void>;
   runsOf(caller: McpCaller): Promise<Array<TokenRun & { status?: string }>>;
 }
@@ -108,11 +109,13 @@ export function buildUserMcpServer(config: McpServerConfig, deps: UserToolDeps):
         const caller = callerOf(ctx);
         // The endpoint asks for step-up before this is reached; this holds should it ever be called without.
         if (!caller.scopes.includes(MCP_WRITE)) throw oauthError('insufficient_scope', 'start_flow needs mcp:write');
-        const run = await deps.startFlow(protocolId, flowId, {
-          ...options,
-          ...(mode ? { mode } : {}),
-          ...(target ? { target } : {}),
-        });
+        const run = await deps.startFlow(
+          protocolId,
+          flowId,
+          { ...options, ...(mode ? { mode } : {}), ...(target ? { target } : {}) },
+          // Each MCP caller is its own client for the per-client limits: its subject at its client.
+          `mcp:${caller.clientId}:${caller.sub}`,
+        );
         await deps.recordRun(caller, { runId: run.run_id, protocol: protocolId, flow: flowId });
         return run;
       }),

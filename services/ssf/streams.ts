@@ -97,8 +97,26 @@ export class SsfStreams {
     };
   }
 
-  /** `POST /ssf/streams` (SSF 1.0 §8.1.1.1): 201 with the configuration; a client holds at most five. */
-  async create(clientId: string, raw: unknown) {
+  /** Stream creations under way, per client: each waits for the one before, so the count it checks is exact. */
+  private readonly creating = new Map<string, Promise<unknown>>();
+
+  /**
+   * `POST /ssf/streams` (SSF 1.0 §8.1.1.1): 201 with the configuration; a client holds at most five.
+   * A client's creations run one at a time in this process, so concurrent requests cannot both take the
+   * last place (the count and the creation are one turn for that client).
+   */
+  create(clientId: string, raw: unknown): Promise<ReturnType<SsfStreams['view']>> {
+    const before = this.creating.get(clientId) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.createNow(clientId, raw));
+    const settled = mine.catch(() => undefined);
+    this.creating.set(clientId, settled);
+    void settled.then(() => {
+      if (this.creating.get(clientId) === settled) this.creating.delete(clientId);
+    });
+    return mine;
+  }
+
+  private async createNow(clientId: string, raw: unknown) {
     const body = rules.objectBody(raw);
     const requested = body.events_requested === undefined ? [] : rules.eventsRequested(body.events_requested);
     const description = body.description === undefined ? undefined : rules.description(body.description);

@@ -82,8 +82,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       return found && { definition: found.definition, paths: shortestPaths(found.machine) };
     },
     machineIds: () => ctx.machines.list().map((m) => m.id),
-    startFlow: async (protocol: string, flow: string, options: Record<string, unknown>) =>
-      ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options)),
+    startFlow: async (protocol: string, flow: string, options: Record<string, unknown>, caller: string) =>
+      ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options, caller)),
     controlRun: (id: string, runToken: string, command: Parameters<typeof ctx.flowRuns.control>[2]) =>
       ctx.flowRuns.control(id, `Bearer ${runToken}`, command),
     ssfReceiver: (id: string) => ctx.ssf!.receiver(id),

@@ -24,14 +24,16 @@ export class TargetWaits {
     private readonly redact: (value: unknown) => unknown,
   ) {}
 
-  /** Refuses a third targeted run of one client while two are under way (429). */
-  admit(client: string): void {
-    if ((this.underway.get(client) ?? 0) >= TARGETED_RUNS_PER_CLIENT)
+  /**
+   * Takes one of the client's places for a targeted run, or refuses a third while two are under way
+   * (429). Checked and taken in one synchronous turn, so concurrent requests cannot both pass; the
+   * place is given back by `end`, when the run ends or fails to start.
+   */
+  reserve(client: string): void {
+    const underway = this.underway.get(client) ?? 0;
+    if (underway >= TARGETED_RUNS_PER_CLIENT)
       throw oauthError('rate_limited', `At most ${TARGETED_RUNS_PER_CLIENT} runs against a target at once per client`);
-  }
-
-  start(client: string): void {
-    this.underway.set(client, (this.underway.get(client) ?? 0) + 1);
+    this.underway.set(client, underway + 1);
   }
 
   end(client: string): void {

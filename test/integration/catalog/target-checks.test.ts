@@ -128,4 +128,27 @@ describe('a misbehaving target', () => {
         release();
     expect((await run('/good')).status).toBe(201);
   });
+
+  // Issue 45 item 39: the limit is decided in one turn, so concurrent starts cannot both take the last place.
+  it('four concurrent targeted runs from one client: exactly two start, two are 429', async () => {
+    // Named by `localhost`, so vetting the target resolves a name: real I/O between check and start.
+    const viaName = () =>
+      exchange(
+        portico.url,
+        '/api/protocols/oauth2/demo/client-credentials',
+        json(
+          { target: { issuer: `${base.replace('127.0.0.1', 'localhost')}/slow`, client_id: 'c', client_secret: 's' } },
+          { prefer: 'respond-async' },
+        ),
+      );
+    const answers = await Promise.all(Array.from({ length: 4 }, viaName));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 429, 429]);
+    for (const { run_id, run_token } of answers.filter((a) => a.status === 202).map((a) => a.body))
+      while (
+        (await exchange(portico.url, `/api/runs/${run_id}`, { headers: { authorization: `Bearer ${run_token}` } })).body
+          .status === 'running'
+      )
+        release();
+    expect((await run('/good')).status).toBe(201);
+  });
 });

@@ -134,6 +134,42 @@ describe('/mcp/user', () => {
     expect(theirs.body.result.structuredContent.runs).toEqual([]);
   });
 
+  // Issue 45 item 39: each MCP caller is its own client for the two-targeted-runs limit, not one shared bucket.
+  it('[issue 45 item 39] targeted runs are limited per MCP caller: two each, a third refused, another caller free', async () => {
+    const target = { issuer: `${server.url}/oauth2`, client_id: 'demo-app', client_secret: 'demo-app-secret' };
+    const startAs = async (c: { id: string; secret: string }) => {
+      const t = await token(c, { scope: 'mcp:read mcp:write', resource: endpoint() });
+      return post(call('start_flow', { protocolId: 'oauth2', flowId: 'authorization-code-pkce', target }), {
+        authorization: `Bearer ${t.access_token}`,
+      });
+    };
+    const first = await startAs(writer);
+    const second = await startAs(writer);
+    for (const started of [first, second])
+      expect(started.body.result.structuredContent.status, JSON.stringify(started.body).slice(0, 300)).toBe(
+        'awaiting_user',
+      );
+    const third = await startAs(writer);
+    expect(third.body.result.isError).toBe(true);
+    expect(third.body.result.content[0].text).toMatch(/^rate_limited/);
+    const another = await fetch(
+      `${server.url}/oauth2/register`,
+      json({ grant_types: ['client_credentials'], scope: 'mcp:read mcp:write' }),
+    );
+    const other = (await another.json()) as { client_id: string; client_secret: string };
+    const theirs = await startAs({ id: other.client_id, secret: other.client_secret });
+    expect(theirs.body.result.structuredContent.status).toBe('awaiting_user');
+    // The waiting runs end as expired once their 10 minutes pass, and give their places back.
+    server.clock.advance(10 * 60_000 + 1_000);
+    for (const started of [first, second, theirs]) {
+      const { run_id, run_token } = started.body.result.structuredContent;
+      const read = await fetch(`${server.url}/api/runs/${run_id}`, {
+        headers: { authorization: `Bearer ${run_token}` },
+      });
+      expect(((await read.json()) as { status: string }).status).toBe('expired');
+    }
+  });
+
   it('[issue 45 item 2] step_run and continue_run live here, behind mcp:write, and move a stepped run to its end', async () => {
     const write = await token(writer, { scope: 'mcp:read mcp:write', resource: endpoint() });
     const auth = { authorization: `Bearer ${write.access_token}` };

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 45 item 36: a receiver naming another transmitter: its keys are fetched through the guard once and
 // kept; pushes in any number cause at most one fetch a minute, a failed fetch included.
@@ -64,5 +65,24 @@ describe('a receiver of another transmitter', () => {
     failing = false;
     expect(await push('m1')).toBe(202);
     expect(fetches).toBe(5);
+  });
+
+  // Issue 45 item 39: the five-streams limit is decided in one turn per client, even while creations wait
+  // on I/O (a push endpoint named by a host name is resolved before the stream is created).
+  it('eight concurrent stream creations of one client: exactly five streams, three refusals', async () => {
+    const token = await ssfToken(server, 'machine-client');
+    const create = () =>
+      exchange(
+        server.url,
+        '/ssf/streams',
+        json(
+          {
+            delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: `${base.replace('127.0.0.1', 'localhost')}/events` },
+          },
+          { authorization: `Bearer ${token}` },
+        ),
+      );
+    const racing = await Promise.all(Array.from({ length: 8 }, create));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 201, 201, 201, 403, 403, 403]);
   });
 });
