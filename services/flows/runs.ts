@@ -68,6 +68,11 @@ export class FlowRuns {
     return this.runners.has(protocol, flow);
   }
 
+  /** Whether the flow can run against a learner's own server (`target`). */
+  targetable(protocol: string, flow: string): boolean {
+    return this.deps.targets?.runners.has(protocol, flow) ?? false;
+  }
+
   /** Runs a flow to its end and returns the full capture. */
   async start(protocol: string, flowId: string, options: Record<string, unknown>): Promise<RunView> {
     return (await this.launch(protocol, flowId, options)).done;

@@ -3,7 +3,7 @@ import type { MachineDefinition } from './definition.ts';
 /** A rule a transition cites, and the transitions that implement it (`from` is `*` for any state). */
 export interface CitedRule {
   rule: string;
-  transitions: Array<{ from: string; event: string; to: string }>;
+  transitions: Array<{ from: string; event: string; to: string; guard?: string }>;
 }
 
 const SERVICE_SPEC_ROWS = /(Service spec §\d+ [A-Z][\w ]+?), rows? ((?:"[^"]+"(?:\s*\([^)]*\))?(?:,\s*| and )?)+)/g;
@@ -31,10 +31,10 @@ export function citationsOf(description: string): string[] {
 /** Every rule the machine's transitions cite, in first-cited order, each with the transitions citing it. */
 export function citedRules(definition: MachineDefinition): CitedRule[] {
   const rules = new Map<string, CitedRule>();
-  const visit = (from: string, t: { event: string; target?: string; description?: string }) => {
+  const visit = (from: string, t: { event: string; target?: string; guard?: string; description?: string }) => {
     for (const rule of citationsOf(t.description ?? '')) {
       const entry = rules.get(rule) ?? { rule, transitions: [] };
-      entry.transitions.push({ from, event: t.event, to: t.target ?? from });
+      entry.transitions.push({ from, event: t.event, to: t.target ?? from, ...(t.guard ? { guard: t.guard } : {}) });
       rules.set(rule, entry);
     }
   };

@@ -9,7 +9,8 @@ export type Block =
   | { kind: 'paragraph'; inlines: Inline[] }
   | { kind: 'list'; ordered?: boolean; items: Inline[][] }
   | { kind: 'code'; lang?: string; text: string }
-  | { kind: 'table'; head: string[]; rows: Inline[][][] }
+  /** `rowIds`: an anchor per row (HTML only: a markdown table has none), for links to one row. */
+  | { kind: 'table'; head: string[]; rows: Inline[][][]; rowIds?: string[] }
   | { kind: 'notice'; tone: 'info' | 'warning' | 'error' | 'ok'; inlines: Inline[] }
   /** A figure with an HTML rendering (e.g. server-rendered SVG) and its markdown equivalent. */
   | { kind: 'figure'; html: string; markdown: Block[]; caption: string }

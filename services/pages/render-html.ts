@@ -31,7 +31,7 @@ function block(b: Block): string {
     case 'code':
       return `<pre tabindex="0"><code${b.lang ? ` class="language-${escapeHtml(b.lang)}"` : ''}>${b.lang === 'json' ? highlightJson(b.text) : escapeHtml(b.text)}</code></pre>`;
     case 'table':
-      return `<table><thead><tr>${b.head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${b.rows.map((r) => `<tr>${r.map((c) => `<td>${inlines(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+      return `<table><thead><tr>${b.head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${b.rows.map((r, i) => `<tr${b.rowIds?.[i] ? ` id="${escapeHtml(b.rowIds[i])}"` : ''}>${r.map((c) => `<td>${inlines(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
     case 'notice':
       return `<p class="notice ${b.tone === 'error' ? 'error' : b.tone === 'ok' ? 'ok' : ''}" role="${b.tone === 'error' ? 'alert' : 'note'}">${inlines(b.inlines)}</p>`;
     case 'figure':

@@ -43,6 +43,12 @@ function fittedSvg(svg: string, label: string): string {
   );
 }
 
+/** The anchor of one transition on its machine's page: `t-<from>-<event>-<to>`, in characters safe in a URL. */
+export const transitionAnchor = (t: { from: string; event: string; to: string; guard?: string }) =>
+  `t-${[t.from === '*' ? 'any' : t.from, t.event, t.to === '*' ? 'any' : t.to, ...(t.guard ? [t.guard] : [])]
+    .join('-')
+    .replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+
 /** `/machines/{id}`: the diagram, then each state with its transitions (the markdown twin has the same as text). */
 export function machinePage(m: PublishedMachine, svg: string, current?: string): PageDocument {
   const d = m.definition;
@@ -80,6 +86,10 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
       blocks.push({
         kind: 'table',
         head: ['Event', 'Target', 'Guard', 'Rule'],
+        // Every transition is an anchor, so a rule (below) and other pages can link to it.
+        rowIds: state.on.map((t) =>
+          transitionAnchor({ from: name, event: t.event, to: t.target ?? name, guard: t.guard }),
+        ),
         rows: state.on.map((t) => [
           [{ code: t.event }],
           [t.target ? { link: t.target, href: `#state-${t.target}` } : '(stays)'],
@@ -92,8 +102,15 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
     blocks.push(
       { kind: 'heading', level: 2, text: 'In any state', id: 'any-state' },
       {
-        kind: 'list',
-        items: d.on.map((t) => [{ code: t.event }, ...(t.guard ? [' when ', { code: t.guard }] : [])]),
+        kind: 'table',
+        head: ['Event', 'Target', 'Guard', 'Rule'],
+        rowIds: d.on.map((t) => transitionAnchor({ from: '*', event: t.event, to: t.target ?? '*', guard: t.guard })),
+        rows: d.on.map((t) => [
+          [{ code: t.event }],
+          [t.target ? { link: t.target, href: `#state-${t.target}` } : '(stays)'],
+          [t.guard ? { code: t.guard } : '-'],
+          [t.description ?? '-'],
+        ]),
       },
     );
   const rules = citedRules(d);
@@ -108,10 +125,7 @@ export function machinePage(m: PublishedMachine, svg: string, current?: string):
           [r.rule],
           r.transitions.flatMap((t, i) => [
             ...(i > 0 ? ['; '] : []),
-            {
-              link: `${t.from} --${t.event}--> ${t.to}`,
-              href: t.from === '*' ? '#any-state' : `#state-${t.from}`,
-            },
+            { link: `${t.from} --${t.event}--> ${t.to}`, href: `#${transitionAnchor(t)}` },
           ]),
         ]),
       },

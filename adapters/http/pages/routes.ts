@@ -11,6 +11,7 @@ import { stepFormRoutes } from './step-controls.ts';
 import { runTokenCookie, runTokensOf } from '../run-tokens.ts';
 import { runCallbackRoute } from './run-callback.ts';
 import { runNotShownPage, runUnlockRoute } from './run-unlock.ts';
+import { ownServerBlocks } from './own-server-blocks.ts';
 import { sequenceDiagramSvg } from './sequence-diagram.ts';
 
 import { h, p } from './blocks.ts';
@@ -205,6 +206,7 @@ export async function pageRoutes(app: FastifyInstance, ctx: MainContext): Promis
                 ],
               }
             : p('This flow is described but cannot be run in this build.'),
+          ...(flowRuns.targetable(id, flow) ? ownServerBlocks(id, flow, ctx.config.baseUrl) : []),
         ],
       });
     },

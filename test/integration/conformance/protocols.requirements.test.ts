@@ -468,7 +468,12 @@ describe('RFC 9126 at the OAuth server', () => {
       `${url('/oauth2/authorize')}?${new URLSearchParams({ client_id: body.client_id, redirect_uri: url('/callback'), response_type: 'code', scope: 'mcp:read', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`,
       { redirect: 'manual' },
     );
-    expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    // A self-registered client's error is shown on our page with the way back (RFC 9700 §4.11.2), never redirected.
+    expect([plain.status, plain.headers.get('location')]).toEqual([400, null]);
+    const back = /<a href="([^"]+)" rel="noreferrer">Return to /
+      .exec(await plain.text())?.[1]
+      ?.replaceAll('&amp;', '&');
+    expect(new URL(back!).searchParams.get('error')).toBe('invalid_request');
     const pushed = await fetch(
       url('/oauth2/par'),
       form({

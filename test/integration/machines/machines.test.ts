@@ -87,12 +87,33 @@ describe('GET /machines/{id}', () => {
     expect(page.status).toBe(200);
     const rules = page.body.slice(page.body.indexOf('Rules and their transitions'));
     expect(rules).toMatch(
-      /RFC 9700 §4\.14\.2<\/td>\s*<td>.*href="#state-active">active --refresh\.reused--&gt; revoked<\/a>/s,
+      /RFC 9700 §4\.14\.2<\/td>\s*<td>.*href="#t-active-refresh\.reused-revoked[^"]*">active --refresh\.reused--&gt; revoked<\/a>/s,
     );
     expect(page.body).toContain('id="state-active"');
     const markdown = await fetch(`${server.url}/machines/refreshFamily`, { headers: { accept: 'text/markdown' } });
     expect(await markdown.text()).toMatch(
-      /\| RFC 7009 §2\.1 \| \[active --refresh\.revoked--\\?> revoked\]\(#state-active\) \|/,
+      /\| RFC 7009 §2\.1 \| \[active --refresh\.revoked--\\?> revoked\]\(#t-active-refresh\.revoked-revoked/,
     );
+  });
+
+  // Issue 45 item 16: every transition is an anchor, and every rule's link lands on one, on every machine page.
+  it('every transition row is an anchor and every rule link resolves, on every machine page', async () => {
+    const listed = (await get('/api/machines')).body.machines as Array<{ id: string }>;
+    for (const { id } of listed) {
+      const page = (await text(`/machines/${id}`)).body;
+      const ids = new Set([...page.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+      const rows = [...page.matchAll(/<tr id="(t-[^"]+)">/g)].map((m) => m[1]);
+      expect(new Set(rows).size, id).toBe(rows.length);
+      const definition = (await get(`/api/machines/${id}`)).body as {
+        states: Record<string, { on: unknown[] }>;
+        on: unknown[];
+      };
+      const transitions = Object.values(definition.states).reduce((n, s) => n + s.on.length, 0) + definition.on.length;
+      expect(rows.length, id).toBe(transitions);
+      const start = page.indexOf('Rules and their transitions');
+      if (start < 0) continue;
+      for (const [, anchor] of page.slice(start).matchAll(/href="#([^"]+)"/g))
+        expect(ids, `${id} #${anchor}`).toContain(anchor);
+    }
   });
 });

@@ -62,4 +62,31 @@ describe('a flow run against the deployment itself', () => {
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('succeeded');
   });
+
+  // Issue 45 item 28: the flow page and the skill say how to target your own server, a local one included,
+  // and the flow page's example (this deployment as the target) runs as it is.
+  it('the flow page and the run skill say how; the page example runs', async () => {
+    const page = await (
+      await fetch(`${server.url}/protocol/oauth2/flow/client-credentials`, { headers: { accept: 'text/markdown' } })
+    ).text();
+    expect(page).toContain('### Against your own server');
+    expect(page).toContain('OUTBOUND_ALLOW_LOOPBACK=true');
+    const example = /-d '(\{.*\})'/.exec(page)?.[1];
+    const ran = await exchange(server.url, '/api/protocols/oauth2/demo/client-credentials', json(JSON.parse(example!)));
+    expect([ran.status, ran.body.status]).toEqual([201, 'succeeded']);
+    const codeFlow = await (
+      await fetch(`${server.url}/protocol/oauth2/flow/authorization-code-pkce`, {
+        headers: { accept: 'text/markdown' },
+      })
+    ).text();
+    expect(codeFlow).toContain('"client_id":"demo-app"');
+    const plain = await (
+      await fetch(`${server.url}/protocol/agentauth/flow/register-and-claim`, { headers: { accept: 'text/markdown' } })
+    ).text();
+    expect(plain).not.toContain('Against your own server');
+    const skill = await (await fetch(`${server.url}/.well-known/agent-skills/run-protocol-flow/SKILL.md`)).text();
+    expect(skill).toContain('## Against your own authorization server');
+    expect(skill).toContain('OUTBOUND_ALLOW_LOOPBACK=true');
+    expect(skill).toContain(`${server.url}/oauth2`);
+  });
 });
