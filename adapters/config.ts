@@ -5,6 +5,7 @@ import type { DemoOverrides } from '../services/oauth/demo-overrides.ts';
 import type { SpiffeOptions } from '../services/workload/settings.ts';
 import type { WalletSettings } from '../services/wallet/settings.ts';
 import { loadWalletSettings } from './wallet/config.ts';
+import { pemCertificatesOf } from './pem-env.ts';
 
 /** Everything the services read from the environment, resolved once (decisions section 1). */
 export interface Config {
@@ -87,8 +88,6 @@ function demoOverrides(env: Record<string, string | undefined>): DemoOverrides {
   return { passwords, clientSecrets };
 }
 
-const PEM_CERTIFICATES = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 function gitCommit(): string {
@@ -101,6 +100,49 @@ function gitCommit(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** A TCP port: an integer from 1 to 65535 (0 lets the system choose, for tests), or the start stops naming it. */
+function port(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const n = integer(env, name, fallback);
+  if (n > 65_535) throw new Error(`${name} must be a port number from 0 to 65535, not "${env[name]}"`);
+  return n;
+}
+
+/**
+ * An origin-like URL (BASE_URL and its kin): `http` or `https`, a host, no userinfo, query or fragment;
+ * the trailing slash is dropped. Anything else stops the start naming the variable.
+ */
+function httpUrl(env: Record<string, string | undefined>, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash)
+    throw new Error(`${name} must be an http or https URL without userinfo, query or fragment, not "${raw}"`);
+  return trimSlash(raw);
+}
+
+/** One of a few words, or unset; anything else stops the start naming the variable and the words. */
+function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, words: readonly T[]) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!(words as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${words.join(', ')}, not "${raw}"`);
+  return raw as T;
+}
+
+/** A SPIFFE trust domain (SPIFFE ID §2.1): lowercase letters, digits, dots, dashes and underscores. */
+function trustDomain(env: Record<string, string | undefined>, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[a-z0-9._-]{1,255}$/.test(raw))
+    throw new Error(`${name} must be a trust domain (lowercase letters, digits, ".", "-", "_"), not "${raw}"`);
+  return raw;
 }
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -169,20 +211,20 @@ export function loadConfig(
   overrides: Partial<Config> = {},
 ): Config {
   const host = env.HOST || '127.0.0.1';
-  const port = integer(env, 'PORT', 3000);
-  const walletPort = integer(env, 'WALLET_PORT', 3001);
-  const spiffePort = integer(env, 'SPIFFE_PORT', 8080);
-  const baseUrl = trimSlash(env.BASE_URL || `http://localhost:${port}`);
-  const walletUrl = trimSlash(env.WALLET_URL || `http://localhost:${walletPort}`);
+  const mainPort = port(env, 'PORT', 3000);
+  const walletPort = port(env, 'WALLET_PORT', 3001);
+  const spiffePort = port(env, 'SPIFFE_PORT', 8080);
+  const baseUrl = httpUrl(env, 'BASE_URL', `http://localhost:${mainPort}`);
+  const walletUrl = httpUrl(env, 'WALLET_URL', `http://localhost:${walletPort}`);
   const config = {
     host,
-    port,
+    port: mainPort,
     walletPort,
     spiffePort,
     baseUrl,
     walletUrl,
-    walletBackendOrigin: trimSlash(env.WALLET_BACKEND_ORIGIN || walletUrl),
-    showcaseBaseUrl: trimSlash(env.SHOWCASE_BASE_URL || `http://localhost:${spiffePort}`),
+    walletBackendOrigin: httpUrl(env, 'WALLET_BACKEND_ORIGIN', walletUrl),
+    showcaseBaseUrl: httpUrl(env, 'SHOWCASE_BASE_URL', `http://localhost:${spiffePort}`),
     dataDir: resolve(env.DATA_DIR || './data'),
     keysFile: resolve(env.KEYS_FILE || join(overrides.dataDir ?? resolve(env.DATA_DIR || './data'), 'keys.json')),
     eventStore: eventStore(env),
@@ -191,16 +233,18 @@ export function loadConfig(
     trustProxy: trustProxy(env.TRUST_PROXY),
     vendor: env.AGENT_AUTH_VENDOR || 'portico',
     commit: env.BUILD_COMMIT || gitCommit(),
-    repositoryUrl: env.REPOSITORY_URL ? trimSlash(env.REPOSITORY_URL) : undefined,
+    repositoryUrl: env.REPOSITORY_URL ? httpUrl(env, 'REPOSITORY_URL', '') : undefined,
     version: '0.1.0',
     dpopNonceRequired: boolean(env, 'DPOP_NONCE_REQUIRED'),
     oid4vci: {
       encryptionRequired: boolean(env, 'OID4VCI_ENCRYPTION_REQUIRED'),
-      attestationTrustAnchorsPem: env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM?.match(PEM_CERTIFICATES) ?? [],
+      attestationTrustAnchorsPem: pemCertificatesOf(env.OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM, (reason) => {
+        throw new Error(`OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM ${reason}`);
+      }),
     },
     palette: {
       ...(env.SHOWCASE_PALETTE_DB ? { file: env.SHOWCASE_PALETTE_DB } : {}),
-      production: env.SHOWCASE_ENV === 'production',
+      production: oneOf(env, 'SHOWCASE_ENV', ['production', 'development'] as const) === 'production',
     },
     ...(env.CONFORMANCE_REPORT ? { conformanceReport: env.CONFORMANCE_REPORT } : {}),
     logRequests: Boolean(env.LOG_LEVEL),
@@ -214,7 +258,7 @@ export function loadConfig(
     spiffe: {
       enabled: boolean(env, 'SHOWCASE_SPIFFE_ENABLED'),
       ...(env.SHOWCASE_SPIFFE_SOCKET_PATH ? { socketPath: env.SHOWCASE_SPIFFE_SOCKET_PATH } : {}),
-      ...(env.SHOWCASE_SPIFFE_TRUST_DOMAIN ? { trustDomain: env.SHOWCASE_SPIFFE_TRUST_DOMAIN } : {}),
+      ...(trustDomain(env, 'SHOWCASE_SPIFFE_TRUST_DOMAIN') ? { trustDomain: env.SHOWCASE_SPIFFE_TRUST_DOMAIN! } : {}),
       ...(env.SPIRE_SERVER_ADDRESS ? { spireServerAddress: env.SPIRE_SERVER_ADDRESS } : {}),
     },
     ...(env.MDOC_IACA_ROOT_PEM ? { mdocIacaRootPem: env.MDOC_IACA_ROOT_PEM } : {}),
