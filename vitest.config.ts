@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/vite-env.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
