@@ -37,6 +37,9 @@ export class ProjectionRunner {
     private readonly projections: readonly Projection[],
   ) {
     this.names = projections.map((p) => p.name);
+    // A name is a checkpoint's key: one projection given twice would fold every event twice.
+    const twice = this.names.find((name, i) => this.names.indexOf(name) !== i);
+    if (twice) throw new Error(`projection ${twice} is registered twice`);
   }
 
   /** Creates tables, catches up from each checkpoint, then follows new commits. */

@@ -28,6 +28,8 @@ export interface SsfDeps {
   sealer: Sealer;
   /** Refuses a push endpoint the outbound guard would refuse, before anything is stored. */
   vetEndpoint(url: string): Promise<void>;
+  /** The live streams' ids, from a read model (projections/live-ssf-streams.ts), oldest first. */
+  live: { all(): Promise<string[]>; ofClient(clientId: string): Promise<string[]> };
 }
 
 /**
@@ -68,20 +70,23 @@ export class SsfStreams {
     return stream;
   }
 
-  /** Every live stream, oldest first. */
+  /** Every live stream, oldest first: only those the read model lists are loaded, never every stream ever made. */
   async all(): Promise<Array<{ id: string; stream: Stream }>> {
-    const found = [];
-    for (const streamId of await this.deps.log.streamIds('ssf-stream:')) {
-      const id = streamId.slice('ssf-stream:'.length);
-      const stream = await this.actors.get(id);
-      if (stream.snapshot.value !== 'deleted') found.push({ id, stream });
-    }
-    return found.sort((a, b) => a.stream.snapshot.context.createdAt - b.stream.snapshot.context.createdAt);
+    return this.loaded(await this.deps.live.all());
   }
 
   /** The live streams of a client, oldest first. */
   async ofClient(clientId: string): Promise<Array<{ id: string; stream: Stream }>> {
-    return (await this.all()).filter((s) => s.stream.snapshot.context.clientId === clientId);
+    return this.loaded(await this.deps.live.ofClient(clientId));
+  }
+
+  private async loaded(ids: string[]): Promise<Array<{ id: string; stream: Stream }>> {
+    const found = [];
+    for (const id of ids) {
+      const stream = await this.actors.get(id);
+      if (stream.version > 0 && stream.snapshot.value !== 'deleted') found.push({ id, stream });
+    }
+    return found;
   }
 
   private async deliveryOf(streamId: string, requested: rules.RequestedDelivery): Promise<SsfDelivery> {

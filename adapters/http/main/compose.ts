@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RunIndex } from '../../../projections/run-index.ts';
+import { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
 import { StreamReaders } from '../../../services/streams/readers.ts';
 import { MachineRegistry } from '../../../services/machines/registry.ts';
 import formbody from '@fastify/formbody';
@@ -92,15 +93,17 @@ export function createMainProjections() {
   const revokedAccessTokens = new RevokedAccessTokens();
   const runIndex = new RunIndex();
   const credentialStatus = new CredentialStatus();
+  const liveSsfStreams = new LiveSsfStreams();
   const all: Projection[] = [
     registry,
     feed,
     revokedAccessTokens,
     runIndex,
     credentialStatus,
+    liveSsfStreams,
     ...MAIN_PROJECTIONS.map((make) => make()),
   ];
-  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, all };
+  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, liveSsfStreams, all };
 }
 
 export async function createMainOrigin(config: Config, options: MainOptions = {}): Promise<MainOrigin> {
@@ -121,7 +124,15 @@ async function assemble(
   const stopWatchingKeys = keys.watch();
   const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
 
-  const { registry, feed, revokedAccessTokens, runIndex, credentialStatus, all: projections } = createMainProjections();
+  const {
+    registry,
+    feed,
+    revokedAccessTokens,
+    runIndex,
+    credentialStatus,
+    liveSsfStreams,
+    all: projections,
+  } = createMainProjections();
   const runner = new ProjectionRunner(projectionStore, projections);
   await runner.start();
 
@@ -196,6 +207,7 @@ async function assemble(
     registry,
     revokedAccessTokens,
     runIndex,
+    liveSsfStreams,
     agentAuth,
     securityEvents,
     pollDelivery: new PollDelivery(log, securityEvents, clock),

@@ -1,3 +1,4 @@
+import type { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
 import type { InternalCaller } from '../rate-limit.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
@@ -33,6 +34,8 @@ export interface MainContext {
   revokedAccessTokens: RevokedAccessTokens;
   /** Every flow run, newest first (`GET /api/runs`, `/runs`). */
   runIndex: RunIndex;
+  /** The live Shared Signals streams, by client (projections/live-ssf-streams.ts). */
+  liveSsfStreams: LiveSsfStreams;
   agentAuth: AgentAuthService;
   securityEvents: SecurityEvents;
   pollDelivery: PollDelivery;

@@ -44,6 +44,7 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
     clock: ctx.clock,
     settings,
     sealer,
+    live: ctx.liveSsfStreams,
     // Our origin only at a receiver's events path; every other destination through the outbound guard.
     vetEndpoint: async (url) => {
       if (new URL(url).origin !== new URL(base).origin) return ctx.outbound.vet(url);

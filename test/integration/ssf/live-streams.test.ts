@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
+
+// Issue 45 item 38: emission and start-up read a read model of the live streams, so their cost follows
+// the streams that are live, never every stream ever created and deleted.
+const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
+let server: TestServer;
+beforeAll(async () => {
+  server = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+});
+afterAll(() => server.close());
+
+describe('live Shared Signals streams', () => {
+  it('an emission reads only the live streams, however many were created and deleted before', async () => {
+    const token = await ssfToken(server, 'machine-client');
+    const call = (method: string, path: string, body?: unknown) =>
+      exchange(server.url, path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    for (let i = 0; i < 60; i++) {
+      const { stream_id } = (await call('POST', '/ssf/streams', {})).body;
+      expect((await call('DELETE', `/ssf/streams?stream_id=${stream_id}`)).status).toBe(204);
+    }
+    const live = (await call('POST', '/ssf/streams', { events_requested: [`${RISC}account-disabled`] })).body
+      .stream_id as string;
+    const subject = { format: 'email', email: 'erin@example.com' };
+    await call('POST', '/ssf/subjects:add', { stream_id: live, subject });
+
+    // What the log is asked while one event is emitted: never the list of every stream ever made, and
+    // no stream but the live one.
+    const log = server.main.ctx.log;
+    const asked: string[] = [];
+    const [readStream, streamIds] = [log.readStream.bind(log), log.streamIds.bind(log)];
+    log.readStream = ((streamId: string, ...rest: unknown[]) => {
+      asked.push(streamId);
+      return (readStream as (...a: unknown[]) => never)(streamId, ...rest);
+    }) as typeof log.readStream;
+    log.streamIds = ((prefix: string) => {
+      asked.push(`${prefix}*`);
+      return streamIds(prefix);
+    }) as typeof log.streamIds;
+    try {
+      const sent = await call('POST', '/ssf/events', { event_type: `${RISC}account-disabled`, subject, event: {} });
+      expect(sent.status).toBe(202);
+      expect(sent.body.queued).toHaveLength(1);
+    } finally {
+      Object.assign(log, { readStream, streamIds });
+    }
+    expect(asked.filter((id) => id.startsWith('ssf-stream:') && id !== `ssf-stream:${live}`)).toEqual([]);
+    expect((await call('GET', '/ssf/streams')).body.map((s: { stream_id: string }) => s.stream_id)).toEqual([live]);
+  });
+});
