@@ -27,6 +27,9 @@ export function redirectUriProblem(value: unknown): string | undefined {
   }
   if (value.includes('#')) return 'has a fragment';
   if (url.username || url.password) return 'carries credentials';
+  // Kept as registered and compared exactly (RFC 6749 §3.1.2.3), so only its one normal form is taken:
+  // never a case, an encoding or a dot segment that another spelling of the same URI would miss.
+  if (url.href !== value) return `is not in its normal form: register ${JSON.stringify(url.href)}`;
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return 'must be https, or http to a loopback host';

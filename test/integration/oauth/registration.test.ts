@@ -67,6 +67,12 @@ describe('POST /oauth2/register (RFC 7591)', () => {
     ['a custom scheme', { redirect_uris: ['com.example.app:/cb'] }, 'invalid_redirect_uri'],
     ['credentials in a redirect URI', { redirect_uris: ['https://u:p@app.example/cb'] }, 'invalid_redirect_uri'],
     ['redirect_uris not an array', { redirect_uris: 'https://app.example/cb' }, 'invalid_redirect_uri'],
+    // Issue 45 item 39: only a URI's normal form is stored (it is matched exactly).
+    ['an upper-case host', { redirect_uris: ['https://APP.example/cb'] }, 'invalid_redirect_uri'],
+    ['a raw space', { redirect_uris: ['https://app.example/c b'] }, 'invalid_redirect_uri'],
+    ['a dot segment', { redirect_uris: ['https://app.example/a/../cb'] }, 'invalid_redirect_uri'],
+    ['a default port spelled out', { redirect_uris: ['https://app.example:443/cb'] }, 'invalid_redirect_uri'],
+    ['a markup character', { redirect_uris: ['https://app.example/cb?x="><script>'] }, 'invalid_redirect_uri'],
     [
       'grant_types without response_types to match',
       { redirect_uris: ['https://app.example/cb'], grant_types: ['authorization_code'], response_types: [] },
