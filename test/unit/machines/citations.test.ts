@@ -28,6 +28,11 @@ describe('the rules transitions cite', () => {
     const row = (name: string) => rules.get(`Service spec §3 Agent lifecycle, row "${name}"`);
     expect(row('(no agent)')).toEqual([{ from: 'unregistered', event: 'agent.registered', to: 'unclaimed' }]);
     expect(row('any agent')!.map((t) => t.from)).toEqual(['unclaimed', 'claiming', 'claimed']);
-    expect(row('claim pending')).toContainEqual({ from: 'claiming', event: 'agent.claim_polled', to: 'claimed' });
+    expect(row('claim pending')).toContainEqual({
+      from: 'claiming',
+      event: 'agent.claim_polled',
+      to: 'claimed',
+      guard: 'pollGrants',
+    });
   });
 });
