@@ -10,6 +10,7 @@ import { PushDelivery } from '../../../services/ssf/push.ts';
 import { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
+import { PerClientWindow } from '../../../services/ssf/client-window.ts';
 import { isOwnReceiverEndpoint } from '../../../services/ssf/requests.ts';
 import { oauthError } from '../../../services/errors.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
@@ -93,12 +94,17 @@ export async function ssfRoutes(app: FastifyInstance, ctx: MainContext): Promise
     if (!claims.scope.split(' ').includes(SCOPE)) throw insufficientScope(SCOPE);
     return claims.client_id;
   }
-  const clientOf = (request: FastifyRequest) =>
-    clientOfHeader(request.headers.authorization, {
+  // Each management call counts against its client too, not only its address (issue 45 item 36).
+  const perClient = new PerClientWindow(ctx.config.rateLimitPerMinute, ctx.clock);
+  const clientOf = async (request: FastifyRequest) => {
+    const client = await clientOfHeader(request.headers.authorization, {
       dpop: request.headers.dpop,
       method: request.method,
       url: `${base}${request.url.split('?')[0]}`,
     });
+    perClient.take(client);
+    return client;
+  };
   ssfManagementRoutes(app, { streams, emitter, polling, settings, clientOf });
 
   const receivers = new SsfReceivers({

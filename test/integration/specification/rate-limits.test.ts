@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSIONS_ON, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
 
 // Issue 45 items 7 and 36: every open API counts against RATE_LIMIT_PER_MINUTE, Shared Signals and the
 // pages that compute from a whole run included; the RFC 8935 push target and discovery stay free.
@@ -69,6 +70,27 @@ describe('rate limits on every open API', () => {
         json({ redirect_uris: ['https://rp.example/cb'], token_endpoint_auth_method: 'none' }),
       );
       expect(direct.status).toBe(429);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('the Shared Signals API counts per client too: one client from many addresses is limited', async () => {
+    const fresh = await startMainServer({ env: { RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const token = await ssfToken(fresh);
+      const from = (address: string) =>
+        fetch(`${fresh.url}/ssf/streams`, {
+          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address },
+        });
+      const seen = [];
+      for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4'])
+        seen.push(await from(address));
+      expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+      const refused = (await seen[3]!.json()) as { error: string; error_description: string };
+      expect(refused.error).toBe('rate_limited');
+      expect(refused.error_description).toMatch(/from this client/);
+      expect(seen[3]!.headers.get('retry-after')).toBeNull();
     } finally {
       await fresh.close();
     }
