@@ -171,6 +171,18 @@ async function verify(
   }
 }
 
+/** Whether a certificate chain (base64 DER, leaf first) leads to a CA of this origin, and why not. */
+export async function chainToOurCa(
+  x5c: string[],
+  known: KnownIssuerKeys,
+): Promise<{ valid: true } | { valid: false; reason: string }> {
+  const anchors = known.trustAnchorsPem?.() ?? [];
+  if (anchors.length === 0 || known.nowS === undefined)
+    return { valid: false, reason: 'no CA of this origin is known here' };
+  const chain = await validateX5c(x5c, { trustAnchors: anchors, now: known.nowS });
+  return chain.valid ? { valid: true } : { valid: false, reason: chain.reason };
+}
+
 /**
  * A token carrying its certificate (`x5c`, e.g. an OpenID4VP request object): the leaf's key checks the
  * signature, and the chain decides trust. Only a chain to a CA this origin trusts makes it `verified`;
@@ -193,11 +205,7 @@ async function verifyWithX5c(token: string, x5c: unknown[], known: KnownIssuerKe
     };
   }
   const leafName = `subject ${leaf.subject.replace(/\n/g, ', ')}; x509_hash ${x509Hash(leaf.raw)}`;
-  const anchors = known.trustAnchorsPem?.() ?? [];
-  const chain =
-    anchors.length > 0 && known.nowS !== undefined
-      ? await validateX5c(x5c as string[], { trustAnchors: anchors, now: known.nowS })
-      : { valid: false as const, reason: 'no CA of this origin is known here' };
+  const chain = await chainToOurCa(x5c as string[], known);
   if (chain.valid)
     return {
       verified: true,

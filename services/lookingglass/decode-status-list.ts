@@ -12,9 +12,8 @@ import {
   type StatusListContents,
 } from '../credentials/status-list/token.ts';
 import { verifyJwtVc } from '../credentials/w3c/jwt-vc.ts';
-import { validateX5c } from '../credentials/x509/x5c.ts';
 import { oauthError } from '../errors.ts';
-import { decodeJwt, parseCompactJws, type KnownIssuerKeys } from './decode-jwt.ts';
+import { chainToOurCa, decodeJwt, parseCompactJws, type KnownIssuerKeys } from './decode-jwt.ts';
 import { describeTime } from './time.ts';
 
 const invalid = (detail: string) => oauthError('invalid_request', detail);
@@ -181,11 +180,7 @@ async function cwtSignatureByX5chain(
   }
   if (!valid)
     return { verified: false, key_source: 'x5chain leaf certificate', detail: 'The COSE signature does NOT verify' };
-  const anchors = known.trustAnchorsPem?.() ?? [];
-  const chain =
-    anchors.length > 0 && known.nowS !== undefined
-      ? await validateX5c(x5c, { trustAnchors: anchors, now: known.nowS })
-      : { valid: false as const, reason: 'no CA of this origin is known here' };
+  const chain = await chainToOurCa(x5c, known);
   return chain.valid
     ? {
         verified: true,

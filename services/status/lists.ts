@@ -71,6 +71,11 @@ export class StatusLists {
         kid: DOCUMENT_SIGNER_KID,
         x5c: [Buffer.from(this.documentSigner.certificate).toString('base64')],
       };
+    return this.issuerKey(signer);
+  }
+
+  /** The issuer key a list's signer names, while the ring keeps it; otherwise (or none named) the current one. */
+  private issuerKey(signer: string | undefined) {
     const kid = issuerKidOf(signer);
     return (kid && this.keys.verificationKey(KEY_SET, 'ES256', kid)) || this.keys.signing(KEY_SET, 'ES256');
   }
@@ -124,8 +129,7 @@ export class StatusLists {
       return form === 'jwt' ? signStatusListJwt(claims, signer) : signStatusListCwt(claims, signer);
     }
     // W3C credentials are signed by the did:jwk of an issuer key, and so is their list.
-    const kid = issuerKidOf(list.signer);
-    const key = (kid && this.keys.verificationKey(KEY_SET, 'ES256', kid)) || this.keys.signing(KEY_SET, 'ES256');
+    const key = this.issuerKey(list.signer);
     const purpose: StatusPurpose = form === 'w3c-revocation' ? 'revocation' : 'suspension';
     const issuerDid = didJwkFromJwk(key.publicJwk);
     const set = entries.filter((e) => e.status === PURPOSE_VALUE[purpose]).map((e) => e.idx);

@@ -1,5 +1,6 @@
 import type { PageDocument } from '../../../services/pages/document.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
+import { hiddenInputs } from './pages.ts';
 
 /**
  * An authorization error for a client that registered itself (RFC 9700 §4.11.2): the error is shown
@@ -14,9 +15,7 @@ export function confirmErrorRedirectPage(outcome: {
   const target = new URL(outcome.redirectUri);
   const back =
     outcome.responseMode === 'form_post'
-      ? `<form method="post" action="${escapeHtml(outcome.redirectUri)}">${Object.entries(outcome.params)
-          .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
-          .join('')}<button type="submit">Return to ${escapeHtml(target.origin)}</button></form>`
+      ? `<form method="post" action="${escapeHtml(outcome.redirectUri)}">${hiddenInputs(outcome.params)}<button type="submit">Return to ${escapeHtml(target.origin)}</button></form>`
       : (() => {
           for (const [k, v] of Object.entries(outcome.params)) target.searchParams.set(k, v);
           return `<p><a href="${escapeHtml(target.href)}" rel="noreferrer">Return to ${escapeHtml(target.origin)}</a></p>`;

@@ -131,10 +131,14 @@ export function errorPage(error: string, description: string, title = 'This requ
 }
 
 /** RFC 6749 section 4.1.2 with response_mode=form_post (OAuth 2.0 Form Post Response Mode). */
-export function formPostPage(redirectUri: string, params: Record<string, string>): string {
-  const inputs = Object.entries(params)
+/** Each parameter as a hidden input of a form (form_post, OAuth 2.0 Form Post Response Mode). */
+export const hiddenInputs = (params: Record<string, string>): string =>
+  Object.entries(params)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
+
+export function formPostPage(redirectUri: string, params: Record<string, string>): string {
+  const inputs = hiddenInputs(params);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Submitting…</title></head>
 <body onload="document.forms[0].submit()"><form method="post" action="${escapeHtml(redirectUri)}">${inputs}
 <noscript><button type="submit">Continue</button></noscript></form></body></html>`;
