@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { OAuthError, oauthError } from '../../services/errors.ts';
 import { StoreUnavailable } from '../../services/event-log.ts';
+import { StreamBusy } from '../../services/actors/runtime.ts';
 import { buildResponseSerializer } from './response-serializer.ts';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -34,6 +35,7 @@ function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
   if (error instanceof StoreUnavailable)
     return oauthError('temporarily_unavailable', 'The event store cannot be reached right now; try again');
+  if (error instanceof StreamBusy) return oauthError('temporarily_unavailable', 'The resource is busy; try again');
   const e = error as FastifyError;
   if (e.validation) return oauthError('invalid_request', describeValidation(e));
   switch (e.code) {

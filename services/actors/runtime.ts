@@ -6,7 +6,6 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
-import { oauthError } from '../errors.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import { fold, persistedState, restore, step, toMachineEvent } from './fold.ts';
 
@@ -35,6 +34,17 @@ export type Command<M extends AnyStateMachine> =
     ) => MachineEvent<M> | MachineEvent<M>[] | undefined | Promise<MachineEvent<M> | MachineEvent<M>[] | undefined>);
 
 const MAX_CONFLICT_RETRIES = 3;
+
+/** A stream moved under every retry of a command: a domain fact; each adapter says it its own way (HTTP: 503). */
+export class StreamBusy extends Error {
+  constructor(readonly streamId: string) {
+    super(`The stream ${streamId} is busy; try again`);
+    this.name = 'StreamBusy';
+  }
+}
+
+/** The one runtime of each stream category of a log (see `ActorRuntime.of`). */
+const runtimesByLog = new WeakMap<EventLog, Map<string, ActorRuntime<AnyStateMachine>>>();
 /**
  * The first event of a stream is stored without a snapshot (its state is the fold of that one event):
  * the many one-event streams (fresh agents, single-use values, codes) then write one row, not two.
@@ -63,6 +73,30 @@ export class ActorRuntime<M extends AnyStateMachine> {
   ) {
     this.cache = new BoundedCache(cacheSize);
     this.initial = (initialTransition as unknown as (m: AnyStateMachine) => [AnyMachineSnapshot])(machine)[0];
+  }
+
+  /**
+   * The runtime of a stream category in this log, made once: every service that folds `prefix:` streams
+   * shares its cache and its turns, so no two in-memory copies of one actor can disagree.
+   */
+  static of<M extends AnyStateMachine>(
+    log: EventLog,
+    machine: M,
+    streamPrefix: string,
+    cacheSize?: number,
+    snapshots?: boolean,
+  ): ActorRuntime<M> {
+    let runtimes = runtimesByLog.get(log);
+    if (!runtimes) runtimesByLog.set(log, (runtimes = new Map()));
+    const existing = runtimes.get(streamPrefix);
+    if (existing) {
+      if (existing.machine !== machine)
+        throw new Error(`the ${streamPrefix}: streams already fold through another machine`);
+      return existing as ActorRuntime<M>;
+    }
+    const made = new ActorRuntime(log, machine, streamPrefix, cacheSize, snapshots);
+    runtimes.set(streamPrefix, made as ActorRuntime<AnyStateMachine>);
+    return made;
   }
 
   streamId(id: string): string {
@@ -154,7 +188,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
         this.cache.delete(id); // another writer moved the stream: rebuild and decide again
       }
     }
-    throw oauthError('temporarily_unavailable', 'The resource is busy; try again');
+    throw new StreamBusy(this.streamId(id));
   }
 
   private async load(id: string): Promise<Loaded<M>> {

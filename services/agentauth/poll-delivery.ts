@@ -27,7 +27,7 @@ export class PollDelivery {
     private readonly events: SecurityEvents,
     private readonly clock: Clock,
   ) {
-    this.receivers = new ActorRuntime(log, setReceiverMachine, 'set-receiver');
+    this.receivers = ActorRuntime.of(log, setReceiverMachine, 'set-receiver');
   }
 
   /** Records acks and error reports, then returns what is still undelivered to `receiver`. */

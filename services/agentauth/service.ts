@@ -60,7 +60,7 @@ export class AgentAuthService {
     /** Keyed hash of user codes (see user-code.ts). */
     private readonly userCodeHash: (code: string) => string,
   ) {
-    this.agents = new ActorRuntime(log, agentMachine, 'agent');
+    this.agents = ActorRuntime.of(log, agentMachine, 'agent');
     this.tokens = tokens;
   }
 

@@ -59,7 +59,7 @@ export class FlowRuns {
     },
   ) {
     this.redact = redactor(deps.fingerprintKey);
-    this.actors = new ActorRuntime(log, flowRunMachine, 'run', 1_000);
+    this.actors = ActorRuntime.of(log, flowRunMachine, 'run', 1_000);
     this.stepper = new RunStepper(this.actors, deps.clock, this.redact);
     this.waits = new TargetWaits(this.actors, deps.clock, this.stepper, `${deps.base}/runs/callback`, this.redact);
   }

@@ -94,7 +94,7 @@ export class IssuerAuthorization {
     log: EventLog,
     private readonly issuer: IssuerService,
   ) {
-    this.interactions = new ActorRuntime(log, interactionMachine, 'interaction');
+    this.interactions = ActorRuntime.of(log, interactionMachine, 'interaction');
   }
 
   private get now() {

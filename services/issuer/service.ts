@@ -49,8 +49,8 @@ export class IssuerService implements IssuerCore {
     readonly statusSlots: StatusSlots,
   ) {
     // An offer's stream holds a handful of events (offered, token, credential, notified): folding them beats writing snapshots.
-    this.offers = new ActorRuntime(log, issuanceMachine, 'issuance', 10_000, false);
-    this.once = new ActorRuntime(log, singleUseMachine, 'once');
+    this.offers = ActorRuntime.of(log, issuanceMachine, 'issuance', 10_000, false);
+    this.once = ActorRuntime.of(log, singleUseMachine, 'once');
     this.asNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-as');
     this.rsNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-rs');
     this.values = new StatelessValues(keys.secret('c-nonce'), clock, (purpose, value) => this.useOnce(purpose, value));

@@ -62,13 +62,13 @@ export class OAuthDeps {
       dpopNonceRequired: this.dpopNonceRequired,
     } = options);
     const { keys, clock } = options;
-    this.codes = new ActorRuntime(log, authorizationCodeMachine, 'code');
-    this.families = new ActorRuntime(log, refreshFamilyMachine, 'refresh');
-    this.interactions = new ActorRuntime(log, interactionMachine, 'interaction');
-    this.once = new ActorRuntime(log, singleUseMachine, 'once');
-    this.pushed = new ActorRuntime(log, pushedRequestMachine, 'par');
+    this.codes = ActorRuntime.of(log, authorizationCodeMachine, 'code');
+    this.families = ActorRuntime.of(log, refreshFamilyMachine, 'refresh');
+    this.interactions = ActorRuntime.of(log, interactionMachine, 'interaction');
+    this.once = ActorRuntime.of(log, singleUseMachine, 'once');
+    this.pushed = ActorRuntime.of(log, pushedRequestMachine, 'par');
     this.clients = new ClientRegistry(
-      new ActorRuntime(log, oauthClientMachine, 'client'),
+      ActorRuntime.of(log, oauthClientMachine, 'client'),
       options.clients,
       clock,
       options.registrationUri,

@@ -51,7 +51,7 @@ export class SsfReceivers {
   private readonly foreignKeys = new BoundedCache<string, { keys: Promise<JWK[]>; until: number }>(256);
 
   constructor(private readonly deps: ReceiverDeps) {
-    this.actors = new ActorRuntime(deps.log, ssfReceiverMachine, 'ssf-receiver');
+    this.actors = ActorRuntime.of(deps.log, ssfReceiverMachine, 'ssf-receiver');
   }
 
   /** `POST /ssf/receivers`: 201 with the endpoint and the header the transmitter must send. */

@@ -40,7 +40,7 @@ export class SsfStreams {
   readonly actors: ActorRuntime<typeof ssfStreamMachine>;
 
   constructor(private readonly deps: SsfDeps) {
-    this.actors = new ActorRuntime(deps.log, ssfStreamMachine, 'ssf-stream');
+    this.actors = ActorRuntime.of(deps.log, ssfStreamMachine, 'ssf-stream');
   }
 
   private now(): number {

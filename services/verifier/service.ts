@@ -90,7 +90,7 @@ export class VerifierService implements VerifierCore {
     readonly status: StatusChecker,
   ) {
     // Presentation streams hold a handful of events: folding them beats writing snapshots.
-    this.requests = new ActorRuntime(log, presentationMachine, 'presentation', 10_000, false);
+    this.requests = ActorRuntime.of(log, presentationMachine, 'presentation', 10_000, false);
     this.stateSecret = keys.secret('oid4vp-state');
   }
 

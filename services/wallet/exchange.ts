@@ -43,7 +43,7 @@ export class WalletExchanges {
     log: EventLog,
     readonly clock: Clock,
   ) {
-    this.runtime = new ActorRuntime(log, walletExchangeMachine, 'wallet-exchange', 1_000, false);
+    this.runtime = ActorRuntime.of(log, walletExchangeMachine, 'wallet-exchange', 1_000, false);
   }
 
   async start(kind: ExchangeKind, sessionId: string, source: string): Promise<ExchangeRecorder> {

@@ -26,7 +26,7 @@ export class SpiffeMode {
     private readonly clock: Clock,
     private readonly connector?: WorkloadApiConnector,
   ) {
-    this.actors = new ActorRuntime(log, spiffeModeMachine, 'spiffe-mode');
+    this.actors = ActorRuntime.of(log, spiffeModeMachine, 'spiffe-mode');
   }
 
   async current() {

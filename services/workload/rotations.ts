@@ -31,7 +31,7 @@ export class SvidRotations {
     private readonly log: EventLog,
     private readonly clock: Clock,
   ) {
-    this.actors = new ActorRuntime(log, svidRotationMachine, 'x509-svid', 100);
+    this.actors = ActorRuntime.of(log, svidRotationMachine, 'x509-svid', 100);
   }
 
   private facts(svid: X509Svid): SvidFacts {

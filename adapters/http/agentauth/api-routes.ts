@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { agentStreamReader } from '../../../services/agentauth/stream-reader.ts';
 import { agentTokenEndpoint } from '../../../services/agentauth/token-grants.ts';
 import type { MainContext } from '../main/context.ts';
 import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
@@ -12,7 +11,6 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { agentAuth } = ctx;
   const tokenResponse = agentTokenEndpoint(agentAuth);
-  ctx.streamReaders.register('agent', agentStreamReader(agentAuth.tokens, ctx.clock));
 
   app.post(
     '/agentauth/identity',

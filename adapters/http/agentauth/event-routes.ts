@@ -13,7 +13,7 @@ export async function agentAuthEventRoutes(app: FastifyInstance, ctx: MainContex
   const feed = securityEvents.feed;
   // Long polls end at shutdown instead of holding the server open.
   const closing = new AbortController();
-  ctx.onClose.push(() => closing.abort());
+  app.addHook('preClose', async () => closing.abort());
 
   app.get(
     '/agentauth/events',

@@ -121,14 +121,6 @@ const runSchema = {
 /** The protocol catalog, the flow runner and runs (spec section 4 "Open read and demo APIs"). */
 export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { catalog, flowRuns } = ctx;
-  // A run is read by its id, as at /api/runs/{id}; a targeted one with its run_token too.
-  ctx.streamReaders.register('run', async (id, credentials) =>
-    (await flowRuns.readable(id, runTokensOf(credentials, id))) ? {} : undefined,
-  );
-  // Step mode: a run left paused for 10 minutes ends as expired (the clock decides; this only looks).
-  const sweep = setInterval(() => void flowRuns.expireIdle().catch(() => undefined), 30_000);
-  sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
   const protocolRecord = (p: Protocol) => ({
     id: p.id,
     name: p.name,
@@ -382,5 +374,4 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
     },
   );
 
-  Object.assign(ctx.apiEndpoints, { protocols: '/api/protocols', runs: '/api/runs/{id}' });
 }

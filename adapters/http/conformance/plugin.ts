@@ -222,6 +222,4 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
     },
   );
 
-  ctx.indexableConformancePages = () => c.indexablePages();
-  Object.assign(ctx.apiEndpoints, { conformance: '/api/conformance/specs' });
 }

@@ -77,7 +77,7 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
           .map((f) => ({ path: `/protocol/${p.id}/flow/${f.id}`, title: `${p.name}: ${f.name}` })),
       ]),
   ];
-  const conformancePages = () => ctx.indexableConformancePages?.() ?? [];
+  const conformancePages = () => ctx.conformance.indexablePages();
   app.get('/sitemap.xml', doc('Sitemap (conformance pages only when indexable)'), (request, reply) =>
     sendDocument(
       request,
@@ -111,12 +111,4 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: MainContext): P
       return sendDocument(request, reply, apiReferenceHtml(JSON.parse(spec())), 'text/html; charset=utf-8');
     },
   );
-
-  Object.assign(ctx.apiEndpoints, {
-    api_catalog: '/.well-known/api-catalog',
-    agent_skills: '/.well-known/agent-skills/index.json',
-    openapi: '/openapi.json',
-    api_reference: '/docs/api',
-    llms_txt: '/llms.txt',
-  });
 }

@@ -3,8 +3,6 @@ import { exportJWK } from 'jose';
 import { correlateIssuance } from '../../../services/issuer/correlation.ts';
 import { offerOf } from '../../../services/issuer/request-rules.ts';
 
-import { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
-import { IssuerService } from '../../../services/issuer/service.ts';
 import { demoUsers } from '../../../services/oauth/demo-users.ts';
 import { correlate } from '../correlation.ts';
 import { requireFormBody } from '../form-body.ts';
@@ -23,19 +21,11 @@ const idParams = { type: 'object', required: ['id'], properties: { id: { type: '
 export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const { settings, pki } = ctx.issuer;
   const userList = demoUsers(ctx.config.demo);
-  const users = new Map(userList.map((u) => [u.id, u]));
-  const issuer = new IssuerService(ctx.log, ctx.keys, pki, settings, ctx.clock, users, ctx.credentialStatus.slots);
-  // An offer's stream is read by its offer id, the same capability as its status document.
-  ctx.streamReaders.register('issuance', async () => ({}));
-  // The status lists' allocation records are as public as the lists they describe.
-  ctx.streamReaders.register('status-list', async () => ({}));
-  ctx.streamReaders.register('status-lists', async () => ({}));
+  const issuer = ctx.issuerService;
   /** Correlation (docs/debugging.md): records the asking wallet exchange and names the offer's stream. */
   const correlateOffer = (request: FastifyRequest, reply: FastifyReply, offerId: string | undefined) =>
     correlate(request, reply, (walletExchange) => correlateIssuance(issuer, offerId, walletExchange));
-  // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA.
-  ctx.lookingGlass.trustCertificateAuthority(pki.iaca.pem);
-  const authorization = new IssuerAuthorization(ctx.log, issuer);
+  const authorization = ctx.issuerAuthorization;
   const presented = (request: FastifyRequest) => {
     const interaction = request.headers['x-fapi-interaction-id'];
     return {
@@ -194,9 +184,4 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
   );
   freshValue('/oid4vci/nonce', 'A fresh c_nonce for key proofs', () => issuer.nonce());
   credentialRoutes(app, ctx, issuer, presented);
-
-  Object.assign(ctx.apiEndpoints, {
-    oid4vci_issuer_metadata: '/.well-known/openid-credential-issuer/oid4vci',
-    oid4vci_offers: '/oid4vci/offers',
-  });
 }

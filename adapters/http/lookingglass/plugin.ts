@@ -106,10 +106,4 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
       return ctx.lookingGlass.decodeStatusList(token, idx === undefined ? undefined : Number(idx), jwks);
     },
   );
-
-  Object.assign(ctx.apiEndpoints, {
-    lookingglass_decode_status_list: '/api/lookingglass/decode/status-list',
-    lookingglass_decode: '/api/lookingglass/decode',
-    lookingglass_decode_credential: '/api/lookingglass/decode/credential',
-  });
 }

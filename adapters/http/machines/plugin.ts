@@ -111,5 +111,4 @@ export async function machineRoutes(app: FastifyInstance, ctx: MainContext): Pro
       }),
   );
 
-  Object.assign(ctx.apiEndpoints, { machines: '/api/machines', machine: '/api/machines/{id}' });
 }

@@ -1,6 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import type { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
 import type { InternalCaller } from '../rate-limit.ts';
-import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { EventLog } from '../../../services/event-log.ts';
 import type { Clock } from '../../../services/clock.ts';
@@ -19,78 +19,90 @@ import type { Conformance } from '../../../services/conformance/service.ts';
 import type { SseHub } from '../sse.ts';
 import type { StreamReaders } from '../../../services/streams/readers.ts';
 import type { MachineRegistry } from '../../../services/machines/registry.ts';
+import type { Palette } from '../../palette/sqlite-palette.ts';
+import type { GuardedHttp } from '../../outbound/guarded-http.ts';
+import type { IssuerKeys } from '../../../services/issuer/trust.ts';
+import type { IssuerPki, IssuerSettings } from '../../../services/issuer/settings.ts';
+import type { IssuerService } from '../../../services/issuer/service.ts';
+import type { IssuerAuthorization } from '../../../services/issuer/authorization.ts';
+import type { StatusSlots } from '../../../services/issuer/core.ts';
+import type { StatusLists } from '../../../services/status/lists.ts';
+import type { StatusListSource } from '../../../services/status/source.ts';
+import type { StatusChecker } from '../../../services/status/check.ts';
+import type { CredentialTrust, VerifierPki, VerifierSettings } from '../../../services/verifier/settings.ts';
+import type { VerifierService } from '../../../services/verifier/service.ts';
+import type { TokenRuns } from '../../../services/mcp/token-runs.ts';
+import type { OAuthPart } from './graph-oauth.ts';
+import type { SsfPart } from './graph-ssf.ts';
 
-/** Everything the main origin's route plugins are given; built once in `compose.ts`. */
+/**
+ * The main origin's service graph: every service, runtime, worker and read model, built once by the
+ * composition root (`compose.ts` with its `graph-*.ts` builders) before any route exists. Route plugins
+ * read it and register routes; none writes to it (it is frozen), so their order does not matter.
+ */
 export interface MainContext {
-  config: Config;
+  readonly config: Config;
   /** The secret header of the server's own calls during flow runs (adapters/http/rate-limit.ts). */
-  internalCaller: InternalCaller;
-  clock: Clock;
+  readonly internalCaller: InternalCaller;
+  readonly clock: Clock;
   /** The event log, by its interface: SQLite today, another store behind the same contract. */
-  log: EventLog;
-  keys: KeyRing;
-  projections: ProjectionRunner;
-  registry: AgentRegistry;
-  revokedAccessTokens: RevokedAccessTokens;
+  readonly log: EventLog;
+  readonly keys: KeyRing;
+  readonly projections: ProjectionRunner;
+  readonly registry: AgentRegistry;
+  readonly revokedAccessTokens: RevokedAccessTokens;
   /** Every flow run, newest first (`GET /api/runs`, `/runs`). */
-  runIndex: RunIndex;
+  readonly runIndex: RunIndex;
   /** The live Shared Signals streams, by client (projections/live-ssf-streams.ts). */
-  liveSsfStreams: LiveSsfStreams;
-  agentAuth: AgentAuthService;
-  securityEvents: SecurityEvents;
-  pollDelivery: PollDelivery;
-  catalog: Catalog;
-  flowRuns: FlowRuns;
-  lookingGlass: LookingGlass;
-  conformance: Conformance;
+  readonly liveSsfStreams: LiveSsfStreams;
+  readonly agentAuth: AgentAuthService;
+  readonly securityEvents: SecurityEvents;
+  readonly pollDelivery: PollDelivery;
+  readonly catalog: Catalog;
+  readonly flowRuns: FlowRuns;
+  readonly lookingGlass: LookingGlass;
+  readonly conformance: Conformance;
   /** Every Server-Sent Event stream of the origin (bounded, heartbeats, released on close). */
-  sse: SseHub;
-  /** The palette index, once the palette part has opened it. */
-  palette?: import('../../palette/sqlite-palette.ts').Palette;
-  /** Members other servers add to the origin's authorization-server metadata (e.g. the OP's endpoints). */
-  originMetadata: Record<string, unknown>;
-  /** Named entries of `GET /api`'s `endpoints` map. */
-  apiEndpoints: Record<string, string>;
+  readonly sse: SseHub;
+  /** The palette index; absent when it could not be opened outside production. */
+  readonly palette: Palette | undefined;
+  /** The OAuth 2.0 authorization server and OpenID Provider, and the resource guard of their tokens. */
+  readonly oauth: OAuthPart;
+  /** The Shared Signals transmitter and receivers. */
+  readonly ssf: SsfPart;
+  /** The members of the origin's authorization-server metadata (`/.well-known/oauth-authorization-server`). */
+  readonly originMetadata: Readonly<Record<string, unknown>>;
+  /** Named entries of `GET /api`'s `endpoints` map (`api-endpoints.ts`). */
+  readonly apiEndpoints: Readonly<Record<string, string>>;
   /** Members of `GET /health`, each computed per request. */
-  health: Record<string, () => unknown>;
-  /** Conformance pages that may be indexed (sitemap, llms.txt); set by the conformance part when present. */
-  indexableConformancePages?: () => Array<{ path: string; title: string }>;
-  /** The OID4VCI issuer's settings, its PKI (IACA, document signer, attester, request encryption) and published keys. */
-  issuer: {
-    settings: import('../../../services/issuer/settings.ts').IssuerSettings;
-    pki: import('../../../services/issuer/settings.ts').IssuerPki;
-    keys: import('../../../services/issuer/trust.ts').IssuerKeys;
-  };
+  readonly health: Readonly<Record<string, () => unknown>>;
+  /** The OID4VCI issuer: settings, PKI (IACA, document signer, attester, request encryption), published keys. */
+  readonly issuer: { settings: IssuerSettings; pki: IssuerPki; keys: IssuerKeys };
+  readonly issuerService: IssuerService;
+  readonly issuerAuthorization: IssuerAuthorization;
   /** Whom the OID4VP verifier trusts for credentials: what this origin's issuer signs. */
-  credentialTrust: import('../../../services/verifier/settings.ts').CredentialTrust;
+  readonly credentialTrust: CredentialTrust;
+  readonly verifier: { service: VerifierService; settings: VerifierSettings; pki: VerifierPki };
   /** Credential status (docs/status.md): the issuer's lists, its slots, and lists by URL with their check. */
-  credentialStatus: {
-    lists: import('../../../services/status/lists.ts').StatusLists;
-    slots: import('../../../services/issuer/core.ts').StatusSlots;
+  readonly credentialStatus: {
+    lists: StatusLists;
+    slots: StatusSlots;
     /** Our issuer's lists read in process; any other origin through the outbound guard. */
-    source: import('../../../services/status/source.ts').StatusListSource;
+    source: StatusListSource;
     /** The verifier's and the looking glass's check, trusting what our issuer signs. */
-    checker: import('../../../services/status/check.ts').StatusChecker;
+    checker: StatusChecker;
   };
-  /** A resource protected by `{base}/oauth2`'s access tokens; set by the OAuth part. */
-  oauthResource?: (
-    resourceMetadata?: string,
-    /** RFC 8707: the audience its tokens must carry; the demo resource's when absent. */
-    audience?: string,
-  ) => import('../../../services/oauth/protected-resources.ts').ProtectedResource;
+  /** The runs each `/mcp/user` token started; only with MCP_USER_ENDPOINT=true. */
+  readonly tokenRuns: TokenRuns | undefined;
   /** Everything the main origin fetches from a URL a caller chose goes through this guard. */
-  outbound: import('../../outbound/guarded-http.ts').GuardedHttp;
-  /** Shared Signals readers for other parts (MCP); set by the SSF part. */
-  ssf?: {
-    receiver(id: string): Promise<object>;
-    stream(id: string, authorization: string | undefined): Promise<object>;
-  };
+  readonly outbound: GuardedHttp;
   /** Every state machine as data (`/api/machines`). */
-  machines: MachineRegistry;
-  /** Who may read (export, step through) each kind of stream; each part registers its kind's rule. */
-  streamReaders: StreamReaders;
-  /** Called, in order, on shutdown before the event log closes. */
-  onClose: Array<() => Promise<void> | void>;
+  readonly machines: MachineRegistry;
+  /** Who may read (export, step through) each kind of stream; the composition root registers each kind's rule. */
+  readonly streamReaders: StreamReaders;
+  /** Called, in order, on shutdown before the event log closes; only the composition root adds to it. */
+  readonly onClose: Array<() => Promise<void> | void>;
 }
 
+/** A route plugin registers routes (and hooks of its own routes) from the graph, and nothing else. */
 export type RoutePlugin = (app: FastifyInstance, ctx: MainContext) => Promise<void> | void;

@@ -23,9 +23,9 @@ import { machineRoutes } from '../machines/plugin.ts';
 import { ssfRoutes } from '../ssf/plugin.ts';
 
 /**
- * The main origin's parts, registered in this order. A new bounded context adds its route plugin here
- * (and its signing keys and projections below). Plugins that add to `ctx.originMetadata` or
- * `ctx.apiEndpoints` must come before the ones that serve them (metadata and `/api` read lazily).
+ * The main origin's route plugins. A new bounded context builds its services in the composition root
+ * (`graph.ts`), adds its route plugin here, and its signing keys and projections below. Each plugin only
+ * reads the frozen graph, so the order is free (test/integration/main/plugin-order.test.ts).
  */
 export const MAIN_ROUTES: RoutePlugin[] = [
   coreRoutes,

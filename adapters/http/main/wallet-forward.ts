@@ -75,7 +75,9 @@ export async function walletForwardRoutes(app: FastifyInstance, ctx: MainContext
   const backend = new URL(ctx.config.walletBackendOrigin);
   const base = new URL(ctx.config.baseUrl);
   const agent = new Agent({ connectTimeout: 5_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-  ctx.onClose.push(() => agent.close());
+  app.addHook('onClose', async () => {
+    await agent.close();
+  });
 
   await app.register(async (scoped) => {
     // Bodies pass through as streams; the wallet applies its own limits.
@@ -109,5 +111,4 @@ export async function walletForwardRoutes(app: FastifyInstance, ctx: MainContext
       async (_request, reply) => reply.redirect(`${WALLET_PREFIX}/`, 308),
     );
   });
-  Object.assign(ctx.apiEndpoints, { wallet_harness: `${WALLET_PREFIX}/` });
 }

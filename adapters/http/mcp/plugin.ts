@@ -86,8 +86,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       ctx.flowRuns.answer(await ctx.flowRuns.launch(protocol, flow, options, caller)),
     controlRun: (id: string, runToken: string, command: Parameters<typeof ctx.flowRuns.control>[2]) =>
       ctx.flowRuns.control(id, `Bearer ${runToken}`, command),
-    ssfReceiver: (id: string) => ctx.ssf!.receiver(id),
-    ssfStream: (id: string, authorization: string | undefined) => ctx.ssf!.stream(id, authorization),
+    ssfReceiver: (id: string) => ctx.ssf.receiver(id),
+    ssfStream: (id: string, authorization: string | undefined) => ctx.ssf.stream(id, authorization),
     diffRuns: async (a: string, b: string, tokens: { a?: string; b?: string }) => {
       const as = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
       return diffRuns(await exportFor(ctx, `run:${a}`, as(tokens.a)), await exportFor(ctx, `run:${b}`, as(tokens.b)));
@@ -97,7 +97,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     () => buildMcpServer(base, deps),
     (e) => app.log.debug({ err: e }, 'mcp'),
   );
-  ctx.onClose.push(() => handler.close());
+  app.addHook('preClose', async () => {
+    await handler.close();
+  });
   // Ask the running server which revisions it negotiates (server/discover for the modern ones,
   // initialize for the 2024-2025 ones), so the card says exactly that.
   const config = withServedVersions(base, [
@@ -137,9 +139,4 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     JSON.stringify(aiCatalog(config)),
     'application/ai-catalog+json',
   );
-  Object.assign(ctx.apiEndpoints, {
-    mcp: '/mcp',
-    ...(userEndpoint ? { mcp_user: '/mcp/user' } : {}),
-    mcp_server_card: '/mcp/server-card',
-  });
 }

@@ -1,7 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance } from 'fastify';
-import { tokenRunsMachine } from '../../../machines/token-runs.ts';
-import { ActorRuntime } from '../../../services/actors/runtime.ts';
 import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
 import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { McpServerConfig } from '../../../services/mcp/config.ts';
@@ -52,33 +50,22 @@ export function mcpUserRoutes(
 ): void {
   const resource = config.userEndpoint;
   const metadataUrl = config.userResourceMetadata;
-  if (!ctx.oauthResource) throw new Error('the protected MCP endpoint needs the OAuth server registered first');
-  const protectedResource = ctx.oauthResource(metadataUrl, resource);
-  const runs = new ActorRuntime(ctx.log, tokenRunsMachine, 'token-runs');
+  const protectedResource = ctx.oauth.resource(metadataUrl, resource);
+  const runs = ctx.tokenRuns;
+  if (!runs) throw new Error('the protected MCP endpoint needs its token runs (MCP_USER_ENDPOINT=true)');
   const deps: UserToolDeps = {
     startFlow,
     controlRun,
-    recordRun: async (caller, run) => {
-      await runs.execute(caller.jti, {
-        type: 'token_run.started',
-        at: ctx.clock.now(),
-        ...run,
-        sub: caller.sub,
-        clientId: caller.clientId,
-      });
-    },
-    runsOf: async (caller) => {
-      const { snapshot } = await runs.get(caller.jti);
-      return Promise.all(
-        snapshot.context.runs.map(async (run) => ({ ...run, status: (await ctx.flowRuns.view(run.runId))?.status })),
-      );
-    },
+    recordRun: (caller, run) => runs.recordRun(caller, run),
+    runsOf: (caller) => runs.runsOf(caller),
   };
   const handler = statelessMcpHandler(
     () => buildUserMcpServer(config, deps),
     (e) => app.log.debug({ err: e }, 'mcp/user'),
   );
-  ctx.onClose.push(() => handler.close());
+  app.addHook('preClose', async () => {
+    await handler.close();
+  });
 
   const authorize = async (
     authorization: string | undefined,

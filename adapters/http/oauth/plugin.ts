@@ -1,11 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { Authorization } from '../../../services/oauth/authorization.ts';
-import { demoClients } from '../../../services/oauth/demo-clients.ts';
-import { demoUsers } from '../../../services/oauth/demo-users.ts';
-import { OAuthDeps } from '../../../services/oauth/deps.ts';
-import { TokenIntrospection } from '../../../services/oauth/introspection.ts';
-import { issuerProfiles } from '../../../services/oauth/issuers.ts';
-import { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
 
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
@@ -13,40 +6,15 @@ import { authorizationRoutes } from './authorization-routes.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { sendAuthPage } from './pages.ts';
 import { resourceRoutes } from './resource-routes.ts';
-import { ProtectedResource } from '../../../services/oauth/protected-resources.ts';
 import { str } from './schemas.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { parRoute } from './par-route.ts';
 import { registrationRoutes } from './registration-routes.ts';
-import { documentGuard } from '../../outbound/document-guard.ts';
-import { ClientMetadataDocuments } from '../../../services/oauth/clients/metadata-document.ts';
 
 /** The OAuth 2.0 authorization server (`/oauth2`) and the OpenID Provider (`/oidc`) of decisions section 3. */
 export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = ctx.config.baseUrl;
-  const pkjwt = ctx.keys;
-  const clients = demoClients(base, ctx.config.demo, {
-    public: pkjwt.jwks('published:pkjwt-app').keys,
-    private: pkjwt.publishedPrivateJwks('published:pkjwt-app').keys,
-  });
-  const users = demoUsers(ctx.config.demo);
-  // DYNAMIC_CLIENTS (decisions §11): registration and client ID metadata documents, off by default.
-  const dynamicClients = ctx.config.extensions.dynamicClients;
-  const registrationEndpoint = dynamicClients ? `${base}/oauth2/register` : undefined;
-  const documentFetches = documentGuard(new URL(base).origin, ctx.config.outboundAllowLoopback);
-  ctx.onClose.push(() => documentFetches.close());
-  const deps = new OAuthDeps(ctx.log, {
-    keys: ctx.keys,
-    clock: ctx.clock,
-    clients,
-    users,
-    revoked: ctx.revokedAccessTokens,
-    dpopNonceRequired: ctx.config.dpopNonceRequired,
-    registrationUri: (clientId) => `${base}/oauth2/register/${encodeURIComponent(clientId)}`,
-    ...(dynamicClients ? { documents: new ClientMetadataDocuments(documentFetches, ctx.clock) } : {}),
-    outbound: documentFetches,
-  });
-  const profiles = issuerProfiles(base);
+  const { deps, clients, users, profiles, registrationEndpoint } = ctx.oauth;
   const userinfoMetadataUrl = `${base}/.well-known/oauth-protected-resource/oidc/userinfo`;
 
   // Where the demo clients' browsers land: shows what the authorization server sent back.
@@ -97,31 +65,23 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     users: users.map(({ id, name, email, password, roles, claims }) => ({ id, name, email, password, roles, claims })),
   }));
 
-  for (const profile of [profiles.op, profiles.as]) {
-    const authorization = new Authorization(deps, profile);
-    const tokenEndpoint = new OAuthTokenServer(deps, profile);
-    const introspection = new TokenIntrospection(deps, tokenEndpoint);
+  for (const { profile, authorization, tokenEndpoint, introspection } of ctx.oauth.servers) {
     authorizationRoutes(app, { authorization, profile, deps, users });
     parRoute(app, { authorization, tokenEndpoint });
-
     tokenRoutes(app, ctx, { deps, profile, tokenEndpoint, introspection });
     resourceRoutes(app, ctx, deps, tokenEndpoint, profile, userinfoMetadataUrl);
-    // Other parts of the origin (Shared Signals) protect their APIs with this server's access tokens.
-    if (profile.id === 'as')
-      ctx.oauthResource = (resourceMetadata, audience) =>
-        new ProtectedResource(deps, tokenEndpoint.tokens, profile, resourceMetadata, audience);
   }
 
-  if (dynamicClients)
+  // DYNAMIC_CLIENTS (decisions §11): registration and client ID metadata documents, off by default.
+  if (registrationEndpoint)
     registrationRoutes(app, {
       deps,
-      outbound: documentFetches,
+      outbound: ctx.oauth.documentFetches,
       registrationsPerHour: ctx.config.registrationsPerHour,
       internal: ctx.internalCaller,
     });
 
   // Metadata (RFC 8414, OpenID Connect Discovery, RFC 9728).
-  Object.assign(ctx.originMetadata, authorizationServerMetadata(profiles.op, registrationEndpoint));
   const asMetadata = JSON.stringify(authorizationServerMetadata(profiles.as, registrationEndpoint));
   app.get(
     '/.well-known/oauth-authorization-server/oauth2',
@@ -146,12 +106,4 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     { schema: { summary: 'Protected resource metadata of the demo resource (RFC 9728)', tags: ['discovery'] } },
     (request, reply) => sendDocument(request, reply, JSON.stringify(prm.resource), 'application/json'),
   );
-
-  Object.assign(ctx.apiEndpoints, {
-    oauth2_metadata: '/.well-known/oauth-authorization-server/oauth2',
-    openid_configuration: '/.well-known/openid-configuration',
-    demo_clients: '/oauth2/demo/clients',
-    demo_users: '/oauth2/demo/users',
-    userinfo: '/oidc/userinfo',
-  });
 }

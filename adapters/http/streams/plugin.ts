@@ -82,11 +82,4 @@ export async function streamRoutes(app: FastifyInstance, ctx: MainContext): Prom
         return streamPage(doc, at === undefined ? undefined : Number(at), capabilityQuery(request), relatedOf(doc));
       }),
   );
-
-  Object.assign(ctx.apiEndpoints, {
-    stream_export: '/api/streams/{stream_id}/export',
-    run_list: '/api/runs',
-    run_har: '/api/runs/{id}/har',
-    run_diff: '/api/runs/{a}/diff/{b}',
-  });
 }

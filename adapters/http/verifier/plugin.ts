@@ -1,15 +1,9 @@
-import { StatusChecker } from '../../../services/status/check.ts';
-import { statusTrustOf } from '../../../services/status/trust.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { oauthError } from '../../../services/errors.ts';
 import { correlatePresentation } from '../../../services/verifier/correlation.ts';
 import { ATTESTATION_KEY_SET } from '../../../services/verifier/request-object.ts';
 import { requestIdOfState } from '../../../services/verifier/rules.ts';
-import { VerifierService, type CreateRequestInput, type ResponseInput } from '../../../services/verifier/service.ts';
-import { verifierSettings } from '../../../services/verifier/settings.ts';
-import { presentationStreamReader } from '../../../services/verifier/stream-reader.ts';
-import { pemCertificatesOf } from '../../pem-env.ts';
-import { loadVerifierPki } from '../../verifier/pki-file.ts';
+import type { CreateRequestInput, ResponseInput } from '../../../services/verifier/service.ts';
 import { correlate } from '../correlation.ts';
 import type { MainContext } from '../main/context.ts';
 import { pemRoute } from '../pem-route.ts';
@@ -25,41 +19,9 @@ const requestObjectResponse = textBody(
 );
 const tags = ['oid4vp'];
 
-/** MDOC_IACA_ROOT_PEM (PEM text or a file path): mdoc roots the verifier trusts besides our issuer's IACA. */
-const extraIacaRoots = (pem: string | undefined) =>
-  pemCertificatesOf(pem, (reason) => {
-    throw new Error(`MDOC_IACA_ROOT_PEM ${reason}`);
-  });
-
 /** The OID4VP verifier at `{base}/oid4vp` (decisions section 9). */
 export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
-  const settings = verifierSettings(ctx.config.baseUrl);
-  const pki = await loadVerifierPki(
-    ctx.config.dataDir,
-    new URL(ctx.config.baseUrl).hostname.replace(/^\[|\]$/g, ''),
-    ctx.clock.now(),
-  );
-  const trust = {
-    ...ctx.credentialTrust,
-    iacaRoots: [...ctx.credentialTrust.iacaRoots, ...extraIacaRoots(ctx.config.mdocIacaRootPem)],
-  };
-  const verifier = new VerifierService(
-    ctx.log,
-    ctx.keys,
-    pki,
-    settings,
-    trust,
-    ctx.clock,
-    // Lists are trusted as the credentials are: our issuer's keys, and x5c chains to any trusted IACA.
-    new StatusChecker(
-      ctx.credentialStatus.source,
-      statusTrustOf(trust, () => Math.floor(ctx.clock.now() / 1000)),
-      ctx.clock,
-    ),
-  );
-  ctx.streamReaders.register('presentation', presentationStreamReader(verifier));
-  // Request objects of this verifier chain to its CA: the looking glass may call them verified.
-  ctx.lookingGlass.trustCertificateAuthority(pki.ca.pem);
+  const { service: verifier, settings, pki } = ctx.verifier;
 
   app.post(
     '/oid4vp/request/create',
@@ -202,9 +164,4 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     { schema: { summary: 'Keys of the verifier attestation issuer', tags } },
     async () => ctx.keys.jwks(ATTESTATION_KEY_SET),
   );
-
-  Object.assign(ctx.apiEndpoints, {
-    oid4vp_create_request: '/oid4vp/request/create',
-    oid4vp_response: '/oid4vp/response',
-  });
 }

@@ -1,0 +1,249 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { enabledExtensions, type Config } from '../../config.ts';
+import { FileKeyRing } from '../../keys/file-key-ring.ts';
+import { openEventStore } from '../../store/open.ts';
+import { nodeFiles } from '../../files/node-files.ts';
+import { openPalette } from '../../palette/open.ts';
+import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import { targetDeps } from '../../outbound/guarded-transport.ts';
+import type { Clock } from '../../../services/clock.ts';
+import type { SigningAlg } from '../../../services/keys.ts';
+import { AgentRegistry } from '../../../projections/agent-registry.ts';
+import { CredentialStatus } from '../../../projections/credential-status.ts';
+import { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
+import { RevocationFeed } from '../../../projections/revocation-feed.ts';
+import { RevokedAccessTokens } from '../../../projections/revoked-access-tokens.ts';
+import { RunIndex } from '../../../projections/run-index.ts';
+import { ProjectionRunner } from '../../../projections/runner.ts';
+import type { Projection } from '../../../projections/types.ts';
+import { AgentAuthService } from '../../../services/agentauth/service.ts';
+import { agentAuthSettings } from '../../../services/agentauth/settings.ts';
+import { AgentTokens } from '../../../services/agentauth/tokens.ts';
+import { userCodeHasher } from '../../../services/agentauth/user-code.ts';
+import { SecurityEvents } from '../../../services/agentauth/security-events.ts';
+import { PollDelivery } from '../../../services/agentauth/poll-delivery.ts';
+import { agentStreamReader } from '../../../services/agentauth/stream-reader.ts';
+import { Catalog } from '../../../services/content/catalog.ts';
+import { Conformance } from '../../../services/conformance/service.ts';
+import { defaultFlowRunners, flowRunnerOptions, targetFlowRunners } from '../../../services/flows/default-runners.ts';
+import { FlowRuns } from '../../../services/flows/runs.ts';
+import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service.ts';
+import { MachineRegistry } from '../../../services/machines/registry.ts';
+import { TokenRuns } from '../../../services/mcp/token-runs.ts';
+import { StreamReaders } from '../../../services/streams/readers.ts';
+import { presentationStreamReader } from '../../../services/verifier/stream-reader.ts';
+import { runTokensOf } from '../run-tokens.ts';
+import { SseHub, type SseLimits } from '../sse.ts';
+import { authorizationServerMetadata } from '../oauth/metadata.ts';
+import { apiEndpoints } from './api-endpoints.ts';
+import type { MainContext } from './context.ts';
+import { buildCredentials } from './graph-credentials.ts';
+import { buildOAuth } from './graph-oauth.ts';
+import { buildSsf } from './graph-ssf.ts';
+import { MAIN_KEYS, MAIN_PROJECTIONS } from './routes.ts';
+
+const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+const CONTENT_DIR = join(ROOT_DIR, 'content');
+/** Step mode: how often paused runs are looked at (a run left paused for 10 minutes ends as expired). */
+const IDLE_SWEEP_MS = 30_000;
+
+/** Every read model the main origin keeps in its log's database. */
+export function createMainProjections() {
+  const registry = new AgentRegistry();
+  const feed = new RevocationFeed();
+  const revokedAccessTokens = new RevokedAccessTokens();
+  const runIndex = new RunIndex();
+  const credentialStatus = new CredentialStatus();
+  const liveSsfStreams = new LiveSsfStreams();
+  const all: Projection[] = [
+    registry,
+    feed,
+    revokedAccessTokens,
+    runIndex,
+    credentialStatus,
+    liveSsfStreams,
+    ...MAIN_PROJECTIONS.map((make) => make()),
+  ];
+  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, liveSsfStreams, all };
+}
+
+export interface GraphOptions {
+  clock: Clock;
+  /** How flow runs wait between steps (e.g. the 5 s claim poll interval). */
+  wait: (ms: number) => Promise<void>;
+  sseLimits?: SseLimits;
+}
+
+/** The graph and what only the composition root holds: the rate-limit store and the workers' switch. */
+export interface MainGraph {
+  ctx: MainContext;
+  rateLimits: Awaited<ReturnType<typeof openEventStore>>['rateLimits'];
+  /** Starts the workers (automatic signals, push delivery, the step-mode sweep). */
+  startWorkers(): Promise<void>;
+  /** Last of all at shutdown: the read models, the key file's watch, the event log. */
+  closeStores(): Promise<void>;
+}
+
+/**
+ * Builds the main origin's whole service graph once (docs/architecture.md, "The composition root"):
+ * keys, the event log and its read models, every service and runtime, the workers, the stream readers
+ * and the tables of `/api` and the origin metadata. Runs under the data-dir lock.
+ */
+export async function buildMainGraph(config: Config, options: GraphOptions): Promise<MainGraph> {
+  const { clock, wait } = options;
+  const onClose: MainContext['onClose'] = [];
+  const keyList: Array<[string, SigningAlg]> = [['agentauth', 'ES256'], ...MAIN_KEYS];
+  const keys = await FileKeyRing.open(config.keysFile, keyList);
+  const stopWatchingKeys = keys.watch();
+  const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
+  const read = createMainProjections();
+  const runner = new ProjectionRunner(projectionStore, read.all);
+  await runner.start();
+
+  const settings = agentAuthSettings(config.baseUrl, config.vendor);
+  const agentAuth = new AgentAuthService(
+    log,
+    read.registry,
+    new AgentTokens(keys, settings),
+    settings,
+    clock,
+    userCodeHasher(keys.secret('user-code')),
+  );
+  const securityEvents = new SecurityEvents(read.feed, keys, settings);
+  const catalog = Catalog.load(nodeFiles, CONTENT_DIR).servedWith(enabledExtensions(config));
+  // The server's own calls during flow runs carry this secret and are never rate limited; it comes from
+  // the key ring, so a run's call that a load balancer sends to another instance is recognised there too.
+  const internalCaller = {
+    header: 'x-portico-internal',
+    value: Buffer.from(keys.secret('internal-caller')).toString('base64url'),
+  };
+  // Everything the main origin fetches from a URL a caller chose goes through this guard (docs/flows.md).
+  // The deployment's own origin is always a target (a flow run against itself, as SSF push does).
+  const outbound = new GuardedHttp({
+    trustedOrigins: new Set([new URL(config.baseUrl).origin]),
+    allowExternal: true,
+    allowLoopback: config.outboundAllowLoopback,
+  });
+  const credentials = await buildCredentials(config, {
+    log,
+    keys,
+    clock,
+    outbound,
+    credentialStatus: read.credentialStatus,
+  });
+  const lookingGlass = new LookingGlass(keys, clock, ourIssuers(config.baseUrl), credentials.credentialStatus.checker);
+  // HAIP SD-JWT VCs and signed metadata carry the document signer's x5c, which chains to the IACA; request
+  // objects of this verifier chain to its CA: the looking glass may call both verified.
+  lookingGlass.trustCertificateAuthority(credentials.issuer.pki.iaca.pem);
+  lookingGlass.trustCertificateAuthority(credentials.verifier.pki.ca.pem);
+
+  const flowRuns = new FlowRuns(
+    log,
+    catalog,
+    defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl)),
+    {
+      base: config.baseUrl,
+      clock,
+      wait,
+      internal: internalCaller,
+      transport: fetch,
+      targets: targetDeps(outbound, targetFlowRunners()),
+      fingerprintKey: keys.secret('fingerprint'),
+    },
+  );
+  const oauth = buildOAuth(config, { log, keys, clock, revokedAccessTokens: read.revokedAccessTokens });
+  const streamReaders = new StreamReaders();
+  const ssf = buildSsf(config, {
+    log,
+    keys,
+    clock,
+    live: read.liveSsfStreams,
+    statusLists: credentials.credentialStatus.lists,
+    outbound,
+    resource: oauth.resource(),
+    streamReaders,
+  });
+  const palette = openPalette(config, (p, f) => flowRuns.executable(p, f));
+  const mcpUser = config.extensions.mcpUserEndpoint;
+
+  // Who may read (export, step through) each kind of stream besides the SSF ones (graph-ssf.ts).
+  // A run by its id, as at /api/runs/{id}; a targeted one with its run_token too.
+  streamReaders.register('run', async (id, credentialsOf) =>
+    (await flowRuns.readable(id, runTokensOf(credentialsOf, id))) ? {} : undefined,
+  );
+  streamReaders.register('agent', agentStreamReader(agentAuth.tokens, clock));
+  // An offer's stream is read by its offer id, the same capability as its status document; the status
+  // lists' allocation records are as public as the lists they describe.
+  for (const kind of ['issuance', 'status-list', 'status-lists']) streamReaders.register(kind, async () => ({}));
+  streamReaders.register('presentation', presentationStreamReader(credentials.verifier.service));
+
+  let sweep: ReturnType<typeof setInterval> | undefined;
+  onClose.push(
+    () => clearInterval(sweep),
+    ssf.workers.stop,
+    () => palette?.close(),
+    () => oauth.documentFetches.close(),
+  );
+
+  const ctx: MainContext = Object.freeze({
+    config,
+    internalCaller,
+    clock,
+    log,
+    keys,
+    projections: runner,
+    registry: read.registry,
+    revokedAccessTokens: read.revokedAccessTokens,
+    runIndex: read.runIndex,
+    liveSsfStreams: read.liveSsfStreams,
+    agentAuth,
+    securityEvents,
+    pollDelivery: new PollDelivery(log, securityEvents, clock),
+    catalog,
+    flowRuns,
+    lookingGlass,
+    conformance: new Conformance(
+      nodeFiles,
+      join(ROOT_DIR, 'conformance/registry.yaml'),
+      config.conformanceReport || join(ROOT_DIR, 'conformance/report.json'),
+      CONTENT_DIR,
+      { commit: config.commit, repositoryUrl: config.repositoryUrl },
+      enabledExtensions(config),
+    ),
+    sse: new SseHub(options.sseLimits),
+    palette,
+    oauth,
+    ssf: ssf.part,
+    originMetadata: Object.freeze(authorizationServerMetadata(oauth.profiles.op, oauth.registrationEndpoint)),
+    apiEndpoints: apiEndpoints({ mcpUser, palette: palette !== undefined }),
+    health: Object.freeze({
+      palette: () => ({
+        loaded: palette !== undefined,
+        artefacts: palette?.artefacts ?? 0,
+        index_version: palette?.version ?? null,
+      }),
+    }),
+    ...credentials,
+    tokenRuns: mcpUser ? new TokenRuns(log, flowRuns, clock) : undefined,
+    outbound,
+    machines: new MachineRegistry(),
+    streamReaders,
+    onClose,
+  });
+  return {
+    ctx,
+    rateLimits,
+    async startWorkers() {
+      await flowRuns.interruptUnfinished();
+      await ssf.workers.start();
+      sweep = setInterval(() => void flowRuns.expireIdle().catch(() => undefined), IDLE_SWEEP_MS);
+      sweep.unref();
+    },
+    async closeStores() {
+      await runner.stop();
+      stopWatchingKeys();
+      await log.close();
+    },
+  };
+}
