@@ -1,7 +1,8 @@
 import { agentMachine, scopeFor } from '../../machines/agent.ts';
 import { pollOutcome } from '../../machines/claim-polling.ts';
 import type { AgentRegistry } from '../../projections/agent-registry.ts';
-import { ActorRuntime } from '../actors/runtime.ts';
+import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
+import { ResourceGuard } from '../oauth/resource-guard.ts';
 import type { Clock } from '../clock.ts';
 import { oauthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
@@ -9,7 +10,6 @@ import { timeOrderedBase32, randomToken, sha256 } from '../crypto/random.ts';
 import { ACCESS_TOKEN_LIFETIME_S, ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, type AgentAuthSettings } from './settings.ts';
 import { AgentTokens, INVALID_ASSERTION, type AgentAccessClaims } from './tokens.ts';
 import { newUserCode } from './user-code.ts';
-import { invalidTokenError } from '../oauth/protected-resources.ts';
 import { CLAIM_CODE_LIFETIME_MS, CLAIM_POLL_INTERVAL_MS } from '../../machines/claim-polling.ts';
 
 export interface Registration {
@@ -50,6 +50,8 @@ const POLL_ERRORS: Record<'expired_token' | 'slow_down' | 'access_denied' | 'aut
 export class AgentAuthService {
   readonly agents: ActorRuntime<typeof agentMachine>;
   readonly tokens: AgentTokens;
+  /** The guard of `/agentauth/me`: an agent access token with scope `agent:read`, for an agent the log registered. */
+  readonly resource: ResourceGuard<AgentAccessClaims, Loaded<typeof agentMachine>>;
 
   constructor(
     log: EventLog,
@@ -62,6 +64,20 @@ export class AgentAuthService {
   ) {
     this.agents = ActorRuntime.of(log, agentMachine, 'agent');
     this.tokens = tokens;
+    this.resource = new ResourceGuard({
+      verify: (token) => tokens.verifyAccessToken(token, clock.now()),
+      scope: 'agent:read',
+      // A token signed with our key for an agent the log never registered speaks for nobody.
+      subject: async (claims) => {
+        const agent = await this.agents.get(claims.sub);
+        return agent.version > 0 ? agent : undefined;
+      },
+      say: {
+        missing: 'An agent access token is required',
+        invalid: 'The access token is invalid or expired',
+        unknownSubject: 'The access token names no registered agent',
+      },
+    });
   }
 
   async register(type: unknown): Promise<Registration> {
@@ -206,20 +222,18 @@ export class AgentAuthService {
     await this.agents.execute(agent.agent_id, { type: 'agent.revoked', at: this.clock.now() });
   }
 
-  /** The resource agent access tokens open: who the bearer is, as the log says now. */
-  async me(
+  /** The resource agent access tokens open: who the bearer is, as the log says now (admitted by `resource`). */
+  me(
     claims: AgentAccessClaims,
-  ): Promise<{ agent_id: string; claimed: boolean; owner_email?: string; scope: string; revoked: boolean }> {
-    const { snapshot, version } = await this.agents.get(claims.sub);
-    // A token signed with our key for an agent the log never registered speaks for nobody.
-    if (version === 0) throw invalidTokenError('The access token names no registered agent');
-    const ctx = snapshot.context;
+    agent: Loaded<typeof agentMachine>,
+  ): { agent_id: string; claimed: boolean; owner_email?: string; scope: string; revoked: boolean } {
+    const ctx = agent.snapshot.context;
     return {
       agent_id: claims.sub,
       claimed: ctx.claimedAt !== undefined,
       ...(ctx.ownerEmail ? { owner_email: ctx.ownerEmail } : {}),
       scope: claims.scope,
-      revoked: snapshot.value === 'revoked',
+      revoked: agent.snapshot.value === 'revoked',
     };
   }
 

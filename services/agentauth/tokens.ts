@@ -1,3 +1,4 @@
+import { verifyAccessTokenJwt, type VerifiedAccessToken } from '../oauth/access-token-verifier.ts';
 import { jwtVerify, type JWTPayload } from 'jose';
 import { signJwt } from '../crypto/jws.ts';
 import type { IssuedAssertion } from '../../machines/agent.ts';
@@ -11,7 +12,7 @@ export const KEY_SET = 'agentauth';
 /** The one description every failed assertion gets: it never says which check failed. */
 export const INVALID_ASSERTION = 'The identity assertion is invalid, expired, or already used';
 
-export interface AgentAccessClaims extends JWTPayload {
+export interface AgentAccessClaims extends VerifiedAccessToken {
   sub: string;
   scope: string;
 }
@@ -83,19 +84,12 @@ export class AgentTokens {
   }
 
   /** A usable agent access token, or undefined. */
-  async verifyAccessToken(jwt: string, nowMs: number): Promise<AgentAccessClaims | undefined> {
-    try {
-      const { payload } = await jwtVerify(jwt, verifierOf(this.keys, KEY_SET, 'ES256'), {
-        algorithms: ['ES256'],
-        typ: 'JWT',
-        issuer: this.settings.issuer,
-        audience: this.settings.resourceAudience,
-        currentDate: new Date(nowMs),
-        requiredClaims: ['sub', 'exp'],
-      });
-      return typeof payload.scope === 'string' ? (payload as AgentAccessClaims) : undefined;
-    } catch {
-      return undefined;
-    }
+  verifyAccessToken(jwt: string, nowMs: number): Promise<AgentAccessClaims | undefined> {
+    return verifyAccessTokenJwt<AgentAccessClaims>(
+      this.keys,
+      { issuer: this.settings.issuer, audience: this.settings.resourceAudience, typ: 'JWT', keySet: KEY_SET },
+      jwt,
+      nowMs,
+    );
   }
 }

@@ -118,7 +118,7 @@ export class IssuerAuthorization {
       throw invalidRequest('redirect_uri must be https, or http on a loopback host, without a fragment');
     if (form.code_challenge_method !== 'S256' || !isS256Challenge(form.code_challenge))
       throw invalidRequest('PKCE with code_challenge_method S256 is required');
-    const proof = await this.issuer.dpop(request, 'as');
+    const proof = await this.issuer.dpop(request);
     if (form.dpop_jkt !== undefined && proof && proof.jkt !== form.dpop_jkt)
       throw oauthError('invalid_dpop_proof', 'dpop_jkt differs from the key of the DPoP proof');
     const dpopJkt = form.dpop_jkt ?? proof?.jkt;

@@ -1,3 +1,5 @@
+import type { ResourceGuard } from '../oauth/resource-guard.ts';
+import type { IssuerAccessClaims } from './credential-guard.ts';
 import type { issuanceMachine } from '../../machines/issuance.ts';
 import type { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -43,7 +45,9 @@ export interface IssuerCore {
   /** Credential status (docs/status.md): each credential issued gets a slot. */
   readonly statusSlots: StatusSlots;
   attestationTrust(): AttestationTrust;
-  dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined>;
-  recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T>;
+  /** A DPoP proof at the issuer's authorization server (PAR): verified, nonce when required, single use. */
+  dpop(request: PresentedRequest): Promise<VerifiedProof | undefined>;
+  /** The guard of the credential, deferred and notification endpoints (credential-guard.ts). */
+  readonly resource: ResourceGuard<IssuerAccessClaims, DemoUser>;
   recordLapse(offerId: string): Promise<void>;
 }

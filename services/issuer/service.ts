@@ -3,7 +3,9 @@ import { singleUseMachine } from '../../machines/single-use.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { sha256 } from '../crypto/random.ts';
-import { checkDPoP } from '../dpop/check.ts';
+import { checkDPoP, type DPoPServer } from '../dpop/check.ts';
+import type { ResourceGuard } from '../oauth/resource-guard.ts';
+import { credentialGuard, type IssuerAccessClaims } from './credential-guard.ts';
 import { DPoPNonces } from '../dpop/nonce.ts';
 import { DPoPError, type VerifiedProof } from '../dpop/proof.ts';
 import { OAuthError, oauthError } from '../errors.ts';
@@ -38,6 +40,8 @@ export class IssuerService implements IssuerCore {
   readonly rsNonces: DPoPNonces;
   /** c_nonces and attestation challenges. */
   readonly values: StatelessValues;
+  /** The resource guard of the credential, deferred and notification endpoints. */
+  readonly resource: ResourceGuard<IssuerAccessClaims, DemoUser>;
 
   constructor(
     log: EventLog,
@@ -55,6 +59,14 @@ export class IssuerService implements IssuerCore {
     this.rsNonces = new DPoPNonces(clock, keys.secret('dpop-nonce'), 'oid4vci-rs');
     this.values = new StatelessValues(keys.secret('c-nonce'), clock, (purpose, value) => this.useOnce(purpose, value));
     this.tokenEndpoint = this.buildTokenEndpoint();
+    this.resource = credentialGuard({
+      keys,
+      clock,
+      issuer: settings.issuer,
+      users,
+      dpop: this.dpopServer('rs'),
+      recordNonceChallenge: (offerId) => this.recordNonceChallenge(offerId, 'rs'),
+    });
   }
 
   /** Where attestations come from: the demo attester CA, and OID4VCI_ATTESTATION_TRUST_ANCHOR_PEM. */
@@ -94,19 +106,19 @@ export class IssuerService implements IssuerCore {
 
   // ----- token endpoint -----
 
-  /** A DPoP proof at one of the issuer's endpoints: verified, nonce (when required), single use. */
-  async dpop(request: PresentedRequest, side: 'as' | 'rs', accessToken?: string): Promise<VerifiedProof | undefined> {
-    const nonces = side === 'as' ? this.asNonces : this.rsNonces;
-    return checkDPoP(
-      request.dpop,
-      { method: request.method, url: request.url, accessToken },
-      {
-        side,
-        nowMs: () => this.clock.now(),
-        ...(this.settings.dpopNonceRequired ? { nonces } : {}),
-        useOnce: (purpose, value) => this.useOnce(purpose, value),
-      },
-    );
+  /** The DPoP settings of one side of the issuer: its nonces (when required), `jti` once. */
+  private dpopServer(side: 'as' | 'rs'): DPoPServer {
+    return {
+      side,
+      nowMs: () => this.clock.now(),
+      ...(this.settings.dpopNonceRequired ? { nonces: side === 'as' ? this.asNonces : this.rsNonces } : {}),
+      useOnce: (purpose, value) => this.useOnce(purpose, value),
+    };
+  }
+
+  /** A DPoP proof at the issuer's authorization server: verified, nonce (when required), single use. */
+  dpop(request: PresentedRequest): Promise<VerifiedProof | undefined> {
+    return checkDPoP(request.dpop, { method: request.method, url: request.url }, this.dpopServer('as'));
   }
 
   /** `POST /oid4vci/token`: the core's token endpoint with the issuer's grants (token/grants.ts). */
@@ -120,7 +132,7 @@ export class IssuerService implements IssuerCore {
   private buildTokenEndpoint() {
     return issuerTokenEndpoint({
       attestedClient: (request) => this.attestedClient(request),
-      dpop: (offerId, request) => this.recordingChallenges(offerId, 'as', () => this.dpop(request, 'as')),
+      dpop: (offerId, request) => this.recordingChallenges(offerId, () => this.dpop(request)),
       context: {
         offers: this.offers,
         clock: this.clock,
@@ -138,20 +150,20 @@ export class IssuerService implements IssuerCore {
   }
 
   /** Runs a DPoP check; a use_dpop_nonce challenge it answers is recorded on the issuance, when known. */
-  async recordingChallenges<T>(offerId: string | undefined, side: 'as' | 'rs', check: () => Promise<T>): Promise<T> {
+  async recordingChallenges<T>(offerId: string | undefined, check: () => Promise<T>): Promise<T> {
     try {
       return await check();
     } catch (error) {
-      if (
-        offerId &&
-        error instanceof OAuthError &&
-        error.error === 'use_dpop_nonce' &&
-        (await this.offers.get(offerId)).version > 0
-      ) {
-        await this.offers.execute(offerId, { type: 'issuance.nonce_challenged', at: this.clock.now(), side });
-      }
+      if (offerId && error instanceof OAuthError && error.error === 'use_dpop_nonce')
+        await this.recordNonceChallenge(offerId, 'as');
       throw error;
     }
+  }
+
+  /** A DPoP nonce challenge of one side, on the offer's stream (when the offer exists). */
+  private async recordNonceChallenge(offerId: string, side: 'as' | 'rs'): Promise<void> {
+    if ((await this.offers.get(offerId)).version > 0)
+      await this.offers.execute(offerId, { type: 'issuance.nonce_challenged', at: this.clock.now(), side });
   }
 
   /** An offer met after its lifetime is closed in the log (`issuance.expired`, reason lapsed) the first time. */

@@ -1,3 +1,4 @@
+import { verifyAccessTokenJwt, type AccessTokenRules, type VerifiedAccessToken } from './access-token-verifier.ts';
 import { jwtVerify, type JWTPayload } from 'jose';
 import { signJwt } from '../crypto/jws.ts';
 import { createHash } from 'node:crypto';
@@ -5,7 +6,7 @@ import { verifierOf, type KeyRing } from '../keys.ts';
 import { randomToken } from '../crypto/random.ts';
 import { ACCESS_TOKEN_TTL_S, type IssuerProfile } from './issuers.ts';
 
-export interface AccessTokenClaims extends JWTPayload {
+export interface AccessTokenClaims extends VerifiedAccessToken {
   sub: string;
   client_id: string;
   scope: string;
@@ -87,25 +88,24 @@ export class IssuerTokens {
     );
   }
 
+  /** What makes an access token this issuer's own (access-token-verifier.ts). */
+  get accessTokenRules(): AccessTokenRules {
+    return {
+      issuer: this.profile.issuer,
+      audience: this.profile.accessTokenAudience,
+      typ: 'at+jwt',
+      keySet: this.profile.keySet,
+      requiredClaims: ['jti', 'client_id'],
+    };
+  }
+
   /** A valid access token of this issuer (signature, typ, iss, aud, exp), or undefined. */
-  async verifyAccessToken(
+  verifyAccessToken(
     token: string,
     nowMs: number,
     audience: string | string[] = this.profile.accessTokenAudience,
   ): Promise<AccessTokenClaims | undefined> {
-    try {
-      const { payload } = await jwtVerify(token, verifierOf(this.keys, this.profile.keySet, 'ES256'), {
-        algorithms: ['ES256'],
-        typ: 'at+jwt',
-        issuer: this.profile.issuer,
-        audience,
-        currentDate: new Date(nowMs),
-        requiredClaims: ['sub', 'jti', 'exp', 'client_id'],
-      });
-      return payload as AccessTokenClaims;
-    } catch {
-      return undefined;
-    }
+    return verifyAccessTokenJwt<AccessTokenClaims>(this.keys, this.accessTokenRules, token, nowMs, audience);
   }
 
   /** An ID token this issuer signed for `clientId`, expired or not (RP-initiated logout hints). */

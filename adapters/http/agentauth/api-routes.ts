@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { agentTokenEndpoint } from '../../../services/agentauth/token-grants.ts';
 import type { MainContext } from '../main/context.ts';
-import { insufficientScope, invalidTokenError } from '../../../services/oauth/protected-resources.ts';
-import { bearerToken } from '../../../services/oauth/authorization-header.ts';
 
 const errorResponse = { $ref: 'OAuthError#' };
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -169,12 +167,13 @@ export async function agentAuthApiRoutes(app: FastifyInstance, ctx: MainContext)
       },
     },
     async (request) => {
-      const token = bearerToken(request.headers.authorization);
-      if (!token) throw invalidTokenError('An agent access token is required');
-      const claims = await agentAuth.tokens.verifyAccessToken(token, ctx.clock.now());
-      if (!claims) throw invalidTokenError('The access token is invalid or expired');
-      if (!claims.scope.split(' ').includes('agent:read')) throw insufficientScope('agent:read');
-      return agentAuth.me(claims);
+      const { claims, subject } = await agentAuth.resource.admit({
+        authorization: request.headers.authorization,
+        dpop: request.headers.dpop,
+        method: request.method,
+        url: `${ctx.config.baseUrl}/agentauth/me`,
+      });
+      return agentAuth.me(claims, subject);
     },
   );
 

@@ -373,5 +373,4 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
       deliver = send;
     },
   );
-
 }

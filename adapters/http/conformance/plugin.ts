@@ -221,5 +221,4 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: MainContext):
       });
     },
   );
-
 }

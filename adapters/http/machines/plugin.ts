@@ -110,5 +110,4 @@ export async function machineRoutes(app: FastifyInstance, ctx: MainContext): Pro
         return machinePage(m, await diagram(m.id, current), current);
       }),
   );
-
 }

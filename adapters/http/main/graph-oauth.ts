@@ -10,7 +10,13 @@ import { OAuthDeps } from '../../../services/oauth/deps.ts';
 import { TokenIntrospection } from '../../../services/oauth/introspection.ts';
 import { issuerProfiles, type IssuerProfile } from '../../../services/oauth/issuers.ts';
 import { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
-import { ProtectedResource } from '../../../services/oauth/protected-resources.ts';
+import {
+  oauthResourceGuard,
+  userInfoGuard,
+  type OAuthResourceOptions,
+} from '../../../services/oauth/oauth-resource.ts';
+import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
+import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
 import { ClientMetadataDocuments } from '../../../services/oauth/clients/metadata-document.ts';
 import { documentGuard } from '../../outbound/document-guard.ts';
 import type { GuardedHttp } from '../../outbound/guarded-http.ts';
@@ -35,10 +41,14 @@ export interface OAuthPart {
   /** Client ID Metadata Documents and client `jwks_uri`s are fetched through this guard. */
   documentFetches: GuardedHttp;
   /**
-   * A resource protected by `{base}/oauth2`'s access tokens, named by its RFC 9728 document; its tokens
-   * must carry `audience` (RFC 8707), the demo resource's when absent.
+   * The guard of a resource protected by `{base}/oauth2`'s access tokens (services/oauth/resource-guard.ts):
+   * its RFC 9728 document, the audience its tokens carry (RFC 8707; the demo resource's when absent), its scope.
    */
-  resource(resourceMetadata?: string, audience?: string): ProtectedResource;
+  guard(options?: OAuthResourceOptions): ResourceGuard<AccessTokenClaims, string>;
+  /** `/oauth2/resource`, the demo resource. */
+  demoResource: ResourceGuard<AccessTokenClaims, string>;
+  /** `/oidc/userinfo` (the OpenID Provider's tokens). */
+  userInfo: ResourceGuard<AccessTokenClaims, DemoUser>;
 }
 
 export function buildOAuth(
@@ -75,7 +85,8 @@ export function buildOAuth(
       introspection: new TokenIntrospection(deps, tokenEndpoint),
     };
   });
-  const as = servers[1];
+  const [op, as] = servers;
+  const guard = (options?: OAuthResourceOptions) => oauthResourceGuard(deps, as.tokenEndpoint.tokens, options);
   return {
     deps,
     clients,
@@ -84,7 +95,12 @@ export function buildOAuth(
     servers,
     registrationEndpoint: dynamicClients ? `${base}/oauth2/register` : undefined,
     documentFetches,
-    resource: (resourceMetadata, audience) =>
-      new ProtectedResource(deps, as.tokenEndpoint.tokens, as.profile, resourceMetadata, audience),
+    guard,
+    demoResource: guard({ resourceMetadata: `${base}/.well-known/oauth-protected-resource/oauth2/resource` }),
+    userInfo: userInfoGuard(
+      deps,
+      op.tokenEndpoint.tokens,
+      `${base}/.well-known/oauth-protected-resource/oidc/userinfo`,
+    ),
   };
 }

@@ -5,12 +5,8 @@ import type { KeyRing } from '../../../services/keys.ts';
 import type { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
 import type { StatusLists } from '../../../services/status/lists.ts';
 import type { StreamReaders } from '../../../services/streams/readers.ts';
-import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
-import {
-  insufficientScope,
-  invalidTokenError,
-  type ProtectedResource,
-} from '../../../services/oauth/protected-resources.ts';
+import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
+import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
 import { AutomaticSignals } from '../../../services/ssf/automatic.ts';
 import { ssfSettings, type SsfSettings } from '../../../services/ssf/configuration.ts';
 import { SsfEmitter } from '../../../services/ssf/emit.ts';
@@ -24,9 +20,6 @@ import { isOwnReceiverEndpoint } from '../../../services/ssf/requests.ts';
 import { oauthError } from '../../../services/errors.ts';
 import { keyedFingerprint } from '../../../services/crypto/fingerprint.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
-
-/** The scope of the management API. */
-const SCOPE = 'ssf';
 
 /** What a management call presents: its `Authorization` and DPoP headers, method and URL. */
 export interface SsfCall {
@@ -74,12 +67,13 @@ export function buildSsf(
     live: LiveSsfStreams;
     statusLists: StatusLists;
     outbound: GuardedHttp;
-    resource: ProtectedResource;
+    /** `{base}/oauth2`'s tokens with scope `ssf` (graph.ts). */
+    guard: ResourceGuard<AccessTokenClaims, string>;
     streamReaders: StreamReaders;
   },
 ): { part: SsfPart; workers: SsfWorkers } {
   const base = config.baseUrl;
-  const { log, keys, clock, outbound, resource } = shared;
+  const { log, keys, clock, outbound, guard } = shared;
   const settings = ssfSettings(base, `${base}/oidc/jwks`);
   const sealer = new Sealer(keys.secret('ssf-push-header'));
   const streams = new SsfStreams({
@@ -116,14 +110,7 @@ export function buildSsf(
   const push = new PushDelivery(streams, log, pushGuard, sealer, clock);
 
   /** A valid access token of `{base}/oauth2` with scope `ssf` (RFC 6750 §3.1): its client. */
-  async function clientOfToken({ authorization, ...proof }: SsfCall): Promise<string> {
-    if (!authorization) throw invalidTokenError('An access token with scope ssf is required');
-    const presented = accessTokenFromHeader(authorization);
-    if (!presented) throw invalidTokenError('The Authorization header is malformed');
-    const claims = await resource.authorize({ ...presented, ...proof });
-    if (!claims.scope.split(' ').includes(SCOPE)) throw insufficientScope(SCOPE);
-    return claims.client_id;
-  }
+  const clientOfToken = async (call: SsfCall) => (await guard.admit(call)).claims.client_id;
   // Each management call counts against its client too, not only its address (issue 45 item 36).
   const perClient = new PerClientWindow(config.rateLimitPerMinute, clock);
   const receivers = new SsfReceivers({

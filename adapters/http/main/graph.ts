@@ -161,7 +161,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     live: read.liveSsfStreams,
     statusLists: credentials.credentialStatus.lists,
     outbound,
-    resource: oauth.resource(),
+    guard: oauth.guard({ scope: 'ssf', say: { missing: 'An access token with scope ssf is required' } }),
     streamReaders,
   });
   const palette = openPalette(config, (p, f) => flowRuns.executable(p, f));

@@ -4,8 +4,7 @@ import { DPOP_ALGS } from '../../../services/dpop/proof.ts';
 import { FLOW_CLIENT_DOCUMENT_PATH } from '../../../services/flows/runners/mcp.ts';
 import type { McpServerConfig } from '../../../services/mcp/config.ts';
 import { buildUserMcpServer, type McpCaller, type UserToolDeps } from '../../../services/mcp/user-tools.ts';
-import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
-import { insufficientScope, tokenRequired } from '../../../services/oauth/protected-resources.ts';
+import { insufficientScope } from '../../../services/oauth/protected-resources.ts';
 import { MCP_READ, MCP_WRITE } from '../../../services/oauth/scopes.ts';
 import type { MainContext } from '../main/context.ts';
 import { sendDocument } from '../main/documents.ts';
@@ -50,7 +49,13 @@ export function mcpUserRoutes(
 ): void {
   const resource = config.userEndpoint;
   const metadataUrl = config.userResourceMetadata;
-  const protectedResource = ctx.oauth.resource(metadataUrl, resource);
+  const guard = ctx.oauth.guard({
+    resourceMetadata: metadataUrl,
+    audience: resource,
+    scope: MCP_READ,
+    bareChallengeWhenMissing: true,
+    say: { missing: 'This MCP endpoint needs an access token; its resource metadata names the authorization server' },
+  });
   const runs = ctx.tokenRuns;
   if (!runs) throw new Error('the protected MCP endpoint needs its token runs (MCP_USER_ENDPOINT=true)');
   const deps: UserToolDeps = {
@@ -73,32 +78,23 @@ export function mcpUserRoutes(
     method: string,
     body: unknown,
   ) => {
-    const presented = accessTokenFromHeader(authorization);
-    if (!presented)
-      throw tokenRequired(
-        'This MCP endpoint needs an access token; its resource metadata names the authorization server',
-        {
-          resourceMetadata: metadataUrl,
-          scope: MCP_READ,
-        },
-      );
-    const claims = await protectedResource.authorize({ ...presented, dpop, method, url: resource });
-    const scopes = claims.scope.split(' ').filter(Boolean);
-    const options = { scheme: presented.scheme, resourceMetadata: metadataUrl };
-    if (!scopes.includes(MCP_READ)) throw insufficientScope(MCP_READ, options);
+    const { claims, scopes, scheme, token } = await guard.admit({ authorization, dpop, method, url: resource });
     if (callsWriteTool(body) && !scopes.includes(MCP_WRITE))
-      throw insufficientScope(`${MCP_READ} ${MCP_WRITE}`, options);
+      throw insufficientScope(`${MCP_READ} ${MCP_WRITE}`, {
+        scheme: scheme === 'DPoP' ? 'DPoP' : 'Bearer',
+        resourceMetadata: metadataUrl,
+      });
     const caller: McpCaller = {
       sub: claims.sub,
       clientId: claims.client_id,
       scopes,
       audience: resource,
-      expiresAt: claims.exp!,
+      expiresAt: claims.exp,
       jti: claims.jti,
-      tokenType: presented.scheme,
+      tokenType: scheme === 'DPoP' ? 'DPoP' : 'Bearer',
     };
     const info: AuthInfo = {
-      token: presented.token,
+      token,
       clientId: claims.client_id,
       scopes,
       expiresAt: claims.exp,

@@ -15,7 +15,6 @@ import { registrationRoutes } from './registration-routes.ts';
 export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = ctx.config.baseUrl;
   const { deps, clients, users, profiles, registrationEndpoint } = ctx.oauth;
-  const userinfoMetadataUrl = `${base}/.well-known/oauth-protected-resource/oidc/userinfo`;
 
   // Where the demo clients' browsers land: shows what the authorization server sent back.
   app.get(
@@ -69,7 +68,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: MainContext): Promi
     authorizationRoutes(app, { authorization, profile, deps, users });
     parRoute(app, { authorization, tokenEndpoint });
     tokenRoutes(app, ctx, { deps, profile, tokenEndpoint, introspection });
-    resourceRoutes(app, ctx, deps, tokenEndpoint, profile, userinfoMetadataUrl);
+    resourceRoutes(app, ctx, deps, tokenEndpoint, profile);
   }
 
   // DYNAMIC_CLIENTS (decisions §11): registration and client ID metadata documents, off by default.

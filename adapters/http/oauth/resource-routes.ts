@@ -1,13 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { oauthError } from '../../../services/errors.ts';
 import type { OAuthDeps } from '../../../services/oauth/deps.ts';
 import type { IssuerProfile } from '../../../services/oauth/issuers.ts';
-import {
-  invalidTokenError,
-  ProtectedResource,
-  type PresentedToken,
-} from '../../../services/oauth/protected-resources.ts';
-import { accessTokenFromHeader } from '../../../services/oauth/authorization-header.ts';
+import { userInfoClaims } from '../../../services/oauth/oauth-resource.ts';
 import type { OAuthTokenServer } from '../../../services/oauth/token/oauth-server.ts';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -21,16 +15,15 @@ export function resourceRoutes(
   deps: OAuthDeps,
   tokenEndpoint: OAuthTokenServer,
   profile: IssuerProfile,
-  userinfoMetadataUrl: string,
 ): void {
   const base = ctx.config.baseUrl;
+  const presented = (request: FastifyRequest) => ({
+    authorization: request.headers.authorization,
+    dpop: request.headers.dpop,
+    method: request.method,
+    url: `${base}${request.url.split('?')[0]}`,
+  });
   if (profile.id === 'as') {
-    const resource = new ProtectedResource(
-      deps,
-      tokenEndpoint.tokens,
-      profile,
-      `${base}/.well-known/oauth-protected-resource/oauth2/resource`,
-    );
     app.get(
       '/oauth2/resource',
       {
@@ -41,12 +34,7 @@ export function resourceRoutes(
         },
       },
       async (request) => {
-        const presented = presentedFromHeader(request, base);
-        if (!presented)
-          throw invalidTokenError('An access token is required', {
-            resourceMetadata: `${base}/.well-known/oauth-protected-resource/oauth2/resource`,
-          });
-        const claims = await resource.authorize(presented);
+        const { claims } = await ctx.oauth.demoResource.admit(presented(request));
         return {
           message: 'Access granted to the demo resource',
           sub: claims.sub,
@@ -59,29 +47,12 @@ export function resourceRoutes(
     );
     return;
   }
-  const userinfo = new ProtectedResource(deps, tokenEndpoint.tokens, profile, userinfoMetadataUrl);
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     reply.headers(noStore);
-    const fromHeader = presentedFromHeader(request, base);
     const bodyToken =
       request.method === 'POST' ? ((request.body ?? {}) as { access_token?: string }).access_token : undefined;
-    if (fromHeader && bodyToken !== undefined)
-      throw oauthError('invalid_request', 'Send the access token in one place only (RFC 6750 section 2)');
-    const presented =
-      fromHeader ??
-      (bodyToken !== undefined
-        ? {
-            scheme: 'body' as const,
-            token: bodyToken,
-            method: request.method,
-            url: `${base}${request.url.split('?')[0]}`,
-          }
-        : undefined);
-    if (!presented)
-      throw invalidTokenError('An access token is required in the Authorization header or the form body', {
-        resourceMetadata: userinfoMetadataUrl,
-      });
-    return userinfo.userInfo(await userinfo.authorize(presented));
+    const { claims, subject } = await ctx.oauth.userInfo.admit({ ...presented(request), bodyToken });
+    return userInfoClaims(subject, claims);
   };
   app.get(
     '/oidc/userinfo',
@@ -109,18 +80,4 @@ export function resourceRoutes(
   );
 
   logoutRoute(app, deps, tokenEndpoint);
-}
-
-/** The token of an `Authorization: Bearer|DPoP` header (RFC 6750 2.1, RFC 9449 7.1). */
-function presentedFromHeader(request: FastifyRequest, base: string): PresentedToken | undefined {
-  const header = request.headers.authorization;
-  if (!header) return undefined;
-  const presented = accessTokenFromHeader(header);
-  if (!presented) throw invalidTokenError('The Authorization header is malformed');
-  return {
-    ...presented,
-    dpop: request.headers.dpop,
-    method: request.method,
-    url: `${base}${request.url.split('?')[0]}`,
-  };
 }

@@ -2,6 +2,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSseMessages } from '../../support/sse.ts';
+import { CLOCK_SKEW_S } from '../../../services/crypto/time-claims.ts';
 import { form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -70,7 +71,8 @@ describe('revocation', () => {
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ agent_id: reg.agent_id, revoked: true });
 
-    server.clock.advance(3_600_000);
+    // Past the token's hour and the 15 s clock skew every access-token check allows (issue 46 §2).
+    server.clock.advance(3_600_000 + (CLOCK_SKEW_S + 1) * 1000);
     const expired = await fetch(`${server.url}/agentauth/me`, {
       headers: { authorization: `Bearer ${access.access_token}` },
     });
