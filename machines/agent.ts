@@ -43,8 +43,6 @@ export type AgentEvent =
   | { type: 'agent.claim_declined'; at: number; userCodeHash: string }
   | { type: 'agent.revoked'; at: number };
 
-export type AgentState = 'unregistered' | 'unclaimed' | 'claiming' | 'claimed' | 'revoked';
-
 type E<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 
 const record = (a: IssuedAssertion, claimed: boolean): Record<string, AssertionRecord> => ({

@@ -6,7 +6,7 @@ import { updateActions, type ContextUpdate } from './updates.ts';
  * once before it expires (60 s). A second redemption is a replay (section 10.5): the code becomes
  * `replayed` and what it produced is revoked.
  */
-export interface CodeGrant {
+interface CodeGrant {
   issuer: string;
   clientId: string;
   redirectUri: string;
@@ -22,7 +22,7 @@ export interface CodeGrant {
   expiresAt: number;
 }
 
-export interface CodeProducts {
+interface CodeProducts {
   accessJti: string;
   refreshFamily?: string;
 }

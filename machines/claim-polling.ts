@@ -6,7 +6,7 @@
 export const CLAIM_CODE_LIFETIME_MS = 600_000;
 export const CLAIM_POLL_INTERVAL_MS = 5_000;
 
-export type ClaimStatus = 'pending' | 'approved' | 'declined' | 'expired';
+type ClaimStatus = 'pending' | 'approved' | 'declined' | 'expired';
 
 export interface Claim {
   userCodeHash: string;

@@ -1,6 +1,6 @@
 /** The events and context of an `issuance:<offer_id>` stream (machines/issuance.ts folds them). */
 
-export type IssuanceGrant = 'pre-authorized_code' | 'authorization_code';
+type IssuanceGrant = 'pre-authorized_code' | 'authorization_code';
 
 export type IssuanceEvent =
   | {

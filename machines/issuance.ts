@@ -9,7 +9,7 @@ export type {
   CredentialStatusName,
   IssuanceContext,
   IssuanceEvent,
-  IssuanceGrant,
+  
   IssuedCredentialRecord,
 } from './issuance-types.ts';
 

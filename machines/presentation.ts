@@ -304,5 +304,3 @@ export const presentationMachine = setup({
   },
 });
 
-export type PresentationStatus =
-  'new' | 'created' | 'fetched' | 'answered' | 'verified' | 'rejected' | 'wallet_error' | 'expired';

@@ -5,7 +5,7 @@ import { updateActions, type ContextUpdate } from './updates.ts';
  * A pushed authorization request (RFC 9126), stream `par:<sha256 of the request_uri>`: the checked
  * parameters a client posted, redeemable once at the authorization endpoint before they expire.
  */
-export interface PushedRequest {
+interface PushedRequest {
   issuer: string;
   clientId: string;
   /** The authorization request's parameters, as pushed. */

@@ -6,7 +6,7 @@ import { updateActions, type ContextUpdate } from './updates.ts';
  * presenting a token that was already rotated away is reuse, which revokes the whole family. Only
  * hashes of token secrets are kept.
  */
-export interface FamilyGrant {
+interface FamilyGrant {
   issuer: string;
   clientId: string;
   sub: string;

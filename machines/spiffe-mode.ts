@@ -22,7 +22,7 @@ export interface SpiffeModeContext {
   spiffeId?: string;
 }
 
-export const RETRY_BASE_MS = 1_000;
+const RETRY_BASE_MS = 1_000;
 export const RETRY_MAX_MS = 60_000;
 export const backoff = (failures: number) => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, failures - 1));
 

@@ -1,7 +1,7 @@
 /** The events and context of an `ssf-stream:<stream_id>` stream (machines/ssf-stream.ts folds them). */
 
-export type SsfDeliveryMethod = 'urn:ietf:rfc:8935' | 'urn:ietf:rfc:8936';
-export type SsfStatus = 'enabled' | 'paused' | 'disabled';
+type SsfDeliveryMethod = 'urn:ietf:rfc:8935' | 'urn:ietf:rfc:8936';
+type SsfStatus = 'enabled' | 'paused' | 'disabled';
 
 export interface SsfDelivery {
   method: SsfDeliveryMethod;

@@ -45,7 +45,7 @@ export const RUN_LIST_STATUSES = [
   'cancelled',
   'expired',
 ] as const;
-export type RunListStatus = (typeof RUN_LIST_STATUSES)[number];
+type RunListStatus = (typeof RUN_LIST_STATUSES)[number];
 
 /** The status an event of a run's stream moves it to, when it moves it (machines/flow-run.ts). */
 const STATUS_AFTER: Readonly<Record<string, RunListStatus>> = {

@@ -20,4 +20,3 @@ export class ManualClock implements Clock {
   }
 }
 
-export const seconds = (ms: number) => Math.floor(ms / 1000);

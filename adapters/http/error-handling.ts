@@ -9,7 +9,7 @@ import { buildResponseSerializer } from './response-serializer.ts';
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Paths whose errors are pages rather than JSON. */
-export type PagePathTest = (path: string) => boolean;
+type PagePathTest = (path: string) => boolean;
 
 /** How a service shows errors on its page paths; JSON everywhere else. */
 export interface ErrorPages {
@@ -181,7 +181,7 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void 
 }
 
 /** How long a client may take to send a whole request (headers and body); streams of responses are not affected. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Fastify options every service of the deployment shares, so that no status leaves in fastify's own

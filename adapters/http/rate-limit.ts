@@ -34,7 +34,7 @@ const LIMITED = [
 const LIMITED_POSTS = [/^\/looking-glass$/];
 
 /** Discovery documents (metadata, JWKS) are free even under a limited prefix such as `/oid4vci/`. */
-export const isRateLimited = (routePattern: string, methods: readonly string[] = []) =>
+const isRateLimited = (routePattern: string, methods: readonly string[] = []) =>
   (LIMITED.some((re) => re.test(routePattern)) && !isDiscoveryDocument(routePattern)) ||
   (methods.includes('POST') && LIMITED_POSTS.some((re) => re.test(routePattern)));
 

@@ -5,12 +5,12 @@ import { exportJWK, importJWK, type JWK } from 'jose';
 import type { CertifiedKey } from '../../services/credentials/mdoc/index.ts';
 
 /** A certificate and its private key as kept on disk. */
-export interface StoredCertifiedKey {
+interface StoredCertifiedKey {
   pem: string;
   privateJwk: JWK;
 }
 
-export async function restoreCertifiedKey(stored: StoredCertifiedKey): Promise<CertifiedKey> {
+async function restoreCertifiedKey(stored: StoredCertifiedKey): Promise<CertifiedKey> {
   const cert = new X509Certificate(stored.pem);
   const { d: _d, ...publicJwk } = stored.privateJwk;
   return {
@@ -22,7 +22,7 @@ export async function restoreCertifiedKey(stored: StoredCertifiedKey): Promise<C
   };
 }
 
-export const storeCertifiedKey = async (key: CertifiedKey): Promise<StoredCertifiedKey> => ({
+const storeCertifiedKey = async (key: CertifiedKey): Promise<StoredCertifiedKey> => ({
   pem: key.pem,
   privateJwk: await exportJWK(key.privateKey),
 });

@@ -7,7 +7,7 @@ import type { KeyRing, SigningAlg, SigningKey } from '../../services/keys.ts';
 type StoredKeys = Record<string, JWK[]>;
 
 /** Key sets whose private keys are demo material, published on purpose (e.g. `published:pkjwt-app`). */
-export const PUBLISHED_PREFIX = 'published:';
+const PUBLISHED_PREFIX = 'published:';
 /** Server secrets, stored as symmetric (`oct`) JWKs beside the signing keys. */
 const SECRET_PREFIX = 'secret:';
 /** Secrets every service may ask for; each is created on first start. */

@@ -55,7 +55,7 @@ const isLocalhostName = (host: string) => {
 };
 
 /** Host names that never leave the machine or the site (decisions section 10); localhost passes the test hook. */
-export function checkHostName(host: string, allowLoopback = false): void {
+function checkHostName(host: string, allowLoopback = false): void {
   const name = host.toLowerCase().replace(/\.$/, '');
   if (isLocalhostName(name)) {
     if (allowLoopback) return;
@@ -87,7 +87,7 @@ function addressRefusal(address: string): string | null {
 }
 
 /** Whether `address` is a loopback address (127.0.0.0/8, ::1, or IPv4-mapped loopback). */
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   try {
     return ipaddr.process(address.replace(/^\[|\]$/g, '')).range() === 'loopback';
   } catch {

@@ -4,14 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { nullRecord } from '../../services/untrusted/keys.ts';
 
 /** The Workload API proto (adapters/workload-api/workload.proto), loaded once. */
-export const WORKLOAD_PROTO = fileURLToPath(new URL('./workload.proto', import.meta.url));
+const WORKLOAD_PROTO = fileURLToPath(new URL('./workload.proto', import.meta.url));
 
 /** The security header every Workload API call carries (Workload API standard §6.2.1). */
 export const SECURITY_HEADER = 'workload.spiffe.io';
 
 let loaded: grpc.GrpcObject | undefined;
 
-export function workloadApiPackage(): grpc.GrpcObject {
+function workloadApiPackage(): grpc.GrpcObject {
   loaded ??= grpc.loadPackageDefinition(
     protoLoader.loadSync(WORKLOAD_PROTO, {
       keepCase: true,

@@ -59,7 +59,7 @@ export async function concurrentFlows(
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */
-export function median(values: readonly number[]): number {
+function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;

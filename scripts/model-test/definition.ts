@@ -11,7 +11,7 @@ export interface PublishedTransition {
 }
 
 /** A step of a published shortest path (`GET /api/machines/{id}/paths`). */
-export interface PathStep {
+interface PathStep {
   event: string;
   target: string;
   guard?: string;

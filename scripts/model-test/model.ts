@@ -5,7 +5,7 @@ export type TransitionKey = string;
 export const transitionKey = (from: string, event: string, to: string): TransitionKey => `${from} --${event}--> ${to}`;
 
 /** The transition a coverage path leads to (a step may depend on it: a deferred offer for a deferral). */
-export interface GoalTransition {
+interface GoalTransition {
   from: string;
   event: string;
   to: string;

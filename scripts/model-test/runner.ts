@@ -36,7 +36,7 @@ export interface MachineReport {
 }
 
 /** The run was told to stop (Ctrl-C): what was covered so far is reported. */
-export class Stopped extends Error {}
+class Stopped extends Error {}
 
 /** How a run reports itself as it goes, and how it is told to stop. */
 export interface RunControl {

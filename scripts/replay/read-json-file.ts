@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 
 /** The largest export file the CLI reads. */
-export const MAX_EXPORT_BYTES = 16 * 1024 * 1024;
+const MAX_EXPORT_BYTES = 16 * 1024 * 1024;
 
 /** A JSON file of at most 16 MiB, or one line saying why not. */
 export async function readJsonFile(file: string): Promise<{ value: unknown } | { refused: string }> {

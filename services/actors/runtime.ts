@@ -7,7 +7,7 @@ import {
 } from 'xstate';
 import { VersionConflict, type EventLog, type NewEvent, type StoredEvent } from '../event-log.ts';
 import { BoundedCache } from '../bounded-cache.ts';
-import { fold, persistedState, restore, step, toMachineEvent } from './fold.ts';
+import { fold, persistedState, restore, step } from './fold.ts';
 
 /** Every machine event carries its time. */
 type Timed = { type: string; at: number };
@@ -201,5 +201,3 @@ export class ActorRuntime<M extends AnyStateMachine> {
     return loaded;
   }
 }
-
-export { toMachineEvent };

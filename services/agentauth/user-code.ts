@@ -10,7 +10,7 @@ export const newUserCode = () => {
 };
 
 /** What a person types, made comparable: trimmed, upper case, spaces and dashes removed. */
-export const normalizeUserCode = (input: string) =>
+const normalizeUserCode = (input: string) =>
   input
     .trim()
     .toUpperCase()

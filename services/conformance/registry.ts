@@ -3,7 +3,7 @@ import type { SourceFiles } from '../content/files.ts';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
-export interface SpecEntry {
+interface SpecEntry {
   id: string;
   title: string;
   version: string;

@@ -2,7 +2,7 @@ import type { SourceFiles } from './files.ts';
 import { join } from 'node:path';
 import { ContentError, checkFields, readContentFile } from './front-matter.ts';
 
-export interface SpecRef {
+interface SpecRef {
   id: string;
   title: string;
   url: string;

@@ -1,9 +1,8 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export const b64url = (bytes: Uint8Array | string) =>
   Buffer.from(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).toString('base64url');
 export const fromB64url = (text: string) => new Uint8Array(Buffer.from(text, 'base64url'));
-export const isB64url = (text: string) => /^[A-Za-z0-9_-]*$/.test(text);
 export const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 
 export const sha256 = (data: Uint8Array | string) =>
@@ -16,10 +15,3 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
 }
 
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Seconds since the epoch from a clock value in milliseconds, or a number already in seconds. */
-export const epochSeconds = (now: Date | number) =>
-  now instanceof Date ? Math.floor(now.getTime() / 1000) : Math.floor(now);

@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-export type Failure<C extends string> = { valid: false; check: C; reason: string };
+type Failure<C extends string> = { valid: false; check: C; reason: string };
 export type Result<T, C extends string> = ({ valid: true } & T) | Failure<C>;
 
 export class CheckFailed<C extends string = string> extends Error {
@@ -53,12 +53,3 @@ export async function runChecks<T, C extends string>(body: () => Promise<T>): Pr
   }
 }
 
-/** Same as `runChecks` for synchronous bodies. */
-export function runChecksSync<T, C extends string>(body: () => T): Result<T, C> {
-  try {
-    return { valid: true, ...body() } as Result<T, C>;
-  } catch (error) {
-    if (error instanceof CheckFailed) return { valid: false, check: error.check as C, reason: error.reason };
-    throw error;
-  }
-}

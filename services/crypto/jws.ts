@@ -79,7 +79,7 @@ function publicKeyOf(jwk: Record<string, unknown>): KeyObject {
 }
 
 /** `verifyJwsSync` with a key already imported. */
-export function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
+function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
   const parts = jws.split('.');
   if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return false;
   try {

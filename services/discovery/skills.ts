@@ -11,7 +11,7 @@ export interface Skill {
   digest: string;
 }
 
-export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
+const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
 /**
  * Renders every skill of `content/skills/` once. The index and the artifact come from the same

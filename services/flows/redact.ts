@@ -34,7 +34,7 @@ export function redactor(fingerprintKey: Uint8Array): (value: unknown) => unknow
 /** An absolute URL with a path, query or fragment (any scheme: `openid-credential-offer://` too). */
 const URL_WITH_PARTS = /^[a-z][a-z0-9+.-]*:\/\/\S*[?#/]/i;
 
-export const isSecretName = (name: string) => SECRET_NAME.test(name);
+const isSecretName = (name: string) => SECRET_NAME.test(name);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

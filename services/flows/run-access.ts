@@ -3,7 +3,7 @@ import { sha256 } from '../crypto/random.ts';
 import { sameText } from '../crypto/compare.ts';
 
 /** Whether the run was started against a server of the learner's own (`target`). */
-export function isTargeted(context: Pick<FlowRunContext, 'options'>): boolean {
+function isTargeted(context: Pick<FlowRunContext, 'options'>): boolean {
   return context.options?.target !== undefined;
 }
 

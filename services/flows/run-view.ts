@@ -6,7 +6,7 @@ import type { StoredEvent } from '../event-log.ts';
 import type { DecodedToken } from './capture.ts';
 import type { CheckResult } from './targets/checks.ts';
 
-export type RunStatus =
+type RunStatus =
   'running' | 'paused' | 'awaiting_user' | 'succeeded' | 'failed' | 'interrupted' | 'cancelled' | 'expired';
 
 export interface RunView {

@@ -18,7 +18,7 @@ import { runReadableWith } from './run-access.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
-export type { RunStatus, RunView } from './run-view.ts';
+export type {  RunView } from './run-view.ts';
 
 /** What runs against a user's own server need: the guarded transport, the pre-flight check, their runners. */
 export interface TargetDeps {

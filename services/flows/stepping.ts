@@ -9,7 +9,7 @@ import { applyEdit, type PendingRequest, type RequestEdit } from './request-edit
 /** A paused run left alone this long ends as `expired`. */
 export const PAUSE_LIMIT_MS = 10 * 60_000;
 
-export type StepCommand =
+type StepCommand =
   | { kind: 'step'; edit?: RequestEdit; edits: string[] }
   | { kind: 'continue' }
   | { kind: 'cancel' }

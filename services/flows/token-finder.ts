@@ -15,7 +15,7 @@ export interface FoundToken {
 }
 
 /** Response members whose token is named by the member alone (what the run page and diffs have always used). */
-export const TOKEN_FIELDS = [
+const TOKEN_FIELDS = [
   'access_token',
   'id_token',
   'identity_assertion',

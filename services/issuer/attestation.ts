@@ -75,7 +75,7 @@ async function verifyAttesterSigned(
 }
 
 /** The client attestation: by a trusted attester, for `sub` = the client, with the client key in cnf.jwk. */
-export async function checkClientAttestationJwt(
+async function checkClientAttestationJwt(
   jwt: string,
   trust: AttestationTrust,
 ): Promise<{ clientId: string; cnf: JWK }> {
@@ -102,7 +102,7 @@ export async function checkClientAttestationJwt(
  * spent on first sight (before any later check of the request), and a `challenge` (or the legacy
  * `nonce`) must be an unused attestation_challenge.
  */
-export async function checkClientAttestationPop(
+async function checkClientAttestationPop(
   jwt: string,
   client: { clientId: string; cnf: JWK },
   trust: AttestationTrust,

@@ -14,9 +14,9 @@ import type { IssuerService, PresentedRequest } from './service.ts';
  * signs in and consents through the same interaction as the other authorization servers, and the
  * response carries `iss` (RFC 9207). Any client_id may ask (an unattested wallet is a public client).
  */
-export const PAR_TTL_S = 90;
-export const CODE_TTL_MS = 60_000;
-export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+const PAR_TTL_S = 90;
+const CODE_TTL_MS = 60_000;
+const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** The issuance stream a pushed request belongs to: its request_uri names it (`<stream>.<secret>`). */
 export const streamOfRequestUri = (requestUri: string) =>
   requestUri.startsWith(REQUEST_URI_PREFIX) ? offerOf(requestUri.slice(REQUEST_URI_PREFIX.length)) : undefined;
@@ -28,7 +28,7 @@ const streamOf = (value: string) =>
   /^[A-Za-z0-9_-]{8,64}\.[A-Za-z0-9_-]{16,}$/.test(value) ? value.split('.')[0] : undefined;
 
 /** https, or http to a loopback host (RFC 8252 §7.3). */
-export function acceptableRedirectUri(value: string | undefined): value is string {
+function acceptableRedirectUri(value: string | undefined): value is string {
   if (!value) return false;
   try {
     const url = new URL(value);

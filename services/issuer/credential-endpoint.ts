@@ -21,7 +21,7 @@ import { hash, sameHash } from './request-rules.ts';
 import type { CredentialConfiguration } from './settings.ts';
 
 /** How long a deferred credential takes, and the `interval` the wallet is told to wait (decisions section 8). */
-export const DEFERRED_INTERVAL_S = 3;
+const DEFERRED_INTERVAL_S = 3;
 
 /** `POST /oid4vci/credential` (OpenID4VCI 1.0 §8): key proofs checked, then credentials now or a deferral. */
 export async function credential(issuer: IssuerCore, rawBody: unknown, request: PresentedRequest, encrypted = false) {

@@ -30,7 +30,7 @@ export interface IssueContext {
 }
 
 /** A credential's status slot as it is written into it. */
-export interface IssuedStatus {
+interface IssuedStatus {
   idx: number;
   /** The Status List Token's URI. */
   uri: string;

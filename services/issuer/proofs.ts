@@ -10,7 +10,7 @@ import { canVerifySync, jwkThumbprintSync, verifyJwsSync } from '../crypto/jws.t
  * Key proofs of type `jwt` (OpenID4VCI 1.0 Appendix F.1), one named rule each. A failure is 400
  * `invalid_proof` (decisions section 8); nonce problems are `invalid_nonce`.
  */
-export const PROOF_TYP = 'openid4vci-proof+jwt';
+const PROOF_TYP = 'openid4vci-proof+jwt';
 /** How old a key proof may be (its `iat`); the future is bounded by the service's clock skew. */
 const PROOF_MAX_AGE_S = 300;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -42,12 +42,12 @@ function proofHeader(jwt: string): Record<string, unknown> {
 }
 
 /** `typ` must be `openid4vci-proof+jwt`. */
-export function checkProofType(header: Record<string, unknown>): void {
+function checkProofType(header: Record<string, unknown>): void {
   if (header.typ !== PROOF_TYP) throw invalidProof(`The proof typ must be ${PROOF_TYP}`);
 }
 
 /** `alg` must be one the configuration lists (never `none` or a MAC). */
-export function checkProofAlg(header: Record<string, unknown>, algs: string[]): string {
+function checkProofAlg(header: Record<string, unknown>, algs: string[]): string {
   const alg = header.alg;
   if (typeof alg !== 'string' || !algs.includes(alg))
     throw invalidProof(`The proof alg must be one of ${algs.join(', ')}`);
@@ -55,7 +55,7 @@ export function checkProofAlg(header: Record<string, unknown>, algs: string[]): 
 }
 
 /** Exactly one of `jwk`, `kid` (a did:key or did:jwk URL) and `x5c` names the key; `jwk` carries no private member. */
-export function proofKey(header: Record<string, unknown>): JWK {
+function proofKey(header: Record<string, unknown>): JWK {
   const named = ['jwk', 'kid', 'x5c'].filter((m) => header[m] !== undefined);
   if (named.length !== 1) throw invalidProof('The proof header must carry exactly one of jwk, kid and x5c');
   if (header.jwk !== undefined) {

@@ -23,7 +23,7 @@ import { issuerTokenEndpoint, PRE_AUTHORIZED_GRANT } from './token/grants.ts';
 import { mintAccessToken } from './token/mint.ts';
 
 export type { PresentedRequest } from './core.ts';
-export { DEFERRED_INTERVAL_S } from './credential-endpoint.ts';
+;
 export type { OfferInput } from './offers.ts';
 export { PRE_AUTHORIZED_GRANT };
 

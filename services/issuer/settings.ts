@@ -19,7 +19,7 @@ export interface KeyAttestationsRequired {
 
 export const ENC_VALUES = ['A128GCM', 'A256GCM'];
 
-export type ConfigurationFormat = 'mso_mdoc' | 'dc+sd-jwt' | 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
+type ConfigurationFormat = 'mso_mdoc' | 'dc+sd-jwt' | 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
 export const W3C_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
 export const DEGREE_TYPES = ['VerifiableCredential', 'UniversityDegreeCredential'];
 
@@ -35,7 +35,7 @@ export interface CredentialConfiguration {
   haip?: { keyAttestationsRequired: KeyAttestationsRequired };
 }
 
-export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
+const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
 export const MDL_NAMESPACE = 'org.iso.18013.5.1';
 export const BATCH_SIZE = 2;
 export const OFFER_TTL_S = 600;

@@ -6,7 +6,7 @@ import type { IssuerCore } from './core.ts';
 import { sameHash } from './request-rules.ts';
 
 /** One issued credential as the offer's status document and the change endpoint show it (docs/status.md). */
-export function credentialEntry(issuer: IssuerCore, credential: IssuedCredentialRecord, n: number) {
+function credentialEntry(issuer: IssuerCore, credential: IssuedCredentialRecord, n: number) {
   return {
     n,
     format: issuer.settings.configurations.get(credential.configurationId)?.format ?? 'unknown',

@@ -15,7 +15,7 @@ import { CLAIM_MEANINGS, TIME_CLAIMS, TOKEN_KINDS } from './claim-meanings.ts';
 import { describeTime } from './time.ts';
 import { explainEvents } from '../ssf/event-meanings.ts';
 
-export interface DecodedClaim {
+interface DecodedClaim {
   name: string;
   value: unknown;
   meaning: string;

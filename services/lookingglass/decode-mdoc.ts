@@ -18,7 +18,7 @@ import { isPrototypeName, nullRecord, recordFrom } from '../untrusted/keys.ts';
 // that @auth0/mdl and @owf/mdoc replace process-wide when they are imported.
 const invalid = (detail: string) => oauthError('invalid_credential', `Not a decodable mdoc: ${detail}`);
 
-export interface MdocElement {
+interface MdocElement {
   namespace: string;
   identifier: string;
   value: unknown;
@@ -101,7 +101,7 @@ function decodeOrInvalid(raw: Uint8Array, detail: string): unknown {
   }
 }
 
-export function parseCbor(text: string): unknown {
+function parseCbor(text: string): unknown {
   const trimmed = text.trim();
   const raw =
     /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0

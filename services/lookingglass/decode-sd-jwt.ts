@@ -12,7 +12,7 @@ import { oauthError } from '../errors.ts';
 import { parseCompactJws } from './decode-jwt.ts';
 import { describeTime } from './time.ts';
 
-export interface Disclosure {
+interface Disclosure {
   disclosure: string;
   digest: string;
   salt: string;

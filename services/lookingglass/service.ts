@@ -8,7 +8,7 @@ import { currentStatus, referencesOf } from './credential-status.ts';
 import { decodeStatusList } from './decode-status-list.ts';
 
 /** Key sets of this origin's issuers whose tokens the looking glass verifies without being given keys. */
-export const KNOWN_KEY_SETS = ['agentauth', 'oidc', 'oauth2', 'oid4vci'];
+const KNOWN_KEY_SETS = ['agentauth', 'oidc', 'oauth2', 'oid4vci'];
 
 /** The `iss` values of this origin's issuers and their key sets. */
 export const ourIssuers = (baseUrl: string): ReadonlyMap<string, string> =>

@@ -12,7 +12,7 @@ export interface TransitionData {
   description?: string;
 }
 
-export interface StateData {
+interface StateData {
   type: 'atomic' | 'final' | 'compound' | 'parallel' | 'history';
   final: boolean;
   description?: string;

@@ -5,7 +5,7 @@ import { oauthError } from '../errors.ts';
 import { MCP_WRITE } from '../oauth/scopes.ts';
 import type { McpServerConfig } from './config.ts';
 import { RUN_OUT, START_FLOW_IN, registerRunControls, type FlowToolDeps } from './flow-tools.ts';
-import { READ_ONLY, answer, str } from './tool-kit.ts';
+import { READ_ONLY, answer } from './tool-kit.ts';
 
 /** Who called, as the protected endpoint verified it from the access token. */
 export interface McpCaller {

@@ -26,7 +26,7 @@ export type AuthorizationOutcome =
  * whose redirect URIs this server chose; a self-registered client's (RFC 7591, or a metadata document's)
  * is shown on our page for the person to follow.
  */
-export const errorRedirectIsAutomatic = (client: Pick<OAuthClient, 'kind'>) => client.kind === 'demo';
+const errorRedirectIsAutomatic = (client: Pick<OAuthClient, 'kind'>) => client.kind === 'demo';
 
 /** An error that must be shown on our own page: the redirect URI is not trusted (RFC 6749 4.1.2.1). */
 export class UntrustedRedirectError extends OAuthError {

@@ -7,7 +7,7 @@ import type { ClientAuthMethod } from './demo-clients.ts';
 import type { OAuthClient } from './clients/client.ts';
 import { sha256 } from '../crypto/random.ts';
 
-export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** Spec §5: `private_key_jwt` takes exactly these; any other `alg` (`Ed25519` too) is refused. */
 export const CLIENT_ASSERTION_ALGS = ['RS256', 'ES256', 'EdDSA'];
 

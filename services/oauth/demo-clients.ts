@@ -23,7 +23,7 @@ export interface DemoClient {
  * Redirect URIs of the demo clients: the origin's own callback page, loopback ports for tools, and the
  * flow runner's callback, so a run can take this origin itself as its target (docs/flows.md).
  */
-export function demoRedirectUris(baseUrl: string): string[] {
+function demoRedirectUris(baseUrl: string): string[] {
   return [
     `${baseUrl}/callback`,
     'http://127.0.0.1:8765/callback',

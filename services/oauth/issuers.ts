@@ -59,7 +59,7 @@ export function issuerProfiles(baseUrl: string): { op: IssuerProfile; as: Issuer
 }
 
 /** The protected MCP endpoint (docs/mcp.md): its URL is its resource identifier (RFC 8707, RFC 9728). */
-export const mcpUserResource = (baseUrl: string) => `${baseUrl}/mcp/user`;
+const mcpUserResource = (baseUrl: string) => `${baseUrl}/mcp/user`;
 
 /** RFC 9126 §2.2: how long a pushed request's request_uri lives. */
 export const PAR_TTL_S = 60;

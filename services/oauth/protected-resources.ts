@@ -1,15 +1,6 @@
 import { OAuthError, oauthError } from '../errors.ts';
 import { challenge } from './www-authenticate.ts';
 
-export interface PresentedToken {
-  /** `Bearer` or `DPoP`, as the Authorization header said; `body` for RFC 6750 section 2.2. */
-  scheme: 'Bearer' | 'DPoP' | 'body';
-  token: string;
-  dpop?: string | string[];
-  method: string;
-  url: string;
-}
-
 /** What a resource may refuse a request with, each sent with a challenge (RFC 6750 §3.1, RFC 9449 §7.1). */
 type ResourceErrorName =
   'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof:at_resource' | 'use_dpop_nonce:at_resource';

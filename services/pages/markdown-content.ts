@@ -22,7 +22,7 @@ export const contentPlaceholders = (config: { baseUrl: string; walletUrl: string
   );
 
 /** `{name}` placeholders replaced by their values; unknown names stay as they are. */
-export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
+function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
   return text.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name] : whole));
 }
 

@@ -31,7 +31,7 @@ export interface AutomaticSources {
  * - a credential's status changed: CAEP credential-change (`verifiable-credential`), about the
  *   credential's status list entry, to every stream that delivers it.
  */
-export async function automaticEvent(e: StoredEvent, sources: AutomaticSources): Promise<SsfEvent | undefined> {
+async function automaticEvent(e: StoredEvent, sources: AutomaticSources): Promise<SsfEvent | undefined> {
   const timestamp = Math.floor(e.at / 1000);
   if (e.type === 'agent.revoked')
     return {

@@ -53,8 +53,8 @@ function pollRequest(raw: unknown): PollRequest {
 
 /** What a stream may hand out now: everything when enabled, only control events otherwise (SSF 1.0 §8.1.2). */
 /** Concurrent long polls (issue 45 item 36): a stream needs one reader; a client a few streams' worth. */
-export const LONG_POLLS_PER_STREAM = 2;
-export const LONG_POLLS_PER_CLIENT = 10;
+const LONG_POLLS_PER_STREAM = 2;
+const LONG_POLLS_PER_CLIENT = 10;
 
 const decrement = (counts: Map<string, number>, key: string) => {
   const n = (counts.get(key) ?? 1) - 1;

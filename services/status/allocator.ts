@@ -13,7 +13,7 @@ export interface StatusSlot {
 
 /** The stream naming every list in the order they were opened; the last one is filled. */
 export const STATUS_LISTS_STREAM = 'status-lists:registry';
-export const statusListStream = (listId: string) => `status-list:${listId}`;
+const statusListStream = (listId: string) => `status-list:${listId}`;
 
 /** Indices reserved per append: one append serves this many credentials. */
 const RESERVATION = 16;

@@ -3,7 +3,9 @@ import type { Clock } from '../clock.ts';
 import { STATUS_INVALID, STATUS_SUSPENDED, statusAt, statusTypeName } from '../credentials/status-list/bits.ts';
 import { bitstringStatus, verifyBitstringListCredential } from '../credentials/status-list/bitstring-credential.ts';
 import {
+  STATUS_LIST_CWT_MEDIA,
   STATUS_LIST_JWT_MEDIA,
+  verifyStatusListCwt,
   verifyStatusListJwt,
   type StatusListKeyResolver,
 } from '../credentials/status-list/token.ts';
@@ -15,7 +17,7 @@ export type StatusReference =
   { kind: 'token'; uri: string; idx: number } | { kind: 'bitstring'; purpose: string; url: string; idx: number };
 
 /** The check a status failure is reported as. */
-export type StatusFailure = 'credential_revoked' | 'credential_suspended' | 'status_unavailable';
+type StatusFailure = 'credential_revoked' | 'credential_suspended' | 'status_unavailable';
 
 /** What one reference resolved to, and how. */
 export interface StatusOutcome {
@@ -122,15 +124,17 @@ export class StatusChecker {
   ): Promise<CachedList | { failure: string; held: string[] }> {
     const nowS = Math.floor(now / 1000);
     const url = urlOf(reference);
-    const accept = reference.kind === 'token' ? STATUS_LIST_JWT_MEDIA : 'application/vc+jwt';
-    let text: string;
+    // A Token Status List may come as a JWT or a CWT (§8.2): either is verified before its bits are believed.
+    const accept =
+      reference.kind === 'token' ? `${STATUS_LIST_JWT_MEDIA}, ${STATUS_LIST_CWT_MEDIA};q=0.9` : 'application/vc+jwt';
+    let fetched: { contentType: string; body: Buffer };
     try {
-      text = (await this.source(url, accept)).body.toString('utf8');
+      fetched = await this.source(url, accept);
     } catch (error) {
       const reason = error instanceof StatusListUnavailable ? error.message : 'the list could not be fetched';
       return { failure: reason, held: [] };
     }
-    const { value: read, held } = await withCheckTrail(() => this.verify(reference, text.trim(), nowS));
+    const { value: read, held } = await withCheckTrail(() => this.verify(reference, fetched, nowS));
     if ('failure' in read) return { failure: read.failure, held };
     const ttlS = Math.min(Math.max(read.ttlS ?? DEFAULT_TTL_S, 0), MAX_TTL_S);
     const until = Math.min(now + ttlS * 1000, read.expMs ?? Infinity);
@@ -141,11 +145,16 @@ export class StatusChecker {
   /** The list's checks, and what a verified list says: a reader of indices, its ttl and expiry. */
   private async verify(
     reference: StatusReference,
-    text: string,
+    fetched: { contentType: string; body: Buffer },
     nowS: number,
   ): Promise<{ valueAt: (idx: number) => number | undefined; ttlS?: number; expMs?: number } | { failure: string }> {
+    const text = fetched.body.toString('utf8').trim();
     if (reference.kind === 'token') {
-      const result = await verifyStatusListJwt(text, { uri: reference.uri, nowS, keyFor: this.trust.keyFor });
+      const expect = { uri: reference.uri, nowS, keyFor: this.trust.keyFor };
+      const asCwt = fetched.contentType.split(';')[0].trim().toLowerCase() === STATUS_LIST_CWT_MEDIA;
+      const result = asCwt
+        ? await verifyStatusListCwt(new Uint8Array(fetched.body), expect)
+        : await verifyStatusListJwt(text, expect);
       if (!result.valid) return { failure: `${result.check}: ${result.reason}` };
       const c = result.contents;
       return {

@@ -2,7 +2,7 @@ import type { OutboundHttp } from '../outbound.ts';
 import type { StatusListForm, StatusLists } from './lists.ts';
 
 /** A status list as fetched: its media type and bytes. */
-export interface FetchedList {
+interface FetchedList {
   contentType: string;
   body: Buffer;
 }
@@ -41,7 +41,7 @@ const FORM_MEDIA: Record<StatusListForm, string> = {
 export const mediaTypeOf = (form: StatusListForm) => FORM_MEDIA[form];
 
 /** The list a URL of our own issuer names (`{issuer}/status-lists/[w3c/<purpose>/]<id>`), when it names one. */
-export function ownListOf(issuer: string, url: string): { listId: string; form: StatusListForm } | undefined {
+function ownListOf(issuer: string, url: string): { listId: string; form: StatusListForm } | undefined {
   if (!url.startsWith(`${issuer}/status-lists/`)) return undefined;
   const rest = url.slice(issuer.length + '/status-lists/'.length);
   const w3c = /^w3c\/(revocation|suspension)\/([A-Za-z0-9_-]{1,64})$/.exec(rest);

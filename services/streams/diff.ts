@@ -4,14 +4,14 @@ import { canonicalJson } from './canonical-json.ts';
 import type { StreamExport } from './export.ts';
 import { isVolatileName, isVolatileValuePair } from './volatile.ts';
 
-export interface FieldDifference {
+interface FieldDifference {
   /** RFC 6901 JSON pointer into the exchange: /request/body/scope, /response/status, /tokens/access_token/payload/scope. */
   pointer: string;
   a: unknown;
   b: unknown;
 }
 
-export interface ExchangePair {
+interface ExchangePair {
   /** Position in the aligned sequence (0-based). */
   index: number;
   step: string;
@@ -24,7 +24,7 @@ export interface ExchangePair {
   volatile: string[];
 }
 
-export interface RunSide {
+interface RunSide {
   stream: string;
   protocol?: string;
   flow?: string;

@@ -45,7 +45,7 @@ export function readExport(value: unknown): StreamExport {
   return doc;
 }
 
-export interface RefoldStep {
+interface RefoldStep {
   version: number;
   at: string;
   type: string;

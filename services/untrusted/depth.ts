@@ -5,7 +5,7 @@
 export const MAX_NESTING = 64;
 
 /** The nesting depth of a JSON-like value (arrays, objects and Maps), computed without recursion. */
-export function nestingDepth(value: unknown, stopAbove = Infinity): number {
+function nestingDepth(value: unknown, stopAbove = Infinity): number {
   let deepest = 0;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {

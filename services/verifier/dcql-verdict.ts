@@ -3,7 +3,7 @@ import type { CredentialQuery, DcqlQuery, StoredCredential } from '../credential
 import type { PresentationReason } from '../../machines/presentation.ts';
 
 /** Whether one presented credential is an answer to the credential query it was presented under. */
-export function answersQuery(query: CredentialQuery, credential: StoredCredential): boolean {
+function answersQuery(query: CredentialQuery, credential: StoredCredential): boolean {
   return evaluateDcql({ credentials: [query] }, [credential]).queries[query.id]?.success === true;
 }
 
@@ -12,7 +12,7 @@ export function answersQuery(query: CredentialQuery, credential: StoredCredentia
  * `credential_sets` every credential query; with them, for each required set, one option whose
  * queries were all answered. `answered` holds the ids whose presentations all verified and matched.
  */
-export function unsatisfied(query: DcqlQuery, answered: ReadonlySet<string>): PresentationReason[] {
+function unsatisfied(query: DcqlQuery, answered: ReadonlySet<string>): PresentationReason[] {
   if (!query.credential_sets) {
     return query.credentials
       .filter((c) => !answered.has(c.id))
@@ -28,10 +28,6 @@ export function unsatisfied(query: DcqlQuery, answered: ReadonlySet<string>): Pr
       : [{ check: 'dcql', reason: `credential_sets[${i}] is required and none of its options was answered` }],
   );
 }
-
-/** True when the query as a whole is satisfied by these answers. */
-export const dcqlSatisfied = (query: DcqlQuery, answered: ReadonlySet<string>) =>
-  unsatisfied(query, answered).length === 0;
 
 /**
  * The DCQL verdict over verified presentations (query id -> the credentials presented under it):

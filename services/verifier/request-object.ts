@@ -17,7 +17,7 @@ import {
 } from './settings.ts';
 
 /** Key sets of the verifier's key ring: the request-signing key (did:jwk, attested key) and the attestation issuer's key. */
-export const VERIFIER_KEY_SET = 'oid4vp';
+const VERIFIER_KEY_SET = 'oid4vp';
 export const ATTESTATION_KEY_SET = 'oid4vp-attestation';
 const ATTESTATION_TTL_S = 3600;
 
@@ -58,7 +58,7 @@ export function ephemeralEncryptionKey(kid: string): { publicJwk: JWK; privateKe
 }
 
 /** `client_metadata` of a request: what we accept, and for direct_post.jwt the encryption key and content encryptions. */
-export function clientMetadataOf(state: Pick<RequestState, 'encJwk' | 'encValues'>): Record<string, unknown> {
+function clientMetadataOf(state: Pick<RequestState, 'encJwk' | 'encValues'>): Record<string, unknown> {
   return {
     vp_formats_supported: VP_FORMATS_SUPPORTED,
     ...(state.encJwk
@@ -68,7 +68,7 @@ export function clientMetadataOf(state: Pick<RequestState, 'encJwk' | 'encValues
 }
 
 /** The authorization request parameters every request carries, by value or inside its request object. */
-export function requestParameters(
+function requestParameters(
   id: string,
   state: RequestState,
   stateValue: string,

@@ -12,16 +12,16 @@ import type { CreateRequestInput } from './service.ts';
  * what a result document is fetched by, and a presentation stream's log rows written together stay
  * together in the log's index.
  */
-export const REQUEST_ID_LENGTH = 24;
+const REQUEST_ID_LENGTH = 24;
 export const REQUEST_ID = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}$`);
-export const STATE = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}\\.[A-Za-z0-9_-]{43}$`);
+const STATE = new RegExp(`^[A-Za-z0-9_-]{${REQUEST_ID_LENGTH}}\\.[A-Za-z0-9_-]{43}$`);
 /**
  * The capability a result is read by: the request id (to find the stream), then 128 random bits, of
  * which the log keeps only a SHA-256. The request id travels in request URIs and QR codes; this never does.
  */
 export const TRANSACTION_ID = new RegExp(`^([A-Za-z0-9_-]{${REQUEST_ID_LENGTH}})\\.[A-Za-z0-9_-]{22}$`);
 export const ENC_KID_SUFFIX = '.enc';
-export const FORMATS = new Set(['dc+sd-jwt', 'vc+sd-jwt', 'mso_mdoc', 'jwt_vc_json', 'jwt_vc_json-ld', 'ldp_vc']);
+const FORMATS = new Set(['dc+sd-jwt', 'vc+sd-jwt', 'mso_mdoc', 'jwt_vc_json', 'jwt_vc_json-ld', 'ldp_vc']);
 /** A wallet's error code and description are short ASCII (RFC 6749 §4.1.2.1 character set). */
 export const ERROR_CODE = /^[\x20-\x21\x23-\x5B\x5D-\x7E]{1,100}$/;
 

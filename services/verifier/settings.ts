@@ -18,7 +18,7 @@ export const CLIENT_ID_PREFIXES: readonly ClientIdPrefix[] = [
 ];
 export const RESPONSE_MODES: readonly ResponseMode[] = ['direct_post', 'direct_post.jwt'];
 export const CONTENT_ENCRYPTIONS = ['A128GCM', 'A256GCM'] as const;
-export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
+const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
 
 /** The query asked when the creator names none: the mDL's family_name and document_number. */
 export const DEFAULT_DCQL_QUERY: DcqlQuery = {

@@ -16,9 +16,9 @@ import type { JWK } from 'jose';
 import type { WalletDidMethod, WalletSigningAlg } from './settings.ts';
 
 /** A session id a client may choose or was given (decisions section 10). */
-export const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** The id every request shares when strict isolation is off. */
-export const SHARED_SESSION_ID = 'shared';
+const SHARED_SESSION_ID = 'shared';
 
 /** A credential held by a session (filled by issuance and import). */
 export interface HeldCredential {
@@ -39,7 +39,7 @@ export interface HeldCredential {
 }
 
 /** What a credential's status lists must be signed by: its issuer's keys as met at issuance, its W3C issuer DID. */
-export interface StatusTrustRecord {
+interface StatusTrustRecord {
   jwks: { keys: JWK[] };
   w3cIssuer?: string;
 }

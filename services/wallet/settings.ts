@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 
-export type WalletCredentialFormat = 'mso_mdoc' | 'dc+sd-jwt' | 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
+type WalletCredentialFormat = 'mso_mdoc' | 'dc+sd-jwt' | 'jwt_vc_json' | 'jwt_vc_json-ld' | 'ldp_vc';
 export type WalletDidMethod = 'key' | 'jwk' | 'web';
 export type WalletSigningAlg = 'ES256' | 'EdDSA' | 'RS256';
 

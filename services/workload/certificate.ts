@@ -67,7 +67,7 @@ const KEY_USAGE_BITS = [
 ];
 
 /** Parsed pkijs certificate, or CertificateParseError. */
-export function parsePkijs(der: Uint8Array): pkijs.Certificate {
+function parsePkijs(der: Uint8Array): pkijs.Certificate {
   try {
     return pkijs.Certificate.fromBER(new Uint8Array(der));
   } catch (error) {

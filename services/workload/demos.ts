@@ -10,7 +10,7 @@ import { validateJwtSvid } from './validate-jwt.ts';
  * The two demo calls of the workload identity service, each reported as the list of its steps. A
  * failed step ends the demo with `outcome: "failure"` (HTTP 200): the report is the answer.
  */
-export interface DemoStep {
+interface DemoStep {
   order: number;
   name: string;
   ok: boolean;
@@ -37,7 +37,7 @@ class Steps {
 }
 
 /** `host:port` or `[v6]:port`. */
-export function parseAddress(address: string): { host: string; port: number } | undefined {
+function parseAddress(address: string): { host: string; port: number } | undefined {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(address.trim());
   if (!m) return undefined;
   const port = Number(m[3]);

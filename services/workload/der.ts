@@ -28,12 +28,8 @@ export function splitDer(bytes: Uint8Array): Uint8Array[] {
   return out;
 }
 
-export function concatDer(parts: readonly Uint8Array[]): Uint8Array {
-  return Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
-}
-
 /** One certificate as a PEM block. */
-export function certificatePem(der: Uint8Array): string {
+function certificatePem(der: Uint8Array): string {
   const body = Buffer.from(der)
     .toString('base64')
     .replace(/(.{64})/g, '$1\n')

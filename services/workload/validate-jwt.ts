@@ -37,7 +37,7 @@ export interface JwtVerdict {
   reasons: string[];
 }
 
-export const JWT_SVID_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+const JWT_SVID_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
 /** JWT-SVID §2: no header members but these. */
 const HEADER_MEMBERS = new Set(['alg', 'kid', 'typ']);
 

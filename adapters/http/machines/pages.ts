@@ -44,7 +44,7 @@ function fittedSvg(svg: string, label: string): string {
 }
 
 /** The anchor of one transition on its machine's page: `t-<from>-<event>-<to>`, in characters safe in a URL. */
-export const transitionAnchor = (t: { from: string; event: string; to: string; guard?: string }) =>
+const transitionAnchor = (t: { from: string; event: string; to: string; guard?: string }) =>
   `t-${[t.from === '*' ? 'any' : t.from, t.event, t.to === '*' ? 'any' : t.to, ...(t.guard ? [t.guard] : [])]
     .join('-')
     .replace(/[^A-Za-z0-9_.-]/g, '_')}`;

@@ -22,7 +22,7 @@ import { documentGuard } from '../../outbound/document-guard.ts';
 import type { GuardedHttp } from '../../outbound/guarded-http.ts';
 
 /** One authorization server of the origin (`/oidc`, the OpenID Provider, or `/oauth2`) and its services. */
-export interface OAuthServer {
+interface OAuthServer {
   profile: IssuerProfile;
   authorization: Authorization;
   tokenEndpoint: OAuthTokenServer;

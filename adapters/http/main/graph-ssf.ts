@@ -22,7 +22,7 @@ import { keyedFingerprint } from '../../../services/crypto/fingerprint.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
 
 /** What a management call presents: its `Authorization` and DPoP headers, method and URL. */
-export interface SsfCall {
+interface SsfCall {
   authorization: string | undefined;
   dpop?: string | string[];
   method: string;

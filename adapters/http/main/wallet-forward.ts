@@ -6,7 +6,7 @@ import { nullRecord } from '../../../services/untrusted/keys.ts';
 import { sendError } from '../error-handling.ts';
 import type { MainContext } from './context.ts';
 
-export const WALLET_PREFIX = '/wallet-harness';
+const WALLET_PREFIX = '/wallet-harness';
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',

@@ -8,7 +8,7 @@ import { createMcpHandler, type McpRequestContext, type McpServer } from '@model
  * and client identity on the instance each time. A 2025-era request (initialize, then state on the
  * instance) always gets a fresh one, never pooled.
  */
-export function pooledServers(build: () => McpServer, keep = 64): (ctx: McpRequestContext) => McpServer {
+function pooledServers(build: () => McpServer, keep = 64): (ctx: McpRequestContext) => McpServer {
   const idle: McpServer[] = [];
   const fresh = (): McpServer => {
     const server = build();

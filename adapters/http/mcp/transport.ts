@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { originValidationResponse, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 
 /** The web-standard Request the SDK's handler takes: the envelope only; the body is handed over parsed. */
-export function toWebRequest(baseUrl: string, request: FastifyRequest): Request {
+function toWebRequest(baseUrl: string, request: FastifyRequest): Request {
   // Repeated headers (arrays) are left out: none the SDK reads may repeat. Names come from the client.
   const headers = Object.create(null) as Record<string, string>;
   for (const name in request.headers) {
@@ -13,7 +13,7 @@ export function toWebRequest(baseUrl: string, request: FastifyRequest): Request 
 }
 
 /** The SDK's Response through Fastify: JSON as a string; only event streams need the body stream. */
-export async function sendMcpResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+async function sendMcpResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
   if (!response.headers.get('content-type')?.startsWith('application/json')) return reply.send(response);
   const headers = Object.create(null) as Record<string, string>;
   for (const [name, value] of response.headers) headers[name] = value;
@@ -27,7 +27,7 @@ export async function sendMcpResponse(reply: FastifyReply, response: Response): 
  * An MCP endpoint's body parser: JSON-RPC errors are the SDK's to answer, so every body is read as
  * JSON here, and one that is not JSON at all is marked for the parse error (`isUnparsable`).
  */
-export function useJsonRpcBodies(scoped: FastifyInstance): void {
+function useJsonRpcBodies(scoped: FastifyInstance): void {
   scoped.removeAllContentTypeParsers();
   scoped.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
     try {
@@ -38,11 +38,11 @@ export function useJsonRpcBodies(scoped: FastifyInstance): void {
   });
 }
 
-export const isUnparsable = (body: unknown) =>
+const isUnparsable = (body: unknown) =>
   (body as { __invalidJson?: boolean } | undefined)?.__invalidJson === true;
 
 /** JSON-RPC's parse error (-32700) for a body that is not JSON. */
-export const sendParseError = (reply: FastifyReply) =>
+const sendParseError = (reply: FastifyReply) =>
   reply
     .code(400)
     .type('application/json')

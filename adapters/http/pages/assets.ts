@@ -6,7 +6,7 @@ import { sendDocument } from '../main/documents.ts';
 const ENTRY = fileURLToPath(new URL('../../../web/app.ts', import.meta.url));
 
 /** The browser module, bundled once with esbuild when the server starts (no CDN, no runtime build). */
-export function bundleBrowserModule(): string {
+function bundleBrowserModule(): string {
   const result = buildSync({
     entryPoints: [ENTRY],
     bundle: true,

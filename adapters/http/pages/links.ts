@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /** The RFC 8288 Link header of every page response (spec discovery rule 2, decisions section 5). */
-export function pageLinkHeader(walletUrl: string): string {
+function pageLinkHeader(walletUrl: string): string {
   return [
     '</.well-known/api-catalog>; rel="api-catalog"',
     '</openapi.json>; rel="service-desc"; type="application/openapi+json"',

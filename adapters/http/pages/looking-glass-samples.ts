@@ -9,7 +9,7 @@ import { h, p } from './blocks.ts';
  * Sample tokens of this origin's issuers, signed with their real keys so the signature verifies, but
  * already expired and addressed to no real audience: they teach, they open nothing.
  */
-export const sampleTokens = (ctx: MainContext): Array<{ label: string; token: string }> => {
+const sampleTokens = (ctx: MainContext): Array<{ label: string; token: string }> => {
   const now = Math.floor(ctx.clock.now() / 1000);
   const base = ctx.config.baseUrl;
   const common = { iat: now - 7200, nbf: now - 7200, exp: now - 3600, aud: 'https://sample.invalid' };

@@ -13,7 +13,7 @@ export interface PageChrome {
   script?: string;
 }
 
-export const MAIN_CHROME: PageChrome = {
+const MAIN_CHROME: PageChrome = {
   nav: [
     ['Portico', '/'],
     ['Looking glass', '/looking-glass'],

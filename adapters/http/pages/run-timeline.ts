@@ -54,7 +54,7 @@ export function curlOf(x: RecordedExchange): string {
 }
 
 /** The diagram: the client on the left, each answering part of the origin a lifeline; request, then response. */
-export function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title: string): string {
+function exchangeDiagramSvg(exchanges: readonly RecordedExchange[], title: string): string {
   const actors = ['Client'];
   for (const x of exchanges) if (!actors.includes(actorOf(x.request.url))) actors.push(actorOf(x.request.url));
   const col = 200;

@@ -79,7 +79,7 @@ function requestText(next: NextRequest): string {
  * The form's fields as an edit: only values that differ from what the page showed (the log's, secrets
  * redacted), the removals ticked, and one added field.
  */
-export function editFromForm(next: NextRequest, form: Record<string, unknown>): RequestEdit | undefined {
+function editFromForm(next: NextRequest, form: Record<string, unknown>): RequestEdit | undefined {
   const shown = new Map(fieldsOf(next).map(([part, name, value]) => [`${part}.${name}`, value]));
   const parts = new Map<string, Record<string, string | null>>();
   const put = (part: string, name: string, value: string | null) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WorkloadIdentity } from '../../../services/workload/service.ts';
 
 /** What the workload identity service's route plugins share. */
-export interface SpiffeContext {
+interface SpiffeContext {
   identity: WorkloadIdentity;
 }
 

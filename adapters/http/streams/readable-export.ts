@@ -4,7 +4,7 @@ import { exportStream, type StreamExport } from '../../../services/streams/expor
 import type { StreamCredentials } from '../../../services/streams/readers.ts';
 import type { MainContext } from '../main/context.ts';
 
-export type CapabilityQuery = { transaction_id?: string; response_code?: string };
+type CapabilityQuery = { transaction_id?: string; response_code?: string };
 
 /** A stream as a caller with these credentials may read it (404 for any stream it may not, or that does not exist). */
 export async function exportFor(

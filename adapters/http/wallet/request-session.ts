@@ -4,8 +4,8 @@ import type { WalletSession } from '../../../services/wallet/sessions.ts';
 import type { WalletContext } from './context.ts';
 import { cookieValue } from '../cookies.ts';
 
-export const SESSION_HEADER = 'x-wallet-session';
-export const SESSION_COOKIE = 'wallet_session';
+const SESSION_HEADER = 'x-wallet-session';
+const SESSION_COOKIE = 'wallet_session';
 
 /** The session id a request names: `X-Wallet-Session`, else the `wallet_session` cookie (400 when the header is sent twice). */
 export function requestedSessionId(request: FastifyRequest): string | undefined {

@@ -5,7 +5,7 @@ import type { WalletContext, WalletRoutes } from './context.ts';
 import { requestSession } from './request-session.ts';
 
 /** `GET /api/session` (decisions section 10). */
-export function sessionView(ctx: WalletContext, session: WalletSession) {
+function sessionView(ctx: WalletContext, session: WalletSession) {
   return {
     wallet_session_id: session.id,
     wallet_subject: session.did,

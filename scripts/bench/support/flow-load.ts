@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 
 /** What one flow's steps leave for the next ones (one object per connection, fresh for each flow). */
-export type FlowContext = Record<string, any>;
+type FlowContext = Record<string, any>;
 
 /** One HTTP exchange of a multi-step flow. */
 export interface FlowStep {

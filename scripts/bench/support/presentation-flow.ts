@@ -23,7 +23,7 @@ export const QUERIES = {
 } as const;
 
 /** The path of an absolute URL on the server under test (its answers name their own origin). */
-export const pathOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
+const pathOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
 /**
  * Presentation verification over HTTP as a verifier's front end and a wallet drive it: create a

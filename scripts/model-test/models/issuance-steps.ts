@@ -6,7 +6,7 @@ import { namingAWalletExchange } from '../streams.ts';
 import { pkce } from './oauth-client.ts';
 import { bearer, changeStatus, notify } from './issuance-status.ts';
 
-export type IssuanceStateName =
+type IssuanceStateName =
   | 'new'
   | 'offered'
   | 'offer_fetched'

@@ -2,7 +2,7 @@
 export type PathElement = string | number | null;
 export type ClaimValue = string | number | boolean;
 
-export interface ClaimsQuery {
+interface ClaimsQuery {
   id?: string;
   path: PathElement[];
   values?: ClaimValue[];
@@ -10,7 +10,7 @@ export interface ClaimsQuery {
   intent_to_retain?: boolean;
 }
 
-export interface TrustedAuthoritiesQuery {
+interface TrustedAuthoritiesQuery {
   type: 'aki' | 'etsi_tl' | 'openid_federation' | string;
   values: string[];
 }
@@ -26,7 +26,7 @@ export interface CredentialQuery {
   claim_sets?: string[][];
 }
 
-export interface CredentialSetQuery {
+interface CredentialSetQuery {
   options: string[][];
   required?: boolean;
   purpose?: unknown;

@@ -1,4 +1,4 @@
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { fromB64url } from '../bytes.ts';
 
 export type HolderAlg = 'ES256' | 'EdDSA' | 'RS256';
@@ -50,17 +50,3 @@ export async function generateHolderKey(
   return { alg, privateKey, publicKey, publicJwk, kid: await jwkThumbprint(publicJwk) };
 }
 
-/** The JOSE algorithm a public JWK implies (ES256 for P-256, EdDSA for Ed25519, RS256 for RSA), or the JWK's own `alg`. */
-export function algForJwk(jwk: JWK): HolderAlg | 'ES384' {
-  if (typeof jwk.alg === 'string' && ['ES256', 'ES384', 'EdDSA', 'RS256'].includes(jwk.alg))
-    return jwk.alg as HolderAlg;
-  if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256';
-  if (jwk.kty === 'EC' && jwk.crv === 'P-384') return 'ES384';
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
-  if (jwk.kty === 'RSA') return 'RS256';
-  throw new Error(`no supported algorithm for kty ${String(jwk.kty)} crv ${String(jwk.crv)}`);
-}
-
-/** Imports a public JWK for verification with the algorithm it implies. */
-export const importPublicJwk = async (jwk: JWK, alg?: string) =>
-  (await importJWK(publicJwkOf(jwk), alg ?? algForJwk(jwk))) as CryptoKey;

@@ -61,7 +61,7 @@ export function parseCoseSign1(value: unknown): CoseSign1 {
 }
 
 /** The `alg` of the protected header; refuses algorithms outside ES256/ES384/EdDSA. */
-export function coseAlgOf(sign1: CoseSign1): number {
+function coseAlgOf(sign1: CoseSign1): number {
   const header = sign1[0].length ? decodeCbor(sign1[0]) : new Map();
   const alg = isMap(header) ? header.get(HEADER_ALG) : undefined;
   if (typeof alg !== 'number' || !(alg in HASH)) throw new Error(`unsupported COSE alg ${String(alg)}`);

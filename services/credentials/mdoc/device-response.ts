@@ -12,16 +12,16 @@ export function deviceAuthenticationBytes(
 }
 
 /** The docType of an IssuerSigned, read from its MSO. */
-export function docTypeOf(issuerSigned: IssuerSigned): string {
+function docTypeOf(issuerSigned: IssuerSigned): string {
   const mso = decodeCbor(dataItemBytes(decodeCbor(issuerSigned.issuerAuth[2] as Uint8Array)));
   return String(mapGet(mso, 'docType'));
 }
 
 /** Which elements to release: per namespace, a list of element identifiers, or `'all'`. */
-export type Disclose = Record<string, string[]> | 'all';
+type Disclose = Record<string, string[]> | 'all';
 
 /** Keeps the released IssuerSignedItems (their tag-24 bytes untouched, so digests still match). */
-export function selectItems(issuerSigned: IssuerSigned, disclose: Disclose): Map<string, Tag[]> {
+function selectItems(issuerSigned: IssuerSigned, disclose: Disclose): Map<string, Tag[]> {
   if (disclose === 'all') return issuerSigned.nameSpaces;
   const out = new Map<string, Tag[]>();
   for (const [ns, wanted] of Object.entries(disclose)) {

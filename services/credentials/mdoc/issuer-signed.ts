@@ -6,9 +6,6 @@ import { Tag, dataItem, encodeCbor, tdate } from './cbor.ts';
 import { jwkToCoseKey } from './cose-key.ts';
 import { HEADER_X5CHAIN, signCoseSign1, type CoseAlg, type CoseSign1 } from './cose-sign1.ts';
 
-export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
-export const MDL_NAMESPACE = 'org.iso.18013.5.1';
-
 export interface IssueMdocInput {
   docType: string;
   /** Element values per namespace. Dates must already be CBOR tags (`fullDate`, `tdate`). */
@@ -118,7 +115,7 @@ export function issueMdoc(input: IssueMdocInput): { issuerSigned: IssuerSigned; 
   return { issuerSigned, encoded: encodeCbor(issuerSignedToCbor(issuerSigned)) };
 }
 
-export const issuerSignedToCbor = (s: IssuerSigned) =>
+const issuerSignedToCbor = (s: IssuerSigned) =>
   new Map<string, unknown>([
     ['nameSpaces', s.nameSpaces],
     ['issuerAuth', s.issuerAuth],

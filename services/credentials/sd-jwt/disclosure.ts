@@ -15,10 +15,10 @@ export interface Disclosure {
 }
 
 /** The digest of a disclosure (or any base64url string) with `_sd_alg` sha-256. */
-export const disclosureDigest = (encoded: string) => sha256Base64url(encoded);
+const disclosureDigest = (encoded: string) => sha256Base64url(encoded);
 
 /** A fresh salt: 128 bits, base64url (RFC 9901 §9.3 recommends at least 128 bits). */
-export const newSalt = () => randomBytes(16).toString('base64url');
+const newSalt = () => randomBytes(16).toString('base64url');
 
 export function createDisclosure(name: string | undefined, value: unknown, salt = newSalt()): Disclosure {
   const array = name === undefined ? [salt, value] : [salt, name, value];

@@ -10,7 +10,7 @@ const isPrefix = (prefix: ClaimPath, path: ClaimPath) =>
  * Which disclosures reveal `paths`: each disclosure on the way to a requested claim (its ancestors)
  * and every disclosure beneath it. `'all'` keeps everything, an empty list nothing.
  */
-export function selectDisclosures(disclosures: LocatedDisclosure[], paths: ClaimPath[] | 'all'): LocatedDisclosure[] {
+function selectDisclosures(disclosures: LocatedDisclosure[], paths: ClaimPath[] | 'all'): LocatedDisclosure[] {
   if (paths === 'all') return disclosures;
   return disclosures.filter((d) => paths.some((p) => isPrefix(d.path, p) || isPrefix(p, d.path)));
 }

@@ -1,5 +1,3 @@
-import type { JWK } from 'jose';
-
 /** A claim path as in OpenID4VP §7 claims path pointers: object keys and array indexes. */
 export type ClaimPath = (string | number)[];
 
@@ -36,4 +34,3 @@ export interface SdJwtParts {
   kbJwt?: string;
 }
 
-export type HolderJwk = JWK;

@@ -13,7 +13,7 @@ export const STATUS_LIST_SIZE = 131_072;
 export const STATUS_BITS = 2;
 
 /** Status Types (§7.1). */
-export const STATUS_VALID = 0x00;
+const STATUS_VALID = 0x00;
 export const STATUS_INVALID = 0x01;
 export const STATUS_SUSPENDED = 0x02;
 
@@ -26,21 +26,12 @@ export const STATUS_VALUE_OF: Record<StatusName, number> = {
 /** The registered name of a status value, as the draft spells it. */
 export const statusTypeName = (value: number) =>
   ['VALID', 'INVALID', 'SUSPENDED', 'APPLICATION_SPECIFIC'][value] ?? `0x${value.toString(16).padStart(2, '0')}`;
-/** Our name of a value (the one the change endpoint takes), when it has one. */
-export const statusNameOf = (value: number): StatusName | undefined =>
-  value === STATUS_VALID
-    ? 'valid'
-    : value === STATUS_INVALID
-      ? 'revoked'
-      : value === STATUS_SUSPENDED
-        ? 'suspended'
-        : undefined;
 
-export const ALLOWED_BITS = [1, 2, 4, 8] as const;
+const ALLOWED_BITS = [1, 2, 4, 8] as const;
 export const isAllowedBits = (bits: unknown): bits is 1 | 2 | 4 | 8 => ALLOWED_BITS.includes(bits as 1);
 
 /** Decompressed lists are refused past this (a compressed list of a few bytes may inflate to gigabytes). */
-export const MAX_LIST_BYTES = 4 * 1024 * 1024;
+const MAX_LIST_BYTES = 4 * 1024 * 1024;
 
 /** The token's byte array: `size` entries of `bits` each, every entry 0 but those given. */
 export function packStatuses(size: number, bits: number, entries: Iterable<readonly [number, number]>): Uint8Array {

@@ -11,7 +11,7 @@ import type { StatusListCheck } from './token.ts';
  */
 
 export type StatusPurpose = 'revocation' | 'suspension';
-export const STATUS_PURPOSES: readonly StatusPurpose[] = ['revocation', 'suspension'];
+const STATUS_PURPOSES: readonly StatusPurpose[] = ['revocation', 'suspension'];
 const W3C_V2 = 'https://www.w3.org/ns/credentials/v2';
 
 export interface BitstringReference {

@@ -20,7 +20,7 @@ import { inflateTokenList, isAllowedBits } from './bits.ts';
  * and whose `status_list` holds `bits` and the ZLIB-compressed bytes.
  */
 
-export const STATUS_LIST_JWT_TYP = 'statuslist+jwt';
+const STATUS_LIST_JWT_TYP = 'statuslist+jwt';
 export const STATUS_LIST_JWT_MEDIA = 'application/statuslist+jwt';
 export const STATUS_LIST_CWT_MEDIA = 'application/statuslist+cwt';
 

@@ -48,7 +48,7 @@ const contextsOf = (doc: JsonObject) =>
       : [doc['@context']];
 
 /** Adds the Data Integrity v2 context when the document's contexts do not define DataIntegrityProof. */
-export function withDataIntegrityContext(doc: JsonObject): JsonObject {
+function withDataIntegrityContext(doc: JsonObject): JsonObject {
   const contexts = contextsOf(doc);
   if (contexts.includes(VC_V2_CONTEXT) || contexts.includes(DATA_INTEGRITY_V2_CONTEXT)) return doc;
   return { ...doc, '@context': [...contexts, DATA_INTEGRITY_V2_CONTEXT] };

@@ -3,7 +3,6 @@ import credentialsContext from 'credentials-context';
 import type { DocumentLoader } from 'jsonld';
 import vcV2 from './contexts/credentials-v2.json' with { type: 'json' };
 
-export const VC_V1_CONTEXT = 'https://www.w3.org/2018/credentials/v1';
 export const VC_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
 export const DATA_INTEGRITY_V2_CONTEXT = 'https://w3id.org/security/data-integrity/v2';
 
@@ -20,9 +19,6 @@ export class UnknownContextError extends Error {
     this.name = 'UnknownContextError';
   }
 }
-
-/** The URLs the default loader serves. */
-export const bundledContextUrls = () => [...BUNDLED.keys()];
 
 /**
  * A jsonld document loader that serves only bundled contexts (plus `extra`, e.g. a test fixture

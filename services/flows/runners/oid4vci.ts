@@ -209,6 +209,6 @@ async function authorizationCode(run: RunContext): Promise<void> {
   expectStatus(issued.status, 200, 'credential');
 }
 
-export function registerOid4vciAuthorizationCodeRunner(runners: FlowRunners): void {
+function registerOid4vciAuthorizationCodeRunner(runners: FlowRunners): void {
   runners.register('oid4vci', 'authorization-code', authorizationCode);
 }

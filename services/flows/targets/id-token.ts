@@ -3,7 +3,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JS
 import type { CheckResult } from './checks.ts';
 
 /** OpenID Connect Core §3.1.3.8 and §3.3.2.11: the left half of the alg's hash of a value, base64url. */
-export function leftHalfHash(alg: string, value: string): string | undefined {
+function leftHalfHash(alg: string, value: string): string | undefined {
   const bits = /(\d{3})$/.exec(alg)?.[1] ?? (alg === 'EdDSA' ? '512' : undefined);
   if (!bits || !['256', '384', '512'].includes(bits)) return undefined;
   const digest = createHash(`sha${bits}`).update(value, 'ascii').digest();

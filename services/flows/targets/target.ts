@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../errors.ts';
 
 /** How a targeted run authenticates at the target's token endpoint (RFC 6749 §2.3.1, OpenID Connect Core §9). */
-export type TargetAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+type TargetAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
 /**
  * An authorization server of the user's own that a flow runs against (`{"target": {...}}`). The

@@ -22,7 +22,7 @@ export interface OAuthClient extends Omit<DemoClient, 'client_secret' | 'private
 }
 
 /** The client type that goes with an authentication method (RFC 6749 §2.1). */
-export const clientTypeOf = (method: ClientAuthMethod): 'confidential' | 'public' =>
+const clientTypeOf = (method: ClientAuthMethod): 'confidential' | 'public' =>
   method === 'none' ? 'public' : 'confidential';
 
 /** Whether an authentication method proves the client with a secret we issue (RFC 7591 §3.2.1). */

@@ -3,8 +3,8 @@ import { oauthError } from '../../errors.ts';
 import { CLIENT_ASSERTION_ALGS } from '../client-auth.ts';
 import { OAUTH_SCOPES } from '../scopes.ts';
 
-export const SUPPORTED_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
-export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+const SUPPORTED_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 const MAX_URIS = 20;
 const MAX_TEXT = 2000;
 
@@ -17,7 +17,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
  * RFC 7591 §2 with RFC 8252 §7.3 and RFC 9700 §4.1: a redirect URI is absolute, carries no fragment,
  * and is https, or plain http to a loopback host (a native app's or a tool's listener).
  */
-export function redirectUriProblem(value: unknown): string | undefined {
+function redirectUriProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_TEXT) return 'is not a string of at most 2000 characters';
   let url: URL;
   try {

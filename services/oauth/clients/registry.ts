@@ -15,7 +15,7 @@ import { clientFromMetadata, usesSecret, type OAuthClient } from './client.ts';
 import { isMetadataDocumentId, type ClientMetadataDocuments } from './metadata-document.ts';
 
 /** A registered client lapses this long after it was last used (docs/oauth.md). */
-export const REGISTRATION_IDLE_MS = 24 * 3600 * 1000;
+const REGISTRATION_IDLE_MS = 24 * 3600 * 1000;
 /** Uses closer together than this are not recorded again (the lapse moves in hours, not seconds). */
 const USE_RECORDED_EVERY_MS = 3600 * 1000;
 const MAX_CLIENT_ID = 512;

@@ -28,13 +28,13 @@ const isHttpUrl = (value: unknown): value is string => {
 };
 
 /** The issuer metadata trust rule (spec wallet behaviour 9): its `credential_issuer` is the one the offer named. */
-export function checkIssuerIdentity(metadata: Record<string, any>, expected: string): void {
+function checkIssuerIdentity(metadata: Record<string, any>, expected: string): void {
   if (metadata.credential_issuer !== expected)
     throw oauthError('issuer_mismatch', `The issuer metadata names another credential_issuer than ${expected}`);
 }
 
 /** The discovery rule (spec wallet behaviour 4): the document's `issuer` is the one its URL implies; else nothing more is fetched. */
-export function checkDiscoveredIssuer(metadata: Record<string, any>, expected: string): void {
+function checkDiscoveredIssuer(metadata: Record<string, any>, expected: string): void {
   if (metadata.issuer !== expected)
     throw oauthError(
       'discovery_issuer_mismatch',

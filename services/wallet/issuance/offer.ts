@@ -19,7 +19,7 @@ export interface CredentialOffer {
 const invalidOffer = (description: string) => oauthError('invalid_request', `offer: ${description}`);
 
 /** The shape rule of a credential offer (OpenID4VCI 1.0 §4.1.1). */
-export function checkOffer(value: unknown): CredentialOffer {
+function checkOffer(value: unknown): CredentialOffer {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw invalidOffer('a credential offer is a JSON object');
   const offer = value as Record<string, any>;

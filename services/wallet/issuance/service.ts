@@ -9,10 +9,9 @@ import {
   configurationsOf,
   discoverIssuer,
   discoverOpenIdProvider,
-  wellKnown,
   type IssuerView,
 } from './discovery.ts';
-import { PRE_AUTHORIZED_GRANT, resolveOffer, type CredentialOffer } from './offer.ts';
+import { PRE_AUTHORIZED_GRANT, resolveOffer } from './offer.ts';
 import { errorToken, withExchanges } from './outcome.ts';
 import { IssuanceRuntime, type IssuanceDeps } from './runtime.ts';
 import { importRawCredential } from './store.ts';
@@ -292,4 +291,4 @@ function txCodeDescription(value: unknown): Record<string, unknown> {
   };
 }
 
-export { wellKnown, type CredentialOffer };
+;

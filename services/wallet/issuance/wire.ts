@@ -45,7 +45,7 @@ export interface AttestationState {
 const MAX_TEXT = 1024 * 1024;
 
 /** A DPoP proof (RFC 9449 §4.2): fresh `jti`, `ath` when an access token goes with it, the server's nonce when known. */
-export function dpopProof(state: DpopState, method: string, url: string, accessToken?: string): Promise<string> {
+function dpopProof(state: DpopState, method: string, url: string, accessToken?: string): Promise<string> {
   const nonce = state.nonces.get(new URL(url).origin);
   return signDPoPProof(state.key, {
     method,
@@ -61,7 +61,7 @@ export function dpopProof(state: DpopState, method: string, url: string, accessT
  * `use_dpop_nonce`, a resource server with 401 and `WWW-Authenticate: DPoP error="use_dpop_nonce"`;
  * either way the `DPoP-Nonce` header carries the value to retry with.
  */
-export function nonceChallenge(response: OutboundResponse, side: 'as' | 'rs'): string | undefined {
+function nonceChallenge(response: OutboundResponse, side: 'as' | 'rs'): string | undefined {
   const nonce = response.headers['dpop-nonce'];
   if (!nonce) return undefined;
   if (side === 'as' && response.status === 400 && upstreamErrorToken(response.body) === 'use_dpop_nonce') return nonce;

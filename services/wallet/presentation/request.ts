@@ -36,7 +36,7 @@ const PREFIXES = ['redirect_uri', 'x509_san_dns', 'x509_hash', 'verifier_attesta
 const refused = (description: string) => oauthError('invalid_request', description);
 
 /** `<prefix>:<identifier>` (OpenID4VP 1.0 §5.9.1); no prefix is refused (this wallet knows no pre-registered verifiers). */
-export function splitClientId(clientId: unknown): { prefix: string; identifier: string } {
+function splitClientId(clientId: unknown): { prefix: string; identifier: string } {
   if (typeof clientId !== 'string' || clientId.length > 4096) throw refused('client_id is required');
   const colon = clientId.indexOf(':');
   const prefix = colon > 0 ? clientId.slice(0, colon) : '';

@@ -23,7 +23,7 @@ export async function mdocFixture(now: number): Promise<MdocFixture> {
   return { iaca, signer, device: await generateHolderKey('ES256') };
 }
 
-export const MDL_ELEMENTS = {
+const MDL_ELEMENTS = {
   family_name: 'Anderson',
   given_name: 'Alice',
   birth_date: fullDate('1990-04-12'),

@@ -6,7 +6,11 @@ import { GuardedHttp } from '../../../adapters/outbound/guarded-http.ts';
 import { ManualClock } from '../../../services/clock.ts';
 import { CheckFailed } from '../../../services/credentials/result.ts';
 import { compressTokenList, packStatuses } from '../../../services/credentials/status-list/bits.ts';
-import { signStatusListJwt, type StatusListClaims } from '../../../services/credentials/status-list/token.ts';
+import {
+  signStatusListCwt,
+  signStatusListJwt,
+  type StatusListClaims,
+} from '../../../services/credentials/status-list/token.ts';
 import type { SigningKey } from '../../../services/keys.ts';
 import { StatusChecker, type StatusReference } from '../../../services/status/check.ts';
 import { guardedListSource, type StatusListSource } from '../../../services/status/source.ts';
@@ -146,5 +150,37 @@ describe('lists of other origins go through the outbound guard', () => {
     expect(refused.failure?.reason).toMatch(/not allowed/);
     const fetched = await checkerOf(guardedListSource(guarded(true))).check({ kind: 'token', uri: url, idx: 0 });
     expect(fetched).toMatchObject({ status: 'VALID' });
+  });
+});
+
+// Issue 46 §5: a Token Status List served as a CWT is verified (typ, COSE signature, subject, times)
+// before its bits are believed, as a JWT one is.
+describe('a list served as a CWT', () => {
+  const cwtSource =
+    (bytes: () => Uint8Array): StatusListSource =>
+    async (_url, accept) => {
+      expect(accept).toContain('application/statuslist+cwt');
+      return { contentType: 'application/statuslist+cwt', body: Buffer.from(bytes()) };
+    };
+
+  it('is read once its COSE signature verifies with the trusted key', async () => {
+    const checker = checkerOf(cwtSource(() => signStatusListCwt(claims(), trusted)));
+    const valid = await checker.check(at(0));
+    expect(valid).toMatchObject({ value: 0, status: 'VALID' });
+    expect(valid.held).toEqual(expect.arrayContaining(['status_list_typ', 'status_list_signature', 'status_list_sub']));
+    expect((await checker.check(at(3))).failure?.check).toBe('credential_revoked');
+  });
+
+  it('fails closed when signed by a stranger, for another subject, or when it is not a CWT at all', async () => {
+    const cases: Array<[() => Uint8Array, string]> = [
+      [() => signStatusListCwt(claims(), { ...stranger, kid: trusted.kid }), 'status_list_signature'],
+      [() => signStatusListCwt(claims({ sub: 'https://issuer.example/other' }), trusted), 'status_list_sub'],
+      [() => new Uint8Array([1, 2, 3]), 'status_list_format'],
+    ];
+    for (const [bytes, check] of cases) {
+      const outcome = await checkerOf(cwtSource(bytes)).check(at(0));
+      expect(outcome.failure?.check, check).toBe('status_unavailable');
+      expect(outcome.failure?.reason, check).toMatch(new RegExp(`^${check}:`));
+    }
   });
 });
