@@ -5,13 +5,7 @@ import { issuanceUpdates } from './issuance-updates.ts';
 export { issuanceUpdates } from './issuance-updates.ts';
 import type { IssuanceContext, IssuanceEvent } from './issuance-types.ts';
 
-export type {
-  CredentialStatusName,
-  IssuanceContext,
-  IssuanceEvent,
-  
-  IssuedCredentialRecord,
-} from './issuance-types.ts';
+export type { CredentialStatusName, IssuanceContext, IssuanceEvent, IssuedCredentialRecord } from './issuance-types.ts';
 
 export const TX_CODE_ATTEMPTS = 5;
 

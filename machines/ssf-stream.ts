@@ -2,7 +2,7 @@ import { setup } from 'xstate';
 import { updateActions, type ContextUpdate } from './updates.ts';
 import type { SsfStreamContext, SsfStreamEvent } from './ssf-stream-types.ts';
 
-export type { PendingSet, SsfDelivery,  SsfStreamContext, SsfStreamEvent } from './ssf-stream-types.ts';
+export type { PendingSet, SsfDelivery, SsfStreamContext, SsfStreamEvent } from './ssf-stream-types.ts';
 
 type E<T extends SsfStreamEvent['type']> = Extract<SsfStreamEvent, { type: T }>;
 type GuardArgs = { context: SsfStreamContext; event: SsfStreamEvent };

@@ -19,4 +19,3 @@ export class ManualClock implements Clock {
     this.ms = ms;
   }
 }
-

@@ -14,4 +14,3 @@ export const sha256Base64url = (text: string) => hash('sha256', Buffer.from(text
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
 }
-

@@ -52,4 +52,3 @@ export async function runChecks<T, C extends string>(body: () => Promise<T>): Pr
     throw error;
   }
 }
-

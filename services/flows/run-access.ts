@@ -1,6 +1,9 @@
 import type { FlowRunContext } from '../../machines/flow-run.ts';
 import { sha256 } from '../crypto/random.ts';
 import { sameText } from '../crypto/compare.ts';
+import { oauthError } from '../errors.ts';
+import { bearerToken } from '../oauth/authorization-header.ts';
+import { challenge } from '../oauth/www-authenticate.ts';
 
 /** Whether the run was started against a server of the learner's own (`target`). */
 function isTargeted(context: Pick<FlowRunContext, 'options'>): boolean {
@@ -19,4 +22,20 @@ export function runReadableWith(
   if (!isTargeted(context)) return true;
   const expected = context.runTokenHash;
   return expected !== undefined && tokens.some((token) => sameText(sha256(token), expected));
+}
+
+/** Step mode's controls need the run's own token as a Bearer token (RFC 6750 §3.1 when it is not). */
+export function requireRunToken(
+  context: Pick<FlowRunContext, 'runTokenHash'>,
+  authorization: string | undefined,
+): void {
+  const token = bearerToken(authorization);
+  const expected = context.runTokenHash;
+  if (!token || !expected || !sameText(sha256(token), expected))
+    throw oauthError('invalid_token', "The run token is missing, or it is not this run's", {
+      'www-authenticate': challenge('Bearer', [
+        ['error', 'invalid_token'],
+        ['error_description', 'Send the run_token of a stepped run as a Bearer token'],
+      ]),
+    });
 }

@@ -2,23 +2,21 @@ import { flowRunMachine, type RecordedExchange } from '../../machines/flow-run.t
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { Catalog, FlowStep } from '../content/catalog.ts';
-import { sameText } from '../crypto/compare.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import { invalidRequest, notFound, oauthError } from '../errors.ts';
 import type { EventLog, StoredEvent } from '../event-log.ts';
-import { bearerToken } from '../oauth/authorization-header.ts';
-import { challenge } from '../oauth/www-authenticate.ts';
 import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
 import { redactor } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
 import { targetOf, type Target } from './targets/target.ts';
 import { TargetWaits } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
-import { runReadableWith } from './run-access.ts';
+import { requireRunToken, runReadableWith } from './run-access.ts';
+import { interruptUnfinishedRuns } from './interrupted-runs.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
-export type {  RunView } from './run-view.ts';
+export type { RunView } from './run-view.ts';
 
 /** What runs against a user's own server need: the guarded transport, the pre-flight check, their runners. */
 export interface TargetDeps {
@@ -28,8 +26,6 @@ export interface TargetDeps {
   runners: FlowRunners;
 }
 
-/** A run with no event for this long on a shared log was left by an instance that stopped. */
-const ABANDONED_RUN_MS = 10 * 60_000;
 /**
  * Executes catalog flows for real over HTTP against the origin and keeps each run as the event stream
  * `run:<id>`. The caller of POST gets the full capture; the log (and GET) keeps secrets redacted.
@@ -200,31 +196,9 @@ export class FlowRuns {
     return { ...logged, steps, exchanges: http.exchanges, tokens: http.tokens };
   }
 
-  /**
-   * Closes runs that a stopped process left under way: each gets `run.interrupted`, so its status
-   * is final and its event stream ends. Called once at start, before requests are served; on a shared
-   * log only runs silent for ABANDONED_RUN_MS (another instance may be running the others).
-   */
-  async interruptUnfinished(): Promise<number> {
-    let closed = 0;
-    for (const stream of await this.log.streamIds('run:')) {
-      const id = stream.slice('run:'.length);
-      const { snapshot } = await this.actors.get(id);
-      if (!(['running', 'paused', 'awaiting_user'] as const).some((state) => snapshot.matches(state))) continue;
-      // On a log other instances share, a run that moved recently belongs to a live instance.
-      if (
-        this.log.shared &&
-        this.deps.clock.now() - ((await this.log.readStream(stream)).at(-1)?.at ?? 0) < ABANDONED_RUN_MS
-      )
-        continue;
-      await this.actors.execute(id, {
-        type: 'run.interrupted',
-        at: this.deps.clock.now(),
-        reason: 'The service stopped while this run was under way',
-      });
-      closed += 1;
-    }
-    return closed;
+  /** Closes runs that a stopped process left under way (interrupted-runs.ts); once, at start. */
+  interruptUnfinished(): Promise<number> {
+    return interruptUnfinishedRuns(this.log, this.actors, this.deps.clock);
   }
 
   /** `{base}/runs/callback`: the person is back from the target; answers the run that waited for them. */
@@ -265,15 +239,7 @@ export class FlowRuns {
   ): Promise<RunView> {
     const { snapshot, version } = await this.actors.get(id);
     if (version === 0) throw notFound('No such run');
-    const token = bearerToken(authorization);
-    const expected = snapshot.context.runTokenHash;
-    if (!token || !expected || !sameText(sha256(token), expected))
-      throw oauthError('invalid_token', "The run token is missing, or it is not this run's", {
-        'www-authenticate': challenge('Bearer', [
-          ['error', 'invalid_token'],
-          ['error_description', 'Send the run_token of a stepped run as a Bearer token'],
-        ]),
-      });
+    requireRunToken(snapshot.context, authorization);
     let state = String(snapshot.value);
     if (state === 'paused' && this.expired(snapshot.context.pausedAt)) {
       await this.expire(id);

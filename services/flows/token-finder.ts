@@ -15,14 +15,7 @@ export interface FoundToken {
 }
 
 /** Response members whose token is named by the member alone (what the run page and diffs have always used). */
-const TOKEN_FIELDS = [
-  'access_token',
-  'id_token',
-  'identity_assertion',
-  'logout_token',
-  'svid',
-  'request_object',
-];
+const TOKEN_FIELDS = ['access_token', 'id_token', 'identity_assertion', 'logout_token', 'svid', 'request_object'];
 const MAX_TOKENS = 24;
 const MAX_DEPTH = 8;
 

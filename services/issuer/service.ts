@@ -23,7 +23,6 @@ import { issuerTokenEndpoint, PRE_AUTHORIZED_GRANT } from './token/grants.ts';
 import { mintAccessToken } from './token/mint.ts';
 
 export type { PresentedRequest } from './core.ts';
-;
 export type { OfferInput } from './offers.ts';
 export { PRE_AUTHORIZED_GRANT };
 

@@ -16,8 +16,7 @@ export interface AccessTokenClaims extends VerifiedAccessToken {
 }
 
 /** Left half of the SHA-256 of a token, base64url (OpenID Connect Core 3.1.3.6 at_hash / c_hash). */
-const halfHash = (value: string) =>
-  createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
+const halfHash = (value: string) => createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
 /** Mints and checks the tokens of one issuer: RFC 9068 access tokens (ES256) and ID tokens (RS256). */
 export class IssuerTokens {

@@ -14,7 +14,7 @@ import { POLL, type SsfSettings } from './configuration.ts';
 import { EVENTS_SUPPORTED, STREAM_UPDATED, VERIFICATION } from './event-types.ts';
 import * as rules from './requests.ts';
 import type { Sealer } from './sealed.ts';
-import { signSet } from './set.ts';
+import { issuedSet, type SetEvent } from './set.ts';
 import { subjectFault, subjectKey } from './subjects.ts';
 
 type Stream = Loaded<typeof ssfStreamMachine>;
@@ -279,31 +279,7 @@ export class SsfStreams {
   }
 
   /** One SET for one stream's receiver (`aud` its client), signed with the origin's key, as its `set_issued` event. */
-  async setFor(
-    clientId: string,
-    event: {
-      type: string;
-      body: Record<string, unknown>;
-      subject: Record<string, unknown>;
-      control: boolean;
-      txn?: string;
-      jti?: string;
-    },
-    at: number,
-  ): Promise<SetIssued> {
-    const jti = event.jti ?? randomToken(16);
-    const set = await signSet(
-      {
-        iss: this.deps.settings.issuer,
-        aud: clientId,
-        jti,
-        iat: Math.floor(at / 1000),
-        sub_id: event.subject,
-        events: { [event.type]: event.body },
-        ...(event.txn !== undefined ? { txn: event.txn } : {}),
-      },
-      this.deps.keys.signing('oidc', 'ES256'),
-    );
-    return { type: 'ssf.set_issued', at, jti, set, event_types: [event.type], control: event.control };
+  setFor(clientId: string, event: SetEvent, at: number): Promise<SetIssued> {
+    return issuedSet(this.deps.settings.issuer, this.deps.keys.signing('oidc', 'ES256'), clientId, event, at);
   }
 }

@@ -4,119 +4,17 @@ import { notFound } from '../../../services/errors.ts';
 import type { MainContext } from '../main/context.ts';
 import { resumableQuery, resumeCursor } from '../sse.ts';
 import { runTokensOf } from '../run-tokens.ts';
-import { allRunOptions, flowsTakingOption, runOptionsOf } from '../../../services/flows/run-options.ts';
+import { runOptionsOf } from '../../../services/flows/run-options.ts';
+import {
+  errorResponse,
+  flowSchema,
+  idParams,
+  protocolSchema,
+  runOptionProperties,
+  runSchema,
+  stepBodySchema,
+} from './schemas.ts';
 import { requestEditOf } from '../../../services/flows/request-edit.ts';
-
-/** An option's meaning and the flows it applies to, for the contract. */
-const optionDoc = (name: string) => {
-  const flows = flowsTakingOption(name);
-  const option = flows.length
-    ? runOptionsOf(...(flows[0].split('/') as [string, string])).find((o) => o.name === name)
-    : undefined;
-  return `${option?.description ?? ''} Applies to: ${flows.join(', ')}; default ${option?.default ?? '-'}.`.trim();
-};
-
-/** The run options as JSON Schema members, from their one declaration (services/flows/run-options.ts). */
-const runOptionProperties = Object.fromEntries(
-  allRunOptions().map((o) => [
-    o.name,
-    {
-      type: 'string',
-      ...(o.values ? { enum: [...o.values] } : { maxLength: o.maxLength ?? 200 }),
-      description: optionDoc(o.name),
-    },
-  ]),
-);
-
-const errorResponse = { $ref: 'OAuthError#' };
-const fieldChanges = {
-  type: 'object',
-  additionalProperties: { type: ['string', 'null'], maxLength: 4096 },
-  maxProperties: 50,
-};
-/** `POST /api/runs/{id}/step`: `{}` or `{"edit": {...}}`; a value `null` removes the field. */
-const stepBodySchema = {
-  type: 'object',
-  nullable: true,
-  additionalProperties: false,
-  properties: {
-    edit: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        query: fieldChanges,
-        form: fieldChanges,
-        headers: fieldChanges,
-        json: { type: 'object', maxProperties: 50, description: 'Top-level members of a JSON body; null removes one' },
-      },
-    },
-  },
-};
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
-const specSchema = {
-  type: 'object',
-  properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' } },
-};
-const protocolSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    version: { type: 'string' },
-    description: { type: 'string' },
-    tags: { type: 'array', items: { type: 'string' } },
-    specs: { type: 'array', items: specSchema },
-    flows: { type: 'integer' },
-  },
-};
-const stepSchema = {
-  type: 'object',
-  properties: {
-    order: { type: 'integer' },
-    name: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    type: { type: 'string' },
-    description: { type: 'string' },
-    spec_ref: { type: 'string' },
-  },
-};
-const flowSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    category: { type: 'string' },
-    executable: { type: 'boolean' },
-    steps: { type: 'array', items: stepSchema },
-    options: {
-      type: 'array',
-      description:
-        'The JSON body members POST /api/protocols/{id}/demo/{flow} takes for this flow (none: an empty body)',
-      items: {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          description: { type: 'string' },
-          values: { type: 'array', items: { type: 'string' } },
-          default: { type: 'string' },
-          max_length: { type: 'integer' },
-        },
-      },
-    },
-  },
-};
-const runSchema = {
-  type: 'object',
-  additionalProperties: true,
-  properties: {
-    run_id: { type: 'string' },
-    protocol: { type: 'string' },
-    flow: { type: 'string' },
-    status: { type: 'string' },
-  },
-};
 
 /** The protocol catalog, the flow runner and runs (spec section 4 "Open read and demo APIs"). */
 export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {

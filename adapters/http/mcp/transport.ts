@@ -38,8 +38,7 @@ function useJsonRpcBodies(scoped: FastifyInstance): void {
   });
 }
 
-const isUnparsable = (body: unknown) =>
-  (body as { __invalidJson?: boolean } | undefined)?.__invalidJson === true;
+const isUnparsable = (body: unknown) => (body as { __invalidJson?: boolean } | undefined)?.__invalidJson === true;
 
 /** JSON-RPC's parse error (-32700) for a body that is not JSON. */
 const sendParseError = (reply: FastifyReply) =>

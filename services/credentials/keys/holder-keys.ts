@@ -49,4 +49,3 @@ export async function generateHolderKey(
   const publicJwk = publicJwkOf(await exportJWK(publicKey));
   return { alg, privateKey, publicKey, publicJwk, kid: await jwkThumbprint(publicJwk) };
 }
-

@@ -3,8 +3,6 @@ import { ensure } from '../result.ts';
 import { KEY_USAGE, keyUsageOf } from '../x509/chain.ts';
 import { validatePath } from '../x509/path.ts';
 
-;
-
 /** Extended key usage of an mdoc document signer (ISO/IEC 18013-5 Annex B.1.4). */
 export const MDL_DS_EKU = '1.0.18013.5.1.2';
 

@@ -33,4 +33,3 @@ export interface SdJwtParts {
   disclosures: string[];
   kbJwt?: string;
 }
-

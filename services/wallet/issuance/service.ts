@@ -290,5 +290,3 @@ function txCodeDescription(value: unknown): Record<string, unknown> {
     ...(typeof t.description === 'string' ? { description: t.description.slice(0, 300) } : {}),
   };
 }
-
-;
