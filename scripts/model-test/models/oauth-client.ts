@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { authorizeAsPerson } from '../browser.ts';
 import type { Http } from '../http.ts';
+import { newPkcePair } from '../../../services/oauth/client-kit.ts';
 import { expectAnswer, expectEqual, ModelMismatch } from '../model.ts';
 
 /** The public demo client of decisions §3: PKCE S256, no secret, the code and refresh grants. */
@@ -15,10 +16,8 @@ export interface Grant {
   refreshToken?: string;
 }
 
-export const pkce = () => {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-};
+/** The client kit's PKCE pair (services/oauth/client-kit.ts). */
+export const pkce = newPkcePair;
 
 /** RFC 6749 §4.1 with RFC 7636: the person signs in and consents; the redirect carries code, state and iss. */
 export async function authorize(http: Http, scope: string): Promise<Grant> {

@@ -1,14 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
+import { newPkcePair } from '../../oauth/client-kit.ts';
 
 export const b64url = (b: Buffer) => b.toString('base64url');
 export const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-export function pkcePair() {
-  const verifier = b64url(randomBytes(32));
-  return { verifier, challenge: b64url(createHash('sha256').update(verifier).digest()) };
-}
+/** The client kit's PKCE pair (services/oauth/client-kit.ts). */
+export const pkcePair = newPkcePair;
 
 export interface DemoClientRecord {
   client_id: string;

@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { signKeyProof } from '../../issuer/proofs.ts';
-import { createHash, randomBytes } from 'node:crypto';
 import { authorizeAsPerson } from './oauth-helpers.ts';
+import { newPkcePair } from '../../oauth/client-kit.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -142,8 +142,7 @@ async function authorizationCode(run: RunContext): Promise<void> {
   expectStatus(as.status, 200, 'authorization server metadata');
   const clientId = 'portico-demo-wallet';
   const redirectUri = `${run.base}/callback`;
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const { verifier, challenge } = newPkcePair();
   const par = await run.http.send(
     'Pushed authorization request',
     as.body.pushed_authorization_request_endpoint,

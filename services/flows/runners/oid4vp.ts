@@ -1,4 +1,6 @@
 import { X509Certificate } from 'node:crypto';
+import { validatePath } from '../../credentials/x509/path.ts';
+import { CheckFailed } from '../../credentials/result.ts';
 import { CompactEncrypt, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { createDeviceResponse, oid4vpSessionTranscript, parseIssuerSigned } from '../../credentials/mdoc/index.ts';
 import { presentSdJwtVc } from '../../credentials/sd-jwt/present.ts';
@@ -38,18 +40,24 @@ async function checkRequestObject(run: RunContext, jwt: string, clientId: string
   const header = decodeProtectedHeader(jwt);
   if (header.typ !== 'oauth-authz-req+jwt') throw new FlowFailure(`request object typ is ${String(header.typ)}`);
   const x5c = header.x5c ?? [];
-  const [leaf, ...rest] = x5c.map((c) => new X509Certificate(Buffer.from(c, 'base64')));
+  const leaf = x5c[0] === undefined ? undefined : new X509Certificate(Buffer.from(x5c[0], 'base64'));
   if (!leaf || `x509_hash:${x509Hash(leaf.raw)}` !== clientId)
     throw new FlowFailure('the x5c leaf does not hash to the client_id');
   const ca = await run.http.send('Wallet loads the verifier CA it trusts', `${run.base}/oid4vp/ca.pem`, {}, [
     'OpenID4VP §5.9.3: x509_hash needs a chain to a trust anchor the wallet already has; a root carried in x5c never trusts itself',
   ]);
-  const anchor = new X509Certificate(ca.text);
-  if (
-    !leaf.verify(anchor.publicKey) ||
-    rest.some((c) => c.fingerprint256 !== anchor.fingerprint256 && !c.verify(anchor.publicKey))
-  )
-    throw new FlowFailure('the request object certificate does not chain to the verifier CA');
+  // RFC 5280 §6 through the one path validator: signatures, validity dates at the run's clock, CA constraints.
+  try {
+    await validatePath(
+      x5c.map((c) => new Uint8Array(Buffer.from(c, 'base64'))),
+      [ca.text],
+      run.nowS(),
+      'x509_chain',
+    );
+  } catch (error) {
+    if (!(error instanceof CheckFailed)) throw error;
+    throw new FlowFailure(`the request object certificate does not chain to the verifier CA: ${error.reason}`);
+  }
   const { payload } = await compactVerify(jwt, leaf.publicKey);
   return JSON.parse(new TextDecoder().decode(payload)) as Record<string, any>;
 }

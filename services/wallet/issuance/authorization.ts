@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { randomToken } from '../../crypto/random.ts';
+import { newPkcePair } from '../../oauth/client-kit.ts';
 import { UpstreamError, upstreamErrorToken } from '../../outbound.ts';
 import type { WalletSession } from '../sessions.ts';
 import { InvalidCredential } from './credentials.ts';
@@ -30,7 +30,6 @@ export interface ProtectedResource {
 
 const CALLBACK_TTL_MS = 600_000;
 const PKCE_METHOD = 'S256';
-const b64url = (bytes: Buffer) => bytes.toString('base64url');
 
 /** The authorization code path of issuance: PAR and PKCE out, the callback back (behaviour 1). */
 export class AuthorizationCodeIssuance {
@@ -54,7 +53,7 @@ export class AuthorizationCodeIssuance {
     const as = view.asMetadata;
     if (typeof as.authorization_endpoint !== 'string')
       throw new UpstreamError('The authorization server has no authorization_endpoint');
-    const codeVerifier = b64url(Buffer.from(randomToken(32)));
+    const { verifier: codeVerifier, challenge: codeChallenge } = newPkcePair();
     const state = randomToken(16);
     const redirectUri = `${this.rt.deps.settings.walletUrl}/api/oid4vci/callback`;
     const clientId = this.rt.deps.settings.attestedClientId;
@@ -62,7 +61,7 @@ export class AuthorizationCodeIssuance {
       response_type: 'code',
       client_id: clientId,
       redirect_uri: redirectUri,
-      code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+      code_challenge: codeChallenge,
       code_challenge_method: PKCE_METHOD,
       state,
       ...(resource

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signDPoPProof } from '../../dpop/create.ts';
+import { dpopNonceAsked } from '../../oauth/client-kit.ts';
 import type { HopStep } from '../../../machines/wallet-exchange.ts';
 import type { KeyPair } from '../../credentials/keys/index.ts';
 import { EXCHANGE_HEADER, peerStreamOf, STREAM_HEADER } from '../../streams/correlation.ts';
@@ -62,12 +63,15 @@ function dpopProof(state: DpopState, method: string, url: string, accessToken?: 
  * either way the `DPoP-Nonce` header carries the value to retry with.
  */
 function nonceChallenge(response: OutboundResponse, side: 'as' | 'rs'): string | undefined {
-  const nonce = response.headers['dpop-nonce'];
-  if (!nonce) return undefined;
-  if (side === 'as' && response.status === 400 && upstreamErrorToken(response.body) === 'use_dpop_nonce') return nonce;
-  if (side === 'rs' && response.status === 401 && /use_dpop_nonce/.test(response.headers['www-authenticate'] ?? ''))
-    return nonce;
-  return undefined;
+  return dpopNonceAsked(
+    {
+      status: response.status,
+      dpopNonce: response.headers['dpop-nonce'],
+      wwwAuthenticate: response.headers['www-authenticate'],
+      error: upstreamErrorToken(response.body),
+    },
+    side,
+  );
 }
 
 /** Whether a request carries a DPoP proof: with a DPoP-bound access token, or where the caller asks for one (token, PAR). */

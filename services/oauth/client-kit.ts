@@ -1,0 +1,35 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { challengeParams } from './www-authenticate.ts';
+
+/**
+ * The client side of OAuth, one module for every client Portico runs: the wallet harness, the flow
+ * runners and the model-based tester. DPoP proofs come from `services/dpop/create.ts` (`signDPoPProof`).
+ */
+
+/** RFC 7636 §4.1-4.2: a fresh code verifier (32 random bytes, base64url) and its S256 challenge. */
+export function newPkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** What a client reads of a refused response: its status, `DPoP-Nonce` and `WWW-Authenticate`, and its `error`. */
+export interface RefusedResponse {
+  status: number;
+  dpopNonce: string | undefined;
+  wwwAuthenticate: string | undefined;
+  /** The `error` member of a JSON body, when there is one. */
+  error: string | undefined;
+}
+
+/**
+ * RFC 9449 §8 and §9: the nonce a server asks a client to retry with. An authorization server asks with
+ * 400 `use_dpop_nonce`; a resource server with 401 and a `DPoP` challenge naming `use_dpop_nonce`.
+ * Either way the `DPoP-Nonce` header carries the value; undefined when the response is no such ask.
+ */
+export function dpopNonceAsked(response: RefusedResponse, side: 'as' | 'rs'): string | undefined {
+  const nonce = response.dpopNonce;
+  if (!nonce) return undefined;
+  if (side === 'as') return response.status === 400 && response.error === 'use_dpop_nonce' ? nonce : undefined;
+  const asked = challengeParams(response.wwwAuthenticate).get('error') === 'use_dpop_nonce';
+  return response.status === 401 && asked ? nonce : undefined;
+}
