@@ -1,4 +1,7 @@
 import { listSignerFor } from '../status/signers.ts';
+import type { IssuanceEvent } from '../../machines/issuance.ts';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 import type { JWK } from 'jose';
 import { randomToken } from '../crypto/random.ts';
 import { oauthError } from '../errors.ts';
@@ -64,35 +67,43 @@ export async function credential(issuer: IssuerCore, rawBody: unknown, request: 
       encryptTo,
     };
   }
-  const { credentials, statuses } = await issueAll(
-    issuer,
-    configurationId,
-    checked.map((p) => p.jwk as JWK),
-    user,
-  );
   const notificationId = `${offerId}.${randomToken(16)}`;
   const interactionId = request.interactionId;
   // Handed out only once the log holds it: a finished issuance (notified, expired) issues nothing more.
-  const recorded = await issuer.offers.execute(offerId, {
-    type: 'issuance.credential_issued',
-    at,
-    configuration_id: configurationId,
-    proof_count: checked.length,
-    holder_jkts: checked.map((p) => p.jkt),
-    notification_id_hash: hash(notificationId),
-    ...(interactionId ? { interaction_id: interactionId } : {}),
-    ...(keyAttestation ? { key_attestation: keyAttestation } : {}),
-    request_encrypted: encrypted,
-    response_encrypted: encryptTo !== undefined,
-    statuses,
-    ...(draftProof ? { draft_proof: true } : {}),
-  });
-  if (!recorded.accepted)
+  const { recorded, issued } = await issueOnceAccepted(
+    issuer,
+    offerId,
+    {
+      type: 'issuance.credential_issued',
+      at,
+      configuration_id: configurationId,
+      proof_count: checked.length,
+      holder_jkts: checked.map((p) => p.jkt),
+      notification_id_hash: hash(notificationId),
+      ...(interactionId ? { interaction_id: interactionId } : {}),
+      ...(keyAttestation ? { key_attestation: keyAttestation } : {}),
+      request_encrypted: encrypted,
+      response_encrypted: encryptTo !== undefined,
+      ...(draftProof ? { draft_proof: true } : {}),
+    },
+    () =>
+      issueAll(
+        issuer,
+        configurationId,
+        checked.map((p) => p.jwk as JWK),
+        user,
+      ),
+  );
+  if (!issued)
     throw oauthError(
       'credential_request_denied',
       `This issuance is ${String(recorded.snapshot.value)}; it issues no more credentials`,
     );
-  return { status: 200, body: { credentials, notification_id: notificationId, ...notes }, encryptTo };
+  return {
+    status: 200,
+    body: { credentials: issued.credentials, notification_id: notificationId, ...notes },
+    encryptTo,
+  };
 }
 
 /**
@@ -131,6 +142,29 @@ async function checkedKeyProofs(
 }
 
 /** One credential per holder key, in the order of the proofs, each at a status slot of its own. */
+type Issued = Awaited<ReturnType<typeof issueAll>>;
+type IssuingEvent = Extract<IssuanceEvent, { type: 'issuance.credential_issued' | 'issuance.deferred_collected' }>;
+
+/**
+ * Decide first, then allocate and sign: inside the offer's turn, the machine is asked whether it takes
+ * the event; only then are status slots allocated and credentials signed, so a refused request leaks no
+ * slot. A decision retried after a concurrent write reuses what was issued.
+ */
+async function issueOnceAccepted(
+  issuer: IssuerCore,
+  offerId: string,
+  event: DistributiveOmit<IssuingEvent, 'statuses'>,
+  issue: () => Promise<Issued>,
+) {
+  let issued: Issued | undefined;
+  const recorded = await issuer.offers.execute(offerId, async (current) => {
+    if (!current.snapshot.can({ ...event, statuses: [] } as IssuingEvent)) return undefined;
+    issued ??= await issue();
+    return { ...event, statuses: issued.statuses } as IssuingEvent;
+  });
+  return { recorded, issued: recorded.accepted ? issued : undefined };
+}
+
 async function issueAll(issuer: IssuerCore, configurationId: string, holderJwks: JWK[], user: DemoUser) {
   const configuration = issuer.settings.configurations.get(configurationId)!;
   const credentials = [];
@@ -175,14 +209,13 @@ export async function deferredCredential(
   const at = issuer.clock.now();
   if (at < (c.readyAt ?? Infinity))
     return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };
-  const { credentials, statuses } = await issueAll(issuer, c.configurationId!, c.holderJwks as JWK[], user);
   const notificationId = `${offerId}.${randomToken(16)}`;
-  const outcome = await issuer.offers.execute(offerId, {
-    type: 'issuance.deferred_collected',
-    at,
-    notification_id_hash: hash(notificationId),
-    statuses,
-  });
-  if (!outcome.accepted) throw unknownTransactionId();
-  return { status: 200, body: { credentials, notification_id: notificationId }, encryptTo };
+  const { issued } = await issueOnceAccepted(
+    issuer,
+    offerId,
+    { type: 'issuance.deferred_collected', at, notification_id_hash: hash(notificationId) },
+    () => issueAll(issuer, c.configurationId!, c.holderJwks as JWK[], user),
+  );
+  if (!issued) throw unknownTransactionId();
+  return { status: 200, body: { credentials: issued.credentials, notification_id: notificationId }, encryptTo };
 }

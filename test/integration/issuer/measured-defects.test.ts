@@ -357,4 +357,38 @@ describe('a finished issuance issues nothing more (found by npm run model-test)'
     expect(after.events).toHaveLength(before.events.length);
     expect(after.final_state).toBe('notified');
   });
+
+  it('[issue 46 §4] a refused credential request allocates no status slot: the machine decides first', async () => {
+    const { accessToken, notificationId } = await issued();
+    const notified = await post(
+      '/oid4vci/notification',
+      json(
+        { notification_id: notificationId, event: 'credential_accepted' },
+        { authorization: `Bearer ${accessToken}` },
+      ),
+    );
+    expect(notified.status).toBe(204);
+    const log = server.main.ctx.log;
+    const slots = async () => {
+      let n = 0;
+      for (const id of await log.streamIds('status-list')) n += (await log.readStream(id)).length;
+      return n;
+    };
+    const before = await slots();
+    // Slots are reserved 16 at a time: 17 refused requests would have used up a reservation and made another.
+    for (let i = 0; i < 17; i++) {
+      const again = await post(
+        '/oid4vci/credential',
+        json(
+          {
+            credential_configuration_id: 'UniversityDegreeCredential',
+            proofs: { jwt: [await keyProof(await keyPair(), await nonce())] },
+          },
+          { authorization: `Bearer ${accessToken}` },
+        ),
+      );
+      expect([again.status, again.body.error]).toEqual([400, 'credential_request_denied']);
+    }
+    expect(await slots()).toBe(before);
+  });
 });
