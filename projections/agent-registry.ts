@@ -1,12 +1,6 @@
 import type { AgentEvent } from '../machines/agent.ts';
-import {
-  sql,
-  type CommittedEvent,
-  type Dialect,
-  type Projection,
-  type ReadModelReader,
-  type SqlStatement,
-} from './types.ts';
+import { sql, type CommittedEvent, type Dialect, type SqlStatement } from './types.ts';
+import { eventsOfStreams, ReadModel } from './read-model.ts';
 
 export type AgentStanding = 'unclaimed' | 'claiming' | 'claimed' | 'revoked';
 
@@ -25,10 +19,9 @@ const COLUMNS =
   'agent_id, claim_token_hash, standing, user_code_hash, owner_email, registered_at, claimed_at, revoked_at';
 
 /** Agents by id, by claim-token hash and by outstanding user-code hash. */
-export class AgentRegistry implements Projection {
+export class AgentRegistry extends ReadModel {
   readonly name = 'agent_registry';
   readonly tables = ['agent_registry'];
-  private reader?: ReadModelReader;
 
   schema(dialect: Dialect): string[] {
     return [
@@ -49,15 +42,9 @@ export class AgentRegistry implements Projection {
     ];
   }
 
-  attach(reader: ReadModelReader): void {
-    this.reader = reader;
-  }
-
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
     const out: SqlStatement[] = [];
-    for (const committed of events) {
-      if (!committed.streamId.startsWith('agent:')) continue;
-      const agentId = committed.streamId.slice('agent:'.length);
+    for (const [agentId, committed] of eventsOfStreams(events, 'agent')) {
       const e = { ...committed.data, type: committed.type, at: committed.at } as AgentEvent;
       switch (e.type) {
         case 'agent.registered':
@@ -103,11 +90,6 @@ export class AgentRegistry implements Projection {
       }
     }
     return out;
-  }
-
-  private get read(): ReadModelReader {
-    if (!this.reader) throw new Error('agent_registry is not attached to a store');
-    return this.reader;
   }
 
   byId(agentId: string): Promise<AgentRow | undefined> {

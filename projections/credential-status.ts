@@ -1,4 +1,5 @@
-import { sql, type CommittedEvent, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
+import { sql, type CommittedEvent, type SqlStatement } from './types.ts';
+import { ReadModel } from './read-model.ts';
 
 /** One list as opened. */
 export interface StatusListRow {
@@ -21,10 +22,9 @@ export interface StatusEntry {
  * these rows, so a change made on one instance is in every instance's next read (a shared store's
  * fold commits with the change itself). Rebuilt from sequence 0 by `npm run replay -- --status-list`.
  */
-export class CredentialStatus implements Projection {
+export class CredentialStatus extends ReadModel {
   readonly name = 'credential_status';
   readonly tables = ['status_lists', 'status_entries', 'status_list_signers'];
-  private reader?: ReadModelReader;
 
   schema(): string[] {
     return [
@@ -32,10 +32,6 @@ export class CredentialStatus implements Projection {
       'CREATE TABLE IF NOT EXISTS status_entries (list_id TEXT NOT NULL, idx INTEGER NOT NULL, status INTEGER NOT NULL, changed_at BIGINT NOT NULL, PRIMARY KEY (list_id, idx))',
       'CREATE TABLE IF NOT EXISTS status_list_signers (list_id TEXT PRIMARY KEY, signer TEXT NOT NULL)',
     ];
-  }
-
-  attach(reader: ReadModelReader): void {
-    this.reader = reader;
   }
 
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
@@ -72,11 +68,6 @@ export class CredentialStatus implements Projection {
         );
     }
     return statements;
-  }
-
-  private get read(): ReadModelReader {
-    if (!this.reader) throw new Error('credential_status is not attached to a store');
-    return this.reader;
   }
 
   async list(listId: string): Promise<StatusListRow | undefined> {

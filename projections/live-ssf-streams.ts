@@ -1,14 +1,14 @@
-import { sql, type CommittedEvent, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
+import { sql, type CommittedEvent, type SqlStatement } from './types.ts';
+import { eventsOfStreams, ReadModel } from './read-model.ts';
 
 /**
  * The Shared Signals streams that are live (created, not deleted), with their client, oldest first:
  * what start-up (push delivery resumed) and every emission read, so their cost follows the live
  * streams, never every stream ever created (issue 45 item 38). Folded from the `ssf-stream:` streams.
  */
-export class LiveSsfStreams implements Projection {
+export class LiveSsfStreams extends ReadModel {
   readonly name = 'live_ssf_streams';
   readonly tables = ['live_ssf_streams'];
-  private reader?: ReadModelReader;
 
   schema(): string[] {
     return [
@@ -17,15 +17,9 @@ export class LiveSsfStreams implements Projection {
     ];
   }
 
-  attach(reader: ReadModelReader): void {
-    this.reader = reader;
-  }
-
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
     const out: SqlStatement[] = [];
-    for (const e of events) {
-      if (!e.streamId.startsWith('ssf-stream:')) continue;
-      const id = e.streamId.slice('ssf-stream:'.length);
+    for (const [id, e] of eventsOfStreams(events, 'ssf-stream')) {
       if (e.type === 'ssf.stream_created' && typeof e.data.client_id === 'string')
         out.push(
           sql(
@@ -38,11 +32,6 @@ export class LiveSsfStreams implements Projection {
       else if (e.type === 'ssf.stream_deleted') out.push(sql('DELETE FROM live_ssf_streams WHERE stream_id = ?', id));
     }
     return out;
-  }
-
-  private get read(): ReadModelReader {
-    if (!this.reader) throw new Error('live_ssf_streams is not attached to a store');
-    return this.reader;
   }
 
   /** The ids of every live stream, oldest first. */

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import { sql, type CommittedEvent, type Projection, type ReadModelReader, type SqlStatement } from './types.ts';
+import { sql, type CommittedEvent, type SqlStatement } from './types.ts';
+import { ReadModel } from './read-model.ts';
 
 export interface RevocationEntry {
   /** The log sequence of the revocation; also the SSE event id. */
@@ -21,20 +22,15 @@ const entryOf = (e: CommittedEvent): RevocationEntry => ({
  * `jti` is derived from its log position, so a rebuild yields the same identifiers. Live listeners
  * hear of an entry only once it is committed.
  */
-export class RevocationFeed implements Projection {
+export class RevocationFeed extends ReadModel {
   readonly name = 'revocation_feed';
   readonly tables = ['revocation_feed'];
   readonly added = new EventEmitter<{ entry: (entry: RevocationEntry) => void }>();
-  private reader?: ReadModelReader;
 
   schema(): string[] {
     return [
       'CREATE TABLE IF NOT EXISTS revocation_feed (sequence BIGINT PRIMARY KEY, jti TEXT NOT NULL UNIQUE, agent_id TEXT NOT NULL, at BIGINT NOT NULL)',
     ];
-  }
-
-  attach(reader: ReadModelReader): void {
-    this.reader = reader;
   }
 
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
@@ -54,11 +50,6 @@ export class RevocationFeed implements Projection {
 
   committed(events: readonly CommittedEvent[]): void {
     for (const e of events) if (e.type === 'agent.revoked') this.added.emit('entry', entryOf(e));
-  }
-
-  private get read(): ReadModelReader {
-    if (!this.reader) throw new Error('revocation_feed is not attached to a store');
-    return this.reader;
   }
 
   async after(sequence: number, limit = 100): Promise<RevocationEntry[]> {

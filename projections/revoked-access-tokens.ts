@@ -1,29 +1,18 @@
-import {
-  sql,
-  type CommittedEvent,
-  type Dialect,
-  type Projection,
-  type ReadModelReader,
-  type SqlStatement,
-} from './types.ts';
+import { sql, type CommittedEvent, type Dialect, type SqlStatement } from './types.ts';
+import { ReadModel } from './read-model.ts';
 
 /**
  * Access-token `jti` values that are revoked before they expire: by RFC 7009 revocation
  * (`once:access-revoked:<jti>` streams), by a replayed authorization code, or with a refresh family.
  */
-export class RevokedAccessTokens implements Projection {
+export class RevokedAccessTokens extends ReadModel {
   readonly name = 'revoked_access_tokens';
   readonly tables = ['revoked_access_tokens'];
-  private reader?: ReadModelReader;
 
   schema(dialect: Dialect): string[] {
     return [
       `CREATE TABLE IF NOT EXISTS revoked_access_tokens (jti TEXT PRIMARY KEY, revoked_at BIGINT NOT NULL)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
     ];
-  }
-
-  attach(reader: ReadModelReader): void {
-    this.reader = reader;
   }
 
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
@@ -43,7 +32,6 @@ export class RevokedAccessTokens implements Projection {
   }
 
   async isRevoked(jti: string): Promise<boolean> {
-    if (!this.reader) throw new Error('revoked_access_tokens is not attached to a store');
-    return (await this.reader.get('SELECT jti FROM revoked_access_tokens WHERE jti = ?', [jti])) !== undefined;
+    return (await this.read.get('SELECT jti FROM revoked_access_tokens WHERE jti = ?', [jti])) !== undefined;
   }
 }

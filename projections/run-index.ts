@@ -1,11 +1,5 @@
-import {
-  sql,
-  type CommittedEvent,
-  type Dialect,
-  type Projection,
-  type ReadModelReader,
-  type SqlStatement,
-} from './types.ts';
+import { sql, type CommittedEvent, type Dialect, type SqlStatement } from './types.ts';
+import { eventsOfStreams, ReadModel } from './read-model.ts';
 
 export interface RunSummary {
   run_id: string;
@@ -66,11 +60,10 @@ const targeted = (started: Record<string, unknown>) =>
  * Every public flow run, newest first, for `GET /api/runs` and the `/runs` page: protocol, flow,
  * status, start and end, and how many exchanges it captured. Folded from the `run:` streams.
  */
-export class RunIndex implements Projection {
+export class RunIndex extends ReadModel {
   // `public_runs`: `run_list` without targeted runs (a new name folds the log afresh, into a new table).
   readonly name = 'public_runs';
   readonly tables = ['public_runs'];
-  private reader?: ReadModelReader;
 
   schema(dialect: Dialect): string[] {
     return [
@@ -79,15 +72,9 @@ export class RunIndex implements Projection {
     ];
   }
 
-  attach(reader: ReadModelReader): void {
-    this.reader = reader;
-  }
-
   apply(events: readonly CommittedEvent[]): SqlStatement[] {
     const out: SqlStatement[] = [];
-    for (const e of events) {
-      if (!e.streamId.startsWith('run:')) continue;
-      const runId = e.streamId.slice('run:'.length);
+    for (const [runId, e] of eventsOfStreams(events, 'run')) {
       if (e.type === 'run.started' && !targeted(e.data))
         out.push(
           sql(
@@ -125,7 +112,6 @@ export class RunIndex implements Projection {
 
   /** One page of runs, newest first, and whether more follow. */
   async list(query: RunQuery): Promise<{ runs: RunSummary[]; more: boolean }> {
-    if (!this.reader) throw new Error('public_runs is not attached to a store');
     const where: string[] = [];
     const params: unknown[] = [];
     for (const [column, value] of [
@@ -141,7 +127,7 @@ export class RunIndex implements Projection {
       where.push('started_sequence < ?');
       params.push(query.before);
     }
-    const rows = await this.reader.all<Row>(
+    const rows = await this.read.all<Row>(
       `SELECT run_id, started_sequence, protocol, flow, status, started_at, finished_at, exchanges FROM public_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_sequence DESC LIMIT ?`,
       [...params, query.limit + 1],
     );

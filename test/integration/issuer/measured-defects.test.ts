@@ -329,8 +329,7 @@ describe('status (items 4 and 8)', () => {
 });
 
 describe('a finished issuance issues nothing more (found by npm run model-test)', () => {
-  it('after the notification, a credential request is credential_request_denied and the log is unchanged', async () => {
-    const { offer, accessToken, notificationId } = await issued();
+  const acceptedBy = async (accessToken: string, notificationId: string) => {
     const notified = await post(
       '/oid4vci/notification',
       json(
@@ -339,9 +338,9 @@ describe('a finished issuance issues nothing more (found by npm run model-test)'
       ),
     );
     expect(notified.status).toBe(204);
-    const exported = async () => (await post(`/api/streams/issuance:${offer.offer_id}/export`, { method: 'GET' })).body;
-    const before = await exported();
-    const again = await post(
+  };
+  const credentialAgain = async (accessToken: string) =>
+    post(
       '/oid4vci/credential',
       json(
         {
@@ -351,6 +350,13 @@ describe('a finished issuance issues nothing more (found by npm run model-test)'
         { authorization: `Bearer ${accessToken}` },
       ),
     );
+
+  it('after the notification, a credential request is credential_request_denied and the log is unchanged', async () => {
+    const { offer, accessToken, notificationId } = await issued();
+    await acceptedBy(accessToken, notificationId);
+    const exported = async () => (await post(`/api/streams/issuance:${offer.offer_id}/export`, { method: 'GET' })).body;
+    const before = await exported();
+    const again = await credentialAgain(accessToken);
     expect([again.status, again.body.error]).toEqual([400, 'credential_request_denied']);
     expect(again.body.credentials).toBeUndefined();
     const after = await exported();
@@ -360,14 +366,7 @@ describe('a finished issuance issues nothing more (found by npm run model-test)'
 
   it('[issue 46 §4] a refused credential request allocates no status slot: the machine decides first', async () => {
     const { accessToken, notificationId } = await issued();
-    const notified = await post(
-      '/oid4vci/notification',
-      json(
-        { notification_id: notificationId, event: 'credential_accepted' },
-        { authorization: `Bearer ${accessToken}` },
-      ),
-    );
-    expect(notified.status).toBe(204);
+    await acceptedBy(accessToken, notificationId);
     const log = server.main.ctx.log;
     const slots = async () => {
       let n = 0;
@@ -377,16 +376,7 @@ describe('a finished issuance issues nothing more (found by npm run model-test)'
     const before = await slots();
     // Slots are reserved 16 at a time: 17 refused requests would have used up a reservation and made another.
     for (let i = 0; i < 17; i++) {
-      const again = await post(
-        '/oid4vci/credential',
-        json(
-          {
-            credential_configuration_id: 'UniversityDegreeCredential',
-            proofs: { jwt: [await keyProof(await keyPair(), await nonce())] },
-          },
-          { authorization: `Bearer ${accessToken}` },
-        ),
-      );
+      const again = await credentialAgain(accessToken);
       expect([again.status, again.body.error]).toEqual([400, 'credential_request_denied']);
     }
     expect(await slots()).toBe(before);
