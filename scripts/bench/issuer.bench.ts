@@ -1,9 +1,8 @@
-import { rmSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
 import { signJwt } from '../../services/crypto/jws.ts';
-import { startChildServer, startPeerProcess } from '../support/child-server.ts';
+import { startChildServer, startPeerProcess, stopComparison } from '../support/child-server.ts';
 import { flowLoad, type FlowStep } from './support/flow-load.ts';
-import { WARM_UP_MS, flowFigure, interleavedRounds, machineRows, type Bench, type FlowFigure } from './types.ts';
+import { WARM_UP_MS, flowFigure, interleavedRounds, peerComparisonRows, type Bench, type FlowFigure } from './types.ts';
 
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const CONCURRENCY = 8;
@@ -101,34 +100,20 @@ const bench: Bench = async () => {
         () => measure(peer.url, peer.pid, configuration),
       );
       rows.push(
-        {
-          name: `peer issuer (Openid4vciIssuer + @sd-jwt / @auth0/mdl), ${label}`,
-          value: r.theirs.perSecond,
-          unit: 'flows/s',
-        },
-        {
-          name: `pre-authorized issuance end to end, ${label} (4 requests)`,
-          value: r.ours.perSecond,
-          unit: 'flows/s',
-          ratio: { against: 'peer issuer', value: r.throughputRatio, target: '>= 1.5' },
-          note: `rounds ${r.rounds}`,
-        },
-        { name: `  server CPU per flow, peer, ${label}`, value: r.theirs.cpuMicros, unit: 'µs' },
-        // Lower is better: the ratio is the peer's CPU per flow over ours.
-        {
-          name: `  server CPU per flow, ours, ${label}`,
-          value: r.ours.cpuMicros,
-          unit: 'µs',
-          ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio },
-        },
-        ...machineRows(label, r),
+        ...peerComparisonRows(
+          {
+            peer: `peer issuer (Openid4vciIssuer + @sd-jwt / @auth0/mdl), ${label}`,
+            ours: `pre-authorized issuance end to end, ${label} (4 requests)`,
+            against: 'peer issuer',
+            label,
+          },
+          r,
+        ),
       );
     }
     return rows;
   } finally {
-    await peer.stop();
-    await server.stop();
-    rmSync(server.dataDir, { recursive: true, force: true });
+    await stopComparison(server, peer);
   }
 };
 

@@ -155,7 +155,7 @@ export async function interleavedRounds(
  * machine's busy cores, each side's median. When the machine is near full, throughput follows the
  * server's and the generator's CPU per flow together, not the server's alone.
  */
-export function machineRows(label: string, r: { ours: FlowFigure; theirs: FlowFigure }): BenchRow[] {
+function machineRows(label: string, r: { ours: FlowFigure; theirs: FlowFigure }): BenchRow[] {
   const cores = availableParallelism();
   return [
     {
@@ -170,5 +170,35 @@ export function machineRows(label: string, r: { ours: FlowFigure; theirs: FlowFi
       unit: `of ${cores} cores`,
       note: `peer ${r.theirs.machineBusyCores.toFixed(2)}`,
     },
+  ];
+}
+
+/**
+ * The rows of one side-by-side comparison with a peer: the peer's throughput, ours with the ratio and
+ * its target, each side's server CPU per flow (lower is better: the ratio is the peer's over ours), and
+ * the machine rows.
+ */
+export function peerComparisonRows(
+  names: { peer: string; ours: string; against: string; label: string; note?: string },
+  r: Awaited<ReturnType<typeof interleavedRounds>>,
+): BenchRow[] {
+  const { label } = names;
+  return [
+    { name: names.peer, value: r.theirs.perSecond, unit: 'flows/s' },
+    {
+      name: names.ours,
+      value: r.ours.perSecond,
+      unit: 'flows/s',
+      ratio: { against: names.against, value: r.throughputRatio, target: '>= 1.5' },
+      note: `rounds ${r.rounds}${names.note ? `; ${names.note}` : ''}`,
+    },
+    { name: `  server CPU per flow, peer, ${label}`, value: r.theirs.cpuMicros, unit: 'µs' },
+    {
+      name: `  server CPU per flow, ours, ${label}`,
+      value: r.ours.cpuMicros,
+      unit: 'µs',
+      ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio },
+    },
+    ...machineRows(label, r),
   ];
 }

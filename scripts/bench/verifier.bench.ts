@@ -1,13 +1,12 @@
-import { rmSync } from 'node:fs';
 import {
   createDeviceResponse,
   oid4vpHandoverOfThumbprint,
   parseIssuerSigned,
 } from '../../services/credentials/mdoc/index.ts';
 import { holderKey, issueFromOurIssuer } from '../../test/support/holder.ts';
-import { startChildServer, startPeerProcess } from '../support/child-server.ts';
+import { startChildServer, startPeerProcess, stopComparison } from '../support/child-server.ts';
 import { presentationFlow, QUERIES, sdJwtPresenter } from './support/presentation-flow.ts';
-import { flowFigure, interleavedRounds, machineRows, type Bench } from './types.ts';
+import { flowFigure, interleavedRounds, peerComparisonRows, type Bench } from './types.ts';
 
 const DURATION_MS = 4_000;
 /** How each side handles the credential's status list, said in the row so the ratio compares like with like. */
@@ -53,34 +52,21 @@ const bench: Bench = async () => {
         () => flowFigure(presentationFlow(peer.url, QUERIES[kind], presenters[kind]), peer.pid, DURATION_MS),
       );
       rows.push(
-        {
-          name: `peer verifier (Openid4vpVerifier + @sd-jwt / @auth0/mdl + dcql), ${kind}`,
-          value: r.theirs.perSecond,
-          unit: 'flows/s',
-        },
-        {
-          name: `presentation create -> answer -> result, ${kind} (3 requests)`,
-          value: r.ours.perSecond,
-          unit: 'flows/s',
-          ratio: { against: 'peer verifier', value: r.throughputRatio, target: '>= 1.5' },
-          note: `rounds ${r.rounds}; ${STATUS_HANDLING[kind]}`,
-        },
-        { name: `  server CPU per flow, peer, ${kind}`, value: r.theirs.cpuMicros, unit: 'µs' },
-        // Lower is better: the ratio is the peer's CPU per flow over ours.
-        {
-          name: `  server CPU per flow, ours, ${kind}`,
-          value: r.ours.cpuMicros,
-          unit: 'µs',
-          ratio: { against: 'peer CPU per flow (theirs / ours)', value: r.cpuRatio },
-        },
-        ...machineRows(kind, r),
+        ...peerComparisonRows(
+          {
+            peer: `peer verifier (Openid4vpVerifier + @sd-jwt / @auth0/mdl + dcql), ${kind}`,
+            ours: `presentation create -> answer -> result, ${kind} (3 requests)`,
+            against: 'peer verifier',
+            label: kind,
+            note: STATUS_HANDLING[kind],
+          },
+          r,
+        ),
       );
     }
     return rows;
   } finally {
-    await peer.stop();
-    await server.stop();
-    rmSync(server.dataDir, { recursive: true, force: true });
+    await stopComparison(server, peer);
   }
 };
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,4 +129,11 @@ export async function startPeerProcess(
 export function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Ends a side-by-side comparison: the peer, then our server, whose data directory goes too. */
+export async function stopComparison(server: ChildServer, peer: { stop(): Promise<void> }): Promise<void> {
+  await peer.stop();
+  await server.stop();
+  rmSync(server.dataDir, { recursive: true, force: true });
 }
