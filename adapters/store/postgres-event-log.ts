@@ -1,4 +1,4 @@
-import { EventEmitter } from 'eventemitter3';
+import { CommitHooks } from './commit-hooks.ts';
 import pg from 'pg';
 import type { Fold, SqlStatement } from '../../projections/types.ts';
 import type { CommitListener, EventLog, NewEvent, StoredEvent } from '../../services/event-log.ts';
@@ -32,8 +32,7 @@ const FOLD_GAP_LIMIT = 1_000;
 export class PostgresEventLog extends PostgresEventReads implements EventLog {
   readonly shared = true;
   readonly pool: pg.Pool;
-  private readonly bus = new EventEmitter<{ commit: CommitListener }>();
-  private readonly inTransaction: Array<{ handler: FoldInTransaction; names: readonly string[] }> = [];
+  private readonly hooks = new CommitHooks<{ handler: FoldInTransaction; names: readonly string[] }>();
   private pending: PendingAppend[] = [];
   private flushing = false;
   private closed = false;
@@ -182,7 +181,7 @@ export class PostgresEventLog extends PostgresEventReads implements EventLog {
         }));
       });
       const committed = outcomes.filter((o): o is StoredEvent[] => !(o instanceof VersionConflict)).flat();
-      if (committed.length > 0 && this.inTransaction.length > 0)
+      if (committed.length > 0 && this.hooks.inTransaction.length > 0)
         folds.push(...(await this.foldWithin(client, committed)));
       await client.query('COMMIT');
       client.release();
@@ -204,7 +203,7 @@ export class PostgresEventLog extends PostgresEventReads implements EventLog {
    * not run) are read and handed over first, so each event is folded once, by whoever comes next.
    */
   private async foldWithin(client: pg.PoolClient, committed: readonly StoredEvent[]): Promise<Fold[]> {
-    const positions = await storedPositions(client, [...new Set(this.inTransaction.flatMap((h) => h.names))]);
+    const positions = await storedPositions(client, [...new Set(this.hooks.inTransaction.flatMap((h) => h.names))]);
     const first = committed[0].sequence;
     const lowest = Math.min(first - 1, ...positions.values());
     let events = committed;
@@ -216,7 +215,7 @@ export class PostgresEventLog extends PostgresEventReads implements EventLog {
       events = [...rows.map(toStored), ...committed];
     }
     const folds: Fold[] = [];
-    for (const { handler } of this.inTransaction) {
+    for (const { handler } of this.hooks.inTransaction) {
       const fold = handler(events, positions);
       if (!fold) continue;
       folds.push(fold);
@@ -248,14 +247,14 @@ export class PostgresEventLog extends PostgresEventReads implements EventLog {
       if (own && own[own.length - 1].sequence <= this.delivered) return; // the notification got there first
       if (own && own[0].sequence === this.delivered + 1) {
         this.delivered = own[own.length - 1].sequence;
-        this.bus.emit('commit', own);
+        this.hooks.committed(own);
         return;
       }
       for (;;) {
         const next = await this.readAll(this.delivered, 1_000).catch(() => []);
         if (next.length === 0) return;
         this.delivered = next[next.length - 1].sequence;
-        this.bus.emit('commit', next);
+        this.hooks.committed(next);
       }
     });
     return this.delivering;
@@ -263,17 +262,11 @@ export class PostgresEventLog extends PostgresEventReads implements EventLog {
 
   /** Folds read models inside each append's transaction (the projection store's `follow`). */
   withinAppend(handler: FoldInTransaction, names: readonly string[]): () => void {
-    const entry = { handler, names };
-    this.inTransaction.push(entry);
-    return () => {
-      const i = this.inTransaction.indexOf(entry);
-      if (i >= 0) this.inTransaction.splice(i, 1);
-    };
+    return this.hooks.withinAppend({ handler, names });
   }
 
   onCommit(listener: CommitListener): () => void {
-    this.bus.on('commit', listener);
-    return () => this.bus.off('commit', listener);
+    return this.hooks.onCommit(listener);
   }
 
   async close(): Promise<void> {
@@ -283,7 +276,7 @@ export class PostgresEventLog extends PostgresEventReads implements EventLog {
     }
     this.closed = true;
     await this.delivering;
-    this.bus.removeAllListeners();
+    this.hooks.close();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { EventEmitter } from 'eventemitter3';
+import { CommitHooks } from './commit-hooks.ts';
 import { BoundedCache } from '../../services/bounded-cache.ts';
 import type { CommitListener, EventLog, NewEvent, SnapshotRecord, StoredEvent } from '../../services/event-log.ts';
 import { VersionConflict } from '../../services/event-log.ts';
@@ -39,8 +39,7 @@ export type InTransactionHandler = (events: readonly StoredEvent[]) => Transacti
 export class SqliteEventLog implements EventLog {
   readonly shared = false;
   readonly db: Database.Database;
-  private readonly bus = new EventEmitter<{ commit: CommitListener }>();
-  private readonly inTransaction: InTransactionHandler[] = [];
+  private readonly hooks = new CommitHooks<InTransactionHandler>();
   /** Outcome callbacks of the handlers that ran in the open transaction. */
   private outcomes: TransactionOutcome[] = [];
   private readonly statements: EventStatements;
@@ -126,7 +125,7 @@ export class SqliteEventLog implements EventLog {
       stored.push({ sequence, streamId, version, type: e.type, data: e.data, at: e.at });
     }
     if (snapshot !== undefined) this.statements.snapshotPut.run(streamId, version, JSON.stringify(snapshot));
-    for (const handler of this.inTransaction) {
+    for (const handler of this.hooks.inTransaction) {
       const outcome = handler(stored);
       if (outcome) this.outcomes.push(outcome);
     }
@@ -178,7 +177,7 @@ export class SqliteEventLog implements EventLog {
       if (outcome instanceof VersionConflict) p.reject(outcome);
       else {
         this.committedVersion(outcome);
-        if (outcome.length > 0) this.bus.emit('commit', outcome);
+        if (outcome.length > 0) this.hooks.committed(outcome);
         p.resolve(outcome);
       }
     });
@@ -194,7 +193,7 @@ export class SqliteEventLog implements EventLog {
     if (events.length === 0) return [];
     const stored = this.appendTx(streamId, expectedVersion, events, snapshot);
     this.committedVersion(stored);
-    this.bus.emit('commit', stored);
+    this.hooks.committed(stored);
     return stored;
   }
 
@@ -247,16 +246,11 @@ export class SqliteEventLog implements EventLog {
    * back) atomically with the events they fold. A handler that throws aborts the append.
    */
   withinAppend(handler: InTransactionHandler): () => void {
-    this.inTransaction.push(handler);
-    return () => {
-      const i = this.inTransaction.indexOf(handler);
-      if (i >= 0) this.inTransaction.splice(i, 1);
-    };
+    return this.hooks.withinAppend(handler);
   }
 
   onCommit(listener: CommitListener): () => void {
-    this.bus.on('commit', listener);
-    return () => this.bus.off('commit', listener);
+    return this.hooks.onCommit(listener);
   }
 
   async checkpoint(name: string): Promise<number> {
@@ -271,7 +265,7 @@ export class SqliteEventLog implements EventLog {
     if (this.closed) return;
     if (this.pending.length > 0) this.flush(); // finish in-flight appends before closing
     this.closed = true;
-    this.bus.removeAllListeners();
+    this.hooks.close();
     this.db.close();
   }
 }
