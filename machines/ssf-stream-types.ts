@@ -53,7 +53,18 @@ export type SsfStreamEvent =
   /** SETs handed to the receiver: a poll's answer, or a push attempt (acknowledged or not yet). */
   | { type: 'ssf.sets_delivered'; at: number; jtis: string[]; method: 'poll' | 'push' }
   /** A push attempt that failed (no answer, or an answer that is neither 202 nor an RFC 8935 error): retried. */
-  | { type: 'ssf.delivery_failed'; at: number; jti: string; reason: string; attempt: number }
+  | {
+      type: 'ssf.delivery_failed';
+      at: number;
+      jti: string;
+      reason: string;
+      attempt: number;
+      /** When the push is tried again (RFC 8935 backoff), and since when it has failed: the retry's schedule. */
+      retry_at?: number;
+      failing_since?: number;
+    }
+  /** One instance takes the stream's push delivery until `until` (a lease): two never push one SET twice. */
+  | { type: 'ssf.delivery_leased'; at: number; holder: string; until: number }
   /** RFC 8936 §2.4: acknowledged SETs are never delivered again. */
   | { type: 'ssf.sets_acknowledged'; at: number; jtis: string[] }
   /** RFC 8936 §2.4: SETs the receiver refused, with its error; they are not delivered again either. */
@@ -79,5 +90,9 @@ export interface SsfStreamContext {
   /** When SETs were last handed out, and the last failed push (docs/ssf.md). */
   lastDeliveredAt?: number;
   lastFailure?: { jti: string; reason: string; attempt: number; at: number };
+  /** The push retry under way, as the log scheduled it: a restart resumes it, the 24-hour give-up included. */
+  retry?: { since: number; attempts: number; at: number };
+  /** Which instance pushes this stream's SETs, and until when. */
+  lease?: { holder: string; until: number };
   createdAt: number;
 }

@@ -27,6 +27,10 @@ export const ssfStreamGuards = {
   toDisabled: ({ event }: GuardArgs) => event.type === 'ssf.status_changed' && event.status === 'disabled',
   acknowledgesPending: ({ context, event }: GuardArgs) =>
     event.type === 'ssf.sets_acknowledged' && event.jtis.some((j) => context.pending.some((p) => p.jti === j)),
+  /** The lease is free, lapsed, or the holder's own (renewed). */
+  leaseFree: ({ context, event }: GuardArgs) =>
+    event.type === 'ssf.delivery_leased' &&
+    (!context.lease || context.lease.holder === event.holder || context.lease.until <= event.at),
   refusesPending: ({ context, event }: GuardArgs) =>
     event.type === 'ssf.sets_refused' && event.errors.some((e) => context.pending.some((p) => p.jti === e.jti)),
 };
@@ -67,9 +71,18 @@ export const ssfStreamUpdates = {
   recordDelivery: (_: SsfStreamContext, e: E<'ssf.sets_delivered'>) => ({ lastDeliveredAt: e.at }),
   recordFailure: (_: SsfStreamContext, e: E<'ssf.delivery_failed'>) => ({
     lastFailure: { jti: e.jti, reason: e.reason, attempt: e.attempt, at: e.at },
+    ...(e.retry_at !== undefined
+      ? { retry: { since: e.failing_since ?? e.at, attempts: e.attempt, at: e.retry_at } }
+      : {}),
   }),
-  acknowledge: (context: SsfStreamContext, e: E<'ssf.sets_acknowledged'>) => ({ pending: without(context, e.jtis) }),
+  takeLease: (_: SsfStreamContext, e: E<'ssf.delivery_leased'>) => ({ lease: { holder: e.holder, until: e.until } }),
+  /** An answer from the receiver ends the retry under way. */
+  acknowledge: (context: SsfStreamContext, e: E<'ssf.sets_acknowledged'>) => ({
+    pending: without(context, e.jtis),
+    retry: undefined,
+  }),
   recordRefusals: (context: SsfStreamContext, e: E<'ssf.sets_refused'>) => ({
+    retry: undefined,
     pending: without(
       context,
       e.errors.map((x) => x.jti),
@@ -101,6 +114,12 @@ const configuration = {
   'ssf.delivery_failed': {
     description: 'A push that got no usable answer (RFC 8935 §2.3): retried with backoff for a day.',
     actions: 'recordFailure',
+  },
+  'ssf.delivery_leased': {
+    description:
+      'An instance takes (or renews) the push delivery of the stream until a time: one instance pushes a SET, never two.',
+    guard: 'leaseFree',
+    actions: 'takeLease',
   },
   'ssf.sets_acknowledged': {
     description: 'A poll acknowledging queued SETs: never delivered again (RFC 8936 §2.4).',

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { randomToken } from '../crypto/random.ts';
 import type { EventLog } from '../event-log.ts';
 import type { OutboundHttp } from '../outbound.ts';
 import { PUSH } from './configuration.ts';
@@ -9,6 +10,8 @@ import type { SsfStreams } from './streams.ts';
 const FIRST_RETRY_MS = 1_000;
 const LONGEST_RETRY_MS = 10 * 60_000;
 const GIVE_UP_AFTER_MS = 24 * 3600_000;
+/** How long one instance holds a stream's push delivery; renewed while it pushes. */
+const LEASE_MS = 30_000;
 
 /** The delay before retry `attempt` (1, 2, …): exponential, capped, with up to half of it as jitter. */
 export function retryDelay(attempt: number, random = Math.random): number {
@@ -35,13 +38,16 @@ function receiverError(body: Buffer): { err: string; description?: string } | un
  * oldest first and one at a time (order is kept per stream), with the stream's authorization header,
  * through the outbound guard. 202 acknowledges a SET; a 400 with an RFC 8935 error is recorded on the
  * stream and the SET is not sent again; anything else is retried with backoff for a day, after which
- * the stream is disabled, saying why.
+ * the stream is disabled, saying why. The retry's schedule (attempt, next time, failing since) is in
+ * the stream's log, so a restart resumes it; an instance pushes a stream's SETs only while it holds the
+ * stream's delivery lease (an event of the stream), so two instances never push one SET twice.
  */
 export class PushDelivery {
   private readonly running = new Set<string>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly failing = new Map<string, { since: number; attempts: number }>();
   private unsubscribe?: () => void;
+  /** This instance, as its leases name it. */
+  private readonly holder = randomToken(12);
   private stopped = false;
 
   constructor(
@@ -85,6 +91,10 @@ export class PushDelivery {
       if (snapshot.value === 'deleted' || snapshot.value === 'disabled' || c.delivery?.method !== PUSH) return;
       const next = c.pending.find((p) => snapshot.value === 'enabled' || p.control);
       if (!next) return;
+      const now = this.clock.now();
+      // A retry the log scheduled waits for its time, whichever instance (or start) scheduled it.
+      if (c.retry && c.retry.at > now) return this.wakeAt(streamId, c.retry.at);
+      if (!(await this.holdLease(streamId, c.lease, now))) return this.wakeAt(streamId, c.lease!.until);
       const delivered = await this.send(
         streamId,
         c.delivery.endpoint_url,
@@ -93,6 +103,41 @@ export class PushDelivery {
       );
       if (!delivered) return;
     }
+  }
+
+  /**
+   * Whether this instance holds the stream's delivery lease, taking or renewing it when it is free,
+   * lapsed or half spent. Taking it is an event appended at the stream's version: of two instances
+   * racing for it, one wins.
+   */
+  private async holdLease(
+    streamId: string,
+    lease: { holder: string; until: number } | undefined,
+    now: number,
+  ): Promise<boolean> {
+    if (lease?.holder === this.holder && lease.until - now > LEASE_MS / 2) return true;
+    if (lease && lease.holder !== this.holder && lease.until > now) return false;
+    const taken = await this.streams.actors.execute(streamId, {
+      type: 'ssf.delivery_leased',
+      at: now,
+      holder: this.holder,
+      until: now + LEASE_MS,
+    });
+    return taken.accepted;
+  }
+
+  /** Drains the stream again at `at` (a retry's time, or when another instance's lease lapses). */
+  private wakeAt(streamId: string, at: number): void {
+    if (this.stopped || this.timers.has(streamId)) return;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(streamId);
+        this.kick(streamId);
+      },
+      Math.max(0, at - this.clock.now()),
+    );
+    timer.unref?.();
+    this.timers.set(streamId, timer);
   }
 
   /** One SET to the receiver; false when it must wait for a retry. */
@@ -123,7 +168,6 @@ export class PushDelivery {
       failure = (error as { description?: string }).description ?? (error as Error).message;
     }
     if (status === 202 || status === 200) {
-      this.failing.delete(streamId);
       await this.streams.actors.execute(streamId, () => [
         { type: 'ssf.sets_delivered', at, jtis: [pending.jti], method: 'push' },
         { type: 'ssf.sets_acknowledged', at, jtis: [pending.jti] },
@@ -132,7 +176,6 @@ export class PushDelivery {
     }
     const refused = status === 400 ? receiverError(body) : undefined;
     if (refused) {
-      this.failing.delete(streamId);
       await this.streams.actors.execute(streamId, () => [
         { type: 'ssf.sets_delivered', at, jtis: [pending.jti], method: 'push' },
         { type: 'ssf.sets_refused', at, errors: [{ jti: pending.jti, ...refused }] },
@@ -142,33 +185,30 @@ export class PushDelivery {
     return this.retryLater(streamId, pending.jti, failure || `the receiver answered HTTP ${status}`);
   }
 
+  /** Records the failure with the next retry's time (from the log's count of attempts), or gives up after a day. */
   private async retryLater(streamId: string, jti: string, reason: string): Promise<false> {
     const now = this.clock.now();
-    const state = this.failing.get(streamId) ?? { since: now, attempts: 0 };
-    state.attempts += 1;
-    this.failing.set(streamId, state);
+    const { snapshot } = await this.streams.actors.get(streamId);
+    const attempts = (snapshot.context.retry?.attempts ?? 0) + 1;
+    const since = snapshot.context.retry?.since ?? now;
+    const givingUp = now - since >= GIVE_UP_AFTER_MS;
+    const retryAt = now + retryDelay(attempts);
     await this.streams.actors.execute(streamId, {
       type: 'ssf.delivery_failed',
       at: now,
       jti,
       reason: reason.slice(0, 256),
-      attempt: state.attempts,
+      attempt: attempts,
+      ...(givingUp ? {} : { retry_at: retryAt, failing_since: since }),
     });
-    if (now - state.since >= GIVE_UP_AFTER_MS) {
-      this.failing.delete(streamId);
-      const { snapshot } = await this.streams.actors.get(streamId);
+    if (givingUp) {
       await this.streams.changeStatus(streamId, snapshot.context.clientId, {
         status: 'disabled',
         reason: `push delivery failed for 24 hours: ${reason}`.slice(0, 256),
       });
       return false;
     }
-    const timer = setTimeout(() => {
-      this.timers.delete(streamId);
-      this.kick(streamId);
-    }, retryDelay(state.attempts));
-    timer.unref?.();
-    this.timers.set(streamId, timer);
+    this.wakeAt(streamId, retryAt);
     return false;
   }
 }

@@ -33,6 +33,19 @@ const event: fc.Arbitrary<SsfStreamEvent> = fc.oneof(
   })),
   fc.constantFrom('s1', 's2').map((key) => ({ type: 'ssf.subject_removed' as const, at: 1, key })),
   fc.constant({ type: 'ssf.stream_deleted' as const, at: 1 }),
+  // Issue 46 §4: delivery leases of two instances, and push failures with their retry schedule.
+  fc
+    .tuple(fc.constantFrom('i1', 'i2'), fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 60 }))
+    .map(([holder, at, span]) => ({ type: 'ssf.delivery_leased' as const, at, holder, until: at + span })),
+  fc.tuple(jti, fc.integer({ min: 1, max: 5 })).map(([j, attempt]) => ({
+    type: 'ssf.delivery_failed' as const,
+    at: 10,
+    jti: j,
+    reason: 'HTTP 503',
+    attempt,
+    retry_at: 10 + attempt,
+    failing_since: 5,
+  })),
 );
 const events = fc.array(event, { maxLength: 30 });
 
@@ -56,6 +69,22 @@ function run(machine: Machine, list: SsfStreamEvent[]) {
 }
 
 const RULES: Record<string, (machine: Machine, list: SsfStreamEvent[]) => void> = {
+  "one instance holds the delivery lease: another's is taken only once it has lapsed; an answer ends a retry": (
+    machine,
+    list,
+  ) => {
+    for (const { e, before, after } of run(machine, list)) {
+      if (before.value === 'deleted') continue;
+      if (e.type === 'ssf.delivery_leased') {
+        const held = before.context.lease;
+        const free = !held || held.holder === e.holder || held.until <= e.at;
+        expect(after.context.lease).toEqual(free ? { holder: e.holder, until: e.until } : held);
+      }
+      if (e.type === 'ssf.delivery_failed')
+        expect(after.context.retry).toEqual({ since: e.failing_since, attempts: e.attempt, at: e.retry_at });
+      if (e.type === 'ssf.sets_acknowledged' && after !== before) expect(after.context.retry).toBeUndefined();
+    }
+  },
   'a jti is queued once, ever: acknowledged or refused, it never comes back': (machine, list) => {
     const gone = new Set<string>();
     for (const { e, before, after } of run(machine, list)) {
