@@ -31,7 +31,8 @@ export class SsfEmitter {
 
   async emit(event: SsfEvent): Promise<Array<{ stream_id: string; jti: string }>> {
     const queued = [];
-    const candidates = event.clientId ? await this.streams.ofClient(event.clientId) : await this.streams.all();
+    // The subscriptions read model answers who receives this type; each candidate's subjects are then matched.
+    const candidates = await this.streams.receiving(event.eventType, event.clientId);
     for (const { id, stream } of candidates) {
       const c = stream.snapshot.context;
       if (stream.snapshot.value === 'disabled' || stream.snapshot.value === 'deleted') continue;

@@ -29,7 +29,11 @@ export interface SsfDeps {
   /** Refuses a push endpoint the outbound guard would refuse, before anything is stored. */
   vetEndpoint(url: string): Promise<void>;
   /** The live streams' ids, from a read model (projections/live-ssf-streams.ts), oldest first. */
-  live: { all(): Promise<string[]>; ofClient(clientId: string): Promise<string[]> };
+  live: {
+    all(): Promise<string[]>;
+    ofClient(clientId: string): Promise<string[]>;
+    receiving(eventType: string, clientId?: string): Promise<string[]>;
+  };
 }
 
 /**
@@ -78,6 +82,11 @@ export class SsfStreams {
   /** The live streams of a client, oldest first. */
   async ofClient(clientId: string): Promise<Array<{ id: string; stream: Stream }>> {
     return this.loaded(await this.deps.live.ofClient(clientId));
+  }
+
+  /** The live streams, not disabled, that deliver `eventType` (of one client, when named): an emission's candidates. */
+  async receiving(eventType: string, clientId?: string): Promise<Array<{ id: string; stream: Stream }>> {
+    return this.loaded(await this.deps.live.receiving(eventType, clientId));
   }
 
   private async loaded(ids: string[]): Promise<Array<{ id: string; stream: Stream }>> {

@@ -52,4 +52,40 @@ describe('live Shared Signals streams', () => {
     expect(asked.filter((id) => id.startsWith('ssf-stream:') && id !== `ssf-stream:${live}`)).toEqual([]);
     expect((await call('GET', '/ssf/streams')).body.map((s: { stream_id: string }) => s.stream_id)).toEqual([live]);
   });
+
+  it('[issue 46 §4] an emission reads only the streams that deliver its type: the subscriptions read model answers', async () => {
+    const token = await ssfToken(server, 'machine-client');
+    const call = (method: string, path: string, body?: unknown) =>
+      exchange(server.url, path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const subject = { format: 'email', email: 'frank@example.com' };
+    const streamFor = async (type: string) => {
+      const id = (await call('POST', '/ssf/streams', { events_requested: [`${RISC}${type}`] })).body
+        .stream_id as string;
+      await call('POST', '/ssf/subjects:add', { stream_id: id, subject });
+      return id;
+    };
+    const purged = await streamFor('account-purged');
+    const others = [await streamFor('account-enabled'), await streamFor('account-credential-change-required')];
+    // Which stream actors the emission looks at (from memory or the log alike).
+    const actors = server.main.ctx.ssf.streams.actors;
+    const asked: string[] = [];
+    const get = actors.get.bind(actors);
+    actors.get = ((id: string) => {
+      asked.push(id);
+      return get(id);
+    }) as typeof actors.get;
+    try {
+      const sent = await call('POST', '/ssf/events', { event_type: `${RISC}account-purged`, subject, event: {} });
+      expect(sent.body.queued.map((q: { stream_id: string }) => q.stream_id)).toEqual([purged]);
+    } finally {
+      actors.get = get;
+    }
+    expect(asked).toContain(purged);
+    for (const other of others) expect(asked).not.toContain(other);
+    for (const id of [purged, ...others]) await call('DELETE', `/ssf/streams?stream_id=${id}`);
+  });
 });

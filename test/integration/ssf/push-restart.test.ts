@@ -43,7 +43,7 @@ const failures = async (server: TestServer, streamId: string) =>
     .map((e) => e.data as { attempt: number; failing_since?: number });
 /** Polls real time (the worker's wake-ups are real timers), moving the manual clock a step each time. */
 async function until(check: () => Promise<boolean>, stepMs: number) {
-  for (let i = 0; i < 400 && !(await check()); i++) {
+  for (let i = 0; i < 1500 && !(await check()); i++) {
     clock.advance(stepMs);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
