@@ -72,7 +72,9 @@ export class ActorRuntime<M extends AnyStateMachine> {
     private readonly snapshots = true,
   ) {
     this.cache = new BoundedCache(cacheSize);
-    this.initial = (initialTransition as unknown as (m: AnyStateMachine) => [AnyMachineSnapshot])(machine)[0];
+    // Widened first: a machine of any input starts here without one (the machines here take none).
+    const anyMachine: AnyStateMachine = machine;
+    this.initial = initialTransition(anyMachine)[0];
   }
 
   /**

@@ -7,7 +7,7 @@ import { generateKeyPair } from 'jose';
 import { MDL_DS_EKU } from './pki.ts';
 
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-const crypto = webcrypto as unknown as Crypto;
+const crypto: Crypto = globalThis.crypto;
 
 export interface CertifiedKey {
   /** DER of the certificate. */

@@ -7,7 +7,7 @@ import { generateKeyPair } from 'jose';
 import type { CertifiedKey } from '../mdoc/pki-generate.ts';
 
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-const crypto = webcrypto as unknown as Crypto;
+const crypto: Crypto = globalThis.crypto;
 const serial = () =>
   Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
     .toString('hex')
