@@ -11,7 +11,7 @@ button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:1px solid var(-
 button.secondary{background:transparent;color:var(--accent)}button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .notice{border-left:4px solid var(--muted);padding:.5rem .9rem;color:var(--muted)}.error{border-left-color:var(--bad);color:var(--bad)}.ok{border-left-color:var(--good);color:var(--good)}
 footer{color:var(--muted);font-size:.9em;border-top:1px solid var(--line)}
-main p,main li,main dd,main code{overflow-wrap:anywhere}
+main h1,main h2,main h3,main p,main li,main dd,main code{overflow-wrap:anywhere}
 header nav a{margin-right:1rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem}
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid var(--line);padding:.4rem .6rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 figure{margin:1.5rem 0;overflow:auto}figcaption{color:var(--muted);font-size:.9em}svg text{fill:var(--fg);font:13px system-ui,sans-serif}

@@ -11,15 +11,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** The management API with a fresh `ssf` token of the machine client. */
+async function management() {
+  const token = await ssfToken(server, 'machine-client');
+  return (method: string, path: string, body?: unknown) =>
+    exchange(server.url, path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+}
+
 describe('live Shared Signals streams', () => {
   it('an emission reads only the live streams, however many were created and deleted before', async () => {
-    const token = await ssfToken(server, 'machine-client');
-    const call = (method: string, path: string, body?: unknown) =>
-      exchange(server.url, path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
+    const call = await management();
     for (let i = 0; i < 60; i++) {
       const { stream_id } = (await call('POST', '/ssf/streams', {})).body;
       expect((await call('DELETE', `/ssf/streams?stream_id=${stream_id}`)).status).toBe(204);
@@ -54,13 +59,7 @@ describe('live Shared Signals streams', () => {
   });
 
   it('[issue 46 §4] an emission reads only the streams that deliver its type: the subscriptions read model answers', async () => {
-    const token = await ssfToken(server, 'machine-client');
-    const call = (method: string, path: string, body?: unknown) =>
-      exchange(server.url, path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
+    const call = await management();
     const subject = { format: 'email', email: 'frank@example.com' };
     const streamFor = async (type: string) => {
       const id = (await call('POST', '/ssf/streams', { events_requested: [`${RISC}${type}`] })).body
