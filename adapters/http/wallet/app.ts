@@ -97,6 +97,28 @@ export async function createWalletService(config: Config, options: WalletOptions
     resolver: options.resolver,
   });
   const credentialStatus = new WalletCredentialStatus(outbound, trust.mdocIacaRootsPem, clock);
+  // Built before the context, which holds them finished (no member is filled in later).
+  const issuance = new WalletIssuance({
+    settings,
+    outbound,
+    exchanges,
+    clock,
+    deviceKey,
+    iacaRoots: trust.mdocIacaRootsPem,
+    trustedOrigins: trustedOrigins(settings),
+    wait: options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  });
+  const presentation = new WalletPresentation({
+    settings,
+    outbound,
+    exchanges,
+    clock,
+    deviceKey,
+    issuance,
+    verifierTrustAnchorsPem: trust.verifierTrustAnchorsPem,
+    trustedOrigins: trustedOrigins(settings),
+    credentialStatus,
+  });
   const ctx: WalletContext = {
     config,
     settings,
@@ -117,31 +139,10 @@ export async function createWalletService(config: Config, options: WalletOptions
     outbound,
     trust,
     log,
-    issuance: undefined as unknown as WalletIssuance,
-    presentation: undefined as unknown as WalletPresentation,
+    issuance,
+    presentation,
     trustsForwarding: forwardingTrust(config),
   };
-  ctx.issuance = new WalletIssuance({
-    settings,
-    outbound,
-    exchanges,
-    clock,
-    deviceKey,
-    iacaRoots: trust.mdocIacaRootsPem,
-    trustedOrigins: trustedOrigins(settings),
-    wait: options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-  });
-  ctx.presentation = new WalletPresentation({
-    settings,
-    outbound,
-    exchanges,
-    clock,
-    deviceKey,
-    issuance: ctx.issuance,
-    verifierTrustAnchorsPem: trust.verifierTrustAnchorsPem,
-    trustedOrigins: trustedOrigins(settings),
-    credentialStatus,
-  });
 
   const pages = {
     isPage,
