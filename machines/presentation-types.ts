@@ -55,6 +55,8 @@ export type PresentationEvent =
       /** SHA-256 of the transaction id the result is read by (128 random bits; never in the request URI or object). */
       transaction_id_hash?: string;
       dcql_query: unknown;
+      /** OpenID4VP 1.0 §5.1: the transaction data entries as sent (base64url strings; not secret). */
+      transaction_data?: string[];
       expires_at: number;
       profile?: 'haip';
       /** direct_post.jwt: the content encryptions offered and the verifier's ephemeral public key (the private half stays in memory). */
@@ -92,6 +94,7 @@ export interface PresentationContext {
   stateHash: string;
   transactionIdHash?: string;
   dcqlQuery: unknown;
+  transactionData?: string[];
   expiresAt: number;
   profile?: 'haip';
   encValues?: string[];

@@ -77,6 +77,7 @@ export const presentationUpdates = {
     stateHash: event.state_hash,
     transactionIdHash: event.transaction_id_hash,
     dcqlQuery: event.dcql_query,
+    transactionData: event.transaction_data,
     expiresAt: event.expires_at,
     profile: event.profile,
     encValues: event.enc_values,

@@ -67,6 +67,7 @@ const ERROR_RULES = {
   destination_not_allowed: rule(400, 'Portico: the outbound guard'),
   external_verifiers_disabled: rule(403, 'Portico wallet: the outbound guard'),
   external_approval_required: rule(403, 'Portico wallet: POST /api/present'),
+  transaction_approval_required: rule(403, 'Portico wallet: POST /api/present'),
   upstream_error: rule(502, 'Portico wallet: an issuer or verifier answered badly'),
   discovery_issuer_mismatch: rule(400, 'Portico wallet: RFC 8414 §3.3 issuer check'),
   issuer_mismatch: rule(400, 'Portico wallet: RFC 9207 §2.4 iss check'),

@@ -35,6 +35,8 @@ export interface Presented {
   disclosed: DisclosedPresentation;
   /** Its status references, checked once the presentation itself holds. */
   references: References;
+  /** What its key binding said of transaction data (SD-JWT VC), when it said anything. */
+  transactions?: { hashes: unknown; alg: unknown };
 }
 export type PresentationOutcome = { ok: true; credentials: Presented[] } | { ok: false; check: string; reason: string };
 
@@ -79,6 +81,8 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
     decodedIssuerJwt: { jwt: issuerJwt, claims },
   });
   if (!result.valid) return fail(reportedCheck(result.check, 'dc+sd-jwt'), result.reason);
+  const kb = result.keyBinding?.claims ?? {};
+  const saysTransactions = kb.transaction_data_hashes !== undefined || kb.transaction_data_hashes_alg !== undefined;
   return {
     ok: true,
     credentials: [
@@ -86,6 +90,9 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
         stored: storedFromSdJwt(id, result),
         disclosed: { format: 'dc+sd-jwt', issuer: String(result.payload.iss), claims: userClaims(result.claims) },
         references: tokenReferences(result.payload.status),
+        ...(saysTransactions
+          ? { transactions: { hashes: kb.transaction_data_hashes, alg: kb.transaction_data_hashes_alg } }
+          : {}),
       },
     ],
   };

@@ -82,6 +82,7 @@ function requestParameters(
     nonce: state.nonce,
     state: stateValue,
     dcql_query: state.dcqlQuery,
+    ...(state.transactionData ? { transaction_data: state.transactionData } : {}),
     client_metadata: clientMetadataOf(state),
   };
 }

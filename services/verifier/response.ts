@@ -22,6 +22,7 @@ import {
 } from './response-rules.ts';
 
 import type { VerifierCore } from './core.ts';
+import { TRANSACTION_DATA_CHECK, transactionDataReasons, type TransactionBinding } from './transaction-data-rule.ts';
 import { hashOf, parseVpToken, requestIdOfState } from './rules.ts';
 import type { ResponseInput } from './service.ts';
 
@@ -177,14 +178,18 @@ async function verifyVpToken(
   const presentations: Record<string, DisclosedPresentation[]> = Object.create(null);
   const presented = new Map<string, StoredCredential[]>();
   const failed = new Set<string>();
+  const transactionBindings: TransactionBinding[] = [];
   for (const [queryId, items] of answers) {
     const credentialQuery = queries.get(queryId)!;
     const verified: Presented[] = [];
     for (const [index, item] of items.entries()) {
       const outcome = await checkPresentation(credentialQuery.format, item, `${queryId}.${index}`, ctx);
       for (const c of outcome.checks) checks.push({ credential_query_id: queryId, presentation: index, ...c });
-      if (outcome.ok) verified.push(...outcome.credentials);
-      else {
+      if (outcome.ok) {
+        verified.push(...outcome.credentials);
+        for (const { transactions } of outcome.credentials)
+          if (transactions) transactionBindings.push({ queryId, presentation: index, ...transactions });
+      } else {
         failed.add(queryId);
         reasons.push({ credential_query_id: queryId, check: outcome.check, reason: outcome.reason });
       }
@@ -198,5 +203,10 @@ async function verifyVpToken(
   const dcql = dcqlReasons(query, presented, failed);
   reasons.push(...dcql);
   checks.push({ check: 'dcql', verdict: dcql.length === 0 ? 'passed' : 'failed' });
+  if (request.transactionData || transactionBindings.length > 0) {
+    const transactions = transactionDataReasons(request.transactionData, transactionBindings);
+    reasons.push(...transactions);
+    checks.push({ check: TRANSACTION_DATA_CHECK, verdict: transactions.length === 0 ? 'passed' : 'failed' });
+  }
   return { reasons, checks, presentations };
 }

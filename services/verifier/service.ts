@@ -24,6 +24,7 @@ import {
   signRequestObject,
 } from './request-object.ts';
 import { receiveResponse } from './response.ts';
+import { checkedTransactionData } from './transaction-data-rule.ts';
 import { presentationResult } from './result.ts';
 import { applyProfile, checkedDcqlQuery, ENC_KID_SUFFIX, hashOf, invalidRequestUri, REQUEST_ID } from './rules.ts';
 import { methodAllowed } from '../../machines/presentation.ts';
@@ -44,6 +45,7 @@ export interface CreateRequestInput {
   request_uri_method?: string;
   encrypted_response_enc_values_supported?: string[];
   profile?: string;
+  transaction_data?: unknown;
 }
 
 /** A response as posted to `/oid4vp/response` (form members, all optional until checked). */
@@ -119,6 +121,7 @@ export class VerifierService implements VerifierCore {
     )
       throw invalidRequest(`encrypted_response_enc_values_supported must list ${CONTENT_ENCRYPTIONS.join(' and/or ')}`);
     const dcqlQuery = checkedDcqlQuery(input.dcql_query);
+    const transactionData = checkedTransactionData(input.transaction_data, dcqlQuery);
 
     const at = this.clock.now();
     const id = timeOrderedToken(at, 12);
@@ -141,6 +144,7 @@ export class VerifierService implements VerifierCore {
       state_hash: hashOf(state),
       transaction_id_hash: hashOf(transactionId),
       dcql_query: dcqlQuery,
+      ...(transactionData ? { transaction_data: transactionData } : {}),
       expires_at: expiresAt,
       ...(input.profile === 'haip' ? { profile: 'haip' as const } : {}),
       ...(encryption
@@ -176,6 +180,7 @@ export class VerifierService implements VerifierCore {
       nonce,
       state,
       dcql_query: dcqlQuery,
+      ...(transactionData ? { transaction_data: transactionData } : {}),
       expires_in: REQUEST_TTL_S,
       result_uri: this.resultUri(transactionId),
       ...(input.profile === 'haip' ? { profile: 'haip' } : {}),

@@ -108,11 +108,23 @@ const signer = (holder: HolderKey) => ({
   publicJwk: holder.jwk,
 });
 
-/** An SD-JWT VC presentation disclosing `claims` with a KB-JWT for this request. */
-export const presentSdJwt = (sdJwt: string, holder: HolderKey, to: Answering, claims: string[] | 'all' = 'all') =>
+/** An SD-JWT VC presentation disclosing `claims` with a KB-JWT for this request (plus any `kbClaims`). */
+export const presentSdJwt = (
+  sdJwt: string,
+  holder: HolderKey,
+  to: Answering,
+  claims: string[] | 'all' = 'all',
+  kbClaims?: Record<string, unknown>,
+) =>
   presentSdJwtVc(sdJwt, {
     disclose: claims === 'all' ? 'all' : claims.map((c) => [c]),
-    keyBinding: { holder: signer(holder) as never, aud: to.clientId, nonce: to.nonce, now: to.nowS },
+    keyBinding: {
+      holder: signer(holder) as never,
+      aud: to.clientId,
+      nonce: to.nonce,
+      now: to.nowS,
+      ...(kbClaims ? { claims: kbClaims } : {}),
+    },
   });
 
 /** An mdoc DeviceResponse (base64url) releasing `elements` of the mDL namespace, signed by the device key over our handover. */

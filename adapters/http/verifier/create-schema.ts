@@ -57,6 +57,14 @@ export const createRequestBody = {
       description: 'direct_post.jwt only: content encryptions the wallet may choose (default [A128GCM]).',
       items: { type: 'string', maxLength: 20, enum: [...CONTENT_ENCRYPTIONS] },
     },
+    transaction_data: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10,
+      description:
+        "OpenID4VP 1.0 §5.1, §8.4: transactions the holder authorizes with the presented credential, each an object with type, credential_ids (dc+sd-jwt credential queries) and the type's fields; the request carries each base64url-encoded and the KB-JWT binds their hashes. Demo types: urn:portico:transaction-data:payment-confirmation {amount, currency, payee} and urn:portico:transaction-data:document-signing {document_digest, document_name}; other types are sent as given.",
+      items: { type: 'object' },
+    },
     profile: {
       type: 'string',
       maxLength: 20,

@@ -61,7 +61,42 @@ function disclosurePicker(action: string, view: Record<string, any>, csrf: strin
   const picker = rows.length
     ? `<fieldset><legend>Claims to disclose</legend><p>Unticking a required claim leaves the request unanswered in part: you will be asked to confirm.</p><ul>${rows.join('')}</ul></fieldset>`
     : '';
-  return `<form method="post" action="${escapeHtml(action)}">${hidden('csrf', csrf)}${picker}${decideButtons(true)}</form>`;
+  const unknown = transactionsOf(view).some((t) => !t.known_type);
+  const approval = unknown
+    ? '<p><label><input type="checkbox" name="approve_unknown_transaction_types" value="yes"> I have read the transactions of unknown type above, raw, and authorize them</label></p>'
+    : '';
+  return `<form method="post" action="${escapeHtml(action)}">${hidden('csrf', csrf)}${picker}${approval}${decideButtons(true)}</form>`;
+}
+
+type TransactionView = { index: number; type: string; known_type: boolean; summary: string; fields: unknown };
+const transactionsOf = (view: Record<string, any>) => (view.transaction_data ?? []) as TransactionView[];
+
+/** OpenID4VP 1.0 §8.4: what presenting authorizes, in words; an unknown type raw, to approve on purpose. */
+function transactionBlocks(view: Record<string, any>): Block[] {
+  const transactions = transactionsOf(view);
+  if (transactions.length === 0) return [];
+  return [
+    h(2, 'Transactions you authorize by presenting'),
+    {
+      kind: 'list',
+      items: transactions.map((t) =>
+        t.known_type
+          ? [t.summary]
+          : [{ strong: 'Unknown type ' }, { code: t.type }, ', shown raw: ', { code: JSON.stringify(t.fields) }],
+      ),
+    },
+    ...(transactions.some((t) => !t.known_type)
+      ? [
+          {
+            kind: 'notice' as const,
+            tone: 'warning' as const,
+            inlines: [
+              'This wallet does not know every transaction type above: presenting needs your explicit approval of what it shows raw.',
+            ],
+          },
+        ]
+      : []),
+  ];
 }
 
 /** The review page: who asks, how far it is trusted, what it asks for, what this session can answer. */
@@ -138,6 +173,7 @@ export function consentPage(action: string, view: Record<string, any>, csrf: str
             .join(', ') || 'the whole credential',
         ]),
       },
+      ...transactionBlocks(view),
       ...(satisfiable
         ? [{ kind: 'html' as const, html: disclosurePicker(action, view, csrf, required), markdown: decide }]
         : [
@@ -160,8 +196,15 @@ export function consentPage(action: string, view: Record<string, any>, csrf: str
 }
 
 /** The second look when a required claim was unticked: send anyway, or decline. */
-export function confirmPage(action: string, csrf: string, picks: string[], missing: string[]): PageDocument {
-  const form = `<form method="post" action="${escapeHtml(action)}">${hidden('csrf', csrf)}${hidden('confirm', 'yes')}${picks.map((pick) => hidden('claim', pick)).join('')}<button type="submit" name="decision" value="approve">Send anyway</button> <button type="submit" name="decision" value="decline" class="secondary">Decline</button></form>`;
+export function confirmPage(
+  action: string,
+  csrf: string,
+  picks: string[],
+  missing: string[],
+  approveUnknownTransactions: boolean,
+): PageDocument {
+  const approval = approveUnknownTransactions ? hidden('approve_unknown_transaction_types', 'yes') : '';
+  const form = `<form method="post" action="${escapeHtml(action)}">${hidden('csrf', csrf)}${hidden('confirm', 'yes')}${approval}${picks.map((pick) => hidden('claim', pick)).join('')}<button type="submit" name="decision" value="approve">Send anyway</button> <button type="submit" name="decision" value="decline" class="secondary">Decline</button></form>`;
   return {
     title: 'Required claims left out',
     noindex: true,

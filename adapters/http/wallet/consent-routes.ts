@@ -86,6 +86,7 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
             decision: { type: 'string', enum: ['approve', 'decline'] },
             csrf: { type: 'string', maxLength: 100 },
             confirm: { type: 'string', enum: ['yes'] },
+            approve_unknown_transaction_types: { type: 'string', enum: ['yes'] },
             claim: {
               anyOf: [
                 { type: 'string', maxLength: 2000 },
@@ -103,6 +104,7 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
         decision?: string;
         csrf?: string;
         confirm?: string;
+        approve_unknown_transaction_types?: string;
         claim?: string | string[];
       };
       if (request.headers['sec-fetch-site'] === 'cross-site')
@@ -160,7 +162,13 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
         ...requiredClaims((view.dcql_query as { credentials?: CredentialQueryView[] })?.credentials ?? []),
       ].filter((claim) => offered.has(claim) && !picks.includes(claim));
       if (left.length > 0 && body.confirm !== 'yes')
-        return sendPage(request, reply, confirmPage(action, body.csrf, picks, left), 200, WALLET_CHROME);
+        return sendPage(
+          request,
+          reply,
+          confirmPage(action, body.csrf, picks, left, body.approve_unknown_transaction_types === 'yes'),
+          200,
+          WALLET_CHROME,
+        );
       const disclose: Record<string, ClaimPath[]> = Object.create(null);
       for (const entry of picks) {
         const bar = entry.indexOf('|');
@@ -175,6 +183,7 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
         request_id: id,
         disclose,
         approve_external_trust: true,
+        approve_unknown_transaction_types: body.approve_unknown_transaction_types === 'yes',
       });
       return sendPage(
         request,

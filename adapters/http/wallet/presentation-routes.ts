@@ -45,6 +45,11 @@ const presentMembers = {
     },
   },
   approve_external_trust: { type: 'boolean' },
+  approve_unknown_transaction_types: {
+    type: 'boolean',
+    description:
+      'The request carries transaction data of a type this wallet does not know (shown raw by /api/resolve): approve it (403 transaction_approval_required otherwise)',
+  },
 };
 
 /** `POST /api/resolve`, `POST /api/present`, `POST /submit`, `GET /authorize` (decisions section 10). */

@@ -143,7 +143,7 @@ const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 await app.register(formbody);
 
 app.post('/oid4vp/request/create', async (request, reply) => {
-  const body = (request.body ?? {}) as { dcql_query?: unknown; response_mode?: string };
+  const body = (request.body ?? {}) as { dcql_query?: unknown; response_mode?: string; transaction_data?: unknown[] };
   const state = Buffer.from(randomBytes(16)).toString('base64url');
   const nonce = Buffer.from(randomBytes(24)).toString('base64url');
   const query = DcqlQuery.parse(body.dcql_query as never);
@@ -166,6 +166,10 @@ app.post('/oid4vp/request/create', async (request, reply) => {
       state,
       dcql_query: body.dcql_query as never,
       client_metadata: clientMetadata,
+      // OpenID4VP 1.0 §5.1: each entry base64url-encoded JSON.
+      ...(body.transaction_data
+        ? { transaction_data: body.transaction_data.map((e) => Buffer.from(JSON.stringify(e)).toString('base64url')) }
+        : {}),
     } as never,
   });
   requests.set(state, { payload: created.authorizationRequestPayload as Record<string, any>, query, encryption });
@@ -180,16 +184,28 @@ app.post('/oid4vp/request/create', async (request, reply) => {
   });
 });
 
+/** What each presentation's KB-JWT said of transaction data, by credential query id (the library's input shape). */
+type TransactionHashes = Record<
+  string,
+  Array<{ transaction_data_hashes: string[]; transaction_data_hashes_alg?: string }>
+>;
+
 /** One presentation checked by the libraries; returns the claims DCQL sees. */
 async function verifyPresentation(
   format: string,
   presentation: string,
   request: Request,
+  transactionHashes?: TransactionHashes[string],
 ): Promise<Record<string, unknown>> {
   if (format === 'dc+sd-jwt') {
     const verified = await sdJwt.verify(presentation, { keyBindingNonce: request.payload.nonce } as never);
-    const kb = (verified as { kb?: { payload: { aud?: unknown } } }).kb;
+    const kb = (verified as { kb?: { payload: Record<string, any> } }).kb;
     if (kb?.payload.aud !== clientId) throw new Error('aud');
+    if (kb.payload.transaction_data_hashes)
+      transactionHashes?.push({
+        transaction_data_hashes: kb.payload.transaction_data_hashes,
+        transaction_data_hashes_alg: kb.payload.transaction_data_hashes_alg,
+      });
     return {
       credential_format: 'dc+sd-jwt',
       vct: (verified.payload as { vct: string }).vct,
@@ -229,10 +245,20 @@ app.post('/oid4vp/response', async (request, reply) => {
   const vpToken = (parsed as unknown as { dcql: { presentations: Record<string, unknown[]> } }).dcql.presentations;
   try {
     const record: Record<string, unknown[]> = {};
+    const transactionHashes: TransactionHashes = {};
     for (const [id, list] of Object.entries(vpToken)) {
       const format = pending.query.credentials.find((c) => c.id === id)!.format;
-      record[id] = await Promise.all(list.map((p) => verifyPresentation(format, String(p), pending)));
+      const hashes: TransactionHashes[string] = [];
+      record[id] = await Promise.all(list.map((p) => verifyPresentation(format, String(p), pending, hashes)));
+      // Only queries whose KB-JWTs carry hashes: the library takes an empty list as a match.
+      if (hashes.length > 0) transactionHashes[id] = hashes;
     }
+    // The library's own transaction data check: every entry matched by a hash of a credential it names.
+    if (pending.payload.transaction_data)
+      await openid4vp.verifyTransactionData({
+        transactionData: pending.payload.transaction_data,
+        credentials: transactionHashes,
+      } as never);
     const verdict = DcqlPresentationResult.fromDcqlPresentation(record as never, { dcqlQuery: pending.query });
     pending.result = { status: verdict.can_be_satisfied ? 'verified' : 'rejected' };
   } catch (error) {

@@ -13,11 +13,19 @@ export interface KeyBindingInput {
   nonce: string;
   /** Seconds since the epoch. */
   now: number;
+  /** Members a profile adds (OpenID4VP 1.0 Appendix B.3.3: transaction_data_hashes and its alg). */
+  claims?: Record<string, unknown>;
 }
 
 /** A key-binding JWT (`typ` kb+jwt) over the presented issuer JWT and disclosures. */
 export function createKeyBindingJwt(issuerJwt: string, disclosures: string[], input: KeyBindingInput): Promise<string> {
-  return new SignJWT({ iat: input.now, aud: input.aud, nonce: input.nonce, sd_hash: sdHashOf(issuerJwt, disclosures) })
+  return new SignJWT({
+    ...input.claims,
+    iat: input.now,
+    aud: input.aud,
+    nonce: input.nonce,
+    sd_hash: sdHashOf(issuerJwt, disclosures),
+  })
     .setProtectedHeader({ alg: input.holder.alg, typ: KB_JWT_TYP })
     .sign(input.holder.privateKey);
 }

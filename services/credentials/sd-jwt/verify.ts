@@ -39,7 +39,8 @@ export interface VerifiedSdJwtVc {
   claims: Record<string, unknown>;
   disclosures: LocatedDisclosure[];
   holderJwk?: JWK;
-  keyBinding?: { aud: unknown; nonce: unknown; iat: number };
+  /** The KB-JWT's checked members, and its whole payload (profiles add claims, such as transaction_data_hashes). */
+  keyBinding?: { aud: unknown; nonce: unknown; iat: number; claims: Record<string, unknown> };
 }
 
 /** One key-set resolver per JWKS object, so imported keys are reused across verifications. */
@@ -175,7 +176,7 @@ async function verifyKeyBinding(
   const maxAge = options.maxAge ?? 300;
   ensure(kb.iat <= now + skew, 'kb_freshness', 'the key binding JWT is issued in the future');
   ensure(kb.iat >= now - maxAge - skew, 'kb_freshness', `the key binding JWT is older than ${maxAge} s`);
-  return { aud: kb.aud, nonce: kb.nonce, iat: kb.iat };
+  return { aud: kb.aud, nonce: kb.nonce, iat: kb.iat, claims: kb };
 }
 
 /**

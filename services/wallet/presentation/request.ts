@@ -91,7 +91,7 @@ export async function loadRequest(
     throw refused('request objects by value (request=) are not accepted: use request_uri');
   if (input.request_uri === undefined) {
     const params: Record<string, any> = { ...input };
-    for (const name of ['dcql_query', 'client_metadata'])
+    for (const name of ['dcql_query', 'client_metadata', 'transaction_data'])
       if (params[name] !== undefined) params[name] = parseJsonParam(params[name], name);
     return { params };
   }
@@ -251,7 +251,7 @@ export async function authenticateRequest(
   }
 }
 
-/** The request rules every prefix shares: response mode, response URI, nonce, DCQL, no transaction data. */
+/** The request rules every prefix shares: response mode, response URI, nonce, DCQL (transaction data: `requestTransactions`). */
 export function checkRequestParams(params: Record<string, any>): void {
   if (params.response_type !== 'vp_token') throw refused('response_type must be vp_token');
   if (params.response_mode !== 'direct_post' && params.response_mode !== 'direct_post.jwt')
@@ -260,8 +260,6 @@ export function checkRequestParams(params: Record<string, any>): void {
     throw refused('response_uri is required');
   if (typeof params.nonce !== 'string' || params.nonce === '') throw refused('nonce is required');
   if (!params.dcql_query || typeof params.dcql_query !== 'object') throw refused('dcql_query is required');
-  if (params.transaction_data !== undefined)
-    throw oauthError('invalid_transaction_data', 'transaction_data is not supported by this wallet');
   if (params.response_mode === 'direct_post.jwt' && !Array.isArray(params.client_metadata?.jwks?.keys))
     throw invalidRequest('direct_post.jwt needs client_metadata.jwks');
 }

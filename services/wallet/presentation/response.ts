@@ -12,6 +12,7 @@ import type { HeldCredential, WalletSession } from '../sessions.ts';
 
 import { MDL_NAMESPACE_PATH, redirectUriRefusal } from './rules.ts';
 import type { PendingRequest, PresentationDeps } from './service.ts';
+import type { TransactionClaims } from './transactions.ts';
 
 const nowS = (deps: PresentationDeps) => Math.floor(deps.clock.now() / 1000);
 
@@ -64,6 +65,7 @@ export async function presentation(
   paths: Array<Array<string | number>>,
   params: Record<string, any>,
   encryptionJwk?: JWK,
+  transactions?: TransactionClaims,
 ): Promise<unknown> {
   const key = boundKey(deps, session, held);
   const now = nowS(deps);
@@ -75,6 +77,7 @@ export async function presentation(
         aud: String(params.client_id),
         nonce: String(params.nonce),
         now,
+        ...(transactions ? { claims: transactions } : {}),
       },
     });
   }

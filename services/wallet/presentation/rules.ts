@@ -1,7 +1,12 @@
 import ipaddr from 'ipaddr.js';
 import { decodeJwt } from 'jose';
 import type { StoredCredential } from '../../credentials/dcql/types.ts';
-import { invalidRequest } from '../../errors.ts';
+import {
+  decodeTransactionData,
+  TransactionDataError,
+  type TransactionEntry,
+} from '../../credentials/transaction-data.ts';
+import { invalidRequest, oauthError } from '../../errors.ts';
 import type { HeldCredential } from '../sessions.ts';
 
 export const MDL_NAMESPACE_PATH = 2;
@@ -67,4 +72,32 @@ export function requireAuthenticated(resolved: { prefix: string; verified: boole
     throw invalidRequest(
       `The request could not be authenticated: ${resolved.error ?? 'unverified'}; nothing is presented`,
     );
+}
+
+/**
+ * OpenID4VP 1.0 §5.1, §8.5: each transaction data entry decodes, names credential queries of the
+ * request, and (for the demo types) carries exactly its type's fields. Unknown types pass here: they
+ * are shown raw and presented only with the holder's explicit approval.
+ */
+export function requestTransactions(params: Record<string, unknown>): TransactionEntry[] | undefined {
+  if (params.transaction_data === undefined) return undefined;
+  const invalid = (description: string) => oauthError('invalid_transaction_data', description);
+  let entries: TransactionEntry[];
+  try {
+    entries = decodeTransactionData(params.transaction_data);
+  } catch (error) {
+    if (error instanceof TransactionDataError) throw invalid(error.message);
+    throw error;
+  }
+  const queries = (params.dcql_query as { credentials?: Array<{ id?: unknown; format?: unknown }> }).credentials ?? [];
+  for (const entry of entries)
+    for (const id of entry.credentialIds) {
+      const query = queries.find((q) => q.id === id);
+      if (!query) throw invalid(`transaction_data[${entry.index}] names ${JSON.stringify(id)}, not a credential query`);
+      if (query.format !== 'dc+sd-jwt')
+        throw invalid(
+          `transaction_data[${entry.index}] names ${JSON.stringify(id)}: this wallet binds transactions in SD-JWT VC key bindings only`,
+        );
+    }
+  return entries;
 }

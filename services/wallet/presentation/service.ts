@@ -15,7 +15,9 @@ import type { WalletSettings } from '../settings.ts';
 import { authenticateRequest, checkRequestParams, loadRequest, requestInput, type ResolvedRequest } from './request.ts';
 
 import { disclosed, encryptionKey, presentation, sendResponse } from './response.ts';
-import { requireAuthenticated, storedOf } from './rules.ts';
+import { requestTransactions, requireAuthenticated, storedOf } from './rules.ts';
+import { transactionClaims, type TransactionClaims } from './transactions.ts';
+import { transactionView, type TransactionEntry } from '../../credentials/transaction-data.ts';
 export interface PresentationDeps {
   settings: WalletSettings;
   outbound: OutboundHttp;
@@ -40,6 +42,8 @@ export interface PresentBody extends ResolveBody {
   credential_ids?: string[];
   disclose?: Record<string, Array<Array<string | number>>>;
   approve_external_trust?: boolean;
+  /** Transaction data of a type this wallet does not know is presented only with this set (shown raw first). */
+  approve_unknown_transaction_types?: boolean;
 }
 
 /** A resolved request waiting in its session for a presentation (or a decline). */
@@ -48,6 +52,8 @@ export interface PendingRequest {
   resolved: ResolvedRequest;
   trustedTarget: boolean;
   recorder: ExchangeRecorder;
+  /** The request's transaction data (OpenID4VP 1.0 §8.4), decoded and checked. */
+  transactions?: TransactionEntry[];
 }
 
 export class WalletPresentation {
@@ -78,8 +84,15 @@ export class WalletPresentation {
       });
       requireAuthenticated(resolved);
       checkRequestParams(resolved.params);
+      const transactions = requestTransactions(resolved.params);
       const trustedTarget = this.deps.trustedOrigins.has(new URL(resolved.params.response_uri).origin);
-      const pending: PendingRequest = { id: `req_${randomToken(12)}`, resolved, trustedTarget, recorder };
+      const pending: PendingRequest = {
+        id: `req_${randomToken(12)}`,
+        resolved,
+        trustedTarget,
+        recorder,
+        ...(transactions ? { transactions } : {}),
+      };
       session.pending.set(pending.id, pending);
       return { pending, view: await this.view(session, pending) };
     } catch (error) {
@@ -100,6 +113,7 @@ export class WalletPresentation {
       response_mode: resolved.params.response_mode,
       response_uri: resolved.params.response_uri,
       dcql_query: resolved.params.dcql_query,
+      ...(pending.transactions ? { transaction_data: pending.transactions.map(transactionView) } : {}),
       trust: {
         trusted_target: pending.trustedTarget,
         approval_required: !pending.trustedTarget,
@@ -181,16 +195,25 @@ export class WalletPresentation {
         `${new URL(resolved.params.response_uri).origin} is not this wallet's target: approve it for this request (approve_external_trust)`,
       );
     requireAuthenticated(resolved);
+    const unknownTypes = (pending.transactions ?? []).filter((t) => !t.known).map((t) => t.type);
+    if (unknownTypes.length > 0 && body.approve_unknown_transaction_types !== true)
+      throw oauthError(
+        'transaction_approval_required',
+        `The request carries transaction data of a type this wallet does not know (${[...new Set(unknownTypes)].join(', ')}): review it raw and approve it (approve_unknown_transaction_types)`,
+      );
     const evaluation = await this.match(session, resolved.params.dcql_query as DcqlQuery, body.credential_ids);
     if (!evaluation.satisfied || !evaluation.selection)
       throw oauthError('no_matching_credential', 'No credential of this session satisfies the request');
+    const bindings = pending.transactions
+      ? transactionClaims(pending.transactions, new Set(Object.keys(evaluation.selection)))
+      : new Map<string, TransactionClaims>();
     const encryptionJwk =
       resolved.params.response_mode === 'direct_post.jwt' ? encryptionKey(resolved.params) : undefined;
     const vpToken: Record<string, unknown[]> = {};
     const presented: string[] = [];
     for (const [queryId, matches] of Object.entries(evaluation.selection)) {
       vpToken[queryId] = [];
-      for (const match of matches) {
+      for (const [index, match] of matches.entries()) {
         const held = session.credentials.get(match.credentialId)!;
         vpToken[queryId].push(
           await presentation(
@@ -200,6 +223,8 @@ export class WalletPresentation {
             disclosed(match, body.disclose?.[queryId]),
             resolved.params,
             encryptionJwk,
+            // One presentation authorizes a query's transactions: the first.
+            index === 0 ? bindings.get(queryId) : undefined,
           ),
         );
         presented.push(held.credential_id);

@@ -112,7 +112,7 @@ describe('wallet OID4VP holder against our verifier', () => {
     expect((await result(created)).status).toBe('verified');
   });
 
-  it('refuses: an untrusted verifier attestation issuer, an unanchored x509 chain, transaction_data', async () => {
+  it('refuses: an untrusted verifier attestation issuer, an unanchored x509 chain, transaction_data without credential_ids', async () => {
     const strict = await startWalletServer({ clock: main.clock, env: { BASE_URL: main.url } });
     try {
       const attested = await create({ client_id_prefix: 'verifier_attestation', dcql_query: degree });

@@ -127,11 +127,11 @@ const sdJwtLib = async () =>
   } as never);
 
 /** An SD-JWT VC presentation by @sd-jwt/sd-jwt-vc: family_name and degree, KB-JWT for this request. */
-async function sdJwtPresentation(clientId: string, nonce: string) {
+async function sdJwtPresentation(clientId: string, nonce: string, kbClaims: Record<string, unknown> = {}) {
   return (await sdJwtLib()).present(
     sdJwtVc,
     { family_name: true, degree: true } as never,
-    { kb: { payload: { aud: clientId, nonce, iat: Math.floor(server.clock.now() / 1000) } } } as never,
+    { kb: { payload: { aud: clientId, nonce, iat: Math.floor(server.clock.now() / 1000), ...kbClaims } } } as never,
   );
 }
 
@@ -203,11 +203,15 @@ const degreeQuery = () => ({
   ],
 });
 
-async function runWallet(
-  created: Record<string, any>,
-  presentation: (clientId: string, nonce: string, responseUri: string, encJwk?: JWK) => Promise<string>,
-  queryId: string,
-) {
+type Presenter = (
+  clientId: string,
+  nonce: string,
+  responseUri: string,
+  encJwk?: JWK,
+  transactionData?: Array<{ encoded: string }>,
+) => Promise<string>;
+
+async function runWallet(created: Record<string, any>, presentation: Presenter, queryId: string) {
   const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: created.authorization_request_uri });
   const resolved = await client.resolveOpenId4vpAuthorizationRequest({
     authorizationRequestPayload: parsed.params as never,
@@ -217,7 +221,13 @@ async function runWallet(
   expect(resolved.client.effective ?? resolved.client.original?.clientId).toBeDefined();
   const encJwk =
     request.response_mode === 'direct_post.jwt' ? (request.client_metadata.jwks.keys[0] as JWK) : undefined;
-  const vp = await presentation(request.client_id, request.nonce, request.response_uri, encJwk);
+  const vp = await presentation(
+    request.client_id,
+    request.nonce,
+    request.response_uri,
+    encJwk,
+    resolved.transactionData as Array<{ encoded: string }> | undefined,
+  );
   const response = await client.createOpenid4vpAuthorizationResponse({
     authorizationRequestPayload: request as never,
     authorizationResponsePayload: { vp_token: { [queryId]: [vp] } } as never,
@@ -275,6 +285,43 @@ describe('interop: @openid4vc/openid4vp Openid4vpClient as the holder', () => {
       });
     }
   }
+
+  it('transaction data (issue 47): the peer resolves our entries, the KB-JWT of @sd-jwt/sd-jwt-vc binds their hashes', async () => {
+    const payment = {
+      type: 'urn:portico:transaction-data:payment-confirmation',
+      credential_ids: ['degree'],
+      amount: '12.00',
+      currency: 'EUR',
+      payee: 'Interop Shop',
+    };
+    const create = async () =>
+      (
+        await exchange(
+          local(server.url),
+          '/oid4vp/request/create',
+          json({ client_id_prefix: 'x509_hash', dcql_query: degreeQuery(), transaction_data: [payment] }),
+        )
+      ).body;
+    const bound = await create();
+    let seen: Array<{ encoded: string }> | undefined;
+    await runWallet(
+      bound,
+      (clientId, nonce, _uri, _enc, transactionData) => {
+        seen = transactionData;
+        const hashes = (transactionData ?? []).map((t) => createHash('sha256').update(t.encoded).digest('base64url'));
+        return sdJwtPresentation(clientId, nonce, { transaction_data_hashes: hashes });
+      },
+      'degree',
+    );
+    expect(seen?.map((t) => t.encoded)).toEqual(bound.transaction_data);
+    const doc = await result(bound);
+    expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
+    expect(doc.checks).toContainEqual({ check: 'transaction_data', verdict: 'passed' });
+    // The same holder without the hashes: refused by the named check.
+    const unbound = await create();
+    await runWallet(unbound, (clientId, nonce) => sdJwtPresentation(clientId, nonce), 'degree');
+    expect((await result(unbound)).reasons).toContainEqual(expect.objectContaining({ check: 'transaction_data' }));
+  });
 
   it('x509_hash + direct_post.jwt + A256GCM: mdoc DeviceResponse by @auth0/mdl, handover bound to the encryption key', async () => {
     const created = (

@@ -103,4 +103,36 @@ describe('interop: our wallet against an Openid4vpVerifier-based verifier', () =
         expect(verdict.status, JSON.stringify(verdict)).toBe('verified');
       });
     }
+
+  // Issue 47: the peer's own verifyTransactionData judges the hashes our wallet binds into the KB-JWT.
+  const degree = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] };
+  const payment = {
+    type: 'urn:portico:transaction-data:payment-confirmation',
+    credential_ids: ['degree'],
+    amount: '9.99',
+    currency: 'EUR',
+    payee: 'Peer Shop',
+  };
+  for (const [label, entries] of [
+    ['a payment confirmation (sha-256 by default)', [payment]],
+    [
+      'an entry allowing only sha-384 (the KB-JWT names it)',
+      [{ ...payment, transaction_data_hashes_alg: ['sha-384'] }],
+    ],
+  ] as const)
+    it(`transaction data, ${label}: its request, our /submit, its verifyTransactionData`, async () => {
+      const create = async (transaction_data: unknown[]) =>
+        (await (
+          await fetch(`${peer.url}/oid4vp/request/create`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ dcql_query: degree, transaction_data }),
+          })
+        ).json()) as Record<string, any>;
+      const created = await create([...entries]);
+      const answered = await submit(`peer-td-${label.length}`, created.authorization_request_uri);
+      expect(answered.status, JSON.stringify(answered.body).slice(0, 400)).toBe(200);
+      const verdict = (await (await fetch(created.result_uri)).json()) as Record<string, any>;
+      expect(verdict.status, JSON.stringify(verdict)).toBe('verified');
+    });
 });

@@ -132,7 +132,8 @@ describe('SD-JWT VC presentation and verification', () => {
     });
     expect(r.claims.family_name).toBeUndefined();
     expect((r.claims.address as Record<string, unknown>).street_address).toBeUndefined();
-    expect(r.keyBinding).toEqual({ aud: AUD, nonce: 'nonce-1', iat: NOW });
+    expect(r.keyBinding).toMatchObject({ aud: AUD, nonce: 'nonce-1', iat: NOW });
+    expect(Object.keys(r.keyBinding!.claims).sort()).toEqual(['aud', 'iat', 'nonce', 'sd_hash']);
     expect(r.holderJwk).toEqual(f.holder.publicJwk);
   });
 
