@@ -1,7 +1,7 @@
 /** The events and context of the presentation machine (presentation.ts), by themselves. */
 export type ClientIdPrefix =
   'redirect_uri' | 'x509_san_dns' | 'x509_hash' | 'verifier_attestation' | 'decentralized_identifier';
-export type ResponseMode = 'direct_post' | 'direct_post.jwt';
+export type ResponseMode = 'direct_post' | 'direct_post.jwt' | 'dc_api' | 'dc_api.jwt';
 
 export interface PresentationReason {
   credential_query_id?: string;
@@ -45,8 +45,9 @@ export type PresentationEvent =
   | {
       type: 'presentation.created';
       at: number;
-      client_id: string;
-      client_id_prefix: ClientIdPrefix;
+      /** Absent for an unsigned Digital Credentials API request (OpenID4VP 1.0 Appendix A.2: no client_id). */
+      client_id?: string;
+      client_id_prefix?: ClientIdPrefix;
       response_mode: ResponseMode;
       /** How the request object is fetched; absent for by-value requests. */
       request_uri_method?: 'get' | 'post';
@@ -57,6 +58,8 @@ export type PresentationEvent =
       dcql_query: unknown;
       /** OpenID4VP 1.0 §5.1: the transaction data entries as sent (base64url strings; not secret). */
       transaction_data?: string[];
+      /** Digital Credentials API requests: the origins the answer may come through (Appendix A.2). */
+      expected_origins?: string[];
       expires_at: number;
       profile?: 'haip';
       /** direct_post.jwt: the content encryptions offered and the verifier's ephemeral public key (the private half stays in memory). */
@@ -64,7 +67,13 @@ export type PresentationEvent =
       enc_jwk?: Record<string, unknown>;
     }
   | { type: 'presentation.request_fetched'; at: number; method: 'get' | 'post'; wallet_nonce?: string }
-  | { type: 'presentation.response_received'; at: number; enc: string | null }
+  | {
+      type: 'presentation.response_received';
+      at: number;
+      enc: string | null;
+      /** Digital Credentials API: the origin the browser reported with the answer (Appendix A.4). */
+      origin?: string;
+    }
   | {
       type: 'presentation.verified';
       at: number;
@@ -86,7 +95,7 @@ export type PresentationEvent =
   | { type: 'presentation.correlated'; at: number; stream: string };
 
 export interface PresentationContext {
-  clientId: string;
+  clientId?: string;
   prefix?: ClientIdPrefix;
   responseMode: ResponseMode;
   requestUriMethod?: 'get' | 'post';
@@ -95,6 +104,7 @@ export interface PresentationContext {
   transactionIdHash?: string;
   dcqlQuery: unknown;
   transactionData?: string[];
+  expectedOrigins?: string[];
   expiresAt: number;
   profile?: 'haip';
   encValues?: string[];
@@ -102,6 +112,8 @@ export interface PresentationContext {
   fetches: number;
   walletNonce?: string;
   enc?: string | null;
+  /** The origin a Digital Credentials API answer came through. */
+  origin?: string;
   /** The wallet's exchange stream (`wallet-exchange:<id>`) that took part, when it said so. */
   walletExchange?: string;
   reasons: PresentationReason[];

@@ -15,14 +15,17 @@ export type {
 } from './presentation-types.ts';
 
 const live = (context: PresentationContext, at: number) => at < context.expiresAt;
+/** Digital Credentials API requests are answered through the browser, with its origin; the others never are. */
+export const throughTheBrowser = (mode: PresentationContext['responseMode']) =>
+  mode === 'dc_api' || mode === 'dc_api.jwt';
 
 /** What a request that has not been answered yet may receive. */
 const unanswered = {
   'presentation.response_received': {
     description:
-      'POST /oid4vp/response with vp_token and state, or an encrypted response, before the request lapses (OpenID4VP 1.0 §8.2, §8.3).',
+      'POST /oid4vp/response with vp_token and state, or an encrypted response (OpenID4VP 1.0 §8.2, §8.3); for a Digital Credentials API request, POST /oid4vp/dc-api/{transaction_id}/response with the origin (Appendix A.4); before the request lapses.',
     target: 'answered',
-    guard: 'live',
+    guard: 'answerable',
     actions: 'recordResponse',
   },
   'presentation.wallet_error': {
@@ -46,6 +49,11 @@ export const presentationGuards = {
   /** Anything the wallet does counts only before the request lapses (300 s). */
   live: ({ context, event }: PresentationGuardArgs) => live(context, event.at),
   lapsed: ({ context, event }: PresentationGuardArgs) => !live(context, event.at),
+  /** A live request answered through its channel: the browser's origin for DC API requests, none otherwise. */
+  answerable: ({ context, event }: PresentationGuardArgs) =>
+    event.type === 'presentation.response_received' &&
+    live(context, event.at) &&
+    throughTheBrowser(context.responseMode) === (event.origin !== undefined),
   /** Only the first wallet exchange that names itself is kept. */
   notCorrelated: ({ context }: PresentationGuardArgs) => context.walletExchange === undefined,
   /** By-reference requests are fetched with a method the request allows (`methodAllowed`). */
@@ -78,6 +86,7 @@ export const presentationUpdates = {
     transactionIdHash: event.transaction_id_hash,
     dcqlQuery: event.dcql_query,
     transactionData: event.transaction_data,
+    expectedOrigins: event.expected_origins,
     expiresAt: event.expires_at,
     profile: event.profile,
     encValues: event.enc_values,
@@ -87,7 +96,10 @@ export const presentationUpdates = {
     fetches: context.fetches + 1,
     walletNonce: event.wallet_nonce,
   }),
-  recordResponse: (_: PresentationContext, event: E<'presentation.response_received'>) => ({ enc: event.enc }),
+  recordResponse: (_: PresentationContext, event: E<'presentation.response_received'>) => ({
+    enc: event.enc,
+    ...(event.origin !== undefined ? { origin: event.origin } : {}),
+  }),
   recordWalletError: (_: PresentationContext, event: E<'presentation.wallet_error'>) => ({
     walletError: {
       error: event.error,

@@ -1,6 +1,7 @@
 // The small browser module of Portico's pages: live palette search, streaming flow runs, WebMCP tools.
 // Every page works without it; it only adds the live parts.
 import { pathOf, statusClass } from '../services/pages/exchange-format.ts';
+import { dcApiPage } from './dc-api.ts';
 
 type Json = Record<string, any>;
 
@@ -254,4 +255,5 @@ async function webMcp(): Promise<void> {
 palette();
 flowRunner();
 copyButtons();
+dcApiPage();
 void webMcp();

@@ -3,7 +3,7 @@ import type { DisclosedPresentation } from '../../machines/presentation.ts';
 import { storedFromMdoc, storedFromSdJwt, storedFromW3c } from '../credentials/dcql/from-verified.ts';
 import type { StoredCredential } from '../credentials/dcql/types.ts';
 import { mdocValueAsJson } from '../credentials/mdoc/json.ts';
-import { oid4vpSessionTranscript } from '../credentials/mdoc/session-transcript.ts';
+import { dcApiSessionTranscript, oid4vpSessionTranscript } from '../credentials/mdoc/session-transcript.ts';
 import { verifyDeviceResponse } from '../credentials/mdoc/verify.ts';
 import { NEVER_DISCLOSABLE } from '../credentials/sd-jwt/types.ts';
 import { verifySdJwtVc } from '../credentials/sd-jwt/verify.ts';
@@ -18,7 +18,12 @@ import { checkStatuses } from './status-rule.ts';
 
 /** Everything a presentation is checked against: the request it answers and whom we trust. */
 export interface PresentationContext {
+  /** The request's client_id (bound into the redirect handover); empty for an unsigned DC API request. */
   clientId: string;
+  /** Whom key bindings must name: the client_id, or over the DC API `origin:<origin>` (Appendix A.4). */
+  audience: string;
+  /** DC API answers: the browser's origin (the mdoc handover is then OpenID4VPDCAPIHandover). */
+  origin?: string;
   nonce: string;
   responseUri: string;
   /** direct_post.jwt: the verifier's encryption key, bound into the mdoc handover. */
@@ -77,7 +82,7 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
     issuerJwks: ctx.trust.jwks(),
     now: ctx.now,
     expectedIssuer: ctx.trust.issuer,
-    keyBinding: { aud: ctx.clientId, nonce: ctx.nonce, maxAge: FRESHNESS_S },
+    keyBinding: { aud: ctx.audience, nonce: ctx.nonce, maxAge: FRESHNESS_S },
     decodedIssuerJwt: { jwt: issuerJwt, claims },
   });
   if (!result.valid) return fail(reportedCheck(result.check, 'dc+sd-jwt'), result.reason);
@@ -102,12 +107,16 @@ async function checkSdJwtVc(presentation: unknown, id: string, ctx: Presentation
 async function checkMdoc(presentation: unknown, id: string, ctx: PresentationContext): Promise<PresentationOutcome> {
   if (typeof presentation !== 'string' || !/^[A-Za-z0-9_-]+$/.test(presentation))
     return fail('vp_token', 'an mdoc presentation is a base64url DeviceResponse');
-  const sessionTranscript = await oid4vpSessionTranscript({
-    clientId: ctx.clientId,
-    nonce: ctx.nonce,
-    responseUri: ctx.responseUri,
-    ...(ctx.encryptionJwk ? { encryptionKey: ctx.encryptionJwk } : {}),
-  });
+  const encryption = ctx.encryptionJwk ? { encryptionKey: ctx.encryptionJwk } : {};
+  const sessionTranscript =
+    ctx.origin !== undefined
+      ? await dcApiSessionTranscript({ origin: ctx.origin, nonce: ctx.nonce, ...encryption })
+      : await oid4vpSessionTranscript({
+          clientId: ctx.clientId,
+          nonce: ctx.nonce,
+          responseUri: ctx.responseUri,
+          ...encryption,
+        });
   const result = await verifyDeviceResponse(Buffer.from(presentation, 'base64url'), {
     trustedRoots: ctx.trust.iacaRoots,
     now: ctx.now,
@@ -156,7 +165,7 @@ async function checkJwtVp(
   if (typeof presentation !== 'string') return fail('vp_token', 'a VP JWT presentation is a string');
   const result = await verifyJwtVp(presentation, {
     now: ctx.now,
-    aud: ctx.clientId,
+    aud: ctx.audience,
     nonce: ctx.nonce,
     maxAge: FRESHNESS_S,
     format,
@@ -199,7 +208,7 @@ async function checkLdpVp(presentation: unknown, id: string, ctx: PresentationCo
   const result = await verifyLdpVp(presentation as Record<string, never>, {
     now: ctx.now,
     challenge: ctx.nonce,
-    domain: ctx.clientId,
+    domain: ctx.audience,
   });
   if (!result.valid) return fail(reportedCheck(result.check, 'ldp_vc'), result.reason);
   return w3cOutcome(result.credentials as Record<string, unknown>[], id, 'ldp_vc', ctx);

@@ -5,7 +5,11 @@ import { didJwkFromJwk } from '../credentials/keys/did-jwk.ts';
 import { x509Hash } from '../credentials/x509/chain.ts';
 import { signJwt } from '../crypto/jws.ts';
 import type { KeyRing, SigningKey } from '../keys.ts';
-import type { ClientIdPrefix, PresentationContext as RequestState } from '../../machines/presentation.ts';
+import {
+  throughTheBrowser,
+  type ClientIdPrefix,
+  type PresentationContext as RequestState,
+} from '../../machines/presentation.ts';
 import {
   REQUEST_OBJECT_TYP,
   REQUEST_TTL_S,
@@ -67,6 +71,24 @@ function clientMetadataOf(state: Pick<RequestState, 'encJwk' | 'encValues'>): Re
   };
 }
 
+/**
+ * The parameters of a Digital Credentials API request (OpenID4VP 1.0 Appendix A.2): no state and no
+ * response_uri (the browser carries the answer); a client_id and expected_origins only when signed.
+ */
+export function dcApiParameters(state: RequestState): Record<string, unknown> {
+  const signed = state.responseMode === 'dc_api.jwt';
+  return {
+    ...(signed ? { client_id: state.clientId } : {}),
+    response_type: 'vp_token',
+    response_mode: state.responseMode,
+    nonce: state.nonce,
+    dcql_query: state.dcqlQuery,
+    ...(state.transactionData ? { transaction_data: state.transactionData } : {}),
+    client_metadata: clientMetadataOf(state),
+    ...(signed ? { expected_origins: state.expectedOrigins } : {}),
+  };
+}
+
 /** The authorization request parameters every request carries, by value or inside its request object. */
 function requestParameters(
   id: string,
@@ -74,6 +96,7 @@ function requestParameters(
   stateValue: string,
   settings: VerifierSettings,
 ): Record<string, unknown> {
+  if (throughTheBrowser(state.responseMode)) return dcApiParameters(state);
   return {
     response_type: 'vp_token',
     client_id: state.clientId,
@@ -97,7 +120,7 @@ const PLAIN_CLIENT_METADATA = new URLSearchParams({ client_metadata: JSON.string
  */
 export function byValueQuery(id: string, state: RequestState, stateValue: string, settings: VerifierSettings): string {
   const { client_metadata: metadata, ...rest } = requestParameters(id, state, stateValue, settings);
-  const query = new URLSearchParams({ client_id: state.clientId });
+  const query = new URLSearchParams({ client_id: state.clientId ?? '' });
   for (const [name, value] of Object.entries(rest))
     query.set(name, typeof value === 'string' ? value : JSON.stringify(value));
   const encodedMetadata = state.encJwk

@@ -57,9 +57,25 @@ async function receiveEncrypted(verifier: VerifierCore, response: unknown): Prom
   if (status === 'new' || loaded.snapshot.context.responseMode !== 'direct_post.jwt')
     throw invalidRequest('the JWE kid names no request key');
   requireUnanswered(status);
+  const { payload, enc } = await decryptAnswer(verifier, id, jwe, loaded.snapshot.context);
+  if (requestIdOfState(payload.state) !== id) throw invalidRequest('the encrypted response carries another state');
+  const open = await answerable(verifier, id, payload.state as string);
+  if (payload.response !== undefined) throw invalidRequest('an encrypted response does not nest another response');
+  return take(verifier, id, open.snapshot.context, payload, enc);
+}
+
+/**
+ * An encrypted answer (direct_post.jwt, dc_api.jwt) opened with the request's ephemeral key. The key
+ * lived only in memory: after a restart the request is rejected, since it can never be answered.
+ */
+export async function decryptAnswer(
+  verifier: VerifierCore,
+  id: string,
+  jwe: string,
+  request: RequestState,
+): Promise<{ payload: Record<string, unknown>; enc: string }> {
   const key = verifier.decryptionKeys.get(id);
   if (!key) {
-    // The key lived only in memory: after a restart this request can never be answered.
     const at = verifier.clock.now();
     await verifier.requests.execute(id, () => [
       { type: 'presentation.response_received', at, enc: null },
@@ -76,25 +92,19 @@ async function receiveEncrypted(verifier: VerifierCore, response: unknown): Prom
     ]);
     throw invalidRequest('The response cannot be decrypted');
   }
-  let payload: Record<string, unknown>;
-  let enc: string;
   try {
     const decrypted = await compactDecrypt(jwe, key.privateKey, {
       keyManagementAlgorithms: ['ECDH-ES'],
-      contentEncryptionAlgorithms: loaded.snapshot.context.encValues,
+      contentEncryptionAlgorithms: request.encValues,
     });
-    payload = JSON.parse(new TextDecoder().decode(decrypted.plaintext)) as Record<string, unknown>;
+    const payload = JSON.parse(new TextDecoder().decode(decrypted.plaintext)) as Record<string, unknown>;
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('not an object');
-    enc = decrypted.protectedHeader.enc;
+    return { payload, enc: decrypted.protectedHeader.enc };
   } catch {
     throw invalidRequest(
-      `The response does not decrypt with this request's key (ECDH-ES, ${loaded.snapshot.context.encValues?.join(' or ')}) to a JSON object`,
+      `The response does not decrypt with this request's key (ECDH-ES, ${request.encValues?.join(' or ')}) to a JSON object`,
     );
   }
-  if (requestIdOfState(payload.state) !== id) throw invalidRequest('the encrypted response carries another state');
-  const open = await answerable(verifier, id, payload.state as string);
-  if (payload.response !== undefined) throw invalidRequest('an encrypted response does not nest another response');
-  return take(verifier, id, open.snapshot.context, payload, enc);
 }
 
 /**
@@ -102,13 +112,13 @@ async function receiveEncrypted(verifier: VerifierCore, response: unknown): Prom
  * `response_received` in one transaction, taken only while the request is still unanswered: of two
  * concurrent answers one wins, and no crash leaves a request answered without a verdict.
  */
-async function take(
+export async function take(
   verifier: VerifierCore,
-
   id: string,
   request: RequestState,
   input: ResponseInput,
   enc: string | null,
+  origin?: string,
 ): Promise<Record<string, unknown>> {
   if (input.error !== undefined) {
     const outcome = await verifier.requests.execute(id, {
@@ -120,7 +130,10 @@ async function take(
     return {};
   }
   if (input.vp_token === undefined) throw invalidRequest('vp_token (or error) is required');
-  const { reasons, checks, presentations } = await verifyVpToken(verifier, request, input.vp_token);
+  const { reasons, checks, presentations } =
+    origin !== undefined && !originExpected(request, origin)
+      ? originRefused(request, origin)
+      : await verifyVpToken(verifier, request, input.vp_token, origin);
   const responseCode = request.profile === 'haip' ? randomToken(24) : undefined;
   const at = verifier.clock.now();
   const common = {
@@ -134,7 +147,7 @@ async function take(
       ? { type: 'presentation.verified', ...common, presentations }
       : { type: 'presentation.rejected', ...common, reasons };
   const outcome = await verifier.requests.execute(id, () => [
-    { type: 'presentation.response_received', at, enc },
+    { type: 'presentation.response_received', at, enc, ...(origin !== undefined ? { origin } : {}) },
     verdict,
   ]);
   if (!outcome.accepted) throw invalidRequest('The request can no longer be answered');
@@ -144,11 +157,30 @@ async function take(
     : {};
 }
 
+type Verdict = {
+  reasons: PresentationReason[];
+  checks: PresentationCheck[];
+  presentations: Record<string, DisclosedPresentation[]>;
+};
+
+/** OpenID4VP 1.0 Appendix A.2: an answer through the browser counts only from an origin the request expected. */
+const originExpected = (request: RequestState, origin: string) => (request.expectedOrigins ?? []).includes(origin);
+const originRefused = (request: RequestState, origin: string): Verdict => ({
+  reasons: [
+    {
+      check: 'origin',
+      reason: `the answer came through ${JSON.stringify(origin.slice(0, 200))}, not an expected origin (${(request.expectedOrigins ?? []).join(', ')})`,
+    },
+  ],
+  checks: [{ check: 'origin', verdict: 'failed' }],
+  presentations: Object.create(null),
+});
+
 async function verifyVpToken(
   verifier: VerifierCore,
-
   request: RequestState,
   vpToken: unknown,
+  origin?: string,
 ): Promise<{
   reasons: PresentationReason[];
   checks: PresentationCheck[];
@@ -164,7 +196,10 @@ async function verifyVpToken(
       presentations: Object.create(null),
     };
   const ctx = {
-    clientId: request.clientId,
+    clientId: request.clientId ?? '',
+    // Over the DC API the origin, not the client_id, is the audience (Appendix A.4).
+    audience: origin !== undefined ? `origin:${origin}` : (request.clientId ?? ''),
+    ...(origin !== undefined ? { origin } : {}),
     nonce: request.nonce,
     responseUri: verifier.settings.responseUri,
     ...(request.encJwk ? { encryptionJwk: request.encJwk as JWK } : {}),
@@ -173,7 +208,10 @@ async function verifyVpToken(
     status: verifier.status,
   };
   const reasons: PresentationReason[] = [];
-  const checks: PresentationCheck[] = [{ check: 'vp_token', verdict: 'passed' }];
+  const checks: PresentationCheck[] = [
+    ...(origin !== undefined ? [{ check: 'origin', verdict: 'passed' as const }] : []),
+    { check: 'vp_token', verdict: 'passed' },
+  ];
   // Query ids are the caller's names (`__proto__` is a valid one): a null-prototype object keeps each as data.
   const presentations: Record<string, DisclosedPresentation[]> = Object.create(null);
   const presented = new Map<string, StoredCredential[]>();

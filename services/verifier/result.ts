@@ -35,6 +35,7 @@ export async function presentationResult(
     request_id: id,
     status,
     ...(typeof context.enc === 'string' ? { enc: context.enc } : {}),
+    ...(context.origin !== undefined ? { origin: context.origin } : {}),
     reasons: context.reasons,
     ...(context.checks ? { checks: context.checks } : {}),
     ...(context.presentations

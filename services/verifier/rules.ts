@@ -3,7 +3,7 @@ import type { CredentialQuery, DcqlQuery } from '../credentials/dcql/types.ts';
 import { DcqlQueryError, validateDcqlQuery } from '../credentials/dcql/validate.ts';
 import { sha256 } from '../crypto/random.ts';
 import { invalidRequest, oauthError } from '../errors.ts';
-import { DEFAULT_DCQL_QUERY } from './settings.ts';
+import { CONTENT_ENCRYPTIONS, DEFAULT_DCQL_QUERY } from './settings.ts';
 
 import type { CreateRequestInput } from './service.ts';
 
@@ -104,4 +104,16 @@ export function parseVpToken(
     answers.set(id, presentations);
   }
   return answers;
+}
+
+/** The content encryptions a request offers for its encrypted answer: A128GCM and/or A256GCM (default A128GCM). */
+export function checkedEncValues(value: unknown): string[] {
+  const encValues = value ?? ['A128GCM'];
+  if (
+    !Array.isArray(encValues) ||
+    encValues.length === 0 ||
+    encValues.some((e) => !(CONTENT_ENCRYPTIONS as readonly string[]).includes(e as string))
+  )
+    throw invalidRequest(`encrypted_response_enc_values_supported must list ${CONTENT_ENCRYPTIONS.join(' and/or ')}`);
+  return encValues as string[];
 }

@@ -24,13 +24,21 @@ import {
   signRequestObject,
 } from './request-object.ts';
 import { receiveResponse } from './response.ts';
+import { createDcApiRequest, dcApiView, receiveDcApiResponse } from './dc-api.ts';
 import { checkedTransactionData } from './transaction-data-rule.ts';
 import { presentationResult } from './result.ts';
-import { applyProfile, checkedDcqlQuery, ENC_KID_SUFFIX, hashOf, invalidRequestUri, REQUEST_ID } from './rules.ts';
+import {
+  applyProfile,
+  checkedDcqlQuery,
+  checkedEncValues,
+  ENC_KID_SUFFIX,
+  hashOf,
+  invalidRequestUri,
+  REQUEST_ID,
+} from './rules.ts';
 import { methodAllowed } from '../../machines/presentation.ts';
 import {
   CLIENT_ID_PREFIXES,
-  CONTENT_ENCRYPTIONS,
   REQUEST_TTL_S,
   RESPONSE_MODES,
   type CredentialTrust,
@@ -46,6 +54,8 @@ export interface CreateRequestInput {
   encrypted_response_enc_values_supported?: string[];
   profile?: string;
   transaction_data?: unknown;
+  /** dc_api and dc_api.jwt: the origins the answer may come through (default: BASE_URL's). */
+  expected_origins?: unknown;
 }
 
 /** A response as posted to `/oid4vp/response` (form members, all optional until checked). */
@@ -61,6 +71,8 @@ export interface ResultDocument {
   request_id: string;
   status: 'created' | 'fetched' | 'verified' | 'rejected' | 'wallet_error' | 'expired';
   enc?: string;
+  /** A Digital Credentials API answer's origin (the audience it was bound to). */
+  origin?: string;
   reasons: PresentationReason[];
   /** Every check run on the answer with its verdict, passed ones included. */
   checks?: PresentationCheck[];
@@ -84,7 +96,7 @@ export class VerifierService implements VerifierCore {
 
   constructor(
     log: EventLog,
-    private readonly keys: KeyRing,
+    readonly keys: KeyRing,
     readonly pki: VerifierPki,
     readonly settings: VerifierSettings,
     readonly trust: CredentialTrust,
@@ -104,6 +116,9 @@ export class VerifierService implements VerifierCore {
   // ----- creation -----
 
   async createRequest(input: CreateRequestInput) {
+    if (input.response_mode === 'dc_api' || input.response_mode === 'dc_api.jwt') return this.createDcApiRequest(input);
+    if (input.expected_origins !== undefined)
+      throw invalidRequest('expected_origins belongs to the Digital Credentials API modes (dc_api, dc_api.jwt)');
     const { prefix, mode } = applyProfile(input);
     if (!CLIENT_ID_PREFIXES.includes(prefix as ClientIdPrefix))
       throw invalidRequest(`client_id_prefix must be one of ${CLIENT_ID_PREFIXES.join(', ')}`);
@@ -113,13 +128,7 @@ export class VerifierService implements VerifierCore {
     if (method !== 'get' && method !== 'post') throw invalidRequest('request_uri_method must be get or post');
     if (prefix === 'x509_san_dns' && !sanDnsPossible(this.settings.baseUrl))
       throw invalidRequest('x509_san_dns needs a DNS host name; BASE_URL is on an IP address');
-    const encValues = input.encrypted_response_enc_values_supported ?? ['A128GCM'];
-    if (
-      !Array.isArray(encValues) ||
-      encValues.length === 0 ||
-      encValues.some((e) => !(CONTENT_ENCRYPTIONS as readonly string[]).includes(e))
-    )
-      throw invalidRequest(`encrypted_response_enc_values_supported must list ${CONTENT_ENCRYPTIONS.join(' and/or ')}`);
+    const encValues = checkedEncValues(input.encrypted_response_enc_values_supported);
     const dcqlQuery = checkedDcqlQuery(input.dcql_query);
     const transactionData = checkedTransactionData(input.transaction_data, dcqlQuery);
 
@@ -187,14 +196,28 @@ export class VerifierService implements VerifierCore {
     };
   }
 
+  /** The Digital Credentials API modes (OpenID4VP 1.0 Appendix A), in their module. */
+  private createDcApiRequest(input: CreateRequestInput) {
+    if (input.profile !== undefined) throw invalidRequest('the haip profile uses direct_post.jwt, not the DC API');
+    if (input.request_uri_method !== undefined)
+      throw invalidRequest('DC API requests are handed to the browser, never fetched: no request_uri_method');
+    const encValues = checkedEncValues(input.encrypted_response_enc_values_supported);
+    const dcqlQuery = checkedDcqlQuery(input.dcql_query);
+    return createDcApiRequest(this, {
+      mode: input.response_mode as 'dc_api' | 'dc_api.jwt',
+      ...(input.client_id_prefix !== undefined ? { clientIdPrefix: input.client_id_prefix } : {}),
+      expectedOrigins: input.expected_origins,
+      dcqlQuery,
+      transactionData: checkedTransactionData(input.transaction_data, dcqlQuery),
+      encValues,
+    });
+  }
+
   resultUri(transactionId: string): string {
     return `${this.settings.baseUrl}/oid4vp/result/${transactionId}`;
   }
 
-  private keepDecryptionKey(
-    id: string,
-    kept: { privateKey: KeyObject; expiresAt: number; transactionId?: string },
-  ): void {
+  keepDecryptionKey(id: string, kept: { privateKey: KeyObject; expiresAt: number; transactionId?: string }): void {
     const now = this.clock.now();
     // Keys are kept in creation order: lapsed ones are dropped from the front.
     for (const [key, value] of this.decryptionKeys) {
@@ -259,6 +282,14 @@ export class VerifierService implements VerifierCore {
 
   receiveResponse(input: ResponseInput): Promise<Record<string, unknown>> {
     return receiveResponse(this, input);
+  }
+
+  receiveDcApiResponse(transactionId: string, body: { origin?: unknown; data?: unknown }) {
+    return receiveDcApiResponse(this, transactionId, body);
+  }
+
+  dcApiView(transactionId: string) {
+    return dcApiView(this, transactionId);
   }
 
   result(transactionId: string, responseCode?: string): Promise<ResultDocument> {

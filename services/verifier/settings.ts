@@ -16,7 +16,7 @@ export const CLIENT_ID_PREFIXES: readonly ClientIdPrefix[] = [
   'verifier_attestation',
   'decentralized_identifier',
 ];
-export const RESPONSE_MODES: readonly ResponseMode[] = ['direct_post', 'direct_post.jwt'];
+export const RESPONSE_MODES: readonly ResponseMode[] = ['direct_post', 'direct_post.jwt', 'dc_api', 'dc_api.jwt'];
 export const CONTENT_ENCRYPTIONS = ['A128GCM', 'A256GCM'] as const;
 const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';
 

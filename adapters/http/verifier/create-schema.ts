@@ -35,7 +35,7 @@ export const createRequestBody = {
       maxLength: 40,
       enum: [...RESPONSE_MODES],
       description:
-        'direct_post (default): the wallet posts vp_token and state. direct_post.jwt: the wallet encrypts its answer (ECDH-ES) to a key made for this request.',
+        "direct_post (default): the wallet posts vp_token and state. direct_post.jwt: the wallet encrypts its answer (ECDH-ES) to a key made for this request. dc_api: an unsigned request for the browser's Digital Credentials API (OpenID4VP 1.0 Appendix A, protocol openid4vp-v1-unsigned); dc_api.jwt: signed (x509_hash by default) with expected_origins, answered encrypted (openid4vp-v1-signed). Both answer through POST /oid4vp/dc-api/{transaction_id}/response.",
     },
     dcql_query: {
       type: 'object',
@@ -56,6 +56,14 @@ export const createRequestBody = {
       maxItems: 4,
       description: 'direct_post.jwt only: content encryptions the wallet may choose (default [A128GCM]).',
       items: { type: 'string', maxLength: 20, enum: [...CONTENT_ENCRYPTIONS] },
+    },
+    expected_origins: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10,
+      items: { type: 'string', maxLength: 300 },
+      description:
+        'dc_api and dc_api.jwt only (OpenID4VP 1.0 Appendix A.2): the origins the browser may report with the answer (default: the origin of BASE_URL). dc_api.jwt signs them into the request; an answer from another origin fails the check origin.',
     },
     transaction_data: {
       type: 'array',
@@ -107,6 +115,30 @@ export const createdRequest = {
       result_uri: {
         type: 'string',
         description: '{base}/oid4vp/result/{transaction_id}: status, verdict by named check, disclosed claims.',
+      },
+      transaction_data: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'The transaction data entries as the request carries them (base64url JSON).',
+      },
+      expected_origins: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'DC API modes: the accepted origins.',
+      },
+      digital: {
+        type: 'object',
+        additionalProperties: true,
+        description:
+          'DC API modes: the exact argument of navigator.credentials.get({digital}), {requests: [{protocol, data}]}.',
+      },
+      dc_api_page: {
+        type: 'string',
+        description: 'DC API modes: {base}/oid4vp/dc-api/{transaction_id}, the page that calls the browser API.',
+      },
+      dc_api_response_uri: {
+        type: 'string',
+        description: 'DC API modes: where {origin, data} (what the browser returned) is posted.',
       },
     },
   ),

@@ -7,6 +7,8 @@ import type { CreateRequestInput, ResponseInput } from '../../../services/verifi
 import { correlate } from '../correlation.ts';
 import type { MainContext } from '../main/context.ts';
 import { pemRoute } from '../pem-route.ts';
+import { sendPage } from '../pages/respond.ts';
+import { dcApiPage } from './dc-api-page.ts';
 import { jsonObject, stringMembers, textBody } from '../response-schemas.ts';
 import { CREATE_WORKED_EXAMPLE, createdRequest, createRequestBody } from './create-schema.ts';
 
@@ -113,6 +115,56 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
       // Before the answer, so that a response refused later still names the exchange that sent it.
       await correlateRequest(request, reply, requestIdOfState(input.state));
       return verifier.receiveResponse(input);
+    },
+  );
+
+  app.post(
+    '/oid4vp/dc-api/:id/response',
+    {
+      schema: {
+        summary:
+          'Digital Credentials API answer (OpenID4VP 1.0 Appendix A.4): {origin, data} as the browser returned them, for the request of this transaction_id',
+        tags,
+        params: idParams,
+        body: {
+          type: 'object',
+          required: ['origin', 'data'],
+          additionalProperties: false,
+          properties: {
+            origin: { type: 'string', maxLength: 500, description: 'The origin the browser reported' },
+            data: {
+              anyOf: [
+                { type: 'object', additionalProperties: true },
+                { type: 'string', maxLength: 1_000_000 },
+              ],
+              description: 'credential.data: {vp_token} (dc_api), {response} (dc_api.jwt) or {error}',
+            },
+          },
+        },
+        response: {
+          200: jsonObject('Taken; the verdict is at result_uri', {}),
+          400: errorResponse,
+          404: errorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return verifier.receiveDcApiResponse((request.params as { id: string }).id, request.body as never);
+    },
+  );
+  app.get(
+    '/oid4vp/dc-api/:id',
+    {
+      schema: {
+        summary: "The page that presents through the browser's Digital Credentials API (HTML, or markdown by Accept)",
+        tags,
+        params: idParams,
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return sendPage(request, reply, dcApiPage(await verifier.dcApiView((request.params as { id: string }).id)));
     },
   );
 

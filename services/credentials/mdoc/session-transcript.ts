@@ -39,3 +39,25 @@ export function oid4vpHandoverOfThumbprint(
 export async function oid4vpSessionTranscript(input: Oid4vpHandoverInput): Promise<unknown[]> {
   return [null, null, await oid4vpHandover(input)];
 }
+
+export interface DcApiHandoverInput {
+  /** The origin the browser reported, without an `origin:` prefix. */
+  origin: string;
+  nonce: string;
+  /** dc_api.jwt: the verifier's encryption JWK (its RFC 7638 thumbprint goes in); null for dc_api. */
+  encryptionKey?: JWK;
+}
+
+/**
+ * The Digital Credentials API handover (OpenID4VP 1.0 Appendix B.2.6.2):
+ * `["OpenID4VPDCAPIHandover", sha256(cbor([origin, nonce, jwkThumbprint / null]))]`.
+ */
+export async function dcApiHandover(input: DcApiHandoverInput): Promise<[string, Uint8Array]> {
+  const thumbprint = input.encryptionKey ? await jwkThumbprintBytes(input.encryptionKey) : null;
+  return ['OpenID4VPDCAPIHandover', sha256(encodeCbor([input.origin, input.nonce, thumbprint]))];
+}
+
+/** `SessionTranscript = [null, null, OpenID4VPDCAPIHandover]` for the Digital Credentials API. */
+export async function dcApiSessionTranscript(input: DcApiHandoverInput): Promise<unknown[]> {
+  return [null, null, await dcApiHandover(input)];
+}
