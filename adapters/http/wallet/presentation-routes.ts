@@ -76,6 +76,49 @@ export const presentationRoutes: WalletRoutes = (app, ctx) => {
       ctx.presentation.present(await requestSession(ctx, request, reply), request.body as PresentBody),
   );
 
+  const approvals = {
+    credential_ids: presentMembers.credential_ids,
+    disclose: presentMembers.disclose,
+    approve_external_trust: presentMembers.approve_external_trust,
+    approve_unknown_transaction_types: presentMembers.approve_unknown_transaction_types,
+  };
+  app.post(
+    '/api/dc-api/present',
+    {
+      schema: {
+        summary:
+          'Answer a Digital Credentials API request as a platform wallet would (OpenID4VP 1.0 Appendix A): {origin, requests} in, {protocol, data} out, to post to the verifier with the origin',
+        body: {
+          type: 'object',
+          required: ['origin', 'requests'],
+          additionalProperties: false,
+          properties: {
+            origin: { type: 'string', maxLength: 500, description: 'The origin of the page that called the API' },
+            requests: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 10,
+              description: 'digital.requests as the page passed them: [{protocol, data}]',
+              items: {
+                type: 'object',
+                required: ['protocol', 'data'],
+                properties: { protocol: { type: 'string', maxLength: 100 }, data: { type: 'object' } },
+              },
+            },
+            ...approvals,
+          },
+        },
+        response: presentResponses,
+      },
+    },
+    async (request, reply) =>
+      ctx.presentation.presentThroughBrowser(
+        await requestSession(ctx, request, reply),
+        request.body as never,
+        appPath(ctx, request),
+      ),
+  );
+
   app.post(
     '/submit',
     {

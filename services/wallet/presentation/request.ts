@@ -188,7 +188,8 @@ export async function authenticateRequest(
           verified: false,
           error: 'the leaf certificate does not name the client identifier in its subjectAltName',
         };
-      if (new URL(String(params.response_uri)).hostname !== identifier)
+      // Over the DC API there is no response_uri: the browser's origin stands in (checked against expected_origins).
+      if (params.response_uri !== undefined && new URL(String(params.response_uri)).hostname !== identifier)
         return { ...base, verified: false, error: 'the response URI host is not the client identifier' };
     }
     return (await verifyWith(chain.leaf.publicKey))
@@ -239,7 +240,7 @@ export async function authenticateRequest(
       return { ...base, verified: false, error: 'the attestation sub is not the client identifier' };
     if (typeof payload.exp !== 'number') return { ...base, verified: false, error: 'the attestation has no exp' };
     const redirects = payload.redirect_uris;
-    if (Array.isArray(redirects) && !redirects.includes(params.response_uri))
+    if (params.response_uri !== undefined && Array.isArray(redirects) && !redirects.includes(params.response_uri))
       return { ...base, verified: false, error: 'the response URI is not among the attested redirect_uris' };
     const cnf = (payload.cnf as { jwk?: JWK } | undefined)?.jwk;
     if (!cnf) return { ...base, verified: false, error: 'the attestation has no cnf.jwk' };

@@ -1,7 +1,12 @@
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import type { CredentialMatch } from '../../credentials/dcql/types.ts';
 import { didJwkFromJwk, type KeyPair } from '../../credentials/keys/index.ts';
-import { createDeviceResponse, oid4vpSessionTranscript, parseIssuerSigned } from '../../credentials/mdoc/index.ts';
+import {
+  createDeviceResponse,
+  dcApiSessionTranscript,
+  oid4vpSessionTranscript,
+  parseIssuerSigned,
+} from '../../credentials/mdoc/index.ts';
 import { presentSdJwtVc } from '../../credentials/sd-jwt/present.ts';
 import { createJwtVp } from '../../credentials/w3c/jwt-vc.ts';
 import { createLdpVp } from '../../credentials/w3c/ldp-vc.ts';
@@ -57,6 +62,13 @@ function boundKey(deps: PresentationDeps, session: WalletSession, held: HeldCred
   return batch;
 }
 
+/** How a presentation is bound beyond the request: its encryption key, its transactions, a DC API origin. */
+export interface PresentationBinding {
+  encryptionJwk?: JWK;
+  transactions?: TransactionClaims;
+  origin?: string;
+}
+
 export async function presentation(
   deps: PresentationDeps,
 
@@ -64,17 +76,19 @@ export async function presentation(
   held: HeldCredential,
   paths: Array<Array<string | number>>,
   params: Record<string, any>,
-  encryptionJwk?: JWK,
-  transactions?: TransactionClaims,
+  binding: PresentationBinding = {},
 ): Promise<unknown> {
+  const { encryptionJwk, transactions, origin } = binding;
   const key = boundKey(deps, session, held);
   const now = nowS(deps);
+  // Over the DC API the origin is the audience (OpenID4VP 1.0 Appendix A.4); otherwise the client_id.
+  const audience = origin !== undefined ? `origin:${origin}` : String(params.client_id);
   if (held.format === 'dc+sd-jwt') {
     return presentSdJwtVc(held.credential, {
       disclose: paths,
       keyBinding: {
         holder: { alg: key.alg, privateKey: key.privateKey },
-        aud: String(params.client_id),
+        aud: audience,
         nonce: String(params.nonce),
         now,
         ...(transactions ? { claims: transactions } : {}),
@@ -85,12 +99,16 @@ export async function presentation(
     const disclose: Record<string, string[]> = {};
     for (const path of paths)
       if (path.length === MDL_NAMESPACE_PATH) (disclose[String(path[0])] ??= []).push(String(path[1]));
-    const sessionTranscript = await oid4vpSessionTranscript({
-      clientId: String(params.client_id),
-      nonce: String(params.nonce),
-      responseUri: String(params.response_uri),
-      ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}),
-    });
+    const encryption = encryptionJwk ? { encryptionKey: encryptionJwk } : {};
+    const sessionTranscript =
+      origin !== undefined
+        ? await dcApiSessionTranscript({ origin, nonce: String(params.nonce), ...encryption })
+        : await oid4vpSessionTranscript({
+            clientId: String(params.client_id),
+            nonce: String(params.nonce),
+            responseUri: String(params.response_uri),
+            ...encryption,
+          });
     const response = createDeviceResponse({
       issuerSigned: parseIssuerSigned(Buffer.from(held.credential, 'base64url')),
       disclose,
@@ -110,17 +128,34 @@ export async function presentation(
         verificationMethod: `${did}#0`,
       } as never,
       challenge: String(params.nonce),
-      domain: String(params.client_id),
+      domain: audience,
       now,
     });
   }
   return createJwtVp({
     holder: { alg: key.alg, privateKey: key.privateKey, kid: `${did}#0`, did } as never,
     credentials: [held.credential],
-    aud: String(params.client_id),
+    aud: audience,
     nonce: String(params.nonce),
     now,
   });
+}
+
+/** An answer encrypted to the verifier's ECDH-ES key: A256GCM when it lists it, else A128GCM. */
+export async function encryptAnswer(
+  members: Record<string, unknown>,
+  encryptionJwk: JWK,
+  params: Record<string, any>,
+): Promise<{ jwe: string; enc: string }> {
+  const enc = (params.client_metadata?.encrypted_response_enc_values_supported as string[] | undefined)?.includes(
+    'A256GCM',
+  )
+    ? 'A256GCM'
+    : 'A128GCM';
+  const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(members)))
+    .setProtectedHeader({ alg: 'ECDH-ES', enc, ...(encryptionJwk.kid ? { kid: encryptionJwk.kid } : {}) })
+    .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));
+  return { jwe, enc };
 }
 
 /** The response to the verifier: form-encoded, or an ECDH-ES JWE (A256GCM when advertised, else A128GCM). */
@@ -136,17 +171,9 @@ export async function sendResponse(
   let form: Record<string, string>;
   let enc: string | undefined;
   if (encryptionJwk && members.vp_token !== undefined) {
-    enc = (params.client_metadata?.encrypted_response_enc_values_supported as string[] | undefined)?.includes('A256GCM')
-      ? 'A256GCM'
-      : 'A128GCM';
-    const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ ...members, ...state })))
-      .setProtectedHeader({
-        alg: 'ECDH-ES',
-        enc: enc as 'A128GCM',
-        ...(encryptionJwk.kid ? { kid: encryptionJwk.kid } : {}),
-      })
-      .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));
-    form = { response: jwe };
+    const encrypted = await encryptAnswer({ ...members, ...state }, encryptionJwk, params);
+    enc = encrypted.enc;
+    form = { response: encrypted.jwe };
   } else {
     form = Object.fromEntries(
       Object.entries({ ...members, ...state }).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),

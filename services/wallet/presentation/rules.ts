@@ -68,7 +68,8 @@ export function storedOf(held: HeldCredential): StoredCredential | undefined {
  * chain does not check out is refused when it is resolved, naming the failure; nothing is presented.
  */
 export function requireAuthenticated(resolved: { prefix: string; verified: boolean; error?: string }): void {
-  if (resolved.prefix !== 'redirect_uri' && !resolved.verified)
+  // Unsigned requests (redirect_uri; over the DC API, the browser's origin) have no signature to check.
+  if (resolved.prefix !== 'redirect_uri' && resolved.prefix !== 'origin' && !resolved.verified)
     throw invalidRequest(
       `The request could not be authenticated: ${resolved.error ?? 'unverified'}; nothing is presented`,
     );

@@ -15,6 +15,7 @@ import type { WalletSettings } from '../settings.ts';
 import { authenticateRequest, checkRequestParams, loadRequest, requestInput, type ResolvedRequest } from './request.ts';
 
 import { disclosed, encryptionKey, presentation, sendResponse } from './response.ts';
+import { presentThroughBrowser, type DcApiBody } from './dc-api.ts';
 import { requestTransactions, requireAuthenticated, storedOf } from './rules.ts';
 import { transactionClaims, type TransactionClaims } from './transactions.ts';
 import { transactionView, type TransactionEntry } from '../../credentials/transaction-data.ts';
@@ -54,12 +55,14 @@ export interface PendingRequest {
   recorder: ExchangeRecorder;
   /** The request's transaction data (OpenID4VP 1.0 §8.4), decoded and checked. */
   transactions?: TransactionEntry[];
+  /** A Digital Credentials API request: the origin the browser reported (the audience, Appendix A.4). */
+  origin?: string;
 }
 
 export class WalletPresentation {
-  constructor(private readonly deps: PresentationDeps) {}
+  constructor(readonly deps: PresentationDeps) {}
 
-  private nowS() {
+  nowS() {
     return Math.floor(this.deps.clock.now() / 1000);
   }
 
@@ -189,10 +192,29 @@ export class WalletPresentation {
       : (await this.resolve(session, body)).pending;
     if (!pending) throw oauthError('invalid_request', 'No pending request with this request_id in this session');
     const { resolved } = pending;
+    const { vpToken, presented, encryptionJwk } = await this.vpTokenFor(session, pending, body);
+    const answer = await sendResponse(this.deps, pending, { vp_token: vpToken }, encryptionJwk);
+    session.pending.delete(pending.id);
+    await pending.recorder.presented(
+      resolved.params.response_uri,
+      answer.upstream_status as number,
+      presented,
+      answer.enc as string | undefined,
+    );
+    return { ...answer, presented, ...pending.recorder.view() };
+  }
+
+  /**
+   * The vp_token answering a resolved request: the holder's approvals checked first (another verifier,
+   * unknown transaction types), one presentation per selected credential, transactions bound.
+   */
+  async vpTokenFor(session: WalletSession, pending: PendingRequest, body: PresentBody) {
+    const { resolved } = pending;
+    const verifier = pending.origin ?? new URL(resolved.params.response_uri).origin;
     if (!pending.trustedTarget && body.approve_external_trust !== true)
       throw oauthError(
         'external_approval_required',
-        `${new URL(resolved.params.response_uri).origin} is not this wallet's target: approve it for this request (approve_external_trust)`,
+        `${verifier} is not this wallet's target: approve it for this request (approve_external_trust)`,
       );
     requireAuthenticated(resolved);
     const unknownTypes = (pending.transactions ?? []).filter((t) => !t.known).map((t) => t.type);
@@ -207,8 +229,7 @@ export class WalletPresentation {
     const bindings = pending.transactions
       ? transactionClaims(pending.transactions, new Set(Object.keys(evaluation.selection)))
       : new Map<string, TransactionClaims>();
-    const encryptionJwk =
-      resolved.params.response_mode === 'direct_post.jwt' ? encryptionKey(resolved.params) : undefined;
+    const encryptionJwk = resolved.params.response_mode.endsWith('.jwt') ? encryptionKey(resolved.params) : undefined;
     const vpToken: Record<string, unknown[]> = {};
     const presented: string[] = [];
     for (const [queryId, matches] of Object.entries(evaluation.selection)) {
@@ -216,29 +237,22 @@ export class WalletPresentation {
       for (const [index, match] of matches.entries()) {
         const held = session.credentials.get(match.credentialId)!;
         vpToken[queryId].push(
-          await presentation(
-            this.deps,
-            session,
-            held,
-            disclosed(match, body.disclose?.[queryId]),
-            resolved.params,
-            encryptionJwk,
+          await presentation(this.deps, session, held, disclosed(match, body.disclose?.[queryId]), resolved.params, {
+            ...(encryptionJwk ? { encryptionJwk } : {}),
+            ...(pending.origin !== undefined ? { origin: pending.origin } : {}),
             // One presentation authorizes a query's transactions: the first.
-            index === 0 ? bindings.get(queryId) : undefined,
-          ),
+            ...(index === 0 && bindings.has(queryId) ? { transactions: bindings.get(queryId) } : {}),
+          }),
         );
         presented.push(held.credential_id);
       }
     }
-    const answer = await sendResponse(this.deps, pending, { vp_token: vpToken }, encryptionJwk);
-    session.pending.delete(pending.id);
-    await pending.recorder.presented(
-      resolved.params.response_uri,
-      answer.upstream_status as number,
-      presented,
-      answer.enc as string | undefined,
-    );
-    return { ...answer, presented, ...pending.recorder.view() };
+    return { vpToken, presented, encryptionJwk };
+  }
+
+  /** `POST /api/dc-api/present` (OpenID4VP 1.0 Appendix A), in its module. */
+  presentThroughBrowser(session: WalletSession, body: DcApiBody & PresentBody, app: string) {
+    return presentThroughBrowser(this, session, body, app);
   }
 
   /** Declining (consent page): an `access_denied` error response to the verifier. */
