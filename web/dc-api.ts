@@ -42,6 +42,7 @@ export function dcApiPage(): void {
       if (!posted.ok) throw new Error(answer.error_description ?? answer.error ?? `HTTP ${posted.status}`);
       const result = await (await fetch(resultUri)).json();
       status.textContent = `The verifier's verdict: ${result.status}`;
+      button.hidden = true;
     } catch (error) {
       status.textContent = `No presentation: ${(error as Error).message}`;
       button.disabled = false;
