@@ -132,6 +132,19 @@ export async function fetchOffer(issuer: IssuerCore, offerId: string): Promise<u
 }
 
 /**
+ * The link a QR code of an offer carries (OpenID4VCI 1.0 §4.1.3): by reference to the offer's own
+ * URL, so no code travels in the picture; reading it records nothing. Only while the offer is open.
+ */
+export async function offerLink(issuer: IssuerCore, offerId: string): Promise<string> {
+  const { snapshot, version } = await issuer.offers.get(offerId);
+  if (version === 0) throw notFound('No such credential offer');
+  if (snapshot.context.expiresAt <= issuer.clock.now() || snapshot.status === 'done')
+    throw notFound('The credential offer has expired');
+  const uri = `${issuer.settings.issuer}/credential-offer/${offerId}`;
+  return `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(uri)}`;
+}
+
+/**
  * An offer's pre-authorized code or issuer_state: the offer id and an HMAC of it under the server
  * secret, so any instance sharing the key file can serve the offer by reference (the log keeps only
  * the hash), and a restart does not lose it.

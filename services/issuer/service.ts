@@ -16,7 +16,7 @@ import type { DemoUser, IssuerCore, PresentedRequest, StatusSlots } from './core
 import { changeCredentialStatus } from './status-change.ts';
 import { credential, deferredCredential } from './credential-endpoint.ts';
 import { notification } from './notification.ts';
-import { createOffer, fetchOffer, offerStatus, type OfferInput } from './offers.ts';
+import { createOffer, fetchOffer, offerLink, offerStatus, type OfferInput } from './offers.ts';
 import type { IssuerPki, IssuerSettings } from './settings.ts';
 import { StatelessValues } from './stateless-values.ts';
 import { issuerTokenEndpoint, PRE_AUTHORIZED_GRANT } from './token/grants.ts';
@@ -205,6 +205,11 @@ export class IssuerService implements IssuerCore {
 
   createOffer(input: OfferInput) {
     return createOffer(this, input);
+  }
+
+  /** The `openid-credential-offer://` link of an open offer, for its QR code. */
+  offerLink(offerId: string): Promise<string> {
+    return offerLink(this, offerId);
   }
 
   fetchOffer(offerId: string): Promise<unknown> {

@@ -24,6 +24,7 @@ import {
   signRequestObject,
 } from './request-object.ts';
 import { receiveResponse } from './response.ts';
+import { handoffLink, linksOf } from './handoff.ts';
 import { createDcApiRequest, dcApiView, receiveDcApiResponse } from './dc-api.ts';
 import { checkedTransactionData } from './transaction-data-rule.ts';
 import { presentationResult } from './result.ts';
@@ -109,7 +110,7 @@ export class VerifierService implements VerifierCore {
   }
 
   /** `state` is `<request_id>.<HMAC>`: derivable again when the request object is signed, never stored in clear. */
-  private stateOf(id: string): string {
+  stateOf(id: string): string {
     return `${id}.${createHmac('sha256', this.stateSecret).update(`state:${id}`).digest('base64url')}`;
   }
 
@@ -171,18 +172,13 @@ export class VerifierService implements VerifierCore {
       });
 
     const requestUri = `${this.settings.baseUrl}/oid4vp/request/${id}`;
-    const query = byReference
-      ? new URLSearchParams({
-          client_id: clientId,
-          request_uri: requestUri,
-          ...(method === 'post' ? { request_uri_method: 'post' } : {}),
-        }).toString()
-      : byValueQuery(id, outcome.snapshot.context, state, this.settings);
+    const links = linksOf(this, id, outcome.snapshot.context);
     return {
       request_id: id,
       transaction_id: transactionId,
       client_id: clientId,
-      authorization_request_uri: `openid4vp://?${query}`,
+      authorization_request_uri: links.openid4vp,
+      ...(links.haip ? { haip_authorization_request_uri: links.haip } : {}),
       ...(byReference ? { request_uri: requestUri, request_uri_method: method } : {}),
       response_mode: mode,
       response_uri: this.settings.responseUri,
@@ -211,6 +207,11 @@ export class VerifierService implements VerifierCore {
       transactionData: checkedTransactionData(input.transaction_data, dcqlQuery),
       encValues,
     });
+  }
+
+  /** The handoff link of a request that can still be answered (a QR code's content), in its module. */
+  handoffLink(id: string): Promise<string> {
+    return handoffLink(this, id);
   }
 
   resultUri(transactionId: string): string {

@@ -1,3 +1,4 @@
+import { handoffWanted, sendHandoff } from '../handoff.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK } from 'jose';
 import { correlateIssuance } from '../../../services/issuer/correlation.ts';
@@ -69,7 +70,8 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     '/oid4vci/credential-offer/:id',
     {
       schema: {
-        summary: 'A credential offer by reference',
+        summary:
+          'A credential offer by reference; with Accept image/png or text/html, the QR code of its openid-credential-offer:// link',
         tags,
         params: idParams,
         response: {
@@ -84,6 +86,13 @@ export async function issuerRoutes(app: FastifyInstance, ctx: MainContext): Prom
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const id = (request.params as { id: string }).id;
+      const wanted = handoffWanted(request, 'application/json');
+      if (wanted !== 'document')
+        return sendHandoff(request, reply, wanted, await issuer.offerLink(id), {
+          title: 'A credential offer',
+          explanation:
+            'An issuer offers a credential (OpenID4VCI 1.0). Hand this link to a wallet: scan it, or give it to the wallet harness (POST {wallet}/api/import {"offer": "<link>"}).',
+        });
       const offer = await issuer.fetchOffer(id);
       await correlateOffer(request, reply, id);
       return offer;

@@ -7,6 +7,7 @@ import type { CreateRequestInput, ResponseInput } from '../../../services/verifi
 import { correlate } from '../correlation.ts';
 import type { MainContext } from '../main/context.ts';
 import { pemRoute } from '../pem-route.ts';
+import { handoffWanted, sendHandoff } from '../handoff.ts';
 import { sendPage } from '../pages/respond.ts';
 import { dcApiPage } from './dc-api-page.ts';
 import { jsonObject, stringMembers, textBody } from '../response-schemas.ts';
@@ -51,7 +52,8 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     '/oid4vp/request/:id',
     {
       schema: {
-        summary: 'The signed request object (request_uri_method get)',
+        summary:
+          'The signed request object (request_uri_method get); with Accept image/png or text/html, the QR code of its openid4vp:// link (haip-vp:// for HAIP), for any request still open',
         tags,
         params: idParams,
         response: { 200: requestObjectResponse, 400: errorResponse, 404: errorResponse, 405: errorResponse },
@@ -59,6 +61,13 @@ export async function verifierRoutes(app: FastifyInstance, ctx: MainContext): Pr
     },
     async (request, reply) => {
       const id = (request.params as { id: string }).id;
+      const wanted = handoffWanted(request, REQUEST_OBJECT_TYPE);
+      if (wanted !== 'document')
+        return sendHandoff(request, reply, wanted, await verifier.handoffLink(id), {
+          title: 'A presentation request',
+          explanation:
+            'A verifier asks for a presentation (OpenID4VP 1.0). Hand this link to a wallet: scan it, or give it to the wallet harness (POST {wallet}/submit {"uri": "<link>"}).',
+        });
       const jwt = await verifier.requestObject(id, 'get');
       await correlateRequest(request, reply, id);
       return sendRequestObject(reply, jwt);

@@ -4,6 +4,7 @@ import { sameText } from '../../../services/crypto/compare.ts';
 import type { PageDocument } from '../../../services/pages/document.ts';
 import type { PendingRequest } from '../../../services/wallet/presentation/service.ts';
 import { sendPage } from '../pages/respond.ts';
+import { handoffWanted, sendHandoff } from '../handoff.ts';
 import { WALLET_CHROME } from './chrome.ts';
 import type { ClaimPath, CredentialQueryView } from './consent-pages.ts';
 import type { WalletRoutes } from './context.ts';
@@ -54,6 +55,32 @@ export const consentRoutes: WalletRoutes = (app, ctx) => {
     reply.header('cache-control', 'no-store');
     return { session, id, pending: session.pending.get(id) as PendingRequest | undefined };
   };
+  app.get(
+    '/consent/:id/qr',
+    {
+      schema: {
+        summary:
+          "The QR code of a pending request's openid4vp:// link, to carry it to a phone (a page with SVG; PNG with Accept image/png)",
+        params,
+      },
+    },
+    async (request, reply) => {
+      const { id, pending } = await pendingOf(request, reply);
+      if (!pending?.link) return sendPage(request, reply, missing(id), 404, WALLET_CHROME);
+      const wanted = handoffWanted(request, 'text/html');
+      return sendHandoff(
+        request,
+        reply,
+        wanted === 'png' ? 'png' : 'html',
+        pending.link,
+        {
+          title: 'A pending presentation request',
+          explanation: 'The request as the verifier handed it: scan it with a wallet on a phone to answer it there.',
+        },
+        WALLET_CHROME,
+      );
+    },
+  );
   app.get(
     '/consent/:id',
     { schema: { summary: 'Consent page of a pending presentation request', params } },

@@ -68,7 +68,15 @@ export function walletHomePage(ctx: WalletContext, session: WalletSession): Page
           },
       h(2, 'Pending presentation requests'),
       pending.length
-        ? { kind: 'list', items: pending.map((id) => [{ link: `Review request ${id}`, href: `/consent/${id}` }]) }
+        ? {
+            kind: 'list',
+            items: pending.map((id) => [
+              { link: `Review request ${id}`, href: `/consent/${id}` },
+              ' (',
+              { link: `QR code of request ${id}`, href: `/consent/${id}/qr` },
+              ')',
+            ]),
+          }
         : {
             kind: 'paragraph',
             inlines: [

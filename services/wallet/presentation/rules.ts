@@ -102,3 +102,11 @@ export function requestTransactions(params: Record<string, unknown>): Transactio
     }
   return entries;
 }
+
+/** The link a verifier handed the wallet (`uri`), or the by-reference one its members make up. */
+export function handoffLinkOf(body: { uri?: string }, input: Record<string, string>): string {
+  if (typeof body.uri === 'string') return body.uri;
+  const query = new URLSearchParams({ client_id: input.client_id ?? '', request_uri: input.request_uri ?? '' });
+  if (input.request_uri_method) query.set('request_uri_method', input.request_uri_method);
+  return `openid4vp://?${query}`;
+}

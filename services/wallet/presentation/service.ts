@@ -16,7 +16,7 @@ import { authenticateRequest, checkRequestParams, loadRequest, requestInput, typ
 
 import { disclosed, encryptionKey, presentation, sendResponse } from './response.ts';
 import { presentThroughBrowser, type DcApiBody } from './dc-api.ts';
-import { requestTransactions, requireAuthenticated, storedOf } from './rules.ts';
+import { handoffLinkOf, requestTransactions, requireAuthenticated, storedOf } from './rules.ts';
 import { transactionClaims, type TransactionClaims } from './transactions.ts';
 import { transactionView, type TransactionEntry } from '../../credentials/transaction-data.ts';
 export interface PresentationDeps {
@@ -57,6 +57,8 @@ export interface PendingRequest {
   transactions?: TransactionEntry[];
   /** A Digital Credentials API request: the origin the browser reported (the audience, Appendix A.4). */
   origin?: string;
+  /** The request's handoff link as the verifier gave it (its QR code's content); none over the DC API. */
+  link?: string;
 }
 
 export class WalletPresentation {
@@ -94,6 +96,7 @@ export class WalletPresentation {
         resolved,
         trustedTarget,
         recorder,
+        link: handoffLinkOf(body, input),
         ...(transactions ? { transactions } : {}),
       };
       session.pending.set(pending.id, pending);

@@ -138,6 +138,16 @@ describe('transaction data at the wallet harness', () => {
     });
     const html = await page.text();
     expect(html).toContain('Transactions you authorize by presenting');
+    // The session page links the pending request's QR code: the verifier's link, to carry to a phone.
+    const home = await (
+      await fetch(`${wallet.url}/`, { headers: { 'x-wallet-session': s, accept: 'text/html' } })
+    ).text();
+    expect(home).toContain(`href="/consent/${resolved.body.request_id}/qr"`);
+    const qr = await (
+      await fetch(`${wallet.url}/consent/${resolved.body.request_id}/qr`, { headers: { 'x-wallet-session': s } })
+    ).text();
+    expect(qr).toContain('<svg role="img"');
+    expect(qr).toContain(created.authorization_request_uri.slice(0, 40).replace(/&/g, '&amp;'));
     expect(html).toContain('Pay 42.50 EUR to Demo Shop');
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1];
     const declined = await fetch(`${wallet.url}/consent/${resolved.body.request_id}`, {
