@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
  */
 
 /** The two demo types this project defines (docs/verifier.md), named collision-resistantly (§5.1). */
-export const PAYMENT_CONFIRMATION = 'urn:portico:transaction-data:payment-confirmation';
-export const DOCUMENT_SIGNING = 'urn:portico:transaction-data:document-signing';
+const PAYMENT_CONFIRMATION = 'urn:portico:transaction-data:payment-confirmation';
+const DOCUMENT_SIGNING = 'urn:portico:transaction-data:document-signing';
 
 /** Hash algorithms by their IANA "Named Information" names; sha-256 is the default and always supported. */
 const HASH_FUNCTIONS: ReadonlyMap<string, string> = new Map([
@@ -88,7 +88,7 @@ function entryOf(index: number, encoded: string, value: unknown): TransactionEnt
   const algs = object.transaction_data_hashes_alg;
   if (algs !== undefined && (!Array.isArray(algs) || algs.length === 0 || algs.some((a) => typeof a !== 'string')))
     throw new TransactionDataError(`${at}.transaction_data_hashes_alg must be a non-empty array of strings`);
-  const fields: Record<string, unknown> = Object.create(null);
+  const fields = Object.create(null) as Record<string, unknown>;
   for (const [name, member] of Object.entries(object)) if (!COMMON.has(name)) fields[name] = member;
   const rule = TYPE_RULES.get(object.type);
   const broken = rule?.(fields);
@@ -146,7 +146,7 @@ export function transactionDataHash(encoded: string, alg: string): string {
 export const hashAlgSupported = (alg: unknown): boolean => typeof alg === 'string' && HASH_FUNCTIONS.has(alg);
 
 /** An entry in words, for a consent page: what the holder is asked to authorize. */
-export function describeTransaction(entry: TransactionEntry): string {
+function describeTransaction(entry: TransactionEntry): string {
   const f = entry.fields;
   if (entry.type === PAYMENT_CONFIRMATION) return `Pay ${String(f.amount)} ${String(f.currency)} to ${String(f.payee)}`;
   if (entry.type === DOCUMENT_SIGNING)

@@ -19,7 +19,7 @@ import { ENC_KID_SUFFIX, hashOf, TRANSACTION_ID } from './rules.ts';
 import { CLIENT_ID_PREFIXES, REQUEST_TTL_S, type VerifierPki } from './settings.ts';
 
 /** The exchange protocols of the Digital Credentials API (OpenID4VP 1.0 Appendix A.1). */
-export const DC_API_PROTOCOLS = { dc_api: 'openid4vp-v1-unsigned', 'dc_api.jwt': 'openid4vp-v1-signed' } as const;
+const DC_API_PROTOCOLS = { dc_api: 'openid4vp-v1-unsigned', 'dc_api.jwt': 'openid4vp-v1-signed' } as const;
 const MAX_ORIGINS = 10;
 
 /** What DC API requests need of the verifier beyond its core. */
@@ -43,7 +43,7 @@ export interface DcApiCreation {
  * specification forbids (ftp, javascript, data, ws, wss) cannot be one. http is kept for sandboxes on
  * a loopback or local BASE_URL, which this is.
  */
-export function checkedExpectedOrigins(value: unknown, baseUrl: string): string[] {
+function checkedExpectedOrigins(value: unknown, baseUrl: string): string[] {
   if (value === undefined) return [new URL(baseUrl).origin];
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ORIGINS)
     throw invalidRequest(`expected_origins must be a non-empty array of at most ${MAX_ORIGINS} origins`);
@@ -161,7 +161,7 @@ export async function dcApiView(verifier: DcApiVerifier, transactionId: string) 
 }
 
 /** The request a DC API transaction id names (404 for any other id), with the request's state. */
-export async function dcApiRequest(verifier: VerifierCore, transactionId: string) {
+async function dcApiRequest(verifier: VerifierCore, transactionId: string) {
   const id = TRANSACTION_ID.exec(transactionId)?.[1];
   if (!id) throw notFound('No such presentation request');
   const loaded = await verifier.current(id);

@@ -173,7 +173,7 @@ const originRefused = (request: RequestState, origin: string): Verdict => ({
     },
   ],
   checks: [{ check: 'origin', verdict: 'failed' }],
-  presentations: Object.create(null),
+  presentations: Object.create(null) as Verdict['presentations'],
 });
 
 async function verifyVpToken(

@@ -17,7 +17,6 @@ import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import type { KeptDecryptionKey, VerifierCore } from './core.ts';
 import {
-  byValueQuery,
   clientIdOf,
   ephemeralEncryptionKey,
   sanDnsPossible,

@@ -69,10 +69,10 @@ function disclosurePicker(action: string, view: Record<string, any>, csrf: strin
 }
 
 type TransactionView = { index: number; type: string; known_type: boolean; summary: string; fields: unknown };
-const transactionsOf = (view: Record<string, any>) => (view.transaction_data ?? []) as TransactionView[];
+const transactionsOf = (view: { transaction_data?: unknown }) => (view.transaction_data ?? []) as TransactionView[];
 
 /** OpenID4VP 1.0 §8.4: what presenting authorizes, in words; an unknown type raw, to approve on purpose. */
-function transactionBlocks(view: Record<string, any>): Block[] {
+function transactionBlocks(view: { transaction_data?: unknown }): Block[] {
   const transactions = transactionsOf(view);
   if (transactions.length === 0) return [];
   return [

@@ -52,7 +52,7 @@ export interface DcApiHandoverInput {
  * The Digital Credentials API handover (OpenID4VP 1.0 Appendix B.2.6.2):
  * `["OpenID4VPDCAPIHandover", sha256(cbor([origin, nonce, jwkThumbprint / null]))]`.
  */
-export async function dcApiHandover(input: DcApiHandoverInput): Promise<[string, Uint8Array]> {
+async function dcApiHandover(input: DcApiHandoverInput): Promise<[string, Uint8Array]> {
   const thumbprint = input.encryptionKey ? await jwkThumbprintBytes(input.encryptionKey) : null;
   return ['OpenID4VPDCAPIHandover', sha256(encodeCbor([input.origin, input.nonce, thumbprint]))];
 }

@@ -9,7 +9,7 @@ import type { PendingRequest, PresentBody, WalletPresentation } from './service.
 import { authenticateRequest, type RequestTrust, type ResolvedRequest } from './request.ts';
 
 /** The exchange protocols this wallet answers over the Digital Credentials API (OpenID4VP 1.0 Appendix A.1). */
-export const DC_API_PROTOCOLS = ['openid4vp-v1-unsigned', 'openid4vp-v1-signed'] as const;
+const DC_API_PROTOCOLS = ['openid4vp-v1-unsigned', 'openid4vp-v1-signed'] as const;
 type Protocol = (typeof DC_API_PROTOCOLS)[number];
 
 /** `POST /api/dc-api/present`: what a page handed `navigator.credentials.get`, and the origin the browser saw. */
@@ -19,7 +19,7 @@ export interface DcApiBody {
 }
 
 /** The origin as a browser reports it: scheme, host and port of an http(s) URL, nothing more. */
-export function checkedOrigin(origin: unknown): string {
+function checkedOrigin(origin: unknown): string {
   let url: URL | undefined;
   try {
     url = typeof origin === 'string' ? new URL(origin) : undefined;
@@ -32,7 +32,7 @@ export function checkedOrigin(origin: unknown): string {
 }
 
 /** The first request of a protocol this wallet speaks, as a platform wallet chooses among a page's requests. */
-export function chosenRequest(requests: unknown): { protocol: Protocol; data: Record<string, unknown> } {
+function chosenRequest(requests: unknown): { protocol: Protocol; data: Record<string, unknown> } {
   if (!Array.isArray(requests) || requests.length === 0)
     throw invalidRequest('requests must be the non-empty list of {protocol, data} the page passed');
   const found = requests.find(
@@ -52,7 +52,7 @@ export function chosenRequest(requests: unknown): { protocol: Protocol; data: Re
  * its expected_origins too; signed, the request object verified by its client identifier prefix and
  * the origin found in its expected_origins by plain string comparison.
  */
-export async function resolveDcApiRequest(
+async function resolveDcApiRequest(
   wire: IssuerWire,
   chosen: { protocol: Protocol; data: Record<string, unknown> },
   origin: string,
@@ -67,9 +67,9 @@ export async function resolveDcApiRequest(
   }
   const jwt = chosen.data.request;
   if (typeof jwt !== 'string') throw invalidRequest('a signed request carries its request object as data.request');
-  let params: Record<string, any>;
+  let params: Record<string, unknown>;
   try {
-    params = decodeJwt(jwt) as Record<string, any>;
+    params = decodeJwt(jwt);
   } catch {
     throw invalidRequest('data.request is not a JWT');
   }
@@ -81,13 +81,14 @@ export async function resolveDcApiRequest(
 }
 
 /** The request rules of the DC API modes: dc_api or dc_api.jwt, a nonce, a DCQL query; a key for dc_api.jwt. */
-export function checkDcApiParams(params: Record<string, any>): void {
+function checkDcApiParams(params: Record<string, unknown>): void {
   if (params.response_type !== 'vp_token') throw invalidRequest('response_type must be vp_token');
   if (params.response_mode !== 'dc_api' && params.response_mode !== 'dc_api.jwt')
     throw invalidRequest('response_mode must be dc_api or dc_api.jwt over the Digital Credentials API');
   if (typeof params.nonce !== 'string' || params.nonce === '') throw invalidRequest('nonce is required');
   if (!params.dcql_query || typeof params.dcql_query !== 'object') throw invalidRequest('dcql_query is required');
-  if (params.response_mode === 'dc_api.jwt' && !Array.isArray(params.client_metadata?.jwks?.keys))
+  const metadata = params.client_metadata as { jwks?: { keys?: unknown } } | undefined;
+  if (params.response_mode === 'dc_api.jwt' && !Array.isArray(metadata?.jwks?.keys))
     throw invalidRequest('dc_api.jwt needs client_metadata.jwks');
 }
 

@@ -145,13 +145,10 @@ export async function presentation(
 export async function encryptAnswer(
   members: Record<string, unknown>,
   encryptionJwk: JWK,
-  params: Record<string, any>,
+  params: { client_metadata?: { encrypted_response_enc_values_supported?: unknown } },
 ): Promise<{ jwe: string; enc: string }> {
-  const enc = (params.client_metadata?.encrypted_response_enc_values_supported as string[] | undefined)?.includes(
-    'A256GCM',
-  )
-    ? 'A256GCM'
-    : 'A128GCM';
+  const offered = params.client_metadata?.encrypted_response_enc_values_supported;
+  const enc = Array.isArray(offered) && offered.includes('A256GCM') ? 'A256GCM' : 'A128GCM';
   const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(members)))
     .setProtectedHeader({ alg: 'ECDH-ES', enc, ...(encryptionJwk.kid ? { kid: encryptionJwk.kid } : {}) })
     .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));

@@ -232,7 +232,9 @@ export class WalletPresentation {
     const bindings = pending.transactions
       ? transactionClaims(pending.transactions, new Set(Object.keys(evaluation.selection)))
       : new Map<string, TransactionClaims>();
-    const encryptionJwk = resolved.params.response_mode.endsWith('.jwt') ? encryptionKey(resolved.params) : undefined;
+    const encrypted =
+      resolved.params.response_mode === 'direct_post.jwt' || resolved.params.response_mode === 'dc_api.jwt';
+    const encryptionJwk = encrypted ? encryptionKey(resolved.params) : undefined;
     const vpToken: Record<string, unknown[]> = {};
     const presented: string[] = [];
     for (const [queryId, matches] of Object.entries(evaluation.selection)) {

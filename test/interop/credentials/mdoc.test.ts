@@ -26,6 +26,7 @@ import {
   createDocumentSigner,
   createIacaRoot,
   dataItem,
+  dcApiSessionTranscript,
   decodeCbor,
   encodeCbor,
   fullDate,
@@ -217,6 +218,24 @@ describe('@owf/mdoc', () => {
     expect(Buffer.from(withKey.encode()).toString('hex')).toBe(
       Buffer.from(encodeCbor(await oid4vpSessionTranscript({ ...request, encryptionKey: key }))).toString('hex'),
     );
+  });
+
+  it('builds the same Digital Credentials API SessionTranscript bytes (OpenID4VPDCAPIHandover), with and without a key', async () => {
+    const input = { origin: 'https://verifier.example', nonce: request.nonce };
+    const owf = await OwfSessionTranscript.forOid4VpDcApi(input, owfCrypto);
+    expect(Buffer.from(owf.encode()).toString('hex')).toBe(
+      Buffer.from(encodeCbor(await dcApiSessionTranscript(input))).toString('hex'),
+    );
+    const key = (await generateHolderKey('ES256')).publicJwk;
+    const withKey = await OwfSessionTranscript.forOid4VpDcApi(
+      { ...input, jwkThumbprint: await jwkThumbprintBytes(key) },
+      owfCrypto,
+    );
+    expect(Buffer.from(withKey.encode()).toString('hex')).toBe(
+      Buffer.from(encodeCbor(await dcApiSessionTranscript({ ...input, encryptionKey: key }))).toString('hex'),
+    );
+    // Not the redirect handover under another name.
+    expect(Buffer.from(owf.encode()).toString('hex')).not.toBe(Buffer.from(encodeCbor(transcript)).toString('hex'));
   });
 
   it('parses our IssuerSigned and DeviceResponse with its schemas, and every item passes its digest check', async () => {

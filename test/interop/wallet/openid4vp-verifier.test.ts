@@ -104,6 +104,50 @@ describe('interop: our wallet against an Openid4vpVerifier-based verifier', () =
       });
     }
 
+  // Issue 47: over the Digital Credentials API, the peer parses our wallet's answer for the origin and
+  // checks the KB-JWT aud origin:<origin> and the mdoc's OpenID4VPDCAPIHandover (@owf/mdoc).
+  for (const [label, query] of [
+    ['SD-JWT VC', { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] }],
+    [
+      'mdoc',
+      {
+        credentials: [
+          {
+            id: 'mdl',
+            format: 'mso_mdoc',
+            meta: { doctype_value: 'org.iso.18013.5.1.mDL' },
+            claims: [{ path: ['org.iso.18013.5.1', 'family_name'] }],
+          },
+        ],
+      },
+    ],
+  ] as const)
+    it(`dc_api, ${label}: its digital argument, our /api/dc-api/present, its verdict`, async () => {
+      const created = (await (
+        await fetch(`${peer.url}/oid4vp/request/create`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ dcql_query: query, response_mode: 'dc_api' }),
+        })
+      ).json()) as Record<string, any>;
+      const origin = new URL(peer.url).origin;
+      const res = await fetch(`${wallet.url}/api/dc-api/present`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-wallet-session': `peer-dc-${label.length}` },
+        body: JSON.stringify({ origin, requests: created.digital.requests }),
+      });
+      const answer = (await res.json()) as Record<string, any>;
+      expect(res.status, JSON.stringify(answer).slice(0, 400)).toBe(200);
+      const posted = await fetch(created.dc_api_response_uri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ origin, data: answer.data }),
+      });
+      expect(posted.status).toBe(200);
+      const verdict = (await (await fetch(created.result_uri)).json()) as Record<string, any>;
+      expect(verdict.status, JSON.stringify(verdict)).toBe('verified');
+    });
+
   // Issue 47: the peer's own verifyTransactionData judges the hashes our wallet binds into the KB-JWT.
   const degree = { credentials: [{ id: 'degree', format: 'dc+sd-jwt', claims: [{ path: ['degree'] }] }] };
   const payment = {
