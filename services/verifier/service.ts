@@ -16,12 +16,7 @@ import { invalidRequest, oauthError } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { KeyRing } from '../keys.ts';
 import type { KeptDecryptionKey, VerifierCore } from './core.ts';
-import {
-  clientIdOf,
-  ephemeralEncryptionKey,
-  sanDnsPossible,
-  signRequestObject,
-} from './request-object.ts';
+import { clientIdOf, ephemeralEncryptionKey, sanDnsPossible, signRequestObject } from './request-object.ts';
 import { receiveResponse } from './response.ts';
 import { handoffLink, linksOf } from './handoff.ts';
 import { createDcApiRequest, dcApiView, receiveDcApiResponse } from './dc-api.ts';
