@@ -6,6 +6,7 @@ import { decodeJwt, type KnownIssuerKeys } from './decode-jwt.ts';
 import type { StatusChecker } from '../status/check.ts';
 import { currentStatus, referencesOf } from './credential-status.ts';
 import { decodeStatusList } from './decode-status-list.ts';
+import { decodeDcApi } from './decode-dc-api.ts';
 
 /** Key sets of this origin's issuers whose tokens the looking glass verifies without being given keys. */
 const KNOWN_KEY_SETS = ['agentauth', 'oidc', 'oauth2', 'oid4vci'];
@@ -82,6 +83,15 @@ export class LookingGlass {
     const references = referencesOf(credential, decoded);
     if (!this.status || (Array.isArray(references) && references.length === 0)) return decoded;
     return { ...decoded, status: await currentStatus(references, this.status) };
+  }
+
+  /** A Digital Credentials API request and answer (OpenID4VP 1.0 Appendix A), with the origin. */
+  decodeDcApi(input: { request: unknown; response?: unknown; origin?: unknown }) {
+    return decodeDcApi(input, {
+      decodeJwt: (token) => this.decodeJwt(token),
+      trustAnchorsPem: this.certificateAuthorities,
+      nowS: Math.floor(this.clock.now() / 1000),
+    });
   }
 
   /** A Status List Token (JWT, CWT) or W3C status list credential: bits, size, counts, the value at `idx`. */

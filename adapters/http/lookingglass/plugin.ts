@@ -69,6 +69,30 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
   );
 
   app.post(
+    '/api/lookingglass/decode/dc-api',
+    {
+      bodyLimit: 512 * 1024,
+      schema: {
+        summary:
+          'Decode a Digital Credentials API exchange (OpenID4VP 1.0 Appendix A): the request (signed or not, expected_origins, transaction_data), the origin, and the answer (aud origin:<origin> and nonce per SD-JWT VC, the OpenID4VPDCAPIHandover and device signature per mdoc, transaction data hashes)',
+        tags: ['lookingglass'],
+        body: {
+          type: 'object',
+          required: ['request'],
+          additionalProperties: false,
+          properties: {
+            request: { type: 'object', description: 'The digital argument, one {protocol, data}, or its data' },
+            response: { type: 'object', description: 'What the browser returned: {protocol, data} or data' },
+            origin: { type: 'string', maxLength: 500, description: 'The origin the browser reported' },
+          },
+        },
+        response: { 200: jsonObject('The decoded exchange'), 400: errorResponse, 413: errorResponse },
+      },
+    },
+    async (request) => ctx.lookingGlass.decodeDcApi(request.body as { request: unknown }),
+  );
+
+  app.post(
     '/api/lookingglass/decode/status-list',
     {
       bodyLimit: 256 * 1024,
