@@ -4,6 +4,7 @@ import { registerOAuth2Runners } from './runners/oauth2.ts';
 import { registerOidcRunners } from './runners/oidc.ts';
 import { registerOid4vciRunners } from './runners/oid4vci.ts';
 import { registerOid4vpRunners } from './runners/oid4vp.ts';
+import { registerOid4vpBrowserRunners } from './runners/oid4vp-browser.ts';
 import { registerSpiffeRunners } from './runners/spiffe.ts';
 import { registerSsfRunners } from './runners/ssf.ts';
 import { registerMcpRunners } from './runners/mcp.ts';
@@ -22,6 +23,7 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerAgentAuthRunners(runners, claimGrantType);
   registerOid4vciRunners(runners);
   registerOid4vpRunners(runners);
+  registerOid4vpBrowserRunners(runners);
   registerSsfRunners(runners);
   registerMcpRunners(runners);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);

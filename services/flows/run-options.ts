@@ -90,6 +90,8 @@ const BY_FLOW = new Map<string, readonly RunOption[]>([
   ['oid4vci/authorization-code', [configuration]],
   ['oid4vp/dcql-direct-post', [credential]],
   ['oid4vp/dcql-direct-post-jwt', [{ ...credential, default: 'mdoc' }]],
+  ['oid4vp/dc-api', [credential]],
+  ['oid4vp/dc-api-signed', [{ ...credential, default: 'mdoc' }]],
   ['mcp/authorization', [registration]],
 ]);
 

@@ -2,17 +2,22 @@ import { X509Certificate } from 'node:crypto';
 import { validatePath } from '../../credentials/x509/path.ts';
 import { CheckFailed } from '../../credentials/result.ts';
 import { CompactEncrypt, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
-import { createDeviceResponse, oid4vpSessionTranscript, parseIssuerSigned } from '../../credentials/mdoc/index.ts';
+import {
+  createDeviceResponse,
+  dcApiSessionTranscript,
+  oid4vpSessionTranscript,
+  parseIssuerSigned,
+} from '../../credentials/mdoc/index.ts';
 import { presentSdJwtVc } from '../../credentials/sd-jwt/present.ts';
 import { x509Hash } from '../../credentials/x509/chain.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { preAuthorized, type HeldCredential } from './oid4vci.ts';
 
-type CredentialKind = 'sd-jwt' | 'mdoc';
+export type CredentialKind = 'sd-jwt' | 'mdoc';
 const MDL_NAMESPACE = 'org.iso.18013.5.1';
 
 /** What the verifier asks for: two claims of the degree SD-JWT VC, or of the mDL. */
-const queryFor = (kind: CredentialKind, base: string) =>
+export const queryFor = (kind: CredentialKind, base: string) =>
   kind === 'mdoc'
     ? {
         credentials: [
@@ -36,7 +41,7 @@ const queryFor = (kind: CredentialKind, base: string) =>
       };
 
 /** The wallet's check of an x509_hash request object: the leaf's hash is the client_id, the chain ends at the verifier CA, the signature holds. */
-async function checkRequestObject(run: RunContext, jwt: string, clientId: string): Promise<Record<string, any>> {
+export async function checkRequestObject(run: RunContext, jwt: string, clientId: string): Promise<Record<string, any>> {
   const header = decodeProtectedHeader(jwt);
   if (header.typ !== 'oauth-authz-req+jwt') throw new FlowFailure(`request object typ is ${String(header.typ)}`);
   const x5c = header.x5c ?? [];
@@ -62,21 +67,36 @@ async function checkRequestObject(run: RunContext, jwt: string, clientId: string
   return JSON.parse(new TextDecoder().decode(payload)) as Record<string, any>;
 }
 
-/** A vp_token for the request: SD-JWT + KB-JWT, or an mdoc DeviceResponse over the OpenID4VP handover. */
-async function presentation(
+/** Beyond the request: the verifier's encryption key, a DC API origin (the audience), KB-JWT transaction claims. */
+export interface RunnerBinding {
+  encryptionJwk?: JWK;
+  origin?: string;
+  kbClaims?: Record<string, unknown>;
+}
+
+/**
+ * A vp_token for the request: SD-JWT + KB-JWT (aud = client_id, or `origin:<origin>` over the DC API),
+ * or an mdoc DeviceResponse over the OpenID4VPHandover (the OpenID4VPDCAPIHandover for an origin).
+ */
+export async function presentation(
   run: RunContext,
   kind: CredentialKind,
   held: HeldCredential,
   request: Record<string, any>,
-  encryptionJwk?: JWK,
+  binding: RunnerBinding = {},
 ): Promise<Record<string, string[]>> {
+  const { encryptionJwk, origin } = binding;
   if (kind === 'mdoc') {
-    const sessionTranscript = await oid4vpSessionTranscript({
-      clientId: request.client_id,
-      nonce: request.nonce,
-      responseUri: request.response_uri,
-      ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}),
-    });
+    const encryption = encryptionJwk ? { encryptionKey: encryptionJwk } : {};
+    const sessionTranscript =
+      origin !== undefined
+        ? await dcApiSessionTranscript({ origin, nonce: request.nonce as string, ...encryption })
+        : await oid4vpSessionTranscript({
+            clientId: request.client_id,
+            nonce: request.nonce,
+            responseUri: request.response_uri,
+            ...encryption,
+          });
     const response = createDeviceResponse({
       issuerSigned: parseIssuerSigned(Buffer.from(String(held.credential), 'base64url')),
       disclose: { [MDL_NAMESPACE]: ['family_name', 'document_number'] },
@@ -89,9 +109,10 @@ async function presentation(
     disclose: [['family_name'], ['degree']],
     keyBinding: {
       holder: { alg: 'ES256', privateKey: held.privateKey },
-      aud: request.client_id,
+      aud: origin !== undefined ? `origin:${origin}` : request.client_id,
       nonce: request.nonce,
       now: run.nowS(),
+      ...(binding.kbClaims ? { claims: binding.kbClaims } : {}),
     },
   });
   return { degree: [vp] };
@@ -138,7 +159,7 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
     responseMode === 'direct_post.jwt' ? (request.client_metadata?.jwks?.keys?.[0] as JWK | undefined) : undefined;
   if (responseMode === 'direct_post.jwt' && !encryptionJwk)
     throw new FlowFailure('a direct_post.jwt request must carry client_metadata.jwks');
-  const vpToken = await presentation(run, kind, held, request, encryptionJwk);
+  const vpToken = await presentation(run, kind, held, request, encryptionJwk ? { encryptionJwk } : {});
   let answered;
   if (encryptionJwk) {
     const enc = (request.client_metadata.encrypted_response_enc_values_supported as string[] | undefined)?.includes(
