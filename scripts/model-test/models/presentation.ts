@@ -13,6 +13,8 @@ export interface PresentationModelState {
     uri: string;
     requestUri?: string;
     resultUri: string;
+    /** A Digital Credentials API request (OpenID4VP 1.0 Appendix A): answered through the browser. */
+    dcApi?: { digital: unknown; responseUri: string };
   };
   /** The wallet harness session that presents (one per actor). */
   session: string;
@@ -48,14 +50,18 @@ const create = (name: string, options: Record<string, unknown>): Step<Presentati
       uri: b.authorization_request_uri,
       resultUri: b.result_uri,
       ...(b.request_uri ? { requestUri: b.request_uri } : {}),
+      ...(b.digital ? { dcApi: { digital: b.digital, responseUri: b.dc_api_response_uri } } : {}),
     };
     m.state = 'created';
   },
 });
 
+const redirectRequest = (m: PresentationModelState) => m.request !== undefined && m.request.dcApi === undefined;
+const browserRequest = (m: PresentationModelState) => m.request?.dcApi !== undefined;
+
 const respond = (name: string, form: (m: PresentationModelState) => Record<string, string>, to: State) => ({
   name,
-  check: (m: PresentationModelState) => m.request !== undefined,
+  check: redirectRequest,
   async run(m: PresentationModelState, { http }: Parameters<Step<PresentationModelState>['run']>[1]) {
     const answer = await http.call('/oid4vp/response', { form: form(m) });
     // OpenID4VP 1.0 §8.2: one response per request; later ones are refused.
@@ -68,6 +74,35 @@ const respond = (name: string, form: (m: PresentationModelState) => Record<strin
 const steps: Step<PresentationModelState>[] = [
   create('create a request', {}),
   create('create a signed request by reference', { client_id_prefix: 'x509_hash' }),
+  create('create a Digital Credentials API request', { response_mode: 'dc_api' }),
+  {
+    name: 'the wallet presents through the browser',
+    check: (m) => browserRequest(m) && open(m),
+    async run(m, { http, wallet }) {
+      const origin = new URL(http.base).origin;
+      const answer = await wallet!.call('/api/dc-api/present', {
+        json: { origin, requests: (m.request!.dcApi!.digital as { requests: unknown[] }).requests },
+        headers: { 'x-wallet-session': m.session },
+      });
+      expectAnswer('wallet POST /api/dc-api/present', answer, 200);
+      const posted = await http.call(m.request!.dcApi!.responseUri, { json: { origin, data: answer.body.data } });
+      expectAnswer('POST dc_api_response_uri', posted, 200);
+      m.state = 'verified';
+    },
+  },
+  {
+    name: 'answer through the browser from an unexpected origin',
+    check: browserRequest,
+    async run(m, { http }) {
+      const answer = await http.call(m.request!.dcApi!.responseUri, {
+        json: { origin: 'https://elsewhere.example', data: { vp_token: { degree: ['x'] } } },
+      });
+      // Appendix A.4: taken and rejected by the check origin; a request is answered once (a replay is refused).
+      if (!open(m)) return expectAnswer('a DC API answer again', answer, 400, 'invalid_request');
+      expectAnswer('POST dc_api_response_uri from another origin', answer, 200);
+      m.state = 'rejected';
+    },
+  },
   {
     name: 'fetch the request object',
     check: (m) => m.request?.requestUri !== undefined,
@@ -87,7 +122,7 @@ const steps: Step<PresentationModelState>[] = [
   ),
   {
     name: 'the wallet presents',
-    check: (m) => m.request !== undefined && open(m),
+    check: (m) => redirectRequest(m) && open(m),
     async run(m, { wallet }) {
       const answer = await wallet!.call('/submit', {
         json: { uri: m.request!.uri },
@@ -130,7 +165,7 @@ export const presentationModel: MachineModel<PresentationModelState> = {
     [transitionKey('fetched', 'presentation.expired', 'expired')]: 'needs the clock past the request lifetime (300 s)',
   },
   anywhereFrom: 'fetched',
-  start: ['create a request', 'create a signed request by reference'],
+  start: ['create a request', 'create a signed request by reference', 'create a Digital Credentials API request'],
   create: () => ({ state: 'new', session: `model-test-${randomBytes(8).toString('base64url')}` }),
   steps,
   stepsFor(event, _guard, goal) {
