@@ -98,7 +98,28 @@ export function walletRecipes(origin: string, main: string): PageDocument {
     },
     {
       kind: 'paragraph',
-      inlines: ['Every field and allowed value of both creation calls is in ', { code: `${main}/openapi.json` }, '.'],
+      inlines: [
+        "A request for the browser's Digital Credentials API (",
+        { code: 'response_mode: dc_api' },
+        ' or ',
+        { code: 'dc_api.jwt' },
+        "): this wallet answers as the platform wallet would, and the verifier's page posts the answer with its origin:",
+      ],
+    },
+    {
+      kind: 'code',
+      lang: 'sh',
+      text: `O=$(echo $M | sed -E 's#^(https?://[^/]+).*#\\1#')\nREQ=$(curl -s -X POST $M/oid4vp/request/create ${JSON_BODY} -d '{"response_mode":"dc_api","dcql_query":{"credentials":[{"id":"degree","format":"dc+sd-jwt","claims":[{"path":["degree"]}]}]}}')\nANS=$(curl -s -X POST $W/api/dc-api/present ${SESSION} ${JSON_BODY} -d "{\\"origin\\":\\"$O\\",\\"requests\\":$(echo "$REQ" | jq -c .digital.requests)}")\ncurl -s -X POST "$(echo "$REQ" | jq -r .dc_api_response_uri)" ${JSON_BODY} -d "{\\"origin\\":\\"$O\\",\\"data\\":$(echo "$ANS" | jq -c .data)}"\ncurl -s "$(echo "$REQ" | jq -r .result_uri)"`,
+    },
+    {
+      kind: 'paragraph',
+      inlines: [
+        'Transaction data (a payment, a document to sign) comes in the request; ',
+        { code: 'POST /api/resolve' },
+        ' lists each entry in words, and presenting binds its hash in the KB-JWT. Every field and allowed value of both creation calls is in ',
+        { code: `${main}/openapi.json` },
+        '.',
+      ],
     },
     { kind: 'heading', level: 2, text: 'Headers' },
     {
