@@ -10,6 +10,7 @@ import { stringMembers } from '../response-schemas.ts';
 import { h, p } from './blocks.ts';
 import { samplesBlock } from './looking-glass-samples.ts';
 import { statusListBlocks, statusListForm, statusVerdict } from './looking-glass-status.ts';
+import { dcApiBlocks, dcApiForm } from './looking-glass-dc-api.ts';
 import { looksLikeStatusList } from '../../../services/lookingglass/decode-status-list.ts';
 import type { PageSchema } from './routes.ts';
 
@@ -228,6 +229,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
           ...(token ? [] : [samplesBlock(ctx)]),
           credentialForm,
           statusListForm(),
+          dcApiForm(),
         ],
       });
     },
@@ -241,7 +243,16 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         ...pageSchema(
           'Looking glass: decode the JWT in the form field token (verified with the optional jwks field) or the credential in the field credential (page)',
         ),
-        body: stringMembers({ token: 32_768, jwks: 65_536, credential: 200_000, status_list: 200_000, idx: 10 }),
+        body: stringMembers({
+          token: 32_768,
+          jwks: 65_536,
+          credential: 200_000,
+          status_list: 200_000,
+          idx: 10,
+          dc_request: 100_000,
+          dc_response: 200_000,
+          dc_origin: 500,
+        }),
       },
     },
     async (request, reply) => {
@@ -251,6 +262,9 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         credential?: string;
         status_list?: string;
         idx?: string;
+        dc_request?: string;
+        dc_response?: string;
+        dc_origin?: string;
       };
       reply.header('cache-control', 'no-store');
       const credential = body.credential?.trim() ? await credentialBlocks(body.credential, body.jwks) : [];
@@ -266,6 +280,10 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
           ...credential,
           statusListForm(body.status_list?.trim(), body.idx?.trim()),
           ...list,
+          dcApiForm(body.dc_request?.trim(), body.dc_response?.trim(), body.dc_origin?.trim()),
+          ...(body.dc_request?.trim()
+            ? await dcApiBlocks(ctx.lookingGlass, body.dc_request, body.dc_response ?? '', body.dc_origin ?? '')
+            : []),
         ],
       });
     },

@@ -131,6 +131,35 @@ describe('the looking glass on Digital Credentials API exchanges', () => {
     expect(otherOrigin.origin_expected).toBe(false);
   });
 
+  it('the page: a form that posts the exchange and shows origin, audience and transactions (no JavaScript needed)', async () => {
+    const created = await create({ response_mode: 'dc_api', dcql_query: degree, transaction_data: [payment] });
+    const vp = await presentSdJwt(
+      sdJwt,
+      holder,
+      { clientId: `origin:${origin}`, nonce: created.nonce, responseUri: '', nowS: nowS() },
+      'all',
+      { transaction_data_hashes: [sha256(created.transaction_data[0])] },
+    );
+    const form = new URLSearchParams({
+      dc_request: JSON.stringify(created.digital),
+      dc_response: JSON.stringify({ data: { vp_token: { degree: [vp] } } }),
+      dc_origin: origin,
+    });
+    const res = await fetch(`${server.url}/looking-glass`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/markdown' },
+      body: form,
+    });
+    const page = await res.text();
+    expect(res.status).toBe(200);
+    expect(page).toContain('## Digital Credentials API exchange');
+    expect(page).toContain('Transaction 0: Pay 5.00 EUR to Glass Shop');
+    expect(page).toContain('is the origin: yes; nonce matches: yes');
+    expect(page).toContain('Transaction data: bound');
+    const empty = await (await fetch(`${server.url}/looking-glass`, { headers: { accept: 'text/html' } })).text();
+    expect(empty).toContain('id="dc-api-form"');
+  });
+
   it('an encrypted answer shows its header only; a request it cannot read is refused', async () => {
     const created = await create({ response_mode: 'dc_api.jwt' });
     const decoded = await decode({
