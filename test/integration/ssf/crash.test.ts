@@ -64,5 +64,6 @@ describe('SSF across a crash', () => {
     child = await startChildMain(port, { DATA_DIR: dataDir });
     token = await tokenOf();
     expect((await call(token, `/ssf/poll/${stream_id}`, { returnImmediately: true })).sets).toEqual({});
-  });
+    // Three full starts of the service in child processes: seconds each alone, far more on a loaded machine.
+  }, 120_000);
 });

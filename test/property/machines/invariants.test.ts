@@ -48,7 +48,15 @@ const presentationEvents: fc.Arbitrary<PresentationEvent[]> = fc
         at,
         method: fc.constantFrom('get' as const, 'post' as const),
       }),
-      fc.record({ type: fc.constant('presentation.response_received' as const), at, enc: fc.constant(null) }),
+      fc.record(
+        {
+          type: fc.constant('presentation.response_received' as const),
+          at,
+          enc: fc.constant(null),
+          origin: fc.constant('https://v.example'),
+        },
+        { requiredKeys: ['type', 'at', 'enc'] },
+      ),
       fc.record({ type: fc.constant('presentation.verified' as const), at, presentations: fc.constant({}) }),
       fc.record({
         type: fc.constant('presentation.rejected' as const),
@@ -65,12 +73,14 @@ const presentationEvents: fc.Arbitrary<PresentationEvent[]> = fc
     ),
     { maxLength: 10 },
   )
-  .map((events) => [
+  .chain((events) => fc.tuple(fc.constant(events), fc.constantFrom('direct_post' as const, 'dc_api' as const)))
+  .map(([events, mode]) => [
     {
       type: 'presentation.created' as const,
       at: 0,
       client_id: 'redirect_uri:https://v.example/cb',
-      response_mode: 'direct_post' as const,
+      // The DC API channel (OpenID4VP 1.0 Appendix A) is answered with the browser's origin, the others without.
+      response_mode: mode,
       request_uri_method: 'get' as const,
       nonce: 'n',
       state_hash: 's',
@@ -85,7 +95,13 @@ const presentationInvariant: Invariant = (trace) => {
   const finals = FINAL('verified', 'rejected', 'wallet_error', 'expired');
   for (const step of trace) {
     if (finals.has(step.before)) expect(step.after).toBe(step.before);
-    if (step.after === '"answered"' && step.before !== '"answered"') expect(step.event.at).toBeLessThan(300_000);
+    if (step.after === '"answered"' && step.before !== '"answered"') {
+      expect(step.event.at).toBeLessThan(300_000);
+      const throughTheBrowser = trace[0].event.response_mode === 'dc_api';
+      expect((step.event as { origin?: string }).origin !== undefined).toBe(throughTheBrowser);
+    }
+    if (step.after === '"wallet_error"' && step.before !== '"wallet_error"')
+      expect(step.event.at).toBeLessThan(300_000);
     if (step.after === '"expired"' && step.before !== '"expired"')
       expect(step.event.at).toBeGreaterThanOrEqual(300_000);
   }
