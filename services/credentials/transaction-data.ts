@@ -11,6 +11,14 @@ import { createHash } from 'node:crypto';
 const PAYMENT_CONFIRMATION = 'urn:portico:transaction-data:payment-confirmation';
 const DOCUMENT_SIGNING = 'urn:portico:transaction-data:document-signing';
 
+/**
+ * Where an mdoc carries its transaction hashes: device-signed data elements `transaction_data_hashes`
+ * ([tstr]) and `transaction_data_hashes_alg` (tstr) of this namespace, covered by the device signature
+ * (OpenID4VP 1.0 Appendix B.2 leaves the element to each doctype; this is the namespace of the
+ * OpenID4VP working group's proposal, as wallets in the field use it; docs/decisions.md).
+ */
+export const MDOC_TRANSACTION_NAMESPACE = 'net.openid.openid4vc';
+
 /** Hash algorithms by their IANA "Named Information" names; sha-256 is the default and always supported. */
 const HASH_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['sha-256', 'sha256'],
@@ -155,7 +163,15 @@ function describeTransaction(entry: TransactionEntry): string {
 }
 
 /** What `/api/resolve` and the looking glass show of an entry. */
-export function transactionView(entry: TransactionEntry): Record<string, unknown> {
+export function transactionView(entry: TransactionEntry): {
+  index: number;
+  type: string;
+  known_type: boolean;
+  credential_ids: string[];
+  transaction_data_hashes_alg: string[];
+  fields: Record<string, unknown>;
+  summary: string;
+} {
   return {
     index: entry.index,
     type: entry.type,

@@ -1,3 +1,4 @@
+import { MDOC_TRANSACTION_NAMESPACE } from '../credentials/transaction-data.ts';
 import type { JWK } from 'jose';
 import { fullDate, issueMdoc } from '../credentials/mdoc/index.ts';
 import { issueSdJwtVc } from '../credentials/sd-jwt/issue.ts';
@@ -99,6 +100,8 @@ export async function issueCredential(
       validFrom: now - MDOC_BACKDATE_S,
       validUntil: now + MDOC_TTL_S,
       ...(ctx.status ? { status: { idx: ctx.status.idx, uri: ctx.status.uri } } : {}),
+      // The holder may sign transaction hashes with the device key (OpenID4VP 1.0 §8.4).
+      deviceSignedNamespaces: [MDOC_TRANSACTION_NAMESPACE],
     });
     return Buffer.from(encoded).toString('base64url');
   }

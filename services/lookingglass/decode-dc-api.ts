@@ -58,6 +58,26 @@ function keyBinding(presentation: unknown): Record<string, unknown> | undefined 
   }
 }
 
+/** One presentation of an answer as the looking glass shows it. */
+export interface PresentationView {
+  credential_query_id: string;
+  index: number;
+  format: string;
+  detail?: string;
+  aud?: unknown;
+  aud_is_origin?: boolean | null;
+  nonce_matches?: boolean | null;
+  transaction_data_hashes?: unknown;
+  transaction_data_hashes_alg?: unknown;
+  handover?: {
+    type: string;
+    info: { origin: string; nonce: string; jwk_thumbprint: string | null };
+    hash: string;
+    session_transcript: string;
+  };
+  device_signature?: { verified: boolean; check?: string; detail: string };
+}
+
 interface Binding {
   origin?: string;
   nonce?: string;
@@ -127,12 +147,12 @@ async function presentationView(
 }
 
 /** Transaction data against the key bindings' hashes, with the verifier's own rule (OpenID4VP 1.0 §8.4). */
-function transactionVerdict(entries: TransactionEntry[], presentations: Array<Record<string, unknown>>) {
+function transactionVerdict(entries: TransactionEntry[], presentations: PresentationView[]) {
   const bindings: TransactionBinding[] = presentations
     .filter((p) => p.transaction_data_hashes !== undefined)
     .map((p) => ({
-      queryId: String(p.credential_query_id),
-      presentation: Number(p.index),
+      queryId: p.credential_query_id,
+      presentation: p.index,
       hashes: p.transaction_data_hashes,
       alg: p.transaction_data_hashes_alg,
     }));
@@ -172,7 +192,7 @@ export async function decodeDcApi(
       : {}),
   };
   const answer = isObject(input.response) && isObject(input.response.data) ? input.response.data : input.response;
-  const presentations: Array<Record<string, unknown>> = [];
+  const presentations: PresentationView[] = [];
   let encrypted: Record<string, unknown> | undefined;
   if (isObject(answer) && typeof answer.response === 'string') {
     try {

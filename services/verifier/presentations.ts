@@ -6,6 +6,7 @@ import { mdocValueAsJson } from '../credentials/mdoc/json.ts';
 import { dcApiSessionTranscript, oid4vpSessionTranscript } from '../credentials/mdoc/session-transcript.ts';
 import { verifyDeviceResponse } from '../credentials/mdoc/verify.ts';
 import { NEVER_DISCLOSABLE } from '../credentials/sd-jwt/types.ts';
+import { MDOC_TRANSACTION_NAMESPACE } from '../credentials/transaction-data.ts';
 import { verifySdJwtVc } from '../credentials/sd-jwt/verify.ts';
 import { verifyJwtVp } from '../credentials/w3c/jwt-vc.ts';
 import { verifyLdpVp } from '../credentials/w3c/ldp-vc.ts';
@@ -40,7 +41,7 @@ export interface Presented {
   disclosed: DisclosedPresentation;
   /** Its status references, checked once the presentation itself holds. */
   references: References;
-  /** What its key binding said of transaction data (SD-JWT VC), when it said anything. */
+  /** What its key binding (SD-JWT VC) or device signature (mdoc) said of transaction data, if anything. */
   transactions?: { hashes: unknown; alg: unknown };
 }
 export type PresentationOutcome = { ok: true; credentials: Presented[] } | { ok: false; check: string; reason: string };
@@ -125,11 +126,18 @@ async function checkMdoc(presentation: unknown, id: string, ctx: PresentationCon
   if (!result.valid) return fail(reportedCheck(result.check, 'mso_mdoc'), result.reason);
   return {
     ok: true,
-    credentials: result.documents.map((doc, i) => ({
-      stored: storedFromMdoc(`${id}.${i}`, doc),
-      disclosed: { format: 'mso_mdoc', issuer: doc.signer.subject, claims: mdocValueAsJson(doc.claims) },
-      references: tokenReferences(doc.status),
-    })),
+    credentials: result.documents.map((doc, i) => {
+      // Transaction hashes signed by the device key (docs/decisions.md: the namespace of the binding).
+      const signed = doc.deviceSigned?.[MDOC_TRANSACTION_NAMESPACE];
+      return {
+        stored: storedFromMdoc(`${id}.${i}`, doc),
+        disclosed: { format: 'mso_mdoc', issuer: doc.signer.subject, claims: mdocValueAsJson(doc.claims) },
+        references: tokenReferences(doc.status),
+        ...(signed
+          ? { transactions: { hashes: signed.transaction_data_hashes, alg: signed.transaction_data_hashes_alg } }
+          : {}),
+      };
+    }),
   };
 }
 

@@ -15,10 +15,13 @@ import { invalidRequest } from '../errors.ts';
 /** The named check of every transaction data failure in a result document. */
 export const TRANSACTION_DATA_CHECK = 'transaction_data';
 
+/** Formats whose presentations can bind transactions: the SD-JWT VC's KB-JWT, the mdoc's device signature. */
+const BINDING_FORMATS = new Set(['dc+sd-jwt', 'mso_mdoc']);
+
 /**
- * The creation rule: each entry well formed, naming only SD-JWT VC credential queries of the request
- * that bind a holder key (OpenID4VP 1.0 Appendix B.3.3 is the binding this verifier checks), hashed
- * with algorithms it can check. Returns the strings the request carries.
+ * The creation rule: each entry well formed, naming only credential queries of the request whose
+ * presentation signs with the holder's key (SD-JWT VC, Appendix B.3.3; mdoc, device-signed elements),
+ * hashed with algorithms it can check. Returns the strings the request carries.
  */
 export function checkedTransactionData(value: unknown, query: DcqlQuery): string[] | undefined {
   if (value === undefined) return undefined;
@@ -35,9 +38,9 @@ export function checkedTransactionData(value: unknown, query: DcqlQuery): string
       const credential = queries.get(id);
       if (!credential)
         throw invalidRequest(`transaction_data[${entry.index}] names ${JSON.stringify(id)}, not a credential query`);
-      if (credential.format !== 'dc+sd-jwt' || credential.require_cryptographic_holder_binding === false)
+      if (!BINDING_FORMATS.has(credential.format) || credential.require_cryptographic_holder_binding === false)
         throw invalidRequest(
-          `transaction_data[${entry.index}] names ${JSON.stringify(id)}: transaction data is bound by an SD-JWT VC's key binding (dc+sd-jwt with holder binding)`,
+          `transaction_data[${entry.index}] names ${JSON.stringify(id)}: transaction data is bound by a holder signature (dc+sd-jwt or mso_mdoc with holder binding)`,
         );
     }
     const unsupported = entry.hashAlgs.find((alg) => !hashAlgSupported(alg));
@@ -49,7 +52,7 @@ export function checkedTransactionData(value: unknown, query: DcqlQuery): string
   return entries.map((e) => e.encoded);
 }
 
-/** What one key-binding JWT said about transactions: its `transaction_data_hashes` and `_alg`. */
+/** What one presentation's holder signature said about transactions: its `transaction_data_hashes` and `_alg`. */
 export interface TransactionBinding {
   queryId: string;
   presentation: number;

@@ -4,7 +4,7 @@ import type { Block } from '../../../services/pages/document.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { h, p } from './blocks.ts';
 
-type Json = Record<string, any>;
+type Decoded = Awaited<ReturnType<LookingGlass['decodeDcApi']>>;
 
 /** The looking glass's Digital Credentials API form: the request, the answer, the origin. */
 export function dcApiForm(request = '', response = '', origin = ''): Block {
@@ -48,18 +48,18 @@ export async function dcApiBlocks(
   origin: string,
 ): Promise<Block[]> {
   const blocks: Block[] = [h(2, 'Digital Credentials API exchange')];
-  let d: Json;
+  let d: Decoded;
   try {
-    d = (await glass.decodeDcApi({
+    d = await glass.decodeDcApi({
       request: parsed(request, 'The request'),
       ...(response.trim() ? { response: parsed(response, 'The answer') } : {}),
       ...(origin.trim() ? { origin: origin.trim() } : {}),
-    })) as Json;
+    });
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
     return [...blocks, { kind: 'notice', tone: 'error', inlines: [error.description] }];
   }
-  const r = d.request as Json;
+  const r = d.request;
   blocks.push(
     p('Protocol: ', { code: String(r.protocol) }, `, ${r.signed ? 'signed' : 'unsigned'}, response mode `, {
       code: String(r.response_mode),
@@ -84,9 +84,8 @@ export async function dcApiBlocks(
         { code: String(d.audience) },
       ],
     });
-  for (const t of (r.transaction_data ?? []) as Json[])
-    blocks.push(p(`Transaction ${String(t.index)}: ${String(t.summary)}`));
-  for (const pr of (d.response?.presentations ?? []) as Json[])
+  for (const t of r.transaction_data ?? []) blocks.push(p(`Transaction ${t.index}: ${t.summary}`));
+  for (const pr of d.response?.presentations ?? [])
     blocks.push(
       p(
         { code: `${String(pr.credential_query_id)}[${String(pr.index)}]` },

@@ -42,15 +42,25 @@ const create = (name: string, options: Record<string, unknown>): Step<Presentati
       json: { dcql_query: degreeQuery(http.base), ...options },
     });
     expectAnswer('POST /oid4vp/request/create', answer, 201);
-    const b = answer.body;
+    const b = answer.body as {
+      request_id: string;
+      transaction_id: string;
+      state?: string;
+      authorization_request_uri?: string;
+      result_uri: string;
+      request_uri?: string;
+      digital?: unknown;
+      dc_api_response_uri?: string;
+    };
     m.request = {
       id: b.request_id,
       transactionId: b.transaction_id,
-      state: b.state,
-      uri: b.authorization_request_uri,
+      // A DC API request has neither: the browser carries it (OpenID4VP 1.0 Appendix A).
+      state: b.state ?? '',
+      uri: b.authorization_request_uri ?? '',
       resultUri: b.result_uri,
       ...(b.request_uri ? { requestUri: b.request_uri } : {}),
-      ...(b.digital ? { dcApi: { digital: b.digital, responseUri: b.dc_api_response_uri } } : {}),
+      ...(b.digital ? { dcApi: { digital: b.digital, responseUri: String(b.dc_api_response_uri) } } : {}),
     };
     m.state = 'created';
   },
@@ -85,7 +95,8 @@ const steps: Step<PresentationModelState>[] = [
         headers: { 'x-wallet-session': m.session },
       });
       expectAnswer('wallet POST /api/dc-api/present', answer, 200);
-      const posted = await http.call(m.request!.dcApi!.responseUri, { json: { origin, data: answer.body.data } });
+      const { data } = answer.body as { data?: unknown };
+      const posted = await http.call(m.request!.dcApi!.responseUri, { json: { origin, data } });
       expectAnswer('POST dc_api_response_uri', posted, 200);
       m.state = 'verified';
     },

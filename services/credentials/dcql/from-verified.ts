@@ -1,4 +1,4 @@
-import type { VerifiedMdoc } from '../mdoc/verify.ts';
+import type { VerifiedMdoc } from '../mdoc/verified.ts';
 import type { VerifiedSdJwtVc } from '../sd-jwt/verify.ts';
 import type { StoredCredential, StoredMdoc, StoredSdJwtVc, StoredW3c } from './types.ts';
 

@@ -39,6 +39,8 @@ export interface DeviceResponseInput {
   /** The device private key bound in the MSO (the same key as at issuance; OpenID4VP wallet behaviour 3). */
   deviceKey: { privateKey: CryptoKey; alg?: CoseAlg };
   sessionTranscript: unknown;
+  /** Device-signed data elements per namespace (ISO 18013-5 §8.3.2.1.2.2), e.g. transaction hashes. */
+  deviceNameSpaces?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -48,7 +50,11 @@ export interface DeviceResponseInput {
  */
 export function createDeviceResponse(input: DeviceResponseInput): Uint8Array {
   const docType = docTypeOf(input.issuerSigned);
-  const deviceNameSpaces = dataItem(new Map());
+  const deviceNameSpaces = dataItem(
+    new Map(
+      Object.entries(input.deviceNameSpaces ?? {}).map(([ns, elements]) => [ns, new Map(Object.entries(elements))]),
+    ),
+  );
   const deviceSignature = signCoseSign1({
     alg: input.deviceKey.alg ?? 'ES256',
     privateKey: input.deviceKey.privateKey,

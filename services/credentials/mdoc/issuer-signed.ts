@@ -23,6 +23,8 @@ export interface IssueMdocInput {
   status?: { idx: number; uri: string };
   /** Per-item salt length in bytes (ISO 18013-5 §9.1.2.5 requires at least 16). */
   saltLength?: number;
+  /** Namespaces the holder may sign elements of with the device key (ISO 18013-5 §9.1.2.4 KeyAuthorizations). */
+  deviceSignedNamespaces?: string[];
 }
 
 /** `IssuerSigned = { nameSpaces: IssuerNameSpaces, issuerAuth: IssuerAuth }` as CBOR-ready values. */
@@ -74,7 +76,15 @@ export function issueMdoc(input: IssueMdocInput): { issuerSigned: IssuerSigned; 
     ['version', '1.0'],
     ['digestAlgorithm', 'SHA-256'],
     ['valueDigests', valueDigests],
-    ['deviceKeyInfo', new Map([['deviceKey', jwkToCoseKey(input.deviceKey)]])],
+    [
+      'deviceKeyInfo',
+      new Map<string, unknown>([
+        ['deviceKey', jwkToCoseKey(input.deviceKey)],
+        ...(input.deviceSignedNamespaces?.length
+          ? [['keyAuthorizations', new Map([['nameSpaces', input.deviceSignedNamespaces]])] as [string, unknown]]
+          : []),
+      ]),
+    ],
     ['docType', input.docType],
     [
       'validityInfo',

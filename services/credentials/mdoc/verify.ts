@@ -6,9 +6,9 @@ import { Tag, dataItemBytes, decodeCbor, encodeCbor, isMap, mapGet, tdateSeconds
 import { coseKeyToJwk } from './cose-key.ts';
 import { HEADER_X5CHAIN, parseCoseSign1, verifyCoseSign1, type CoseSign1 } from './cose-sign1.ts';
 import { deviceAuthenticationBytes } from './device-response.ts';
+import { deviceSignedElements, keyAuthorizationsOf } from './device-signed.ts';
+import type { MdocCheck, VerifiedMdoc, VerifyIssuerSignedOptions } from './verified.ts';
 import { validateDocumentSignerChain } from './pki.ts';
-
-export type MdocCheck = 'format' | 'chain' | 'signature' | 'digest' | 'validity' | 'doctype' | 'device_authentication';
 
 const DIGESTS: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
 
@@ -19,25 +19,6 @@ export const msoDigestHash = (digestAlgorithm: unknown): string | undefined =>
 /** What the MSO's valueDigests lists for an IssuerSignedItem: the hash of its encoded tag-24 wrapping (ISO 18013-5 §9.1.2.5). */
 export const issuerSignedItemDigest = (hash: string, wrapped: Tag): Buffer =>
   createHash(hash).update(encodeCbor(wrapped)).digest();
-
-export interface VerifyIssuerSignedOptions {
-  /** Trusted IACA roots (DER or PEM), e.g. WALLET_MDOC_IACA_ROOT_PEM. */
-  trustedRoots: (Uint8Array | string)[];
-  /** Verification time, seconds since the epoch. */
-  now: number;
-  expectedDocType?: string;
-}
-
-export interface VerifiedMdoc {
-  docType: string;
-  /** Released element values per namespace (CBOR values as decoded: tags stay `Tag`, bytes stay Uint8Array). */
-  claims: Record<string, Record<string, unknown>>;
-  deviceKey: JWK;
-  validity: { signed: number; validFrom: number; validUntil: number };
-  /** The MSO's `status` (draft-ietf-oauth-status-list §6.3), as decoded, when it has one. */
-  status?: unknown;
-  signer: { subject: string; issuer: string };
-}
 
 const fail = (check: MdocCheck, reason: string): never => {
   throw new CheckFailed(check, reason);
@@ -197,6 +178,7 @@ async function checkIssuerSigned(
     docType,
     claims,
     deviceKey,
+    keyAuthorizations: keyAuthorizationsOf(deviceKeyInfo.get('keyAuthorizations')),
     validity: { signed, validFrom, validUntil },
     ...(mso.has('status') ? { status: mso.get('status') } : {}),
     signer: { subject: leaf.subject.replace(/\n/g, ', '), issuer: leaf.issuer.replace(/\n/g, ', ') },
@@ -285,7 +267,8 @@ export function verifyDeviceResponse(
           'device_authentication',
           'the device signature does not verify over this SessionTranscript with the MSO device key',
         );
-        return verified;
+        const signedByDevice = deviceSignedElements(nameSpacesBytes, verified.keyAuthorizations);
+        return Object.keys(signedByDevice).length ? { ...verified, deviceSigned: signedByDevice } : verified;
       }),
     };
   });

@@ -13,6 +13,28 @@ const PAYMENT = {
   payee: 'Portico Demo Shop',
 };
 
+/** The members of the verifier's creation answer these flows read. */
+interface Created {
+  client_id?: string;
+  request_uri?: string;
+  transaction_data?: string[];
+  /** The data is the request itself (unsigned) or `{request: <JWS>}` (signed). */
+  digital?: { requests: Array<{ protocol: string; data: Request & { request?: string } }> };
+  dc_api_response_uri?: string;
+  result_uri: string;
+}
+
+/** The request parameters the runner's wallet reads (from a signed request object or the DC API data). */
+interface Request {
+  client_id?: string;
+  nonce: string;
+  state?: string;
+  response_uri?: string;
+  transaction_data?: unknown;
+  expected_origins?: unknown;
+  client_metadata?: { jwks?: { keys?: JWK[] } };
+}
+
 const kindOf = (run: RunContext, fallback: CredentialKind): CredentialKind => {
   const kind = (run.options.credential ?? fallback) as CredentialKind;
   if (kind !== 'sd-jwt' && kind !== 'mdoc') throw new FlowFailure('option credential must be sd-jwt or mdoc');
@@ -41,10 +63,11 @@ async function dcApiPresentation(run: RunContext, mode: 'dc_api' | 'dc_api.jwt')
     ],
   );
   expectStatus(created.status, 201, 'request creation');
-  const [{ protocol, data }] = created.body.digital.requests as Array<{ protocol: string; data: Record<string, any> }>;
-  let request = data;
+  const body = created.body as Created;
+  const [{ protocol, data }] = body.digital?.requests ?? [];
+  let request: Request = data;
   if (mode === 'dc_api.jwt') {
-    request = await checkRequestObject(run, String(data.request), String(created.body.client_id));
+    request = (await checkRequestObject(run, String(data.request), String(body.client_id))) as Request;
     if (!Array.isArray(request.expected_origins) || !request.expected_origins.includes(origin))
       throw new FlowFailure(`the signed request does not list ${origin} in expected_origins`);
   }
@@ -62,7 +85,7 @@ async function dcApiPresentation(run: RunContext, mode: 'dc_api' | 'dc_api.jwt')
     : { vp_token: vpToken };
   const posted = await run.http.send(
     "The page posts the browser's answer with its origin",
-    created.body.dc_api_response_uri,
+    String(body.dc_api_response_uri),
     { json: { origin, data: answer } },
     [
       `The platform wallet answered ${protocol}: credential.data ${encryptionJwk ? 'is {response: <JWE>} (ECDH-ES to the verifier key)' : 'is {vp_token}'}`,
@@ -72,7 +95,7 @@ async function dcApiPresentation(run: RunContext, mode: 'dc_api' | 'dc_api.jwt')
     ],
   );
   expectStatus(posted.status, 200, 'DC API response');
-  await verdict(run, created.body.result_uri as string);
+  await verdict(run, body.result_uri);
 }
 
 /**
@@ -94,11 +117,12 @@ async function transactionDataPresentation(run: RunContext): Promise<void> {
     ['OpenID4VP §5.1: each transaction_data entry is base64url-encoded JSON with type and credential_ids'],
   );
   expectStatus(created.status, 201, 'request creation');
-  const fetched = await run.http.send('Wallet fetches the request object', created.body.request_uri, {}, [
+  const body = created.body as Created;
+  const fetched = await run.http.send('Wallet fetches the request object', String(body.request_uri), {}, [
     'The signed request object carries transaction_data as created',
   ]);
   expectStatus(fetched.status, 200, 'request object');
-  const request = await checkRequestObject(run, fetched.text, created.body.client_id);
+  const request = (await checkRequestObject(run, fetched.text, String(body.client_id))) as Request;
   const entries = request.transaction_data as string[] | undefined;
   if (!Array.isArray(entries) || entries.length !== 1) throw new FlowFailure('the request carries no transaction_data');
   const shown = JSON.parse(Buffer.from(entries[0], 'base64url').toString('utf8')) as typeof PAYMENT;
@@ -109,15 +133,15 @@ async function transactionDataPresentation(run: RunContext): Promise<void> {
   });
   const answered = await run.http.send(
     'Wallet posts the vp_token that authorizes the payment',
-    request.response_uri,
-    { form: { vp_token: JSON.stringify(vpToken), state: request.state } },
+    String(request.response_uri),
+    { form: { vp_token: JSON.stringify(vpToken), state: String(request.state) } },
     [
       `The holder saw: pay ${shown.amount} ${shown.currency} to ${shown.payee}`,
       'Appendix B.3.3: the KB-JWT carries transaction_data_hashes, SHA-256 over the entry string as received',
     ],
   );
   expectStatus(answered.status, 200, 'response');
-  await verdict(run, created.body.result_uri as string);
+  await verdict(run, body.result_uri);
 }
 
 async function verdict(run: RunContext, resultUri: string): Promise<void> {
@@ -125,8 +149,9 @@ async function verdict(run: RunContext, resultUri: string): Promise<void> {
     'Every failed check would be named in reasons',
   ]);
   expectStatus(result.status, 200, 'result');
-  if (result.body.status !== 'verified')
-    throw new FlowFailure(`the verifier rejected the presentation: ${JSON.stringify(result.body.reasons)}`);
+  const { status, reasons } = result.body as { status?: string; reasons?: unknown };
+  if (status !== 'verified')
+    throw new FlowFailure(`the verifier rejected the presentation: ${JSON.stringify(reasons)}`);
 }
 
 export function registerOid4vpBrowserRunners(runners: FlowRunners): void {

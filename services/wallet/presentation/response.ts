@@ -8,6 +8,7 @@ import {
   parseIssuerSigned,
 } from '../../credentials/mdoc/index.ts';
 import { presentSdJwtVc } from '../../credentials/sd-jwt/present.ts';
+import { MDOC_TRANSACTION_NAMESPACE } from '../../credentials/transaction-data.ts';
 import { createJwtVp } from '../../credentials/w3c/jwt-vc.ts';
 import { createLdpVp } from '../../credentials/w3c/ldp-vc.ts';
 import { invalidRequest, oauthError } from '../../errors.ts';
@@ -114,6 +115,8 @@ export async function presentation(
       disclose,
       deviceKey: { privateKey: key.privateKey },
       sessionTranscript,
+      // The transaction hashes are device-signed elements (docs/decisions.md).
+      ...(transactions ? { deviceNameSpaces: { [MDOC_TRANSACTION_NAMESPACE]: transactions } } : {}),
     });
     return Buffer.from(response).toString('base64url');
   }

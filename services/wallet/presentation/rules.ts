@@ -95,9 +95,9 @@ export function requestTransactions(params: Record<string, unknown>): Transactio
     for (const id of entry.credentialIds) {
       const query = queries.find((q) => q.id === id);
       if (!query) throw invalid(`transaction_data[${entry.index}] names ${JSON.stringify(id)}, not a credential query`);
-      if (query.format !== 'dc+sd-jwt')
+      if (query.format !== 'dc+sd-jwt' && query.format !== 'mso_mdoc')
         throw invalid(
-          `transaction_data[${entry.index}] names ${JSON.stringify(id)}: this wallet binds transactions in SD-JWT VC key bindings only`,
+          `transaction_data[${entry.index}] names ${JSON.stringify(id)}: this wallet binds transactions in SD-JWT VC key bindings and mdoc device signatures only`,
         );
     }
   return entries;

@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { holderKey, issueFromOurIssuer, presentSdJwt, type HolderKey } from '../../support/holder.ts';
+import {
+  createDeviceResponse,
+  oid4vpSessionTranscript,
+  parseIssuerSigned,
+} from '../../../services/credentials/mdoc/index.ts';
 
 // Issue 47: transaction data (OpenID4VP 1.0 §8.4, Appendix B.3.3) at the verifier, judged by its result.
 let server: TestServer;
@@ -155,7 +160,12 @@ describe('transaction data at the verifier', () => {
     expect(await refusal({ dcql_query: query(), transaction_data: [payment(['nope'])] })).toMatch(
       /not a credential query/,
     );
-    expect(await refusal({ transaction_data: [payment(['mdl'])] })).toMatch(/dc\+sd-jwt/);
+    expect(
+      await refusal({
+        dcql_query: { credentials: [{ id: 'vc', format: 'jwt_vc_json', meta: { type_values: [['X']] } }] },
+        transaction_data: [payment(['vc'])],
+      }),
+    ).toMatch(/dc\+sd-jwt or mso_mdoc/);
     expect(await refusal({ dcql_query: query(), transaction_data: [{ ...payment(), tip: '1' }] })).toMatch(
       /not one of this type/,
     );
@@ -169,6 +179,48 @@ describe('transaction data at the verifier', () => {
       }),
     ).toMatch(/sha-256/);
     expect(await refusal({ dcql_query: query(), transaction_data: [] })).toMatch(/transaction_data/);
+  });
+
+  it('an mdoc binds its transactions in device-signed elements the MSO authorizes; without them it is refused', async () => {
+    const mdl = (await issueFromOurIssuer(server.url, 'MobileDrivingLicenceMsoMdoc', holder, nowS())) as string;
+    const answer = async (created: any, deviceNameSpaces?: Record<string, Record<string, unknown>>) => {
+      const transcript = await oid4vpSessionTranscript({
+        clientId: created.client_id,
+        nonce: created.nonce,
+        responseUri: created.response_uri,
+      });
+      const response = createDeviceResponse({
+        issuerSigned: parseIssuerSigned(Buffer.from(mdl, 'base64url')),
+        disclose: 'all',
+        deviceKey: { privateKey: holder.privateKey },
+        sessionTranscript: transcript,
+        ...(deviceNameSpaces ? { deviceNameSpaces } : {}),
+      });
+      await post(
+        '/oid4vp/response',
+        form({
+          vp_token: JSON.stringify({ mdl: [Buffer.from(response).toString('base64url')] }),
+          state: created.state,
+        }),
+      );
+      return (await post(`/oid4vp/result/${created.transaction_id}`, { method: 'GET' })).body;
+    };
+    const created = await create({ transaction_data: [payment(['mdl'])] });
+    const bound = await answer(created, {
+      'net.openid.openid4vc': { transaction_data_hashes: [hashOf(created.transaction_data[0])] },
+    });
+    expect(bound.status, JSON.stringify(bound.reasons)).toBe('verified');
+    expect(bound.checks).toContainEqual({ check: 'transaction_data', verdict: 'passed' });
+    const unbound = await answer(await create({ transaction_data: [payment(['mdl'])] }));
+    expect(unbound.reasons[0].check).toBe('transaction_data');
+    // An element the MSO does not authorize the device to sign is refused by the device check.
+    const unauthorized = await answer(await create({ transaction_data: [payment(['mdl'])] }), {
+      'org.iso.18013.5.1': { family_name: 'Forged' },
+    });
+    expect(unauthorized.reasons[0]).toMatchObject({
+      check: 'device_authentication',
+      reason: expect.stringMatching(/keyAuthorizations/),
+    });
   });
 
   it('an unknown type is sent as given, and its hash checked the same way', async () => {

@@ -116,6 +116,27 @@ describe('the wallet harness over the Digital Credentials API', () => {
     expect((await result(created)).status).toBe('verified');
   });
 
+  it('transaction data on an mDL over dc_api.jwt: hashes device-signed, checked by the verifier', async () => {
+    const created = await create({
+      response_mode: 'dc_api.jwt',
+      transaction_data: [
+        {
+          type: 'urn:portico:transaction-data:payment-confirmation',
+          credential_ids: ['mdl'],
+          amount: '19.99',
+          currency: 'EUR',
+          payee: 'Mobile Shop',
+        },
+      ],
+    });
+    const answer = await present(session(), { origin, requests: created.digital.requests });
+    expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
+    await hand(created, { origin, data: answer.body.data });
+    const doc = await result(created);
+    expect(doc.status, JSON.stringify(doc.reasons)).toBe('verified');
+    expect(doc.checks).toContainEqual({ check: 'transaction_data', verdict: 'passed' });
+  });
+
   it('transaction data over the DC API: bound by hashes, checked by the verifier', async () => {
     const created = await create({
       response_mode: 'dc_api',
