@@ -10,6 +10,7 @@ import type { DcqlQuery } from '../credentials/dcql/types.ts';
 import { sameText } from '../crypto/compare.ts';
 import { randomToken, timeOrderedToken } from '../crypto/random.ts';
 import { invalidRequest, notFound, oauthError } from '../errors.ts';
+import { isWebOrigin } from '../untrusted/origin.ts';
 import type { KeyRing } from '../keys.ts';
 import type { VerifierCore } from './core.ts';
 import { clientIdOf, dcApiParameters, ephemeralEncryptionKey, signRequestObject } from './request-object.ts';
@@ -47,18 +48,11 @@ function checkedExpectedOrigins(value: unknown, baseUrl: string): string[] {
   if (value === undefined) return [new URL(baseUrl).origin];
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ORIGINS)
     throw invalidRequest(`expected_origins must be a non-empty array of at most ${MAX_ORIGINS} origins`);
-  for (const origin of value) {
-    let url: URL | undefined;
-    try {
-      url = typeof origin === 'string' ? new URL(origin) : undefined;
-    } catch {
-      url = undefined;
-    }
-    if (!url || url.origin !== origin || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-      throw invalidRequest(
-        `expected_origins: ${JSON.stringify(String(origin).slice(0, 100))} is not an https (or http) origin such as https://verifier.example`,
-      );
-  }
+  const bad = value.find((origin) => !isWebOrigin(origin));
+  if (bad !== undefined)
+    throw invalidRequest(
+      `expected_origins: ${JSON.stringify(String(bad).slice(0, 100))} is not an https (or http) origin such as https://verifier.example`,
+    );
   return [...new Set(value as string[])];
 }
 

@@ -33,7 +33,7 @@ export interface TestServerOptions {
  * Starts the main origin on an ephemeral loopback port with a real SQLite file in a temp directory and a
  * manual clock. BASE_URL is the listening address, so issuers and audiences match what clients see.
  */
-export async function startMainServer(options: TestServerOptions = {}): Promise<TestServer> {
+export async function startMainServer(options: TestServerOptions = {}, attempt = 1): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portico-test-'));
   const clock = options.clock ?? new ManualClock(Date.now());
   // Bind first to learn the port, then build the config around it.
@@ -60,7 +60,16 @@ export async function startMainServer(options: TestServerOptions = {}): Promise<
   });
   // Flow runs "wait" by moving the manual clock, so a 5 s poll interval costs no real time.
   const main = await createMainOrigin(config, { clock, wait: async (ms) => clock.advance(ms), ...options.origin });
-  await main.app.listen({ host: '127.0.0.1', port });
+  try {
+    await main.app.listen({ host: '127.0.0.1', port });
+  } catch (error) {
+    // The port was free when probed; another test process may have taken it while the origin was built.
+    await main.close();
+    if (options.port !== undefined || attempt >= 3 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE')
+      throw error;
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    return startMainServer(options, attempt + 1);
+  }
   return {
     url,
     clock,

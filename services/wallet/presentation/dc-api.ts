@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { randomToken } from '../../crypto/random.ts';
 import { invalidRequest, OAuthError } from '../../errors.ts';
+import { isWebOrigin } from '../../untrusted/origin.ts';
 import { IssuerWire } from '../issuance/wire.ts';
 import type { WalletSession } from '../sessions.ts';
 import { encryptAnswer } from './response.ts';
@@ -20,13 +21,7 @@ export interface DcApiBody {
 
 /** The origin as a browser reports it: scheme, host and port of an http(s) URL, nothing more. */
 function checkedOrigin(origin: unknown): string {
-  let url: URL | undefined;
-  try {
-    url = typeof origin === 'string' ? new URL(origin) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || url.origin !== origin || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+  if (!isWebOrigin(origin))
     throw invalidRequest('origin must be the origin the browser reports, such as https://verifier.example');
   return origin;
 }

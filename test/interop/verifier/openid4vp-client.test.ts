@@ -1,10 +1,7 @@
 import 'reflect-metadata';
-import { DeviceResponse as AuthDeviceResponse } from '@auth0/mdl';
 import type { Jwk, JwtSigner } from '@openid4vc/oauth2';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { setGlobalConfig } from '@openid4vc/utils';
-import { ES256, digest } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { X509Certificate, createHash } from 'node:crypto';
 import {
   CompactEncrypt,
@@ -19,9 +16,10 @@ import {
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { didJwkToJwk } from '../../../services/credentials/keys/did-jwk.ts';
-import { dataItem, decodeCbor, encodeCbor, oid4vpSessionTranscript } from '../../../services/credentials/mdoc/index.ts';
+import { oid4vpSessionTranscript } from '../../../services/credentials/mdoc/index.ts';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { holderKey, issueFromOurIssuer, type HolderKey } from '../../support/holder.ts';
+import { peerMdocPresentation, peerSdJwtPresentation } from '../../support/peer-holder.ts';
 
 /**
  * Issue 16 interop: `@openid4vc/openid4vp` 0.4.6's Openid4vpClient, unmodified, plays the wallet
@@ -116,72 +114,24 @@ const client = new Openid4vpClient({
   },
 });
 
-const sdJwtLib = async () =>
-  new SDJwtVcInstance({
-    hasher: digest,
-    hashAlg: 'sha-256',
-    kbSigner: await ES256.getSigner(holderPrivate),
-    kbSignAlg: 'ES256',
-    signAlg: 'ES256',
-    verifier: () => true,
-  } as never);
-
 /** An SD-JWT VC presentation by @sd-jwt/sd-jwt-vc: family_name and degree, KB-JWT for this request. */
-async function sdJwtPresentation(clientId: string, nonce: string, kbClaims: Record<string, unknown> = {}) {
-  return (await sdJwtLib()).present(
+const sdJwtPresentation = (clientId: string, nonce: string, kbClaims: Record<string, unknown> = {}) =>
+  peerSdJwtPresentation(
+    holderPrivate,
     sdJwtVc,
-    { family_name: true, degree: true } as never,
-    { kb: { payload: { aud: clientId, nonce, iat: Math.floor(server.clock.now() / 1000), ...kbClaims } } } as never,
+    { family_name: true, degree: true },
+    { aud: clientId, nonce, iat: Math.floor(server.clock.now() / 1000), ...kbClaims },
   );
-}
 
 /** An mdoc DeviceResponse by @auth0/mdl over the OpenID4VP handover of this request. */
 async function mdocPresentation(clientId: string, nonce: string, responseUri: string, encryptionJwk?: JWK) {
-  const issuerSigned = decodeCbor(Buffer.from(mdoc, 'base64url')) as Map<string, unknown>;
-  const docType = 'org.iso.18013.5.1.mDL';
-  const mdocBytes = encodeCbor(
-    new Map<string, unknown>([
-      ['version', '1.0'],
-      [
-        'documents',
-        [
-          new Map<string, unknown>([
-            ['docType', docType],
-            ['issuerSigned', issuerSigned],
-          ]),
-        ],
-      ],
-      ['status', 0],
-    ]),
-  );
   const transcript = await oid4vpSessionTranscript({
     clientId,
     nonce,
     responseUri,
     ...(encryptionJwk ? { encryptionKey: encryptionJwk } : {}),
   });
-  const definition = {
-    id: 'mdl',
-    input_descriptors: [
-      {
-        id: docType,
-        format: { mso_mdoc: { alg: ['ES256'] } },
-        constraints: {
-          limit_disclosure: 'required',
-          fields: ['family_name', 'document_number'].map((e) => ({
-            path: [`$['org.iso.18013.5.1']['${e}']`],
-            intent_to_retain: false,
-          })),
-        },
-      },
-    ],
-  };
-  const response = await AuthDeviceResponse.from(mdocBytes)
-    .usingPresentationDefinition(definition)
-    .usingSessionTranscriptBytes(Buffer.from(encodeCbor(dataItem(transcript))))
-    .authenticateWithSignature(holderPrivate as never, 'ES256')
-    .sign();
-  return Buffer.from(response.encode()).toString('base64url');
+  return peerMdocPresentation(holderPrivate, mdoc, transcript);
 }
 
 const PREFIXES = [

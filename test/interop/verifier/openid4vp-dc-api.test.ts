@@ -1,15 +1,13 @@
 import 'reflect-metadata';
-import { DeviceResponse as AuthDeviceResponse } from '@auth0/mdl';
 import type { Jwk, JwtSigner } from '@openid4vc/oauth2';
 import { Openid4vpClient } from '@openid4vc/openid4vp';
 import { setGlobalConfig } from '@openid4vc/utils';
 import { SessionTranscript as OwfSessionTranscript } from '@owf/mdoc';
-import { ES256, digest } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createHash, X509Certificate } from 'node:crypto';
 import { calculateJwkThumbprint, CompactEncrypt, compactVerify, exportJWK, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCbor, encodeCbor, dataItem } from '../../../services/credentials/mdoc/index.ts';
+import { decodeCbor } from '../../../services/credentials/mdoc/index.ts';
+import { peerMdocPresentation, peerSdJwtPresentation } from '../../support/peer-holder.ts';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { holderKey, issueFromOurIssuer, type HolderKey } from '../../support/holder.ts';
 
@@ -77,41 +75,16 @@ const client = new Openid4vpClient({
   },
 });
 
-async function sdJwtPresentation(nonce: string, aud: string) {
-  const lib = new SDJwtVcInstance({
-    hasher: digest,
-    hashAlg: 'sha-256',
-    kbSigner: await ES256.getSigner(holderPrivate),
-    kbSignAlg: 'ES256',
-    signAlg: 'ES256',
-    verifier: () => true,
-  } as never);
-  return lib.present(
+const sdJwtPresentation = (nonce: string, aud: string) =>
+  peerSdJwtPresentation(
+    holderPrivate,
     sdJwtVc,
-    { degree: true } as never,
-    {
-      kb: { payload: { aud, nonce, iat: Math.floor(server.clock.now() / 1000) } },
-    } as never,
+    { degree: true },
+    { aud, nonce, iat: Math.floor(server.clock.now() / 1000) },
   );
-}
 
+/** An mDL by @auth0/mdl over the OpenID4VPDCAPIHandover as @owf/mdoc builds it. */
 async function mdocPresentation(nonce: string, encryptionJwk?: JWK) {
-  const docType = 'org.iso.18013.5.1.mDL';
-  const bytes = encodeCbor(
-    new Map<string, unknown>([
-      ['version', '1.0'],
-      [
-        'documents',
-        [
-          new Map<string, unknown>([
-            ['docType', docType],
-            ['issuerSigned', decodeCbor(Buffer.from(mdoc, 'base64url'))],
-          ]),
-        ],
-      ],
-      ['status', 0],
-    ]),
-  );
   const transcript = await OwfSessionTranscript.forOid4VpDcApi(
     {
       origin,
@@ -122,28 +95,7 @@ async function mdocPresentation(nonce: string, encryptionJwk?: JWK) {
     },
     owfCrypto,
   );
-  const definition = {
-    id: 'mdl',
-    input_descriptors: [
-      {
-        id: docType,
-        format: { mso_mdoc: { alg: ['ES256'] } },
-        constraints: {
-          limit_disclosure: 'required',
-          fields: ['family_name', 'document_number'].map((e) => ({
-            path: [`$['org.iso.18013.5.1']['${e}']`],
-            intent_to_retain: false,
-          })),
-        },
-      },
-    ],
-  };
-  const response = await AuthDeviceResponse.from(bytes)
-    .usingPresentationDefinition(definition)
-    .usingSessionTranscriptBytes(Buffer.from(encodeCbor(dataItem(decodeCbor(transcript.encode())))))
-    .authenticateWithSignature(holderPrivate as never, 'ES256')
-    .sign();
-  return Buffer.from(response.encode()).toString('base64url');
+  return peerMdocPresentation(holderPrivate, mdoc, decodeCbor(transcript.encode()));
 }
 
 /** The peer resolves the page's request for `origin` and builds the answer; we post it as the page would. */
