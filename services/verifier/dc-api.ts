@@ -48,12 +48,13 @@ function checkedExpectedOrigins(value: unknown, baseUrl: string): string[] {
   if (value === undefined) return [new URL(baseUrl).origin];
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ORIGINS)
     throw invalidRequest(`expected_origins must be a non-empty array of at most ${MAX_ORIGINS} origins`);
-  const bad = value.find((origin) => !isWebOrigin(origin));
+  const origins: unknown[] = value;
+  const bad = origins.find((origin) => !isWebOrigin(origin));
   if (bad !== undefined)
     throw invalidRequest(
       `expected_origins: ${JSON.stringify(String(bad).slice(0, 100))} is not an https (or http) origin such as https://verifier.example`,
     );
-  return [...new Set(value as string[])];
+  return [...new Set(origins as string[])];
 }
 
 /**
