@@ -52,7 +52,7 @@ function checkedExpectedOrigins(value: unknown, baseUrl: string): string[] {
   const bad = origins.find((origin) => !isWebOrigin(origin));
   if (bad !== undefined)
     throw invalidRequest(
-      `expected_origins: ${JSON.stringify(String(bad).slice(0, 100))} is not an https (or http) origin such as https://verifier.example`,
+      `expected_origins: ${JSON.stringify(bad)?.slice(0, 100) ?? 'a value'} is not an https (or http) origin such as https://verifier.example`,
     );
   return [...new Set(origins as string[])];
 }
