@@ -28,6 +28,20 @@ export interface RecordedExchange {
   }>;
 }
 
+/** Whether an event's data has the shape of a recorded exchange (a step, a request and a response). */
+const isRecordedExchange = (data: Record<string, unknown>): data is Record<string, unknown> & RecordedExchange =>
+  typeof data.step === 'string' &&
+  typeof data.request === 'object' &&
+  data.request !== null &&
+  typeof data.response === 'object' &&
+  data.response !== null;
+
+/** A stored `run.exchange_recorded` event's data as the exchange it records; anything else is refused. */
+export function recordedExchangeOf(event: { data: Record<string, unknown> }): RecordedExchange {
+  if (!isRecordedExchange(event.data)) throw new TypeError('a run.exchange_recorded event without its exchange');
+  return event.data;
+}
+
 /** The request a paused run sends next, as its log shows it (secrets redacted). */
 export interface NextRequest {
   step: string;

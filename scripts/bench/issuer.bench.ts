@@ -17,7 +17,7 @@ const ROUNDS = 5;
 async function issuanceFlow(base: string, configuration: string) {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk = await exportJWK(publicKey);
-  const holder = { alg: 'ES256' as const, kid: undefined as unknown as string, privateKey, publicKey, publicJwk: jwk };
+  const holder = { alg: 'ES256' as const, privateKey };
   const json = (value: unknown) => ({ type: 'application/json', text: JSON.stringify(value) });
   const offer = json({ credential_configuration_ids: [configuration] });
   const steps: FlowStep[] = [

@@ -10,7 +10,10 @@ const encodeJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toStri
  * WebCrypto job to the thread pool costs, which matters on endpoints that sign on every request.
  * Tokens are verified with jose like any other JWT.
  */
-export function signJwt(key: SigningKey, header: Record<string, unknown>, payload: Record<string, unknown>): string {
+/** What signing needs of a key: its algorithm and private half; a `kid` when the key has one (an x5c signer has none). */
+export type JwsSigner = Pick<SigningKey, 'alg' | 'privateKey'> & { kid?: string };
+
+export function signJwt(key: JwsSigner, header: Record<string, unknown>, payload: Record<string, unknown>): string {
   const input = Buffer.from(`${encodeJson({ alg: key.alg, ...header, kid: key.kid })}.${encodeJson(payload)}`);
   const privateKey = asKeyObject(key.privateKey as KeyObject | CryptoKey);
   const signature =

@@ -1,4 +1,4 @@
-import type { RecordedExchange } from '../../machines/flow-run.ts';
+import { recordedExchangeOf, type RecordedExchange } from '../../machines/flow-run.ts';
 import type { StoredEvent } from '../event-log.ts';
 
 /** HAR 1.2 (W3C Web Performance draft "HTTP Archive format"), the parts Portico fills in. */
@@ -119,7 +119,7 @@ export function runAsHar(
   const pageref = `run_${runId}`;
   const entries = events
     .filter((e) => e.type === 'run.exchange_recorded')
-    .map((e) => entry(e.data as unknown as RecordedExchange, e.at, pageref, options.statusText));
+    .map((e) => entry(recordedExchangeOf(e), e.at, pageref, options.statusText));
   return {
     log: {
       version: '1.2',

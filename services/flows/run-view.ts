@@ -1,5 +1,10 @@
 import { initialTransition, transition } from 'xstate';
-import { flowRunMachine, type NextRequest, type RecordedExchange } from '../../machines/flow-run.ts';
+import {
+  flowRunMachine,
+  recordedExchangeOf,
+  type NextRequest,
+  type RecordedExchange,
+} from '../../machines/flow-run.ts';
 import { toMachineEvent } from '../actors/fold.ts';
 import type { FlowStep } from '../content/catalog.ts';
 import type { StoredEvent } from '../event-log.ts';
@@ -60,9 +65,7 @@ function targetNamed(started: Record<string, unknown>): Pick<RunView, 'target'> 
 export function runView(id: string, events: StoredEvent[], steps: FlowStep[]): RunView {
   const started = events[0].data as { protocol: string; flow: string; mode?: 'step' };
   const finished = [...events].reverse().find((e) => FINISHING.has(e.type));
-  const exchanges = events
-    .filter((e) => e.type === 'run.exchange_recorded')
-    .map((e) => e.data as unknown as RecordedExchange);
+  const exchanges = events.filter((e) => e.type === 'run.exchange_recorded').map(recordedExchangeOf);
   const machine = machinePositions(events);
   const checks = events
     .filter((e) => e.type === 'run.check_recorded')

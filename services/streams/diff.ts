@@ -1,4 +1,4 @@
-import type { RecordedExchange } from '../../machines/flow-run.ts';
+import { recordedExchangeOf, type RecordedExchange } from '../../machines/flow-run.ts';
 import { invalidRequest } from '../errors.ts';
 import { canonicalJson } from './canonical-json.ts';
 import type { StreamExport } from './export.ts';
@@ -140,7 +140,7 @@ function alignSteps(a: string[], b: string[]): Array<[number | undefined, number
 }
 
 export const exchangesOf = (doc: StreamExport) =>
-  doc.events.filter((e) => e.type === 'run.exchange_recorded').map((e) => e.data as unknown as RecordedExchange);
+  doc.events.filter((e) => e.type === 'run.exchange_recorded').map(recordedExchangeOf);
 
 function sideOf(doc: StreamExport): RunSide {
   const started = doc.events[0]?.data as { protocol?: string; flow?: string } | undefined;

@@ -3,8 +3,8 @@ import { isIP } from 'node:net';
 import type { JWK } from 'jose';
 import { didJwkFromJwk } from '../credentials/keys/did-jwk.ts';
 import { x509Hash } from '../credentials/x509/chain.ts';
-import { signJwt } from '../crypto/jws.ts';
-import type { KeyRing, SigningKey } from '../keys.ts';
+import { signJwt, type JwsSigner } from '../crypto/jws.ts';
+import type { KeyRing } from '../keys.ts';
 import {
   throughTheBrowser,
   type ClientIdPrefix,
@@ -154,15 +154,9 @@ function signerOf(
   pki: VerifierPki,
   keys: KeyRing,
   nowS: number,
-): { key: SigningKey; header: Record<string, unknown> } {
+): { key: JwsSigner; header: Record<string, unknown> } {
   if (prefix === 'x509_san_dns' || prefix === 'x509_hash') {
-    const leaf = {
-      alg: 'ES256' as const,
-      kid: undefined as unknown as string,
-      privateKey: pki.leaf.privateKey,
-      publicKey: pki.leaf.publicKey,
-      publicJwk: {},
-    };
+    const leaf: JwsSigner = { alg: 'ES256', privateKey: pki.leaf.privateKey };
     return { key: leaf, header: { x5c: [der64(pki.leaf.certificate), der64(pki.ca.certificate)] } };
   }
   const key = keys.signing(VERIFIER_KEY_SET, 'ES256');

@@ -17,13 +17,7 @@ export function issuerMetadataRoutes(app: FastifyInstance, ctx: MainContext): vo
     if (/\bapplication\/jwt\b/.test(String(request.headers.accept ?? ''))) {
       const iat = Math.floor(ctx.clock.now() / 1000);
       const jwt = signJwt(
-        {
-          alg: 'ES256',
-          kid: undefined as never,
-          privateKey: pki.documentSigner.privateKey,
-          publicKey: pki.documentSigner.publicKey,
-          publicJwk: {},
-        },
+        { alg: 'ES256', privateKey: pki.documentSigner.privateKey },
         { typ: 'openidvci-issuer-metadata+jwt', x5c: dsJwk.x5c },
         { ...metadata, sub: settings.issuer, iat, exp: iat + 300 },
       );

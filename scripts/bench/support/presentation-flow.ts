@@ -75,13 +75,7 @@ export async function sdJwtPresenter(sdJwt: string, holder: HolderKey) {
   const nowS = () => Math.floor(Date.now() / 1000);
   const disclosed = await presentSdJwtVc(sdJwt, { disclose: [['family_name'], ['degree']] });
   const sdHash = createHash('sha256').update(disclosed).digest('base64url');
-  const kbKey = {
-    alg: 'ES256' as const,
-    kid: undefined as unknown as string,
-    privateKey: holder.privateKey,
-    publicKey: holder.publicKey,
-    publicJwk: holder.jwk,
-  };
+  const kbKey = { alg: 'ES256' as const, privateKey: holder.privateKey };
   return (c: Record<string, any>) => ({
     degree: [
       `${disclosed}${signJwt(kbKey, { typ: 'kb+jwt' }, { iat: nowS(), aud: c.client_id, nonce: c.nonce, sd_hash: sdHash })}`,

@@ -147,10 +147,8 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<IssuedSdJw
       ? signJwt(
           {
             alg,
-            kid: input.issuer.kid as string,
+            ...(input.issuer.kid !== undefined ? { kid: input.issuer.kid } : {}),
             privateKey: input.issuer.privateKey,
-            publicKey: input.issuer.privateKey,
-            publicJwk: {},
           },
           header,
           payload,
