@@ -380,5 +380,6 @@ describe('issuance machine properties', () => {
       );
       expect(caught, `inverting ${name} went unnoticed`).toBe(true);
     }
-  });
+    // Thousands of generated runs per guard: about 4 s alone, several times that in a loaded full run.
+  }, 120_000);
 });
