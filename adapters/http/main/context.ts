@@ -32,6 +32,8 @@ import type { StatusChecker } from '../../../services/status/check.ts';
 import type { CredentialTrust, VerifierPki, VerifierSettings } from '../../../services/verifier/settings.ts';
 import type { VerifierService } from '../../../services/verifier/service.ts';
 import type { TokenRuns } from '../../../services/mcp/token-runs.ts';
+import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
+import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 import type { SsfPart } from './graph-ssf.ts';
 
@@ -92,8 +94,11 @@ export interface MainContext {
     /** The verifier's and the looking glass's check, trusting what our issuer signs. */
     checker: StatusChecker;
   };
-  /** The runs each `/mcp/user` token started; only with MCP_USER_ENDPOINT=true. */
-  readonly tokenRuns: TokenRuns | undefined;
+  /**
+   * The protected MCP endpoint's parts, only with MCP_USER_ENDPOINT=true: its resource guard (audience
+   * `{base}/mcp/user`, scope mcp:read) and the runs each token started.
+   */
+  readonly mcpUser: { readonly guard: ResourceGuard<AccessTokenClaims, string>; readonly runs: TokenRuns } | undefined;
   /** Everything the main origin fetches from a URL a caller chose goes through this guard. */
   readonly outbound: GuardedHttp;
   /** Every state machine as data (`/api/machines`). */

@@ -31,6 +31,8 @@ import { FlowRuns } from '../../../services/flows/runs.ts';
 import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service.ts';
 import { MachineRegistry } from '../../../services/machines/registry.ts';
 import { TokenRuns } from '../../../services/mcp/token-runs.ts';
+import { mcpServerConfig } from '../../../services/mcp/config.ts';
+import { MCP_READ } from '../../../services/oauth/scopes.ts';
 import { StreamReaders } from '../../../services/streams/readers.ts';
 import { presentationStreamReader } from '../../../services/verifier/stream-reader.ts';
 import { runTokensOf } from '../run-tokens.ts';
@@ -39,7 +41,7 @@ import { authorizationServerMetadata } from '../oauth/metadata.ts';
 import { apiEndpoints } from './api-endpoints.ts';
 import type { MainContext } from './context.ts';
 import { buildCredentials } from './graph-credentials.ts';
-import { buildOAuth } from './graph-oauth.ts';
+import { buildOAuth, type OAuthPart } from './graph-oauth.ts';
 import { buildSsf } from './graph-ssf.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS } from './routes.ts';
 
@@ -225,7 +227,9 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
       }),
     }),
     ...credentials,
-    tokenRuns: mcpUser ? new TokenRuns(log, flowRuns, clock) : undefined,
+    mcpUser: mcpUser
+      ? Object.freeze(mcpUserParts(config.baseUrl, oauth, new TokenRuns(log, flowRuns, clock)))
+      : undefined,
     outbound,
     machines: new MachineRegistry(),
     streamReaders,
@@ -246,4 +250,17 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
       await log.close();
     },
   };
+}
+
+/** The protected MCP endpoint's guard (RFC 9728 resource metadata, audience the endpoint, mcp:read) and its runs. */
+function mcpUserParts(baseUrl: string, oauth: OAuthPart, runs: TokenRuns) {
+  const urls = mcpServerConfig(baseUrl, '', true);
+  const guard = oauth.guard({
+    resourceMetadata: urls.userResourceMetadata,
+    audience: urls.userEndpoint,
+    scope: MCP_READ,
+    bareChallengeWhenMissing: true,
+    say: { missing: 'This MCP endpoint needs an access token; its resource metadata names the authorization server' },
+  });
+  return { guard, runs };
 }

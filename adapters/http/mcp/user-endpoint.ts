@@ -49,15 +49,9 @@ export function mcpUserRoutes(
 ): void {
   const resource = config.userEndpoint;
   const metadataUrl = config.userResourceMetadata;
-  const guard = ctx.oauth.guard({
-    resourceMetadata: metadataUrl,
-    audience: resource,
-    scope: MCP_READ,
-    bareChallengeWhenMissing: true,
-    say: { missing: 'This MCP endpoint needs an access token; its resource metadata names the authorization server' },
-  });
-  const runs = ctx.tokenRuns;
-  if (!runs) throw new Error('the protected MCP endpoint needs its token runs (MCP_USER_ENDPOINT=true)');
+  // The composition root builds the guard and the runs when MCP_USER_ENDPOINT=true (graph.ts).
+  if (!ctx.mcpUser) throw new Error('the protected MCP endpoint needs its parts (MCP_USER_ENDPOINT=true)');
+  const { guard, runs } = ctx.mcpUser;
   const deps: UserToolDeps = {
     startFlow,
     controlRun,
