@@ -167,7 +167,8 @@ async function toSigningKey(jwk: JWK): Promise<SigningKey> {
   return {
     kid: jwk.kid!,
     alg,
-    privateKey: (await importJWK(jwk, alg)) as SigningKey['privateKey'],
+    // Extractable: node:crypto signs with it synchronously, and Node 24 deprecates converting a non-extractable one (DEP0204).
+    privateKey: (await importJWK(jwk, alg, { extractable: true })) as SigningKey['privateKey'],
     publicKey: (await importJWK(pub, alg)) as SigningKey['publicKey'],
     publicJwk: pub,
   };

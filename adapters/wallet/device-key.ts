@@ -11,7 +11,8 @@ async function toKeyPair(privateKey: KeyObject): Promise<KeyPair> {
   const publicJwk = publicJwkOf(jwk);
   return {
     alg: 'ES256',
-    privateKey: (await importJWK({ ...jwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
+    // Extractable: COSE signs with node:crypto, which Node 24 will not take from a non-extractable key (DEP0204).
+    privateKey: (await importJWK({ ...jwk, alg: 'ES256' }, 'ES256', { extractable: true })) as CryptoKey,
     publicKey: (await importJWK({ ...publicJwk, alg: 'ES256' }, 'ES256')) as CryptoKey,
     publicJwk,
     kid: await jwkThumbprint(publicJwk),

@@ -36,13 +36,17 @@ export const jwkThumbprint = (jwk: JWK) => calculateJwkThumbprint(publicJwkOf(jw
 /** RFC 7638 thumbprint as raw bytes (the form the OpenID4VP mdoc handover carries). */
 export const jwkThumbprintBytes = async (jwk: JWK) => fromB64url(await jwkThumbprint(jwk));
 
-/** Generates a holder (or issuer) key: ES256 (P-256) by default, EdDSA (Ed25519) or RS256 (2048-bit). */
+/**
+ * Generates a holder (or issuer) key: ES256 (P-256) by default, EdDSA (Ed25519) or RS256 (2048-bit).
+ * Extractable unless asked otherwise: node:crypto signs with it synchronously (COSE, Data Integrity,
+ * compact JWS), and Node 24 deprecates converting a non-extractable CryptoKey to a KeyObject (DEP0204).
+ */
 export async function generateHolderKey(
   alg: HolderAlg = 'ES256',
   options: { extractable?: boolean } = {},
 ): Promise<KeyPair> {
   const { privateKey, publicKey } = await generateKeyPair(alg, {
-    extractable: options.extractable ?? false,
+    extractable: options.extractable ?? true,
     ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
     ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
   });

@@ -71,7 +71,8 @@ export async function preAuthorized(
     'OpenID4VCI §7: a fresh c_nonce for the key proofs',
   ]);
   expectStatus(nonce.status, 200, 'nonce');
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  // Extractable: an mdoc's device signature is made with node:crypto (Node 24 deprecates DEP0204 otherwise).
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const proof = await signKeyProof(
     { alg: 'ES256', privateKey, publicJwk },
@@ -188,7 +189,7 @@ async function authorizationCode(run: RunContext): Promise<void> {
   expectStatus(token.status, 200, 'token');
   const identifier = token.body.authorization_details?.[0]?.credential_identifiers?.[0];
   const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' });
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   const proof = await signKeyProof(
     { alg: 'ES256', privateKey, publicJwk: await exportJWK(publicKey) },
     { aud: metadata.body.credential_issuer, iat: run.nowS(), nonce: nonce.body.c_nonce, iss: clientId },

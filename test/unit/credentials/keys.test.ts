@@ -25,7 +25,10 @@ describe('holder keys', () => {
       const k = await generateHolderKey(alg);
       expect(k.kid).toBe(await jwkThumbprint(k.publicJwk));
       expect(k.publicJwk).not.toHaveProperty('d');
-      expect(k.privateKey.extractable).toBe(false);
+      // Extractable by default: node:crypto signs with it, and Node 24 deprecates converting a
+      // non-extractable CryptoKey (DEP0204); a caller that only signs through WebCrypto may ask otherwise.
+      expect(k.privateKey.extractable).toBe(true);
+      expect((await generateHolderKey(alg, { extractable: false })).privateKey.extractable).toBe(false);
       expect({ ES256: 'EC', EdDSA: 'OKP', RS256: 'RSA' }[alg]).toBe(k.publicJwk.kty);
     },
   );
