@@ -16,6 +16,23 @@ export interface SvidFacts {
   fingerprint: string;
 }
 
+/** Whether a stored event's data carries an SVID's facts (the log keeps events as JSON). */
+const hasSvidFacts = (
+  data: Record<string, unknown>,
+): data is Record<string, unknown> & SvidFacts & { previousSerial?: string } =>
+  typeof data.spiffeId === 'string' &&
+  typeof data.serial === 'string' &&
+  typeof data.notBefore === 'number' &&
+  typeof data.notAfter === 'number' &&
+  typeof data.fingerprint === 'string' &&
+  (data.previousSerial === undefined || typeof data.previousSerial === 'string');
+
+/** A stored `svid.observed` or `svid.rotated` event's facts; anything else is refused. */
+export function svidFactsOf(event: { data: Record<string, unknown> }): SvidFacts & { previousSerial?: string } {
+  if (!hasSvidFacts(event.data)) throw new TypeError('an SVID event without its facts');
+  return event.data;
+}
+
 export type SvidRotationEvent =
   | ({ type: 'svid.observed'; at: number } & SvidFacts)
   | ({ type: 'svid.rotated'; at: number; previousSerial: string } & SvidFacts);

@@ -1,4 +1,9 @@
-import { svidRotationMachine, type SvidFacts, type SvidRotationEvent } from '../../machines/svid-rotation.ts';
+import {
+  svidFactsOf,
+  svidRotationMachine,
+  type SvidFacts,
+  type SvidRotationEvent,
+} from '../../machines/svid-rotation.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
@@ -72,7 +77,7 @@ export class SvidRotations {
     const records: RotationRecord[] = [];
     for (const stream of streams) {
       for (const e of await this.log.readStream(stream)) {
-        const d = e.data as unknown as SvidFacts & { previousSerial?: string };
+        const d = svidFactsOf(e);
         records.push({
           sequence: e.sequence,
           at: iso(e.at),
