@@ -1,3 +1,4 @@
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { createHash, randomBytes } from 'node:crypto';
 import { challengeParams } from './www-authenticate.ts';
 
@@ -32,4 +33,21 @@ export function dpopNonceAsked(response: RefusedResponse, side: 'as' | 'rs'): st
   if (side === 'as') return response.status === 400 && response.error === 'use_dpop_nonce' ? nonce : undefined;
   const asked = challengeParams(response.wwwAuthenticate).get('error') === 'use_dpop_nonce';
   return response.status === 401 && asked ? nonce : undefined;
+}
+
+/**
+ * An OpenID4VP answer encrypted to the verifier's ECDH-ES key (§8.3, direct_post.jwt and dc_api.jwt):
+ * A256GCM when the request lists it, else A128GCM; the key's `kid` names it in the header.
+ */
+export async function encryptAnswer(
+  members: Record<string, unknown>,
+  encryptionJwk: JWK,
+  params: { client_metadata?: { encrypted_response_enc_values_supported?: unknown } },
+): Promise<{ jwe: string; enc: string }> {
+  const offered = params.client_metadata?.encrypted_response_enc_values_supported;
+  const enc = Array.isArray(offered) && offered.includes('A256GCM') ? 'A256GCM' : 'A128GCM';
+  const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(members)))
+    .setProtectedHeader({ alg: 'ECDH-ES', enc, ...(encryptionJwk.kid ? { kid: encryptionJwk.kid } : {}) })
+    .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));
+  return { jwe, enc };
 }

@@ -7,7 +7,6 @@ import {
   type ResponseMode,
 } from '../../machines/presentation.ts';
 import type { DcqlQuery } from '../credentials/dcql/types.ts';
-import { sameText } from '../crypto/compare.ts';
 import { randomToken, timeOrderedToken } from '../crypto/random.ts';
 import { invalidRequest, notFound, oauthError } from '../errors.ts';
 import { isWebOrigin } from '../untrusted/origin.ts';
@@ -16,7 +15,8 @@ import type { VerifierCore } from './core.ts';
 import { clientIdOf, dcApiParameters, ephemeralEncryptionKey, signRequestObject } from './request-object.ts';
 import { decryptAnswer, take } from './response.ts';
 import { requireUnanswered, walletError } from './response-rules.ts';
-import { ENC_KID_SUFFIX, hashOf, TRANSACTION_ID } from './rules.ts';
+import { requestOfTransaction } from './result.ts';
+import { ENC_KID_SUFFIX, hashOf } from './rules.ts';
 import { CLIENT_ID_PREFIXES, REQUEST_TTL_S, type VerifierPki } from './settings.ts';
 
 /** The exchange protocols of the Digital Credentials API (OpenID4VP 1.0 Appendix A.1). */
@@ -157,18 +157,9 @@ export async function dcApiView(verifier: DcApiVerifier, transactionId: string) 
 
 /** The request a DC API transaction id names (404 for any other id), with the request's state. */
 async function dcApiRequest(verifier: VerifierCore, transactionId: string) {
-  const id = TRANSACTION_ID.exec(transactionId)?.[1];
-  if (!id) throw notFound('No such presentation request');
-  const loaded = await verifier.current(id);
-  const context = loaded.snapshot.context;
-  if (
-    loaded.snapshot.value === 'new' ||
-    context.transactionIdHash === undefined ||
-    !sameText(hashOf(transactionId), context.transactionIdHash) ||
-    !throughTheBrowser(context.responseMode)
-  )
-    throw notFound('No such presentation request');
-  return { id, loaded };
+  const found = await requestOfTransaction(verifier, transactionId, 'No such presentation request');
+  if (!throughTheBrowser(found.loaded.snapshot.context.responseMode)) throw notFound('No such presentation request');
+  return found;
 }
 
 /** What the browser handed back: `credential.data`, an object (or its JSON text). */

@@ -19,12 +19,7 @@ export async function presentationResult(
   transactionId: string,
   responseCode?: string,
 ): Promise<ResultDocument> {
-  const id = TRANSACTION_ID.exec(transactionId)?.[1];
-  if (!id) throw notFound('No such presentation result');
-  const loaded = await verifier.current(id);
-  const expected = loaded.snapshot.context.transactionIdHash;
-  if (loaded.snapshot.value === 'new' || expected === undefined || !sameText(hashOf(transactionId), expected))
-    throw notFound('No such presentation result');
+  const { id, loaded } = await requestOfTransaction(verifier, transactionId, 'No such presentation result');
   const context = loaded.snapshot.context;
   const codeRequired = context.responseCodeHash !== undefined;
   if (responseCode !== undefined && (!codeRequired || !sameText(hashOf(responseCode), context.responseCodeHash!)))
@@ -44,6 +39,20 @@ export async function presentationResult(
     ...(withheld ? { response_code_required: true } : {}),
     ...(context.walletError ? { wallet_error: context.walletError } : {}),
   };
+}
+
+/**
+ * The request a transaction id names (`<request_id>.<secret>`): found by its request id, believed only
+ * when the secret's hash is the one the log keeps; anything else is `missing` (404).
+ */
+export async function requestOfTransaction(verifier: VerifierCore, transactionId: string, missing: string) {
+  const id = TRANSACTION_ID.exec(transactionId)?.[1];
+  if (!id) throw notFound(missing);
+  const loaded = await verifier.current(id);
+  const expected = loaded.snapshot.context.transactionIdHash;
+  if (loaded.snapshot.value === 'new' || expected === undefined || !sameText(hashOf(transactionId), expected))
+    throw notFound(missing);
+  return { id, loaded };
 }
 
 /** The presentations of a result with every disclosed claim left out (format and issuer stay). */

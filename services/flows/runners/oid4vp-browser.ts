@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { encryptAnswer } from '../../oauth/client-kit.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { preAuthorized } from './oid4vci.ts';
 import { checkRequestObject, presentation, queryFor, type CredentialKind } from './oid4vp.ts';
@@ -32,7 +33,7 @@ interface Request {
   response_uri?: string;
   transaction_data?: unknown;
   expected_origins?: unknown;
-  client_metadata?: { jwks?: { keys?: JWK[] } };
+  client_metadata?: { jwks?: { keys?: JWK[] }; encrypted_response_enc_values_supported?: unknown };
 }
 
 const kindOf = (run: RunContext, fallback: CredentialKind): CredentialKind => {
@@ -77,11 +78,7 @@ async function dcApiPresentation(run: RunContext, mode: 'dc_api' | 'dc_api.jwt')
     throw new FlowFailure('a dc_api.jwt request must carry client_metadata.jwks');
   const vpToken = await presentation(run, kind, held, request, { origin, ...(encryptionJwk ? { encryptionJwk } : {}) });
   const answer = encryptionJwk
-    ? {
-        response: await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: vpToken })))
-          .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: encryptionJwk.kid })
-          .encrypt(await importJWK(encryptionJwk, 'ECDH-ES')),
-      }
+    ? { response: (await encryptAnswer({ vp_token: vpToken }, encryptionJwk, request)).jwe }
     : { vp_token: vpToken };
   const posted = await run.http.send(
     "The page posts the browser's answer with its origin",

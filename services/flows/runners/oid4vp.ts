@@ -1,7 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { validatePath } from '../../credentials/x509/path.ts';
 import { CheckFailed } from '../../credentials/result.ts';
-import { CompactEncrypt, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { compactVerify, decodeProtectedHeader, type JWK } from 'jose';
+import { encryptAnswer } from '../../oauth/client-kit.ts';
 import {
   createDeviceResponse,
   dcApiSessionTranscript,
@@ -162,16 +163,7 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
   const vpToken = await presentation(run, kind, held, request, encryptionJwk ? { encryptionJwk } : {});
   let answered;
   if (encryptionJwk) {
-    const enc = (request.client_metadata.encrypted_response_enc_values_supported as string[] | undefined)?.includes(
-      'A256GCM',
-    )
-      ? 'A256GCM'
-      : 'A128GCM';
-    const jwe = await new CompactEncrypt(
-      new TextEncoder().encode(JSON.stringify({ vp_token: vpToken, state: request.state })),
-    )
-      .setProtectedHeader({ alg: 'ECDH-ES', enc, kid: encryptionJwk.kid })
-      .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));
+    const { jwe, enc } = await encryptAnswer({ vp_token: vpToken, state: request.state }, encryptionJwk, request);
     answered = await run.http.send(
       'Wallet posts the encrypted response',
       request.response_uri,

@@ -4,7 +4,7 @@ import { invalidRequest, OAuthError } from '../../errors.ts';
 import { isWebOrigin } from '../../untrusted/origin.ts';
 import { IssuerWire } from '../issuance/wire.ts';
 import type { WalletSession } from '../sessions.ts';
-import { encryptAnswer } from './response.ts';
+import { encryptAnswer } from '../../oauth/client-kit.ts';
 import { requestTransactions, requireAuthenticated } from './rules.ts';
 import type { PendingRequest, PresentBody, WalletPresentation } from './service.ts';
 import { authenticateRequest, type RequestTrust, type ResolvedRequest } from './request.ts';

@@ -1,4 +1,5 @@
-import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { encryptAnswer } from '../../oauth/client-kit.ts';
 import type { CredentialMatch } from '../../credentials/dcql/types.ts';
 import { didJwkFromJwk, type KeyPair } from '../../credentials/keys/index.ts';
 import {
@@ -142,20 +143,6 @@ export async function presentation(
     nonce: String(params.nonce),
     now,
   });
-}
-
-/** An answer encrypted to the verifier's ECDH-ES key: A256GCM when it lists it, else A128GCM. */
-export async function encryptAnswer(
-  members: Record<string, unknown>,
-  encryptionJwk: JWK,
-  params: { client_metadata?: { encrypted_response_enc_values_supported?: unknown } },
-): Promise<{ jwe: string; enc: string }> {
-  const offered = params.client_metadata?.encrypted_response_enc_values_supported;
-  const enc = Array.isArray(offered) && offered.includes('A256GCM') ? 'A256GCM' : 'A128GCM';
-  const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(members)))
-    .setProtectedHeader({ alg: 'ECDH-ES', enc, ...(encryptionJwk.kid ? { kid: encryptionJwk.kid } : {}) })
-    .encrypt(await importJWK(encryptionJwk, 'ECDH-ES'));
-  return { jwe, enc };
 }
 
 /** The response to the verifier: form-encoded, or an ECDH-ES JWE (A256GCM when advertised, else A128GCM). */
