@@ -102,6 +102,8 @@ export class IssuerWire {
     request: WireRequest = {},
     options: { side?: 'as' | 'rs'; attest?: boolean; dpop?: boolean; note?: string } = {},
   ): Promise<WireResponse> {
+    // An issuer or verifier names the endpoints: one that is not an absolute URL is its fault, not ours.
+    if (!URL.canParse(url)) throw new UpstreamError(`The upstream named no URL for the ${step} request`);
     const method = request.method ?? (request.form || request.json !== undefined || request.jwe ? 'POST' : 'GET');
     let response = await this.send(method, url, request, options);
     const side = options.side;
