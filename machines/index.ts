@@ -17,6 +17,8 @@ import { statusListMachine, statusListRegistryMachine } from './status-list.ts';
 import { oauthClientMachine } from './oauth-client.ts';
 import { pushedRequestMachine } from './pushed-request.ts';
 import { tokenRunsMachine } from './token-runs.ts';
+import { scimResourceMachine } from './scim-resource.ts';
+import { scimTenantMachine } from './scim-tenant.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -42,6 +44,10 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   client: oauthClientMachine,
   par: pushedRequestMachine,
   'token-runs': tokenRunsMachine,
+  'scim-user': scimResourceMachine,
+  'scim-group': scimResourceMachine,
+  'scim-agent': scimResourceMachine,
+  'scim-tenant': scimTenantMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -91,6 +91,7 @@ const CONDITION_RULES = {
   'invalid_request:method_not_allowed': rule(405, 'RFC 9110 §15.5.6'),
   'invalid_request:conflict': rule(409, 'RFC 9110 §15.5.10'),
   'invalid_request:forbidden': rule(403, 'RFC 9110 §15.5.4'),
+  'invalid_request:precondition_failed': rule(412, 'RFC 9110 §15.5.13'),
   'invalid_request_uri:unknown': rule(404, 'RFC 9110 §15.5.5'),
   // RFC 7592 §2: a registration access token that is wrong, or names a client that is gone
   'invalid_token:registration': rule(401, 'RFC 7592 §2'),

@@ -17,6 +17,15 @@ export interface ErrorPages {
   sendNotFoundPage: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
   /** An error page (HTML or its markdown twin) with the error's status; without it page paths get JSON too. */
   sendErrorPage?: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => FastifyReply;
+  /** Paths whose protocol has an error shape of its own besides ours (SCIM, RFC 7644 §3.12). */
+  dialects?: readonly ErrorDialect[];
+}
+
+/** A protocol's error body and media type, for the paths it serves. */
+export interface ErrorDialect {
+  matches: PagePathTest;
+  contentType: string;
+  body(error: OAuthError): Record<string, unknown>;
 }
 
 const pathOf = (url: string) => url.split('?')[0];
@@ -78,11 +87,21 @@ export function sendError(reply: FastifyReply, error: OAuthError): FastifyReply 
 /** An error as this path shows errors: a page on page paths (when the service has pages), else JSON. */
 function renderError(request: FastifyRequest, reply: FastifyReply, error: OAuthError, pages: ErrorPages): FastifyReply {
   reply.removeHeader('retry-after');
-  if (pages.sendErrorPage && pages.isPage(decodedPathOf(request.url)) && error.status !== 405) {
+  const path = decodedPathOf(request.url);
+  const protocolPath = pages.dialects?.some((d) => d.matches(path)) ?? false;
+  if (pages.sendErrorPage && !protocolPath && pages.isPage(path) && error.status !== 405) {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     return pages.sendErrorPage(request, reply, error);
   }
-  return sendError(reply, error);
+  return sendJsonError(request, reply, error, pages);
+}
+
+/** JSON: ours, or the protocol's own shape where its paths have one (both members sets, SCIM). */
+function sendJsonError(request: FastifyRequest, reply: FastifyReply, error: OAuthError, pages: ErrorPages): FastifyReply {
+  const dialect = pages.dialects?.find((d) => d.matches(decodedPathOf(request.url)));
+  if (!dialect) return sendError(reply, error);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type(dialect.contentType).send(dialect.body(error));
 }
 
 /** RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host header (any version: never two). */
@@ -143,11 +162,16 @@ export function installErrorHandling(app: FastifyInstance, pages: ErrorPages): v
     const allowed = allowedMethods(app, path);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
-      return sendError(reply, oauthError('method_not_allowed', `${request.method} is not allowed on ${path}`));
+      return sendJsonError(
+        request,
+        reply,
+        oauthError('method_not_allowed', `${request.method} is not allowed on ${path}`),
+        pages,
+      );
     }
     if (pages.isPage(decodedPathOf(request.url)) && request.method === 'GET')
       return pages.sendNotFoundPage(request, reply);
-    return sendError(reply, oauthError('not_found', `No resource at ${path}`));
+    return sendJsonError(request, reply, oauthError('not_found', `No resource at ${path}`), pages);
   });
 }
 

@@ -40,8 +40,9 @@ export function demoClients(
   const redirect_uris = demoRedirectUris(baseUrl);
   const post_logout_redirect_uris = [`${baseUrl}/`, 'http://127.0.0.1:8765/logged-out'];
   const code = ['authorization_code', 'refresh_token'];
-  // `ssf`: the Shared Signals management API (docs/ssf.md), by client_credentials.
-  const scope = 'openid profile email phone offline_access api:read api:write ssf';
+  // `ssf`: the Shared Signals management API (docs/ssf.md); `scim`: the client's SCIM tenant (docs/scim.md).
+  // Both by client_credentials.
+  const scope = 'openid profile email phone offline_access api:read api:write ssf scim';
   /** A web app: the published redirect URIs, the code and refresh grants, and the given authentication. */
   const webApp = (
     client_id: string,
@@ -92,7 +93,7 @@ export function demoClients(
       post_logout_redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_basic',
       grant_types: ['client_credentials'],
-      scope: 'api:read api:write ssf',
+      scope: 'api:read api:write ssf scim',
     },
   ];
 }

@@ -11,8 +11,11 @@ export const USER_GRANTABLE_SCOPES = [
   'mcp:write',
 ];
 
-/** Every scope a client may register (RFC 7591 §2): the grantable ones and `ssf`, which only client_credentials gives. */
-export const OAUTH_SCOPES = [...USER_GRANTABLE_SCOPES, 'ssf'];
+/**
+ * Every scope a client may register (RFC 7591 §2): the grantable ones, and `ssf` and `scim`, which only
+ * client_credentials gives (the client's own streams; the client's own SCIM tenant).
+ */
+export const OAUTH_SCOPES = [...USER_GRANTABLE_SCOPES, 'ssf', 'scim'];
 
 /** The scopes of the protected MCP endpoint: reading tools, and starting flows (docs/mcp.md). */
 export const MCP_READ = 'mcp:read';

@@ -16,6 +16,10 @@ import { errorPage, notFoundPage } from '../pages/error-pages.ts';
 import type { MainContext, RoutePlugin } from './context.ts';
 import { buildMainGraph, type MainGraph } from './graph.ts';
 import { MAIN_ROUTES } from './routes.ts';
+import { scimBodyOf } from '../../../services/scim/errors.ts';
+
+/** The SCIM service provider's paths: errors there carry RFC 7644 §3.12's members too. */
+const isScimPath = (path: string) => path === '/scim/v2' || path.startsWith('/scim/v2/');
 
 export { createMainProjections } from './graph.ts';
 
@@ -46,7 +50,7 @@ const JSON_BODY_LIMIT = 64 * 1024;
 
 /** Pages answer 404 with HTML; everything else with JSON. */
 const isPage = (path: string) =>
-  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|ssf\/|\.well-known|spiffe|wallet-harness)/.test(
+  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|ssf\/|scim\/v2|\.well-known|spiffe|wallet-harness)/.test(
     path,
   ) && !/\.(json|txt|md|xml)$/.test(path);
 
@@ -71,6 +75,8 @@ async function assemble(config: Config, options: MainOptions, graph: MainGraph):
       sendPage(request, reply, notFoundPage(request.url.split('?')[0]), 404),
     sendErrorPage: (request: FastifyRequest, reply: FastifyReply, error: OAuthError) =>
       sendPage(request, reply, errorPage(error), error.status),
+    // RFC 7644 §3.12: SCIM's error members beside ours, as application/scim+json.
+    dialects: [{ matches: isScimPath, contentType: 'application/scim+json; charset=utf-8', body: scimBodyOf }],
   };
   await graph.startWorkers();
   const app = Fastify({

@@ -36,6 +36,7 @@ import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
 import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 import type { SsfPart } from './graph-ssf.ts';
+import type { ScimPart } from './graph-scim.ts';
 
 /**
  * The main origin's service graph: every service, runtime, worker and read model, built once by the
@@ -72,6 +73,8 @@ export interface MainContext {
   readonly oauth: OAuthPart;
   /** The Shared Signals transmitter and receivers. */
   readonly ssf: SsfPart;
+  /** The SCIM 2.0 service provider at `{base}/scim/v2` (docs/scim.md). */
+  readonly scim: ScimPart;
   /** The members of the origin's authorization-server metadata (`/.well-known/oauth-authorization-server`). */
   readonly originMetadata: Readonly<Record<string, unknown>>;
   /** Named entries of `GET /api`'s `endpoints` map (`api-endpoints.ts`). */

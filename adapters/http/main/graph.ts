@@ -12,6 +12,7 @@ import type { SigningAlg } from '../../../services/keys.ts';
 import { AgentRegistry } from '../../../projections/agent-registry.ts';
 import { CredentialStatus } from '../../../projections/credential-status.ts';
 import { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
+import { ScimResources } from '../../../projections/scim-resources.ts';
 import { RevocationFeed } from '../../../projections/revocation-feed.ts';
 import { RevokedAccessTokens } from '../../../projections/revoked-access-tokens.ts';
 import { RunIndex } from '../../../projections/run-index.ts';
@@ -43,6 +44,7 @@ import type { MainContext } from './context.ts';
 import { buildCredentials } from './graph-credentials.ts';
 import { buildOAuth, type OAuthPart } from './graph-oauth.ts';
 import { buildSsf } from './graph-ssf.ts';
+import { buildScim } from './graph-scim.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS } from './routes.ts';
 
 const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
@@ -58,6 +60,7 @@ export function createMainProjections() {
   const runIndex = new RunIndex();
   const credentialStatus = new CredentialStatus();
   const liveSsfStreams = new LiveSsfStreams();
+  const scimResources = new ScimResources();
   const all: Projection[] = [
     registry,
     feed,
@@ -65,9 +68,10 @@ export function createMainProjections() {
     runIndex,
     credentialStatus,
     liveSsfStreams,
+    scimResources,
     ...MAIN_PROJECTIONS.map((make) => make()),
   ];
-  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, liveSsfStreams, all };
+  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, liveSsfStreams, scimResources, all };
 }
 
 export interface GraphOptions {
@@ -166,6 +170,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     guard: oauth.guard({ scope: 'ssf', say: { missing: 'An access token with scope ssf is required' } }),
     streamReaders,
   });
+  const scim = buildScim(config, { log, clock, resources: read.scimResources, oauth, streamReaders });
   const palette = openPalette(config, (p, f) => flowRuns.executable(p, f));
   const mcpUser = config.extensions.mcpUserEndpoint;
 
@@ -217,6 +222,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     palette,
     oauth,
     ssf: ssf.part,
+    scim,
     originMetadata: Object.freeze(authorizationServerMetadata(oauth.profiles.op, oauth.registrationEndpoint)),
     apiEndpoints: apiEndpoints({ mcpUser, palette: palette !== undefined }),
     health: Object.freeze({

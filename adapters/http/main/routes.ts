@@ -21,6 +21,7 @@ import { verifierRoutes } from '../verifier/plugin.ts';
 import { streamRoutes } from '../streams/plugin.ts';
 import { machineRoutes } from '../machines/plugin.ts';
 import { ssfRoutes } from '../ssf/plugin.ts';
+import { scimRoutes } from '../scim/plugin.ts';
 
 /**
  * The main origin's route plugins. A new bounded context builds its services in the composition root
@@ -34,6 +35,7 @@ export const MAIN_ROUTES: RoutePlugin[] = [
   claimPageRoutes,
   oauthRoutes,
   ssfRoutes,
+  scimRoutes,
   catalogRoutes,
   streamRoutes,
   machineRoutes,

@@ -1,0 +1,38 @@
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../../services/clock.ts';
+import type { EventLog } from '../../../services/event-log.ts';
+import type { ScimResources } from '../../../projections/scim-resources.ts';
+import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
+import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
+import { ScimService } from '../../../services/scim/service.ts';
+import { tenantOf } from '../../../services/scim/tenants.ts';
+import type { StreamReaders } from '../../../services/streams/readers.ts';
+import type { OAuthPart } from './graph-oauth.ts';
+
+/** The SCIM 2.0 service provider (docs/scim.md): its service and the resource guard of its tokens. */
+export interface ScimPart {
+  service: ScimService;
+  /** `{base}/oauth2`'s access tokens with scope `scim`; the token's client is the tenant. */
+  guard: ResourceGuard<AccessTokenClaims, string>;
+}
+
+export function buildScim(
+  config: Config,
+  shared: { log: EventLog; clock: Clock; resources: ScimResources; oauth: OAuthPart; streamReaders: StreamReaders },
+): ScimPart {
+  const service = new ScimService(shared.log, shared.clock, shared.resources, `${config.baseUrl}/scim/v2`);
+  const guard = shared.oauth.guard({
+    scope: 'scim',
+    say: { missing: `An access token of ${config.baseUrl}/oauth2 with scope scim is required` },
+  });
+  // A SCIM stream is read by its tenant: an access token with scope scim of the client it belongs to.
+  const tenantReader = async (id: string, credentials: { authorization?: string }) => {
+    const admitted = await guard
+      .admit({ authorization: credentials.authorization, method: 'GET', url: `${config.baseUrl}/scim/v2/Users` })
+      .catch(() => undefined);
+    return admitted && id.startsWith(`${tenantOf(admitted.claims.client_id)}:`) ? {} : undefined;
+  };
+  for (const kind of ['scim-user', 'scim-group', 'scim-agent']) shared.streamReaders.register(kind, tenantReader);
+  shared.streamReaders.register('scim-tenant', async (id, credentials) => tenantReader(`${id}:`, credentials));
+  return { service, guard };
+}

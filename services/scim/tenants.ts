@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { ActorRuntime } from '../actors/runtime.ts';
+import type { Clock } from '../clock.ts';
+import type { EventLog } from '../event-log.ts';
+import { scimTenantMachine } from '../../machines/scim-tenant.ts';
+import { scimError } from './errors.ts';
+import type { ResourceType } from './resource-types.ts';
+
+/**
+ * The tenants of the service provider: one per OAuth client (RFC 7644 §6 leaves tenancy to the
+ * service provider). A client id that is not a plain name becomes a hash, since stream ids use `:`.
+ */
+export function tenantOf(clientId: string): string {
+  if (/^[A-Za-z0-9._-]{1,64}$/.test(clientId)) return clientId;
+  return `h-${createHash('sha256').update(clientId).digest('base64url').slice(0, 22)}`;
+}
+
+/** The key a unique name is registered by: RFC 7643 §2.1 compares it case-insensitively. */
+const keyOf = (name: string) => name.toLowerCase();
+
+/** Seeding once and the register of unique names, through each tenant's `scim-tenant:` stream. */
+export class ScimTenants {
+  readonly actors: ActorRuntime<typeof scimTenantMachine>;
+
+  constructor(
+    log: EventLog,
+    private readonly clock: Clock,
+  ) {
+    this.actors = ActorRuntime.of(log, scimTenantMachine, 'scim-tenant');
+  }
+
+  /** True for the one call that gets to seed the tenant (its seed event accepted). */
+  async claimSeeding(tenant: string): Promise<boolean> {
+    const current = await this.actors.get(tenant);
+    if (current.snapshot.value !== 'empty') return false;
+    const outcome = await this.actors.execute(tenant, { type: 'scim.tenant_seeded', at: this.clock.now() });
+    return outcome.accepted;
+  }
+
+  /** Takes `name` for resource `id`, or 409 `uniqueness` when another resource holds it. */
+  async claim(tenant: string, type: ResourceType, name: string, id: string): Promise<void> {
+    const event = {
+      type: 'scim.name_claimed' as const,
+      at: this.clock.now(),
+      resourceType: type.name,
+      key: keyOf(name),
+      id,
+    };
+    const outcome = await this.actors.execute(tenant, event);
+    if (!outcome.accepted)
+      throw scimError(409, `${type.unique} "${name}" is taken in this tenant (case-insensitively)`, 'uniqueness');
+  }
+
+  /** Gives a name back; a name the resource does not hold stays as it is. */
+  async release(tenant: string, type: ResourceType, name: string, id: string): Promise<void> {
+    await this.actors.execute(tenant, {
+      type: 'scim.name_released',
+      at: this.clock.now(),
+      resourceType: type.name,
+      key: keyOf(name),
+      id,
+    });
+  }
+}
