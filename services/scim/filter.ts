@@ -40,9 +40,13 @@ function maxNesting(text: string): number {
   return max;
 }
 
-/** A filter compiled for a resource type: every attribute checked to exist and to allow its operator. */
-export function compileFilter(type: ResourceType, text: string): Test {
-  return compile(type, parseFilter(text), undefined);
+/**
+ * A filter compiled for a resource type: every attribute checked to exist and to allow its operator.
+ * `unknownUnassigned` (a search across types, RFC 7644 §3.4.3): an attribute the type lacks is
+ * unassigned there rather than an error.
+ */
+export function compileFilter(type: ResourceType, text: string, unknownUnassigned = false): Test {
+  return compile(type, parseFilter(text), undefined, unknownUnassigned);
 }
 
 /** The leaf definition a comparison reads: the sub-attribute, or a multi-valued complex's `value`. */
@@ -50,22 +54,23 @@ const leafOf = (path: ResolvedPath): AttributeDef | undefined =>
   path.sub ??
   (path.attribute?.type === 'complex' ? findAttribute(path.attribute.subAttributes, 'value') : path.attribute);
 
-function compile(type: ResourceType, f: ScimFilter, within: AttributeDef | undefined): Test {
+function compile(type: ResourceType, f: ScimFilter, within: AttributeDef | undefined, lenient = false): Test {
   switch (f.op) {
     case 'and': {
-      const parts = f.filters.map((x) => compile(type, x, within));
+      const parts = f.filters.map((x) => compile(type, x, within, lenient));
       return (r) => parts.every((p) => p(r));
     }
     case 'or': {
-      const parts = f.filters.map((x) => compile(type, x, within));
+      const parts = f.filters.map((x) => compile(type, x, within, lenient));
       return (r) => parts.some((p) => p(r));
     }
     case 'not': {
-      const inner = compile(type, f.filter, within);
+      const inner = compile(type, f.filter, within, lenient);
       return (r) => !inner(r);
     }
     case '[]': {
       if (within) throw badRequest('invalidFilter', 'A value filter cannot hold another one (RFC 7644 §3.4.2.2)');
+      if (lenient && typeof resolvePath(type, f.attrPath) === 'string') return () => false;
       const path = resolveOrRefuse(type, f.attrPath, undefined);
       if (path.sub || path.attribute?.type !== 'complex')
         throw badRequest('invalidFilter', `${f.attrPath} is not a complex attribute: it takes no value filter`);
@@ -73,6 +78,7 @@ function compile(type: ResourceType, f: ScimFilter, within: AttributeDef | undef
       return (r) => elementsAt(r, path).some((element) => inner(element));
     }
     default:
+      if (lenient && !within && typeof resolvePath(type, f.attrPath) === 'string') return () => f.op === 'ne';
       return comparison(type, f, within);
   }
 }

@@ -3,7 +3,7 @@ import { badRequest } from './errors.ts';
 import { compileFilter, valuesAt, type Resource } from './filter.ts';
 import { resolvePath } from './attribute-path.ts';
 import { listOf, type Selection } from './selection.ts';
-import type { ResourceType } from './resource-types.ts';
+import { RESOURCE_TYPES, type ResourceType } from './resource-types.ts';
 
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const SEARCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
@@ -73,8 +73,11 @@ export function page(
   let matched = resources;
   if (query.filter !== undefined) {
     const tests = new Map<ResourceType, (r: Resource) => boolean>();
-    const testFor = (t: ResourceType) => tests.get(t) ?? tests.set(t, compileFilter(t, query.filter!)).get(t)!;
+    // Across types, an attribute one type lacks is unassigned there; it must belong to some type.
+    const testFor = (t: ResourceType) =>
+      tests.get(t) ?? tests.set(t, compileFilter(t, query.filter!, type === undefined)).get(t)!;
     if (type) testFor(type);
+    else if (!RESOURCE_TYPES.some((t) => compiles(t, query.filter!))) compileFilter(RESOURCE_TYPES[0], query.filter);
     matched = resources.filter((r) => testFor(typeOf(r))(r));
   }
   if (query.sortBy !== undefined) matched = sorted(matched, query.sortBy, query.sortOrder, typeOf);
@@ -145,4 +148,13 @@ export function readSearchRequest(body: unknown): ListQuery {
   if (!Array.isArray(request.schemas) || !request.schemas.includes(SEARCH_SCHEMA))
     throw badRequest('invalidSyntax', `schemas must name ${SEARCH_SCHEMA} (RFC 7644 §3.4.3)`);
   return readListQuery(request);
+}
+
+function compiles(type: ResourceType, filter: string): boolean {
+  try {
+    compileFilter(type, filter);
+    return true;
+  } catch {
+    return false;
+  }
 }

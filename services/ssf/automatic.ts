@@ -1,18 +1,27 @@
 import type { EventLog, StoredEvent } from '../event-log.ts';
 import { CAEP } from './event-types.ts';
 import type { SsfEmitter, SsfEvent } from './emit.ts';
+import { SCIM_SIGNALLED, scimSignalOf } from '../scim/signals.ts';
 
 const SESSION_REVOKED = `${CAEP}session-revoked`;
 const CREDENTIAL_CHANGE = `${CAEP}credential-change`;
 const CHECKPOINT = 'ssf_automatic';
 /** The facts that are signalled; a commit with none of them costs the follower nothing. */
-const SIGNALLED = new Set(['agent.revoked', 'refresh.revoked', 'refresh.reused', 'credential.status_changed']);
+const SIGNALLED = new Set<string>([
+  'agent.revoked',
+  'refresh.revoked',
+  'refresh.reused',
+  'credential.status_changed',
+  ...SCIM_SIGNALLED,
+]);
 const BATCH = 1_000;
 
 /** Where the facts come from: the issuers named in their subjects. */
 export interface AutomaticSources {
   /** `{base}/agentauth`: the issuer of agent identities. */
   agentIssuer: string;
+  /** `{base}/scim/v2`: where SCIM users are (their `scim` subjects). */
+  scimBase: string;
   /** A credential's status list URI, `{base}/oid4vci/status-lists/{list_id}`. */
   statusListUri(listId: string): string;
   /** The first event of a stream (a refresh family's grant names its user). */
@@ -29,10 +38,21 @@ export interface AutomaticSources {
  * - an agent identity revoked: CAEP session-revoked about the agent (`iss_sub`);
  * - a refresh-token family revoked (RFC 7009, or reuse detected): CAEP session-revoked about its user;
  * - a credential's status changed: CAEP credential-change (`verifiable-credential`), about the
- *   credential's status list entry, to every stream that delivers it.
+ *   credential's status list entry, to every stream that delivers it;
+ * - a SCIM user disabled, enabled again or deleted: RISC account-disabled, -enabled or -purged, about
+ *   its email or its `scim` resource (services/scim/signals.ts).
  */
 async function automaticEvent(e: StoredEvent, sources: AutomaticSources): Promise<SsfEvent | undefined> {
   const timestamp = Math.floor(e.at / 1000);
+  const scim = scimSignalOf(e, sources.scimBase);
+  if (scim)
+    return {
+      eventType: scim.eventType,
+      subject: scim.subject,
+      aliases: scim.aliases,
+      body: { event_timestamp: timestamp },
+      txn: sources.transactionOf(e.streamId),
+    };
   if (e.type === 'agent.revoked')
     return {
       eventType: SESSION_REVOKED,

@@ -10,6 +10,11 @@ export interface SsfEvent {
   txn?: string;
   /** Only this client's streams (`POST /ssf/events`); every stream otherwise. */
   clientId?: string;
+  /**
+   * Other names of the same subject (a SCIM user: its email and its `scim` resource): a stream that
+   * added any of them receives the event once, about the name it added.
+   */
+  aliases?: Record<string, unknown>[];
   /** An event about no subject a receiver adds (a credential's status entry): every stream delivering its type. */
   anySubject?: boolean;
   /** A fact's own name (its log position): each stream's SET of it gets one `jti`, however often it is emitted. */
@@ -38,13 +43,18 @@ export class SsfEmitter {
       if (stream.snapshot.value === 'disabled' || stream.snapshot.value === 'deleted') continue;
       if (!c.eventsDelivered.includes(event.eventType)) continue;
       if (event.happenedAt !== undefined && event.happenedAt < c.createdAt) continue;
-      if (!event.anySubject && !c.subjects.some((s) => subjectsMatch(s.subject, event.subject))) continue;
+      const subject = event.anySubject
+        ? event.subject
+        : [event.subject, ...(event.aliases ?? [])].find((name) =>
+            c.subjects.some((s) => subjectsMatch(s.subject, name)),
+          );
+      if (!subject) continue;
       const issued = await this.streams.setFor(
         c.clientId,
         {
           type: event.eventType,
           body: event.body,
-          subject: event.subject,
+          subject,
           control: false,
           ...(event.txn !== undefined ? { txn: event.txn } : {}),
           ...(event.jtiSeed ? { jti: `${event.jtiSeed}.${id}` } : {}),

@@ -16,6 +16,8 @@ const SIMPLE_FORMATS: Readonly<Record<string, readonly string[]>> = {
   phone_number: ['phone_number'],
   did: ['url'],
   uri: ['uri'],
+  // Not in RFC 9493's registry: a SCIM resource by its location (RFC 7644 §3.1), as docs/scim.md says.
+  scim: ['uri'],
 };
 
 const isObject = (v: unknown): v is Subject => !!v && typeof v === 'object' && !Array.isArray(v);

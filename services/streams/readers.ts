@@ -19,8 +19,11 @@ export interface StreamView {
 /** A kind's read rule: the view this caller gets of stream `<kind>:<id>`, or undefined (answered 404). */
 export type StreamReader = (id: string, credentials: StreamCredentials) => Promise<StreamView | undefined>;
 
-/** A stream id that may be exported: a kind, a colon, and an id of at most 100 characters. */
-export const EXPORTABLE_STREAM_ID = /^([a-z][a-z-]{0,30}):([A-Za-z0-9_-]{1,100})$/;
+/**
+ * A stream id that may be exported: a kind, a colon, and an id of at most 160 characters (a SCIM
+ * resource's id names its tenant first: `scim-user:<tenant>:<id>`).
+ */
+export const EXPORTABLE_STREAM_ID = /^([a-z][a-z-]{0,30}):([A-Za-z0-9_-][A-Za-z0-9_.:-]{0,159})$/;
 
 /**
  * Who may read a stream, by its kind: exactly who may already read it elsewhere. Each bounded

@@ -97,6 +97,7 @@ export function buildSsf(
   // The three events the service emits by itself, from facts its log records (docs/ssf.md).
   const automatic = new AutomaticSignals(log, emitter, {
     agentIssuer: `${base}/agentauth`,
+    scimBase: `${base}/scim/v2`,
     statusListUri: (listId) => shared.statusLists.tokenUri(listId),
     firstEvent: async (streamId) => (await log.readStream(streamId))[0],
     transactionOf: (streamId) => keyedFingerprint(keys.secret('ssf-txn'), streamId),

@@ -12,7 +12,7 @@ const errorResponse = { $ref: 'OAuthError#' };
 const streamParams = {
   type: 'object',
   required: ['stream_id'],
-  properties: { stream_id: { type: 'string', minLength: 3, maxLength: 100 } },
+  properties: { stream_id: { type: 'string', minLength: 3, maxLength: 200 } },
 };
 const capability = {
   transaction_id: { type: 'string', maxLength: 100 },

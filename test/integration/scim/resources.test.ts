@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMainServer, type TestServer } from '../../support/main-server.ts';
+import { ssfToken } from '../../support/ssf.ts';
+import { ENTERPRISE, expectScimError, GROUP, scimClient, scimToken, USER } from '../../support/scim.ts';
+
+// Issue 48: the SCIM 2.0 service provider at {base}/scim/v2, spoken to over HTTP with real tokens.
+let server: TestServer;
+let scim: ReturnType<typeof scimClient>;
+beforeAll(async () => {
+  server = await startMainServer();
+  scim = scimClient(server.url, await scimToken(server));
+});
+afterAll(() => server.close());
+
+describe('access (RFC 6750 with {base}/oauth2 tokens)', () => {
+  it('refuses a request without a token: 401 with a challenge, in both error shapes', async () => {
+    const res = await fetch(`${server.url}/scim/v2/Users`);
+    const body = await res.json();
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expectScimError({ status: res.status, headers: res.headers, body }, 401);
+    expect(body.error).toBe('invalid_token');
+  });
+
+  it('refuses a token without scope scim: 403 insufficient_scope', async () => {
+    const other = scimClient(server.url, await ssfToken(server));
+    const answer = await other.get('/Users');
+    expectScimError(answer, 403);
+    expect(answer.body.error).toBe('insufficient_scope');
+  });
+
+  it('gives each client its own tenant, seeded with the demo data', async () => {
+    const mine = await scim.createUser('only.mine');
+    const theirs = scimClient(server.url, await scimToken(server, 'demo-app'));
+    const list = await theirs.get('/Users');
+    expect(list.status).toBe(200);
+    expect(list.body.Resources.map((u: any) => u.userName).sort()).toEqual(['avery.lee', 'blake.chen', 'casey.okafor']);
+    expectScimError(await theirs.get(`/Users/${mine.id}`), 404);
+    const groups = await theirs.get('/Groups');
+    expect(groups.body.totalResults).toBe(2);
+    expect((await theirs.get('/Agents')).body.Resources[0].name).toBe('release-bot');
+  });
+});
+
+describe('discovery (RFC 7643 §5-7)', () => {
+  it('says what is supported, with the limits it enforces', async () => {
+    const res = await fetch(`${server.url}/scim/v2/ServiceProviderConfig`);
+    expect(res.headers.get('content-type')).toContain('application/scim+json');
+    const config = await res.json();
+    expect(config.patch.supported).toBe(true);
+    expect(config.bulk).toEqual({ supported: true, maxOperations: 100, maxPayloadSize: 1_048_576 });
+    expect(config.filter).toEqual({ supported: true, maxResults: 200 });
+    expect(config.sort.supported && config.etag.supported).toBe(true);
+    expect(config.pagination).toMatchObject({ cursor: true, index: true, maxPageSize: 200 });
+    expect(config.authenticationSchemes[0].type).toBe('oauthbearertoken');
+  });
+
+  it('lists the resource types and the schemas with their characteristics', async () => {
+    const types = await (await fetch(`${server.url}/scim/v2/ResourceTypes`)).json();
+    expect(types.Resources.map((t: any) => t.endpoint)).toEqual(['/Users', '/Groups', '/Agents']);
+    expect(types.Resources[0].schemaExtensions).toEqual([{ schema: ENTERPRISE, required: false }]);
+    const user = await (await fetch(`${server.url}/scim/v2/Schemas/${USER}`)).json();
+    const password = user.attributes.find((a: any) => a.name === 'password');
+    expect(password).toMatchObject({ mutability: 'writeOnly', returned: 'never' });
+    expect(user.attributes.find((a: any) => a.name === 'userName').uniqueness).toBe('server');
+    expect((await fetch(`${server.url}/scim/v2/Schemas/urn:nope`)).status).toBe(404);
+  });
+});
+
+describe('create, read, replace, delete (RFC 7644 §3.3-3.6)', () => {
+  it('creates with Location and ETag, never returns or stores the password whole, ignores readOnly input', async () => {
+    const created = await scim.post('/Users', {
+      schemas: [USER, ENTERPRISE],
+      userName: 'Dana.Reed',
+      password: 'correct horse battery staple',
+      id: 'chosen-by-client',
+      groups: [{ value: 'x' }],
+      meta: { version: 'W/"99"' },
+      [ENTERPRISE]: { department: 'Ops', manager: { value: 'm1', displayName: 'ignored' } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`${server.url}/scim/v2/Users/${created.body.id}`);
+    expect(created.headers.get('etag')).toBe('W/"1"');
+    expect(created.body.id).not.toBe('chosen-by-client');
+    expect(created.body.password).toBeUndefined();
+    expect(created.body.groups).toBeUndefined();
+    expect(created.body[ENTERPRISE]).toEqual({ department: 'Ops', manager: { value: 'm1' } });
+    expect(created.body.meta).toMatchObject({ resourceType: 'User', version: 'W/"1"' });
+    const stream = await fetch(`${server.url}/api/streams/scim-user:machine-client:${created.body.id}/export`, {
+      headers: { authorization: `Bearer ${await scimToken(server)}` },
+    });
+    const exported = await stream.text();
+    expect(stream.status, exported.slice(0, 200)).toBe(200);
+    expect(exported).toContain('scim.created');
+    expect(exported).not.toContain('correct horse');
+  });
+
+  it('replaces the whole resource, and deletes it', async () => {
+    const user = await scim.createUser('erin.wu', { displayName: 'Erin', title: 'Dev' });
+    const replaced = await scim.put(`/Users/${user.id}`, { schemas: [USER], userName: 'erin.wu', nickName: 'E' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.title).toBeUndefined();
+    expect(replaced.body.nickName).toBe('E');
+    expect(replaced.body.meta.version).toBe('W/"2"');
+    expect((await scim.delete(`/Users/${user.id}`)).status).toBe(204);
+    expectScimError(await scim.get(`/Users/${user.id}`), 404);
+    expectScimError(await scim.delete(`/Users/${user.id}`), 404);
+  });
+
+  it('keeps userName unique per tenant, case-insensitively, and frees a name on rename and delete', async () => {
+    const first = await scim.createUser('Frank');
+    expectScimError(await scim.post('/Users', { schemas: [USER], userName: 'FRANK' }), 409, 'uniqueness');
+    expect(
+      (await scim.patch(`/Users/${first.id}`, [{ op: 'replace', path: 'userName', value: 'frank.new' }])).status,
+    ).toBe(200);
+    const second = await scim.createUser('frank');
+    expectScimError(
+      await scim.put(`/Users/${second.id}`, { schemas: [USER], userName: 'Frank.New' }),
+      409,
+      'uniqueness',
+    );
+    await scim.delete(`/Users/${first.id}`);
+    expect((await scim.put(`/Users/${second.id}`, { schemas: [USER], userName: 'Frank.New' })).status).toBe(200);
+  });
+
+  it('refuses malformed resources with the error RFC 7644 §3.12 names', async () => {
+    expectScimError(await scim.post('/Users', { userName: 'x' }), 400, 'invalidSyntax');
+    expectScimError(await scim.post('/Users', { schemas: [USER] }), 400, 'invalidValue');
+    expectScimError(await scim.post('/Users', { schemas: [USER], userName: 'y', shoeSize: 9 }), 400, 'invalidSyntax');
+    expectScimError(await scim.post('/Users', { schemas: [USER], userName: 'y', active: 'yes' }), 400, 'invalidValue');
+    const twoPrimaries = [
+      { value: 'a@x.example', primary: true },
+      { value: 'b@x.example', primary: true },
+    ];
+    expectScimError(
+      await scim.post('/Users', { schemas: [USER], userName: 'y', emails: twoPrimaries }),
+      400,
+      'invalidValue',
+    );
+    expectScimError(await scim.post('/Users', '{not json'), 400, 'invalidSyntax');
+    expectScimError(
+      await scim.post('/Groups', { schemas: [GROUP], displayName: 'G', members: [{ value: 'nobody' }] }),
+      400,
+      'invalidValue',
+    );
+  });
+});
+
+describe('groups and agents', () => {
+  it('shows a user the groups holding it, directly and through nested groups (RFC 7643 §4.1.2)', async () => {
+    const avery = await scim.userNamed('avery.lee');
+    const groups = Object.fromEntries(avery.groups.map((g: any) => [g.display, g.type]));
+    expect(groups).toEqual({ Engineering: 'direct', Everyone: 'indirect' });
+    const engineering = (await scim.get(`/Groups/${avery.groups.find((g: any) => g.display === 'Engineering').value}`))
+      .body;
+    expect(engineering.members.map((m: any) => m.display).sort()).toEqual(['Avery Lee', 'Blake Chen']);
+    expect(engineering.members[0].$ref).toMatch(/\/scim\/v2\/Users\//);
+  });
+
+  it('refuses a change to a member value, which is immutable (RFC 7643 §7)', async () => {
+    const avery = await scim.userNamed('avery.lee');
+    const blake = await scim.userNamed('blake.chen');
+    const group = (
+      await scim.post('/Groups', { schemas: [GROUP], displayName: 'Pair', members: [{ value: avery.id }] })
+    ).body;
+    const changed = await scim.patch(`/Groups/${group.id}`, [
+      { op: 'replace', path: `members[value eq "${avery.id}"].value`, value: blake.id },
+    ]);
+    expectScimError(changed, 400, 'mutability');
+    const added = await scim.patch(`/Groups/${group.id}`, [
+      { op: 'add', path: 'members', value: [{ value: blake.id }] },
+    ]);
+    expect(added.body.members).toHaveLength(2);
+  });
+});
