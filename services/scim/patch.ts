@@ -154,6 +154,8 @@ function applyToSelected(
   const matches = compileElementFilter(type, attribute, path.selector!.filter);
   const elements = Array.isArray(container[attribute.name]) ? (container[attribute.name] as Document[]) : [];
   const selected = elements.filter((e) => matches(e));
+  // RFC 7644 §3.5.2.3 for replace, and here for remove and add too: a value filter that selects nothing is 400 noTarget.
+  if (selected.length === 0) throw badRequest('noTarget', `${where} matches no value (RFC 7644 §3.5.2)`);
   if (operation.op === 'remove') {
     if (path.sub) for (const e of selected) delete e[path.sub.name];
     else container[attribute.name] = elements.filter((e) => !selected.includes(e));
@@ -161,7 +163,6 @@ function applyToSelected(
       delete container[attribute.name];
     return;
   }
-  if (selected.length === 0) throw badRequest('noTarget', `${where} matches no value (RFC 7644 §3.5.2)`);
   if (path.sub) {
     const value = readAttribute(path.sub, operation.value, where);
     for (const e of selected) {

@@ -50,7 +50,8 @@ async function automaticEvent(e: StoredEvent, sources: AutomaticSources): Promis
       eventType: scim.eventType,
       subject: scim.subject,
       aliases: scim.aliases,
-      body: { event_timestamp: timestamp },
+      // RISC bodies carry no timestamp (RISC 1.0 §2): the SET's own time says when.
+      body: {},
       txn: sources.transactionOf(e.streamId),
     };
   if (e.type === 'agent.revoked')
