@@ -19,8 +19,8 @@ const resourceEvent: fc.Arbitrary<ScimResourceEvent> = fc.oneof(
   doc.map((resource) => ({ type: 'scim.deleted' as const, at: 4, resource })),
 );
 
-function trace<M extends AnyStateMachine>(machine: M, list: unknown[]) {
-  let [snapshot] = initialTransition(machine);
+function trace(machine: AnyStateMachine, list: any[]) {
+  let [snapshot] = initialTransition(machine, undefined);
   return list.map((e) => {
     const before = snapshot;
     [snapshot] = transition(machine, snapshot, e as never);
