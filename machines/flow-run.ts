@@ -81,7 +81,7 @@ export type FlowRunEvent =
       type: 'run.check_recorded';
       at: number;
       check: string;
-      verdict: 'passed' | 'failed';
+      verdict: 'passed' | 'failed' | 'not_applicable';
       rule: string;
       detail: string;
     }

@@ -6,7 +6,7 @@ import { OAuthError, oauthError } from './errors.ts';
  * Services never call fetch themselves.
  */
 export interface OutboundRequest {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
   /** false: a redirect comes back as it is (a flow runner follows its own); default true, each hop checked. */

@@ -8,10 +8,13 @@ import type { GuardedHttp } from './guarded-http.ts';
  * outbound guard (redirects returned as they are, each runner follows its own), and the target's
  * issuer vetted before the run starts.
  */
+/** The methods a targeted run sends (a SCIM server takes PUT, PATCH and DELETE too). */
+const OUTBOUND_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
 export function targetDeps(guard: GuardedHttp, runners: FlowRunners): TargetDeps {
   const transport: HttpTransport = async (url, init) => {
     const answer = await guard.send(url, {
-      method: init.method === 'POST' ? 'POST' : 'GET',
+      method: OUTBOUND_METHODS.find((m) => m === init.method) ?? 'GET',
       headers: init.headers,
       ...(init.body !== undefined ? { body: init.body } : {}),
       followRedirects: init.redirect === 'follow',
@@ -20,5 +23,5 @@ export function targetDeps(guard: GuardedHttp, runners: FlowRunners): TargetDeps
     for (const [name, value] of Object.entries(answer.headers)) headers.set(name, value);
     return { status: answer.status, headers, text: async () => answer.body.toString('utf8') };
   };
-  return { transport, runners, admit: (issuer) => guard.vet(issuer) };
+  return { transport, runners, admit: (url) => guard.vet(url) };
 }

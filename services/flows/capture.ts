@@ -83,7 +83,8 @@ export class HttpCapture {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(request.form).toString();
     } else if (request.json !== undefined) {
-      headers['content-type'] = 'application/json';
+      // JSON, or the JSON media type the caller names (SCIM's application/scim+json).
+      headers['content-type'] ??= 'application/json';
       body = JSON.stringify(request.json);
     }
     const started = performance.now();

@@ -9,6 +9,8 @@ import { registerSpiffeRunners } from './runners/spiffe.ts';
 import { registerSsfRunners } from './runners/ssf.ts';
 import { registerMcpRunners } from './runners/mcp.ts';
 import { registerTargetRunners } from './targets/runners.ts';
+import { registerScimRunners } from './runners/scim.ts';
+import { registerScimCheckServer } from './targets/scim-check-server.ts';
 
 export interface FlowRunnerOptions {
   /** Base URL of the workload identity service when the deployment runs it in full mode. */
@@ -26,6 +28,8 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerOid4vpBrowserRunners(runners);
   registerSsfRunners(runners);
   registerMcpRunners(runners);
+  registerScimRunners(runners);
+  registerScimCheckServer(runners);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
 }
@@ -39,5 +43,6 @@ export function flowRunnerOptions(spiffeEnabled: boolean, showcaseBaseUrl: strin
 export function targetFlowRunners(): FlowRunners {
   const runners = new FlowRunners();
   registerTargetRunners(runners);
+  registerScimCheckServer(runners);
   return runners;
 }

@@ -24,7 +24,7 @@ export interface RunView {
   next_request?: NextRequest;
   explanation?: string;
   /** A run against the user's own server: its issuer and client, and the verdict of every named check. */
-  target?: { issuer: string; client_id: string };
+  target?: { issuer: string; client_id: string } | { base_url: string };
   checks?: CheckResult[];
   /** `awaiting_user`: where the person signs in at the target; they come back to `redirect_uri`. */
   authorization_url?: string;
@@ -55,7 +55,10 @@ const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOS
 
 /** The target a run was started against, as its start event keeps it (the secret never). */
 function targetNamed(started: Record<string, unknown>): Pick<RunView, 'target'> {
-  const target = (started.options as { target?: { issuer?: unknown; client_id?: unknown } } | undefined)?.target;
+  const target = (
+    started.options as { target?: { issuer?: unknown; client_id?: unknown; base_url?: unknown } } | undefined
+  )?.target;
+  if (target && typeof target.base_url === 'string') return { target: { base_url: target.base_url } };
   return target && typeof target.issuer === 'string' && typeof target.client_id === 'string'
     ? { target: { issuer: target.issuer, client_id: target.client_id } }
     : {};

@@ -8,7 +8,7 @@ import type { EventLog, StoredEvent } from '../event-log.ts';
 import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
 import { redactor } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
-import { targetOf, type Target } from './targets/target.ts';
+import { scimTargetOf, targetOf, type ScimTarget, type Target } from './targets/target.ts';
 import { TargetWaits } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
 import { requireRunToken, runReadableWith } from './run-access.ts';
@@ -88,7 +88,9 @@ export class FlowRuns {
     if (!this.catalog.protocol(protocol)) throw notFound(`No protocol "${protocol}"`);
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
-    const target = targetOf(options.target);
+    // SCIM flows take a service provider (`{base_url, token}`); the others an authorization server.
+    const target: Target | ScimTarget | undefined =
+      protocol === 'scim' ? scimTargetOf(options.target) : targetOf(options.target);
     const runner = target ? this.deps.targets?.runners.get(protocol, flowId) : this.runners.get(protocol, flowId);
     if (!runner && target) throw invalidRequest(`${protocol}/${flowId} cannot run against a target of your own`);
     if (!runner)
@@ -96,7 +98,7 @@ export class FlowRuns {
     if (target) {
       this.waits.reserve(client);
       try {
-        await this.deps.targets!.admit(target.issuer);
+        await this.deps.targets!.admit('baseUrl' in target ? target.baseUrl : target.issuer);
       } catch (error) {
         this.waits.end(client);
         throw error;
@@ -142,7 +144,7 @@ export class FlowRuns {
     runner: FlowRunner;
     options: Record<string, unknown>;
     gate?: RequestGate;
-    target?: Target;
+    target?: Target | ScimTarget;
     /** The address that started the run ('' when unknown). */
     client: string;
   }): Promise<RunView> {
@@ -174,7 +176,7 @@ export class FlowRuns {
         wait: this.deps.wait,
         nowS: () => Math.floor(this.deps.clock.now() / 1000),
         options,
-        ...(target ? { target } : {}),
+        ...(target ? ('baseUrl' in target ? { scimTarget: target } : { target }) : {}),
         check: async (result) => {
           await this.actors.execute(id, { type: 'run.check_recorded', at: this.deps.clock.now(), ...result });
         },
@@ -282,8 +284,8 @@ export class FlowRuns {
   fold(id: string, events: StoredEvent[]): RunView {
     const started = events[0].data as { protocol: string; flow: string };
     const view = runView(id, events, this.catalog.flow(started.protocol, started.flow)?.steps ?? []);
-    // A targeted run names the redirect URI to register at the target.
-    return view.target ? { ...view, redirect_uri: this.waits.callbackUrl } : view;
+    // A run against an authorization server names the redirect URI to register there.
+    return view.target && 'issuer' in view.target ? { ...view, redirect_uri: this.waits.callbackUrl } : view;
   }
 
   /** Calls `listener` with each event of run `id` committed from now on; returns an unsubscribe. */

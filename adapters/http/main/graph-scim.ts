@@ -2,18 +2,20 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../../../services/clock.ts';
 import type { EventLog } from '../../../services/event-log.ts';
 import type { ScimResources } from '../../../projections/scim-resources.ts';
-import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
-import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
+import type { ResourceRequest } from '../../../services/oauth/resource-guard.ts';
 import { ScimService } from '../../../services/scim/service.ts';
 import { tenantOf } from '../../../services/scim/tenants.ts';
 import type { StreamReaders } from '../../../services/streams/readers.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 
-/** The SCIM 2.0 service provider (docs/scim.md): its service and the resource guard of its tokens. */
+/** The SCIM 2.0 service provider (docs/scim.md): its service and the tenant of a call. */
 export interface ScimPart {
   service: ScimService;
-  /** `{base}/oauth2`'s access tokens with scope `scim`; the token's client is the tenant. */
-  guard: ResourceGuard<AccessTokenClaims, string>;
+  /**
+   * The caller's tenant: an access token of `{base}/oauth2` with scope `scim` (through the resource
+   * guard), its client the tenant, seeded with the demo data on first use.
+   */
+  tenant(call: ResourceRequest): Promise<string>;
 }
 
 export function buildScim(
@@ -34,5 +36,11 @@ export function buildScim(
   };
   for (const kind of ['scim-user', 'scim-group', 'scim-agent']) shared.streamReaders.register(kind, tenantReader);
   shared.streamReaders.register('scim-tenant', async (id, credentials) => tenantReader(`${id}:`, credentials));
-  return { service, guard };
+  const tenant = async (call: ResourceRequest) => {
+    const admitted = await guard.admit(call);
+    const name = tenantOf(admitted.claims.client_id);
+    await service.ready(name);
+    return name;
+  };
+  return { service, tenant };
 }

@@ -1,4 +1,8 @@
 import { localhostAllowedOrigins, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { resourceTypeNamed } from '../../../services/scim/resource-types.ts';
+import { scimError } from '../../../services/scim/errors.ts';
+import { readListQuery } from '../../../services/scim/query.ts';
+import { listResponse } from '../scim/list-response.ts';
 import type { FastifyInstance } from 'fastify';
 import { shortestPaths } from '../../../services/machines/paths.ts';
 import { aiCatalog, mcpServerConfig, serverCard, withServedVersions } from '../../../services/mcp/config.ts';
@@ -68,6 +72,30 @@ async function initializeVersions(fetchMcp: (r: Request) => Promise<Response>, e
   return agreed;
 }
 
+/** The SCIM read tools: the caller's tenant by its Bearer token, as `GET /scim/v2/...` would read it. */
+function scimToolDeps(ctx: MainContext) {
+  const scimBase = `${ctx.config.baseUrl}/scim/v2`;
+  const typeOf = (name: string) => {
+    const type = resourceTypeNamed(name);
+    if (!type) throw scimError(404, `No resource type ${name}`);
+    return type;
+  };
+  const tenant = (authorization: string | undefined, path: string) =>
+    ctx.scim.tenant({ authorization, method: 'GET', url: `${scimBase}${path}` });
+  return {
+    scimList: async (name: string, query: { filter?: string; count?: number }, authorization: string | undefined) => {
+      const type = typeOf(name);
+      const page = await ctx.scim.service.list(await tenant(authorization, type.endpoint), type, readListQuery(query));
+      return listResponse(page.items, page);
+    },
+    scimRead: async (name: string, id: string, authorization: string | undefined) => {
+      const type = typeOf(name);
+      const at = await tenant(authorization, `${type.endpoint}/${id}`);
+      return ctx.scim.service.rendered(at, await ctx.scim.service.get(at, type, id));
+    },
+  };
+}
+
 /** `/mcp` (streamable HTTP, SDK v2), `/mcp/server-card` and `/.well-known/ai-catalog.json`. */
 export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const userEndpoint = ctx.config.extensions.mcpUserEndpoint; // MCP_USER_ENDPOINT (decisions §11)
@@ -88,6 +116,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
       ctx.flowRuns.control(id, `Bearer ${runToken}`, command),
     ssfReceiver: (id: string) => ctx.ssf.receiver(id),
     ssfStream: (id: string, authorization: string | undefined) => ctx.ssf.stream(id, authorization),
+    ...scimToolDeps(ctx),
     diffRuns: async (a: string, b: string, tokens: { a?: string; b?: string }) => {
       const as = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
       return diffRuns(await exportFor(ctx, `run:${a}`, as(tokens.a)), await exportFor(ctx, `run:${b}`, as(tokens.b)));

@@ -183,6 +183,9 @@ function checkBlocks(view: RunView): Block[] {
       : [];
   if (!view.checks?.length) return waiting;
   const failed = view.checks.filter((c) => c.verdict === 'failed').length;
+  const passed = view.checks.filter((c) => c.verdict === 'passed').length;
+  const target =
+    view.target === undefined ? 'our own service' : 'issuer' in view.target ? view.target.issuer : view.target.base_url;
   return [
     ...waiting,
     { kind: 'heading', level: 2, text: 'Checks' },
@@ -190,8 +193,8 @@ function checkBlocks(view: RunView): Block[] {
       kind: 'paragraph',
       inlines: [
         'Against ',
-        { code: view.target?.issuer ?? '' },
-        `: ${view.checks.length - failed} passed, ${failed} failed.`,
+        { code: target },
+        `: ${passed} passed, ${failed} failed, ${view.checks.length - passed - failed} not applicable.`,
       ],
     },
     {
@@ -199,7 +202,7 @@ function checkBlocks(view: RunView): Block[] {
       head: ['Check', 'Verdict', 'Rule', 'Detail'],
       rows: view.checks.map((c) => [
         [c.check],
-        [c.verdict === 'passed' ? 'passed' : { strong: 'failed' }],
+        [c.verdict === 'failed' ? { strong: 'failed' } : c.verdict.replace('_', ' ')],
         [c.rule],
         [c.detail],
       ]),

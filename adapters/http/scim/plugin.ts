@@ -6,7 +6,6 @@ import { readBulkRequest, runBulk } from '../../../services/scim/bulk.ts';
 import { BULK_LIMITS } from '../../../services/scim/bulk-limits.ts';
 import { readSearchRequest } from '../../../services/scim/query.ts';
 import { RESOURCE_TYPES } from '../../../services/scim/resource-types.ts';
-import { tenantOf } from '../../../services/scim/tenants.ts';
 import { SCIM_MEDIA_TYPE, scimResourceRoutes, sendScim } from './resource-routes.ts';
 import { listResponse } from './list-response.ts';
 
@@ -19,7 +18,7 @@ export const SCIM_PREFIX = '/scim/v2';
  */
 export async function scimRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = ctx.config.baseUrl;
-  const { service, guard } = ctx.scim;
+  const { service } = ctx.scim;
   const docs = `${base}/docs/scim`;
   await app.register(async (scoped) => {
     scoped.addContentTypeParser(
@@ -34,17 +33,13 @@ export async function scimRoutes(app: FastifyInstance, ctx: MainContext): Promis
       },
     );
     /** The tenant of the caller: an access token with scope `scim`; the tenant is seeded on first use. */
-    const tenantOfRequest = async (request: FastifyRequest) => {
-      const admitted = await guard.admit({
+    const tenantOfRequest = (request: FastifyRequest) =>
+      ctx.scim.tenant({
         authorization: request.headers.authorization,
         dpop: request.headers.dpop,
         method: request.method,
         url: `${base}${request.url.split('?')[0]}`,
       });
-      const tenant = tenantOf(admitted.claims.client_id);
-      await service.ready(tenant);
-      return tenant;
-    };
 
     scoped.get(`${SCIM_PREFIX}/ServiceProviderConfig`, (_request, reply) =>
       sendScim(reply, 200, serviceProviderConfig(service.base, docs)),

@@ -6,7 +6,7 @@ const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
 const SUBJECT = { format: 'email', email: 'alice@example.com' };
 
 /** A client_credentials token with scope `ssf` for the demo machine client, and the Bearer header of it. */
-async function managementToken(run: RunContext): Promise<Record<string, string>> {
+export async function managementToken(run: RunContext): Promise<Record<string, string>> {
   const client = await demoClient(run, 'machine-client');
   const token = await run.http.send(
     'Token for the management API',

@@ -1,7 +1,8 @@
 /** A verdict of one named check on a target's answer, with the rule it holds the server to. */
 export interface CheckResult {
   check: string;
-  verdict: 'passed' | 'failed';
+  /** `not_applicable`: the server says it does not offer the feature the check is about. */
+  verdict: 'passed' | 'failed' | 'not_applicable';
   rule: string;
   detail: string;
 }

@@ -54,3 +54,28 @@ export function targetOf(option: unknown): Target | undefined {
     authMethod: method,
   };
 }
+
+/**
+ * A SCIM service provider of the user's own that `scim/check-server` checks (`{"target": {base_url,
+ * token}}`): its base URL (`.../scim/v2`) and a bearer token it takes. The token lives in memory for the
+ * run's life only; the log and the capture hold it redacted.
+ */
+export interface ScimTarget {
+  baseUrl: string;
+  token: string;
+}
+
+/** The `target` option of a SCIM flow, checked: an absolute http(s) base URL without query or fragment, and a token. */
+export function scimTargetOf(option: unknown): ScimTarget | undefined {
+  if (option === undefined) return undefined;
+  if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
+  const o = option as Record<string, unknown>;
+  const baseUrl = text(o.base_url, 'base_url', 500);
+  const token = text(o.token, 'token', 4_000);
+  if (!baseUrl || !token) throw invalidRequest('target.base_url and target.token are required');
+  if (!URL.canParse(baseUrl)) throw invalidRequest('target.base_url must be an absolute URL');
+  const url = new URL(baseUrl);
+  if (!/^https?:$/.test(url.protocol) || url.search || url.hash)
+    throw invalidRequest('target.base_url must be an http(s) URL without query or fragment');
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), token };
+}

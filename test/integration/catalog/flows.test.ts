@@ -33,6 +33,7 @@ describe('catalog', () => {
       'oid4vci',
       'oid4vp',
       'oidc',
+      'scim',
       'spiffe',
       'ssf',
     ]);

@@ -1,0 +1,64 @@
+import { expectStatus, type RunContext } from '../registry.ts';
+import { basic, demoClient } from './oauth-helpers.ts';
+import { randomToken } from '../../crypto/random.ts';
+
+/** A SCIM service provider a run talks to: its base URL (`.../scim/v2`) and a bearer token it takes. */
+export interface ScimEndpoint {
+  base: string;
+  token: string;
+}
+
+export const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const SCIM_GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+export const SCIM_PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+export const SCIM_BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
+export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** Our own service provider, with a client_credentials token of the demo machine client (scope `scim`). */
+export async function ownScimEndpoint(run: RunContext): Promise<ScimEndpoint> {
+  const client = await demoClient(run, 'machine-client');
+  const token = await run.http.send(
+    'Token for the SCIM service provider',
+    `${run.base}/oauth2/token`,
+    {
+      form: { grant_type: 'client_credentials', scope: 'scim' },
+      headers: { authorization: basic(client.client_id, client.client_secret!) },
+    },
+    ['RFC 6749 §4.4: client_credentials; scope scim gives this client its own SCIM tenant (docs/scim.md)'],
+  );
+  expectStatus(token.status, 200, 'token');
+  return { base: `${run.base}/scim/v2`, token: String(token.body.access_token) };
+}
+
+export type ScimCall = ReturnType<typeof scimCaller>;
+
+/** Requests to one service provider, each recorded by the run: the token as Bearer, bodies as `application/scim+json`. */
+export function scimCaller(run: RunContext, endpoint: ScimEndpoint) {
+  return (
+    step: string,
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; notes?: string[] } = {},
+  ) =>
+    run.http.send(
+      step,
+      path.startsWith('http') ? path : `${endpoint.base}${path}`,
+      {
+        method,
+        headers: {
+          authorization: `Bearer ${endpoint.token}`,
+          accept: 'application/scim+json',
+          ...(options.body !== undefined ? { 'content-type': 'application/scim+json' } : {}),
+          ...options.headers,
+        },
+        ...(options.body !== undefined ? { json: options.body } : {}),
+      },
+      options.notes ?? [],
+    );
+}
+
+/** A PATCH request body (RFC 7644 §3.5.2). */
+export const patchOf = (...Operations: unknown[]) => ({ schemas: [SCIM_PATCH], Operations });
+
+/** A user name unique to this run, so runs never collide in one tenant. */
+export const runUserName = (label: string) => `${label}.${randomToken(6).toLowerCase()}`;

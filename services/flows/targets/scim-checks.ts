@@ -1,0 +1,230 @@
+import type { CheckResult } from './checks.ts';
+
+/**
+ * The named checks `scim/check-server` holds a SCIM service provider to, each a function of the
+ * answers it saw, with the section that makes the rule (RFC 7643, RFC 7644, RFC 9865).
+ */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+const SPC = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
+const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+const judged = (check: string, rule: string, problems: string[], good: string): CheckResult => ({
+  check,
+  rule,
+  verdict: problems.length === 0 ? 'passed' : 'failed',
+  detail: problems.length === 0 ? good : problems.join('; '),
+});
+
+export const notApplicable = (check: string, rule: string, why: string): CheckResult => ({
+  check,
+  rule,
+  verdict: 'not_applicable',
+  detail: why,
+});
+
+const isObject = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const statusIs = (a: Answer, expected: number[], problems: string[]) => {
+  if (!expected.includes(a.status)) problems.push(`HTTP ${a.status}, not ${expected.join(' or ')}`);
+};
+
+/** What the configuration says is supported; absent members count as not supported. */
+export function featuresOf(config: unknown) {
+  const on = (name: string) => isObject(config) && isObject(config[name]) && config[name].supported === true;
+  const pagination = isObject(config) && isObject(config.pagination) ? config.pagination : {};
+  return {
+    patch: on('patch'),
+    filter: on('filter'),
+    etag: on('etag'),
+    sort: on('sort'),
+    bulk: on('bulk'),
+    cursor: pagination.cursor === true,
+  };
+}
+
+/** RFC 7643 §5: the configuration names its schema and says, for each feature, whether it is supported. */
+export function serviceProviderConfig(a: Answer): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [200], problems);
+  const body = a.body;
+  if (!isObject(body)) problems.push('the body is not a JSON object');
+  else {
+    if (!Array.isArray(body.schemas) || !body.schemas.includes(SPC)) problems.push(`schemas does not name ${SPC}`);
+    for (const name of ['patch', 'bulk', 'filter', 'changePassword', 'sort', 'etag'])
+      if (!isObject(body[name]) || typeof body[name].supported !== 'boolean')
+        problems.push(`${name}.supported is not a boolean (RFC 7643 §5 says it is required)`);
+    if (!Array.isArray(body.authenticationSchemes)) problems.push('authenticationSchemes is not an array');
+  }
+  return judged(
+    'service provider configuration',
+    'RFC 7643 §5',
+    problems,
+    'every feature states whether it is supported',
+  );
+}
+
+/** RFC 7644 §4: the discovery endpoints answer a ListResponse (or the resource), here with a User type or schema. */
+export function discoveryList(a: Answer, check: string, rule: string, userOf: (r: any) => boolean): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [200], problems);
+  const resources =
+    isObject(a.body) && Array.isArray(a.body.Resources) ? a.body.Resources : Array.isArray(a.body) ? a.body : undefined;
+  if (!resources) problems.push('neither a ListResponse nor an array');
+  else if (!resources.some(userOf)) problems.push('no User among them');
+  return judged(check, rule, problems, 'lists the User with its endpoint and schema');
+}
+
+/** RFC 7644 §3.1: SCIM messages are `application/scim+json`. */
+export function mediaType(answers: Answer[]): CheckResult {
+  const wrong = answers
+    .map((a) => a.headers.get('content-type') ?? '(none)')
+    .filter((t) => !t.startsWith('application/scim+json'));
+  return judged(
+    'media type',
+    'RFC 7644 §3.1',
+    wrong.length ? [`answered ${[...new Set(wrong)].join(', ')}`] : [],
+    'every answer is application/scim+json',
+  );
+}
+
+/** RFC 7644 §3.3: 201, the resource with `id` and `meta.location`, and the same location in the Location header. */
+export function created(a: Answer, userName: string): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [201], problems);
+  const body = a.body;
+  if (!isObject(body) || typeof body.id !== 'string') problems.push('no id in the body');
+  else {
+    if (String(body.userName).toLowerCase() !== userName.toLowerCase())
+      problems.push('the body names another userName');
+    const location = body.meta?.location;
+    if (typeof location !== 'string') problems.push('no meta.location');
+    else if (a.headers.get('location') !== location)
+      problems.push(`Location header ${a.headers.get('location')} is not meta.location`);
+  }
+  return judged('create', 'RFC 7644 §3.3', problems, '201 with id, meta.location and the same Location header');
+}
+
+/** RFC 7644 §3.4.1: the resource read by its id is the one created. */
+export function readBack(a: Answer, id: string, userName: string): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [200], problems);
+  if (!isObject(a.body) || a.body.id !== id) problems.push('another id, or none');
+  else if (String(a.body.userName).toLowerCase() !== userName.toLowerCase()) problems.push('another userName');
+  return judged('read back', 'RFC 7644 §3.4.1', problems, 'the same id and userName');
+}
+
+/** RFC 7644 §3.12 (and §3.3): a second user of the same userName is 409 with scimType uniqueness. */
+export function uniqueness(a: Answer): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [409], problems);
+  if (a.status === 409 && a.body?.scimType !== 'uniqueness')
+    problems.push(`scimType is ${a.body?.scimType}, not uniqueness`);
+  return judged('uniqueness', 'RFC 7644 §3.12', problems, '409 uniqueness');
+}
+
+/** RFC 7644 §3.4.2: a ListResponse whose resources are exactly `ids`, in any order. */
+export function listHolds(a: Answer, ids: string[], check: string, rule: string): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [200], problems);
+  const body = a.body;
+  if (!isObject(body) || !Array.isArray(body.schemas) || !body.schemas.includes(LIST))
+    problems.push(`schemas does not name ${LIST}`);
+  const found = isObject(body) && Array.isArray(body.Resources) ? body.Resources.map((r: any) => r?.id) : [];
+  if (found.length !== ids.length || ids.some((id) => !found.includes(id)))
+    problems.push(`found ${found.length} resource(s), not the ${ids.length} expected`);
+  if (isObject(body) && body.totalResults !== ids.length)
+    problems.push(`totalResults is ${body.totalResults}, not ${ids.length}`);
+  return judged(check, rule, problems, `a ListResponse of the ${ids.length} expected resource(s)`);
+}
+
+/** RFC 7644 §3.12: 400 with an Error message of scimType `scimType` (and `status` a string). */
+export function errorOf(
+  a: Answer,
+  status: number,
+  scimType: string | undefined,
+  check: string,
+  rule: string,
+): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [status], problems);
+  const body = a.body;
+  if (!isObject(body) || !Array.isArray(body.schemas) || !body.schemas.includes(ERROR))
+    problems.push(`schemas does not name ${ERROR}`);
+  else {
+    if (body.status !== String(status))
+      problems.push(`status is ${JSON.stringify(body.status)}, not "${status}" (a string)`);
+    if (scimType && body.scimType !== scimType) problems.push(`scimType is ${body.scimType}, not ${scimType}`);
+  }
+  return judged(check, rule, problems, `${status}${scimType ? ` ${scimType}` : ''} as an Error message`);
+}
+
+/** RFC 7644 §3.5.2: the PATCH answered 200 or 204, and the resource read after holds `expect`. */
+export function patchApplied(
+  a: Answer,
+  after: Answer,
+  holds: (r: any) => boolean,
+  check: string,
+  rule: string,
+  good: string,
+): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [200, 204], problems);
+  if (!holds(after.body)) problems.push('the resource read after does not show the change');
+  return judged(check, rule, problems, good);
+}
+
+/** RFC 7644 §3.14: a version, a refusal of a stale one (412), and 304 for a current copy. */
+export function versions(read: Answer, stale: Answer, notModified: Answer): CheckResult {
+  const problems: string[] = [];
+  const etag = read.headers.get('etag') ?? read.body?.meta?.version;
+  if (!etag) problems.push('neither an ETag header nor meta.version');
+  if (stale.status !== 412) problems.push(`a stale If-Match got HTTP ${stale.status}, not 412`);
+  if (notModified.status !== 304) problems.push(`a current If-None-Match got HTTP ${notModified.status}, not 304`);
+  return judged(
+    'versions',
+    'RFC 7644 §3.14',
+    problems,
+    'ETag, 412 on a stale If-Match, 304 on a current If-None-Match',
+  );
+}
+
+/** RFC 7644 §3.4.2.4: startIndex and count select one page, and the response says so. */
+export function indexPage(a: Answer, total: number): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [200], problems);
+  const b = a.body ?? {};
+  if (b.totalResults !== total) problems.push(`totalResults ${b.totalResults}, not ${total}`);
+  if (b.startIndex !== 2) problems.push(`startIndex ${b.startIndex}, not 2`);
+  if (b.itemsPerPage !== 1 || !Array.isArray(b.Resources) || b.Resources.length !== 1)
+    problems.push('not one resource on the page');
+  return judged(
+    'index pagination',
+    'RFC 7644 §3.4.2.4',
+    problems,
+    'startIndex=2&count=1: the second of three, totals right',
+  );
+}
+
+/** RFC 9865 §2: cursors walk every result once; the last page has no nextCursor. */
+export function cursorPages(pages: Answer[], ids: string[]): CheckResult {
+  const problems: string[] = [];
+  const seen = pages.flatMap((p) => (Array.isArray(p.body?.Resources) ? p.body.Resources.map((r: any) => r.id) : []));
+  if (pages.some((p) => p.status !== 200)) problems.push('a page was not HTTP 200');
+  if (seen.length !== ids.length || ids.some((id) => !seen.includes(id)))
+    problems.push(`walked ${seen.length} resource(s), not the ${ids.length}`);
+  if (pages.at(-1)?.body?.nextCursor !== undefined) problems.push('the last page still has a nextCursor');
+  return judged('cursor pagination', 'RFC 9865 §2', problems, 'every result once, the last page without nextCursor');
+}
+
+/** RFC 7644 §3.6: 204, then the resource is 404. */
+export function deleted(a: Answer, after: Answer): CheckResult {
+  const problems: string[] = [];
+  statusIs(a, [204], problems);
+  statusIs(after, [404], problems);
+  return judged('delete', 'RFC 7644 §3.6', problems, '204, then 404');
+}
