@@ -12,10 +12,11 @@ import SCIMMYRouters from 'scimmy-routers';
 export async function startScimmyServer(token: string): Promise<{ base: string; close(): Promise<void> }> {
   const stores = { User: new Map<string, any>(), Group: new Map<string, any>() };
   for (const [type, store] of Object.entries(stores)) {
-    const resource = type === 'User' ? SCIMMY.Resources.User : SCIMMY.Resources.Group;
+    // One set of handlers for both types; SCIMMY's typings give each type its own handler signature.
+    const resource = (type === 'User' ? SCIMMY.Resources.User : SCIMMY.Resources.Group) as typeof SCIMMY.Resources.User;
     SCIMMY.Resources.declare(resource)
       .ingress((r: { id?: string }, data: any) => {
-        if (r.id && !store.has(r.id)) throw new SCIMMY.Types.Error(404, null, `Resource ${r.id} not found`);
+        if (r.id && !store.has(r.id)) throw new SCIMMY.Types.Error(404, '', `Resource ${r.id} not found`);
         if (
           type === 'User' &&
           [...store.values()].some(
@@ -32,13 +33,13 @@ export async function startScimmyServer(token: string): Promise<{ base: string; 
       .egress((r: { id?: string }) => {
         if (r.id) {
           const found = store.get(r.id);
-          if (!found) throw new SCIMMY.Types.Error(404, null, `Resource ${r.id} not found`);
+          if (!found) throw new SCIMMY.Types.Error(404, '', `Resource ${r.id} not found`);
           return found;
         }
         return [...store.values()];
       })
       .degress((r: { id?: string }) => {
-        if (!r.id || !store.delete(r.id)) throw new SCIMMY.Types.Error(404, null, `Resource ${r.id} not found`);
+        if (!r.id || !store.delete(r.id)) throw new SCIMMY.Types.Error(404, '', `Resource ${r.id} not found`);
       });
   }
   const app = express();

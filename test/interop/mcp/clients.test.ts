@@ -26,6 +26,8 @@ const TOOLS = [
   'get_machine',
   'list_protocol_flows',
   'list_protocols',
+  'list_scim_resources',
+  'read_scim_resource',
   'read_ssf_receiver',
   'read_ssf_stream',
 ];
