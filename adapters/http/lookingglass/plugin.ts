@@ -1,3 +1,4 @@
+import { decodeScim, type ScimDecodeInput } from '../../../services/scim/explain.ts';
 import type { FastifyInstance } from 'fastify';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -90,6 +91,30 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
       },
     },
     async (request) => ctx.lookingGlass.decodeDcApi(request.body as { request: unknown }),
+  );
+
+  app.post(
+    '/api/lookingglass/decode/scim',
+    {
+      bodyLimit: 256 * 1024,
+      schema: {
+        summary:
+          'Decode SCIM (RFC 7643, RFC 7644): a resource with each attribute explained, a PATCH request operation by operation (on a resource when given, with what each changed), or a filter as its syntax tree',
+        tags: ['lookingglass'],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            resource: { type: 'object', description: 'A SCIM resource (alone), or the resource a patch applies to' },
+            patch: { type: 'object', description: 'A PatchOp request body' },
+            filter: { type: 'string', maxLength: 2_000, description: 'A filter, e.g. emails[type eq "work"]' },
+            resource_type: { type: 'string', enum: ['User', 'Group', 'Agent'] },
+          },
+        },
+        response: { 200: jsonObject('The decoded SCIM input'), 400: errorResponse, 413: errorResponse },
+      },
+    },
+    async (request) => decodeScim(request.body as ScimDecodeInput),
   );
 
   app.post(

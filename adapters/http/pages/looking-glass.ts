@@ -11,6 +11,7 @@ import { h, p } from './blocks.ts';
 import { samplesBlock } from './looking-glass-samples.ts';
 import { statusListBlocks, statusListForm, statusVerdict } from './looking-glass-status.ts';
 import { dcApiBlocks, dcApiForm } from './looking-glass-dc-api.ts';
+import { scimBlocks, scimForm } from './looking-glass-scim.ts';
 import { looksLikeStatusList } from '../../../services/lookingglass/decode-status-list.ts';
 import type { PageSchema } from './routes.ts';
 
@@ -230,6 +231,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
           credentialForm,
           statusListForm(),
           dcApiForm(),
+          scimForm(),
         ],
       });
     },
@@ -252,6 +254,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
           dc_request: 100_000,
           dc_response: 200_000,
           dc_origin: 500,
+          scim: 100_000,
         }),
       },
     },
@@ -265,6 +268,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         dc_request?: string;
         dc_response?: string;
         dc_origin?: string;
+        scim?: string;
       };
       reply.header('cache-control', 'no-store');
       const credential = body.credential?.trim() ? await credentialBlocks(body.credential, body.jwks) : [];
@@ -284,6 +288,8 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
           ...(body.dc_request?.trim()
             ? await dcApiBlocks(ctx.lookingGlass, body.dc_request, body.dc_response ?? '', body.dc_origin ?? '')
             : []),
+          scimForm(body.scim?.trim()),
+          ...(body.scim?.trim() ? scimBlocks(body.scim) : []),
         ],
       });
     },
