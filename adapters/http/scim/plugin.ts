@@ -8,6 +8,7 @@ import { readSearchRequest } from '../../../services/scim/query.ts';
 import { RESOURCE_TYPES } from '../../../services/scim/resource-types.ts';
 import { SCIM_MEDIA_TYPE, scimResourceRoutes, sendScim } from './resource-routes.ts';
 import { listResponse } from './list-response.ts';
+import { scimPages } from './tenant-page.ts';
 
 export const SCIM_PREFIX = '/scim/v2';
 
@@ -19,7 +20,7 @@ export const SCIM_PREFIX = '/scim/v2';
 export async function scimRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
   const base = ctx.config.baseUrl;
   const { service } = ctx.scim;
-  const docs = `${base}/docs/scim`;
+  const docs = `${base}/protocol/scim`;
   await app.register(async (scoped) => {
     scoped.addContentTypeParser(
       SCIM_MEDIA_TYPE,
@@ -69,6 +70,7 @@ export async function scimRoutes(app: FastifyInstance, ctx: MainContext): Promis
       return sendScim(reply, 200, listResponse(page.items, page));
     });
     // RFC 7644 §3.7: bulk operations, within the advertised limits.
+    scimPages(scoped, ctx);
     scoped.post(`${SCIM_PREFIX}/Bulk`, async (request: FastifyRequest, reply: FastifyReply) => {
       const tenant = await tenantOfRequest(request);
       return sendScim(reply, 200, await runBulk(service, tenant, readBulkRequest(request.body)));
