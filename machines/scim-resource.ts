@@ -8,7 +8,7 @@ import { updateActions, type ContextUpdate } from './updates.ts';
  * follows the `active` attribute: `active: false` deactivates (RFC 7643 §4.1.1), `true` reactivates, and a
  * deleted resource is gone (RFC 7644 §3.6).
  */
-export type ScimDocument = Record<string, unknown>;
+type ScimDocument = Record<string, unknown>;
 
 export type ScimResourceEvent =
   | { type: 'scim.created'; at: number; resource: ScimDocument }

@@ -13,7 +13,11 @@ export interface ScimRow {
   data: string;
 }
 
-const PREFIXES: Readonly<Record<string, string>> = { 'scim-user': 'User', 'scim-group': 'Group', 'scim-agent': 'Agent' };
+const PREFIXES: Readonly<Record<string, string>> = {
+  'scim-user': 'User',
+  'scim-group': 'Group',
+  'scim-agent': 'Agent',
+};
 
 /** `scim-<type>:<tenant>:<id>` split, or undefined for any other stream. */
 function streamParts(streamId: string): { type: string; tenant: string; id: string } | undefined {

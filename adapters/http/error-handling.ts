@@ -22,7 +22,7 @@ export interface ErrorPages {
 }
 
 /** A protocol's error body and media type, for the paths it serves. */
-export interface ErrorDialect {
+interface ErrorDialect {
   matches: PagePathTest;
   contentType: string;
   body(error: OAuthError): Record<string, unknown>;
@@ -97,7 +97,12 @@ function renderError(request: FastifyRequest, reply: FastifyReply, error: OAuthE
 }
 
 /** JSON: ours, or the protocol's own shape where its paths have one (both members sets, SCIM). */
-function sendJsonError(request: FastifyRequest, reply: FastifyReply, error: OAuthError, pages: ErrorPages): FastifyReply {
+function sendJsonError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: OAuthError,
+  pages: ErrorPages,
+): FastifyReply {
   const dialect = pages.dialects?.find((d) => d.matches(decodedPathOf(request.url)));
   if (!dialect) return sendError(reply, error);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);

@@ -6,8 +6,8 @@ import { etagOf } from './render.ts';
 import { resourceTypeAt, type ResourceType } from './resource-types.ts';
 import type { ScimService } from './service.ts';
 
-export const BULK_REQUEST = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
-export const BULK_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:BulkResponse';
+const BULK_REQUEST = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
+const BULK_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:BulkResponse';
 
 interface BulkOperation {
   method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';

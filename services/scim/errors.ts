@@ -1,6 +1,6 @@
 import { OAuthError, type ErrorCode, type ErrorCondition } from '../errors.ts';
 
-export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** RFC 7644 §3.12 Table 9, and RFC 9865 §3's two cursor types. */
 export type ScimType =
@@ -36,7 +36,7 @@ const CODE_BY_STATUS: Readonly<Record<number, ErrorCode | ErrorCondition>> = {
  * A SCIM error (RFC 7644 §3.12): `schemas`, `status` (a string), `scimType` where one applies and
  * `detail`, and also `error` and `error_description`, so both contracts hold in one body.
  */
-export class ScimError extends OAuthError {
+class ScimError extends OAuthError {
   constructor(status: number, detail: string, scimType?: ScimType) {
     super(CODE_BY_STATUS[status] ?? 'invalid_request', detail);
     this.extra = scimMembers(status, detail, scimType);

@@ -19,8 +19,59 @@ export interface ScimDecodeInput {
   resource_type?: string;
 }
 
+/** What an attribute's definition says (RFC 7643 §7). */
+interface AttributeMeaning {
+  type?: string;
+  multi_valued?: boolean;
+  mutability?: string;
+  returned?: string;
+  uniqueness?: string;
+  meaning?: string;
+}
+
+interface DecodedResource {
+  format: 'scim-resource';
+  resource_type: string;
+  schemas: unknown;
+  attributes: Array<{ path: string; value: unknown } & AttributeMeaning>;
+  warnings: string[];
+}
+
+interface ExplainedOperation {
+  op: string;
+  path?: string;
+  value?: unknown;
+  target: {
+    attribute: string | null;
+    extension?: string;
+    filter?: string;
+    filter_ast?: ScimFilter;
+    sub_attribute?: string;
+  } & AttributeMeaning;
+  changes?: Array<{ attribute: string; before: unknown; after: unknown }>;
+  refused?: Record<string, unknown>;
+}
+
+interface DecodedPatch {
+  format: 'scim-patch';
+  schemas: string[];
+  resource_type: string;
+  operations: ExplainedOperation[];
+  result?: Document;
+}
+
+interface DecodedFilter {
+  format: 'scim-filter';
+  resource_type: string;
+  filter: string;
+  ast: ScimFilter;
+  attributes: Array<{ path: string; unknown?: string } & AttributeMeaning>;
+}
+
+export type DecodedScim = DecodedResource | DecodedPatch | DecodedFilter;
+
 const isRecord = (v: unknown): v is Document => !!v && typeof v === 'object' && !Array.isArray(v);
-const describe = (d: AttributeDef) => ({
+const describe = (d: AttributeDef): AttributeMeaning => ({
   type: d.type,
   multi_valued: d.multiValued,
   mutability: d.mutability,
@@ -41,7 +92,7 @@ function typeOf(input: ScimDecodeInput, resource?: unknown): ResourceType {
   return RESOURCE_TYPES.find((t) => schemas.includes(t.schema)) ?? RESOURCE_TYPES[0];
 }
 
-export function decodeScim(input: ScimDecodeInput): Record<string, unknown> {
+export function decodeScim(input: ScimDecodeInput): DecodedScim {
   if (input.patch !== undefined) return decodePatch(input);
   if (input.resource !== undefined) return decodeResource(typeOf(input, input.resource), input.resource);
   if (typeof input.filter === 'string') return decodeFilter(typeOf(input), input.filter);
@@ -49,7 +100,7 @@ export function decodeScim(input: ScimDecodeInput): Record<string, unknown> {
 }
 
 /** Each attribute with its definition; what the service provider would refuse or ignore, as warnings. */
-function decodeResource(type: ResourceType, resource: unknown): Record<string, unknown> {
+function decodeResource(type: ResourceType, resource: unknown): DecodedResource {
   if (!isRecord(resource)) throw badRequest('invalidSyntax', 'resource must be a JSON object');
   const warnings: string[] = [];
   try {
@@ -58,7 +109,7 @@ function decodeResource(type: ResourceType, resource: unknown): Record<string, u
     if (!(e instanceof OAuthError)) throw e;
     warnings.push(e.description);
   }
-  const attributes = [];
+  const attributes: DecodedResource['attributes'] = [];
   for (const [name, value] of Object.entries(resource)) {
     if (name === 'schemas') continue;
     const extension = type.extensions.find((x) => x.schema.toLowerCase() === name.toLowerCase());
@@ -77,13 +128,13 @@ function decodeResource(type: ResourceType, resource: unknown): Record<string, u
 }
 
 /** Each operation: its target (attribute, filter, sub-attribute) and, on a given resource, what it changed. */
-function decodePatch(input: ScimDecodeInput): Record<string, unknown> {
+function decodePatch(input: ScimDecodeInput): DecodedPatch {
   const type = typeOf(input, input.resource);
   const operations = readPatchRequest(input.patch);
   let current = isRecord(input.resource) ? (input.resource as Document) : undefined;
-  const explained = operations.map((operation) => {
+  const explained = operations.map((operation): ExplainedOperation => {
     const target = operation.path === undefined ? undefined : parsePatchPath(type, operation.path);
-    const entry: Record<string, unknown> = {
+    const entry: ExplainedOperation = {
       op: operation.op,
       ...(operation.path !== undefined ? { path: operation.path } : {}),
       ...(operation.value !== undefined ? { value: operation.value } : {}),
@@ -130,7 +181,7 @@ function changesBetween(before: Document, after: Document) {
 }
 
 /** The filter's syntax tree, and each attribute path it names with its definition. */
-function decodeFilter(type: ResourceType, filter: string): Record<string, unknown> {
+function decodeFilter(type: ResourceType, filter: string): DecodedFilter {
   const ast = parseFilter(filter);
   const paths = new Set<string>();
   const walk = (f: ScimFilter, within?: string) => {
@@ -142,7 +193,7 @@ function decodeFilter(type: ResourceType, filter: string): Record<string, unknow
     } else paths.add(within ? `${within}.${f.attrPath}` : f.attrPath);
   };
   walk(ast);
-  const attributes = [...paths].map((path) => {
+  const attributes = [...paths].map((path): DecodedFilter['attributes'][number] => {
     try {
       const resolved = parsePatchPath(type, path);
       const def = resolved.sub ?? resolved.attribute;

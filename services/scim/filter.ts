@@ -168,7 +168,7 @@ function order(op: string, difference: number): boolean {
 const isRecord = (v: unknown): v is Resource => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The elements of a complex attribute (one for a single-valued one). */
-export function elementsAt(resource: Resource, path: ResolvedPath): Resource[] {
+function elementsAt(resource: Resource, path: ResolvedPath): Resource[] {
   const value = containerOf(resource, path)?.[path.attribute!.name];
   return (Array.isArray(value) ? value : [value]).filter(isRecord);
 }

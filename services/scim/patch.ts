@@ -3,7 +3,7 @@ import { compileElementFilter } from './filter.ts';
 import { readAttribute, requirePresent, type Document } from './input.ts';
 import { parsePatchPath, type PatchPath } from './patch-path.ts';
 import { findAttribute, type AttributeDef } from './schema-types.ts';
-import { attributesOf, extensionNamed, schemasOf, type ResourceType } from './resource-types.ts';
+import { extensionNamed, schemasOf, type ResourceType } from './resource-types.ts';
 
 export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const MAX_OPERATIONS = 100;
@@ -206,7 +206,8 @@ function mergeValues(current: unknown[], added: unknown[]): unknown[] {
 /** RFC 7643 §2.4: a value made primary takes the flag from any other. */
 function clearExtraPrimary(container: Document, attribute: AttributeDef, written: unknown): void {
   if (!attribute.multiValued || !findAttribute(attribute.subAttributes, 'primary')) return;
-  const newPrimary = (Array.isArray(written) ? written : [written]).find((v) => isRecord(v) && v.primary === true);
+  const candidates: unknown[] = Array.isArray(written) ? written : [written];
+  const newPrimary = candidates.find((v) => isRecord(v) && v.primary === true);
   const values = container[attribute.name];
   if (!newPrimary || !Array.isArray(values)) return;
   for (const v of values)

@@ -6,7 +6,7 @@ import { listOf, type Selection } from './selection.ts';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types.ts';
 
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-export const SEARCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
+const SEARCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
 /** Advertised in `/ServiceProviderConfig` (`filter.maxResults`, RFC 9865's `pagination`). */
 export const MAX_RESULTS = 200;
 export const DEFAULT_PAGE_SIZE = 100;
@@ -23,7 +23,8 @@ export interface ListQuery extends Selection {
 
 const integerOf = (value: unknown, name: string): number | undefined => {
   if (value === undefined || value === '') return undefined;
-  const n = typeof value === 'number' ? value : /^-?\d{1,9}$/.test(String(value)) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n)) throw badRequest('invalidValue', `${name} must be an integer (RFC 7644 §3.4.2.4)`);
   return n;
 };

@@ -6,7 +6,7 @@ import {
   schemaById,
   USER_SCHEMA,
 } from './schemas.ts';
-import { findAttribute, type AttributeDef } from './schema-types.ts';
+import type { AttributeDef } from './schema-types.ts';
 
 /** RFC 7643 §6: the resource types this service provider serves, each a stream category of the log. */
 export interface ResourceType {
@@ -65,6 +65,3 @@ export function attributesOf(type: ResourceType, extension?: string): AttributeD
 /** The extension of `type` named by `urn` (any case), as it is spelled in the schema. */
 export const extensionNamed = (type: ResourceType, urn: string) =>
   type.extensions.find((e) => e.schema.toLowerCase() === urn.toLowerCase())?.schema;
-
-/** The definition of a top-level attribute of the core schema, whatever its case. */
-export const coreAttribute = (type: ResourceType, name: string) => findAttribute(attributesOf(type), name);

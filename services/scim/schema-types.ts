@@ -4,8 +4,8 @@
  */
 export type AttributeType =
   'string' | 'boolean' | 'decimal' | 'integer' | 'dateTime' | 'reference' | 'complex' | 'binary';
-export type Mutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
-export type Returned = 'always' | 'never' | 'default' | 'request';
+type Mutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
+type Returned = 'always' | 'never' | 'default' | 'request';
 
 export interface AttributeDef {
   name: string;

@@ -14,8 +14,11 @@ export interface Selection {
 /** A comma-separated list of a query parameter (or a search request's array), trimmed. */
 export function listOf(value: unknown): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  const items = Array.isArray(value) ? value : String(value).split(',');
-  const list = items.map((s) => String(s).trim()).filter(Boolean);
+  const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+  const list = items
+    .filter((s): s is string => typeof s === 'string')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return list.length > 0 ? list : undefined;
 }
 

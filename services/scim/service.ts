@@ -18,7 +18,7 @@ import { preconditionHolds } from './versions.ts';
 
 type Machine = typeof scimResourceMachine;
 /** How many resources of one type a tenant holds at most (a sandbox, shared by everyone). */
-export const MAX_PER_TYPE = 500;
+const MAX_PER_TYPE = 500;
 const ID = /^[A-Za-z0-9-]{1,64}$/;
 
 /**
@@ -30,7 +30,7 @@ export class ScimService {
   private readonly runtimes: ReadonlyMap<ResourceType, ActorRuntime<Machine>>;
 
   constructor(
-    private readonly log: EventLog,
+    log: EventLog,
     private readonly clock: Clock,
     private readonly index: ScimResources,
     /** `{base}/scim/v2`: resource locations start here. */

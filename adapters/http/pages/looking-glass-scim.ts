@@ -1,7 +1,7 @@
 import { OAuthError } from '../../../services/errors.ts';
 import type { Block } from '../../../services/pages/document.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
-import { decodeScim } from '../../../services/scim/explain.ts';
+import { decodeScim, type DecodedScim } from '../../../services/scim/explain.ts';
 import { PATCH_SCHEMA } from '../../../services/scim/patch.ts';
 import { h, p } from './blocks.ts';
 
@@ -43,7 +43,7 @@ function inputOf(text: string): Parameters<typeof decodeScim>[0] {
 
 /** The decoded SCIM input as the page shows it: a table of its parts and the whole answer as JSON. */
 export function scimBlocks(text: string): Block[] {
-  let decoded: Record<string, any>;
+  let decoded: DecodedScim;
   try {
     decoded = decodeScim(inputOf(text));
   } catch (error) {
@@ -56,7 +56,7 @@ export function scimBlocks(text: string): Block[] {
     blocks.push({
       kind: 'table',
       head: ['Attribute', 'Value', 'Type', 'Mutability', 'Returned', 'Meaning'],
-      rows: decoded.attributes.map((a: any) => [
+      rows: decoded.attributes.map((a) => [
         [{ code: a.path }],
         [JSON.stringify(a.value)],
         [a.type ?? '?'],
@@ -69,7 +69,7 @@ export function scimBlocks(text: string): Block[] {
     blocks.push({
       kind: 'table',
       head: ['Operation', 'Path', 'Target', 'Meaning'],
-      rows: decoded.operations.map((o: any) => [
+      rows: decoded.operations.map((o) => [
         [o.op],
         [{ code: o.path ?? '(none)' }],
         [
@@ -84,8 +84,8 @@ export function scimBlocks(text: string): Block[] {
         [o.target.meaning ?? ''],
       ]),
     });
-  if (Array.isArray(decoded.warnings) && decoded.warnings.length > 0)
-    blocks.push({ kind: 'list', items: decoded.warnings.map((w: string) => [w]) });
+  if (decoded.format === 'scim-resource' && decoded.warnings.length > 0)
+    blocks.push({ kind: 'list', items: decoded.warnings.map((w) => [w]) });
   blocks.push({ kind: 'code', text: JSON.stringify(decoded, null, 2) });
   return blocks;
 }

@@ -10,7 +10,7 @@ import { SCIM_MEDIA_TYPE, scimResourceRoutes, sendScim } from './resource-routes
 import { listResponse } from './list-response.ts';
 import { scimPages } from './tenant-page.ts';
 
-export const SCIM_PREFIX = '/scim/v2';
+const SCIM_PREFIX = '/scim/v2';
 
 /**
  * The SCIM 2.0 service provider (RFC 7644, docs/scim.md) at `{base}/scim/v2`: discovery without a

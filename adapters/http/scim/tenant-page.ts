@@ -58,13 +58,17 @@ export function scimPages(app: FastifyInstance, ctx: MainContext): void {
       blocks.push({
         kind: 'table',
         head: ['Name', 'id', 'Active', 'Version', 'Stream'],
-        rows: page.items.map((r: Record<string, any>) => [
-          [String(r.userName ?? r.displayName ?? r.name ?? '')],
-          [{ code: r.id }],
-          [r.active === false ? 'no' : 'yes'],
-          [{ code: r.meta.version }],
-          [{ code: `${type.streamPrefix}:${tenant}:${r.id}` }],
-        ]),
+        rows: page.items.map((r) => {
+          const text = (v: unknown) => (typeof v === 'string' ? v : '');
+          const id = text(r.id);
+          return [
+            [text(r.userName) || text(r.displayName) || text(r.name)],
+            [{ code: id }],
+            [r.active === false ? 'no' : 'yes'],
+            [{ code: text((r.meta as { version?: unknown } | undefined)?.version) }],
+            [{ code: `${type.streamPrefix}:${tenant}:${id}` }],
+          ];
+        }),
       });
     }
     return blocks;

@@ -1,4 +1,5 @@
-import { expectStatus, type RunContext } from '../registry.ts';
+import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
+import { member, text } from './json-member.ts';
 import { basic, demoClient } from './oauth-helpers.ts';
 import { randomToken } from '../../crypto/random.ts';
 
@@ -10,9 +11,8 @@ export interface ScimEndpoint {
 
 export const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const SCIM_GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-export const SCIM_PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const SCIM_PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const SCIM_BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
-export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** Our own service provider, with a client_credentials token of the demo machine client (scope `scim`). */
 export async function ownScimEndpoint(run: RunContext): Promise<ScimEndpoint> {
@@ -27,20 +27,29 @@ export async function ownScimEndpoint(run: RunContext): Promise<ScimEndpoint> {
     ['RFC 6749 §4.4: client_credentials; scope scim gives this client its own SCIM tenant (docs/scim.md)'],
   );
   expectStatus(token.status, 200, 'token');
-  return { base: `${run.base}/scim/v2`, token: String(token.body.access_token) };
+  const accessToken = text(member(token.body, 'access_token'));
+  if (!accessToken) throw new FlowFailure('The token response has no access_token');
+  return { base: `${run.base}/scim/v2`, token: accessToken };
 }
 
 export type ScimCall = ReturnType<typeof scimCaller>;
 
+/** An answer of a SCIM server, its body not trusted to have any shape. */
+export interface ScimAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
 /** Requests to one service provider, each recorded by the run: the token as Bearer, bodies as `application/scim+json`. */
 export function scimCaller(run: RunContext, endpoint: ScimEndpoint) {
-  return (
+  return async (
     step: string,
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     options: { body?: unknown; headers?: Record<string, string>; notes?: string[] } = {},
-  ) =>
-    run.http.send(
+  ): Promise<ScimAnswer> => {
+    const answer = await run.http.send(
       step,
       path.startsWith('http') ? path : `${endpoint.base}${path}`,
       {
@@ -55,6 +64,9 @@ export function scimCaller(run: RunContext, endpoint: ScimEndpoint) {
       },
       options.notes ?? [],
     );
+    const body: unknown = answer.body;
+    return { status: answer.status, headers: answer.headers, body };
+  };
 }
 
 /** A PATCH request body (RFC 7644 §3.5.2). */

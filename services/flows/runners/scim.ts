@@ -1,5 +1,6 @@
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { managementToken } from './ssf.ts';
+import { items, member, text } from './json-member.ts';
 import {
   ownScimEndpoint,
   patchOf,
@@ -13,8 +14,8 @@ import {
 
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
 
-/** A new user of the run's own, with a work email: its resource. */
-async function createUser(call: ScimCall, label: string): Promise<Record<string, any>> {
+/** A new user of the run's own, with a work email. */
+async function createUser(call: ScimCall, label: string): Promise<{ id: string; userName: string; email: string }> {
   const userName = runUserName(label);
   const created = await call('Create a user', 'POST', '/Users', {
     body: {
@@ -26,7 +27,9 @@ async function createUser(call: ScimCall, label: string): Promise<Record<string,
     notes: ['RFC 7644 §3.3: 201 with the resource, its id, meta.location and the Location header'],
   });
   expectStatus(created.status, 201, 'user creation');
-  return created.body;
+  const id = text(member(created.body, 'id'));
+  if (!id) throw new FlowFailure('the created user has no id');
+  return { id, userName, email: `${userName}@example.com` };
 }
 
 async function provision(run: RunContext): Promise<void> {
@@ -56,7 +59,7 @@ async function provision(run: RunContext): Promise<void> {
   const found = await call('Find it by a filter', 'GET', `/Users?filter=${filter}`, {
     notes: ['RFC 7644 §3.4.2.2: userName is caseExact false, so the upper-case name finds it'],
   });
-  if (found.body?.totalResults !== 1) throw new FlowFailure('the filter did not find the user');
+  if (member(found.body, 'totalResults') !== 1) throw new FlowFailure('the filter did not find the user');
   expectStatus(
     (await call('Delete it', 'DELETE', `/Users/${user.id}`, { notes: ['RFC 7644 §3.6: 204'] })).status,
     204,
@@ -72,36 +75,37 @@ async function groupMembership(run: RunContext): Promise<void> {
   const call = scimCaller(run, await ownScimEndpoint(run));
   const first = await createUser(call, 'member');
   const second = await createUser(call, 'member');
-  const group = await call('Create a group with one member', 'POST', '/Groups', {
+  const created = await call('Create a group with one member', 'POST', '/Groups', {
     body: { schemas: [SCIM_GROUP], displayName: runUserName('team'), members: [{ value: first.id }] },
     notes: ['RFC 7643 §4.2: members name users (or groups) of the same service provider by id'],
   });
-  expectStatus(group.status, 201, 'group creation');
-  const added = await call('Add the second member', 'PATCH', `/Groups/${group.body.id}`, {
+  expectStatus(created.status, 201, 'group creation');
+  const group = { id: text(member(created.body, 'id')) ?? '' };
+  const added = await call('Add the second member', 'PATCH', `/Groups/${group.id}`, {
     body: patchOf({ op: 'add', path: 'members', value: [{ value: second.id }] }),
     notes: ['RFC 7644 §3.5.2.1: add to a multi-valued attribute joins the values'],
   });
   expectStatus(added.status, 200, 'add member');
-  const member = await call("Read the member's groups", 'GET', `/Users/${second.id}?attributes=groups`, {
+  const read = await call("Read the member's groups", 'GET', `/Users/${second.id}?attributes=groups`, {
     notes: ['RFC 7643 §4.1.2: groups is readOnly, derived from the groups that hold the user'],
   });
-  if (!(member.body.groups ?? []).some((g: { value: string }) => g.value === group.body.id))
+  if (!items(member(read.body, 'groups')).some((g) => member(g, 'value') === group.id))
     throw new FlowFailure("the user's groups do not show the group");
-  const removed = await call('Remove the first member', 'PATCH', `/Groups/${group.body.id}`, {
+  const removed = await call('Remove the first member', 'PATCH', `/Groups/${group.id}`, {
     body: patchOf({ op: 'remove', path: `members[value eq "${first.id}"]` }),
     notes: ['RFC 7644 §3.5.2.2: a value filter removes only the matching member'],
   });
   expectStatus(removed.status, 200, 'remove member');
-  if (removed.body.members?.length !== 1) throw new FlowFailure('one member should remain');
+  if (items(member(removed.body, 'members')).length !== 1) throw new FlowFailure('one member should remain');
   for (const id of [first.id, second.id]) await call('Clean up', 'DELETE', `/Users/${id}`);
-  await call('Clean up', 'DELETE', `/Groups/${group.body.id}`);
+  await call('Clean up', 'DELETE', `/Groups/${group.id}`);
 }
 
 async function deprovisionAndSignal(run: RunContext): Promise<void> {
   const call = scimCaller(run, await ownScimEndpoint(run));
   const ssf = await managementToken(run);
   const user = await createUser(call, 'leaver');
-  const email = (user.emails as Array<{ value: string }>)[0].value;
+  const email = user.email;
   const stream = await run.http.send(
     'Create a poll stream',
     `${run.base}/ssf/streams`,
@@ -109,7 +113,7 @@ async function deprovisionAndSignal(run: RunContext): Promise<void> {
     ['SSF 1.0 §8.1.1.1: the receiver asks for RISC account-disabled and account-purged'],
   );
   expectStatus(stream.status, 201, 'stream');
-  const streamId = String(stream.body.stream_id);
+  const streamId = text(member(stream.body, 'stream_id')) ?? '';
   const subject = await run.http.send(
     "Add the user's email as a subject",
     `${run.base}/ssf/subjects:add`,
@@ -130,7 +134,8 @@ async function deprovisionAndSignal(run: RunContext): Promise<void> {
       ['RFC 8936 §2.4: the SET of the deactivation, about the email'],
     );
     expectStatus(polled.status, 200, 'poll');
-    const jtis = Object.keys(polled.body.sets ?? {});
+    const sets = member(polled.body, 'sets');
+    const jtis = sets && typeof sets === 'object' ? Object.keys(sets) : [];
     if (jtis.length > 0) {
       await run.http.send('Acknowledge', `${run.base}/ssf/poll/${streamId}`, {
         json: { returnImmediately: true, ack: jtis },
@@ -169,7 +174,10 @@ async function bulk(run: RunContext): Promise<void> {
     ],
   });
   expectStatus(answer.status, 200, 'bulk');
-  const ops = answer.body.Operations as Array<{ status: string; location: string }>;
+  const ops = items(member(answer.body, 'Operations')).map((o) => ({
+    status: text(member(o, 'status')),
+    location: text(member(o, 'location')) ?? '',
+  }));
   if (ops.map((o) => o.status).join() !== '201,201') throw new FlowFailure('both operations should create');
   const group = await call('Read the group', 'GET', ops[1].location, {
     notes: ["The member's value is the new user's id, in place of bulkId:user"],

@@ -1,6 +1,7 @@
 import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
 import { ownScimEndpoint, patchOf, runUserName, scimCaller, SCIM_USER, type ScimCall } from '../runners/scim-client.ts';
 import * as checks from './scim-checks.ts';
+import { items, member, text } from '../runners/json-member.ts';
 
 const PATCH_RULE = 'RFC 7644 §3.5.2';
 
@@ -20,7 +21,8 @@ async function checkServer(run: RunContext): Promise<void> {
   const config = await call('Service provider configuration', 'GET', '/ServiceProviderConfig');
   await record(checks.serviceProviderConfig(config));
   const features = checks.featuresOf(config.body);
-  const isUser = (r: any) => r?.name === 'User' || r?.id === SCIM_USER || r?.endpoint === '/Users';
+  const isUser = (r: unknown) =>
+    member(r, 'name') === 'User' || member(r, 'id') === SCIM_USER || member(r, 'endpoint') === '/Users';
   await record(
     checks.discoveryList(
       await call('Resource types', 'GET', '/ResourceTypes'),
@@ -35,9 +37,9 @@ async function checkServer(run: RunContext): Promise<void> {
   const userName = `${prefix}.a`;
   const made = await call('Create a user', 'POST', '/Users', { body: userBody(userName) });
   await record(checks.created(made, userName));
-  if (made.status !== 201 || typeof made.body?.id !== 'string')
+  const id = text(member(made.body, 'id'));
+  if (made.status !== 201 || id === undefined)
     throw new FlowFailure('The server made no user; the other checks need one');
-  const id: string = made.body.id;
   const read = await call('Read it back', 'GET', `/Users/${id}`);
   await record(checks.readBack(read, id, userName));
   await record(checks.mediaType([config, made, read]));
@@ -51,7 +53,8 @@ async function checkServer(run: RunContext): Promise<void> {
   const others = [];
   for (const suffix of ['b', 'c']) {
     const other = await call('Create another user', 'POST', '/Users', { body: userBody(`${prefix}.${suffix}`) });
-    if (typeof other.body?.id === 'string') others.push(other.body.id as string);
+    const otherId = text(member(other.body, 'id'));
+    if (otherId !== undefined) others.push(otherId);
   }
   await pages(call, record, features, prefix, [id, ...others]);
 
@@ -124,7 +127,7 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
     checks.patchApplied(
       replaced,
       afterReplace,
-      (r) => r?.displayName === 'Checked',
+      (r) => member(r, 'displayName') === 'Checked',
       'patch replace',
       'RFC 7644 §3.5.2.3',
       'displayName replaced',
@@ -134,7 +137,11 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
     body: patchOf({ op: 'replace', path: 'emails[type eq "work"].value', value: 'checked@example.com' }),
   });
   const afterPath = await call('Read after the value path', 'GET', `/Users/${id}`);
-  const workEmail = (r: any) => (r?.emails ?? []).find((e: any) => e.type === 'work')?.value;
+  const workEmail = (r: unknown) =>
+    member(
+      items(member(r, 'emails')).find((e) => member(e, 'type') === 'work'),
+      'value',
+    );
   await record(
     checks.patchApplied(
       emailed,
@@ -153,7 +160,7 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
     checks.patchApplied(
       removed,
       afterRemove,
-      (r) => r && r.displayName === undefined,
+      (r) => r !== undefined && member(r, 'displayName') === undefined,
       'patch remove',
       'RFC 7644 §3.5.2.2',
       'displayName removed',
@@ -164,7 +171,7 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
 async function versions(call: ScimCall, record: RecordCheck, supported: boolean, id: string): Promise<void> {
   if (!supported) return record(checks.notApplicable('versions', 'RFC 7644 §3.14', 'etag.supported is false'));
   const read = await call('Read with its version', 'GET', `/Users/${id}`);
-  const etag = read.headers.get('etag') ?? read.body?.meta?.version ?? '';
+  const etag = read.headers.get('etag') ?? text(member(read.body, 'meta', 'version')) ?? '';
   const stale = await call('PATCH with a stale If-Match', 'PATCH', `/Users/${id}`, {
     body: patchOf({ op: 'replace', path: 'title', value: 'stale' }),
     headers: { 'if-match': 'W/"portico-stale-version"' },
@@ -204,8 +211,9 @@ async function pages(
   for (let i = 0; i <= ids.length; i++) {
     const page = await call('A page by cursor', 'GET', `${filter}&count=1&cursor=${encodeURIComponent(cursor)}`);
     walked.push(page);
-    if (typeof page.body?.nextCursor !== 'string') break;
-    cursor = page.body.nextCursor;
+    const next = text(member(page.body, 'nextCursor'));
+    if (next === undefined) break;
+    cursor = next;
   }
   await record(checks.cursorPages(walked, ids));
 }

@@ -1,4 +1,5 @@
 import type { CheckResult } from './checks.ts';
+import { items, member, text } from '../runners/json-member.ts';
 
 /**
  * The named checks `scim/check-server` holds a SCIM service provider to, each a function of the
@@ -7,7 +8,7 @@ import type { CheckResult } from './checks.ts';
 export interface Answer {
   status: number;
   headers: Headers;
-  body: any;
+  body: unknown;
 }
 
 const SPC = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
@@ -28,22 +29,22 @@ export const notApplicable = (check: string, rule: string, why: string): CheckRe
   detail: why,
 });
 
-const isObject = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const names = (v: unknown, name: string) => items(member(v, 'schemas')).includes(name);
 const statusIs = (a: Answer, expected: number[], problems: string[]) => {
   if (!expected.includes(a.status)) problems.push(`HTTP ${a.status}, not ${expected.join(' or ')}`);
 };
 
 /** What the configuration says is supported; absent members count as not supported. */
 export function featuresOf(config: unknown) {
-  const on = (name: string) => isObject(config) && isObject(config[name]) && config[name].supported === true;
-  const pagination = isObject(config) && isObject(config.pagination) ? config.pagination : {};
+  const on = (name: string) => member(config, name, 'supported') === true;
   return {
     patch: on('patch'),
     filter: on('filter'),
     etag: on('etag'),
     sort: on('sort'),
     bulk: on('bulk'),
-    cursor: pagination.cursor === true,
+    cursor: member(config, 'pagination', 'cursor') === true,
   };
 }
 
@@ -54,9 +55,9 @@ export function serviceProviderConfig(a: Answer): CheckResult {
   const body = a.body;
   if (!isObject(body)) problems.push('the body is not a JSON object');
   else {
-    if (!Array.isArray(body.schemas) || !body.schemas.includes(SPC)) problems.push(`schemas does not name ${SPC}`);
+    if (!names(body, SPC)) problems.push(`schemas does not name ${SPC}`);
     for (const name of ['patch', 'bulk', 'filter', 'changePassword', 'sort', 'etag'])
-      if (!isObject(body[name]) || typeof body[name].supported !== 'boolean')
+      if (typeof member(body, name, 'supported') !== 'boolean')
         problems.push(`${name}.supported is not a boolean (RFC 7643 §5 says it is required)`);
     if (!Array.isArray(body.authenticationSchemes)) problems.push('authenticationSchemes is not an array');
   }
@@ -69,11 +70,11 @@ export function serviceProviderConfig(a: Answer): CheckResult {
 }
 
 /** RFC 7644 §4: the discovery endpoints answer a ListResponse (or the resource), here with a User type or schema. */
-export function discoveryList(a: Answer, check: string, rule: string, userOf: (r: any) => boolean): CheckResult {
+export function discoveryList(a: Answer, check: string, rule: string, userOf: (r: unknown) => boolean): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  const resources =
-    isObject(a.body) && Array.isArray(a.body.Resources) ? a.body.Resources : Array.isArray(a.body) ? a.body : undefined;
+  const listed = member(a.body, 'Resources');
+  const resources = Array.isArray(listed) ? listed : Array.isArray(a.body) ? items(a.body) : undefined;
   if (!resources) problems.push('neither a ListResponse nor an array');
   else if (!resources.some(userOf)) problems.push('no User among them');
   return judged(check, rule, problems, 'lists the User with its endpoint and schema');
@@ -96,15 +97,14 @@ export function mediaType(answers: Answer[]): CheckResult {
 export function created(a: Answer, userName: string): CheckResult {
   const problems: string[] = [];
   statusIs(a, [201], problems);
-  const body = a.body;
-  if (!isObject(body) || typeof body.id !== 'string') problems.push('no id in the body');
+  if (typeof member(a.body, 'id') !== 'string') problems.push('no id in the body');
   else {
-    if (String(body.userName).toLowerCase() !== userName.toLowerCase())
+    if (text(member(a.body, 'userName'))?.toLowerCase() !== userName.toLowerCase())
       problems.push('the body names another userName');
-    const location = body.meta?.location;
-    if (typeof location !== 'string') problems.push('no meta.location');
+    const location = text(member(a.body, 'meta', 'location'));
+    if (location === undefined) problems.push('no meta.location');
     else if (a.headers.get('location') !== location)
-      problems.push(`Location header ${a.headers.get('location')} is not meta.location`);
+      problems.push(`Location header ${a.headers.get('location') ?? '(none)'} is not meta.location`);
   }
   return judged('create', 'RFC 7644 §3.3', problems, '201 with id, meta.location and the same Location header');
 }
@@ -113,8 +113,9 @@ export function created(a: Answer, userName: string): CheckResult {
 export function readBack(a: Answer, id: string, userName: string): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  if (!isObject(a.body) || a.body.id !== id) problems.push('another id, or none');
-  else if (String(a.body.userName).toLowerCase() !== userName.toLowerCase()) problems.push('another userName');
+  if (member(a.body, 'id') !== id) problems.push('another id, or none');
+  else if (text(member(a.body, 'userName'))?.toLowerCase() !== userName.toLowerCase())
+    problems.push('another userName');
   return judged('read back', 'RFC 7644 §3.4.1', problems, 'the same id and userName');
 }
 
@@ -122,8 +123,9 @@ export function readBack(a: Answer, id: string, userName: string): CheckResult {
 export function uniqueness(a: Answer): CheckResult {
   const problems: string[] = [];
   statusIs(a, [409], problems);
-  if (a.status === 409 && a.body?.scimType !== 'uniqueness')
-    problems.push(`scimType is ${a.body?.scimType}, not uniqueness`);
+  const scimType = member(a.body, 'scimType');
+  if (a.status === 409 && scimType !== 'uniqueness')
+    problems.push(`scimType is ${JSON.stringify(scimType)}, not uniqueness`);
   return judged('uniqueness', 'RFC 7644 §3.12', problems, '409 uniqueness');
 }
 
@@ -131,18 +133,16 @@ export function uniqueness(a: Answer): CheckResult {
 export function listHolds(a: Answer, ids: string[], check: string, rule: string): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  const body = a.body;
-  if (!isObject(body) || !Array.isArray(body.schemas) || !body.schemas.includes(LIST))
-    problems.push(`schemas does not name ${LIST}`);
-  const found = isObject(body) && Array.isArray(body.Resources) ? body.Resources.map((r: any) => r?.id) : [];
+  if (!names(a.body, LIST)) problems.push(`schemas does not name ${LIST}`);
+  const found = items(member(a.body, 'Resources')).map((r) => member(r, 'id'));
   if (found.length !== ids.length || ids.some((id) => !found.includes(id)))
     problems.push(`found ${found.length} resource(s), not the ${ids.length} expected`);
-  if (isObject(body) && body.totalResults !== ids.length)
-    problems.push(`totalResults is ${body.totalResults}, not ${ids.length}`);
+  const total = member(a.body, 'totalResults');
+  if (total !== ids.length) problems.push(`totalResults is ${JSON.stringify(total)}, not ${ids.length}`);
   return judged(check, rule, problems, `a ListResponse of the ${ids.length} expected resource(s)`);
 }
 
-/** RFC 7644 §3.12: 400 with an Error message of scimType `scimType` (and `status` a string). */
+/** RFC 7644 §3.12: an Error message of `status` (a string) and, where named, `scimType`. */
 export function errorOf(
   a: Answer,
   status: number,
@@ -152,13 +152,12 @@ export function errorOf(
 ): CheckResult {
   const problems: string[] = [];
   statusIs(a, [status], problems);
-  const body = a.body;
-  if (!isObject(body) || !Array.isArray(body.schemas) || !body.schemas.includes(ERROR))
-    problems.push(`schemas does not name ${ERROR}`);
+  if (!names(a.body, ERROR)) problems.push(`schemas does not name ${ERROR}`);
   else {
-    if (body.status !== String(status))
-      problems.push(`status is ${JSON.stringify(body.status)}, not "${status}" (a string)`);
-    if (scimType && body.scimType !== scimType) problems.push(`scimType is ${body.scimType}, not ${scimType}`);
+    const said = member(a.body, 'status');
+    if (said !== String(status)) problems.push(`status is ${JSON.stringify(said)}, not "${status}" (a string)`);
+    const type = member(a.body, 'scimType');
+    if (scimType && type !== scimType) problems.push(`scimType is ${JSON.stringify(type)}, not ${scimType}`);
   }
   return judged(check, rule, problems, `${status}${scimType ? ` ${scimType}` : ''} as an Error message`);
 }
@@ -167,7 +166,7 @@ export function errorOf(
 export function patchApplied(
   a: Answer,
   after: Answer,
-  holds: (r: any) => boolean,
+  holds: (r: unknown) => boolean,
   check: string,
   rule: string,
   good: string,
@@ -181,7 +180,7 @@ export function patchApplied(
 /** RFC 7644 §3.14: a version, a refusal of a stale one (412), and 304 for a current copy. */
 export function versions(read: Answer, stale: Answer, notModified: Answer): CheckResult {
   const problems: string[] = [];
-  const etag = read.headers.get('etag') ?? read.body?.meta?.version;
+  const etag = read.headers.get('etag') ?? member(read.body, 'meta', 'version');
   if (!etag) problems.push('neither an ETag header nor meta.version');
   if (stale.status !== 412) problems.push(`a stale If-Match got HTTP ${stale.status}, not 412`);
   if (notModified.status !== 304) problems.push(`a current If-None-Match got HTTP ${notModified.status}, not 304`);
@@ -197,10 +196,10 @@ export function versions(read: Answer, stale: Answer, notModified: Answer): Chec
 export function indexPage(a: Answer, total: number): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  const b = a.body ?? {};
-  if (b.totalResults !== total) problems.push(`totalResults ${b.totalResults}, not ${total}`);
-  if (b.startIndex !== 2) problems.push(`startIndex ${b.startIndex}, not 2`);
-  if (b.itemsPerPage !== 1 || !Array.isArray(b.Resources) || b.Resources.length !== 1)
+  const [totalResults, startIndex] = [member(a.body, 'totalResults'), member(a.body, 'startIndex')];
+  if (totalResults !== total) problems.push(`totalResults ${JSON.stringify(totalResults)}, not ${total}`);
+  if (startIndex !== 2) problems.push(`startIndex ${JSON.stringify(startIndex)}, not 2`);
+  if (member(a.body, 'itemsPerPage') !== 1 || items(member(a.body, 'Resources')).length !== 1)
     problems.push('not one resource on the page');
   return judged(
     'index pagination',
@@ -213,11 +212,11 @@ export function indexPage(a: Answer, total: number): CheckResult {
 /** RFC 9865 §2: cursors walk every result once; the last page has no nextCursor. */
 export function cursorPages(pages: Answer[], ids: string[]): CheckResult {
   const problems: string[] = [];
-  const seen = pages.flatMap((p) => (Array.isArray(p.body?.Resources) ? p.body.Resources.map((r: any) => r.id) : []));
+  const seen = pages.flatMap((p) => items(member(p.body, 'Resources')).map((r) => member(r, 'id')));
   if (pages.some((p) => p.status !== 200)) problems.push('a page was not HTTP 200');
   if (seen.length !== ids.length || ids.some((id) => !seen.includes(id)))
     problems.push(`walked ${seen.length} resource(s), not the ${ids.length}`);
-  if (pages.at(-1)?.body?.nextCursor !== undefined) problems.push('the last page still has a nextCursor');
+  if (member(pages.at(-1)?.body, 'nextCursor') !== undefined) problems.push('the last page still has a nextCursor');
   return judged('cursor pagination', 'RFC 9865 §2', problems, 'every result once, the last page without nextCursor');
 }
 

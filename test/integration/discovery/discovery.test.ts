@@ -30,6 +30,7 @@ describe('discovery documents', () => {
       'browse-protocol-catalog',
       'debug-a-run',
       'decode-token',
+      'provision-with-scim',
       'register-agent',
       'run-protocol-flow',
       'use-mcp',

@@ -68,7 +68,10 @@ describe('the looking glass on SCIM', () => {
     expect(body.attributes.map((a: any) => a.path).sort()).toEqual(['emails', 'emails.type', 'userName']);
     const bad = await decode({ filter: 'userName eq' });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/does not parse/) });
+    expect(bad.body).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/does not parse/),
+    });
   });
 
   it('decodes from the page form too, with a markdown twin', async () => {

@@ -17,7 +17,7 @@ const filtered = (filter: string, extra = '') =>
   scim.get(`/Users?filter=${encodeURIComponent(filter)}&sortBy=userName${extra}`);
 
 describe('PATCH (RFC 7644 §3.5.2)', () => {
-  it('adds, replaces and removes, with paths and value filters', async () => {
+  it('[rfc7644-005] adds, replaces and removes, with paths and value filters', async () => {
     const user = await scim.createUser('pat.one', {
       emails: [
         { value: 'pat@work.example', type: 'work', primary: true },
@@ -46,7 +46,7 @@ describe('PATCH (RFC 7644 §3.5.2)', () => {
     expect(patched.body.meta.version).toBe('W/"2"');
   });
 
-  it('moves the primary flag to a value made primary (RFC 7643 §2.4)', async () => {
+  it('[rfc7643-005] moves the primary flag to a value made primary (RFC 7643 §2.4)', async () => {
     const user = await scim.createUser('pat.two', { emails: [{ value: 'a@x.example', type: 'work', primary: true }] });
     const patched = await scim.patch(`/Users/${user.id}`, [
       { op: 'add', path: 'emails', value: [{ value: 'b@x.example', type: 'home', primary: true }] },
@@ -56,7 +56,7 @@ describe('PATCH (RFC 7644 §3.5.2)', () => {
     ]);
   });
 
-  it('is all or nothing, and refuses what RFC 7644 §3.5.2 refuses', async () => {
+  it('[rfc7644-006] is all or nothing, and refuses what RFC 7644 §3.5.2 refuses', async () => {
     const user = await scim.createUser('pat.three', { title: 'Before' });
     const at = `/Users/${user.id}`;
     const failing = await scim.patch(at, [
@@ -92,7 +92,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
     await scim.createUser('Q.Gamma', { title: 'dev', emails: [{ value: 'gamma@corp.example', type: 'work' }] });
   });
 
-  it('evaluates every operator, by each attribute type', async () => {
+  it('[rfc7644-007] evaluates every operator, by each attribute type', async () => {
     expect(names(await filtered('userName sw "q."'))).toEqual(['q.alpha', 'q.beta', 'Q.Gamma']);
     expect(names(await filtered('userName eq "Q.ALPHA"'))).toEqual(['q.alpha']);
     expect(names(await filtered('userName ew "MA" and userName co "gam"'))).toEqual(['Q.Gamma']);
@@ -112,7 +112,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
     expect(names(byUrn)).toEqual(['q.beta']);
   });
 
-  it('refuses filters that do not parse or cannot apply: 400 invalidFilter', async () => {
+  it('[rfc7644-008] refuses filters that do not parse or cannot apply: 400 invalidFilter', async () => {
     for (const bad of [
       'userName eq',
       'shoeSize eq 9',
@@ -125,7 +125,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
     expectScimError(await filtered('('.repeat(40) + 'userName pr' + ')'.repeat(40)), 400, 'invalidFilter');
   });
 
-  it('sorts both ways, and pages by index', async () => {
+  it('[rfc7644-009] sorts both ways, and pages by index', async () => {
     const desc = await filtered('userName sw "q."', '&sortOrder=descending');
     expect(names(desc)).toEqual(['Q.Gamma', 'q.beta', 'q.alpha']);
     const second = await filtered('userName sw "q."', '&startIndex=2&count=1');
@@ -135,7 +135,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
     expectScimError(await filtered('userName sw "q."', '&startIndex=two'), 400, 'invalidValue');
   });
 
-  it('pages by cursor until the last page, and refuses a cursor of another query', async () => {
+  it('[rfc9865-001] pages by cursor until the last page, and refuses a cursor of another query', async () => {
     const seen: string[] = [];
     let cursor = '';
     for (let pageNo = 0; pageNo < 5; pageNo++) {
@@ -151,7 +151,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
     expectScimError(await filtered('userName pr', '&cursor=&startIndex=1'), 400, 'invalidValue');
   });
 
-  it('returns only the attributes asked for, or all but the excluded ones (RFC 7644 §3.9)', async () => {
+  it('[rfc7644-010] returns only the attributes asked for, or all but the excluded ones (RFC 7644 §3.9)', async () => {
     const only = await filtered('userName eq "q.alpha"', '&attributes=userName,emails.value');
     expect(only.body.Resources[0]).toEqual({
       schemas: [USER],
@@ -165,7 +165,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
     expect(without.body.Resources[0].id).toBeDefined();
   });
 
-  it('searches by POST /.search, per type and across types (RFC 7644 §3.4.3)', async () => {
+  it('[rfc7644-011] searches by POST /.search, per type and across types (RFC 7644 §3.4.3)', async () => {
     const search = {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
       filter: 'userName sw "q."',
@@ -186,7 +186,7 @@ describe('filters, sorting and pages (RFC 7644 §3.4.2, RFC 9865)', () => {
 });
 
 describe('versions (RFC 7644 §3.14)', () => {
-  it('refuses a stale If-Match with 412, takes the current one and *, and answers 304 to a current If-None-Match', async () => {
+  it('[rfc7644-012] refuses a stale If-Match with 412, takes the current one and *, and answers 304 to a current If-None-Match', async () => {
     const user = await scim.createUser('v.one');
     const at = `/Users/${user.id}`;
     expect((await scim.get(at, { 'if-none-match': 'W/"1"' })).status).toBe(304);
@@ -204,7 +204,7 @@ describe('versions (RFC 7644 §3.14)', () => {
 describe('bulk (RFC 7644 §3.7)', () => {
   const BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
 
-  it('resolves bulkId references in any order and reports each operation', async () => {
+  it('[rfc7644-013] resolves bulkId references in any order and reports each operation', async () => {
     const answer = await scim.post('/Bulk', {
       schemas: [BULK],
       Operations: [
@@ -236,7 +236,7 @@ describe('bulk (RFC 7644 §3.7)', () => {
     expect(lee.title).toBe('Bulked');
   });
 
-  it('stops after failOnErrors errors, and refuses a circle of references', async () => {
+  it('[rfc7644-014] stops after failOnErrors errors, and refuses a circle of references', async () => {
     const answer = await scim.post('/Bulk', {
       schemas: [BULK],
       failOnErrors: 1,
@@ -267,7 +267,7 @@ describe('bulk (RFC 7644 §3.7)', () => {
     expect(circle.body.Operations.map((o: any) => o.status)).toEqual(['409', '409']);
   });
 
-  it('enforces the advertised limits with 413', async () => {
+  it('[rfc7644-015] enforces the advertised limits with 413', async () => {
     const many = Array.from({ length: 101 }, (_, i) => ({ method: 'DELETE', path: `/Users/u${i}` }));
     expectScimError(await scim.post('/Bulk', { schemas: [BULK], Operations: many }), 413);
     const huge = {

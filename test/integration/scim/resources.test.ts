@@ -43,7 +43,7 @@ describe('access (RFC 6750 with {base}/oauth2 tokens)', () => {
 });
 
 describe('discovery (RFC 7643 §5-7)', () => {
-  it('says what is supported, with the limits it enforces', async () => {
+  it('[rfc7643-001] says what is supported, with the limits it enforces', async () => {
     const res = await fetch(`${server.url}/scim/v2/ServiceProviderConfig`);
     expect(res.headers.get('content-type')).toContain('application/scim+json');
     const config = await res.json();
@@ -55,7 +55,7 @@ describe('discovery (RFC 7643 §5-7)', () => {
     expect(config.authenticationSchemes[0].type).toBe('oauthbearertoken');
   });
 
-  it('lists the resource types and the schemas with their characteristics', async () => {
+  it('[rfc7643-002] lists the resource types and the schemas with their characteristics', async () => {
     const types = await (await fetch(`${server.url}/scim/v2/ResourceTypes`)).json();
     expect(types.Resources.map((t: any) => t.endpoint)).toEqual(['/Users', '/Groups', '/Agents']);
     expect(types.Resources[0].schemaExtensions).toEqual([{ schema: ENTERPRISE, required: false }]);
@@ -68,7 +68,7 @@ describe('discovery (RFC 7643 §5-7)', () => {
 });
 
 describe('create, read, replace, delete (RFC 7644 §3.3-3.6)', () => {
-  it('creates with Location and ETag, never returns or stores the password whole, ignores readOnly input', async () => {
+  it('[rfc7644-002] creates with Location and ETag, never returns or stores the password whole, ignores readOnly input', async () => {
     const created = await scim.post('/Users', {
       schemas: [USER, ENTERPRISE],
       userName: 'Dana.Reed',
@@ -95,7 +95,7 @@ describe('create, read, replace, delete (RFC 7644 §3.3-3.6)', () => {
     expect(exported).not.toContain('correct horse');
   });
 
-  it('replaces the whole resource, and deletes it', async () => {
+  it('[rfc7644-004] replaces the whole resource, and deletes it', async () => {
     const user = await scim.createUser('erin.wu', { displayName: 'Erin', title: 'Dev' });
     const replaced = await scim.put(`/Users/${user.id}`, { schemas: [USER], userName: 'erin.wu', nickName: 'E' });
     expect(replaced.status).toBe(200);
@@ -107,7 +107,7 @@ describe('create, read, replace, delete (RFC 7644 §3.3-3.6)', () => {
     expectScimError(await scim.delete(`/Users/${user.id}`), 404);
   });
 
-  it('keeps userName unique per tenant, case-insensitively, and frees a name on rename and delete', async () => {
+  it('[rfc7644-003] keeps userName unique per tenant, case-insensitively, and frees a name on rename and delete', async () => {
     const first = await scim.createUser('Frank');
     expectScimError(await scim.post('/Users', { schemas: [USER], userName: 'FRANK' }), 409, 'uniqueness');
     expect(
@@ -123,7 +123,7 @@ describe('create, read, replace, delete (RFC 7644 §3.3-3.6)', () => {
     expect((await scim.put(`/Users/${second.id}`, { schemas: [USER], userName: 'Frank.New' })).status).toBe(200);
   });
 
-  it('refuses malformed resources with the error RFC 7644 §3.12 names', async () => {
+  it('[rfc7644-001] refuses malformed resources with the error RFC 7644 §3.12 names', async () => {
     expectScimError(await scim.post('/Users', { userName: 'x' }), 400, 'invalidSyntax');
     expectScimError(await scim.post('/Users', { schemas: [USER] }), 400, 'invalidValue');
     expectScimError(await scim.post('/Users', { schemas: [USER], userName: 'y', shoeSize: 9 }), 400, 'invalidSyntax');
@@ -147,7 +147,7 @@ describe('create, read, replace, delete (RFC 7644 §3.3-3.6)', () => {
 });
 
 describe('groups and agents', () => {
-  it('shows a user the groups holding it, directly and through nested groups (RFC 7643 §4.1.2)', async () => {
+  it('[rfc7643-004] shows a user the groups holding it, directly and through nested groups (RFC 7643 §4.1.2)', async () => {
     const avery = await scim.userNamed('avery.lee');
     const groups = Object.fromEntries(avery.groups.map((g: any) => [g.display, g.type]));
     expect(groups).toEqual({ Engineering: 'direct', Everyone: 'indirect' });
@@ -157,7 +157,7 @@ describe('groups and agents', () => {
     expect(engineering.members[0].$ref).toMatch(/\/scim\/v2\/Users\//);
   });
 
-  it('refuses a change to a member value, which is immutable (RFC 7643 §7)', async () => {
+  it('[rfc7643-003] refuses a change to a member value, which is immutable (RFC 7643 §7)', async () => {
     const avery = await scim.userNamed('avery.lee');
     const blake = await scim.userNamed('blake.chen');
     const group = (

@@ -20,6 +20,8 @@ import {
 } from '../../../machines/status-list.ts';
 import { svidRotationGuards, svidRotationMachine } from '../../../machines/svid-rotation.ts';
 import { walletExchangeGuards, walletExchangeMachine } from '../../../machines/wallet-exchange.ts';
+import { scimResourceGuards, scimResourceMachine } from '../../../machines/scim-resource.ts';
+import { scimTenantGuards, scimTenantMachine } from '../../../machines/scim-tenant.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every guard is a pure, named function that a suite can import and call on its own.
@@ -40,6 +42,8 @@ const EXPORTED = [
   [pushedRequestMachine, pushedRequestGuards],
   [svidRotationMachine, svidRotationGuards],
   [walletExchangeMachine, walletExchangeGuards],
+  [scimResourceMachine, scimResourceGuards],
+  [scimTenantMachine, scimTenantGuards],
 ] as const;
 
 describe('machine guards', () => {
