@@ -17,7 +17,7 @@ import { statusListMachine, statusListRegistryMachine } from './status-list.ts';
 import { oauthClientMachine } from './oauth-client.ts';
 import { pushedRequestMachine } from './pushed-request.ts';
 import { tokenRunsMachine } from './token-runs.ts';
-import { scimResourceMachine } from './scim-resource.ts';
+import { scimAgentMachine, scimGroupMachine, scimUserMachine } from './scim-resource.ts';
 import { scimTenantMachine } from './scim-tenant.ts';
 
 /**
@@ -44,9 +44,9 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   client: oauthClientMachine,
   par: pushedRequestMachine,
   'token-runs': tokenRunsMachine,
-  'scim-user': scimResourceMachine,
-  'scim-group': scimResourceMachine,
-  'scim-agent': scimResourceMachine,
+  'scim-user': scimUserMachine,
+  'scim-group': scimGroupMachine,
+  'scim-agent': scimAgentMachine,
   'scim-tenant': scimTenantMachine,
 };
 

@@ -29,7 +29,9 @@ export interface ScimResourceContext {
 type Args = { context: ScimResourceContext; event: ScimResourceEvent };
 type Changed = Exclude<ScimResourceEvent, { type: 'scim.deleted' }>;
 
-const isInactive = (resource: ScimDocument) => resource.active === false;
+/** `active: false` on a resource (any other value, or none, is active). */
+const isInactive = (resource: unknown) =>
+  typeof resource === 'object' && resource !== null && (resource as { active?: unknown }).active === false;
 
 /** The machine's guards: pure, named, importable on their own. */
 export const scimResourceGuards = {
@@ -65,36 +67,48 @@ const changes = {
   },
 };
 
-export const scimResourceMachine = setup({
+const scimResourceSetup = setup({
   types: { context: {} as ScimResourceContext, events: {} as ScimResourceEvent },
   guards: scimResourceGuards,
   actions: updateActions<ScimResourceContext, ScimResourceEvent, typeof scimResourceUpdates>(scimResourceUpdates),
-}).createMachine({
-  id: 'scimResource',
-  description:
-    'A SCIM resource of one tenant (RFC 7643/7644), stream scim-<type>:<tenant>:<id>: created, replaced and patched, deactivated and reactivated by its active attribute, and deleted.',
-  initial: 'absent',
-  context: {},
-  states: {
-    absent: {
-      description: 'No resource yet.',
-      on: {
-        'scim.created': [
-          { ...toInactive, actions: 'create', description: 'POST (RFC 7644 §3.3) with active false.' },
-          { ...toActive, actions: 'create', description: 'POST (RFC 7644 §3.3): 201 with the resource.' },
-        ],
-      },
-    },
-    active: {
-      description:
-        'A live resource; a user here is enabled (a change to active false is signalled: RISC account-disabled).',
-      on: changes,
-    },
-    inactive: {
-      description:
-        'A live resource with active false (RFC 7643 §4.1.1); a user here is disabled (back to active: RISC account-enabled).',
-      on: changes,
-    },
-    deleted: { type: 'final', description: 'Deleted (RFC 7644 §3.6): its id answers 404.' },
-  },
 });
+
+/** One resource type's machine: the same lifecycle, published under the type's own id and stream prefix. */
+const scimResourceMachineOf = (id: string, what: string, prefix: string) =>
+  scimResourceSetup.createMachine({
+    id,
+    description: `A SCIM ${what} of one tenant (RFC 7643, RFC 7644), stream ${prefix}:<tenant>:<id>: created, replaced and patched, deactivated and reactivated by its active attribute, and deleted.`,
+    initial: 'absent',
+    context: {},
+    states: {
+      absent: {
+        description: 'No resource yet.',
+        on: {
+          'scim.created': [
+            { ...toInactive, actions: 'create', description: 'POST (RFC 7644 §3.3) with active false.' },
+            { ...toActive, actions: 'create', description: 'POST (RFC 7644 §3.3): 201 with the resource.' },
+          ],
+        },
+      },
+      active: {
+        description:
+          'A live resource; a user here is enabled (a change to active false is signalled: RISC account-disabled).',
+        on: changes,
+      },
+      inactive: {
+        description:
+          'A live resource with active false (RFC 7643 §4.1.1); a user here is disabled (back to active: RISC account-enabled).',
+        on: changes,
+      },
+      deleted: { type: 'final', description: 'Deleted (RFC 7644 §3.6): its id answers 404.' },
+    },
+  });
+
+export const scimUserMachine = scimResourceMachineOf('scimUser', 'User', 'scim-user');
+export const scimGroupMachine = scimResourceMachineOf('scimGroup', 'Group', 'scim-group');
+export const scimAgentMachine = scimResourceMachineOf(
+  'scimAgent',
+  'Agent (draft-wzdk-scim-agent-resource-00)',
+  'scim-agent',
+);
+export type ScimResourceMachine = typeof scimUserMachine;

@@ -55,7 +55,7 @@ const nameEvents = {
   'scim.name_released': {
     guard: 'nameHeld' as const,
     actions: 'release' as const,
-    description: 'A deleted or renamed resource gives its name back.',
+    description: 'A deleted or renamed resource gives its name back (RFC 7644 §3.6).',
   },
 };
 
@@ -66,7 +66,7 @@ export const scimTenantMachine = setup({
 }).createMachine({
   id: 'scimTenant',
   description:
-    'A SCIM tenant, stream scim-tenant:<tenant>: one per client, seeded once with demo users, groups and an agent, holding the register of unique names.',
+    'A SCIM tenant (RFC 7644 §6 leaves tenancy to the service provider; decisions: one per OAuth client), stream scim-tenant:<tenant>: seeded once with demo users, groups and an agent, holding the register of names unique per tenant (RFC 7643 §2.1).',
   initial: 'empty',
   context: { names: [] },
   states: {
@@ -75,7 +75,7 @@ export const scimTenantMachine = setup({
       on: {
         'scim.tenant_seeded': {
           target: 'seeded',
-          description: 'The first call of the client: the demo data is added once.',
+          description: 'The first call of the client: the demo data is added once (decisions: SCIM tenants).',
         },
         ...nameEvents,
       },

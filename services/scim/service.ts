@@ -3,7 +3,14 @@ import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
 import type { ScimResources } from '../../projections/scim-resources.ts';
-import { scimResourceMachine, type ScimLiveState, type ScimResourceEvent } from '../../machines/scim-resource.ts';
+import {
+  scimAgentMachine,
+  scimGroupMachine,
+  scimUserMachine,
+  type ScimLiveState,
+  type ScimResourceEvent,
+  type ScimResourceMachine,
+} from '../../machines/scim-resource.ts';
 import { scimError } from './errors.ts';
 import { readResource, type Document } from './input.ts';
 import { applyPatch, readPatchRequest } from './patch.ts';
@@ -16,7 +23,9 @@ import { ScimTenants } from './tenants.ts';
 import { checkReferences } from './references.ts';
 import { preconditionHolds } from './versions.ts';
 
-type Machine = typeof scimResourceMachine;
+type Machine = ScimResourceMachine;
+/** Each resource type's machine: one lifecycle, published per type (`/api/machines`). */
+const MACHINE_OF = { User: scimUserMachine, Group: scimGroupMachine, Agent: scimAgentMachine };
 /** How many resources of one type a tenant holds at most (a sandbox, shared by everyone). */
 const MAX_PER_TYPE = 500;
 const ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -37,7 +46,7 @@ export class ScimService {
     readonly base: string,
   ) {
     this.tenants = new ScimTenants(log, clock);
-    this.runtimes = new Map(RESOURCE_TYPES.map((t) => [t, ActorRuntime.of(log, scimResourceMachine, t.streamPrefix)]));
+    this.runtimes = new Map(RESOURCE_TYPES.map((t) => [t, ActorRuntime.of(log, MACHINE_OF[t.name], t.streamPrefix)]));
   }
 
   /** The tenant's first call adds the demo data, once however many instances share the log. */

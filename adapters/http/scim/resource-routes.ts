@@ -68,28 +68,21 @@ export function scimResourceRoutes(
       return reply.code(304).header('etag', etagOf(r.version)).send();
     return sendResource(reply, tenant, 200, r, request);
   });
-  app.put<Params>(`${path}/:id`, async (request, reply) => {
-    const tenant = await tenantOf(request);
-    const ifMatch = headerOf(request.headers['if-match']);
-    return sendResource(
-      reply,
-      tenant,
-      200,
-      await service.replace(tenant, type, request.params.id, request.body, ifMatch),
-      request,
-    );
-  });
-  app.patch<Params>(`${path}/:id`, async (request, reply) => {
-    const tenant = await tenantOf(request);
-    const ifMatch = headerOf(request.headers['if-match']);
-    return sendResource(
-      reply,
-      tenant,
-      200,
-      await service.patch(tenant, type, request.params.id, request.body, ifMatch),
-      request,
-    );
-  });
+  // PUT replaces (RFC 7644 §3.5.1), PATCH modifies (§3.5.2); both under If-Match (§3.14).
+  for (const [method, change] of [
+    ['PUT', service.replace.bind(service)],
+    ['PATCH', service.patch.bind(service)],
+  ] as const)
+    app.route<Params>({
+      method,
+      url: `${path}/:id`,
+      handler: async (request, reply) => {
+        const tenant = await tenantOf(request);
+        const ifMatch = headerOf(request.headers['if-match']);
+        const changed = await change(tenant, type, request.params.id, request.body, ifMatch);
+        return sendResource(reply, tenant, 200, changed, request);
+      },
+    });
   app.delete<Params>(`${path}/:id`, async (request, reply) => {
     const tenant = await tenantOf(request);
     await service.remove(tenant, type, request.params.id, headerOf(request.headers['if-match']));

@@ -1,8 +1,6 @@
-import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventBodyFault } from '../../../services/ssf/event-types.ts';
 import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { ssfToken } from '../../support/ssf.ts';
+import { pollVerified, ssfToken } from '../../support/ssf.ts';
 import { scimClient, scimToken } from '../../support/scim.ts';
 
 // Issue 48: deprovisioning at the SCIM service provider signals through Shared Signals, once per stream.
@@ -17,32 +15,8 @@ afterAll(() => server.close());
 const call = (bearer: string, path: string, body: unknown) =>
   exchange(server.url, path, json(body, { authorization: `Bearer ${bearer}` }));
 
-/** Polls (acknowledging) until `count` SETs came, each verified and its body held to its type's fields. */
-async function poll(bearer: string, streamId: string, count: number) {
-  const jwks = createLocalJWKSet((await (await fetch(`${server.url}/oidc/jwks`)).json()) as never);
-  const payloads: any[] = [];
-  let ack: string[] = [];
-  for (let round = 0; round < 20 && payloads.length < count; round++) {
-    const sets = (await call(bearer, `/ssf/poll/${streamId}`, { ack, returnImmediately: true })).body.sets as Record<
-      string,
-      string
-    >;
-    ack = Object.keys(sets);
-    for (const set of Object.values(sets)) {
-      const { payload } = await jwtVerify(set, jwks, {
-        issuer: server.url,
-        audience: 'machine-client',
-        typ: 'secevent+jwt',
-      });
-      for (const [type, body] of Object.entries(payload.events as Record<string, unknown>))
-        expect(eventBodyFault(type, body), type).toBeUndefined();
-      payloads.push(payload);
-    }
-    if (payloads.length < count) await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  const rest = (await call(bearer, `/ssf/poll/${streamId}`, { ack, returnImmediately: true })).body.sets;
-  return { payloads, rest: Object.keys(rest) };
-}
+const poll = (bearer: string, streamId: string, count: number) =>
+  pollVerified(server, bearer, streamId, count, { returnImmediately: true });
 
 describe('deprovisioning signals (RISC 1.0 §2.2-2.4)', () => {
   it('disabling, enabling and deleting a user each emit one SET, to a stream that added its email and its scim subject', async () => {

@@ -1,9 +1,7 @@
-import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventBodyFault } from '../../../services/ssf/event-types.ts';
 import { holderKey, issueWithOffer, asCreator } from '../../support/holder.ts';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { ssfToken } from '../../support/ssf.ts';
+import { pollVerified, ssfToken } from '../../support/ssf.ts';
 
 // Issue 35: the three events the service emits by itself, each triggered by the real action: an agent
 // identity revoked, a refresh-token family revoked, a credential's status changed.
@@ -19,27 +17,8 @@ afterAll(async () => {
 const call = (bearer: string, path: string, body: unknown) =>
   exchange(server.url, path, json(body, { authorization: `Bearer ${bearer}` }));
 /** Long polls (acknowledging as it goes) until `count` SETs came: the service emits just after the fact's commit. */
-async function pollAll(bearer: string, streamId: string, count = 1) {
-  const jwks = createLocalJWKSet((await (await fetch(`${server.url}/oidc/jwks`)).json()) as never);
-  const payloads: any[] = [];
-  let ack: string[] = [];
-  while (payloads.length < count) {
-    const sets = (await call(bearer, `/ssf/poll/${streamId}`, { ack })).body.sets as Record<string, string>;
-    ack = Object.keys(sets);
-    for (const set of Object.values(sets)) {
-      const { payload } = await jwtVerify(set, jwks, {
-        issuer: server.url,
-        audience: 'machine-client',
-        typ: 'secevent+jwt',
-      });
-      // Every body keeps to its event type's fields (CAEP 1.0 §3).
-      for (const [type, body] of Object.entries(payload.events as Record<string, unknown>))
-        expect(eventBodyFault(type, body), type).toBeUndefined();
-      payloads.push(payload);
-    }
-  }
-  return payloads;
-}
+const pollAll = async (bearer: string, streamId: string, count = 1) =>
+  (await pollVerified(server, bearer, streamId, count)).payloads;
 
 /** RFC 8417 §2.2 `txn`: an opaque keyed fingerprint of the transaction's stream, never its id. */
 const OPAQUE_TXN = /^[A-Za-z0-9_-]{22}$/;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { initialTransition, transition, type AnyStateMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { scimResourceMachine, type ScimResourceEvent } from '../../../machines/scim-resource.ts';
+import { scimUserMachine, type ScimResourceEvent } from '../../../machines/scim-resource.ts';
 import { scimTenantMachine, type ScimTenantEvent } from '../../../machines/scim-tenant.ts';
 import { invertedGuards } from '../../support/inverted-guards.ts';
 
@@ -86,7 +86,7 @@ const TENANT_RULES: Record<string, Rule> = {
 };
 
 describe.each([
-  ['SCIM resource', scimResourceMachine as AnyStateMachine, RESOURCE_RULES, resourceEvent as fc.Arbitrary<unknown>],
+  ['SCIM resource', scimUserMachine as AnyStateMachine, RESOURCE_RULES, resourceEvent as fc.Arbitrary<unknown>],
   ['SCIM tenant', scimTenantMachine as AnyStateMachine, TENANT_RULES, tenantEvent as fc.Arbitrary<unknown>],
 ])('%s machine', (_name, machine, rules, event) => {
   const events = fc.array(event, { maxLength: 20 });

@@ -20,7 +20,12 @@ import {
 } from '../../../machines/status-list.ts';
 import { svidRotationGuards, svidRotationMachine } from '../../../machines/svid-rotation.ts';
 import { walletExchangeGuards, walletExchangeMachine } from '../../../machines/wallet-exchange.ts';
-import { scimResourceGuards, scimResourceMachine } from '../../../machines/scim-resource.ts';
+import {
+  scimAgentMachine,
+  scimGroupMachine,
+  scimResourceGuards,
+  scimUserMachine,
+} from '../../../machines/scim-resource.ts';
 import { scimTenantGuards, scimTenantMachine } from '../../../machines/scim-tenant.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
@@ -42,7 +47,9 @@ const EXPORTED = [
   [pushedRequestMachine, pushedRequestGuards],
   [svidRotationMachine, svidRotationGuards],
   [walletExchangeMachine, walletExchangeGuards],
-  [scimResourceMachine, scimResourceGuards],
+  [scimUserMachine, scimResourceGuards],
+  [scimGroupMachine, scimResourceGuards],
+  [scimAgentMachine, scimResourceGuards],
   [scimTenantMachine, scimTenantGuards],
 ] as const;
 

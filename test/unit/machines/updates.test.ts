@@ -18,6 +18,8 @@ import { tokenRunsUpdates } from '../../../machines/token-runs.ts';
 import { statusListRegistryUpdates, statusListUpdates } from '../../../machines/status-list.ts';
 import { svidRotationUpdates } from '../../../machines/svid-rotation.ts';
 import { walletExchangeUpdates } from '../../../machines/wallet-exchange.ts';
+import { scimResourceUpdates } from '../../../machines/scim-resource.ts';
+import { scimTenantUpdates } from '../../../machines/scim-tenant.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every machine's context updates are pure, named functions exported from machines/<name>.ts,
@@ -42,6 +44,10 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   tokenRuns: tokenRunsUpdates,
   svidRotation: svidRotationUpdates,
   'wallet-exchange': walletExchangeUpdates,
+  scimUser: scimResourceUpdates,
+  scimGroup: scimResourceUpdates,
+  scimAgent: scimResourceUpdates,
+  scimTenant: scimTenantUpdates,
 };
 
 const deepFreeze = <T>(value: T): T => {
