@@ -222,6 +222,13 @@ export class AgentAuthService {
     await this.agents.execute(agent.agent_id, { type: 'agent.revoked', at: this.clock.now() });
   }
 
+  /** An agent revoked by the one who proved control of it elsewhere (SCIM: a tenant that linked it by its claim token). */
+  async revokeAgent(agentId: string): Promise<void> {
+    const agent = await this.registry.byId(agentId);
+    if (!agent || agent.standing === 'revoked') return;
+    await this.agents.execute(agent.agent_id, { type: 'agent.revoked', at: this.clock.now() });
+  }
+
   /** The resource agent access tokens open: who the bearer is, as the log says now (admitted by `resource`). */
   me(
     claims: AgentAccessClaims,

@@ -1,5 +1,6 @@
 import {
   AGENT_SCHEMA,
+  AGENTAUTH_SCHEMA,
   COMMON_ATTRIBUTES,
   ENTERPRISE_SCHEMA,
   GROUP_SCHEMA,
@@ -44,7 +45,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     endpoint: '/Agents',
     description: 'AI agent (draft-wzdk-scim-agent-resource-00, a draft)',
     schema: AGENT_SCHEMA,
-    extensions: [],
+    extensions: [{ schema: AGENTAUTH_SCHEMA, required: false }],
     streamPrefix: 'scim-agent',
     unique: 'name',
   },

@@ -6,6 +6,8 @@ export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterpr
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 /** After draft-wzdk-scim-agent-resource-00 (June 2026), a draft: its attributes may change. */
 export const AGENT_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Agent';
+/** This project's extension: an Agent that mirrors an agent registered at `/agentauth` (docs/scim.md). */
+export const AGENTAUTH_SCHEMA = 'urn:portico:params:scim:schemas:extension:agentauth:1.0:Agent';
 
 const readOnly = { mutability: 'readOnly' } as const;
 
@@ -159,6 +161,25 @@ const agentAttributes: AttributeDef[] = [
   }),
 ];
 
+const agentAuthAttributes: AttributeDef[] = [
+  attr(
+    'claimToken',
+    'string',
+    "The agent's claim token from POST /agentauth/identity: proof of control, never stored or returned.",
+    {
+      mutability: 'writeOnly',
+      returned: 'never',
+      caseExact: true,
+    },
+  ),
+  attr('agentId', 'string', 'The AgentAuth agent this resource mirrors.', { ...readOnly, caseExact: true }),
+  attr('standing', 'string', "The agent's standing at /agentauth: unclaimed, claiming, claimed or revoked.", {
+    ...readOnly,
+    canonicalValues: ['unclaimed', 'claiming', 'claimed', 'revoked'],
+  }),
+  attr('ownerEmail', 'string', 'The person who claimed the agent, once claimed.', readOnly),
+];
+
 export const SCHEMAS: readonly SchemaDef[] = [
   { id: USER_SCHEMA, name: 'User', description: 'User Account (RFC 7643 §4.1)', attributes: userAttributes },
   {
@@ -173,6 +194,13 @@ export const SCHEMAS: readonly SchemaDef[] = [
     name: 'Agent',
     description: 'AI agent, after draft-wzdk-scim-agent-resource-00 (a draft; the attributes may change)',
     attributes: agentAttributes,
+  },
+  {
+    id: AGENTAUTH_SCHEMA,
+    name: 'AgentAuthAgent',
+    description:
+      "Portico's extension: an Agent linked, by its claim token, to an agent registered at /agentauth; read-only, and its DELETE revokes the agent",
+    attributes: agentAuthAttributes,
   },
 ];
 

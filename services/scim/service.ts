@@ -22,6 +22,13 @@ import { SEED } from './seed.ts';
 import { ScimTenants } from './tenants.ts';
 import { checkReferences } from './references.ts';
 import { preconditionHolds } from './versions.ts';
+import {
+  linkAgent,
+  linkedAgentId,
+  refuseChangeOfLinked,
+  withAgentStanding,
+  type AgentDirectory,
+} from './agent-links.ts';
 
 type Machine = ScimResourceMachine;
 /** Each resource type's machine: one lifecycle, published per type (`/api/machines`). */
@@ -29,6 +36,8 @@ const MACHINE_OF = { User: scimUserMachine, Group: scimGroupMachine, Agent: scim
 /** How many resources of one type a tenant holds at most (a sandbox, shared by everyone). */
 const MAX_PER_TYPE = 500;
 const ID = /^[A-Za-z0-9-]{1,64}$/;
+/** The tenant register's kind for AgentAuth agents linked to an Agent: each once per tenant. */
+const AGENT_LINK = 'AgentAuthLink';
 
 /**
  * The SCIM 2.0 service provider (RFC 7643, RFC 7644, RFC 9865), one tenant per OAuth client. Each
@@ -44,6 +53,8 @@ export class ScimService {
     private readonly index: ScimResources,
     /** `{base}/scim/v2`: resource locations start here. */
     readonly base: string,
+    /** `/agentauth`'s agents, which an Agent may mirror (agent-links.ts). */
+    private readonly agents: AgentDirectory,
   ) {
     this.tenants = new ScimTenants(log, clock);
     this.runtimes = new Map(RESOURCE_TYPES.map((t) => [t, ActorRuntime.of(log, MACHINE_OF[t.name], t.streamPrefix)]));
@@ -69,12 +80,16 @@ export class ScimService {
   /** RFC 7644 §3.3: 201 with the resource; its unique name taken first (409 `uniqueness` when held). */
   async create(tenant: string, type: ResourceType, body: unknown): Promise<StoredResource> {
     const id = randomUUID();
-    const doc = readResource(type, body, id);
+    const doc =
+      type.name === 'Agent' ? await linkAgent(this.agents, readResource(type, body, id)) : readResource(type, body, id);
     await checkReferences(this, tenant, type, doc);
     if ((await this.index.count(tenant, type.name)) >= MAX_PER_TYPE)
       throw scimError(403, `A tenant holds at most ${MAX_PER_TYPE} ${type.name} resources here; delete some first`);
     const name = uniqueName(type, doc);
     if (name !== undefined) await this.tenants.claim(tenant, type, name, id);
+    const agentId = linkedAgentId(doc);
+    if (agentId)
+      await this.tenants.claimKey(tenant, AGENT_LINK, agentId, id, `Agent ${agentId} is linked already in this tenant`);
     const outcome = await this.runtime(type).create(`${tenant}:${id}`, {
       type: 'scim.created',
       at: this.clock.now(),
@@ -122,7 +137,13 @@ export class ScimService {
       return { type: 'scim.deleted', at: this.clock.now(), resource: gone };
     });
     const name = gone && uniqueName(type, gone);
-    if (name !== undefined) await this.tenants.release(tenant, type, name, id);
+    if (name !== undefined) await this.tenants.release(tenant, type.name, name, id);
+    // A linked Agent's DELETE revokes the agent at /agentauth, as its claim token would.
+    const agentId = gone && linkedAgentId(gone);
+    if (agentId) {
+      await this.agents.revoke(agentId);
+      await this.tenants.release(tenant, AGENT_LINK, agentId, id);
+    }
   }
 
   private async change(
@@ -143,6 +164,7 @@ export class ScimService {
       if (!isLive(current)) throw notFound(type, id);
       if (!preconditionHolds(ifMatch, current.version)) throw stale(current.version);
       const before = current.snapshot.context.resource!;
+      refuseChangeOfLinked(before);
       const decided = await decide(before);
       names = [uniqueName(type, before), uniqueName(type, decided.resource)];
       if (names[1] !== undefined && names[1].toLowerCase() !== names[0]?.toLowerCase())
@@ -153,7 +175,7 @@ export class ScimService {
     if (!outcome.accepted) throw scimError(409, 'The change was refused; read the resource and try again');
     const [before, after] = names;
     if (before !== undefined && before.toLowerCase() !== after?.toLowerCase())
-      await this.tenants.release(tenant, type, before, id);
+      await this.tenants.release(tenant, type.name, before, id);
     return this.storedOf(type, id, outcome);
   }
 
@@ -170,7 +192,9 @@ export class ScimService {
             ? around.groups
             : (await this.index.ofTenant(tenant, t.name)).map(storedOf)),
       );
-    const rendered = stored.map((r) => render(this.base, r, around));
+    const rendered = (await Promise.all(stored.map((r) => this.withStanding(r)))).map((r) =>
+      render(this.base, r, around),
+    );
     const typeOf = (r: Document) => resourceTypeNamed((r.meta as { resourceType: string }).resourceType)!;
     const result = page(type, rendered, query, typeOf);
     return { ...result, items: result.items.map((r) => select(typeOf(r), r, query)) };
@@ -178,7 +202,13 @@ export class ScimService {
 
   /** A resource as answered, with the selection of RFC 7644 §3.9 applied. */
   async rendered(tenant: string, resource: StoredResource, selection: Selection = {}): Promise<Document> {
-    return select(resource.type, render(this.base, resource, await this.neighbours(tenant)), selection);
+    const shown = render(this.base, await this.withStanding(resource), await this.neighbours(tenant));
+    return select(resource.type, shown, selection);
+  }
+
+  /** A linked Agent with its agent's standing now (agent-links.ts); any other resource as it is. */
+  private async withStanding(r: StoredResource): Promise<StoredResource> {
+    return r.type.name === 'Agent' ? { ...r, doc: await withAgentStanding(this.agents, r.doc) } : r;
   }
 
   private async neighbours(tenant: string): Promise<Neighbours> {

@@ -38,25 +38,24 @@ export class ScimTenants {
   }
 
   /** Takes `name` for resource `id`, or 409 `uniqueness` when another resource holds it. */
-  async claim(tenant: string, type: ResourceType, name: string, id: string): Promise<void> {
-    const event = {
-      type: 'scim.name_claimed' as const,
-      at: this.clock.now(),
-      resourceType: type.name,
-      key: keyOf(name),
-      id,
-    };
-    const outcome = await this.actors.execute(tenant, event);
-    if (!outcome.accepted)
-      throw scimError(409, `${type.unique} "${name}" is taken in this tenant (case-insensitively)`, 'uniqueness');
+  claim(tenant: string, type: ResourceType, name: string, id: string): Promise<void> {
+    const refusal = `${type.unique} "${name}" is taken in this tenant (case-insensitively)`;
+    return this.claimKey(tenant, type.name, name, id, refusal);
   }
 
-  /** Gives a name back; a name the resource does not hold stays as it is. */
-  async release(tenant: string, type: ResourceType, name: string, id: string): Promise<void> {
+  /** Takes a key of a kind of unique value (a name, an agent linked once) for resource `id`, or 409 `uniqueness`. */
+  async claimKey(tenant: string, kind: string, key: string, id: string, refusal: string): Promise<void> {
+    const event = { type: 'scim.name_claimed' as const, at: this.clock.now(), resourceType: kind, key: keyOf(key), id };
+    const outcome = await this.actors.execute(tenant, event);
+    if (!outcome.accepted) throw scimError(409, refusal, 'uniqueness');
+  }
+
+  /** Gives a name (or a key of another kind) back; one the resource does not hold stays as it is. */
+  async release(tenant: string, kind: string, name: string, id: string): Promise<void> {
     await this.actors.execute(tenant, {
       type: 'scim.name_released',
       at: this.clock.now(),
-      resourceType: type.name,
+      resourceType: kind,
       key: keyOf(name),
       id,
     });

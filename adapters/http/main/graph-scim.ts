@@ -7,6 +7,8 @@ import { ScimService } from '../../../services/scim/service.ts';
 import { tenantOf } from '../../../services/scim/tenants.ts';
 import type { StreamReaders } from '../../../services/streams/readers.ts';
 import type { OAuthPart } from './graph-oauth.ts';
+import type { AgentRegistry } from '../../../projections/agent-registry.ts';
+import type { AgentAuthService } from '../../../services/agentauth/service.ts';
 
 /** The SCIM 2.0 service provider (docs/scim.md): its service and the tenant of a call. */
 export interface ScimPart {
@@ -20,9 +22,22 @@ export interface ScimPart {
 
 export function buildScim(
   config: Config,
-  shared: { log: EventLog; clock: Clock; resources: ScimResources; oauth: OAuthPart; streamReaders: StreamReaders },
+  shared: {
+    log: EventLog;
+    clock: Clock;
+    resources: ScimResources;
+    oauth: OAuthPart;
+    streamReaders: StreamReaders;
+    /** `/agentauth`'s registry and service: the agents an Agent may mirror. */
+    agents: { registry: AgentRegistry; service: AgentAuthService };
+  },
 ): ScimPart {
-  const service = new ScimService(shared.log, shared.clock, shared.resources, `${config.baseUrl}/scim/v2`);
+  const { registry, service: agentAuth } = shared.agents;
+  const service = new ScimService(shared.log, shared.clock, shared.resources, `${config.baseUrl}/scim/v2`, {
+    byClaimTokenHash: (hash) => registry.byClaimTokenHash(hash),
+    byId: (id) => registry.byId(id),
+    revoke: (id) => agentAuth.revokeAgent(id),
+  });
   const guard = shared.oauth.guard({
     scope: 'scim',
     say: { missing: `An access token of ${config.baseUrl}/oauth2 with scope scim is required` },

@@ -170,7 +170,14 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     guard: oauth.guard({ scope: 'ssf', say: { missing: 'An access token with scope ssf is required' } }),
     streamReaders,
   });
-  const scim = buildScim(config, { log, clock, resources: read.scimResources, oauth, streamReaders });
+  const scim = buildScim(config, {
+    log,
+    clock,
+    resources: read.scimResources,
+    oauth,
+    streamReaders,
+    agents: { registry: read.registry, service: agentAuth },
+  });
   const palette = openPalette(config, (p, f) => flowRuns.executable(p, f));
   const mcpUser = config.extensions.mcpUserEndpoint;
 

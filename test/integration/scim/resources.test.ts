@@ -1,9 +1,15 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { ssfToken } from '../../support/ssf.ts';
 import { ENTERPRISE, expectScimError, GROUP, scimClient, scimToken, USER } from '../../support/scim.ts';
 
-// Issue 48: the SCIM 2.0 service provider at {base}/scim/v2, spoken to over HTTP with real tokens.
+// Issue 48: the SCIM 2.0 service provider at {base}/scim/v2, spoken to over HTTP with real tokens, and
+// through /mcp's read-only tools; an agent of /agentauth appears in /Agents read-only (linked by its claim
+// token, the capability that already revokes it), and its DELETE there revokes it.
+const AGENT = 'urn:ietf:params:scim:schemas:core:2.0:Agent';
+const LINK = 'urn:portico:params:scim:schemas:extension:agentauth:1.0:Agent';
+
 let server: TestServer;
 let scim: ReturnType<typeof scimClient>;
 beforeAll(async () => {
@@ -171,5 +177,113 @@ describe('groups and agents', () => {
       { op: 'add', path: 'members', value: [{ value: blake.id }] },
     ]);
     expect(added.body.members).toHaveLength(2);
+  });
+});
+
+const register = async () =>
+  (await exchange(server.url, '/agentauth/identity', json({ type: 'anonymous' }))).body as {
+    agent_id: string;
+    claim_token: string;
+  };
+const linkBody = (name: string, claimToken: string) => ({ schemas: [AGENT, LINK], name, [LINK]: { claimToken } });
+
+describe('AgentAuth agents in /Agents', () => {
+  it('links an agent by its claim token, keeps nothing of the token, and mirrors its standing read-only', async () => {
+    const agent = await register();
+    const linked = await scim.post('/Agents', linkBody('linked.agent', agent.claim_token));
+    expect(linked.status, JSON.stringify(linked.body)).toBe(201);
+    expect(linked.body[LINK]).toEqual({ agentId: agent.agent_id, standing: 'unclaimed' });
+    expect(linked.body.active).toBe(true);
+    const exported = await (
+      await fetch(`${server.url}/api/streams/scim-agent:machine-client:${linked.body.id}/export`, {
+        headers: { authorization: `Bearer ${await scimToken(server)}` },
+      })
+    ).text();
+    expect(exported).toContain(agent.agent_id);
+    expect(exported).not.toContain(agent.claim_token);
+    expectScimError(
+      await scim.patch(`/Agents/${linked.body.id}`, [{ op: 'replace', path: 'displayName', value: 'x' }]),
+      400,
+      'mutability',
+    );
+    expectScimError(
+      await scim.put(`/Agents/${linked.body.id}`, { schemas: [AGENT], name: 'linked.agent' }),
+      400,
+      'mutability',
+    );
+    expectScimError(await scim.post('/Agents', linkBody('twice', agent.claim_token)), 409, 'uniqueness');
+
+    // Revoked at /agentauth: the Agent shows it.
+    expect((await exchange(server.url, '/agentauth/revoke', form({ token: agent.claim_token }))).status).toBe(200);
+    const after = await scim.get(`/Agents/${linked.body.id}`);
+    expect(after.body.active).toBe(false);
+    expect(after.body[LINK].standing).toBe('revoked');
+  });
+
+  it('revokes the agent when its Agent is deleted, and refuses a claim token that names no live agent', async () => {
+    const agent = await register();
+    const linked = await scim.post('/Agents', linkBody('to.delete', agent.claim_token));
+    expect(linked.status).toBe(201);
+    expect((await scim.delete(`/Agents/${linked.body.id}`)).status).toBe(204);
+    // The claim token now names a revoked agent: nothing can link it again, and its claim is refused.
+    expectScimError(await scim.post('/Agents', linkBody('again', agent.claim_token)), 400, 'invalidValue');
+    const claim = await exchange(
+      server.url,
+      '/agentauth/identity/claim',
+      json({ claim_token: agent.claim_token, email: 'alice@example.com' }),
+    );
+    expect(claim.body.error, JSON.stringify(claim.body)).toBe('invalid_grant');
+    expectScimError(await scim.post('/Agents', linkBody('forged', 'not-a-claim-token')), 400, 'invalidValue');
+    // An agent id is no proof: agentId is readOnly, so the Agent made is linked to nothing.
+    const unproven = await scim.post('/Agents', {
+      schemas: [AGENT, LINK],
+      name: 'no-proof',
+      [LINK]: { agentId: agent.agent_id },
+    });
+    expect(unproven.status).toBe(201);
+    expect(unproven.body[LINK]).toBeUndefined();
+    expect((await scim.delete(`/Agents/${unproven.body.id}`)).status).toBe(204);
+  });
+});
+
+const connect = async (headers: Record<string, string> = {}) => {
+  const client = new Client({ name: 'portico-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }));
+  return client;
+};
+
+describe('SCIM through /mcp', () => {
+  it("lists and reads the caller's tenant, read-only, and refuses a call without its token", async () => {
+    const token = await scimToken(server);
+    const made = await scimClient(server.url, token).createUser('mcp.reader');
+    const client = await connect({ authorization: `Bearer ${token}` });
+    const { tools } = await client.listTools();
+    for (const name of ['list_scim_resources', 'read_scim_resource'])
+      expect(tools.find((t) => t.name === name)?.annotations).toMatchObject({ readOnlyHint: true });
+    const listed = await client.callTool({
+      name: 'list_scim_resources',
+      arguments: { resourceType: 'User', filter: 'userName sw "mcp."' },
+    });
+    expect((listed.structuredContent as any).Resources.map((u: any) => u.id)).toEqual([made.id]);
+    const read = await client.callTool({
+      name: 'read_scim_resource',
+      arguments: { resourceType: 'User', id: made.id },
+    });
+    expect(read.structuredContent).toMatchObject({ userName: 'mcp.reader', meta: { version: 'W/"1"' } });
+    const badFilter = await client.callTool({
+      name: 'list_scim_resources',
+      arguments: { resourceType: 'User', filter: 'x eq' },
+    });
+    expect(badFilter.isError).toBe(true);
+    const missing = await client.callTool({
+      name: 'read_scim_resource',
+      arguments: { resourceType: 'Group', id: made.id },
+    });
+    expect(missing.isError).toBe(true);
+
+    const anonymous = await connect();
+    const refused = await anonymous.callTool({ name: 'list_scim_resources', arguments: { resourceType: 'User' } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as any)[0].text).toMatch(/^invalid_token/);
   });
 });

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { exchange, form, json, type TestServer } from '../../support/main-server.ts';
 import { useTwoInstancesOnPostgres } from '../../support/postgres-instances.ts';
 import { postgresAvailable } from '../../support/postgres.ts';
+import { expectScimError, scimClient, scimToken, USER } from '../../support/scim.ts';
 import { ssfToken } from '../../support/ssf.ts';
 
-// Issue 35: two instances on one PostgreSQL share the streams: a SET acknowledged at one is never delivered
-// by the other, and an automatic event is queued once though both instances follow the log.
+// Two instances on one PostgreSQL share the log (one database for the file's features, to start it once).
+// Issue 35: a SET acknowledged at one is never delivered by the other, and an automatic event is queued
+// once though both instances follow the log. Issue 48: one SCIM tenant, versions and unique names across them.
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
 const instances = useTwoInstancesOnPostgres();
@@ -48,5 +50,39 @@ describe.skipIf(!postgresAvailable)('SSF on several instances', () => {
       (s) => Object.keys(decodeJwt(s as string).events as object)[0] === `${CAEP}session-revoked`,
     );
     expect(revocations).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!postgresAvailable)('SCIM on several instances', () => {
+  it('patches at one a user created at the other with the right If-Match, and refuses a stale one', async () => {
+    const [a, b] = instances;
+    const atA = scimClient(a.url, await scimToken(a));
+    const atB = scimClient(b.url, await scimToken(b));
+    const user = await atA.createUser('shared.user');
+    expect((await atB.get(`/Users/${user.id}`)).body.userName).toBe('shared.user');
+    const patched = await atB.patch(`/Users/${user.id}`, [{ op: 'replace', path: 'title', value: 'B' }], {
+      'if-match': 'W/"1"',
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.headers.get('etag')).toBe('W/"2"');
+    expectScimError(
+      await atA.patch(`/Users/${user.id}`, [{ op: 'replace', path: 'title', value: 'A' }], { 'if-match': 'W/"1"' }),
+      412,
+    );
+    expect((await atA.get(`/Users/${user.id}`)).body.title).toBe('B');
+    // The demo data was seeded once, whichever instance the tenant met first.
+    expect((await atB.get('/Users?filter=userName%20eq%20%22avery.lee%22')).body.totalResults).toBe(1);
+  });
+
+  it('gives a userName to one user only, when both instances are asked at once', async () => {
+    const [a, b] = instances;
+    const clients = [scimClient(a.url, await scimToken(a)), scimClient(b.url, await scimToken(b))];
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        clients[i % 2].post('/Users', { schemas: [USER], userName: i % 2 ? 'RACE' : 'race' }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const refused of answers.filter((r) => r.status === 409)) expect(refused.body.scimType).toBe('uniqueness');
   });
 });
