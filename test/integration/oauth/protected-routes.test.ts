@@ -23,6 +23,12 @@ const PROTECTED: Array<{ method: 'GET' | 'POST'; path: string; body?: Record<str
   },
   { method: 'POST', path: '/oid4vci/deferred_credential', body: { transaction_id: 'x' } },
   { method: 'POST', path: '/oid4vci/notification', body: { notification_id: 'x', event: 'credential_accepted' } },
+  // Issue 48: the SCIM service provider (its errors carry SCIM's members besides these).
+  { method: 'GET', path: '/scim/v2/Users' },
+  { method: 'GET', path: '/scim/v2/Agents/x' },
+  { method: 'POST', path: '/scim/v2/Groups', body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'] } },
+  { method: 'POST', path: '/scim/v2/.search', body: {} },
+  { method: 'POST', path: '/scim/v2/Bulk', body: {} },
 ];
 
 const call = (route: (typeof PROTECTED)[number], authorization?: string) =>

@@ -33,6 +33,7 @@ describe('access (RFC 6750 with {base}/oauth2 tokens)', () => {
     const answer = await other.get('/Users');
     expectScimError(answer, 403);
     expect(answer.body.error).toBe('insufficient_scope');
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", .*scope="scim"/);
   });
 
   it('gives each client its own tenant, seeded with the demo data', async () => {
