@@ -9,7 +9,7 @@ export interface AgentDirectory {
   revoke(agentId: string): Promise<void>;
 }
 
-export interface AgentRecord {
+interface AgentRecord {
   agent_id: string;
   standing: string;
   owner_email: string | null;

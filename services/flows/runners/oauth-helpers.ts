@@ -1,5 +1,6 @@
 import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
 import { newPkcePair } from '../../oauth/client-kit.ts';
+import { member } from './json-member.ts';
 
 export const b64url = (b: Buffer) => b.toString('base64url');
 export const basic = (id: string, secret: string) =>
@@ -60,4 +61,25 @@ export function checkAuthorizationResponse(landed: URL, issuer: string, state: s
   const code = landed.searchParams.get('code');
   if (!code) throw new FlowFailure(`no code: ${landed.searchParams.get('error') ?? 'unknown error'}`);
   return code;
+}
+
+/**
+ * A client_credentials access token of `{base}/oauth2` for the demo machine client (RFC 6749 §4.4), for a
+ * resource of this origin that takes `scope` (the SSF management API, the SCIM service provider).
+ */
+export async function machineToken(run: RunContext, scope: string, step: string, note: string): Promise<string> {
+  const client = await demoClient(run, 'machine-client');
+  const token = await run.http.send(
+    step,
+    `${run.base}/oauth2/token`,
+    {
+      form: { grant_type: 'client_credentials', scope },
+      headers: { authorization: basic(client.client_id, client.client_secret!) },
+    },
+    [note],
+  );
+  expectStatus(token.status, 200, 'token');
+  const accessToken = member(token.body, 'access_token');
+  if (typeof accessToken !== 'string') throw new FlowFailure('The token response has no access_token');
+  return accessToken;
 }

@@ -1,6 +1,5 @@
-import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
-import { member, text } from './json-member.ts';
-import { basic, demoClient } from './oauth-helpers.ts';
+import type { RunContext } from '../registry.ts';
+import { machineToken } from './oauth-helpers.ts';
 import { randomToken } from '../../crypto/random.ts';
 
 /** A SCIM service provider a run talks to: its base URL (`.../scim/v2`) and a bearer token it takes. */
@@ -16,20 +15,13 @@ export const SCIM_BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
 
 /** Our own service provider, with a client_credentials token of the demo machine client (scope `scim`). */
 export async function ownScimEndpoint(run: RunContext): Promise<ScimEndpoint> {
-  const client = await demoClient(run, 'machine-client');
-  const token = await run.http.send(
+  const token = await machineToken(
+    run,
+    'scim',
     'Token for the SCIM service provider',
-    `${run.base}/oauth2/token`,
-    {
-      form: { grant_type: 'client_credentials', scope: 'scim' },
-      headers: { authorization: basic(client.client_id, client.client_secret!) },
-    },
-    ['RFC 6749 §4.4: client_credentials; scope scim gives this client its own SCIM tenant (docs/scim.md)'],
+    'RFC 6749 §4.4: client_credentials; scope scim gives this client its own SCIM tenant (docs/scim.md)',
   );
-  expectStatus(token.status, 200, 'token');
-  const accessToken = text(member(token.body, 'access_token'));
-  if (!accessToken) throw new FlowFailure('The token response has no access_token');
-  return { base: `${run.base}/scim/v2`, token: accessToken };
+  return { base: `${run.base}/scim/v2`, token };
 }
 
 export type ScimCall = ReturnType<typeof scimCaller>;

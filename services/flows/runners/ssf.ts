@@ -1,5 +1,5 @@
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
-import { basic, demoClient } from './oauth-helpers.ts';
+import { machineToken } from './oauth-helpers.ts';
 
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
@@ -7,18 +7,13 @@ const SUBJECT = { format: 'email', email: 'alice@example.com' };
 
 /** A client_credentials token with scope `ssf` for the demo machine client, and the Bearer header of it. */
 export async function managementToken(run: RunContext): Promise<Record<string, string>> {
-  const client = await demoClient(run, 'machine-client');
-  const token = await run.http.send(
+  const token = await machineToken(
+    run,
+    'ssf',
     'Token for the management API',
-    `${run.base}/oauth2/token`,
-    {
-      form: { grant_type: 'client_credentials', scope: 'ssf' },
-      headers: { authorization: basic(client.client_id, client.client_secret!) },
-    },
-    ['SSF 1.0 §8: the management API is an OAuth-protected resource (authorization_schemes urn:ietf:rfc:6749)'],
+    'SSF 1.0 §8: the management API is an OAuth-protected resource (authorization_schemes urn:ietf:rfc:6749)',
   );
-  expectStatus(token.status, 200, 'token');
-  return { authorization: `Bearer ${token.body.access_token}` };
+  return { authorization: `Bearer ${token}` };
 }
 
 async function discover(run: RunContext) {
