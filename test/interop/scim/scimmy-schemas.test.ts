@@ -6,6 +6,7 @@ import { scimClient, scimToken } from '../../support/scim.ts';
 // Issue 48: SCIMMY's schema classes (RFC 7643, written by others) validate what our service provider
 // answers: each resource comes back from their coercion unchanged, so every attribute is one their
 // schema knows, of the right type, and nothing required is missing.
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 let server: TestServer;
 let scim: ReturnType<typeof scimClient>;
 const { Schemas, Messages, Types } = SCIMMY;
@@ -60,6 +61,32 @@ describe("SCIMMY's schemas accept our answers", () => {
       expect(list.Resources.length).toBeGreaterThan(1);
       for (const resource of list.Resources) expect(coerced(schema, resource)).toEqual(resource);
     }
+  });
+
+  it('the ListResponse of a search and of the agents, and the BulkResponse', async () => {
+    const search = (
+      await scim.post('/.search', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+        filter: 'userName pr or displayName pr',
+      })
+    ).body;
+    expect(() => new Messages.ListResponse(search)).not.toThrow();
+    expect(search.totalResults).toBeGreaterThan(3);
+    for (const r of search.Resources.filter((x: any) => x.meta.resourceType === 'User'))
+      expect(coerced(Schemas.User, r)).toEqual(r);
+    for (const r of search.Resources.filter((x: any) => x.meta.resourceType === 'Group'))
+      expect(coerced(Schemas.Group, r)).toEqual(r);
+    const agents = (await scim.get('/Agents')).body;
+    expect(() => new Messages.ListResponse(agents)).not.toThrow();
+    const bulk = await scim.post('/Bulk', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+      Operations: [
+        { method: 'POST', bulkId: 'b', path: '/Users', data: { schemas: [USER], userName: 'bulk.checked' } },
+        { method: 'DELETE', path: '/Users/not-there' },
+      ],
+    });
+    const parsed = JSON.parse(JSON.stringify(new Messages.BulkResponse(bulk.body)));
+    expect(parsed.Operations.map((o: any) => o.status)).toEqual(['201', '404']);
   });
 
   it('each resource read alone, after a PATCH and a PUT', async () => {
