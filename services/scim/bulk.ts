@@ -180,6 +180,11 @@ function resolve(v: unknown, created: ReadonlyMap<string, string>): unknown {
       .map((part) => part.replace(BULK_REF, (_, id: string) => created.get(id) ?? part))
       .join('/');
   if (Array.isArray(v)) return v.map((x) => resolve(x, created));
-  if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x, created)]));
+  if (isRecord(v)) {
+    // The client's member names are kept on a null-prototype object: no name can reach a prototype.
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const [k, x] of Object.entries(v)) out[k] = resolve(x, created);
+    return out;
+  }
   return v;
 }

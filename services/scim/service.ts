@@ -86,17 +86,35 @@ export class ScimService {
     if ((await this.index.count(tenant, type.name)) >= MAX_PER_TYPE)
       throw scimError(403, `A tenant holds at most ${MAX_PER_TYPE} ${type.name} resources here; delete some first`);
     const name = uniqueName(type, doc);
-    if (name !== undefined) await this.tenants.claim(tenant, type, name, id);
     const agentId = linkedAgentId(doc);
-    if (agentId)
-      await this.tenants.claimKey(tenant, AGENT_LINK, agentId, id, `Agent ${agentId} is linked already in this tenant`);
-    const outcome = await this.runtime(type).create(`${tenant}:${id}`, {
-      type: 'scim.created',
-      at: this.clock.now(),
-      resource: doc,
-    });
-    if (!outcome.accepted) throw scimError(409, 'The resource could not be created; try again');
-    return this.storedOf(type, id, outcome);
+    const claimed: Array<[kind: string, key: string]> = [];
+    try {
+      if (name !== undefined) {
+        await this.tenants.claim(tenant, type, name, id);
+        claimed.push([type.name, name]);
+      }
+      if (agentId) {
+        await this.tenants.claimKey(
+          tenant,
+          AGENT_LINK,
+          agentId,
+          id,
+          `Agent ${agentId} is linked already in this tenant`,
+        );
+        claimed.push([AGENT_LINK, agentId]);
+      }
+      const outcome = await this.runtime(type).create(`${tenant}:${id}`, {
+        type: 'scim.created',
+        at: this.clock.now(),
+        resource: doc,
+      });
+      if (!outcome.accepted) throw scimError(409, 'The resource could not be created; try again');
+      return this.storedOf(type, id, outcome);
+    } catch (error) {
+      // What this create took is given back: a refused create leaves no name held.
+      for (const [kind, key] of claimed) await this.tenants.release(tenant, kind, key, id);
+      throw error;
+    }
   }
 
   /** RFC 7644 §3.4.1: one resource, or 404. */

@@ -213,6 +213,8 @@ describe('AgentAuth agents in /Agents', () => {
       'mutability',
     );
     expectScimError(await scim.post('/Agents', linkBody('twice', agent.claim_token)), 409, 'uniqueness');
+    // The refused link held nothing: its name is free.
+    expect((await scim.post('/Agents', { schemas: [AGENT], name: 'twice' })).status).toBe(201);
 
     // Revoked at /agentauth: the Agent shows it.
     expect((await exchange(server.url, '/agentauth/revoke', form({ token: agent.claim_token }))).status).toBe(200);
