@@ -14,8 +14,7 @@ type Edge = { source: string; target: string; event: string; guard?: string };
 
 function edgesOf(node: DirectedGraphNode, out: Edge[] = []): Edge[] {
   for (const edge of node.edges) {
-    const transition = (edge as unknown as { transition?: { guard?: unknown } }).transition;
-    const guard = guardName(transition?.guard);
+    const guard = guardName(edge.transition.guard);
     out.push({ source: edge.source.key, target: edge.target.key, event: edge.label.text, ...(guard ? { guard } : {}) });
   }
   for (const child of node.children) edgesOf(child, out);
@@ -29,7 +28,8 @@ function edgesOf(node: DirectedGraphNode, out: Edge[] = []): Edge[] {
 export function shortestPaths(machine: AnyStateMachine): Record<string, PathStep[]> {
   const graph = toDirectedGraph(machine);
   const edges = edgesOf(graph);
-  const initial = (machine.root as unknown as { initial?: { target: Array<{ key: string }> } }).initial?.target[0]?.key;
+  // A machine without child states has no initial transition to follow.
+  const initial = Object.keys(machine.root.states).length > 0 ? machine.root.initial.target[0]?.key : undefined;
   const paths: Record<string, PathStep[]> = {};
   if (!initial) return { [SINGLE_STATE]: [] };
   paths[initial] = [];
