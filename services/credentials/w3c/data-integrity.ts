@@ -125,7 +125,15 @@ async function keyFor(vm: string, purpose: string, options: VerifyProofOptions):
   try {
     if (vm.startsWith('did:')) {
       const doc = resolveDid(vm);
-      const related = (doc as unknown as Record<string, unknown>)[purpose];
+      // The verification relationships a proof purpose may name (DID Core §5.3).
+      const relationships: Record<string, string[] | undefined> = {
+        authentication: doc.authentication,
+        assertionMethod: doc.assertionMethod,
+        capabilityInvocation: doc.capabilityInvocation,
+        capabilityDelegation: doc.capabilityDelegation,
+        keyAgreement: doc.keyAgreement,
+      };
+      const related = Object.hasOwn(relationships, purpose) ? relationships[purpose] : undefined;
       ensure(
         Array.isArray(related) && related.includes(vm),
         'verification_method',
