@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors.ts';
 import { badRequest, scimBodyOf, scimError } from './errors.ts';
 import { BULK_LIMITS } from './bulk-limits.ts';
-import type { Document } from './input.ts';
+import { isRecord, type Document } from './input.ts';
 import { etagOf } from './render.ts';
 import { resourceTypeAt, type ResourceType } from './resource-types.ts';
 import type { ScimService } from './service.ts';
@@ -17,7 +17,6 @@ interface BulkOperation {
   data?: unknown;
 }
 
-const isRecord = (v: unknown): v is Document => !!v && typeof v === 'object' && !Array.isArray(v);
 const BULK_REF = /^bulkId:(.+)$/;
 
 /** RFC 7644 §3.7: the request's operations, checked before any runs; over the limits is 413 (§3.7.4). */

@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors.ts';
 import { badRequest } from './errors.ts';
 import { parseFilter, type ScimFilter } from './filter.ts';
-import { readResource, type Document } from './input.ts';
+import { readResource, type Document, isRecord } from './input.ts';
 import { applyPatch, PATCH_SCHEMA, readPatchRequest } from './patch.ts';
 import { parsePatchPath } from './patch-path.ts';
 import { attributesOf, RESOURCE_TYPES, resourceTypeNamed, type ResourceType } from './resource-types.ts';
@@ -70,7 +70,6 @@ interface DecodedFilter {
 
 export type DecodedScim = DecodedResource | DecodedPatch | DecodedFilter;
 
-const isRecord = (v: unknown): v is Document => !!v && typeof v === 'object' && !Array.isArray(v);
 const describe = (d: AttributeDef): AttributeMeaning => ({
   type: d.type,
   multi_valued: d.multiValued,

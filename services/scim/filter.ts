@@ -3,6 +3,7 @@ import { badRequest } from './errors.ts';
 import { containerOf, resolvePath, type ResolvedPath } from './attribute-path.ts';
 import { findAttribute, type AttributeDef } from './schema-types.ts';
 import type { ResourceType } from './resource-types.ts';
+import { isRecord } from './input.ts';
 
 /**
  * RFC 7644 §3.4.2.2: a filter, parsed into its syntax tree by `scim2-parse-filter`, checked against the
@@ -164,8 +165,6 @@ function order(op: string, difference: number): boolean {
       return false;
   }
 }
-
-const isRecord = (v: unknown): v is Resource => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The elements of a complex attribute (one for a single-valued one). */
 function elementsAt(resource: Resource, path: ResolvedPath): Resource[] {

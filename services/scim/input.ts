@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../crypto/random.ts';
 import { badRequest } from './errors.ts';
 import { findAttribute, type AttributeDef } from './schema-types.ts';
 import { attributesOf, extensionNamed, schemasOf, type ResourceType } from './resource-types.ts';
@@ -13,7 +13,8 @@ export type Document = Record<string, unknown>;
 const MAX_VALUES = 100;
 const MAX_STRING = 2_048;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const isRecord = (v: unknown): v is Document => !!v && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object (not an array, not null): what a resource or one of its complex values is. */
+export const isRecord = (v: unknown): v is Document => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The stored form of a resource written by a client; `id` is the service provider's. */
 export function readResource(type: ResourceType, body: unknown, id: string): Document {
@@ -109,4 +110,4 @@ function readSingle(def: AttributeDef, value: unknown, where: string): unknown {
 }
 
 /** A write-only secret is never stored whole: its SHA-256, marked as such. */
-const passwordHash = (secret: string) => `sha256:${createHash('sha256').update(secret).digest('base64url')}`;
+const passwordHash = (secret: string) => `sha256:${sha256(secret)}`;

@@ -1,6 +1,6 @@
 import { badRequest } from './errors.ts';
 import { compileElementFilter } from './filter.ts';
-import { readAttribute, requirePresent, type Document } from './input.ts';
+import { readAttribute, requirePresent, type Document, isRecord } from './input.ts';
 import { parsePatchPath, type PatchPath } from './patch-path.ts';
 import { findAttribute, type AttributeDef } from './schema-types.ts';
 import { extensionNamed, schemasOf, type ResourceType } from './resource-types.ts';
@@ -13,8 +13,6 @@ export interface PatchOperation {
   path?: string;
   value?: unknown;
 }
-
-const isRecord = (v: unknown): v is Document => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** RFC 7644 §3.5.2: the operations of a PATCH request, each checked before any is applied. */
 export function readPatchRequest(body: unknown): PatchOperation[] {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../crypto/random.ts';
 import { badRequest } from './errors.ts';
 import { compileFilter, valuesAt, type Resource } from './filter.ts';
 import { resolvePath } from './attribute-path.ts';
@@ -97,10 +97,7 @@ export function page(
 
 /** RFC 9865: a cursor is opaque; ours names its offset and the query it pages, so it serves that query only. */
 const fingerprintOf = (q: ListQuery) =>
-  createHash('sha256')
-    .update(JSON.stringify([q.filter ?? '', q.sortBy ?? '', q.sortOrder]))
-    .digest('base64url')
-    .slice(0, 12);
+  sha256(JSON.stringify([q.filter ?? '', q.sortBy ?? '', q.sortOrder])).slice(0, 12);
 
 const cursorOf = (offset: number, fingerprint: string) => Buffer.from(`${offset}.${fingerprint}`).toString('base64url');
 

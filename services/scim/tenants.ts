@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../crypto/random.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
@@ -12,7 +12,7 @@ import type { ResourceType } from './resource-types.ts';
  */
 export function tenantOf(clientId: string): string {
   if (/^[A-Za-z0-9._-]{1,64}$/.test(clientId)) return clientId;
-  return `h-${createHash('sha256').update(clientId).digest('base64url').slice(0, 22)}`;
+  return `h-${sha256(clientId).slice(0, 22)}`;
 }
 
 /** The key a unique name is registered by: RFC 7643 §2.1 compares it case-insensitively. */
