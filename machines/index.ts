@@ -19,6 +19,8 @@ import { pushedRequestMachine } from './pushed-request.ts';
 import { tokenRunsMachine } from './token-runs.ts';
 import { scimAgentMachine, scimGroupMachine, scimUserMachine } from './scim-resource.ts';
 import { scimTenantMachine } from './scim-tenant.ts';
+import { samlAuthnMachine, samlLoginMachine } from './saml-exchange.ts';
+import { samlSessionMachine } from './saml-session.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -48,6 +50,9 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'scim-group': scimGroupMachine,
   'scim-agent': scimAgentMachine,
   'scim-tenant': scimTenantMachine,
+  'saml-authn': samlAuthnMachine,
+  'saml-login': samlLoginMachine,
+  'saml-session': samlSessionMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

@@ -37,6 +37,7 @@ import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 import type { SsfPart } from './graph-ssf.ts';
 import type { ScimPart } from './graph-scim.ts';
+import type { SamlPart } from './graph-saml.ts';
 
 /**
  * The main origin's service graph: every service, runtime, worker and read model, built once by the
@@ -75,6 +76,8 @@ export interface MainContext {
   readonly ssf: SsfPart;
   /** The SCIM 2.0 service provider at `{base}/scim/v2` (docs/scim.md). */
   readonly scim: ScimPart;
+  /** SAML 2.0: the IdP at `{base}/saml/idp`, our SP at `{base}/saml/sp` (docs/saml.md). */
+  readonly saml: SamlPart;
   /** The members of the origin's authorization-server metadata (`/.well-known/oauth-authorization-server`). */
   readonly originMetadata: Readonly<Record<string, unknown>>;
   /** Named entries of `GET /api`'s `endpoints` map (`api-endpoints.ts`). */

@@ -45,6 +45,7 @@ import { buildCredentials } from './graph-credentials.ts';
 import { buildOAuth, type OAuthPart } from './graph-oauth.ts';
 import { buildSsf } from './graph-ssf.ts';
 import { buildScim } from './graph-scim.ts';
+import { buildSaml } from './graph-saml.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS } from './routes.ts';
 
 const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
@@ -178,6 +179,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     streamReaders,
     agents: { registry: read.registry, service: agentAuth },
   });
+  const saml = buildSaml(config, { log, clock, keys, oauth });
   const palette = openPalette(config, (p, f) => flowRuns.executable(p, f));
   const mcpUser = config.extensions.mcpUserEndpoint;
 
@@ -230,6 +232,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     oauth,
     ssf: ssf.part,
     scim,
+    saml,
     originMetadata: Object.freeze(authorizationServerMetadata(oauth.profiles.op, oauth.registrationEndpoint)),
     apiEndpoints: apiEndpoints({ mcpUser, palette: palette !== undefined }),
     health: Object.freeze({

@@ -22,6 +22,7 @@ import { streamRoutes } from '../streams/plugin.ts';
 import { machineRoutes } from '../machines/plugin.ts';
 import { ssfRoutes } from '../ssf/plugin.ts';
 import { scimRoutes } from '../scim/plugin.ts';
+import { samlRoutes } from '../saml/plugin.ts';
 
 /**
  * The main origin's route plugins. A new bounded context builds its services in the composition root
@@ -36,6 +37,7 @@ export const MAIN_ROUTES: RoutePlugin[] = [
   oauthRoutes,
   ssfRoutes,
   scimRoutes,
+  samlRoutes,
   catalogRoutes,
   streamRoutes,
   machineRoutes,

@@ -1,0 +1,167 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { SamlPart } from '../main/graph-saml.ts';
+import { cookieValue } from '../cookies.ts';
+import { errorPage, loginPage, sendAuthPage } from '../oauth/pages.ts';
+import { formBody, str } from '../oauth/schemas.ts';
+import type { DemoUser } from '../../../services/oauth/demo-users.ts';
+import { BINDING } from '../../../services/saml/constants.ts';
+import { readPostValue, readRedirect, RedirectRefused } from '../../../services/saml/redirect-binding.ts';
+import { XmlRefused } from '../../../services/saml/xml.ts';
+import { SESSION_COOKIE, sendSsoOutcome } from './post-form.ts';
+
+const METADATA_TYPE = 'application/samlmetadata+xml';
+const LOGIN = '/saml/idp/login';
+
+const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cookie, SESSION_COOKIE);
+/**
+ * Whether the password crosses no network in the clear (PasswordProtectedTransport, saml-authn-context
+ * §3.4.20): the deployment is served over TLS, or it is a loopback development origin.
+ */
+const overTls = (request: FastifyRequest, base: string) =>
+  base.startsWith('https:') || request.protocol === 'https' || isLoopbackOrigin(base);
+const isLoopbackOrigin = (base: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(base).hostname);
+
+/** The SAML IdP at `{base}/saml/idp` (docs/saml.md): metadata, SSO over both bindings, the login page. */
+export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoUser[]): void {
+  const base = saml.base;
+  app.get(
+    '/saml/idp/metadata',
+    { schema: { summary: 'The IdP metadata, signed (SAML metadata §2.4.3)', tags: ['saml'] } },
+    async (_request, reply) => reply.type(METADATA_TYPE).send((await saml.services()).idpMetadata),
+  );
+
+  const refusedPage = (request: FastifyRequest, reply: Parameters<typeof sendAuthPage>[1], error: unknown) => {
+    if (error instanceof XmlRefused || error instanceof RedirectRefused)
+      return sendAuthPage(
+        request,
+        reply,
+        400,
+        errorPage(error.check, error.message, 'This SAML request cannot continue'),
+      );
+    throw error;
+  };
+
+  app.get(
+    '/saml/idp/sso',
+    { schema: { summary: 'Single sign-on, HTTP-Redirect binding (SAML bindings §3.4)', tags: ['saml'] } },
+    async (request, reply) => {
+      const { idp } = await saml.services();
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      try {
+        const message = readRedirect(query);
+        if (message.kind !== 'SAMLRequest')
+          throw new RedirectRefused('request_shape', 'The SSO endpoint takes a SAMLRequest');
+        const outcome = await idp.receive(
+          {
+            binding: BINDING.redirect,
+            xml: message.xml,
+            ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
+            ...(message.signature ? { redirectSignature: message.signature } : {}),
+          },
+          sessionOf(request),
+          overTls(request, base),
+        );
+        return sendSsoOutcome(request, reply, outcome, LOGIN);
+      } catch (error) {
+        return refusedPage(request, reply, error);
+      }
+    },
+  );
+
+  app.post(
+    '/saml/idp/sso',
+    {
+      schema: {
+        summary: 'Single sign-on, HTTP-POST binding (SAML bindings §3.5)',
+        tags: ['saml'],
+        body: formBody({ SAMLRequest: str(400_000), RelayState: str(80) }, ['SAMLRequest']),
+      },
+    },
+    async (request, reply) => {
+      const { idp } = await saml.services();
+      const body = request.body as { SAMLRequest: string; RelayState?: string };
+      try {
+        const outcome = await idp.receive(
+          {
+            binding: BINDING.post,
+            xml: readPostValue(body.SAMLRequest),
+            ...(body.RelayState !== undefined ? { relayState: body.RelayState } : {}),
+          },
+          sessionOf(request),
+          overTls(request, base),
+        );
+        return sendSsoOutcome(request, reply, outcome, LOGIN);
+      } catch (error) {
+        return refusedPage(request, reply, error);
+      }
+    },
+  );
+
+  const pendingParams = { type: 'object', required: ['id'], properties: { id: str(64) } };
+  const loginOf = async (id: string, error?: string) => {
+    const { idp, serviceProviders } = await saml.services();
+    const { snapshot } = await idp.authn.get(id);
+    const request = snapshot.value === 'requested' ? snapshot.context.request : undefined;
+    if (!request) return undefined;
+    const sp = serviceProviders.find((s) => s.entityId === request.sp);
+    return loginPage(`${LOGIN}/${id}`, { client_id: request.sp, client_name: sp?.name ?? request.sp }, users, error);
+  };
+  const expired = errorPage(
+    'request_state',
+    'This sign-in has expired or already finished',
+    'This SAML sign-in cannot continue',
+  );
+  app.get(
+    LOGIN + '/:id',
+    { schema: { summary: 'The sign-in page of a SAML request (HTML)', tags: ['saml'], params: pendingParams } },
+    async (request, reply) => {
+      const page = await loginOf((request.params as { id: string }).id);
+      return sendAuthPage(request, reply, page ? 200 : 400, page ?? expired);
+    },
+  );
+  app.post(
+    LOGIN + '/:id',
+    {
+      schema: {
+        summary: 'Sign in as a demo user for a SAML request (form post)',
+        tags: ['saml'],
+        params: pendingParams,
+        body: formBody({ username: str(100), password: str(200) }),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const { username = '', password = '' } = (request.body ?? {}) as { username?: string; password?: string };
+      const { idp } = await saml.services();
+      const outcome = await idp.login(id, username, password, sessionOf(request), overTls(request, base));
+      if (outcome) return sendSsoOutcome(request, reply, outcome, LOGIN);
+      const page = await loginOf(id, 'Unknown user or wrong password.');
+      return sendAuthPage(request, reply, 400, page ?? expired);
+    },
+  );
+
+  app.post(
+    '/saml/idp/initiate',
+    {
+      schema: {
+        summary: 'IdP-initiated single sign-on to a demo SP (SAML profiles §4.1.5)',
+        tags: ['saml'],
+        body: formBody({ sp: str(300), RelayState: str(80) }, ['sp']),
+      },
+    },
+    async (request, reply) => {
+      const { idp, serviceProviders } = await saml.services();
+      const body = request.body as { sp: string; RelayState?: string };
+      const sp = serviceProviders.find((s) => s.id === body.sp || s.entityId === body.sp);
+      if (!sp)
+        return sendAuthPage(
+          request,
+          reply,
+          400,
+          errorPage('issuer_known', `No demo SP ${body.sp} (see /saml/demo/sps)`),
+        );
+      const outcome = await idp.unsolicited(sp, sessionOf(request), overTls(request, base), body.RelayState);
+      return sendSsoOutcome(request, reply, outcome, LOGIN);
+    },
+  );
+}

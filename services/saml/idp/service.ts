@@ -1,0 +1,267 @@
+import { ActorRuntime } from '../../actors/runtime.ts';
+import type { Clock } from '../../clock.ts';
+import type { EventLog } from '../../event-log.ts';
+import { randomToken, sha256 } from '../../crypto/random.ts';
+import type { DemoUser } from '../../oauth/demo-users.ts';
+import { samlAuthnMachine } from '../../../machines/saml-exchange.ts';
+import { samlSessionMachine } from '../../../machines/saml-session.ts';
+import { newSamlId } from '../build.ts';
+import { AUTHN_CONTEXT, STATUS } from '../constants.ts';
+import type { ServiceProvider } from '../service-providers.ts';
+import { checkAuthnRequest, OFFERED_CONTEXTS, type AuthnCheckDeps, type ReceivedMessage } from './authn-request.ts';
+import { nameIdFor, statusResponse, successResponse, type IdpIdentity } from './response.ts';
+
+/** Where the browser goes next after a step of single sign-on. */
+export type SsoOutcome =
+  | { kind: 'post'; url: string; field: 'SAMLResponse'; value: string; relayState?: string; newSession?: string }
+  | { kind: 'login'; pendingId: string }
+  | { kind: 'error'; check: string; reason: string };
+
+/** How long a sign-in session lasts at the IdP. */
+const SESSION_TTL_MS = 8 * 3_600_000;
+
+export interface IdpUrls {
+  entityId: string;
+  sso: string;
+  slo: string;
+}
+
+/**
+ * The SAML IdP (SAML profiles §4.1): checks each AuthnRequest, signs people in with the demo users,
+ * keeps their session in the log, and answers each SP with a Response built for it.
+ */
+export class SamlIdp {
+  readonly authn: ActorRuntime<typeof samlAuthnMachine>;
+  readonly sessions: ActorRuntime<typeof samlSessionMachine>;
+
+  constructor(
+    log: EventLog,
+    private readonly clock: Clock,
+    readonly identity: IdpIdentity,
+    readonly urls: IdpUrls,
+    private readonly deps: {
+      users: ReadonlyMap<string, DemoUser>;
+      serviceProvider: AuthnCheckDeps['serviceProvider'];
+      useOnce: AuthnCheckDeps['useOnce'];
+    },
+  ) {
+    this.authn = ActorRuntime.of(log, samlAuthnMachine, 'saml-authn');
+    this.sessions = ActorRuntime.of(log, samlSessionMachine, 'saml-session');
+  }
+
+  /** An AuthnRequest arrived over HTTP-Redirect or HTTP-POST; `session` is the IdP's cookie, if any. */
+  async receive(message: ReceivedMessage, session: string | undefined, secure: boolean): Promise<SsoOutcome> {
+    const at = this.clock.now();
+    const checked = await checkAuthnRequest(message, {
+      serviceProvider: this.deps.serviceProvider,
+      ssoUrl: this.urls.sso,
+      nowMs: at,
+      useOnce: this.deps.useOnce,
+    });
+    const pendingId = randomToken(24);
+    if (!checked.ok) {
+      await this.authn.create(pendingId, {
+        type: 'authn.refused',
+        at,
+        check: checked.check,
+        reason: checked.reason,
+        ...(checked.sp ? { sp: checked.sp.entityId } : {}),
+        ...(checked.requestId ? { requestId: checked.requestId } : {}),
+      });
+      if (!checked.acsUrl) return { kind: 'error', check: checked.check, reason: checked.reason };
+      return this.post(
+        checked.acsUrl,
+        statusResponse(
+          this.identity,
+          { acsUrl: checked.acsUrl, ...(checked.requestId ? { inResponseTo: checked.requestId } : {}) },
+          checked.status,
+          at,
+        ),
+        message.relayState,
+      );
+    }
+    await this.authn.create(pendingId, {
+      type: 'authn.requested',
+      at,
+      sp: checked.sp.entityId,
+      requestId: checked.requestId,
+      acsUrl: checked.acsUrl,
+      binding: message.binding,
+      ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
+      nameIdFormat: checked.nameIdFormat,
+      forceAuthn: checked.forceAuthn,
+      isPassive: checked.isPassive,
+      ...(checked.authnContext ? { authnContext: checked.authnContext } : {}),
+      checks: checked.checks,
+    });
+    return this.continue(pendingId, session, secure);
+  }
+
+  /** IdP-initiated SSO (SAML profiles §4.1.5): an unsolicited Response to the SP's default ACS URL. */
+  async unsolicited(
+    sp: ServiceProvider,
+    session: string | undefined,
+    secure: boolean,
+    relayState?: string,
+  ): Promise<SsoOutcome> {
+    const pendingId = randomToken(24);
+    await this.authn.create(pendingId, {
+      type: 'authn.requested',
+      at: this.clock.now(),
+      sp: sp.entityId,
+      acsUrl: sp.acs[0],
+      binding: 'idp-initiated',
+      ...(relayState !== undefined ? { relayState } : {}),
+      nameIdFormat: sp.nameIdFormat,
+      forceAuthn: false,
+      isPassive: false,
+      checks: ['issuer_known'],
+    });
+    return this.continue(pendingId, session, secure);
+  }
+
+  /** The context a login here gives: a password, over TLS or not (saml-authn-context §3.4.19, §3.4.20). */
+  private achieved = (secure: boolean) => (secure ? AUTHN_CONTEXT.protectedPassword : AUTHN_CONTEXT.password);
+
+  /** Answers a pending request from the session when it may (no ForceAuthn, strong enough), else asks for a login. */
+  async continue(pendingId: string, session: string | undefined, secure: boolean): Promise<SsoOutcome> {
+    const { snapshot } = await this.authn.get(pendingId);
+    const request = snapshot.context.request;
+    if (snapshot.value !== 'requested' || !request)
+      return { kind: 'error', check: 'request_state', reason: 'This sign-in has expired or already finished' };
+    const wanted = request.authnContext;
+    const rank = (c: string | undefined) => (c ? OFFERED_CONTEXTS.indexOf(c) : -1);
+    if (wanted && rank(this.achieved(secure)) < rank(wanted))
+      return this.refuse(pendingId, 'authn_context', `${wanted} needs this IdP over TLS`, {
+        code: STATUS.responder,
+        subCode: STATUS.noAuthnContext,
+      });
+    const current = session ? await this.liveSession(session) : undefined;
+    const strongEnough = current && (!wanted || rank(current.authnContext) >= rank(wanted));
+    if (current && strongEnough && !request.forceAuthn) return this.answer(pendingId, session!, current.user);
+    if (request.isPassive)
+      return this.refuse(pendingId, 'is_passive', 'IsPassive: the person would have to sign in', {
+        code: STATUS.responder,
+        subCode: STATUS.noPassive,
+      });
+    return { kind: 'login', pendingId };
+  }
+
+  /** The login form was posted: a demo user and password (the OpenID Provider's users). */
+  async login(
+    pendingId: string,
+    username: string,
+    password: string,
+    session: string | undefined,
+    secure: boolean,
+  ): Promise<SsoOutcome | undefined> {
+    const user = this.deps.users.get(username);
+    if (!user || user.password !== password) return undefined;
+    const at = this.clock.now();
+    const authnContext = this.achieved(secure);
+    const current = session ? await this.liveSession(session) : undefined;
+    let cookie = session;
+    if (current && current.user === user.id) {
+      await this.sessions.execute(sha256(session!), { type: 'session.reauthenticated', at, authnContext });
+    } else {
+      cookie = randomToken(32);
+      await this.sessions.create(sha256(cookie), {
+        type: 'session.started',
+        at,
+        user: user.id,
+        authnContext,
+        expiresAt: at + SESSION_TTL_MS,
+      });
+    }
+    const outcome = await this.answer(pendingId, cookie!, user.id);
+    return outcome.kind === 'post' && cookie !== session ? { ...outcome, newSession: cookie! } : outcome;
+  }
+
+  /** The session a cookie names, when it is active and not expired. */
+  async liveSession(cookie: string) {
+    const { snapshot } = await this.sessions.get(sha256(cookie));
+    const c = snapshot.context;
+    return snapshot.value === 'active' && c.user && (c.expiresAt ?? 0) > this.clock.now()
+      ? { user: c.user, authnContext: c.authnContext!, authnInstant: c.authnInstant!, participants: c.participants }
+      : undefined;
+  }
+
+  private async refuse(
+    pendingId: string,
+    check: string,
+    reason: string,
+    status: { code: string; subCode?: string },
+  ): Promise<SsoOutcome> {
+    const at = this.clock.now();
+    const outcome = await this.authn.execute(pendingId, { type: 'authn.refused', at, check, reason });
+    const request = outcome.snapshot.context.request!;
+    const xml = statusResponse(
+      this.identity,
+      { acsUrl: request.acsUrl, ...(request.requestId ? { inResponseTo: request.requestId } : {}) },
+      { ...status, message: reason },
+      at,
+    );
+    return this.post(request.acsUrl, xml, request.relayState);
+  }
+
+  private async answer(pendingId: string, session: string, userId: string): Promise<SsoOutcome> {
+    const at = this.clock.now();
+    const { snapshot } = await this.authn.get(pendingId);
+    const request = snapshot.context.request!;
+    const sp = await this.deps.serviceProvider(request.sp);
+    const user = this.deps.users.get(userId);
+    const live = await this.liveSession(session);
+    if (!sp || !user || !live)
+      return { kind: 'error', check: 'request_state', reason: 'The SP or the session is gone' };
+    const previous = live.participants.find((p) => p.sp === sp.entityId);
+    const nameId =
+      previous && previous.nameIdFormat === request.nameIdFormat
+        ? previous.nameId
+        : nameIdFor(user, sp, request.nameIdFormat, this.identity.persistentSalt);
+    const sessionIndex = previous?.sessionIndex ?? newSamlId();
+    const xml = await successResponse(
+      this.identity,
+      {
+        sp,
+        acsUrl: request.acsUrl,
+        ...(request.requestId ? { inResponseTo: request.requestId } : {}),
+        user,
+        nameId,
+        nameIdFormat: request.nameIdFormat,
+        sessionIndex,
+        authnInstant: live.authnInstant,
+        authnContext: request.authnContext ?? live.authnContext,
+      },
+      at,
+    );
+    const answered = await this.authn.execute(pendingId, {
+      type: 'authn.answered',
+      at,
+      user: user.id,
+      nameId,
+      sessionIndex,
+      encrypted: Boolean(sp.encryption),
+    });
+    if (!answered.accepted)
+      return { kind: 'error', check: 'request_state', reason: 'This sign-in has already finished' };
+    await this.sessions.execute(sha256(session), {
+      type: 'session.sp_joined',
+      at,
+      sp: sp.entityId,
+      nameId,
+      nameIdFormat: request.nameIdFormat,
+      sessionIndex,
+    });
+    return this.post(request.acsUrl, xml, request.relayState);
+  }
+
+  private post(url: string, xml: string, relayState: string | undefined): SsoOutcome {
+    return {
+      kind: 'post',
+      url,
+      field: 'SAMLResponse',
+      value: Buffer.from(xml).toString('base64'),
+      ...(relayState !== undefined ? { relayState } : {}),
+    };
+  }
+}

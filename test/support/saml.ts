@@ -1,0 +1,87 @@
+import { X509Certificate } from 'node:crypto';
+import { expect } from 'vitest';
+
+/** The fields of the first HTML form of a page (the HTTP-POST binding's auto-submitted form). */
+export function readForm(html: string): { action: string; fields: Record<string, string> } {
+  const action = /<form[^>]*action="([^"]*)"/.exec(html)?.[1];
+  if (!action) throw new Error(`no form in ${html.slice(0, 300)}`);
+  const fields: Record<string, string> = {};
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) fields[m[1]] = unescape(m[2]);
+  return { action: unescape(action), fields };
+}
+
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** A browser of one person at the IdP: keeps its session cookie, follows the SSO steps, signs in when asked. */
+export class SamlBrowser {
+  cookie: string | undefined;
+
+  constructor(
+    readonly base: string,
+    readonly user = 'alice',
+  ) {}
+
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookie && url.startsWith(`${this.base}/saml/idp`)) headers.set('cookie', this.cookie);
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    const set = response.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0];
+    return response;
+  }
+
+  postForm(url: string, fields: Record<string, string>): Promise<Response> {
+    return this.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+
+  /**
+   * Sends a request (a Redirect URL, or a POST form) to the IdP and follows it to the auto-posted Response:
+   * signs in on the login page when the IdP asks. Answers the final page's response.
+   */
+  async sso(start: { url: string } | { action: string; fields: Record<string, string> }): Promise<Response> {
+    let response = 'url' in start ? await this.fetch(start.url) : await this.postForm(start.action, start.fields);
+    if (response.status === 303) {
+      const login = new URL(response.headers.get('location')!, this.base).href;
+      expect(login).toContain('/saml/idp/login/');
+      response = await this.postForm(login, { username: this.user, password: `${this.user}-demo-password` });
+    }
+    return response;
+  }
+
+  /** The SAMLResponse form the IdP answered with (after `sso`). */
+  async responseForm(response: Response): Promise<{ action: string; fields: Record<string, string>; xml: string }> {
+    const html = await response.text();
+    expect(response.status, html.slice(0, 500)).toBe(200);
+    const form = readForm(html);
+    return { ...form, xml: Buffer.from(form.fields.SAMLResponse, 'base64').toString('utf8') };
+  }
+}
+
+/** The IdP's signing certificate, read from its published metadata. */
+export async function idpCertificate(base: string): Promise<string> {
+  const xml = await (await fetch(`${base}/saml/idp/metadata`)).text();
+  const body = /<md:KeyDescriptor use="signing">.*?<ds:X509Certificate>([^<]+)</.exec(xml)![1];
+  return new X509Certificate(Buffer.from(body, 'base64')).toString();
+}
+
+/** The published demo SPs (`/saml/demo/sps`). */
+export async function demoSps(base: string): Promise<{
+  service_providers: Array<{
+    id: string;
+    entity_id: string;
+    published_private_key_pem?: string;
+    certificate_pem?: string;
+  }>;
+}> {
+  return (await fetch(`${base}/saml/demo/sps`)).json();
+}
