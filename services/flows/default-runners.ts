@@ -11,10 +11,13 @@ import { registerMcpRunners } from './runners/mcp.ts';
 import { registerTargetRunners } from './targets/runners.ts';
 import { registerScimRunners } from './runners/scim.ts';
 import { registerScimCheckServer } from './targets/scim-check-server.ts';
+import { registerSamlLab, type LabKeys } from './runners/saml-lab.ts';
 
 export interface FlowRunnerOptions {
   /** Base URL of the workload identity service when the deployment runs it in full mode. */
   spiffeBaseUrl?: string;
+  /** Our SAML IdP's identity and key, with which `saml/attack-lab` mints its Responses. */
+  samlLab?: LabKeys;
 }
 
 /** Every flow runner of this build. */
@@ -30,18 +33,25 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerMcpRunners(runners);
   registerScimRunners(runners);
   registerScimCheckServer(runners);
+  if (options.samlLab) registerSamlLab(runners, options.samlLab);
+  if (options.samlLab) registerSamlLab(runners, options.samlLab);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;
 }
 
 /** The SPIFFE flows are runnable where the deployment enables the workload identity service's full mode. */
-export function flowRunnerOptions(spiffeEnabled: boolean, showcaseBaseUrl: string): FlowRunnerOptions {
-  return spiffeEnabled ? { spiffeBaseUrl: showcaseBaseUrl } : {};
+export function flowRunnerOptions(
+  spiffeEnabled: boolean,
+  showcaseBaseUrl: string,
+  samlLab?: LabKeys,
+): FlowRunnerOptions {
+  return { ...(spiffeEnabled ? { spiffeBaseUrl: showcaseBaseUrl } : {}), ...(samlLab ? { samlLab } : {}) };
 }
 
 /** The flows that run against an authorization server of the user's own (`{"target": {...}}`). */
-export function targetFlowRunners(): FlowRunners {
+export function targetFlowRunners(samlLab?: LabKeys): FlowRunners {
   const runners = new FlowRunners();
+  if (samlLab) registerSamlLab(runners, samlLab);
   registerTargetRunners(runners);
   registerScimCheckServer(runners);
   return runners;

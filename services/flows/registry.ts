@@ -1,6 +1,6 @@
 import type { HttpCapture } from './capture.ts';
 import type { CheckResult } from './targets/checks.ts';
-import type { ScimTarget, Target } from './targets/target.ts';
+import type { SamlTarget, ScimTarget, Target } from './targets/target.ts';
 
 /** What a runner gets: the origin to talk to, the recording HTTP client, a pause, and the caller's options. */
 export interface RunContext {
@@ -15,6 +15,8 @@ export interface RunContext {
   target?: Target;
   /** A run against a SCIM service provider of the user's own (`scim/check-server`). */
   scimTarget?: ScimTarget;
+  /** An SP of the user's own that the SAML attack lab attacks. */
+  samlTarget?: SamlTarget;
   /** Records the verdict of one named check on the target's answers (a failed one does not stop the run). */
   check(result: CheckResult): Promise<void>;
   /** Where a person comes back from the target's authorization endpoint: `{base}/runs/callback`. */

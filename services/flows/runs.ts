@@ -8,7 +8,14 @@ import type { EventLog, StoredEvent } from '../event-log.ts';
 import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
 import { redactor } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
-import { scimTargetOf, targetOf, type ScimTarget, type Target } from './targets/target.ts';
+import {
+  samlTargetOf,
+  scimTargetOf,
+  targetOf,
+  type SamlTarget,
+  type ScimTarget,
+  type Target,
+} from './targets/target.ts';
 import { TargetWaits } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
 import { requireRunToken, runReadableWith } from './run-access.ts';
@@ -89,8 +96,12 @@ export class FlowRuns {
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
     // SCIM flows take a service provider (`{base_url, token}`); the others an authorization server.
-    const target: Target | ScimTarget | undefined =
-      protocol === 'scim' ? scimTargetOf(options.target) : targetOf(options.target);
+    const target: Target | ScimTarget | SamlTarget | undefined =
+      protocol === 'scim'
+        ? scimTargetOf(options.target)
+        : protocol === 'saml'
+          ? samlTargetOf(options.target)
+          : targetOf(options.target);
     const runner = target ? this.deps.targets?.runners.get(protocol, flowId) : this.runners.get(protocol, flowId);
     if (!runner && target) throw invalidRequest(`${protocol}/${flowId} cannot run against a target of your own`);
     if (!runner)
@@ -98,7 +109,9 @@ export class FlowRuns {
     if (target) {
       this.waits.reserve(client);
       try {
-        await this.deps.targets!.admit('baseUrl' in target ? target.baseUrl : target.issuer);
+        await this.deps.targets!.admit(
+          'baseUrl' in target ? target.baseUrl : 'acsUrl' in target ? target.acsUrl : target.issuer,
+        );
       } catch (error) {
         this.waits.end(client);
         throw error;
@@ -144,7 +157,7 @@ export class FlowRuns {
     runner: FlowRunner;
     options: Record<string, unknown>;
     gate?: RequestGate;
-    target?: Target | ScimTarget;
+    target?: Target | ScimTarget | SamlTarget;
     /** The address that started the run ('' when unknown). */
     client: string;
   }): Promise<RunView> {
@@ -176,7 +189,13 @@ export class FlowRuns {
         wait: this.deps.wait,
         nowS: () => Math.floor(this.deps.clock.now() / 1000),
         options,
-        ...(target ? ('baseUrl' in target ? { scimTarget: target } : { target }) : {}),
+        ...(target
+          ? 'baseUrl' in target
+            ? { scimTarget: target }
+            : 'acsUrl' in target
+              ? { samlTarget: target }
+              : { target }
+          : {}),
         check: async (result) => {
           await this.actors.execute(id, { type: 'run.check_recorded', at: this.deps.clock.now(), ...result });
         },

@@ -1,5 +1,5 @@
-import type { X509Certificate } from 'node:crypto';
-import { SignedXml } from 'xml-crypto';
+import { createHmac, type BinaryLike, type KeyLike, type X509Certificate } from 'node:crypto';
+import { SignedXml, type SignatureAlgorithm } from 'xml-crypto';
 import { ACCEPTED_DIGEST_ALGS, ACCEPTED_SIGNATURE_ALGS, ALG, NS } from './constants.ts';
 import { attr, childElements, elementsWithId, onlyChild, parseXml } from './xml.ts';
 
@@ -14,15 +14,27 @@ export interface PemKeyPair {
  * exclusive canonicalization; SAML core §5.4). The signature goes right after the element's `Issuer`
  * (its schema's place), or first when it has none (metadata).
  */
-export function signElement(xml: string, id: string, key: PemKeyPair, afterIssuer = true): string {
+export function signElement(
+  xml: string,
+  id: string,
+  key: PemKeyPair,
+  afterIssuer = true,
+  /** Other algorithms: only the attack lab asks for them (a SHA-1 or HMAC downgrade). */
+  algorithms: { signature: string; digest: string; hmacKey?: string } = {
+    signature: ALG.rsaSha256,
+    digest: ALG.sha256,
+  },
+): string {
   const signer = new SignedXml({
-    privateKey: key.privateKeyPem,
+    privateKey: algorithms.hmacKey ?? key.privateKeyPem,
     publicCert: key.certificatePem,
-    signatureAlgorithm: ALG.rsaSha256,
+    signatureAlgorithm: algorithms.signature,
     canonicalizationAlgorithm: ALG.excC14n,
   });
+  // HMAC-SHA1 keyed with a public certificate: the key-confusion forgery, built only by the attack lab.
+  if (algorithms.hmacKey) signer.SignatureAlgorithms[algorithms.signature] = HmacForgery;
   const target = `//*[@ID='${id}']`;
-  signer.addReference({ xpath: target, digestAlgorithm: ALG.sha256, transforms: [ALG.enveloped, ALG.excC14n] });
+  signer.addReference({ xpath: target, digestAlgorithm: algorithms.digest, transforms: [ALG.enveloped, ALG.excC14n] });
   signer.computeSignature(xml, {
     prefix: 'ds',
     location: afterIssuer
@@ -30,6 +42,19 @@ export function signElement(xml: string, id: string, key: PemKeyPair, afterIssue
       : { reference: target, action: 'prepend' },
   });
   return signer.getSignedXml();
+}
+
+/** xml-crypto's extension point for a signature algorithm: HMAC-SHA1 (never accepted on verification here). */
+class HmacForgery implements SignatureAlgorithm {
+  getSignature(signedInfo: BinaryLike, key: KeyLike): string {
+    return createHmac('sha1', String(key)).update(signedInfo).digest('base64');
+  }
+  verifySignature(): boolean {
+    return false;
+  }
+  getAlgorithmName(): string {
+    return 'http://www.w3.org/2000/09/xmldsig#hmac-sha1';
+  }
 }
 
 /** The verdict on one element's signature: what was signed (parsed again from its canonical form), or the named check that failed. */

@@ -143,6 +143,19 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
                     token: { type: 'string', maxLength: 4000 },
                   },
                 },
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['acs_url', 'entity_id'],
+                  description:
+                    'Run saml/attack-lab against your own SAML SP, which must trust this origin’s IdP metadata (/saml/idp/metadata): its ACS URL, entity ID, optionally its HTTP-Redirect SingleLogoutService URL (for the DEFLATE bomb) and whether it wants signed assertions (default true). Through the outbound guard like every target.',
+                  properties: {
+                    acs_url: { type: 'string', maxLength: 500 },
+                    entity_id: { type: 'string', maxLength: 500 },
+                    slo_url: { type: 'string', maxLength: 500 },
+                    want_assertions_signed: { type: 'boolean' },
+                  },
+                },
               ],
             },
             mode: {

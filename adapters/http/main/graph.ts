@@ -145,21 +145,29 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
   lookingGlass.trustCertificateAuthority(credentials.issuer.pki.iaca.pem);
   lookingGlass.trustCertificateAuthority(credentials.verifier.pki.ca.pem);
 
+  const oauth = buildOAuth(config, { log, keys, clock, revokedAccessTokens: read.revokedAccessTokens });
+  const saml = buildSaml(config, { log, clock, keys, oauth });
+  const samlLab = async () => {
+    const { idp } = await saml.services();
+    return { entityId: idp.identity.entityId, signing: idp.identity.signing };
+  };
   const flowRuns = new FlowRuns(
     log,
     catalog,
-    defaultFlowRunners(settings.claimGrantType, flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl)),
+    defaultFlowRunners(
+      settings.claimGrantType,
+      flowRunnerOptions(config.spiffe.enabled, config.showcaseBaseUrl, samlLab),
+    ),
     {
       base: config.baseUrl,
       clock,
       wait,
       internal: internalCaller,
       transport: fetch,
-      targets: targetDeps(outbound, targetFlowRunners()),
+      targets: targetDeps(outbound, targetFlowRunners(samlLab)),
       fingerprintKey: keys.secret('fingerprint'),
     },
   );
-  const oauth = buildOAuth(config, { log, keys, clock, revokedAccessTokens: read.revokedAccessTokens });
   const streamReaders = new StreamReaders();
   const ssf = buildSsf(config, {
     log,
@@ -179,7 +187,6 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     streamReaders,
     agents: { registry: read.registry, service: agentAuth },
   });
-  const saml = buildSaml(config, { log, clock, keys, oauth });
   const palette = openPalette(config, (p, f) => flowRuns.executable(p, f));
   const mcpUser = config.extensions.mcpUserEndpoint;
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import { OAuthError, oauthError } from '../../../services/errors.ts';
-import { readPostValue } from '../../../services/saml/redirect-binding.ts';
+import { readPostValue, readRedirect, RedirectRefused } from '../../../services/saml/redirect-binding.ts';
 import { XmlRefused } from '../../../services/saml/xml.ts';
 import { sendPostForm } from './post-form.ts';
 
@@ -55,6 +55,24 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
       });
       if (start.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(start.url, 303);
       return sendPostForm(reply, start);
+    },
+  );
+
+  // Single logout at our SP (HTTP-Redirect): what arrives is read with the same bounds as everywhere
+  // (a DEFLATE bomb is refused when the bound is reached). Logout propagation is not served yet.
+  app.get(
+    '/saml/sp/slo',
+    { schema: { summary: 'Single logout at our SP, HTTP-Redirect (SAML bindings §3.4)', tags: ['saml'] } },
+    async (request) => {
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      try {
+        readRedirect(query);
+      } catch (error) {
+        if (error instanceof XmlRefused || error instanceof RedirectRefused)
+          throw refusal(error.check, error.message, []);
+        throw error;
+      }
+      throw oauthError('invalid_request', 'Single logout is not served at this SP yet');
     },
   );
 

@@ -65,6 +65,39 @@ export interface ScimTarget {
   token: string;
 }
 
+/**
+ * An SP of the user's own that `saml/attack-lab` attacks (`{"target": {"acs_url", "entity_id", ...}}`):
+ * its ACS URL, entity ID (the audience), optional HTTP-Redirect SingleLogoutService for the DEFLATE bomb,
+ * and whether its metadata asks for signed assertions. No secret: the lab signs as our IdP.
+ */
+export interface SamlTarget {
+  acsUrl: string;
+  entityId: string;
+  sloUrl?: string;
+  wantAssertionsSigned: boolean;
+}
+
+const httpUrl = (value: string | undefined, name: string): string | undefined => {
+  if (value === undefined) return undefined;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
+    throw invalidRequest(`target.${name} must be an http(s) URL`);
+  return value;
+};
+
+/** The `target` option of the SAML attack lab, checked. */
+export function samlTargetOf(option: unknown): SamlTarget | undefined {
+  if (option === undefined) return undefined;
+  if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
+  const o = option as Record<string, unknown>;
+  const acsUrl = httpUrl(text(o.acs_url, 'acs_url', 500), 'acs_url');
+  const entityId = text(o.entity_id, 'entity_id', 500);
+  if (!acsUrl || !entityId) throw invalidRequest('target.acs_url and target.entity_id are required');
+  const sloUrl = httpUrl(text(o.slo_url, 'slo_url', 500), 'slo_url');
+  if (o.want_assertions_signed !== undefined && typeof o.want_assertions_signed !== 'boolean')
+    throw invalidRequest('target.want_assertions_signed must be a boolean');
+  return { acsUrl, entityId, ...(sloUrl ? { sloUrl } : {}), wantAssertionsSigned: o.want_assertions_signed !== false };
+}
+
 /** The `target` option of a SCIM flow, checked: an absolute http(s) base URL without query or fragment, and a token. */
 export function scimTargetOf(option: unknown): ScimTarget | undefined {
   if (option === undefined) return undefined;

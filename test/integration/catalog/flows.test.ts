@@ -33,6 +33,7 @@ describe('catalog', () => {
       'oid4vci',
       'oid4vp',
       'oidc',
+      'saml',
       'scim',
       'spiffe',
       'ssf',

@@ -34,7 +34,7 @@ const nodeSaml = (sp: 'demo-sp' | 'demo-sp-strict', extra: Partial<ConstructorPa
   });
 
 describe('@node-saml/node-saml as an SP against our IdP', () => {
-  it('[saml-web-sso-redirect] signs in over HTTP-Redirect: an assertion signed for demo-sp, emailAddress NameID, attributes, RelayState', async () => {
+  it('[saml-bindings-001] signs in over HTTP-Redirect: an assertion signed for demo-sp, emailAddress NameID, attributes, RelayState', async () => {
     const sp = nodeSaml('demo-sp', { identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress' });
     const url = await sp.getAuthorizeUrlAsync('relay-1', undefined, {});
     const browser = new SamlBrowser(server.url, 'alice');
@@ -49,7 +49,7 @@ describe('@node-saml/node-saml as an SP against our IdP', () => {
     expect(profile?.issuer).toBe(`${server.url}/saml/idp`);
   });
 
-  it('[saml-web-sso-post] signs in over HTTP-POST with a signed AuthnRequest; the assertion is encrypted (AES-256-GCM) and the response signed', async () => {
+  it('[saml-profiles-001] signs in over HTTP-POST with a signed AuthnRequest; the assertion is encrypted (AES-256-GCM) and the response signed', async () => {
     const sp = nodeSaml('demo-sp-strict', { authnRequestBinding: 'HTTP-POST', identifierFormat: null });
     const html = await sp.getAuthorizeFormAsync('relay-2', undefined);
     const browser = new SamlBrowser(server.url, 'bob');
@@ -63,7 +63,7 @@ describe('@node-saml/node-saml as an SP against our IdP', () => {
     expect(profile?.['urn:oid:0.9.2342.19200300.100.1.1']).toBe('bob');
   });
 
-  it('[saml-session-sso] the second SP of one browser session is answered without a new login', async () => {
+  it('[saml-core-001] the second SP of one browser session is answered without a new login', async () => {
     const browser = new SamlBrowser(server.url, 'alice');
     const first = nodeSaml('demo-sp');
     await browser.responseForm(await browser.sso({ url: await first.getAuthorizeUrlAsync('', undefined, {}) }));

@@ -27,6 +27,7 @@ import {
   scimUserMachine,
 } from '../../../machines/scim-resource.ts';
 import { scimTenantGuards, scimTenantMachine } from '../../../machines/scim-tenant.ts';
+import { samlSessionGuards, samlSessionMachine } from '../../../machines/saml-session.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every guard is a pure, named function that a suite can import and call on its own.
@@ -51,6 +52,7 @@ const EXPORTED = [
   [scimGroupMachine, scimResourceGuards],
   [scimAgentMachine, scimResourceGuards],
   [scimTenantMachine, scimTenantGuards],
+  [samlSessionMachine, samlSessionGuards],
 ] as const;
 
 describe('machine guards', () => {

@@ -20,6 +20,8 @@ import { svidRotationUpdates } from '../../../machines/svid-rotation.ts';
 import { walletExchangeUpdates } from '../../../machines/wallet-exchange.ts';
 import { scimResourceUpdates } from '../../../machines/scim-resource.ts';
 import { scimTenantUpdates } from '../../../machines/scim-tenant.ts';
+import { samlAuthnUpdates, samlLoginUpdates } from '../../../machines/saml-exchange.ts';
+import { samlSessionUpdates } from '../../../machines/saml-session.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every machine's context updates are pure, named functions exported from machines/<name>.ts,
@@ -48,6 +50,9 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   scimGroup: scimResourceUpdates,
   scimAgent: scimResourceUpdates,
   scimTenant: scimTenantUpdates,
+  samlAuthn: samlAuthnUpdates,
+  samlLogin: samlLoginUpdates,
+  samlSession: samlSessionUpdates,
 };
 
 const deepFreeze = <T>(value: T): T => {

@@ -1,0 +1,140 @@
+import { deflateRawSync } from 'node:zlib';
+import { ATTACKS, LEGIT_NAME, VICTIM_NAME, type Attack } from '../../saml/lab/attacks.ts';
+import { mintResponse, type LabIdp, type LabTarget } from '../../saml/lab/mint.ts';
+import type { FlowRunners, RunContext } from '../registry.ts';
+
+/** What the lab needs from the deployment: our IdP's identity and key (the SP under test trusts it). */
+export type LabKeys = () => Promise<LabIdp>;
+
+/** 6 MiB of zeros in about 6 KiB of DEFLATE: small enough for a URL, far past any sane bound. */
+let bomb: string | undefined;
+const deflateBomb = () =>
+  (bomb ??= encodeURIComponent(deflateRawSync(Buffer.alloc(6 * 1024 * 1024)).toString('base64')));
+
+type Answer = { status: number; text: string };
+const accepted = (answer: Answer) => answer.status >= 200 && answer.status < 400;
+
+/**
+ * The verdict on one attack. Refused is safe. For wrapping and the comment injection, accepting is safe
+ * only when the answer shows the legitimate identity (the signed assertion was consumed, not the copy).
+ */
+function judge(attack: Attack, answer: Answer, second?: Answer) {
+  if (attack.name === 'replayed-assertion')
+    return second && !accepted(second)
+      ? {
+          passed: true,
+          detail: `the first answer was HTTP ${answer.status}; the replay was refused (HTTP ${second.status})`,
+        }
+      : { passed: false, detail: `the replay was accepted (HTTP ${second?.status})` };
+  if (attack.name === 'deflate-bomb')
+    return answer.status >= 400 && answer.status < 500
+      ? { passed: true, detail: `refused with HTTP ${answer.status}` }
+      : { passed: false, detail: `HTTP ${answer.status}: a bounded inflate refuses with a 4xx` };
+  if (!accepted(answer))
+    return { passed: true, detail: `refused (HTTP ${answer.status}): ${answer.text.slice(0, 200)}` };
+  const wrapped = attack.name.startsWith('XSW');
+  if (attack.name === 'comment-in-nameid') {
+    if (answer.text.includes(`${VICTIM_NAME}.attacker.example`))
+      return { passed: true, detail: 'signed in the whole NameID, comment or not' };
+    return {
+      passed: false,
+      detail: answer.text.includes(VICTIM_NAME)
+        ? `signed in ${VICTIM_NAME}: the NameID was cut at the comment`
+        : 'accepted, and the answer does not show which identity',
+    };
+  }
+  if (wrapped && answer.text.includes(LEGIT_NAME) && !answer.text.includes(VICTIM_NAME))
+    return { passed: true, detail: 'accepted, but consumed only the signed assertion (the legitimate user)' };
+  return {
+    passed: false,
+    detail: `accepted (HTTP ${answer.status})${answer.text.includes(VICTIM_NAME) ? `, signed in ${VICTIM_NAME}` : ''}`,
+  };
+}
+
+/** `saml/attack-lab`: classic attacks on an SP's ACS, each a named check; our SP by default. */
+async function attackLab(run: RunContext, keys: LabKeys): Promise<void> {
+  const idp = await keys();
+  const target: LabTarget & { sloUrl?: string } = run.samlTarget ?? {
+    entityId: `${run.base}/saml/sp`,
+    acsUrl: `${run.base}/saml/sp/acs`,
+    wantAssertionsSigned: true,
+    sloUrl: `${run.base}/saml/sp/slo`,
+  };
+  const post = async (step: string, xml: string, notes: string[]): Promise<Answer> => {
+    const response = await run.http.send(
+      step,
+      target.acsUrl,
+      { form: { SAMLResponse: Buffer.from(xml).toString('base64') } },
+      notes,
+    );
+    return { status: response.status, text: response.text };
+  };
+  const baseline = await post('Baseline: a legitimate Response', mintResponse(idp, target, run.nowS() * 1000).xml, [
+    'A valid Response from the IdP the SP trusts: it must be accepted, or the lab cannot tell refusals apart',
+  ]);
+  const usable = accepted(baseline);
+  await run.check({
+    check: 'baseline',
+    verdict: usable ? 'passed' : 'failed',
+    rule: 'SAML profiles §4.1.4.3',
+    detail: usable
+      ? `accepted (HTTP ${baseline.status})`
+      : `a legitimate Response was refused (HTTP ${baseline.status}): ${baseline.text.slice(0, 200)}`,
+  });
+  for (const attack of ATTACKS) {
+    if (!usable) {
+      await run.check({
+        check: attack.name,
+        verdict: 'not_applicable',
+        rule: attack.rule,
+        detail: 'the baseline was refused',
+      });
+      continue;
+    }
+    if (attack.name === 'unsigned-assertion-in-signed-response' && !target.wantAssertionsSigned) {
+      await run.check({
+        check: attack.name,
+        verdict: 'not_applicable',
+        rule: attack.rule,
+        detail: 'the SP does not ask for signed assertions',
+      });
+      continue;
+    }
+    const delivery = attack.build(idp, target, run.nowS() * 1000);
+    const notes = [attack.explanation, attack.rule];
+    let answer: Answer;
+    let second: Answer | undefined;
+    if (delivery.kind === 'redirect-bomb' && !target.sloUrl) {
+      await run.check({
+        check: attack.name,
+        verdict: 'not_applicable',
+        rule: attack.rule,
+        detail: 'the target names no HTTP-Redirect endpoint (slo_url)',
+      });
+      continue;
+    }
+    if (delivery.kind === 'redirect-bomb') {
+      const response = await run.http.send(
+        `Attack ${attack.name}`,
+        `${target.sloUrl}?SAMLRequest=${deflateBomb()}`,
+        {},
+        notes,
+      );
+      answer = { status: response.status, text: response.text };
+    } else {
+      answer = await post(`Attack ${attack.name}`, delivery.xml, notes);
+      if (delivery.kind === 'post-twice') second = await post(`Attack ${attack.name} (again)`, delivery.xml, notes);
+    }
+    const verdict = judge(attack, answer, second);
+    await run.check({
+      check: attack.name,
+      verdict: verdict.passed ? 'passed' : 'failed',
+      rule: attack.rule,
+      detail: `${attack.explanation} ${verdict.detail}`,
+    });
+  }
+}
+
+export function registerSamlLab(runners: FlowRunners, keys: LabKeys): void {
+  runners.register('saml', 'attack-lab', (run) => attackLab(run, keys));
+}
