@@ -92,7 +92,16 @@ export const samlAuthnMachine = setup({
 });
 
 export type SamlLoginEvent =
-  | { type: 'login.requested'; at: number; idp: string; requestId: string; relayState?: string; binding: string }
+  | {
+      type: 'login.requested';
+      at: number;
+      idp: string;
+      requestId: string;
+      relayState?: string;
+      binding: string;
+      /** The signing certificates (PEM) of an IdP other than ours, from its metadata: what its Response is checked with. */
+      idpSigning?: string[];
+    }
   | {
       type: 'login.consumed';
       at: number;
@@ -107,7 +116,7 @@ export type SamlLoginEvent =
   | { type: 'login.refused'; at: number; check: string; reason: string };
 
 export interface SamlLoginContext {
-  request?: { idp: string; requestId: string; relayState?: string; binding: string };
+  request?: { idp: string; requestId: string; relayState?: string; binding: string; idpSigning?: string[] };
   login?: Omit<Extract<SamlLoginEvent, { type: 'login.consumed' }>, 'type' | 'at'>;
   refusal?: { check: string; reason: string };
 }

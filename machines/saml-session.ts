@@ -19,6 +19,8 @@ export type SamlSessionEvent =
       relayState?: string;
       binding?: string;
       pending: string[];
+      /** The ID of the LogoutRequest each pending SP is sent: [SP entity ID, request ID]. */
+      requests: Array<[string, string]>;
     }
   | { type: 'logout.sp_answered'; at: number; sp: string; ok: boolean }
   | { type: 'session.ended'; at: number; partial: boolean };
@@ -42,6 +44,7 @@ export interface SamlSessionContext {
     relayState?: string;
     binding?: string;
     pending: string[];
+    requests: Array<[string, string]>;
     failed: string[];
   };
   partial?: boolean;
@@ -86,6 +89,7 @@ export const samlSessionUpdates = {
       ...(e.relayState !== undefined ? { relayState: e.relayState } : {}),
       ...(e.binding !== undefined ? { binding: e.binding } : {}),
       pending: [...e.pending],
+      requests: e.requests.map(([sp, id]) => [sp, id] as [string, string]),
       failed: [],
     },
   }),

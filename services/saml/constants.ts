@@ -27,6 +27,7 @@ export const STATUS = {
   requestDenied: 'urn:oasis:names:tc:SAML:2.0:status:RequestDenied',
   partialLogout: 'urn:oasis:names:tc:SAML:2.0:status:PartialLogout',
   unsupportedBinding: 'urn:oasis:names:tc:SAML:2.0:status:UnsupportedBinding',
+  unknownPrincipal: 'urn:oasis:names:tc:SAML:2.0:status:UnknownPrincipal',
 } as const;
 
 /** SAML core §8.3. */

@@ -5,13 +5,16 @@ import type { Clock } from '../../../services/clock.ts';
 import type { EventLog } from '../../../services/event-log.ts';
 import type { KeyRing } from '../../../services/keys.ts';
 import { SamlIdp } from '../../../services/saml/idp/service.ts';
+import { SamlIdpLogout } from '../../../services/saml/idp/logout.ts';
 import type { SamlKeys } from '../../../services/saml/keys.ts';
-import { idpMetadataXml } from '../../../services/saml/metadata.ts';
+import { idpMetadataXml, MetadataRefused, readMetadata } from '../../../services/saml/metadata.ts';
+import { BINDING } from '../../../services/saml/constants.ts';
+import { invalidRequest } from '../../../services/errors.ts';
 import { demoServiceProviders, type ServiceProvider } from '../../../services/saml/service-providers.ts';
 import { signElement } from '../../../services/saml/signature.ts';
 import type { TrustedIdp } from '../../../services/saml/sp/consume.ts';
 import { SamlSp } from '../../../services/saml/sp/service.ts';
-import { parseXml } from '../../../services/saml/xml.ts';
+import { parseXml, XmlRefused } from '../../../services/saml/xml.ts';
 import { loadOrCreateSamlKeys } from '../../keys/saml-key-file.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 
@@ -19,6 +22,8 @@ import type { OAuthPart } from './graph-oauth.ts';
 export interface SamlServices {
   keys: SamlKeys;
   idp: SamlIdp;
+  /** Single logout at the IdP, propagated to the session's SPs. */
+  idpLogout: SamlIdpLogout;
   sp: SamlSp;
   serviceProviders: ServiceProvider[];
   /** Our IdP as our SP trusts it (its metadata's certificate and SSO URL). */
@@ -31,6 +36,11 @@ export interface SamlServices {
 export interface SamlPart {
   base: string;
   services(): Promise<SamlServices>;
+  /**
+   * Another IdP for our SP, from its metadata URL (fetched through the outbound guard; its certificates
+   * checked): what a login started with `idp_metadata_url` is sent to and checked against.
+   */
+  foreignIdp(metadataUrl: string): Promise<TrustedIdp & { sso: string; foreign: true }>;
 }
 
 /** Signs a metadata document (its EntityDescriptor carries an ID; the signature goes first, SAML metadata §3). */
@@ -58,6 +68,8 @@ export function buildSaml(
       urls,
       { users: shared.oauth.deps.users, serviceProvider: async (entityId) => byEntity.get(entityId), useOnce },
     );
+    const serviceProvider = async (entityId: string) => byEntity.get(entityId);
+    const idpLogout = new SamlIdpLogout(idp, shared.clock, serviceProvider, useOnce);
     const spEntity = `${base}/saml/sp`;
     const sp = new SamlSp(
       shared.log,
@@ -73,6 +85,7 @@ export function buildSaml(
     return {
       keys,
       idp,
+      idpLogout,
       sp,
       serviceProviders,
       ourIdp: {
@@ -93,8 +106,30 @@ export function buildSaml(
       spMetadata: signedMetadata(byEntity.get(spEntity)!.metadata, keys.spSigning),
     };
   };
+  const foreignIdp = async (metadataUrl: string) => {
+    const response = await shared.oauth.documentFetches.send(metadataUrl, {
+      headers: { accept: 'application/samlmetadata+xml, application/xml' },
+    });
+    if (response.status !== 200) throw invalidRequest(`The IdP metadata answered HTTP ${response.status}`);
+    let metadata;
+    try {
+      metadata = readMetadata(response.body.toString('utf8'), shared.clock.now());
+    } catch (error) {
+      if (error instanceof MetadataRefused || error instanceof XmlRefused)
+        throw invalidRequest(`The IdP metadata is refused (${error.check}): ${error.message}`);
+      throw error;
+    }
+    const sso =
+      metadata.sso.find((e) => e.binding === BINDING.redirect) ?? metadata.sso.find((e) => e.binding === BINDING.post);
+    if (!sso || !metadata.signing.length)
+      throw invalidRequest('The IdP metadata names no SingleSignOnService or no signing certificate');
+    if (sso.binding !== BINDING.redirect)
+      throw invalidRequest('Our SP sends AuthnRequests over HTTP-Redirect: the IdP metadata has no such endpoint');
+    return { entityId: metadata.entityId, signing: metadata.signing, sso: sso.url, foreign: true as const };
+  };
   return {
     base,
+    foreignIdp,
     services: () => {
       built ??= build().catch((error: unknown) => {
         built = undefined;

@@ -38,6 +38,7 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
             is_passive: { type: 'string', enum: ['true', 'false'] },
             nameid_format: str(200),
             authn_context: str(200),
+            idp_metadata_url: str(500),
           },
         },
       },
@@ -45,8 +46,10 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
     async (request, reply) => {
       const q = request.query as Record<string, string | undefined>;
       const { sp, ourIdp } = await saml.services();
-      const start = await sp.startLogin(ourIdp, {
-        binding: q.binding === 'post' ? 'post' : 'redirect',
+      const idp = q.idp_metadata_url ? await saml.foreignIdp(q.idp_metadata_url) : ourIdp;
+      const start = await sp.startLogin(idp, {
+        // Another IdP is sent the request over HTTP-Redirect, the binding its metadata was required to offer.
+        binding: q.binding === 'post' && !q.idp_metadata_url ? 'post' : 'redirect',
         ...(q.RelayState !== undefined ? { relayState: q.RelayState } : {}),
         forceAuthn: q.force_authn === 'true',
         isPassive: q.is_passive === 'true',
@@ -95,11 +98,12 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
         if (error instanceof XmlRefused) throw refusal(error.check, error.message, []);
         throw error;
       }
-      const result = await sp.consume(xml, ourIdp);
+      const idp = await sp.trustFor(xml, ourIdp);
+      const result = await sp.consume(xml, idp);
       if (!result.ok) throw refusal(result.check, result.reason, result.checks);
       return reply.header('cache-control', 'no-store').send({
         signed_in: true,
-        idp: ourIdp.entityId,
+        idp: idp.entityId,
         name_id: result.nameId,
         name_id_format: result.nameIdFormat,
         ...(result.sessionIndex ? { session_index: result.sessionIndex } : {}),

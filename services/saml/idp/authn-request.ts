@@ -9,19 +9,11 @@ import {
   STATUS,
 } from '../constants.ts';
 import type { StatusFields } from '../build.ts';
-import { verifyRedirectSignature, type RedirectMessage } from '../redirect-binding.ts';
+import { messageSignatureProblem, type ReceivedMessage } from '../message-signature.ts';
 import type { ServiceProvider } from '../service-providers.ts';
-import { verifyElementSignature } from '../signature.ts';
 import { attr, onlyChild, parseXml, textOf, XmlRefused } from '../xml.ts';
 
-/** An AuthnRequest as received over one binding. */
-export interface ReceivedMessage {
-  binding: string;
-  xml: string;
-  relayState?: string;
-  /** HTTP-Redirect only: the query signature (SAML bindings §3.4.4.1). */
-  redirectSignature?: RedirectMessage['signature'];
-}
+export type { ReceivedMessage };
 
 /** What an accepted AuthnRequest asks for. */
 export interface AcceptedAuthn {
@@ -126,7 +118,13 @@ export async function checkAuthnRequest(
       { code: STATUS.responder, subCode: STATUS.unsupportedBinding },
       acsUrl,
     );
-  const signature = checkRequestSignature(message, root, sp);
+  const signature = messageSignatureProblem(
+    message,
+    root,
+    sp.signing,
+    sp.authnRequestsSigned,
+    'the SP (AuthnRequestsSigned)',
+  );
   if (signature !== undefined) return refuse('request_signature', signature, denied(signature), acsUrl);
   checks.push('request_signature');
   if (attr(root, 'Version') !== SAML_VERSION)
@@ -200,19 +198,4 @@ function chooseAcs(root: Element, sp: ServiceProvider): string | undefined {
   if (url !== undefined) return sp.acs.includes(url) ? url : undefined;
   if (index !== undefined) return /^\d+$/.test(index) ? sp.acs[Number(index)] : undefined;
   return sp.acs[0];
-}
-
-/** Undefined when the signature holds (or none is needed and none is sent); otherwise why not. */
-function checkRequestSignature(message: ReceivedMessage, root: Element, sp: ServiceProvider): string | undefined {
-  const enveloped = onlyChild(root, NS.dsig, 'Signature');
-  if (message.redirectSignature) {
-    const verdict = verifyRedirectSignature(message.redirectSignature, sp.signing);
-    if (verdict === 'algorithm') return `The SigAlg ${message.redirectSignature.sigAlg} is refused; only RSA-SHA256`;
-    return verdict === 'valid' ? undefined : 'The query signature does not verify with the SP’s certificate';
-  }
-  if (enveloped) {
-    const verdict = verifyElementSignature(message.xml, root, sp.signing);
-    return verdict.ok ? undefined : verdict.reason;
-  }
-  return sp.authnRequestsSigned ? 'The SP’s metadata says AuthnRequestsSigned: the request must be signed' : undefined;
 }

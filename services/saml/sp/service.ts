@@ -1,4 +1,4 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { ActorRuntime } from '../../actors/runtime.ts';
 import type { Clock } from '../../clock.ts';
 import type { EventLog } from '../../event-log.ts';
@@ -8,6 +8,7 @@ import { buildAuthnRequest, newSamlId } from '../build.ts';
 import { BINDING } from '../constants.ts';
 import { redirectUrl } from '../redirect-binding.ts';
 import { signElement, type PemKeyPair } from '../signature.ts';
+import { attr, parseXml } from '../xml.ts';
 import { consumeResponse, type ConsumedLogin, type RefusedLogin, type TrustedIdp } from './consume.ts';
 
 export interface SpIdentity {
@@ -47,7 +48,7 @@ export class SamlSp {
   }
 
   /** A signed AuthnRequest to `idp`'s SSO endpoint, recorded before it leaves. */
-  async startLogin(idp: TrustedIdp & { sso: string }, options: LoginOptions): Promise<LoginStart> {
+  async startLogin(idp: TrustedIdp & { sso: string; foreign?: boolean }, options: LoginOptions): Promise<LoginStart> {
     const at = this.clock.now();
     const requestId = newSamlId();
     const xml = buildAuthnRequest({
@@ -69,6 +70,7 @@ export class SamlSp {
       requestId,
       relayState,
       binding: options.binding === 'redirect' ? BINDING.redirect : BINDING.post,
+      ...(idp.foreign ? { idpSigning: idp.signing.map((c) => c.toString()) } : {}),
     });
     if (options.binding === 'redirect')
       return {
@@ -88,6 +90,25 @@ export class SamlSp {
       value: Buffer.from(signed).toString('base64'),
       relayState,
     };
+  }
+
+  /**
+   * The IdP a Response is checked against: the one its InResponseTo request was sent to (another IdP's
+   * certificates were kept with the request), else ours (unsolicited Responses come only from ours).
+   */
+  async trustFor(xml: string, ours: TrustedIdp): Promise<TrustedIdp> {
+    let requestId: string | undefined;
+    try {
+      requestId = attr(parseXml(xml).documentElement, 'InResponseTo');
+    } catch {
+      return ours;
+    }
+    if (!requestId) return ours;
+    const { snapshot } = await this.logins.get(requestId);
+    const request = snapshot.value === 'requested' ? snapshot.context.request : undefined;
+    return request?.idpSigning
+      ? { entityId: request.idp, signing: request.idpSigning.map((pem) => new X509Certificate(pem)) }
+      : ours;
   }
 
   /** The ACS: checks a Response from `idp` and records the login (or the check that refused it). */

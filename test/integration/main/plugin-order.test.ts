@@ -74,7 +74,7 @@ describe('route plugins in reverse order', () => {
     }
     expect(ran.length).toBeGreaterThanOrEqual(20);
     expect(new Set(ran.map((r) => r.split('/')[0]))).toEqual(
-      new Set(['agentauth', 'mcp', 'oauth2', 'oid4vci', 'oid4vp', 'oidc', 'scim', 'ssf']),
+      new Set(['agentauth', 'mcp', 'oauth2', 'oid4vci', 'oid4vp', 'oidc', 'saml', 'scim', 'ssf']),
     );
   });
 });

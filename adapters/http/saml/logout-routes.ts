@@ -1,0 +1,123 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SamlPart } from '../main/graph-saml.ts';
+import { cookieValue } from '../cookies.ts';
+import { errorPage, sendAuthPage } from '../oauth/pages.ts';
+import { formBody, str } from '../oauth/schemas.ts';
+import { BINDING } from '../../../services/saml/constants.ts';
+import type { LogoutOutcome } from '../../../services/saml/idp/logout.ts';
+import { readPostValue, readRedirect, RedirectRefused } from '../../../services/saml/redirect-binding.ts';
+import { XmlRefused } from '../../../services/saml/xml.ts';
+import { SESSION_COOKIE, sendPostForm } from './post-form.ts';
+
+const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cookie, SESSION_COOKIE);
+const rawQuery = (request: FastifyRequest) =>
+  request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+
+function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: LogoutOutcome): FastifyReply {
+  if (outcome.kind === 'error')
+    return sendAuthPage(
+      request,
+      reply,
+      400,
+      errorPage(outcome.check, outcome.reason, 'This SAML logout cannot continue'),
+    );
+  if ('endSession' in outcome && outcome.endSession)
+    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/saml/idp; HttpOnly; SameSite=None; Secure; Max-Age=0`);
+  if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.url, 303);
+  if (outcome.kind === 'post') return sendPostForm(reply, outcome);
+  return sendAuthPage(request, reply, 200, {
+    title: 'Signed out',
+    blocks: [
+      { kind: 'heading', level: 1, text: 'Signed out' },
+      {
+        kind: 'paragraph',
+        inlines: [
+          outcome.failed.length
+            ? `Partial logout (SAML core §3.7.3.2): these SPs did not confirm: ${outcome.failed.join(', ')}.`
+            : 'Every SP of the session confirmed the logout.',
+        ],
+      },
+    ],
+  });
+}
+
+/** Single logout at the IdP (SAML profiles §4.4) over both bindings, and logout started at the IdP. */
+export function samlLogoutRoutes(app: FastifyInstance, saml: SamlPart): void {
+  const refused = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    if (error instanceof XmlRefused || error instanceof RedirectRefused)
+      return sendLogout(request, reply, { kind: 'error', check: error.check, reason: error.message });
+    throw error;
+  };
+  app.get(
+    '/saml/idp/slo',
+    { schema: { summary: 'Single logout, HTTP-Redirect binding (SAML bindings §3.4)', tags: ['saml'] } },
+    async (request, reply) => {
+      const { idpLogout } = await saml.services();
+      try {
+        const message = readRedirect(rawQuery(request));
+        const outcome = await idpLogout.receive(
+          {
+            binding: BINDING.redirect,
+            xml: message.xml,
+            ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
+            ...(message.signature ? { redirectSignature: message.signature } : {}),
+          },
+          sessionOf(request),
+        );
+        return sendLogout(request, reply, outcome);
+      } catch (error) {
+        return refused(request, reply, error);
+      }
+    },
+  );
+  app.post(
+    '/saml/idp/slo',
+    {
+      schema: {
+        summary: 'Single logout, HTTP-POST binding (SAML bindings §3.5)',
+        tags: ['saml'],
+        body: formBody({ SAMLRequest: str(400_000), SAMLResponse: str(400_000), RelayState: str(80) }),
+      },
+    },
+    async (request, reply) => {
+      const { idpLogout } = await saml.services();
+      const body = request.body as { SAMLRequest?: string; SAMLResponse?: string; RelayState?: string };
+      const value = body.SAMLRequest ?? body.SAMLResponse;
+      if (!value)
+        return sendLogout(request, reply, {
+          kind: 'error',
+          check: 'message_shape',
+          reason: 'The form has no SAMLRequest or SAMLResponse',
+        });
+      try {
+        const outcome = await idpLogout.receive(
+          {
+            binding: BINDING.post,
+            xml: readPostValue(value),
+            ...(body.RelayState !== undefined ? { relayState: body.RelayState } : {}),
+          },
+          sessionOf(request),
+        );
+        return sendLogout(request, reply, outcome);
+      } catch (error) {
+        return refused(request, reply, error);
+      }
+    },
+  );
+  app.post(
+    '/saml/idp/logout',
+    {
+      schema: { summary: 'Sign out at the IdP: every SP of the session is told (SAML profiles §4.4)', tags: ['saml'] },
+    },
+    async (request, reply) =>
+      sendLogout(request, reply, await (await saml.services()).idpLogout.start(sessionOf(request))),
+  );
+  app.post(
+    '/saml/idp/logout/skip',
+    {
+      schema: { summary: 'The SP awaited by single logout did not answer: count it failed and go on', tags: ['saml'] },
+    },
+    async (request, reply) =>
+      sendLogout(request, reply, await (await saml.services()).idpLogout.skip(sessionOf(request))),
+  );
+}
