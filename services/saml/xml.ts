@@ -32,10 +32,16 @@ export function parseXml(xml: string): Document {
     throw new XmlRefused('xml_dtd', 'The XML has a document type declaration (DTD); DTDs and entities are refused');
   const problems: string[] = [];
   const record = (message: string) => problems.push(message.split('\n')[0]);
-  const doc = new DOMParser({
-    locator: {},
-    errorHandler: { warning: record, error: record, fatalError: record },
-  }).parseFromString(xml, 'text/xml');
+  let doc: Document | undefined;
+  try {
+    doc = new DOMParser({
+      locator: {},
+      errorHandler: { warning: record, error: record, fatalError: record },
+    }).parseFromString(xml, 'text/xml');
+  } catch (error) {
+    // The parser throws outright on some malformed trees (a CDATA section outside the root element).
+    record(error instanceof Error ? error.message : String(error));
+  }
   if (problems.length || !doc?.documentElement)
     throw new XmlRefused('xml_syntax', `The XML is not well-formed: ${problems[0] ?? 'no root element'}`);
   checkTree(doc);

@@ -6,7 +6,7 @@ import type { DemoUser } from '../../oauth/demo-users.ts';
 import { samlAuthnMachine } from '../../../machines/saml-exchange.ts';
 import { samlSessionMachine } from '../../../machines/saml-session.ts';
 import { newSamlId } from '../build.ts';
-import { AUTHN_CONTEXT, STATUS } from '../constants.ts';
+import { AUTHN_CONTEXT, NAMEID, STATUS } from '../constants.ts';
 import type { ServiceProvider } from '../service-providers.ts';
 import { checkAuthnRequest, OFFERED_CONTEXTS, type AuthnCheckDeps, type ReceivedMessage } from './authn-request.ts';
 import { nameIdFor, statusResponse, successResponse, type IdpIdentity } from './response.ts';
@@ -215,7 +215,7 @@ export class SamlIdp {
       return { kind: 'error', check: 'request_state', reason: 'The SP or the session is gone' };
     const previous = live.participants.find((p) => p.sp === sp.entityId);
     const nameId =
-      previous && previous.nameIdFormat === request.nameIdFormat
+      previous && previous.nameIdFormat === request.nameIdFormat && request.nameIdFormat !== NAMEID.transient
         ? previous.nameId
         : nameIdFor(user, sp, request.nameIdFormat, this.identity.persistentSalt);
     const sessionIndex = previous?.sessionIndex ?? newSamlId();
