@@ -1,4 +1,6 @@
 import { decodeScim, type ScimDecodeInput } from '../../../services/scim/explain.ts';
+import { decodeSaml, type SamlDecodeInput } from '../../../services/saml/decode.ts';
+import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -115,6 +117,53 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
       },
     },
     async (request) => decodeScim(request.body as ScimDecodeInput),
+  );
+
+  app.post(
+    '/api/lookingglass/decode/saml',
+    {
+      bodyLimit: 512 * 1024,
+      schema: {
+        summary:
+          'Decode a SAML message pasted raw, base64 (HTTP-POST), DEFLATE+base64 or as an HTTP-Redirect URL: the XML, each element with its section, each signature with what it covers and its verdict, the assertion decrypted where a key of ours opens it',
+        tags: ['lookingglass'],
+        body: {
+          type: 'object',
+          required: ['message'],
+          additionalProperties: false,
+          properties: {
+            message: { type: 'string', minLength: 1, maxLength: 400_000 },
+            certificate: { type: 'string', maxLength: 16_384, description: 'PEM or base64 DER' },
+            metadata: {
+              type: 'string',
+              maxLength: 200_000,
+              description: 'Metadata XML whose signing certificates are used',
+            },
+          },
+        },
+        response: { 200: jsonObject('The decoded SAML message'), 400: errorResponse, 413: errorResponse },
+      },
+    },
+    async (request) => {
+      const { keys } = await ctx.saml.services();
+      const certificate = (name: string, pem: string) => ({ name, certificate: new X509Certificate(pem) });
+      return decodeSaml(
+        request.body as SamlDecodeInput,
+        {
+          certificates: [
+            certificate('this IdP (signing)', keys.idpSigning.certificatePem),
+            certificate('this SP (signing)', keys.spSigning.certificatePem),
+            certificate('the demo SPs (published key)', keys.demoSp.certificatePem),
+          ],
+          decryptionKeys: [
+            keys.spEncryption.privateKeyPem,
+            keys.idpEncryption.privateKeyPem,
+            keys.demoSp.privateKeyPem,
+          ],
+        },
+        ctx.clock.now(),
+      );
+    },
   );
 
   app.post(
