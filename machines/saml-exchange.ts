@@ -112,13 +112,19 @@ export type SamlLoginEvent =
       sessionIndex?: string;
       attributes: Record<string, string[]>;
       checks: string[];
+      /** The hash of the SP session cookie set at the ACS (single logout finds the login by it). */
+      sessionHash?: string;
     }
-  | { type: 'login.refused'; at: number; check: string; reason: string };
+  | { type: 'login.refused'; at: number; check: string; reason: string }
+  | { type: 'logout.sent'; at: number; requestId: string }
+  | { type: 'login.ended'; at: number; initiator: 'idp' | 'sp'; partial: boolean };
 
 export interface SamlLoginContext {
   request?: { idp: string; requestId: string; relayState?: string; binding: string; idpSigning?: string[] };
   login?: Omit<Extract<SamlLoginEvent, { type: 'login.consumed' }>, 'type' | 'at'>;
   refusal?: { check: string; reason: string };
+  logoutRequestId?: string;
+  ended?: { initiator: 'idp' | 'sp'; partial: boolean };
 }
 
 export const samlLoginUpdates = {
@@ -136,6 +142,12 @@ export const samlLoginUpdates = {
   }),
   refuse: (_: SamlLoginContext, e: Extract<SamlLoginEvent, { type: 'login.refused' }>) => ({
     refusal: { check: e.check, reason: e.reason },
+  }),
+  sendLogout: (_: SamlLoginContext, e: Extract<SamlLoginEvent, { type: 'logout.sent' }>) => ({
+    logoutRequestId: e.requestId,
+  }),
+  end: (_: SamlLoginContext, e: Extract<SamlLoginEvent, { type: 'login.ended' }>) => ({
+    ended: { initiator: e.initiator, partial: e.partial },
   }),
 } satisfies Record<string, ContextUpdate<SamlLoginContext>>;
 
@@ -185,7 +197,34 @@ export const samlLoginMachine = setup({
         },
       },
     },
-    consumed: { type: 'final', description: 'Signed in; the request cannot be answered twice.' },
+    consumed: {
+      description: 'Signed in; the request cannot be answered twice.',
+      on: {
+        'logout.sent': {
+          target: 'loggingOut',
+          actions: 'sendLogout',
+          description:
+            'The person signs out at the SP: a signed LogoutRequest goes to the IdP (SAML profiles §4.4.3.1).',
+        },
+        'login.ended': {
+          target: 'ended',
+          actions: 'end',
+          description:
+            'The IdP’s signed LogoutRequest named this login: it ends, and the SP answers Success (SAML profiles §4.4.3.3).',
+        },
+      },
+    },
+    loggingOut: {
+      description: 'Waiting for the IdP’s LogoutResponse, after it told the other SPs.',
+      on: {
+        'login.ended': {
+          target: 'ended',
+          actions: 'end',
+          description: 'The IdP answered; PartialLogout when another SP could not be signed out (SAML core §3.7.3.2).',
+        },
+      },
+    },
+    ended: { type: 'final', description: 'Signed out.' },
     refused: { type: 'final', description: 'Refused, with the check named.' },
   },
 });

@@ -12,6 +12,7 @@ import { registerTargetRunners } from './targets/runners.ts';
 import { registerScimRunners } from './runners/scim.ts';
 import { registerScimCheckServer } from './targets/scim-check-server.ts';
 import { registerSamlLab, type LabKeys } from './runners/saml-lab.ts';
+import { registerSamlRunners } from './runners/saml.ts';
 
 export interface FlowRunnerOptions {
   /** Base URL of the workload identity service when the deployment runs it in full mode. */
@@ -34,6 +35,7 @@ export function defaultFlowRunners(claimGrantType: string, options: FlowRunnerOp
   registerScimRunners(runners);
   registerScimCheckServer(runners);
   if (options.samlLab) registerSamlLab(runners, options.samlLab);
+  registerSamlRunners(runners);
   if (options.samlLab) registerSamlLab(runners, options.samlLab);
   if (options.spiffeBaseUrl) registerSpiffeRunners(runners, options.spiffeBaseUrl);
   return runners;

@@ -81,6 +81,15 @@ const registration: RunOption = {
   default: 'metadata_document',
 };
 
+const samlBinding: RunOption = {
+  name: 'binding',
+  label: 'AuthnRequest binding',
+  description:
+    'How the SP sends its AuthnRequest: HTTP-Redirect (DEFLATE, signature over the query) or HTTP-POST (enveloped signature); SAML bindings §3.4, §3.5.',
+  values: ['redirect', 'post'],
+  default: 'redirect',
+};
+
 const BY_FLOW = new Map<string, readonly RunOption[]>([
   ['oauth2/client-credentials', [clientAuth, alg, tokenMode, clientScope]],
   ['agentauth/register-and-claim', [email]],
@@ -93,6 +102,7 @@ const BY_FLOW = new Map<string, readonly RunOption[]>([
   ['oid4vp/dc-api', [credential]],
   ['oid4vp/dc-api-signed', [{ ...credential, default: 'mdoc' }]],
   ['mcp/authorization', [registration]],
+  ['saml/web-sso', [samlBinding]],
 ]);
 
 export function runOptionsOf(protocol: string, flow: string): readonly RunOption[] {

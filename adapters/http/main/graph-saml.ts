@@ -14,6 +14,7 @@ import { demoServiceProviders, type ServiceProvider } from '../../../services/sa
 import { signElement } from '../../../services/saml/signature.ts';
 import type { TrustedIdp } from '../../../services/saml/sp/consume.ts';
 import { SamlSp } from '../../../services/saml/sp/service.ts';
+import { SamlSpLogout } from '../../../services/saml/sp/logout.ts';
 import { parseXml, XmlRefused } from '../../../services/saml/xml.ts';
 import { loadOrCreateSamlKeys } from '../../keys/saml-key-file.ts';
 import type { OAuthPart } from './graph-oauth.ts';
@@ -25,6 +26,8 @@ export interface SamlServices {
   /** Single logout at the IdP, propagated to the session's SPs. */
   idpLogout: SamlIdpLogout;
   sp: SamlSp;
+  /** Single logout at our SP, with our IdP. */
+  spLogout: SamlSpLogout;
   serviceProviders: ServiceProvider[];
   /** Our IdP as our SP trusts it (its metadata's certificate and SSO URL). */
   ourIdp: TrustedIdp & { sso: string };
@@ -82,17 +85,26 @@ export function buildSaml(
       },
       useOnce,
     );
+    const ourIdp = {
+      entityId: urls.entityId,
+      signing: [new X509Certificate(keys.idpSigning.certificatePem)],
+      sso: urls.sso,
+    };
+    const spLogout = new SamlSpLogout(
+      sp,
+      shared.clock,
+      { ...ourIdp, slo: [BINDING.redirect, BINDING.post].map((binding) => ({ binding, url: urls.slo })) },
+      `${base}/saml/sp/slo`,
+      useOnce,
+    );
     return {
       keys,
+      spLogout,
       idp,
       idpLogout,
       sp,
       serviceProviders,
-      ourIdp: {
-        entityId: urls.entityId,
-        signing: [new X509Certificate(keys.idpSigning.certificatePem)],
-        sso: urls.sso,
-      },
+      ourIdp,
       idpMetadata: signedMetadata(
         idpMetadataXml({
           entityId: urls.entityId,

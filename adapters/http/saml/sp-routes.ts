@@ -1,4 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { cookieValue } from '../cookies.ts';
+import { randomToken, sha256 } from '../../../services/crypto/random.ts';
+import { BINDING } from '../../../services/saml/constants.ts';
+import { spSessionCookie, type SpLogoutOutcome } from '../../../services/saml/sp/logout.ts';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import { OAuthError, oauthError } from '../../../services/errors.ts';
@@ -7,6 +11,7 @@ import { XmlRefused } from '../../../services/saml/xml.ts';
 import { sendPostForm } from './post-form.ts';
 
 const METADATA_TYPE = 'application/samlmetadata+xml';
+const SP_COOKIE = 'portico_saml_sp';
 
 /** The ACS's refusal: the OAuth-style error contract, with the SAML check that caught it. */
 function refusal(check: string, reason: string, checks: string[]): OAuthError {
@@ -61,22 +66,83 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
     },
   );
 
-  // Single logout at our SP (HTTP-Redirect): what arrives is read with the same bounds as everywhere
-  // (a DEFLATE bomb is refused when the bound is reached). Logout propagation is not served yet.
+  // Single logout at our SP (SAML profiles §4.4) over both bindings; what arrives is read with the same
+  // bounds as everywhere (a DEFLATE bomb is refused when the bound is reached).
+  const sendLogout = (reply: FastifyReply, outcome: SpLogoutOutcome) => {
+    if (outcome.kind === 'error') throw refusal(outcome.check, outcome.reason, []);
+    if (outcome.endSession)
+      reply.header('set-cookie', `${SP_COOKIE}=; Path=/saml/sp; HttpOnly; SameSite=None; Secure; Max-Age=0`);
+    if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.url, 303);
+    if (outcome.kind === 'post') return sendPostForm(reply, outcome);
+    return reply
+      .header('cache-control', 'no-store')
+      .send({ logged_out: true, partial: outcome.partial, status: outcome.status });
+  };
+  const spCookie = (request: FastifyRequest) => cookieValue(request.headers.cookie, SP_COOKIE);
   app.get(
     '/saml/sp/slo',
     { schema: { summary: 'Single logout at our SP, HTTP-Redirect (SAML bindings §3.4)', tags: ['saml'] } },
-    async (request) => {
+    async (request, reply) => {
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      let message;
       try {
-        readRedirect(query);
+        message = readRedirect(query);
       } catch (error) {
         if (error instanceof XmlRefused || error instanceof RedirectRefused)
           throw refusal(error.check, error.message, []);
         throw error;
       }
-      throw oauthError('invalid_request', 'Single logout is not served at this SP yet');
+      const { spLogout } = await saml.services();
+      const outcome = await spLogout.receive(
+        {
+          binding: BINDING.redirect,
+          xml: message.xml,
+          ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
+          ...(message.signature ? { redirectSignature: message.signature } : {}),
+        },
+        spCookie(request),
+      );
+      return sendLogout(reply, outcome);
     },
+  );
+  app.post(
+    '/saml/sp/slo',
+    {
+      schema: {
+        summary: 'Single logout at our SP, HTTP-POST (SAML bindings §3.5)',
+        tags: ['saml'],
+        body: formBody({ SAMLRequest: str(400_000), SAMLResponse: str(400_000), RelayState: str(80) }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { SAMLRequest?: string; SAMLResponse?: string; RelayState?: string };
+      const value = body.SAMLRequest ?? body.SAMLResponse;
+      if (!value) throw refusal('message_shape', 'The form has no SAMLRequest or SAMLResponse', []);
+      let xml: string;
+      try {
+        xml = readPostValue(value);
+      } catch (error) {
+        if (error instanceof XmlRefused || error instanceof RedirectRefused)
+          throw refusal(error.check, error.message, []);
+        throw error;
+      }
+      const { spLogout } = await saml.services();
+      const outcome = await spLogout.receive(
+        { binding: BINDING.post, xml, ...(body.RelayState !== undefined ? { relayState: body.RelayState } : {}) },
+        spCookie(request),
+      );
+      return sendLogout(reply, outcome);
+    },
+  );
+  app.get(
+    '/saml/sp/logout',
+    {
+      schema: {
+        summary: 'Sign out at our SP: a signed LogoutRequest to the IdP (SAML profiles §4.4.3.1)',
+        tags: ['saml'],
+      },
+    },
+    async (request, reply) => sendLogout(reply, await (await saml.services()).spLogout.start(spCookie(request))),
   );
 
   app.post(
@@ -99,8 +165,15 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
         throw error;
       }
       const idp = await sp.trustFor(xml, ourIdp);
-      const result = await sp.consume(xml, idp);
+      // The SP's own session: a cookie naming the login's stream and a secret only its hash is kept of.
+      const secret = randomToken(24);
+      const result = await sp.consume(xml, idp, sha256(secret));
       if (!result.ok) throw refusal(result.check, result.reason, result.checks);
+      const stream = result.inResponseTo ?? result.assertionId;
+      reply.header(
+        'set-cookie',
+        `${SP_COOKIE}=${spSessionCookie(stream, secret)}; Path=/saml/sp; HttpOnly; SameSite=None; Secure`,
+      );
       return reply.header('cache-control', 'no-store').send({
         signed_in: true,
         idp: idp.entityId,
@@ -111,7 +184,7 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
         ...(result.inResponseTo ? { in_response_to: result.inResponseTo } : {}),
         ...(body.RelayState !== undefined ? { relay_state: body.RelayState } : {}),
         checks_passed: result.checks,
-        stream: `saml-login:${result.inResponseTo ?? result.assertionId}`,
+        stream: `saml-login:${stream}`,
       });
     },
   );

@@ -112,7 +112,7 @@ export class SamlSp {
   }
 
   /** The ACS: checks a Response from `idp` and records the login (or the check that refused it). */
-  async consume(xml: string, idp: TrustedIdp): Promise<ConsumedLogin | RefusedLogin> {
+  async consume(xml: string, idp: TrustedIdp, sessionHash?: string): Promise<ConsumedLogin | RefusedLogin> {
     const at = this.clock.now();
     const result = await consumeResponse(xml, {
       entityId: this.identity.entityId,
@@ -129,7 +129,13 @@ export class SamlSp {
     const stream = result.inResponseTo ?? (result.ok ? result.assertionId : randomToken(16));
     if (result.ok) {
       const { ok: _ok, inResponseTo: _irt, ...login } = result;
-      await this.logins.execute(stream, { type: 'login.consumed', at, idp: idp.entityId, ...login });
+      await this.logins.execute(stream, {
+        type: 'login.consumed',
+        at,
+        idp: idp.entityId,
+        ...login,
+        ...(sessionHash ? { sessionHash } : {}),
+      });
     } else {
       // A refusal naming a request we never sent, or one already spent, is recorded on a stream of its own.
       const open = result.inResponseTo

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
+
+// Issue 49: the catalog's SAML flows run for real over HTTP against this origin's IdP and SP.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startMainServer();
+});
+afterAll(() => server.close());
+
+const run = async (flow: string, options: Record<string, unknown> = {}) => {
+  const res = await fetch(`${server.url}/api/protocols/saml/demo/${flow}`, json(options));
+  const body = (await res.json()) as any;
+  expect(res.status, JSON.stringify(body).slice(0, 500)).toBe(201);
+  expect(body.status, body.error).toBe('succeeded');
+  return body;
+};
+
+describe('SAML flows of the catalog', () => {
+  it('[saml-profiles-010] web-sso over both bindings, idp-initiated and single-logout succeed, every exchange below 500', async () => {
+    for (const [flow, options] of [
+      ['web-sso', {}],
+      ['web-sso', { binding: 'post' }],
+      ['idp-initiated', {}],
+      ['single-logout', {}],
+    ] as const) {
+      const body = await run(flow, options);
+      expect(
+        body.exchanges.every((x: any) => x.response.status < 500),
+        flow,
+      ).toBe(true);
+    }
+  });
+
+  it('single-logout ends the SP login and the IdP session in the log', async () => {
+    await run('single-logout');
+    const logins = await server.main.ctx.log.streamIds('saml-login:');
+    const types = await Promise.all(
+      logins.map(async (id) => (await server.main.ctx.log.readStream(id)).map((e) => e.type)),
+    );
+    expect(types).toContainEqual(['login.requested', 'login.consumed', 'login.ended']);
+    const sessions = await server.main.ctx.log.streamIds('saml-session:');
+    const ended = await Promise.all(
+      sessions.map(async (id) => (await server.main.ctx.log.readStream(id)).map((e) => e.type)),
+    );
+    expect(ended).toContainEqual(
+      expect.arrayContaining([
+        'session.started',
+        'session.sp_joined',
+        'logout.started',
+        'logout.sp_answered',
+        'session.ended',
+      ]),
+    );
+  });
+});
