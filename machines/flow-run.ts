@@ -26,6 +26,8 @@ export interface RecordedExchange {
     signature?: 'removed';
     disclosures?: unknown[][];
   }>;
+  /** SAML messages met in the exchange (URLs and forms), decoded to XML, signature values removed. */
+  saml?: Array<{ where: string; field: string; binding: string; xml: string }>;
 }
 
 /** Whether an event's data has the shape of a recorded exchange (a step, a request and a response). */

@@ -1,5 +1,6 @@
 import type { RecordedExchange } from '../../machines/flow-run.ts';
 import { findTokens } from './token-finder.ts';
+import { samlMessagesOf } from '../saml/found-messages.ts';
 import { applyEdit, type PendingRequest, type RequestEdit } from './request-edit.ts';
 
 /** Step mode: asked before each request is sent; answers the learner's edit, if any (or throws to end the run). */
@@ -131,6 +132,13 @@ export class HttpCapture {
       annotations,
       ...(edits.length > 0 ? { edited: true as const, edits } : {}),
     };
+    const saml = samlMessagesOf({
+      url,
+      ...(request.form ? { form: request.form } : {}),
+      ...(res.headers.get('location') ? { location: new URL(res.headers.get('location')!, url).href } : {}),
+      ...((res.headers.get('content-type') ?? '').startsWith('text/html') ? { html: text } : {}),
+    });
+    if (saml.length > 0) exchange.saml = saml;
     this.exchanges.push(exchange);
     // A signed request object (RFC 9101) is a token of the run too.
     const responseBody = (res.headers.get('content-type') ?? '').startsWith('application/oauth-authz-req+jwt')

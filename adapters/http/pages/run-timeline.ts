@@ -113,6 +113,12 @@ export function exchangeBlock(
         `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code class="language-json">${highlightJson(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`,
     )
     .join('');
+  const saml = (x.saml ?? [])
+    .map(
+      (m) =>
+        `<section class="token"><h4>${escapeHtml(`${m.field} (${m.binding}, ${m.where}; decoded, signature values removed)`)}</h4><pre tabindex="0"><code class="language-xml">${escapeHtml(m.xml)}</code></pre></section>`,
+    )
+    .join('');
   const notes = x.annotations.length
     ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`
     : '';
@@ -121,7 +127,7 @@ export function exchangeBlock(
   const editedNote = x.edited
     ? `<p class="edited"><strong>Edited by you before it was sent:</strong> ${edits.map((e) => `<code>${escapeHtml(e)}</code>`).join(', ')}</p>`
     : '';
-  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span>${x.edited ? ' <span class="badge edited">edited</span>' : ''}</summary>${editedNote}${machineAfter ? `<p class="hint">Run machine after this exchange: <a href="${escapeHtml(machineAfter.href)}"><code>${escapeHtml(machineAfter.state)}</code></a></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
+  const html = `<details class="exchange" id="exchange-${index + 1}"${cls === 'bad' ? ' open' : ''}><summary><span class="n">${index + 1}</span> <strong>${escapeHtml(x.step)}</strong> <span class="method">${escapeHtml(x.request.method)}</span> <code>${escapeHtml(pathOf(x.request.url))}</code> <span class="badge status-${cls}">${x.response.status}</span> <span class="ms">${formatMs(x.duration_ms)}</span>${x.edited ? ' <span class="badge edited">edited</span>' : ''}</summary>${editedNote}${machineAfter ? `<p class="hint">Run machine after this exchange: <a href="${escapeHtml(machineAfter.href)}"><code>${escapeHtml(machineAfter.state)}</code></a></p>` : ''}${notes}<div class="sides">${side('Request', x.request.headers, x.request.body)}${side('Response', x.response.headers, x.response.body)}</div>${tokens}${saml}<details class="curl"><summary>Copy as curl</summary><pre tabindex="0"><code>${escapeHtml(curlOf(x))}</code></pre></details></details>`;
   const markdown: Block[] = [
     { kind: 'heading', level: 3, text: `${index + 1}. ${x.step}${x.edited ? ' (edited)' : ''}` },
     ...(x.edited
@@ -152,6 +158,9 @@ export function exchangeBlock(
           lang: 'json',
           text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2),
         }) as Block,
+    ),
+    ...(x.saml ?? []).map(
+      (m) => ({ kind: 'code', lang: 'xml', text: `<!-- ${m.field}, ${m.binding}, ${m.where} -->\n${m.xml}` }) as Block,
     ),
     { kind: 'code', lang: 'sh', text: curlOf(x) },
   ];

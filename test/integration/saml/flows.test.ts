@@ -32,6 +32,25 @@ describe('SAML flows of the catalog', () => {
     }
   });
 
+  it('[saml-bindings-003] the run timeline shows each SAML message decoded, signature values removed', async () => {
+    const body = await run('web-sso');
+    const messages = (body.exchanges as any[]).flatMap((x) => x.saml ?? []);
+    expect(messages.map((m: any) => `${m.field} ${m.binding} ${m.where}`)).toEqual(
+      expect.arrayContaining([
+        'SAMLRequest HTTP-Redirect response.location',
+        'SAMLRequest HTTP-Redirect request.url',
+        'SAMLResponse HTTP-POST response.form',
+        'SAMLResponse HTTP-POST request.form',
+      ]),
+    );
+    const response = messages.find((m: any) => m.field === 'SAMLResponse')!;
+    expect(response.xml).toContain('<samlp:Response');
+    expect(response.xml).toContain('SignatureValue>(removed)<');
+    const page = await (await fetch(`${server.url}/runs/${body.run_id}`)).text();
+    expect(page).toContain('SAMLResponse (HTTP-POST, response.form; decoded, signature values removed)');
+    expect(page).toContain('&lt;samlp:AuthnRequest');
+  });
+
   it('single-logout ends the SP login and the IdP session in the log', async () => {
     await run('single-logout');
     const logins = await server.main.ctx.log.streamIds('saml-login:');
