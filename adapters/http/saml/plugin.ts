@@ -4,6 +4,7 @@ import { samlIdpRoutes } from './idp-routes.ts';
 import { samlSpRoutes } from './sp-routes.ts';
 import { samlDemoRoutes } from './demo-routes.ts';
 import { samlLogoutRoutes } from './logout-routes.ts';
+import { samlIdpPage } from './idp-page.ts';
 
 /** SAML 2.0 (docs/saml.md): the IdP at `{base}/saml/idp`, our SP at `{base}/saml/sp`, the demo SPs. */
 export async function samlRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
@@ -11,4 +12,5 @@ export async function samlRoutes(app: FastifyInstance, ctx: MainContext): Promis
   samlSpRoutes(app, ctx.saml);
   samlDemoRoutes(app, ctx.saml);
   samlLogoutRoutes(app, ctx.saml);
+  samlIdpPage(app, ctx.saml);
 }

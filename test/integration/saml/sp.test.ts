@@ -93,4 +93,19 @@ describe('our SP with our IdP', () => {
     const expired = await postAcs(late.fields);
     expect(((await expired.json()) as any).check).toBe('expired');
   });
+
+  it("the IdP page offers IdP-initiated sign-in to each demo SP, and shows this browser's session with its SPs", async () => {
+    const empty = await (await fetch(`${server.url}/saml/idp`)).text();
+    expect(empty).toContain('No session in this browser.');
+    expect(empty).toContain('<option value="demo-sp-strict">');
+    const browser = new SamlBrowser(server.url, 'alice');
+    await browser.responseForm(
+      await browser.sso({ action: `${server.url}/saml/idp/initiate`, fields: { sp: 'portico-sp' } }),
+    );
+    const page = await (await browser.fetch(`${server.url}/saml/idp`)).text();
+    expect(page).toContain('Signed in as <strong>alice</strong>');
+    expect(page).toContain(`<code>${server.url}/saml/sp</code>`);
+    const markdown = await (await fetch(`${server.url}/saml/idp`, { headers: { accept: 'text/markdown' } })).text();
+    expect(markdown).toContain('/saml/idp/initiate');
+  });
 });
