@@ -6,10 +6,11 @@ import type { McpServerConfig } from './config.ts';
 import { registerMachineTools, type MachineToolDeps } from './machine-tools.ts';
 import { registerSsfTools, type SsfToolDeps } from './ssf-tools.ts';
 import { registerScimTools, type ScimToolDeps } from './scim-tools.ts';
+import { registerSamlTools, type SamlToolDeps } from './saml-tools.ts';
 import { registerStreamTools, type StreamToolDeps } from './stream-tools.ts';
 import { READ_ONLY, result, str, toolError } from './tool-kit.ts';
 
-export interface McpToolDeps extends StreamToolDeps, MachineToolDeps, SsfToolDeps, ScimToolDeps {
+export interface McpToolDeps extends StreamToolDeps, MachineToolDeps, SsfToolDeps, ScimToolDeps, SamlToolDeps {
   catalog: Catalog;
   lookingGlass: LookingGlass;
   isExecutable(protocol: string, flow: string): boolean;
@@ -185,6 +186,7 @@ export function buildMcpServer(config: McpServerConfig, deps: McpToolDeps): McpS
   registerMachineTools(server, deps);
   registerSsfTools(server, deps);
   registerScimTools(server, deps);
+  registerSamlTools(server, deps);
 
   // The tool list is fixed for the server's life: it never sends notifications/tools/list_changed.
   server.server.registerCapabilities({ tools: { listChanged: false } });

@@ -1,6 +1,5 @@
 import { decodeScim, type ScimDecodeInput } from '../../../services/scim/explain.ts';
-import { decodeSaml, type SamlDecodeInput } from '../../../services/saml/decode.ts';
-import { X509Certificate } from 'node:crypto';
+import type { SamlDecodeInput } from '../../../services/saml/decode.ts';
 import type { FastifyInstance } from 'fastify';
 import type { MainContext } from '../main/context.ts';
 import { jsonObject } from '../response-schemas.ts';
@@ -144,26 +143,7 @@ export async function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext)
         response: { 200: jsonObject('The decoded SAML message'), 400: errorResponse, 413: errorResponse },
       },
     },
-    async (request) => {
-      const { keys } = await ctx.saml.services();
-      const certificate = (name: string, pem: string) => ({ name, certificate: new X509Certificate(pem) });
-      return decodeSaml(
-        request.body as SamlDecodeInput,
-        {
-          certificates: [
-            certificate('this IdP (signing)', keys.idpSigning.certificatePem),
-            certificate('this SP (signing)', keys.spSigning.certificatePem),
-            certificate('the demo SPs (published key)', keys.demoSp.certificatePem),
-          ],
-          decryptionKeys: [
-            keys.spEncryption.privateKeyPem,
-            keys.idpEncryption.privateKeyPem,
-            keys.demoSp.privateKeyPem,
-          ],
-        },
-        ctx.clock.now(),
-      );
-    },
+    async (request) => ctx.saml.decode(request.body as SamlDecodeInput),
   );
 
   app.post(

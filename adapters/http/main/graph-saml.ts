@@ -16,6 +16,7 @@ import type { TrustedIdp } from '../../../services/saml/sp/consume.ts';
 import { SamlSp } from '../../../services/saml/sp/service.ts';
 import { SamlSpLogout } from '../../../services/saml/sp/logout.ts';
 import { parseXml, XmlRefused } from '../../../services/saml/xml.ts';
+import { decodeSaml, type SamlDecodeInput } from '../../../services/saml/decode.ts';
 import { loadOrCreateSamlKeys } from '../../keys/saml-key-file.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 
@@ -44,6 +45,8 @@ export interface SamlPart {
    * checked): what a login started with `idp_metadata_url` is sent to and checked against.
    */
   foreignIdp(metadataUrl: string): Promise<TrustedIdp & { sso: string; foreign: true }>;
+  /** The looking glass for SAML, with the certificates we know and the keys that decrypt (ours, the demo SPs'). */
+  decode(input: SamlDecodeInput): ReturnType<typeof decodeSaml>;
 }
 
 /** Signs a metadata document (its EntityDescriptor carries an ID; the signature goes first, SAML metadata §3). */
@@ -139,15 +142,33 @@ export function buildSaml(
       throw invalidRequest('Our SP sends AuthnRequests over HTTP-Redirect: the IdP metadata has no such endpoint');
     return { entityId: metadata.entityId, signing: metadata.signing, sso: sso.url, foreign: true as const };
   };
+  const decode = async (input: SamlDecodeInput) => {
+    const { keys } = await services();
+    const certificate = (name: string, pem: string) => ({ name, certificate: new X509Certificate(pem) });
+    return decodeSaml(
+      input,
+      {
+        certificates: [
+          certificate('this IdP (signing)', keys.idpSigning.certificatePem),
+          certificate('this SP (signing)', keys.spSigning.certificatePem),
+          certificate('the demo SPs (published key)', keys.demoSp.certificatePem),
+        ],
+        decryptionKeys: [keys.spEncryption.privateKeyPem, keys.idpEncryption.privateKeyPem, keys.demoSp.privateKeyPem],
+      },
+      shared.clock.now(),
+    );
+  };
+  const services = () => {
+    built ??= build().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    });
+    return built;
+  };
   return {
     base,
     foreignIdp,
-    services: () => {
-      built ??= build().catch((error: unknown) => {
-        built = undefined;
-        throw error;
-      });
-      return built;
-    },
+    decode,
+    services,
   };
 }

@@ -3,6 +3,7 @@ import { resourceTypeNamed } from '../../../services/scim/resource-types.ts';
 import { scimError } from '../../../services/scim/errors.ts';
 import { readListQuery } from '../../../services/scim/query.ts';
 import { listResponse } from '../scim/list-response.ts';
+import { publishedServiceProviders } from '../saml/demo-routes.ts';
 import type { FastifyInstance } from 'fastify';
 import { shortestPaths } from '../../../services/machines/paths.ts';
 import { aiCatalog, mcpServerConfig, serverCard, withServedVersions } from '../../../services/mcp/config.ts';
@@ -117,6 +118,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: MainContext): Promise
     ssfReceiver: (id: string) => ctx.ssf.receiver(id),
     ssfStream: (id: string, authorization: string | undefined) => ctx.ssf.stream(id, authorization),
     ...scimToolDeps(ctx),
+    samlDecode: (input: { message: string; certificate?: string }) => ctx.saml.decode(input),
+    samlServiceProviders: () => publishedServiceProviders(ctx.saml),
     diffRuns: async (a: string, b: string, tokens: { a?: string; b?: string }) => {
       const as = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
       return diffRuns(await exportFor(ctx, `run:${a}`, as(tokens.a)), await exportFor(ctx, `run:${b}`, as(tokens.b)));

@@ -7,28 +7,33 @@ import { str } from '../oauth/schemas.ts';
  * The pre-registered SPs, published like the demo OAuth clients (spec §5.6): their metadata, and the
  * demo SPs' private key (demo data on purpose: any SAML library may play a demo SP with it).
  */
+/** The IdP metadata URL and each demo SP as published (also the MCP tool list_saml_service_providers). */
+export async function publishedServiceProviders(saml: SamlPart) {
+  const { serviceProviders, keys } = await saml.services();
+  return {
+    idp_metadata: `${saml.base}/saml/idp/metadata`,
+    service_providers: serviceProviders.map((sp) => ({
+      id: sp.id,
+      name: sp.name,
+      entity_id: sp.entityId,
+      metadata: `${saml.base}/saml/demo/sps/${sp.id}/metadata`,
+      assertion_consumer_services: sp.acs,
+      single_logout_services: sp.slo.map((e) => ({ binding: e.binding, location: e.url })),
+      authn_requests_signed: sp.authnRequestsSigned,
+      signed_parts: sp.sign,
+      assertions_encrypted: Boolean(sp.encryption),
+      name_id_format: sp.nameIdFormat,
+      ...(sp.id === 'portico-sp'
+        ? {}
+        : { published_private_key_pem: keys.demoSp.privateKeyPem, certificate_pem: keys.demoSp.certificatePem }),
+    })),
+  };
+}
+
 export function samlDemoRoutes(app: FastifyInstance, saml: SamlPart): void {
-  app.get('/saml/demo/sps', { schema: { summary: 'The published demo SAML SPs', tags: ['saml'] } }, async () => {
-    const { serviceProviders, keys } = await saml.services();
-    return {
-      idp_metadata: `${saml.base}/saml/idp/metadata`,
-      service_providers: serviceProviders.map((sp) => ({
-        id: sp.id,
-        name: sp.name,
-        entity_id: sp.entityId,
-        metadata: `${saml.base}/saml/demo/sps/${sp.id}/metadata`,
-        assertion_consumer_services: sp.acs,
-        single_logout_services: sp.slo.map((e) => ({ binding: e.binding, location: e.url })),
-        authn_requests_signed: sp.authnRequestsSigned,
-        signed_parts: sp.sign,
-        assertions_encrypted: Boolean(sp.encryption),
-        name_id_format: sp.nameIdFormat,
-        ...(sp.id === 'portico-sp'
-          ? {}
-          : { published_private_key_pem: keys.demoSp.privateKeyPem, certificate_pem: keys.demoSp.certificatePem }),
-      })),
-    };
-  });
+  app.get('/saml/demo/sps', { schema: { summary: 'The published demo SAML SPs', tags: ['saml'] } }, () =>
+    publishedServiceProviders(saml),
+  );
   app.get(
     '/saml/demo/sps/:id/metadata',
     {

@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { idpCertificate, SamlBrowser } from '../../support/saml.ts';
@@ -50,5 +51,33 @@ describe('the looking glass for SAML', () => {
     const junk = await decode({ message: '%%%' });
     expect(junk.status).toBe(400);
     expect(junk.body.error).toBe('invalid_request');
+  });
+});
+
+describe('SAML through /mcp', () => {
+  it('decode_saml and list_saml_service_providers are read-only tools of /mcp', async () => {
+    const client = new Client({ name: 'portico-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    const { tools } = await client.listTools();
+    for (const name of ['decode_saml', 'list_saml_service_providers'])
+      expect(tools.find((t) => t.name === name)?.annotations).toMatchObject({ readOnlyHint: true });
+    const listed = await client.callTool({ name: 'list_saml_service_providers', arguments: {} });
+    expect((listed.structuredContent as any).service_providers.map((sp: any) => sp.id)).toEqual([
+      'portico-sp',
+      'demo-sp',
+      'demo-sp-strict',
+    ]);
+    const start = await fetch(`${server.url}/saml/sp/login`, { redirect: 'manual' });
+    const decoded = await client.callTool({
+      name: 'decode_saml',
+      arguments: { message: new URL(start.headers.get('location')!, server.url).href },
+    });
+    expect(decoded.structuredContent).toMatchObject({
+      message: 'samlp:AuthnRequest',
+      query_signature: { verdict: 'valid' },
+    });
+    const refused = await client.callTool({ name: 'decode_saml', arguments: { message: '<!DOCTYPE x><x/>' } });
+    expect(refused.isError).toBe(true);
+    await client.close();
   });
 });

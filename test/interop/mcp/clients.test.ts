@@ -20,12 +20,14 @@ afterAll(async () => {
 // Issue 45 item 2: the specification's `/mcp` has read-only tools; none of them starts or steps anything.
 const TOOLS = [
   'decode_jwt',
+  'decode_saml',
   'describe_protocol_flow',
   'diff_runs',
   'export_stream',
   'get_machine',
   'list_protocol_flows',
   'list_protocols',
+  'list_saml_service_providers',
   'list_scim_resources',
   'read_scim_resource',
   'read_ssf_receiver',
