@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { notFound } from '../../../services/errors.ts';
-import { str } from '../oauth/schemas.ts';
+import { formBody, str } from '../oauth/schemas.ts';
+import { sendAuthPage } from '../oauth/pages.ts';
 
 /**
  * The pre-registered SPs, published like the demo OAuth clients (spec §5.6): their metadata, and the
@@ -48,6 +49,49 @@ export function samlDemoRoutes(app: FastifyInstance, saml: SamlPart): void {
       const sp = serviceProviders.find((s) => s.id === (request.params as { id: string }).id);
       if (!sp) throw notFound('No such demo SP');
       return reply.type('application/samlmetadata+xml').send(sp.metadata);
+    },
+  );
+
+  // A demo SP's ACS on this origin: what the IdP sent, decoded, for a person trying a demo SP in a browser.
+  app.post(
+    '/saml/demo/acs',
+    {
+      schema: {
+        summary: 'The demo SPs’ ACS on this origin: the Response received, decoded (HTML)',
+        tags: ['saml'],
+        body: formBody({ SAMLResponse: str(400_000), RelayState: str(80) }, ['SAMLResponse']),
+      },
+    },
+    async (request, reply) => {
+      const { SAMLResponse, RelayState } = request.body as { SAMLResponse: string; RelayState?: string };
+      const decoded = await saml.decode({ message: SAMLResponse });
+      return sendAuthPage(request, reply, 200, {
+        title: 'What the IdP sent',
+        blocks: [
+          { kind: 'heading', level: 1, text: 'What the IdP sent to the demo SP' },
+          {
+            kind: 'paragraph',
+            inlines: [
+              'A demo SP consumes nothing: this page shows the ',
+              { code: decoded.message },
+              RelayState !== undefined ? ` (RelayState ${RelayState})` : '',
+              ' as the looking glass reads it. Decode any message at ',
+              { code: 'POST /api/lookingglass/decode/saml' },
+              '.',
+            ],
+          },
+          {
+            kind: 'code',
+            lang: 'json',
+            text: JSON.stringify(
+              { signatures: decoded.signatures, decrypted_assertion: decoded.decrypted_assertion },
+              null,
+              2,
+            ),
+          },
+          { kind: 'code', lang: 'xml', text: decoded.xml },
+        ],
+      });
     },
   );
 }

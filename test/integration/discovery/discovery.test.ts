@@ -33,6 +33,7 @@ describe('discovery documents', () => {
       'provision-with-scim',
       'register-agent',
       'run-protocol-flow',
+      'sign-in-with-saml',
       'use-mcp',
       'use-shared-signals',
       'use-wallet-harness',

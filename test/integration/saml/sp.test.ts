@@ -10,8 +10,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const postAcs = (fields: Record<string, string>) =>
-  fetch(`${server.url}/saml/sp/acs`, {
+const postAcs = (fields: Record<string, string>) => postAcsAt(`${server.url}/saml/sp/acs`, fields);
+const postAcsAt = (url: string, fields: Record<string, string>) =>
+  fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields).toString(),
@@ -107,5 +108,22 @@ describe('our SP with our IdP', () => {
     expect(page).toContain(`<code>${server.url}/saml/sp</code>`);
     const markdown = await (await fetch(`${server.url}/saml/idp`, { headers: { accept: 'text/markdown' } })).text();
     expect(markdown).toContain('/saml/idp/initiate');
+  });
+
+  it('the demo SPs’ ACS on this origin shows what the IdP sent, decoded', async () => {
+    const browser = new SamlBrowser(server.url, 'bob');
+    const form = await browser.responseForm(
+      await browser.sso({
+        action: `${server.url}/saml/idp/initiate`,
+        fields: { sp: 'demo-sp-strict', RelayState: 'try' },
+      }),
+    );
+    expect(form.action).toBe('http://127.0.0.1:8765/saml/acs');
+    const page = await postAcsAt(`${server.url}/saml/demo/acs`, form.fields);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('samlp:Response');
+    expect(html).toContain('RelayState try');
+    expect(html).toContain('decrypted_assertion');
   });
 });
