@@ -21,6 +21,7 @@ import { scimAgentMachine, scimGroupMachine, scimUserMachine } from './scim-reso
 import { scimTenantMachine } from './scim-tenant.ts';
 import { samlAuthnMachine, samlLoginMachine } from './saml-exchange.ts';
 import { samlSessionMachine } from './saml-session.ts';
+import { samlServiceProviderMachine } from './saml-service-provider.ts';
 
 /**
  * The machine that folds each kind of stream, by the prefix of its stream id (`agent:<id>` etc.).
@@ -53,6 +54,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'saml-authn': samlAuthnMachine,
   'saml-login': samlLoginMachine,
   'saml-session': samlSessionMachine,
+  'saml-sp': samlServiceProviderMachine,
 };
 
 export function machineForStream(streamId: string): AnyStateMachine | undefined {

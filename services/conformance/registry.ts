@@ -21,6 +21,8 @@ export interface RequirementEntry {
   roles: string[];
   tests: Array<{ file: string; name: string }>;
   implementation: string[];
+  /** The extension variable that serves this one requirement of a spec served by default (decisions §11). */
+  extension?: string;
 }
 export interface Registry {
   specs: SpecEntry[];

@@ -47,13 +47,14 @@ export class Conformance {
     const { report, problem } = loadReport(files, reportFile, registry);
     this.report = report;
     this.reportProblem = problem;
-    // A spec served only by an extension that is off is not this deployment's to claim.
-    const served = registry.specs.filter((s) => !s.extension || enabledExtensions.has(s.extension));
+    // A spec (or one requirement) served only by an extension that is off is not this deployment's to claim.
+    const on = (extension: string | undefined) => !extension || enabledExtensions.has(extension);
+    const served = registry.specs.filter((s) => on(s.extension));
     const ids = new Set(served.map((s) => s.id));
     this.registry = {
       ...registry,
       specs: served,
-      requirements: registry.requirements.filter((r) => ids.has(r.spec)),
+      requirements: registry.requirements.filter((r) => ids.has(r.spec) && on(r.extension)),
     };
   }
 

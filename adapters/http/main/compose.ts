@@ -50,7 +50,7 @@ const JSON_BODY_LIMIT = 64 * 1024;
 
 /** Pages answer 404 with HTML; everything else with JSON. */
 const isPage = (path: string) =>
-  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|ssf\/|scim\/v2|saml\/(sp\/(acs|slo|login|logout)|demo\/sps)|\.well-known|spiffe|wallet-harness)/.test(
+  !/^\/(api|agentauth\/(?!claim)|oauth2\/(?!authorize)|oidc\/(?!authorize|logout)|oid4vci|oid4vp|mcp|ssf\/|scim\/v2|saml\/(sp\/(acs|slo|login|logout)|idp\/sps|demo\/sps)|\.well-known|spiffe|wallet-harness)/.test(
     path,
   ) && !/\.(json|txt|md|xml)$/.test(path);
 

@@ -15,6 +15,7 @@ import { signElement } from '../../../services/saml/signature.ts';
 import type { TrustedIdp } from '../../../services/saml/sp/consume.ts';
 import { SamlSp } from '../../../services/saml/sp/service.ts';
 import { SamlSpLogout } from '../../../services/saml/sp/logout.ts';
+import { RegisteredServiceProviders } from '../../../services/saml/registered-sps.ts';
 import { parseXml, XmlRefused } from '../../../services/saml/xml.ts';
 import { decodeSaml, type SamlDecodeInput } from '../../../services/saml/decode.ts';
 import { loadOrCreateSamlKeys } from '../../keys/saml-key-file.ts';
@@ -47,6 +48,11 @@ export interface SamlPart {
   foreignIdp(metadataUrl: string): Promise<TrustedIdp & { sso: string; foreign: true }>;
   /** The looking glass for SAML, with the certificates we know and the keys that decrypt (ours, the demo SPs'). */
   decode(input: SamlDecodeInput): ReturnType<typeof decodeSaml>;
+  /**
+   * DYNAMIC_CLIENTS (decisions §11): registers an SP by its metadata, posted or fetched through the outbound
+   * guard; undefined when the extension is off.
+   */
+  register?: (input: { metadata?: string; metadataUrl?: string }) => Promise<ServiceProvider>;
 }
 
 /** Signs a metadata document (its EntityDescriptor carries an ID; the signature goes first, SAML metadata §3). */
@@ -60,10 +66,15 @@ export function buildSaml(
   const base = config.baseUrl;
   const file = join(dirname(config.keysFile), 'saml-keys.json');
   let built: Promise<SamlServices> | undefined;
+  let registered: RegisteredServiceProviders | undefined;
   const build = async (): Promise<SamlServices> => {
     const keys = await loadOrCreateSamlKeys(file, shared.clock.now());
     const serviceProviders = demoServiceProviders(base, keys);
     const byEntity = new Map(serviceProviders.map((sp) => [sp.entityId, sp]));
+    registered = config.extensions.dynamicClients
+      ? new RegisteredServiceProviders(shared.log, shared.clock, (entityId) => byEntity.has(entityId))
+      : undefined;
+    const findSp = async (entityId: string) => byEntity.get(entityId) ?? (await registered?.find(entityId));
     const useOnce = (purpose: string, value: string) => shared.oauth.deps.useOnce(purpose, value);
     const urls = { entityId: `${base}/saml/idp`, sso: `${base}/saml/idp/sso`, slo: `${base}/saml/idp/slo` };
     const idp = new SamlIdp(
@@ -72,10 +83,9 @@ export function buildSaml(
       // Persistent NameIDs are pairwise values per SP, salted like the OpenID Provider's pairwise subjects.
       { entityId: urls.entityId, signing: keys.idpSigning, persistentSalt: shared.keys.secret('pairwise-subject') },
       urls,
-      { users: shared.oauth.deps.users, serviceProvider: async (entityId) => byEntity.get(entityId), useOnce },
+      { users: shared.oauth.deps.users, serviceProvider: findSp, useOnce },
     );
-    const serviceProvider = async (entityId: string) => byEntity.get(entityId);
-    const idpLogout = new SamlIdpLogout(idp, shared.clock, serviceProvider, useOnce);
+    const idpLogout = new SamlIdpLogout(idp, shared.clock, findSp, useOnce);
     const spEntity = `${base}/saml/sp`;
     const sp = new SamlSp(
       shared.log,
@@ -165,10 +175,23 @@ export function buildSaml(
     });
     return built;
   };
+  const register = async (input: { metadata?: string; metadataUrl?: string }) => {
+    await services();
+    let metadata = input.metadata;
+    if (input.metadataUrl) {
+      const response = await shared.oauth.documentFetches.send(input.metadataUrl, {
+        headers: { accept: 'application/samlmetadata+xml, application/xml' },
+      });
+      if (response.status !== 200) throw invalidRequest(`The SP metadata answered HTTP ${response.status}`);
+      metadata = response.body.toString('utf8');
+    }
+    return registered!.register(metadata ?? '', input.metadataUrl ?? 'posted');
+  };
   return {
     base,
     foreignIdp,
     decode,
     services,
+    ...(config.extensions.dynamicClients ? { register } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { samlSpRoutes } from './sp-routes.ts';
 import { samlDemoRoutes } from './demo-routes.ts';
 import { samlLogoutRoutes } from './logout-routes.ts';
 import { samlIdpPage } from './idp-page.ts';
+import { samlRegistrationRoute } from './registration-route.ts';
 
 /** SAML 2.0 (docs/saml.md): the IdP at `{base}/saml/idp`, our SP at `{base}/saml/sp`, the demo SPs. */
 export async function samlRoutes(app: FastifyInstance, ctx: MainContext): Promise<void> {
@@ -13,4 +14,5 @@ export async function samlRoutes(app: FastifyInstance, ctx: MainContext): Promis
   samlDemoRoutes(app, ctx.saml);
   samlLogoutRoutes(app, ctx.saml);
   samlIdpPage(app, ctx.saml);
+  samlRegistrationRoute(app, ctx);
 }

@@ -22,6 +22,7 @@ import { scimResourceUpdates } from '../../../machines/scim-resource.ts';
 import { scimTenantUpdates } from '../../../machines/scim-tenant.ts';
 import { samlAuthnUpdates, samlLoginUpdates } from '../../../machines/saml-exchange.ts';
 import { samlSessionUpdates } from '../../../machines/saml-session.ts';
+import { samlServiceProviderUpdates } from '../../../machines/saml-service-provider.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every machine's context updates are pure, named functions exported from machines/<name>.ts,
@@ -53,6 +54,7 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   samlAuthn: samlAuthnUpdates,
   samlLogin: samlLoginUpdates,
   samlSession: samlSessionUpdates,
+  samlServiceProvider: samlServiceProviderUpdates,
 };
 
 const deepFreeze = <T>(value: T): T => {
