@@ -146,10 +146,11 @@ export async function catalogRoutes(app: FastifyInstance, ctx: MainContext): Pro
                 {
                   type: 'object',
                   additionalProperties: false,
-                  required: ['acs_url', 'entity_id'],
+                  minProperties: 1,
                   description:
-                    'Run saml/attack-lab against your own SAML SP, which must trust this origin’s IdP metadata (/saml/idp/metadata): its ACS URL, entity ID, optionally its HTTP-Redirect SingleLogoutService URL (for the DEFLATE bomb) and whether it wants signed assertions (default true). Through the outbound guard like every target.',
+                    'Run saml/attack-lab against your own SAML SP, which must trust this origin’s IdP metadata (/saml/idp/metadata): its metadata URL (which names the rest), or its ACS URL and entity ID, optionally its HTTP-Redirect SingleLogoutService URL (for the DEFLATE bomb) and whether it wants signed assertions (default true). Through the outbound guard like every target.',
                   properties: {
+                    metadata_url: { type: 'string', maxLength: 500 },
                     acs_url: { type: 'string', maxLength: 500 },
                     entity_id: { type: 'string', maxLength: 500 },
                     slo_url: { type: 'string', maxLength: 500 },

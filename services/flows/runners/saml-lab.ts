@@ -1,7 +1,9 @@
 import { deflateRawSync } from 'node:zlib';
 import { ATTACKS, LEGIT_NAME, VICTIM_NAME, type Attack } from '../../saml/lab/attacks.ts';
 import { mintResponse, type LabIdp, type LabTarget } from '../../saml/lab/mint.ts';
-import type { FlowRunners, RunContext } from '../registry.ts';
+import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
+import { BINDING } from '../../saml/constants.ts';
+import { readMetadata } from '../../saml/metadata.ts';
 
 /** What the lab needs from the deployment: our IdP's identity and key (the SP under test trusts it). */
 export type LabKeys = () => Promise<LabIdp>;
@@ -51,15 +53,42 @@ function judge(attack: Attack, answer: Answer, second?: Answer) {
   };
 }
 
+/** The SP under test from its metadata (fetched like every request of a targeted run: through the outbound guard). */
+async function fromMetadata(run: RunContext, url: string): Promise<LabTarget & { sloUrl?: string }> {
+  const response = await run.http.send('SP metadata', url, {}, [
+    'SAML metadata §2.4.4: entity ID, ACS and SLO endpoints, WantAssertionsSigned',
+  ]);
+  if (response.status !== 200) throw new FlowFailure(`the SP metadata answered HTTP ${response.status}`);
+  let metadata;
+  try {
+    metadata = readMetadata(response.text, run.nowS() * 1000);
+  } catch (error) {
+    throw new FlowFailure(`the SP metadata cannot be used: ${(error as Error).message}`);
+  }
+  const acs =
+    metadata.acs.find((e) => e.binding === BINDING.post && e.isDefault) ??
+    metadata.acs.find((e) => e.binding === BINDING.post);
+  if (!acs) throw new FlowFailure('the SP metadata has no HTTP-POST AssertionConsumerService');
+  const slo = metadata.slo.find((e) => e.binding === BINDING.redirect);
+  return {
+    entityId: metadata.entityId,
+    acsUrl: acs.url,
+    wantAssertionsSigned: metadata.wantAssertionsSigned,
+    ...(slo ? { sloUrl: slo.url } : {}),
+  };
+}
+
 /** `saml/attack-lab`: classic attacks on an SP's ACS, each a named check; our SP by default. */
 async function attackLab(run: RunContext, keys: LabKeys): Promise<void> {
   const idp = await keys();
-  const target: LabTarget & { sloUrl?: string } = run.samlTarget ?? {
-    entityId: `${run.base}/saml/sp`,
-    acsUrl: `${run.base}/saml/sp/acs`,
-    wantAssertionsSigned: true,
-    sloUrl: `${run.base}/saml/sp/slo`,
-  };
+  const target: LabTarget & { sloUrl?: string } = run.samlTarget?.metadataUrl
+    ? await fromMetadata(run, run.samlTarget.metadataUrl)
+    : (run.samlTarget ?? {
+        entityId: `${run.base}/saml/sp`,
+        acsUrl: `${run.base}/saml/sp/acs`,
+        wantAssertionsSigned: true,
+        sloUrl: `${run.base}/saml/sp/slo`,
+      });
   const post = async (step: string, xml: string, notes: string[]): Promise<Answer> => {
     const response = await run.http.send(
       step,

@@ -75,6 +75,8 @@ export interface SamlTarget {
   entityId: string;
   sloUrl?: string;
   wantAssertionsSigned: boolean;
+  /** The SP's metadata URL: fetched through the outbound guard, it names the rest. */
+  metadataUrl?: string;
 }
 
 const httpUrl = (value: string | undefined, name: string): string | undefined => {
@@ -89,13 +91,22 @@ export function samlTargetOf(option: unknown): SamlTarget | undefined {
   if (option === undefined) return undefined;
   if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
   const o = option as Record<string, unknown>;
-  const acsUrl = httpUrl(text(o.acs_url, 'acs_url', 500), 'acs_url');
-  const entityId = text(o.entity_id, 'entity_id', 500);
-  if (!acsUrl || !entityId) throw invalidRequest('target.acs_url and target.entity_id are required');
+  const metadataUrl = httpUrl(text(o.metadata_url, 'metadata_url', 500), 'metadata_url');
+  // Until its metadata is read, a target given by metadata_url is admitted by that URL.
+  const acsUrl = httpUrl(text(o.acs_url, 'acs_url', 500), 'acs_url') ?? metadataUrl;
+  const entityId = text(o.entity_id, 'entity_id', 500) ?? '';
+  if (!metadataUrl && (!acsUrl || !entityId))
+    throw invalidRequest('target needs metadata_url, or acs_url and entity_id');
   const sloUrl = httpUrl(text(o.slo_url, 'slo_url', 500), 'slo_url');
   if (o.want_assertions_signed !== undefined && typeof o.want_assertions_signed !== 'boolean')
     throw invalidRequest('target.want_assertions_signed must be a boolean');
-  return { acsUrl, entityId, ...(sloUrl ? { sloUrl } : {}), wantAssertionsSigned: o.want_assertions_signed !== false };
+  return {
+    acsUrl: acsUrl!,
+    entityId,
+    ...(sloUrl ? { sloUrl } : {}),
+    ...(metadataUrl ? { metadataUrl } : {}),
+    wantAssertionsSigned: o.want_assertions_signed !== false,
+  };
 }
 
 /** The `target` option of a SCIM flow, checked: an absolute http(s) base URL without query or fragment, and a token. */

@@ -19,6 +19,15 @@ const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
 function startNaiveSp(): Promise<void> {
   naive = createServer((request, response) => {
     const url = new URL(request.url!, 'http://naive');
+    if (request.method === 'GET' && url.pathname === '/metadata') {
+      const md = 'urn:oasis:names:tc:SAML:2.0:metadata';
+      response
+        .writeHead(200, { 'content-type': 'application/samlmetadata+xml' })
+        .end(
+          `<md:EntityDescriptor xmlns:md="${md}" entityID="https://naive-sp.example"><md:SPSSODescriptor WantAssertionsSigned="true" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${naiveUrl}/slo"/><md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${naiveUrl}/acs" index="0"/></md:SPSSODescriptor></md:EntityDescriptor>`,
+        );
+      return;
+    }
     if (request.method === 'GET' && url.pathname === '/slo') {
       const size = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).length;
       response.writeHead(200, { 'content-type': 'text/plain' }).end(`inflated ${size} bytes`);
@@ -108,19 +117,28 @@ describe('saml/attack-lab', () => {
     });
   });
 
-  it('[saml-core-002] against a naive SP as a target, the lab reports each attack it falls for', async () => {
-    const target = { acs_url: `${naiveUrl}/acs`, entity_id: 'https://naive-sp.example', slo_url: `${naiveUrl}/slo` };
-    const res = await fetch(`${server.url}/api/protocols/saml/demo/attack-lab`, json({ target }));
-    const body = (await res.json()) as any;
-    expect(res.status, JSON.stringify(body).slice(0, 400)).toBe(201);
-    expect(body.status, body.error).toBe('succeeded');
-    const checks = body.checks as Array<{ check: string; verdict: string; detail: string }>;
-    expect(checks[0]).toMatchObject({ check: 'baseline', verdict: 'passed' });
-    // It reads the Response's own Assertion child, so the copy hidden in Extensions (XSW7) does not fool it.
-    for (const c of checks.slice(1))
-      expect(c.verdict, `${c.check}: ${c.detail}`).toBe(c.check === 'XSW7' ? 'passed' : 'failed');
-    expect(checks.find((c) => c.check === 'XSW7')!.detail).toContain('consumed only the signed assertion');
-    expect(checks.find((c) => c.check === 'comment-in-nameid')!.detail).toContain('cut at the comment');
-    expect(checks.find((c) => c.check === 'XSW3')!.detail).toContain('signed in admin@example.com');
-  });
+  it.each([
+    [
+      'its ACS URL and entity ID',
+      () => ({ acs_url: `${naiveUrl}/acs`, entity_id: 'https://naive-sp.example', slo_url: `${naiveUrl}/slo` }),
+    ],
+    ['its metadata URL', () => ({ metadata_url: `${naiveUrl}/metadata` })],
+  ])(
+    '[saml-core-002] against a naive SP as a target (%s), the lab reports each attack it falls for',
+    async (_how, targetOf) => {
+      const target = targetOf();
+      const res = await fetch(`${server.url}/api/protocols/saml/demo/attack-lab`, json({ target }));
+      const body = (await res.json()) as any;
+      expect(res.status, JSON.stringify(body).slice(0, 400)).toBe(201);
+      expect(body.status, body.error).toBe('succeeded');
+      const checks = body.checks as Array<{ check: string; verdict: string; detail: string }>;
+      expect(checks[0]).toMatchObject({ check: 'baseline', verdict: 'passed' });
+      // It reads the Response's own Assertion child, so the copy hidden in Extensions (XSW7) does not fool it.
+      for (const c of checks.slice(1))
+        expect(c.verdict, `${c.check}: ${c.detail}`).toBe(c.check === 'XSW7' ? 'passed' : 'failed');
+      expect(checks.find((c) => c.check === 'XSW7')!.detail).toContain('consumed only the signed assertion');
+      expect(checks.find((c) => c.check === 'comment-in-nameid')!.detail).toContain('cut at the comment');
+      expect(checks.find((c) => c.check === 'XSW3')!.detail).toContain('signed in admin@example.com');
+    },
+  );
 });
