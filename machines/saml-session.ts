@@ -25,7 +25,7 @@ export type SamlSessionEvent =
   | { type: 'logout.sp_answered'; at: number; sp: string; ok: boolean }
   | { type: 'session.ended'; at: number; partial: boolean };
 
-export interface SamlSessionParticipant {
+interface SamlSessionParticipant {
   sp: string;
   nameId: string;
   nameIdFormat: string;

@@ -8,14 +8,7 @@ import type { EventLog, StoredEvent } from '../event-log.ts';
 import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts';
 import { redactor } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
-import {
-  samlTargetOf,
-  scimTargetOf,
-  targetOf,
-  type SamlTarget,
-  type ScimTarget,
-  type Target,
-} from './targets/target.ts';
+import { targetContext, targetFor, targetOrigin, type AnyTarget } from './targets/target.ts';
 import { TargetWaits } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
 import { requireRunToken, runReadableWith } from './run-access.ts';
@@ -96,12 +89,7 @@ export class FlowRuns {
     const flow = this.catalog.flow(protocol, flowId);
     if (!flow) throw notFound(`No flow "${flowId}" in ${protocol}`);
     // SCIM flows take a service provider (`{base_url, token}`); the others an authorization server.
-    const target: Target | ScimTarget | SamlTarget | undefined =
-      protocol === 'scim'
-        ? scimTargetOf(options.target)
-        : protocol === 'saml'
-          ? samlTargetOf(options.target)
-          : targetOf(options.target);
+    const target = targetFor(protocol, options.target);
     const runner = target ? this.deps.targets?.runners.get(protocol, flowId) : this.runners.get(protocol, flowId);
     if (!runner && target) throw invalidRequest(`${protocol}/${flowId} cannot run against a target of your own`);
     if (!runner)
@@ -109,9 +97,7 @@ export class FlowRuns {
     if (target) {
       this.waits.reserve(client);
       try {
-        await this.deps.targets!.admit(
-          'baseUrl' in target ? target.baseUrl : 'acsUrl' in target ? target.acsUrl : target.issuer,
-        );
+        await this.deps.targets!.admit(targetOrigin(target));
       } catch (error) {
         this.waits.end(client);
         throw error;
@@ -157,7 +143,7 @@ export class FlowRuns {
     runner: FlowRunner;
     options: Record<string, unknown>;
     gate?: RequestGate;
-    target?: Target | ScimTarget | SamlTarget;
+    target?: AnyTarget;
     /** The address that started the run ('' when unknown). */
     client: string;
   }): Promise<RunView> {
@@ -189,13 +175,7 @@ export class FlowRuns {
         wait: this.deps.wait,
         nowS: () => Math.floor(this.deps.clock.now() / 1000),
         options,
-        ...(target
-          ? 'baseUrl' in target
-            ? { scimTarget: target }
-            : 'acsUrl' in target
-              ? { samlTarget: target }
-              : { target }
-          : {}),
+        ...(target ? targetContext(target) : {}),
         check: async (result) => {
           await this.actors.execute(id, { type: 'run.check_recorded', at: this.deps.clock.now(), ...result });
         },

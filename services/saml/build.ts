@@ -6,7 +6,7 @@ import { escapeXml as e } from './xml.ts';
 export const newSamlId = (): string => `_${randomBytes(20).toString('hex')}`;
 
 /** SAML core §1.3.3: UTC, no fraction. */
-export const samlTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const samlTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 const NSDECL = `xmlns:samlp="${NS.protocol}" xmlns:saml="${NS.assertion}"`;
 const optional = (name: string, value: string | undefined) => (value === undefined ? '' : ` ${name}="${e(value)}"`);

@@ -37,7 +37,6 @@ export const NAMEID = {
   transient: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
   unspecified: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
 } as const;
-export type NameIdFormat = (typeof NAMEID)[keyof typeof NAMEID];
 export const NAMEID_FORMATS: readonly string[] = [NAMEID.email, NAMEID.persistent, NAMEID.transient];
 
 /** SAML authentication context classes (saml-authn-context-2.0-os §3.4), weakest first. */

@@ -10,7 +10,7 @@ import type { ServiceProvider } from './service-providers.ts';
 import { XmlRefused } from './xml.ts';
 
 /** An SP as registered metadata describes it; undefined when the metadata no longer holds (e.g. an expired certificate). */
-export function serviceProviderOf(metadata: string, nowMs: number): ServiceProvider {
+function serviceProviderOf(metadata: string, nowMs: number): ServiceProvider {
   const read = readMetadata(metadata, nowMs);
   const acs = read.acs.filter((e) => e.binding === BINDING.post);
   if (!acs.length)

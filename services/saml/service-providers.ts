@@ -4,7 +4,7 @@ import type { SamlKeys } from './keys.ts';
 import { readMetadata, spMetadataXml, type Endpoint } from './metadata.ts';
 
 /** Which parts of a Response the IdP signs for an SP (SAML core §5.4; profiles §4.1.3.5). */
-export type SignedParts = 'response' | 'assertion' | 'both';
+type SignedParts = 'response' | 'assertion' | 'both';
 
 /** An SP the IdP knows: from its metadata, with the IdP's choices for it. */
 export interface ServiceProvider {

@@ -47,7 +47,9 @@ export function signElement(
 /** xml-crypto's extension point for a signature algorithm: HMAC-SHA1 (never accepted on verification here). */
 class HmacForgery implements SignatureAlgorithm {
   getSignature(signedInfo: BinaryLike, key: KeyLike): string {
-    return createHmac('sha1', String(key)).update(signedInfo).digest('base64');
+    return createHmac('sha1', key as string)
+      .update(signedInfo)
+      .digest('base64');
   }
   verifySignature(): boolean {
     return false;
@@ -61,7 +63,7 @@ class HmacForgery implements SignatureAlgorithm {
 export type SignatureVerdict =
   { ok: true; signed: Element; certificate: X509Certificate } | { ok: false; check: SignatureCheck; reason: string };
 
-export type SignatureCheck =
+type SignatureCheck =
   'signature_missing' | 'signature_algorithm' | 'signature_reference' | 'signature_duplicate_id' | 'signature_invalid';
 
 const fail = (check: SignatureCheck, reason: string): SignatureVerdict => ({ ok: false, check, reason });

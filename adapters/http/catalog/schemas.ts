@@ -111,3 +111,51 @@ export const runSchema = {
     status: { type: 'string' },
   },
 };
+
+/** A run's `target`: an authorization server, a SCIM service provider, or a SAML SP of the user's own. */
+export const targetSchema = {
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['issuer', 'client_id'],
+      description:
+        "Run against your own authorization server (OAuth 2.0 flows): its issuer (metadata discovered by RFC 8414, then OpenID discovery), a client registered there, and how it authenticates. Requests go through the outbound guard: https to public addresses, or this deployment's own origin; a server on this machine (http://127.0.0.1:PORT or http://localhost:PORT) needs Portico started with OUTBOUND_ALLOW_LOOPBACK=true, a test hook. The secret is never logged whole.",
+      properties: {
+        issuer: { type: 'string', maxLength: 500 },
+        client_id: { type: 'string', maxLength: 200 },
+        client_secret: { type: 'string', maxLength: 500 },
+        scope: { type: 'string', maxLength: 500 },
+        token_endpoint_auth_method: {
+          type: 'string',
+          enum: ['client_secret_basic', 'client_secret_post', 'none'],
+        },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['base_url', 'token'],
+      description:
+        'Run scim/check-server against your own SCIM service provider: its base URL (e.g. https://example.com/scim/v2) and a bearer token it takes. Through the outbound guard like every target; the token is never logged whole.',
+      properties: {
+        base_url: { type: 'string', maxLength: 500 },
+        token: { type: 'string', maxLength: 4000 },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      description:
+        'Run saml/attack-lab against your own SAML SP, which must trust this origin’s IdP metadata (/saml/idp/metadata): its metadata URL (which names the rest), or its ACS URL and entity ID, optionally its HTTP-Redirect SingleLogoutService URL (for the DEFLATE bomb) and whether it wants signed assertions (default true). Through the outbound guard like every target.',
+      properties: {
+        metadata_url: { type: 'string', maxLength: 500 },
+        acs_url: { type: 'string', maxLength: 500 },
+        entity_id: { type: 'string', maxLength: 500 },
+        slo_url: { type: 'string', maxLength: 500 },
+        want_assertions_signed: { type: 'boolean' },
+      },
+    },
+  ],
+};

@@ -22,7 +22,7 @@ import { loadOrCreateSamlKeys } from '../../keys/saml-key-file.ts';
 import type { OAuthPart } from './graph-oauth.ts';
 
 /** The SAML IdP, our SP and the demo SPs, built once their keys exist. */
-export interface SamlServices {
+interface SamlServices {
   keys: SamlKeys;
   idp: SamlIdp;
   /** Single logout at the IdP, propagated to the session's SPs. */

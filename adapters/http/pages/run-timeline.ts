@@ -3,6 +3,7 @@ import { stepBlocks } from './step-controls.ts';
 import type { RunView } from '../../../services/flows/runs.ts';
 import type { Block, PageDocument } from '../../../services/pages/document.ts';
 import { highlightJson } from '../../../services/pages/highlight.ts';
+import { samlMessagesHtml, samlMessagesMarkdown } from './saml-in-run.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
 import { lifelineDiagram } from './sequence-diagram.ts';
 import { pathOf, statusClass } from '../../../services/pages/exchange-format.ts';
@@ -113,12 +114,7 @@ export function exchangeBlock(
         `<section class="token"><h4>${escapeHtml(t.name)} (decoded; signature not stored)</h4><pre tabindex="0"><code class="language-json">${highlightJson(JSON.stringify({ header: t.header, payload: t.payload }, null, 2))}</code></pre>${lookingGlassForm(t)}</section>`,
     )
     .join('');
-  const saml = (x.saml ?? [])
-    .map(
-      (m) =>
-        `<section class="token"><h4>${escapeHtml(`${m.field} (${m.binding}, ${m.where}; decoded, signature values removed)`)}</h4><pre tabindex="0"><code class="language-xml">${escapeHtml(m.xml)}</code></pre></section>`,
-    )
-    .join('');
+  const saml = samlMessagesHtml(x);
   const notes = x.annotations.length
     ? `<ul>${x.annotations.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`
     : '';
@@ -159,9 +155,7 @@ export function exchangeBlock(
           text: JSON.stringify({ token: t.name, header: t.header, payload: t.payload }, null, 2),
         }) as Block,
     ),
-    ...(x.saml ?? []).map(
-      (m) => ({ kind: 'code', lang: 'xml', text: `<!-- ${m.field}, ${m.binding}, ${m.where} -->\n${m.xml}` }) as Block,
-    ),
+    ...samlMessagesMarkdown(x),
     { kind: 'code', lang: 'sh', text: curlOf(x) },
   ];
   return { kind: 'html', html, markdown };

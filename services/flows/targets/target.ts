@@ -24,7 +24,7 @@ const text = (value: unknown, name: string, max: number): string | undefined => 
 };
 
 /** The `target` option, checked: an absolute http(s) issuer without query or fragment, a client id, the rest optional. */
-export function targetOf(option: unknown): Target | undefined {
+function targetOf(option: unknown): Target | undefined {
   if (option === undefined) return undefined;
   if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
   const o = option as Record<string, unknown>;
@@ -87,7 +87,7 @@ const httpUrl = (value: string | undefined, name: string): string | undefined =>
 };
 
 /** The `target` option of the SAML attack lab, checked. */
-export function samlTargetOf(option: unknown): SamlTarget | undefined {
+function samlTargetOf(option: unknown): SamlTarget | undefined {
   if (option === undefined) return undefined;
   if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
   const o = option as Record<string, unknown>;
@@ -110,7 +110,7 @@ export function samlTargetOf(option: unknown): SamlTarget | undefined {
 }
 
 /** The `target` option of a SCIM flow, checked: an absolute http(s) base URL without query or fragment, and a token. */
-export function scimTargetOf(option: unknown): ScimTarget | undefined {
+function scimTargetOf(option: unknown): ScimTarget | undefined {
   if (option === undefined) return undefined;
   if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
   const o = option as Record<string, unknown>;
@@ -123,3 +123,17 @@ export function scimTargetOf(option: unknown): ScimTarget | undefined {
     throw invalidRequest('target.base_url must be an http(s) URL without query or fragment');
   return { baseUrl: baseUrl.replace(/\/+$/, ''), token };
 }
+
+export type AnyTarget = Target | ScimTarget | SamlTarget;
+
+/** The `target` option of a run, read by its protocol: a SCIM service provider, a SAML SP, else an authorization server. */
+export const targetFor = (protocol: string, option: unknown): AnyTarget | undefined =>
+  protocol === 'scim' ? scimTargetOf(option) : protocol === 'saml' ? samlTargetOf(option) : targetOf(option);
+
+/** The URL whose origin the outbound guard admits before a targeted run starts. */
+export const targetOrigin = (target: AnyTarget): string =>
+  'baseUrl' in target ? target.baseUrl : 'acsUrl' in target ? target.acsUrl : target.issuer;
+
+/** Where a runner finds its target (RunContext's `target`, `scimTarget` or `samlTarget`). */
+export const targetContext = (target: AnyTarget) =>
+  'baseUrl' in target ? { scimTarget: target } : 'acsUrl' in target ? { samlTarget: target } : { target };

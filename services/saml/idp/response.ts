@@ -22,7 +22,7 @@ export function nameIdFor(user: DemoUser, sp: ServiceProvider, format: string, s
 }
 
 /** The demo user's attributes (eduPerson/X.500 names by OID, SAML core §2.7.3). */
-export function attributesOf(user: DemoUser): Array<{ name: string; friendlyName: string; values: string[] }> {
+function attributesOf(user: DemoUser): Array<{ name: string; friendlyName: string; values: string[] }> {
   const claim = (name: string) => (typeof user.claims[name] === 'string' ? [user.claims[name] as string] : []);
   return [
     { name: 'urn:oid:0.9.2342.19200300.100.1.1', friendlyName: 'uid', values: [user.id] },

@@ -3,7 +3,7 @@ import { elementsNamed, parseXml, serializeXml } from '../xml.ts';
 import { LEGIT_NAME, mintResponse, VICTIM_NAME, type LabIdp, type LabTarget } from './mint.ts';
 
 /** How an attack is delivered to the SP under test. */
-export type Delivery =
+type Delivery =
   | { kind: 'post'; xml: string }
   /** The same Response twice: the second must be refused (replay). */
   | { kind: 'post-twice'; xml: string }

@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import { CLOCK_SKEW_MS, NS, STATUS } from '../constants.ts';
 import { decryptAssertion } from '../encryption.ts';
 import { verifyElementSignature } from '../signature.ts';
-import { attr, childElements, onlyChild, parseXml, textOf, XmlRefused } from '../xml.ts';
+import { attr, childElements, onlyChild, parseXml, serializeXml, textOf, XmlRefused } from '../xml.ts';
 
 /** The IdP an SP trusts, as its metadata says. */
 export interface TrustedIdp {
@@ -117,11 +117,11 @@ export async function consumeResponse(xml: string, deps: ConsumeDeps): Promise<C
           `The EncryptedAssertion does not decrypt with this SP's key: ${(error as Error).message}`,
         );
       }
-      assertionXml = assertion.toString();
+      assertionXml = serializeXml(assertion);
       checks.push('decryption');
     } else {
       assertion = plain[0];
-      assertionXml = container === root ? xml : container.toString();
+      assertionXml = container === root ? xml : serializeXml(container);
     }
     // WantAssertionsSigned (our metadata): the assertion carries its own valid signature.
     const verdict = verifyElementSignature(assertionXml, assertion, deps.idp.signing);
@@ -229,7 +229,7 @@ async function checkAssertion(
     `The assertion ${assertionId} was already consumed`,
   );
   checks.push('replay');
-  const attributes: Record<string, string[]> = Object.create(null);
+  const attributes = Object.create(null) as Record<string, string[]>;
   for (const statement of childElements(assertion, NS.assertion, 'AttributeStatement'))
     for (const attribute of childElements(statement, NS.assertion, 'Attribute')) {
       const name = attr(attribute, 'FriendlyName') ?? attr(attribute, 'Name') ?? '';
