@@ -1,4 +1,5 @@
 import { inflateBounded } from './redirect-binding.ts';
+import { readPostForm } from './post-form.ts';
 
 /** A SAML message met in a recorded exchange, decoded for the run's timeline. */
 export interface FoundSamlMessage {
@@ -27,14 +28,6 @@ function decode(value: string): string | undefined {
   }
 }
 
-const unescapeHtml = (s: string) =>
-  s
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
 /** The SAML messages of one exchange: in URLs (HTTP-Redirect) and in forms (HTTP-POST). */
 export function samlMessagesOf(exchange: {
   url: string;
@@ -52,14 +45,14 @@ export function samlMessagesOf(exchange: {
     const xml = value ? decode(value) : undefined;
     if (xml) found.push({ where, field, binding, xml });
   };
+  const posted = exchange.html ? readPostForm(exchange.html) : undefined;
   for (const field of FIELDS) {
     if (URL.canParse(exchange.url))
       add('request.url', field, 'HTTP-Redirect', new URL(exchange.url).searchParams.get(field) ?? undefined);
     add('request.form', field, 'HTTP-POST', exchange.form?.[field]);
     if (exchange.location && URL.canParse(exchange.location))
       add('response.location', field, 'HTTP-Redirect', new URL(exchange.location).searchParams.get(field) ?? undefined);
-    const posted = exchange.html ? new RegExp(`name="${field}" value="([^"]*)"`).exec(exchange.html)?.[1] : undefined;
-    add('response.form', field, 'HTTP-POST', posted ? unescapeHtml(posted) : undefined);
+    add('response.form', field, 'HTTP-POST', posted?.fields[field]);
   }
   return found;
 }

@@ -3,7 +3,9 @@ import { CLOCK_SKEW_MS, BINDING, NS, SAML_VERSION } from './constants.ts';
 import type { Endpoint } from './metadata.ts';
 import { redirectUrl, type MessageKind } from './redirect-binding.ts';
 import { signElement, type PemKeyPair } from './signature.ts';
-import { attr, onlyChild, textOf } from './xml.ts';
+import type { X509Certificate } from 'node:crypto';
+import { messageSignatureProblem, type ReceivedMessage } from './message-signature.ts';
+import { attr, onlyChild, parseXml, textOf, XmlRefused } from './xml.ts';
 
 /** Where a signed message goes next: a redirect, or an auto-posted form (SAML bindings §3.4, §3.5). */
 export type Outgoing =
@@ -80,4 +82,43 @@ export function readLogout(root: Element): LogoutFields | { check: string; reaso
 export function timely(root: Element, nowMs: number): boolean {
   const issued = Date.parse(attr(root, 'IssueInstant') ?? '');
   return Number.isFinite(issued) && issued <= nowMs + CLOCK_SKEW_MS && issued >= nowMs - 5 * 60_000 - CLOCK_SKEW_MS;
+}
+
+/**
+ * The checks every logout message takes before its meaning (SAML profiles §4.4.4): it reads safely, it is
+ * a LogoutRequest or LogoutResponse, its issuer is a peer we know, it is signed by that peer, addressed to
+ * this endpoint, recent, and new.
+ */
+export async function checkLogoutMessage<P extends { entityId: string; signing: readonly X509Certificate[] }>(
+  message: ReceivedMessage,
+  rules: {
+    peer(issuer: string | undefined): Promise<P | undefined>;
+    /** Who the peer is, for the messages: "the SP", "the IdP". */
+    who: string;
+    endpoint: string;
+    nowMs: number;
+    useOnce(purpose: string, value: string): Promise<boolean>;
+  },
+): Promise<{ ok: true; fields: LogoutFields; peer: P } | { ok: false; check: string; reason: string }> {
+  const refuse = (check: string, reason: string) => ({ ok: false as const, check, reason });
+  let root: Element;
+  try {
+    root = parseXml(message.xml).documentElement;
+  } catch (error) {
+    if (error instanceof XmlRefused) return refuse(error.check, error.message);
+    throw error;
+  }
+  const fields = readLogout(root);
+  if ('check' in fields) return refuse(fields.check, fields.reason);
+  const peer = await rules.peer(fields.issuer);
+  if (!peer)
+    return refuse('issuer_known', `The Issuer ${fields.issuer ?? '(none)'} is not ${rules.who} this endpoint knows`);
+  const unsigned = messageSignatureProblem(message, root, peer.signing, true, rules.who);
+  if (unsigned) return refuse('message_signature', unsigned);
+  if (fields.destination !== undefined && fields.destination !== rules.endpoint)
+    return refuse('message_destination', `The Destination must be ${rules.endpoint}`);
+  if (!timely(root, rules.nowMs)) return refuse('message_time', 'The IssueInstant is missing, in the future or stale');
+  if (!(await rules.useOnce('saml-logout-message', `${peer.entityId} ${fields.id}`)))
+    return refuse('message_replay', `The message ID ${fields.id} was already received`);
+  return { ok: true, fields, peer };
 }

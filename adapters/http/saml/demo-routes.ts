@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
+import type { ServiceProvider } from '../../../services/saml/service-providers.ts';
 import { notFound } from '../../../services/errors.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import { sendAuthPage } from '../oauth/pages.ts';
@@ -8,6 +9,17 @@ import { sendAuthPage } from '../oauth/pages.ts';
  * The pre-registered SPs, published like the demo OAuth clients (spec §5.6): their metadata, and the
  * demo SPs' private key (demo data on purpose: any SAML library may play a demo SP with it).
  */
+/** What an SP is to the IdP, as `/saml/demo/sps` and a registration answer show it. */
+export const spView = (sp: ServiceProvider) => ({
+  entity_id: sp.entityId,
+  assertion_consumer_services: sp.acs,
+  single_logout_services: sp.slo.map((e) => ({ binding: e.binding, location: e.url })),
+  authn_requests_signed: sp.authnRequestsSigned,
+  signed_parts: sp.sign,
+  assertions_encrypted: Boolean(sp.encryption),
+  name_id_format: sp.nameIdFormat,
+});
+
 /** The IdP metadata URL and each demo SP as published (also the MCP tool list_saml_service_providers). */
 export async function publishedServiceProviders(saml: SamlPart) {
   const { serviceProviders, keys } = await saml.services();
@@ -16,14 +28,8 @@ export async function publishedServiceProviders(saml: SamlPart) {
     service_providers: serviceProviders.map((sp) => ({
       id: sp.id,
       name: sp.name,
-      entity_id: sp.entityId,
+      ...spView(sp),
       metadata: `${saml.base}/saml/demo/sps/${sp.id}/metadata`,
-      assertion_consumer_services: sp.acs,
-      single_logout_services: sp.slo.map((e) => ({ binding: e.binding, location: e.url })),
-      authn_requests_signed: sp.authnRequestsSigned,
-      signed_parts: sp.sign,
-      assertions_encrypted: Boolean(sp.encryption),
-      name_id_format: sp.nameIdFormat,
       ...(sp.id === 'portico-sp'
         ? {}
         : { published_private_key_pem: keys.demoSp.privateKeyPem, certificate_pem: keys.demoSp.certificatePem }),

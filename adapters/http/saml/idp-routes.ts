@@ -1,13 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { cookieValue } from '../cookies.ts';
 import { errorPage, loginPage, sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
-import { BINDING } from '../../../services/saml/constants.ts';
-import { readPostValue, readRedirect, RedirectRefused } from '../../../services/saml/redirect-binding.ts';
-import { XmlRefused } from '../../../services/saml/xml.ts';
 import { SESSION_COOKIE, sendSsoOutcome } from './post-form.ts';
+import { overPost, overRedirect, type Received } from './received.ts';
 
 const METADATA_TYPE = 'application/samlmetadata+xml';
 const LOGIN = '/saml/idp/login';
@@ -30,42 +28,22 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
     async (_request, reply) => reply.type(METADATA_TYPE).send((await saml.services()).idpMetadata),
   );
 
-  const refusedPage = (request: FastifyRequest, reply: Parameters<typeof sendAuthPage>[1], error: unknown) => {
-    if (error instanceof XmlRefused || error instanceof RedirectRefused)
-      return sendAuthPage(
-        request,
-        reply,
-        400,
-        errorPage(error.check, error.message, 'This SAML request cannot continue'),
-      );
-    throw error;
+  const receive = async (request: FastifyRequest, reply: FastifyReply, received: Received) => {
+    if ('refused' in received || received.kind !== 'SAMLRequest') {
+      const { check, reason } =
+        'refused' in received
+          ? received.refused
+          : { check: 'request_shape', reason: 'The SSO endpoint takes a SAMLRequest' };
+      return sendAuthPage(request, reply, 400, errorPage(check, reason, 'This SAML request cannot continue'));
+    }
+    const outcome = await (await saml.services()).idp.receive(received, sessionOf(request), overTls(request, base));
+    return sendSsoOutcome(request, reply, outcome, LOGIN);
   };
 
   app.get(
     '/saml/idp/sso',
     { schema: { summary: 'Single sign-on, HTTP-Redirect binding (SAML bindings §3.4)', tags: ['saml'] } },
-    async (request, reply) => {
-      const { idp } = await saml.services();
-      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-      try {
-        const message = readRedirect(query);
-        if (message.kind !== 'SAMLRequest')
-          throw new RedirectRefused('request_shape', 'The SSO endpoint takes a SAMLRequest');
-        const outcome = await idp.receive(
-          {
-            binding: BINDING.redirect,
-            xml: message.xml,
-            ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
-            ...(message.signature ? { redirectSignature: message.signature } : {}),
-          },
-          sessionOf(request),
-          overTls(request, base),
-        );
-        return sendSsoOutcome(request, reply, outcome, LOGIN);
-      } catch (error) {
-        return refusedPage(request, reply, error);
-      }
-    },
+    (request, reply) => receive(request, reply, overRedirect(request)),
   );
 
   app.post(
@@ -77,24 +55,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
         body: formBody({ SAMLRequest: str(400_000), RelayState: str(80) }, ['SAMLRequest']),
       },
     },
-    async (request, reply) => {
-      const { idp } = await saml.services();
-      const body = request.body as { SAMLRequest: string; RelayState?: string };
-      try {
-        const outcome = await idp.receive(
-          {
-            binding: BINDING.post,
-            xml: readPostValue(body.SAMLRequest),
-            ...(body.RelayState !== undefined ? { relayState: body.RelayState } : {}),
-          },
-          sessionOf(request),
-          overTls(request, base),
-        );
-        return sendSsoOutcome(request, reply, outcome, LOGIN);
-      } catch (error) {
-        return refusedPage(request, reply, error);
-      }
-    },
+    (request, reply) => receive(request, reply, overPost(request.body as Parameters<typeof overPost>[0])),
   );
 
   const pendingParams = { type: 'object', required: ['id'], properties: { id: str(64) } };

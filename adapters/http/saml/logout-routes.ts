@@ -3,15 +3,11 @@ import type { SamlPart } from '../main/graph-saml.ts';
 import { cookieValue } from '../cookies.ts';
 import { errorPage, sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
-import { BINDING } from '../../../services/saml/constants.ts';
 import type { LogoutOutcome } from '../../../services/saml/idp/logout.ts';
-import { readPostValue, readRedirect, RedirectRefused } from '../../../services/saml/redirect-binding.ts';
-import { XmlRefused } from '../../../services/saml/xml.ts';
 import { SESSION_COOKIE, sendPostForm } from './post-form.ts';
+import { overPost, overRedirect, type Received } from './received.ts';
 
 const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cookie, SESSION_COOKIE);
-const rawQuery = (request: FastifyRequest) =>
-  request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
 
 function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: LogoutOutcome): FastifyReply {
   if (outcome.kind === 'error')
@@ -43,32 +39,18 @@ function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: Logou
 
 /** Single logout at the IdP (SAML profiles §4.4) over both bindings, and logout started at the IdP. */
 export function samlLogoutRoutes(app: FastifyInstance, saml: SamlPart): void {
-  const refused = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
-    if (error instanceof XmlRefused || error instanceof RedirectRefused)
-      return sendLogout(request, reply, { kind: 'error', check: error.check, reason: error.message });
-    throw error;
-  };
+  const receive = async (request: FastifyRequest, reply: FastifyReply, received: Received) =>
+    sendLogout(
+      request,
+      reply,
+      'refused' in received
+        ? { kind: 'error', ...received.refused }
+        : await (await saml.services()).idpLogout.receive(received, sessionOf(request)),
+    );
   app.get(
     '/saml/idp/slo',
     { schema: { summary: 'Single logout, HTTP-Redirect binding (SAML bindings §3.4)', tags: ['saml'] } },
-    async (request, reply) => {
-      const { idpLogout } = await saml.services();
-      try {
-        const message = readRedirect(rawQuery(request));
-        const outcome = await idpLogout.receive(
-          {
-            binding: BINDING.redirect,
-            xml: message.xml,
-            ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
-            ...(message.signature ? { redirectSignature: message.signature } : {}),
-          },
-          sessionOf(request),
-        );
-        return sendLogout(request, reply, outcome);
-      } catch (error) {
-        return refused(request, reply, error);
-      }
-    },
+    (request, reply) => receive(request, reply, overRedirect(request)),
   );
   app.post(
     '/saml/idp/slo',
@@ -79,30 +61,7 @@ export function samlLogoutRoutes(app: FastifyInstance, saml: SamlPart): void {
         body: formBody({ SAMLRequest: str(400_000), SAMLResponse: str(400_000), RelayState: str(80) }),
       },
     },
-    async (request, reply) => {
-      const { idpLogout } = await saml.services();
-      const body = request.body as { SAMLRequest?: string; SAMLResponse?: string; RelayState?: string };
-      const value = body.SAMLRequest ?? body.SAMLResponse;
-      if (!value)
-        return sendLogout(request, reply, {
-          kind: 'error',
-          check: 'message_shape',
-          reason: 'The form has no SAMLRequest or SAMLResponse',
-        });
-      try {
-        const outcome = await idpLogout.receive(
-          {
-            binding: BINDING.post,
-            xml: readPostValue(value),
-            ...(body.RelayState !== undefined ? { relayState: body.RelayState } : {}),
-          },
-          sessionOf(request),
-        );
-        return sendLogout(request, reply, outcome);
-      } catch (error) {
-        return refused(request, reply, error);
-      }
-    },
+    (request, reply) => receive(request, reply, overPost(request.body as Parameters<typeof overPost>[0])),
   );
   app.post(
     '/saml/idp/logout',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { MainContext } from '../main/context.ts';
 import { countedAddress } from '../rate-limit.ts';
+import { spView } from './demo-routes.ts';
 import { invalidRequest, oauthError } from '../../../services/errors.ts';
 
 /**
@@ -50,18 +51,7 @@ export function samlRegistrationRoute(app: FastifyInstance, ctx: MainContext): v
         ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
         ...(body.metadata_url !== undefined ? { metadataUrl: body.metadata_url } : {}),
       });
-      return reply
-        .code(201)
-        .header('cache-control', 'no-store')
-        .send({
-          entity_id: sp.entityId,
-          assertion_consumer_services: sp.acs,
-          single_logout_services: sp.slo.map((e) => ({ binding: e.binding, location: e.url })),
-          authn_requests_signed: sp.authnRequestsSigned,
-          signed_parts: sp.sign,
-          assertions_encrypted: Boolean(sp.encryption),
-          name_id_format: sp.nameIdFormat,
-        });
+      return reply.code(201).header('cache-control', 'no-store').send(spView(sp));
     },
   );
 }

@@ -1,14 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cookieValue } from '../cookies.ts';
 import { randomToken, sha256 } from '../../../services/crypto/random.ts';
-import { BINDING } from '../../../services/saml/constants.ts';
 import { spSessionCookie, type SpLogoutOutcome } from '../../../services/saml/sp/logout.ts';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import { OAuthError, oauthError } from '../../../services/errors.ts';
-import { readPostValue, readRedirect, RedirectRefused } from '../../../services/saml/redirect-binding.ts';
-import { XmlRefused } from '../../../services/saml/xml.ts';
 import { sendPostForm } from './post-form.ts';
+import { overPost, overRedirect, type Received } from './received.ts';
 
 const METADATA_TYPE = 'application/samlmetadata+xml';
 const SP_COOKIE = 'portico_saml_sp';
@@ -79,31 +77,14 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
       .send({ logged_out: true, partial: outcome.partial, status: outcome.status });
   };
   const spCookie = (request: FastifyRequest) => cookieValue(request.headers.cookie, SP_COOKIE);
+  const receiveLogout = async (request: FastifyRequest, reply: FastifyReply, received: Received) => {
+    if ('refused' in received) throw refusal(received.refused.check, received.refused.reason, []);
+    return sendLogout(reply, await (await saml.services()).spLogout.receive(received, spCookie(request)));
+  };
   app.get(
     '/saml/sp/slo',
     { schema: { summary: 'Single logout at our SP, HTTP-Redirect (SAML bindings §3.4)', tags: ['saml'] } },
-    async (request, reply) => {
-      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-      let message;
-      try {
-        message = readRedirect(query);
-      } catch (error) {
-        if (error instanceof XmlRefused || error instanceof RedirectRefused)
-          throw refusal(error.check, error.message, []);
-        throw error;
-      }
-      const { spLogout } = await saml.services();
-      const outcome = await spLogout.receive(
-        {
-          binding: BINDING.redirect,
-          xml: message.xml,
-          ...(message.relayState !== undefined ? { relayState: message.relayState } : {}),
-          ...(message.signature ? { redirectSignature: message.signature } : {}),
-        },
-        spCookie(request),
-      );
-      return sendLogout(reply, outcome);
-    },
+    async (request, reply) => receiveLogout(request, reply, overRedirect(request)),
   );
   app.post(
     '/saml/sp/slo',
@@ -114,25 +95,7 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
         body: formBody({ SAMLRequest: str(400_000), SAMLResponse: str(400_000), RelayState: str(80) }),
       },
     },
-    async (request, reply) => {
-      const body = request.body as { SAMLRequest?: string; SAMLResponse?: string; RelayState?: string };
-      const value = body.SAMLRequest ?? body.SAMLResponse;
-      if (!value) throw refusal('message_shape', 'The form has no SAMLRequest or SAMLResponse', []);
-      let xml: string;
-      try {
-        xml = readPostValue(value);
-      } catch (error) {
-        if (error instanceof XmlRefused || error instanceof RedirectRefused)
-          throw refusal(error.check, error.message, []);
-        throw error;
-      }
-      const { spLogout } = await saml.services();
-      const outcome = await spLogout.receive(
-        { binding: BINDING.post, xml, ...(body.RelayState !== undefined ? { relayState: body.RelayState } : {}) },
-        spCookie(request),
-      );
-      return sendLogout(reply, outcome);
-    },
+    async (request, reply) => receiveLogout(request, reply, overPost(request.body as Parameters<typeof overPost>[0])),
   );
   app.get(
     '/saml/sp/logout',
@@ -157,13 +120,9 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
     async (request, reply) => {
       const body = request.body as { SAMLResponse: string; RelayState?: string };
       const { sp, ourIdp } = await saml.services();
-      let xml: string;
-      try {
-        xml = readPostValue(body.SAMLResponse);
-      } catch (error) {
-        if (error instanceof XmlRefused) throw refusal(error.check, error.message, []);
-        throw error;
-      }
+      const received = overPost({ SAMLResponse: body.SAMLResponse });
+      if ('refused' in received) throw refusal(received.refused.check, received.refused.reason, []);
+      const { xml } = received;
       const idp = await sp.trustFor(xml, ourIdp);
       // The SP's own session: a cookie naming the login's stream and a secret only its hash is kept of.
       const secret = randomToken(24);

@@ -1,4 +1,5 @@
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+import { readPostForm, type PostForm } from '../../saml/post-form.ts';
 
 /** A browser of this origin: its cookies (the IdP's and the SP's sessions), carried by hand between the recorded requests. */
 class Browser {
@@ -24,20 +25,10 @@ class Browser {
   }
 
   /** The auto-submitted form of an HTTP-POST binding page: its action and hidden fields. */
-  static form(html: string): { action: string; fields: Record<string, string> } {
-    const action = /<form[^>]*action="([^"]*)"/.exec(html)?.[1];
-    if (!action) throw new FlowFailure('the page has no HTTP-POST binding form');
-    const unescape = (s: string) =>
-      s
-        .replace(/&quot;/g, '"')
-        .replace(/&#39;/g, "'")
-        .replace(/&lt;/g, '<')
-        .replace(/&gt;/g, '>')
-        .replace(/&amp;/g, '&');
-    const fields: Record<string, string> = {};
-    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g))
-      fields[m[1]!] = unescape(m[2]!);
-    return { action: unescape(action), fields };
+  static form(html: string): PostForm {
+    const form = readPostForm(html);
+    if (!form) throw new FlowFailure('the page has no HTTP-POST binding form');
+    return form;
   }
 
   /** Signs in as a demo user on the IdP's login page the browser was sent to. */

@@ -2,10 +2,9 @@ import type { Clock } from '../../clock.ts';
 import { sha256 } from '../../crypto/random.ts';
 import { buildLogoutRequest, buildLogoutResponse, newSamlId, type StatusFields } from '../build.ts';
 import { STATUS } from '../constants.ts';
-import { messageSignatureProblem, type ReceivedMessage } from '../message-signature.ts';
-import { outgoing, readLogout, timely, type LogoutFields, type Outgoing } from '../logout-messages.ts';
+import type { ReceivedMessage } from '../message-signature.ts';
+import { checkLogoutMessage, outgoing, type LogoutFields, type Outgoing } from '../logout-messages.ts';
 import type { ServiceProvider } from '../service-providers.ts';
-import { parseXml, XmlRefused } from '../xml.ts';
 import type { SamlIdp } from './service.ts';
 
 /** Where single logout sends the browser next. */
@@ -32,26 +31,16 @@ export class SamlIdpLogout {
 
   /** A LogoutRequest or LogoutResponse arrived at `{base}/saml/idp/slo`. */
   async receive(message: ReceivedMessage, cookie: string | undefined): Promise<LogoutOutcome> {
-    let root: Element;
-    try {
-      root = parseXml(message.xml).documentElement;
-    } catch (e) {
-      if (e instanceof XmlRefused) return error(e.check, e.message);
-      throw e;
-    }
-    const fields = readLogout(root);
-    if ('check' in fields) return error(fields.check, fields.reason);
-    const sp = fields.issuer ? await this.serviceProvider(fields.issuer) : undefined;
-    if (!sp) return error('issuer_known', `The Issuer ${fields.issuer ?? '(none)'} is not a known SP`);
     // SAML profiles §4.4.4.1 and §4.4.4.2: logout messages are signed.
-    const unsigned = messageSignatureProblem(message, root, sp.signing, true, 'the SP');
-    if (unsigned) return error('message_signature', unsigned);
-    if (fields.destination !== undefined && fields.destination !== this.idp.urls.slo)
-      return error('message_destination', `The Destination must be ${this.idp.urls.slo}`);
-    if (!timely(root, this.clock.now()))
-      return error('message_time', 'The IssueInstant is missing, in the future or stale');
-    if (!(await this.useOnce('saml-logout-message', `${sp.entityId} ${fields.id}`)))
-      return error('message_replay', `The message ID ${fields.id} was already received`);
+    const checked = await checkLogoutMessage(message, {
+      peer: async (issuer) => (issuer ? this.serviceProvider(issuer) : undefined),
+      who: 'the SP',
+      endpoint: this.idp.urls.slo,
+      nowMs: this.clock.now(),
+      useOnce: this.useOnce,
+    });
+    if (!checked.ok) return error(checked.check, checked.reason);
+    const { fields, peer: sp } = checked;
     return fields.kind === 'LogoutRequest'
       ? this.fromSp(sp, fields, message, cookie)
       : this.answered(sp, fields, cookie);

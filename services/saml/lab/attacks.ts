@@ -1,6 +1,6 @@
 import { ALG, NS } from '../constants.ts';
 import { elementsNamed, parseXml, serializeXml } from '../xml.ts';
-import { LEGIT_NAME, mintResponse, VICTIM_NAME, type LabIdp, type LabTarget } from './mint.ts';
+import { LEGIT_NAME, mintResponse, VICTIM_NAME, type LabIdp, type LabTarget, type MintOptions } from './mint.ts';
 
 /** How an attack is delivered to the SP under test. */
 type Delivery =
@@ -49,6 +49,14 @@ const wrap =
     rearrange(doc, response, signed);
     return { kind: 'post', xml: serializeXml(doc) };
   };
+
+/** An attack that is one minted Response, with options that make it wrong. */
+const posted =
+  (options: MintOptions) =>
+  (idp: LabIdp, target: LabTarget, nowMs: number): Delivery => ({
+    kind: 'post',
+    xml: mintResponse(idp, target, nowMs, options).xml,
+  });
 
 const XSW_RULE = 'SAML core §5.4.2, profiles §4.1.4.3; Somorovsky et al., On Breaking SAML (2012)';
 const xsw = (n: number, explanation: string, signResponse: boolean, rearrange: Parameters<typeof wrap>[1]): Attack => ({
@@ -168,10 +176,7 @@ export const ATTACKS: Attack[] = [
     explanation:
       'The Response is signed, its assertion (naming the victim) is not; an SP whose metadata says WantAssertionsSigned must refuse it.',
     rule: 'SAML metadata §2.4.4 (WantAssertionsSigned); profiles §4.1.3.5',
-    build: (idp, target, nowMs) => ({
-      kind: 'post',
-      xml: mintResponse(idp, target, nowMs, { nameId: VICTIM_NAME, signAssertion: false, signResponse: true }).xml,
-    }),
+    build: posted({ nameId: VICTIM_NAME, signAssertion: false, signResponse: true }),
   },
   {
     name: 'signature-stripped',
@@ -188,20 +193,18 @@ export const ATTACKS: Attack[] = [
     explanation:
       'A genuine signature of our IdP, but with RSA-SHA1 and a SHA-1 digest: SHA-1 is broken for signatures.',
     rule: 'XML Signature 1.1 §6.2 and §6.4 (SHA-1 discouraged); RFC 9231 §2.1',
-    build: (idp, target, nowMs) => ({ kind: 'post', xml: mintResponse(idp, target, nowMs, { algorithms: SHA1 }).xml }),
+    build: posted({ algorithms: SHA1 }),
   },
   {
     name: 'hmac-downgrade',
     explanation:
       'An HMAC-SHA1 "signature" keyed with the IdP’s public certificate: an SP that lets the message choose the algorithm verifies it with the public certificate as the secret.',
     rule: 'XML Signature §6.3; the key-confusion class (CVE-2015-9235 in JWT)',
-    build: (idp, target, nowMs) => ({
-      kind: 'post',
-      xml: mintResponse(idp, target, nowMs, {
+    build: (idp, target, nowMs) =>
+      posted({
         nameId: VICTIM_NAME,
         algorithms: { signature: HMAC, digest: ALG.sha256, hmacKey: idp.signing.certificatePem },
-      }).xml,
-    }),
+      })(idp, target, nowMs),
   },
   {
     name: 'xxe-dtd',
@@ -216,7 +219,7 @@ export const ATTACKS: Attack[] = [
   {
     name: 'deflate-bomb',
     explanation:
-      'A few KiB of DEFLATE that inflate to hundreds of MiB, sent over HTTP-Redirect: the SP must bound what it inflates.',
+      'About 6 KiB of DEFLATE that inflate to 6 MiB, sent over HTTP-Redirect: the SP must bound what it inflates.',
     rule: 'SAML bindings §3.4.4.1 (DEFLATE encoding); resource exhaustion',
     build: () => ({ kind: 'redirect-bomb' }),
   },
@@ -230,28 +233,19 @@ export const ATTACKS: Attack[] = [
     name: 'wrong-audience',
     explanation: 'A valid signature over an assertion meant for another SP.',
     rule: 'SAML core §2.5.1.4 (AudienceRestriction)',
-    build: (idp, target, nowMs) => ({
-      kind: 'post',
-      xml: mintResponse(idp, target, nowMs, { audience: 'https://another-sp.example/saml' }).xml,
-    }),
+    build: posted({ audience: 'https://another-sp.example/saml' }),
   },
   {
     name: 'wrong-recipient',
     explanation: 'A valid signature over an assertion confirmed for another ACS URL.',
     rule: 'SAML profiles §4.1.4.3 (Recipient)',
-    build: (idp, target, nowMs) => ({
-      kind: 'post',
-      xml: mintResponse(idp, target, nowMs, { recipient: 'https://another-sp.example/acs' }).xml,
-    }),
+    build: posted({ recipient: 'https://another-sp.example/acs' }),
   },
   {
     name: 'expired-assertion',
     explanation: 'A valid signature over an assertion that expired ten minutes ago.',
     rule: 'SAML core §2.5.1.2 (NotOnOrAfter); profiles §4.1.4.3',
-    build: (idp, target, nowMs) => ({
-      kind: 'post',
-      xml: mintResponse(idp, target, nowMs, { shiftMs: -15 * 60_000 }).xml,
-    }),
+    build: posted({ shiftMs: -15 * 60_000 }),
   },
 ];
 

@@ -3,10 +3,9 @@ import { sha256 } from '../../crypto/random.ts';
 import { sameText } from '../../crypto/compare.ts';
 import { buildLogoutRequest, buildLogoutResponse, newSamlId, type StatusFields } from '../build.ts';
 import { STATUS } from '../constants.ts';
-import { outgoing, readLogout, timely, type Outgoing } from '../logout-messages.ts';
-import { messageSignatureProblem, type ReceivedMessage } from '../message-signature.ts';
+import { checkLogoutMessage, outgoing, type Outgoing } from '../logout-messages.ts';
+import type { ReceivedMessage } from '../message-signature.ts';
 import type { Endpoint } from '../metadata.ts';
-import { parseXml, XmlRefused } from '../xml.ts';
 import type { TrustedIdp } from './consume.ts';
 import type { SamlSp } from './service.ts';
 
@@ -66,24 +65,15 @@ export class SamlSpLogout {
 
   /** A LogoutRequest or LogoutResponse from our IdP arrived at `{base}/saml/sp/slo`. */
   async receive(message: ReceivedMessage, cookie: string | undefined): Promise<SpLogoutOutcome> {
-    let root: Element;
-    try {
-      root = parseXml(message.xml).documentElement;
-    } catch (e) {
-      if (e instanceof XmlRefused) return error(e.check, e.message);
-      throw e;
-    }
-    const fields = readLogout(root);
-    if ('check' in fields) return error(fields.check, fields.reason);
-    if (fields.issuer !== this.idp.entityId) return error('issuer', `The Issuer is not ${this.idp.entityId}`);
-    const unsigned = messageSignatureProblem(message, root, this.idp.signing, true, 'the IdP');
-    if (unsigned) return error('message_signature', unsigned);
-    if (fields.destination !== undefined && fields.destination !== this.sloUrl)
-      return error('message_destination', `The Destination must be ${this.sloUrl}`);
-    if (!timely(root, this.clock.now()))
-      return error('message_time', 'The IssueInstant is missing, in the future or stale');
-    if (!(await this.useOnce('saml-sp-logout-message', fields.id)))
-      return error('message_replay', `The message ID ${fields.id} was already received`);
+    const checked = await checkLogoutMessage(message, {
+      peer: async (issuer) => (issuer === this.idp.entityId ? this.idp : undefined),
+      who: 'the IdP',
+      endpoint: this.sloUrl,
+      nowMs: this.clock.now(),
+      useOnce: this.useOnce,
+    });
+    if (!checked.ok) return error(checked.check, checked.reason);
+    const { fields } = checked;
     const found = await this.loginOf(cookie);
     const at = this.clock.now();
     if (fields.kind === 'LogoutResponse') {
