@@ -12,6 +12,22 @@ import { samplesBlock } from './looking-glass-samples.ts';
 import { statusListBlocks, statusListForm, statusVerdict } from './looking-glass-status.ts';
 import { dcApiBlocks, dcApiForm } from './looking-glass-dc-api.ts';
 import { scimBlocks, scimForm } from './looking-glass-scim.ts';
+import { samlBlocks, samlForm } from './looking-glass-saml.ts';
+
+/** The fields of the looking glass's forms, with their bounds. */
+const FIELDS = {
+  token: 32_768,
+  jwks: 65_536,
+  credential: 200_000,
+  status_list: 200_000,
+  idx: 10,
+  dc_request: 100_000,
+  dc_response: 200_000,
+  dc_origin: 500,
+  scim: 100_000,
+  saml: 200_000,
+  saml_certificate: 16_384,
+};
 import { looksLikeStatusList } from '../../../services/lookingglass/decode-status-list.ts';
 import type { PageSchema } from './routes.ts';
 
@@ -232,6 +248,7 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
           statusListForm(),
           dcApiForm(),
           scimForm(),
+          samlForm(),
         ],
       });
     },
@@ -245,31 +262,11 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
         ...pageSchema(
           'Looking glass: decode the JWT in the form field token (verified with the optional jwks field) or the credential in the field credential (page)',
         ),
-        body: stringMembers({
-          token: 32_768,
-          jwks: 65_536,
-          credential: 200_000,
-          status_list: 200_000,
-          idx: 10,
-          dc_request: 100_000,
-          dc_response: 200_000,
-          dc_origin: 500,
-          scim: 100_000,
-        }),
+        body: stringMembers(FIELDS),
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as {
-        token?: string;
-        jwks?: string;
-        credential?: string;
-        status_list?: string;
-        idx?: string;
-        dc_request?: string;
-        dc_response?: string;
-        dc_origin?: string;
-        scim?: string;
-      };
+      const body = (request.body ?? {}) as Partial<Record<keyof typeof FIELDS, string>>;
       reply.header('cache-control', 'no-store');
       const credential = body.credential?.trim() ? await credentialBlocks(body.credential, body.jwks) : [];
       const list = body.status_list?.trim()
@@ -290,6 +287,8 @@ export function lookingGlassRoutes(app: FastifyInstance, ctx: MainContext, pageS
             : []),
           scimForm(body.scim?.trim()),
           ...(body.scim?.trim() ? scimBlocks(body.scim) : []),
+          samlForm(body.saml?.trim(), body.saml_certificate?.trim()),
+          ...(body.saml?.trim() ? await samlBlocks(ctx.saml, body.saml, body.saml_certificate) : []),
         ],
       });
     },

@@ -44,6 +44,32 @@ describe('the looking glass for SAML', () => {
     expect(response.body.elements.map((e: any) => e.element)).toContain('saml:EncryptedAssertion');
   });
 
+  it('the looking glass page decodes a pasted message: elements linked to their sections, signatures, the XML', async () => {
+    const empty = await (await fetch(`${server.url}/looking-glass`)).text();
+    expect(empty).toContain('id="saml-form"');
+    const start = await fetch(`${server.url}/saml/sp/login`, { redirect: 'manual' });
+    const browser = new SamlBrowser(server.url, 'bob');
+    const form = await browser.responseForm(await browser.sso({ url: new URL(start.headers.get('location')!, server.url).href }));
+    const page = await fetch(`${server.url}/looking-glass`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ saml: form.fields.SAMLResponse }).toString(),
+    });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('SAML: samlp:Response (base64)');
+    expect(html).toContain('(its own element)');
+    expect(html).toContain('href="https://docs.oasis-open.org/security/saml/v2.0/saml-core-2.0-os.pdf"');
+    expect(html).toContain('The assertion, decrypted');
+    const refused = await fetch(`${server.url}/looking-glass`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ saml: '<!DOCTYPE x><x/>' }).toString(),
+    });
+    expect(refused.status).toBe(200);
+    expect(await refused.text()).toContain('xml_dtd');
+  });
+
   it('refuses a DTD and what is not a SAML message, in the error contract', async () => {
     const dtd = await decode({ message: '<!DOCTYPE x [<!ENTITY e "e">]><x>&e;</x>' });
     expect(dtd.status).toBe(400);
