@@ -114,18 +114,18 @@ export function consentPage(
   };
 }
 
-export function errorPage(error: string, description: string, title = 'This request cannot continue'): PageDocument {
+export function errorPage(
+  error: string,
+  description: string,
+  title = 'This request cannot continue',
+  why = "The client's redirect URI could not be trusted, so the error is shown here instead of being sent back.",
+): PageDocument {
   return {
     title,
     blocks: [
       { kind: 'heading', level: 1, text: title },
       { kind: 'notice', tone: 'error', inlines: [{ code: error }, `: ${description}`] },
-      {
-        kind: 'paragraph',
-        inlines: [
-          "The client's redirect URI could not be trusted, so the error is shown here instead of being sent back.",
-        ],
-      },
+      { kind: 'paragraph', inlines: [why] },
     ],
   };
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { cookieValue } from '../cookies.ts';
-import { errorPage, loginPage, sendAuthPage } from '../oauth/pages.ts';
+import { loginPage, sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
-import { SESSION_COOKIE, sendSsoOutcome } from './post-form.ts';
+import { SESSION_COOKIE, samlErrorPage, sendSsoOutcome } from './post-form.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
 const METADATA_TYPE = 'application/samlmetadata+xml';
@@ -34,7 +34,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
         'refused' in received
           ? received.refused
           : { check: 'request_shape', reason: 'The SSO endpoint takes a SAMLRequest' };
-      return sendAuthPage(request, reply, 400, errorPage(check, reason, 'This SAML request cannot continue'));
+      return sendAuthPage(request, reply, 400, samlErrorPage(check, reason));
     }
     const outcome = await (await saml.services()).idp.receive(received, sessionOf(request), overTls(request, base));
     return sendSsoOutcome(request, reply, outcome, LOGIN);
@@ -67,7 +67,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
     const sp = serviceProviders.find((s) => s.entityId === request.sp);
     return loginPage(`${LOGIN}/${id}`, { client_id: request.sp, client_name: sp?.name ?? request.sp }, users, error);
   };
-  const expired = errorPage(
+  const expired = samlErrorPage(
     'request_state',
     'This sign-in has expired or already finished',
     'This SAML sign-in cannot continue',
@@ -119,7 +119,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
           request,
           reply,
           400,
-          errorPage('issuer_known', `No demo SP ${body.sp} (see /saml/demo/sps)`),
+          samlErrorPage('issuer_known', `No demo SP ${body.sp} (see /saml/demo/sps)`),
         );
       const outcome = await idp.unsolicited(sp, sessionOf(request), overTls(request, base), body.RelayState);
       return sendSsoOutcome(request, reply, outcome, LOGIN);

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { cookieValue } from '../cookies.ts';
-import { errorPage, sendAuthPage } from '../oauth/pages.ts';
+import { sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import type { LogoutOutcome } from '../../../services/saml/idp/logout.ts';
-import { SESSION_COOKIE, sendPostForm } from './post-form.ts';
+import { SESSION_COOKIE, samlErrorPage, sendPostForm } from './post-form.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
 const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cookie, SESSION_COOKIE);
@@ -15,7 +15,7 @@ function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: Logou
       request,
       reply,
       400,
-      errorPage(outcome.check, outcome.reason, 'This SAML logout cannot continue'),
+      samlErrorPage(outcome.check, outcome.reason, 'This SAML logout cannot continue'),
     );
   if ('endSession' in outcome && outcome.endSession)
     reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/saml/idp; HttpOnly; SameSite=None; Secure; Max-Age=0`);

@@ -4,6 +4,15 @@ import type { SsoOutcome } from '../../../services/saml/idp/service.ts';
 
 export const SESSION_COOKIE = 'portico_saml_idp';
 
+/** A refusal with no endpoint of a known SP to send it to: shown here, naming its check (SAML profiles §4.1.3.5). */
+export const samlErrorPage = (check: string, reason: string, title = 'This SAML request cannot continue') =>
+  errorPage(
+    check,
+    reason,
+    title,
+    'No endpoint of a known SP can be trusted with this answer, so it is shown here instead of being sent back.',
+  );
+
 /** The HTTP-POST binding (SAML bindings §3.5.4): a form that posts the message, submitted on load. */
 export function sendPostForm(
   reply: FastifyReply,
@@ -30,13 +39,7 @@ export function sendSsoOutcome(
   loginPath: string,
 ): FastifyReply {
   if (outcome.kind === 'login') return reply.redirect(`${loginPath}/${outcome.pendingId}`, 303);
-  if (outcome.kind === 'error')
-    return sendAuthPage(
-      request,
-      reply,
-      400,
-      errorPage(outcome.check, outcome.reason, 'This SAML request cannot continue'),
-    );
+  if (outcome.kind === 'error') return sendAuthPage(request, reply, 400, samlErrorPage(outcome.check, outcome.reason));
   if (outcome.newSession)
     reply.header(
       'set-cookie',

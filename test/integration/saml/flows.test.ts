@@ -72,4 +72,21 @@ describe('SAML flows of the catalog', () => {
       ]),
     );
   });
+
+  it('the protocol page lists the SAML flows, each flow page runs it from a form', async () => {
+    const page = await (await fetch(`${server.url}/protocol/saml`)).text();
+    for (const flow of ['web-sso', 'idp-initiated', 'single-logout', 'attack-lab'])
+      expect(page).toContain(`/protocol/saml/flow/${flow}`);
+    const flowPage = await (await fetch(`${server.url}/protocol/saml/flow/attack-lab`)).text();
+    expect(flowPage).toContain('action="/protocol/saml/flow/attack-lab/run"');
+    const ran = await fetch(`${server.url}/protocol/saml/flow/web-sso/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'binding=post',
+      redirect: 'manual',
+    });
+    expect(ran.status).toBe(303);
+    const run = await (await fetch(new URL(ran.headers.get('location')!, server.url))).text();
+    expect(run).toContain('SAMLResponse (HTTP-POST');
+  });
 });

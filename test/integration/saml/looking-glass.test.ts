@@ -49,7 +49,9 @@ describe('the looking glass for SAML', () => {
     expect(empty).toContain('id="saml-form"');
     const start = await fetch(`${server.url}/saml/sp/login`, { redirect: 'manual' });
     const browser = new SamlBrowser(server.url, 'bob');
-    const form = await browser.responseForm(await browser.sso({ url: new URL(start.headers.get('location')!, server.url).href }));
+    const form = await browser.responseForm(
+      await browser.sso({ url: new URL(start.headers.get('location')!, server.url).href }),
+    );
     const page = await fetch(`${server.url}/looking-glass`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

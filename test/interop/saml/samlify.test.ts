@@ -139,3 +139,42 @@ describe('samlify as an SP in front of our IdP', () => {
     }
   });
 });
+
+describe('samlify single logout over HTTP-POST', () => {
+  it('[saml-bindings-004] a signed LogoutRequest posted by samlify is answered with a signed LogoutResponse over HTTP-POST', async () => {
+    const metadata = await (await fetch(`${server.url}/saml/idp/metadata`)).text();
+    // samlify signs a LogoutRequest only for an IdP said to want it; ours refuses unsigned ones (profiles §4.4.4.1).
+    const ourIdp = samlify.IdentityProvider({ metadata, wantLogoutRequestSigned: true });
+    const sp = samlify.ServiceProvider({
+      entityID: `${server.url}/saml/demo/sps/demo-sp`,
+      wantAssertionsSigned: true,
+      wantLogoutResponseSigned: true,
+      signingCert: demo.cert,
+      privateKey: demo.key,
+      assertionConsumerService: [{ Binding: BINDING_POST, Location: 'http://127.0.0.1:8765/saml/acs' }],
+      singleLogoutService: [{ Binding: BINDING_POST, Location: 'http://127.0.0.1:8765/saml/slo' }],
+    });
+    const browser = new SamlBrowser(server.url, 'alice');
+    const { context } = sp.createLoginRequest(ourIdp, 'redirect') as { context: string };
+    const login = await browser.responseForm(await browser.sso({ url: context }));
+    const { extract } = (await sp.parseLoginResponse(ourIdp, 'post', {
+      body: { SAMLResponse: login.fields.SAMLResponse },
+    })) as any;
+    const request = sp.createLogoutRequest(ourIdp, 'post', {
+      logoutNameID: extract.nameID,
+      sessionIndex: extract.sessionIndex?.sessionIndex,
+    }) as { context: string; entityEndpoint: string };
+    expect(request.entityEndpoint).toBe(`${server.url}/saml/idp/slo`);
+    const answer = await browser.postForm(request.entityEndpoint, { SAMLRequest: request.context });
+    const form = await browser.responseForm(answer);
+    expect(form.action).toBe('http://127.0.0.1:8765/saml/slo');
+    const logout = (await sp.parseLogoutResponse(ourIdp, 'post', {
+      body: { SAMLResponse: form.fields.SAMLResponse },
+    })) as any;
+    expect(logout.extract.response.inResponseTo).toBeDefined();
+    expect(form.xml).toContain('urn:oasis:names:tc:SAML:2.0:status:Success');
+    // The session is over.
+    const again = await browser.fetch((sp.createLoginRequest(ourIdp, 'redirect') as { context: string }).context);
+    expect(again.status).toBe(303);
+  });
+});
