@@ -101,6 +101,8 @@ export type SamlLoginEvent =
       binding: string;
       /** The signing certificates (PEM) of an IdP other than ours, from its metadata: what its Response is checked with. */
       idpSigning?: string[];
+      /** A flow run waits for this login: the ACS sends the browser back to `{base}/runs/callback`. */
+      returnToRun?: boolean;
     }
   | {
       type: 'login.consumed';
@@ -120,7 +122,7 @@ export type SamlLoginEvent =
   | { type: 'login.ended'; at: number; initiator: 'idp' | 'sp'; partial: boolean };
 
 export interface SamlLoginContext {
-  request?: { idp: string; requestId: string; relayState?: string; binding: string; idpSigning?: string[] };
+  request?: Omit<Extract<SamlLoginEvent, { type: 'login.requested' }>, 'type' | 'at'>;
   login?: Omit<Extract<SamlLoginEvent, { type: 'login.consumed' }>, 'type' | 'at'>;
   refusal?: { check: string; reason: string };
   logoutRequestId?: string;

@@ -12,7 +12,7 @@ import { registerTargetRunners } from './targets/runners.ts';
 import { registerScimRunners } from './runners/scim.ts';
 import { registerScimCheckServer } from './targets/scim-check-server.ts';
 import { registerSamlLab, type LabKeys } from './runners/saml-lab.ts';
-import { registerSamlRunners } from './runners/saml.ts';
+import { registerSamlRunners, registerSamlTargetRunners } from './runners/saml.ts';
 
 export interface FlowRunnerOptions {
   /** Base URL of the workload identity service when the deployment runs it in full mode. */
@@ -53,6 +53,7 @@ export function flowRunnerOptions(
 /** The flows that run against an authorization server of the user's own (`{"target": {...}}`). */
 export function targetFlowRunners(samlLab?: LabKeys): FlowRunners {
   const runners = new FlowRunners();
+  registerSamlTargetRunners(runners);
   if (samlLab) registerSamlLab(runners, samlLab);
   registerTargetRunners(runners);
   registerScimCheckServer(runners);

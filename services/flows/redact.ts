@@ -83,7 +83,11 @@ function redactWith(fingerprint: Fingerprint, value: unknown, key = ''): unknown
 /** One URL parameter by the same rules; a JSON value (an offer by value, `credential_offer={…}`) member by member. */
 function redactParameter(fingerprint: Fingerprint, params: URLSearchParams, name: string, value: string): void {
   if (isSecretName(name) || looksLikeJwt(value)) return params.set(name, fingerprint(value));
-  if (URL_WITH_PARTS.test(value)) return params.set(name, redactUrl(fingerprint, value));
+  if (URL_WITH_PARTS.test(value)) {
+    const redacted = redactUrl(fingerprint, value);
+    if (redacted !== value) params.set(name, redacted);
+    return;
+  }
   if (!value.startsWith('{')) return;
   try {
     params.set(name, JSON.stringify(redactWith(fingerprint, JSON.parse(value))));
@@ -96,13 +100,17 @@ function redactParameter(fingerprint: Fingerprint, params: URLSearchParams, name
 function redactUrl(fingerprint: Fingerprint, url: string): string {
   try {
     const u = new URL(url);
+    const before = u.href;
     for (const [k, v] of [...u.searchParams]) redactParameter(fingerprint, u.searchParams, k, v);
-    if (u.hash.length > 1) {
+    // Only a fragment of parameters (`#a=b&c=d`) is rewritten; a plain anchor (`#rsa-sha256`) stays as it is.
+    if (u.hash.includes('=')) {
       const fragment = new URLSearchParams(u.hash.slice(1));
       for (const [k, v] of [...fragment]) redactParameter(fingerprint, fragment, k, v);
       u.hash = fragment.toString();
     }
-    return u.href.replace(
+    // Nothing redacted: the URL as given, byte for byte (a signed query, such as SAML's, must not be re-encoded).
+    const href = u.href === before ? url : u.href;
+    return href.replace(
       CAPABILITY_PATH,
       (_all, prefix: string, capability: string) => `${prefix}${fingerprint(capability)}`,
     );

@@ -151,6 +151,11 @@ export const targetSchema = {
         'Run saml/attack-lab against your own SAML SP, which must trust this origin’s IdP metadata (/saml/idp/metadata): its metadata URL (which names the rest), or its ACS URL and entity ID, optionally its HTTP-Redirect SingleLogoutService URL (for the DEFLATE bomb) and whether it wants signed assertions (default true). Through the outbound guard like every target.',
       properties: {
         metadata_url: { type: 'string', maxLength: 500 },
+        idp_metadata_url: {
+          type: 'string',
+          maxLength: 500,
+          description: 'saml/web-sso: your IdP, by its metadata URL',
+        },
         acs_url: { type: 'string', maxLength: 500 },
         entity_id: { type: 'string', maxLength: 500 },
         slo_url: { type: 'string', maxLength: 500 },

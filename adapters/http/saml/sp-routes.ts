@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cookieValue } from '../cookies.ts';
 import { randomToken, sha256 } from '../../../services/crypto/random.ts';
 import { spSessionCookie, type SpLogoutOutcome } from '../../../services/saml/sp/logout.ts';
+import type { SamlSp } from '../../../services/saml/sp/service.ts';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import { OAuthError, oauthError } from '../../../services/errors.ts';
@@ -9,6 +10,20 @@ import { sendPostForm } from './post-form.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
 const METADATA_TYPE = 'application/samlmetadata+xml';
+
+/** `{base}/runs/callback` with what the ACS found: the checks passed, and the one that refused, if any. */
+function runCallback(base: string, state: string, result: Awaited<ReturnType<SamlSp['consume']>>): string {
+  const url = new URL(`${base}/runs/callback`);
+  url.searchParams.set('state', state);
+  url.searchParams.set('saml', result.ok ? 'signed_in' : 'refused');
+  url.searchParams.set('checks', result.checks.join(' '));
+  if (result.ok) url.searchParams.set('name_id', result.nameId);
+  else {
+    url.searchParams.set('check', result.check);
+    url.searchParams.set('reason', result.reason);
+  }
+  return url.href;
+}
 const SP_COOKIE = 'portico_saml_sp';
 
 /** The ACS's refusal: the OAuth-style error contract, with the SAML check that caught it. */
@@ -42,6 +57,7 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
             nameid_format: str(200),
             authn_context: str(200),
             idp_metadata_url: str(500),
+            return_to: { type: 'string', enum: ['run'] },
           },
         },
       },
@@ -58,6 +74,7 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
         isPassive: q.is_passive === 'true',
         ...(q.nameid_format ? { nameIdFormat: q.nameid_format } : {}),
         ...(q.authn_context ? { authnContext: q.authn_context } : {}),
+        ...(q.return_to === 'run' ? { returnToRun: true } : {}),
       });
       if (start.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(start.url, 303);
       return sendPostForm(reply, start);
@@ -127,6 +144,9 @@ export function samlSpRoutes(app: FastifyInstance, saml: SamlPart): void {
       // The SP's own session: a cookie naming the login's stream and a secret only its hash is kept of.
       const secret = randomToken(24);
       const result = await sp.consume(xml, idp, sha256(secret));
+      // A flow run waits for this login (saml/web-sso against your IdP): the browser goes back to it with the verdict.
+      if (body.RelayState !== undefined && (await sp.returnsToRun(result.inResponseTo)))
+        return reply.redirect(runCallback(saml.base, body.RelayState, result), 303);
       if (!result.ok) throw refusal(result.check, result.reason, result.checks);
       const stream = result.inResponseTo ?? result.assertionId;
       reply.header(

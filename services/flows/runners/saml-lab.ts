@@ -80,6 +80,8 @@ async function fromMetadata(run: RunContext, url: string): Promise<LabTarget & {
 
 /** `saml/attack-lab`: classic attacks on an SP's ACS, each a named check; our SP by default. */
 async function attackLab(run: RunContext, keys: LabKeys): Promise<void> {
+  if (run.samlTarget?.idpMetadataUrl)
+    throw new FlowFailure('the attack lab attacks an SP: give its metadata_url or acs_url');
   const idp = await keys();
   const target: LabTarget & { sloUrl?: string } = run.samlTarget?.metadataUrl
     ? await fromMetadata(run, run.samlTarget.metadataUrl)

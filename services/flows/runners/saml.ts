@@ -1,5 +1,7 @@
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { readPostForm, type PostForm } from '../../saml/post-form.ts';
+import { ruleOfCheck } from '../../saml/sp/check-rules.ts';
+import { randomToken } from '../../crypto/random.ts';
 
 /** A browser of this origin: its cookies (the IdP's and the SP's sessions), carried by hand between the recorded requests. */
 class Browser {
@@ -117,6 +119,35 @@ async function singleLogout(run: RunContext): Promise<void> {
   ]);
   expectStatus(back.status, 200, 'the end of logout');
   if (back.text.includes('Partial logout')) throw new FlowFailure('the logout was partial');
+}
+
+/**
+ * SP-initiated web SSO at an IdP of the user's own (target `idp_metadata_url`): our SP fetches its metadata
+ * through the outbound guard and sends it a signed AuthnRequest; the person signs in there; the IdP's
+ * Response comes to our ACS, which sends the browser back to the run with each check's verdict.
+ */
+async function webSsoAtYourIdp(run: RunContext): Promise<void> {
+  const metadataUrl = run.samlTarget?.idpMetadataUrl;
+  if (!metadataUrl) throw new FlowFailure('saml/web-sso against a target takes {"target": {"idp_metadata_url": "…"}}');
+  const state = randomToken(16);
+  const query = new URLSearchParams({ idp_metadata_url: metadataUrl, RelayState: state, return_to: 'run' });
+  const start = await run.http.send('AuthnRequest from our SP to your IdP', `${run.base}/saml/sp/login?${query}`, {}, [
+    'Our SP reads your metadata (through the outbound guard, certificates checked) and signs an AuthnRequest',
+  ]);
+  expectStatus(start.status, 303, 'login start');
+  const back = await run.awaitUser(start.headers.get('location')!, state);
+  const passed = (back.get('checks') ?? '').split(' ').filter(Boolean);
+  for (const check of passed) await run.check({ check, verdict: 'passed', rule: ruleOfCheck(check), detail: 'held' });
+  if (back.get('saml') !== 'signed_in') {
+    const check = back.get('check') ?? 'response';
+    await run.check({ check, verdict: 'failed', rule: ruleOfCheck(check), detail: back.get('reason') ?? 'refused' });
+    throw new FlowFailure(`our SP refused your IdP's Response: ${check}`);
+  }
+}
+
+/** The SAML flows that run against an IdP of the user's own. */
+export function registerSamlTargetRunners(runners: FlowRunners): void {
+  runners.register('saml', 'web-sso', webSsoAtYourIdp);
 }
 
 export function registerSamlRunners(runners: FlowRunners): void {

@@ -77,6 +77,8 @@ export interface SamlTarget {
   wantAssertionsSigned: boolean;
   /** The SP's metadata URL: fetched through the outbound guard, it names the rest. */
   metadataUrl?: string;
+  /** For `saml/web-sso`: an IdP of the user's own, by its metadata URL (our SP signs in there). */
+  idpMetadataUrl?: string;
 }
 
 const httpUrl = (value: string | undefined, name: string): string | undefined => {
@@ -91,6 +93,9 @@ function samlTargetOf(option: unknown): SamlTarget | undefined {
   if (option === undefined) return undefined;
   if (!option || typeof option !== 'object' || Array.isArray(option)) throw invalidRequest('target must be an object');
   const o = option as Record<string, unknown>;
+  const idpMetadataUrl = httpUrl(text(o.idp_metadata_url, 'idp_metadata_url', 500), 'idp_metadata_url');
+  // An IdP of the user's own (saml/web-sso): no SP fields; the run is admitted by the metadata URL.
+  if (idpMetadataUrl) return { acsUrl: idpMetadataUrl, entityId: '', wantAssertionsSigned: true, idpMetadataUrl };
   const metadataUrl = httpUrl(text(o.metadata_url, 'metadata_url', 500), 'metadata_url');
   // Until its metadata is read, a target given by metadata_url is admitted by that URL.
   const acsUrl = httpUrl(text(o.acs_url, 'acs_url', 500), 'acs_url') ?? metadataUrl;

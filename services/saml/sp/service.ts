@@ -25,6 +25,8 @@ export interface LoginOptions {
   isPassive?: boolean;
   nameIdFormat?: string;
   authnContext?: string;
+  /** A flow run waits for this login (it then returns to `{base}/runs/callback` with the verdict). */
+  returnToRun?: boolean;
 }
 
 export type LoginStart =
@@ -71,6 +73,7 @@ export class SamlSp {
       relayState,
       binding: options.binding === 'redirect' ? BINDING.redirect : BINDING.post,
       ...(idp.foreign ? { idpSigning: idp.signing.map((c) => c.toString()) } : {}),
+      ...(options.returnToRun ? { returnToRun: true } : {}),
     });
     if (options.binding === 'redirect')
       return {
@@ -109,6 +112,11 @@ export class SamlSp {
     return request?.idpSigning
       ? { entityId: request.idp, signing: request.idpSigning.map((pem) => new X509Certificate(pem)) }
       : ours;
+  }
+
+  /** Whether a flow run waits for the login this request started. */
+  async returnsToRun(requestId: string | undefined): Promise<boolean> {
+    return requestId ? Boolean((await this.logins.get(requestId)).snapshot.context.request?.returnToRun) : false;
   }
 
   /** The ACS: checks a Response from `idp` and records the login (or the check that refused it). */

@@ -101,6 +101,63 @@ describe('samlify as an IdP in front of our SP', () => {
   });
 });
 
+describe('saml/web-sso against your own IdP (a flow target)', () => {
+  it('[saml-profiles-011] the run waits for the person at your IdP; its Response comes back to our ACS and each check is a verdict', async () => {
+    const started = await fetch(`${server.url}/api/protocols/saml/demo/web-sso`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ target: { idp_metadata_url: `${idpBase}/metadata` } }),
+    });
+    const body = (await started.json()) as any;
+    expect(started.status, JSON.stringify(body).slice(0, 300)).toBe(202);
+    expect(body.status).toBe('awaiting_user');
+    // The person at the samlify IdP: the AuthnRequest is read and answered, the browser posts to our ACS.
+    const raw = body.authorization_url.slice(body.authorization_url.indexOf('?') + 1);
+    const query = Object.fromEntries(new URLSearchParams(raw));
+    const ourSp = samlify.ServiceProvider({ metadata: await (await fetch(`${server.url}/saml/sp/metadata`)).text() });
+    const request = await samlifyIdp.parseLoginRequest(ourSp, 'redirect', {
+      query,
+      octetString: raw.slice(0, raw.indexOf('&Signature=')),
+    });
+    const answer = (await samlifyIdp.createLoginResponse(
+      ourSp,
+      { ...request },
+      'post',
+      { email: 'dora@example.org' },
+      undefined,
+      undefined,
+      query.RelayState,
+    )) as {
+      context: string;
+      entityEndpoint: string;
+    };
+    const acs = await fetch(answer.entityEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ SAMLResponse: answer.context, RelayState: query.RelayState }).toString(),
+      redirect: 'manual',
+    });
+    expect(acs.status).toBe(303);
+    const callback = await fetch(acs.headers.get('location')!, { redirect: 'manual' });
+    expect(callback.headers.get('location')).toBe(`/runs/${body.run_id}`);
+    let run = body;
+    while (run.status === 'awaiting_user' || run.status === 'running')
+      run = await (
+        await fetch(`${server.url}/api/runs/${body.run_id}`, { headers: { authorization: `Bearer ${body.run_token}` } })
+      ).json();
+    expect(run.status, run.error).toBe('succeeded');
+    const checks = (run.checks as any[]).map((c) => `${c.check}:${c.verdict}`);
+    expect(checks).toEqual(
+      expect.arrayContaining([
+        'assertion_signature:passed',
+        'audience:passed',
+        'in_response_to:passed',
+        'replay:passed',
+      ]),
+    );
+  });
+});
+
 describe('samlify as an SP in front of our IdP', () => {
   it('[saml-profiles-006] signs in over HTTP-Redirect and samlify verifies the signed assertion; encrypted for the strict demo SP', async () => {
     const metadata = await (await fetch(`${server.url}/saml/idp/metadata`)).text();

@@ -1,0 +1,32 @@
+/** The rule each check of our ACS holds a Response to (SAML core, profiles, XML Signature). */
+export const ACS_CHECK_RULES: ReadonlyMap<string, string> = new Map([
+  ['xml_safe', 'SAML security considerations §6.2.1: no DTD, bounded size and depth'],
+  ['xml_size', 'SAML bindings §3.4.4.1, §3.5.4: bounded messages'],
+  ['xml_dtd', 'SAML security considerations §6.2.1: no DTD or entity'],
+  ['xml_depth', 'SAML security considerations §6.2.1: bounded depth'],
+  ['xml_syntax', 'XML 1.0: well-formed'],
+  ['response_shape', 'SAML core §3.3.3'],
+  ['response_destination', 'SAML core §3.2.2, bindings §3.5.5.2: Destination is this ACS'],
+  ['status', 'SAML core §3.2.2.2: Success'],
+  ['response_signature', 'SAML core §5.4: the Response signature covers the Response'],
+  ['assertion_count', 'SAML profiles §4.1.4.2: one assertion'],
+  ['decryption', 'SAML core §2.3.4: EncryptedAssertion for this SP'],
+  ['assertion_signature', 'SAML profiles §4.1.3.5, metadata §2.4.4: WantAssertionsSigned'],
+  ['signature_missing', 'SAML profiles §4.1.3.5: the assertion is signed'],
+  ['signature_algorithm', 'XML Signature 1.1 §6: RSA-SHA256, SHA-256 only'],
+  ['signature_reference', 'SAML core §5.4.2: the reference names the signed element'],
+  ['signature_duplicate_id', 'SAML core §1.3.4: IDs are unique'],
+  ['signature_invalid', 'SAML core §5.4: verifies with the IdP metadata certificate'],
+  ['issuer', 'SAML profiles §4.1.4.2: the IdP of the request'],
+  ['subject', 'SAML core §2.4.1'],
+  ['subject_confirmation', 'SAML profiles §4.1.4.2: one bearer confirmation'],
+  ['recipient', 'SAML profiles §4.1.4.3: Recipient is this ACS'],
+  ['time_conditions', 'SAML core §2.5.1.2: NotBefore, NotOnOrAfter (15 s skew)'],
+  ['expired', 'SAML core §2.5.1.2: NotOnOrAfter (15 s skew)'],
+  ['not_yet_valid', 'SAML core §2.5.1.2: NotBefore (15 s skew)'],
+  ['audience', 'SAML core §2.5.1.4: AudienceRestriction names this SP'],
+  ['in_response_to', 'SAML profiles §4.1.4.3: answers an open request of this SP'],
+  ['replay', 'SAML profiles §4.1.4.5: each assertion once'],
+]);
+
+export const ruleOfCheck = (check: string): string => ACS_CHECK_RULES.get(check) ?? 'SAML profiles §4.1.4.3';
