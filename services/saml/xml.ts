@@ -19,6 +19,7 @@ export class XmlRefused extends Error {
 const ELEMENT_NODE = 1;
 const DOCUMENT_TYPE_NODE = 10;
 const PROCESSING_INSTRUCTION_NODE = 7;
+const COMMENT_NODE = 8;
 
 /**
  * Parses untrusted XML safely: bounded size, no document type declaration at all (so no entity, internal
@@ -63,6 +64,17 @@ function checkTree(doc: Document): void {
     if (depth > MAX_XML_DEPTH) throw new XmlRefused('xml_depth', `The XML nests deeper than ${MAX_XML_DEPTH}`);
     for (let child = node.firstChild; child; child = child.nextSibling) stack.push([child, depth + 1]);
   }
+}
+
+/** Whether the document holds an XML comment anywhere (walked without recursion). */
+export function hasComment(doc: Document): boolean {
+  const stack: Node[] = [doc];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.nodeType === COMMENT_NODE) return true;
+    for (let child = node.firstChild; child; child = child.nextSibling) stack.push(child);
+  }
+  return false;
 }
 
 export const serializeXml = (node: Node): string => new XMLSerializer().serializeToString(node);

@@ -85,3 +85,11 @@ export async function demoSps(base: string): Promise<{
 }> {
   return (await fetch(`${base}/saml/demo/sps`)).json();
 }
+
+/**
+ * Peer libraries date their messages by the real clock; the server's manual clock is brought to it before
+ * each test, so a slow machine never makes a peer's IssueInstant look like the future (15 s skew).
+ */
+export const clockToRealTime = (clock: { now(): number; set(ms: number): void }) => () => {
+  if (Date.now() > clock.now()) clock.set(Date.now());
+};

@@ -34,6 +34,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
         'refused' in received
           ? received.refused
           : { check: 'request_shape', reason: 'The SSO endpoint takes a SAMLRequest' };
+      await (await saml.services()).idp.refusedUnread(check, reason);
       return sendAuthPage(request, reply, 400, samlErrorPage(check, reason));
     }
     const outcome = await (await saml.services()).idp.receive(received, sessionOf(request), overTls(request, base));

@@ -97,6 +97,11 @@ export class SamlIdp {
     return this.continue(pendingId, session, secure);
   }
 
+  /** A message refused before it could be read (its binding's encoding, a DEFLATE bomb): recorded all the same. */
+  async refusedUnread(check: string, reason: string): Promise<void> {
+    await this.authn.create(randomToken(24), { type: 'authn.refused', at: this.clock.now(), check, reason });
+  }
+
   /** IdP-initiated SSO (SAML profiles §4.1.5): an unsolicited Response to the SP's default ACS URL. */
   async unsolicited(
     sp: ServiceProvider,

@@ -2,7 +2,17 @@ import type { X509Certificate } from 'node:crypto';
 import { CLOCK_SKEW_MS, NS, STATUS } from '../constants.ts';
 import { decryptAssertion } from '../encryption.ts';
 import { verifyElementSignature } from '../signature.ts';
-import { attr, childElements, onlyChild, parseXml, serializeXml, textOf, XmlRefused } from '../xml.ts';
+import {
+  attr,
+  childElements,
+  elementsNamed,
+  hasComment,
+  onlyChild,
+  parseXml,
+  serializeXml,
+  textOf,
+  XmlRefused,
+} from '../xml.ts';
 
 /** The IdP an SP trusts, as its metadata says. */
 export interface TrustedIdp {
@@ -64,13 +74,21 @@ export async function consumeResponse(xml: string, deps: ConsumeDeps): Promise<C
   const checks: string[] = [];
   let inResponseTo: string | undefined;
   try {
-    let root: Element;
+    let doc: Document;
     try {
-      root = parseXml(xml).documentElement;
+      doc = parseXml(xml);
     } catch (error) {
       if (error instanceof XmlRefused) throw new Refusal(error.check, error.message);
       throw error;
     }
+    // Canonicalization drops comments from what is signed, so a comment inside a signed NameID changes what
+    // a careless reader sees and not the signature (comment injection): IdPs send none, and none is taken.
+    refuseIf(
+      hasComment(doc),
+      'xml_comment',
+      'The Response carries an XML comment; signed content with comments is refused',
+    );
+    const root = doc.documentElement;
     checks.push('xml_safe');
     refuseIf(
       root.namespaceURI !== NS.protocol || root.localName !== 'Response' || !attr(root, 'ID'),
@@ -95,7 +113,7 @@ export async function consumeResponse(xml: string, deps: ConsumeDeps): Promise<C
     refuseIf(status !== STATUS.success, 'status', `The IdP answered ${status ?? 'no status'}`);
     checks.push('status');
     // The Response's own signature, when present, must hold; the assertion is then read from what it covers.
-    let container = root;
+    let container: Element = root;
     if (childElements(root, NS.dsig, 'Signature').length) {
       const verdict = verifyElementSignature(xml, root, deps.idp.signing);
       if (!verdict.ok) throw new Refusal(verdict.check, verdict.reason);
@@ -128,6 +146,11 @@ export async function consumeResponse(xml: string, deps: ConsumeDeps): Promise<C
     if (!verdict.ok) throw new Refusal(verdict.check, `Assertion: ${verdict.reason}`);
     assertion = verdict.signed;
     checks.push('assertion_signature');
+    // A second assertion anywhere (Extensions, a signature's Object, nested) is how wrapping hides a copy.
+    const anywhere =
+      elementsNamed(doc, NS.assertion, 'Assertion').length +
+      elementsNamed(doc, NS.assertion, 'EncryptedAssertion').length;
+    refuseIf(anywhere !== 1, 'assertion_count', 'The Response carries more than one assertion, one of them hidden');
     return await checkAssertion(assertion, inResponseTo, deps, checks);
   } catch (error) {
     if (error instanceof Refusal)

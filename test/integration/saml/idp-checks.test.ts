@@ -198,5 +198,11 @@ describe('checks on each AuthnRequest', () => {
       expect(response.status, name).toBe(400);
       expect(await response.text(), name).toContain(check);
     }
+    // The refusals at the SSO endpoint are in the log too, even those read before any XML.
+    const refusals: string[] = [];
+    for (const id of await server.main.ctx.log.streamIds('saml-authn:'))
+      for (const event of await server.main.ctx.log.readStream(id))
+        if (event.type === 'authn.refused') refusals.push(String(event.data.check));
+    expect(refusals).toEqual(expect.arrayContaining(['xml_dtd', 'xml_depth', 'xml_size', 'redirect_encoding']));
   });
 });

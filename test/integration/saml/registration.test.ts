@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as samlify from 'samlify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startMainServer, type TestServer } from '../../support/main-server.ts';
-import { demoSps, SamlBrowser } from '../../support/saml.ts';
+import { demoSps, SamlBrowser, clockToRealTime } from '../../support/saml.ts';
 
 // Issue 49: registering an SP by its metadata is the DYNAMIC_CLIENTS extension (decisions §11): absent by
 // default; when on, metadata posted or fetched through the outbound guard, its certificates checked.
@@ -39,6 +39,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => metadataServer.listen(0, '127.0.0.1', () => resolve()));
   metadataBase = `http://127.0.0.1:${(metadataServer.address() as AddressInfo).port}`;
+});
+beforeEach(() => {
+  clockToRealTime(on.clock)();
 });
 afterAll(async () => {
   metadataServer.close();

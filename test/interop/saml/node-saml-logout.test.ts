@@ -1,7 +1,7 @@
 import { SAML } from '@node-saml/node-saml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMainServer, type TestServer } from '../../support/main-server.ts';
-import { demoSps, idpCertificate, SamlBrowser } from '../../support/saml.ts';
+import { demoSps, idpCertificate, SamlBrowser, clockToRealTime } from '../../support/saml.ts';
 
 let server: TestServer;
 let idpCert: string;
@@ -13,6 +13,7 @@ beforeAll(async () => {
   idpCert = await idpCertificate(server.url);
   demoKey = (await demoSps(server.url)).service_providers.find((sp) => sp.id === 'demo-sp')!.published_private_key_pem!;
 }, 30_000);
+beforeEach(() => clockToRealTime(server.clock)());
 afterAll(() => server.close());
 
 /** `@node-saml/node-saml` playing a demo SP, signing with the demo SPs' published key. */

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMainServer, type TestServer } from '../../support/main-server.ts';
-import { demoSps, idpCertificate, SamlBrowser } from '../../support/saml.ts';
+import { demoSps, idpCertificate, SamlBrowser, clockToRealTime } from '../../support/saml.ts';
 
 // pysaml2 as a third opinion: Debian's python3-pysaml2, which checks XML signatures with Debian's xmlsec1
 // (installed by .ci/run; PyPI is not reachable). Its metadata parser, signature checks and response
@@ -17,6 +17,7 @@ let server: TestServer;
 let base: Record<string, unknown>;
 
 const pysaml2 = (command: Record<string, unknown>) => {
+  clockToRealTime(server.clock)();
   const run = spawnSync(PYTHON, [SCRIPT], { input: JSON.stringify({ ...base, ...command }), encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`pysaml2 failed: ${run.stderr.split('\n').slice(-6).join('\n')}`);
   return JSON.parse(run.stdout) as Record<string, any>;
@@ -34,6 +35,7 @@ beforeAll(async () => {
     slo: 'http://127.0.0.1:8765/saml/slo',
   };
 }, 30_000);
+beforeEach(() => clockToRealTime(server.clock)());
 afterAll(() => server.close());
 
 describe.runIf(available)('pysaml2 (xmlsec1) as demo-sp against our IdP', () => {
@@ -70,5 +72,25 @@ describe.runIf(available)('pysaml2 (xmlsec1) as demo-sp against our IdP', () => 
     expect(() =>
       pysaml2({ step: 'response', saml_response: second.fields.SAMLResponse, request_id: '_not-that-one' }),
     ).toThrow(/pysaml2 failed/);
+  });
+
+  it('[saml-profiles-012] verifies the signature of our IdP’s LogoutRequest over HTTP-Redirect and reads its principal', async () => {
+    const { url } = pysaml2({ step: 'authn-request' });
+    const browser = new SamlBrowser(server.url, 'alice');
+    const form = await browser.responseForm(await browser.sso({ url }));
+    const sessionIndex = /SessionIndex="([^"]+)"/.exec(Buffer.from(form.fields.SAMLResponse, 'base64').toString())?.[1];
+    const out = await browser.fetch(`${server.url}/saml/idp/logout`, { method: 'POST' });
+    expect(out.status, await out.clone().text()).toBe(303);
+    const answer = pysaml2({
+      step: 'logout-request',
+      url: out.headers.get('location'),
+      idp_cert: await idpCertificate(server.url),
+    });
+    expect(answer).toMatchObject({
+      signature_valid: true,
+      issuer: `${server.url}/saml/idp`,
+      name_id: 'alice@example.com',
+    });
+    if (sessionIndex) expect(answer.session_index).toEqual([sessionIndex]);
   });
 });

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as samlify from 'samlify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMainServer, type TestServer } from '../../support/main-server.ts';
-import { demoSps, SamlBrowser } from '../../support/saml.ts';
+import { demoSps, SamlBrowser, clockToRealTime } from '../../support/saml.ts';
 
 // samlify, unmodified, as an IdP in front of our SP and as an SP in front of our IdP. samlify asks for
 // an XML schema validator; the XSD one needs Java, so this peer runs with schema validation skipped.
@@ -36,6 +36,7 @@ beforeAll(async () => {
     nameIDFormat: ['urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'],
   });
 }, 30_000);
+beforeEach(() => clockToRealTime(server.clock)());
 afterAll(async () => {
   idpServer.close();
   await server.close();

@@ -13,7 +13,8 @@ import tempfile
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
-from saml2.sigver import SignatureError, get_xmlsec_binary
+from saml2.sigver import SignatureError, get_xmlsec_binary, verify_redirect_signature
+from urllib.parse import parse_qs, urlsplit
 
 
 def write(directory, name, text):
@@ -88,6 +89,19 @@ def main():
                 "issuer": response.issuer(),
                 "attributes": response.ava,
                 "session_index": response.assertion.authn_statement[0].session_index,
+            }
+        elif step == "logout-request":
+            # The IdP's LogoutRequest over HTTP-Redirect: its query signature checked, then the request read.
+            query = dict((k, v[0]) for k, v in parse_qs(urlsplit(command["url"]).query).items())
+            body = "".join(line for line in command["idp_cert"].splitlines() if "CERTIFICATE" not in line)
+            valid = verify_redirect_signature(query, sp.sec.sec_backend, cert=body)
+            request = sp.parse_logout_request(query["SAMLRequest"], BINDING_HTTP_REDIRECT)
+            message = request.message
+            answer = {
+                "signature_valid": bool(valid),
+                "issuer": message.issuer.text,
+                "name_id": message.name_id.text,
+                "session_index": [index.text for index in message.session_index],
             }
         else:
             raise ValueError("unknown step " + step)
