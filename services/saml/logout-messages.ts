@@ -57,7 +57,7 @@ export interface LogoutFields {
 }
 
 /** Reads a logout message, or names why it is not one. */
-export function readLogout(root: Element): LogoutFields | { check: string; reason: string } {
+function readLogout(root: Element): LogoutFields | { check: string; reason: string } {
   const kind = root.localName;
   const id = attr(root, 'ID');
   if (root.namespaceURI !== NS.protocol || (kind !== 'LogoutRequest' && kind !== 'LogoutResponse') || !id)
@@ -79,7 +79,7 @@ export function readLogout(root: Element): LogoutFields | { check: string; reaso
 }
 
 /** A message's IssueInstant: present, not from the future, not older than five minutes (15 s skew). */
-export function timely(root: Element, nowMs: number): boolean {
+function timely(root: Element, nowMs: number): boolean {
   const issued = Date.parse(attr(root, 'IssueInstant') ?? '');
   return Number.isFinite(issued) && issued <= nowMs + CLOCK_SKEW_MS && issued >= nowMs - 5 * 60_000 - CLOCK_SKEW_MS;
 }

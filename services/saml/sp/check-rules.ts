@@ -1,10 +1,11 @@
 /** The rule each check of our ACS holds a Response to (SAML core, profiles, XML Signature). */
-export const ACS_CHECK_RULES: ReadonlyMap<string, string> = new Map([
+const ACS_CHECK_RULES: ReadonlyMap<string, string> = new Map([
   ['xml_safe', 'SAML security considerations §6.2.1: no DTD, bounded size and depth'],
   ['xml_size', 'SAML bindings §3.4.4.1, §3.5.4: bounded messages'],
   ['xml_dtd', 'SAML security considerations §6.2.1: no DTD or entity'],
   ['xml_depth', 'SAML security considerations §6.2.1: bounded depth'],
   ['xml_syntax', 'XML 1.0: well-formed'],
+  ['xml_comment', 'Exclusive XML Canonicalization §3: comments are not signed, so none is taken'],
   ['response_shape', 'SAML core §3.3.3'],
   ['response_destination', 'SAML core §3.2.2, bindings §3.5.5.2: Destination is this ACS'],
   ['status', 'SAML core §3.2.2.2: Success'],
