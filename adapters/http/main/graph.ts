@@ -199,6 +199,9 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
   // An offer's stream is read by its offer id, the same capability as its status document; the status
   // lists' allocation records are as public as the lists they describe.
   for (const kind of ['issuance', 'status-list', 'status-lists']) streamReaders.register(kind, async () => ({}));
+  // A SAML exchange is read by its id: an AuthnRequest's pending id, a login's request ID (both in the
+  // messages the browser carried); a registered SP's metadata is public. Sessions (a cookie's hash) are not read.
+  for (const kind of ['saml-authn', 'saml-login', 'saml-sp']) streamReaders.register(kind, async () => ({}));
   streamReaders.register('presentation', presentationStreamReader(credentials.verifier.service));
 
   let sweep: ReturnType<typeof setInterval> | undefined;

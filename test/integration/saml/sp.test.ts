@@ -67,6 +67,10 @@ describe('our SP with our IdP', () => {
       ]);
       const events = await server.main.ctx.log.readStream(body.stream);
       expect(events.map((e) => e.type)).toEqual(['login.requested', 'login.consumed']);
+      // The login's stream exports like any other, each event with the machine state after it.
+      const exported = await fetch(`${server.url}/api/streams/${encodeURIComponent(body.stream)}/export`);
+      expect(exported.status).toBe(200);
+      expect(JSON.stringify(await exported.json())).toContain('"consumed"');
       const again = await postAcs(form.fields);
       expect(again.status).toBe(400);
       expect(((await again.json()) as any).check).toBe('in_response_to');
