@@ -7,6 +7,7 @@ import { oauthError, invalidRequest } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import { OFFER_TTL_S } from './settings.ts';
 import type { IssuerService, PresentedRequest } from './service.ts';
+import { isLoopbackHost } from '../loopback.ts';
 
 /**
  * The authorization code flow of the issuer's authorization server (decisions section 8): PAR is
@@ -33,10 +34,7 @@ function acceptableRedirectUri(value: string | undefined): value is string {
   try {
     const url = new URL(value);
     if (url.hash) return false;
-    return (
-      url.protocol === 'https:' ||
-      (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
-    );
+    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
   } catch {
     return false;
   }

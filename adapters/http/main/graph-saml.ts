@@ -131,14 +131,19 @@ export function buildSaml(
       spMetadata: signedMetadata(byEntity.get(spEntity)!.metadata, keys.spSigning),
     };
   };
-  const foreignIdp = async (metadataUrl: string) => {
-    const response = await shared.oauth.documentFetches.send(metadataUrl, {
+  /** A party's metadata from a URL a caller chose: through the outbound guard, 200 only. */
+  const fetchMetadata = async (url: string, party: 'IdP' | 'SP') => {
+    const response = await shared.oauth.documentFetches.send(url, {
       headers: { accept: 'application/samlmetadata+xml, application/xml' },
     });
-    if (response.status !== 200) throw invalidRequest(`The IdP metadata answered HTTP ${response.status}`);
+    if (response.status !== 200) throw invalidRequest(`The ${party} metadata answered HTTP ${response.status}`);
+    return response.body.toString('utf8');
+  };
+  const foreignIdp = async (metadataUrl: string) => {
+    const xml = await fetchMetadata(metadataUrl, 'IdP');
     let metadata;
     try {
-      metadata = readMetadata(response.body.toString('utf8'), shared.clock.now());
+      metadata = readMetadata(xml, shared.clock.now());
     } catch (error) {
       if (error instanceof MetadataRefused || error instanceof XmlRefused)
         throw invalidRequest(`The IdP metadata is refused (${error.check}): ${error.message}`);
@@ -179,11 +184,7 @@ export function buildSaml(
     await services();
     let metadata = input.metadata;
     if (input.metadataUrl) {
-      const response = await shared.oauth.documentFetches.send(input.metadataUrl, {
-        headers: { accept: 'application/samlmetadata+xml, application/xml' },
-      });
-      if (response.status !== 200) throw invalidRequest(`The SP metadata answered HTTP ${response.status}`);
-      metadata = response.body.toString('utf8');
+      metadata = await fetchMetadata(input.metadataUrl, 'SP');
     }
     return registered!.register(metadata ?? '', input.metadataUrl ?? 'posted');
   };

@@ -4,6 +4,7 @@ import { cookieValue } from '../cookies.ts';
 import { loginPage, sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
+import { isLoopbackHost } from '../../../services/loopback.ts';
 import { SESSION_COOKIE, samlErrorPage, sendSsoOutcome } from './post-form.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
@@ -16,8 +17,7 @@ const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cooki
  * §3.4.20): the deployment is served over TLS, or it is a loopback development origin.
  */
 const overTls = (request: FastifyRequest, base: string) =>
-  base.startsWith('https:') || request.protocol === 'https' || isLoopbackOrigin(base);
-const isLoopbackOrigin = (base: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(base).hostname);
+  base.startsWith('https:') || request.protocol === 'https' || isLoopbackHost(new URL(base).hostname);
 
 /** The SAML IdP at `{base}/saml/idp` (docs/saml.md): metadata, SSO over both bindings, the login page. */
 export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoUser[]): void {

@@ -113,37 +113,21 @@ async function attackLab(run: RunContext, keys: LabKeys): Promise<void> {
       : `a legitimate Response was refused (HTTP ${baseline.status}): ${baseline.text.slice(0, 200)}`,
   });
   for (const attack of ATTACKS) {
-    if (!usable) {
-      await run.check({
-        check: attack.name,
-        verdict: 'not_applicable',
-        rule: attack.rule,
-        detail: 'the baseline was refused',
-      });
-      continue;
-    }
-    if (attack.name === 'unsigned-assertion-in-signed-response' && !target.wantAssertionsSigned) {
-      await run.check({
-        check: attack.name,
-        verdict: 'not_applicable',
-        rule: attack.rule,
-        detail: 'the SP does not ask for signed assertions',
-      });
+    const skipped = !usable
+      ? 'the baseline was refused'
+      : attack.name === 'unsigned-assertion-in-signed-response' && !target.wantAssertionsSigned
+        ? 'the SP does not ask for signed assertions'
+        : attack.name === 'deflate-bomb' && !target.sloUrl
+          ? 'the target names no HTTP-Redirect endpoint (slo_url)'
+          : undefined;
+    if (skipped) {
+      await run.check({ check: attack.name, verdict: 'not_applicable', rule: attack.rule, detail: skipped });
       continue;
     }
     const delivery = attack.build(idp, target, run.nowS() * 1000);
     const notes = [attack.explanation, attack.rule];
     let answer: Answer;
     let second: Answer | undefined;
-    if (delivery.kind === 'redirect-bomb' && !target.sloUrl) {
-      await run.check({
-        check: attack.name,
-        verdict: 'not_applicable',
-        rule: attack.rule,
-        detail: 'the target names no HTTP-Redirect endpoint (slo_url)',
-      });
-      continue;
-    }
     if (delivery.kind === 'redirect-bomb') {
       const response = await run.http.send(
         `Attack ${attack.name}`,

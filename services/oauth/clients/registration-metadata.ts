@@ -2,6 +2,7 @@ import type { RegisteredMetadata } from '../../../machines/oauth-client.ts';
 import { oauthError } from '../../errors.ts';
 import { CLIENT_ASSERTION_ALGS } from '../client-auth.ts';
 import { OAUTH_SCOPES } from '../scopes.ts';
+import { isLoopbackHost } from '../../loopback.ts';
 
 const SUPPORTED_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
@@ -10,8 +11,6 @@ const MAX_TEXT = 2000;
 
 const invalidMetadata = (description: string) => oauthError('invalid_client_metadata', description);
 const invalidRedirect = (description: string) => oauthError('invalid_redirect_uri', description);
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * RFC 7591 §2 with RFC 8252 §7.3 and RFC 9700 §4.1: a redirect URI is absolute, carries no fragment,
@@ -31,7 +30,7 @@ function redirectUriProblem(value: unknown): string | undefined {
   // never a case, an encoding or a dot segment that another spelling of the same URI would miss.
   if (url.href !== value) return `is not in its normal form: register ${JSON.stringify(url.href)}`;
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'must be https, or http to a loopback host';
 }
 
