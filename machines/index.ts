@@ -20,7 +20,7 @@ import { tokenRunsMachine } from './token-runs.ts';
 import { scimAgentMachine, scimGroupMachine, scimUserMachine } from './scim-resource.ts';
 import { scimTenantMachine } from './scim-tenant.ts';
 import { samlAuthnMachine, samlLoginMachine } from './saml-exchange.ts';
-import { samlSessionMachine } from './saml-session.ts';
+import { signInSessionMachine } from './sign-in-session.ts';
 import { samlServiceProviderMachine } from './saml-service-provider.ts';
 
 /**
@@ -53,7 +53,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   'scim-tenant': scimTenantMachine,
   'saml-authn': samlAuthnMachine,
   'saml-login': samlLoginMachine,
-  'saml-session': samlSessionMachine,
+  'sign-in-session': signInSessionMachine,
   'saml-sp': samlServiceProviderMachine,
 };
 

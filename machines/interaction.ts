@@ -16,6 +16,8 @@ export interface AuthorizationRequest {
   codeChallenge?: string;
   codeChallengeMethod?: string;
   prompt?: string;
+  /** OIDC Core §3.1.2.1 `max_age`, in seconds. */
+  maxAge?: number;
   /** RFC 8707: the resource the tokens will be audience-bound to. */
   resource?: string;
   /** Epoch milliseconds. */
@@ -24,7 +26,13 @@ export interface AuthorizationRequest {
 
 export type InteractionEvent =
   | ({ type: 'interaction.started'; at: number } & AuthorizationRequest)
-  | { type: 'interaction.authenticated'; at: number; sub: string }
+  | {
+      type: 'interaction.authenticated';
+      at: number;
+      sub: string;
+      /** Answered from the sign-in session (`sign-in-session:`), which says when the person signed in. */
+      session?: { authTime: number };
+    }
   | { type: 'interaction.consented'; at: number; codeHash: string }
   | { type: 'interaction.declined'; at: number };
 
@@ -50,7 +58,7 @@ export const interactionUpdates = {
   },
   recordLogin: (_: InteractionContext, event: Extract<InteractionEvent, { type: 'interaction.authenticated' }>) => ({
     sub: event.sub,
-    authTime: event.at,
+    authTime: event.session?.authTime ?? event.at,
   }),
 } satisfies Record<string, ContextUpdate<InteractionContext>>;
 
@@ -79,7 +87,8 @@ export const interactionMachine = setup({
       description: 'The person signs in as a demo user (decisions §3).',
       on: {
         'interaction.authenticated': {
-          description: "The demo user's password checked, while the request lives (decisions §3).",
+          description:
+            "The demo user's password checked, or the person's sign-in session used (OIDC Core §3.1.2.1), while the request lives (decisions §3).",
           guard: { type: 'live', params: ({ event }) => event },
           target: 'consent',
           actions: 'recordLogin',

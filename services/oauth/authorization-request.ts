@@ -60,8 +60,12 @@ export function checkAuthorizationParams(
     if (error instanceof OAuthError) return refuse(error.error, error.description);
     throw error;
   }
-  if (params.prompt?.split(' ').includes('none'))
-    return refuse('login_required', 'No session exists here; every authorization asks the person to sign in');
+  const prompts = (params.prompt ?? '').split(' ').filter(Boolean);
+  if (prompts.includes('none') && prompts.length > 1)
+    return refuse('invalid_request', 'prompt=none cannot be combined with another value (OIDC Core §3.1.2.1)');
+  const maxAge = params.max_age;
+  if (maxAge !== undefined && !/^\d{1,9}$/.test(maxAge))
+    return refuse('invalid_request', 'max_age must be a number of seconds');
   return {
     clientId: client.client_id,
     redirectUri,
@@ -71,6 +75,7 @@ export function checkAuthorizationParams(
     ...(params.nonce !== undefined ? { nonce: params.nonce } : {}),
     ...(challenge !== undefined ? { codeChallenge: challenge, codeChallengeMethod: 'S256' } : {}),
     ...(params.prompt !== undefined ? { prompt: params.prompt } : {}),
+    ...(maxAge !== undefined ? { maxAge: Number(maxAge) } : {}),
     ...(resource !== undefined ? { resource } : {}),
   };
 }

@@ -7,6 +7,15 @@ import { PushedRequests } from './pushed-requests.ts';
 import type { OAuthDeps } from './deps.ts';
 import { isRegisteredRedirectUri } from './redirect-uri.ts';
 import { CODE_TTL_MS, INTERACTION_TTL_MS, type IssuerProfile } from './issuers.ts';
+import { passwordLogin, type LiveSession, type SignInSessions } from '../sessions/sign-in-sessions.ts';
+import { useOfSession } from './session-use.ts';
+import type { JWTPayload } from 'jose';
+
+/** The OpenID Provider's part of the sign-in session: the sessions, and its own ID tokens as hints. */
+export interface SessionSupport {
+  sessions: SignInSessions;
+  verifyIdTokenHint(token: string): Promise<JWTPayload | undefined>;
+}
 
 /** Where the browser goes next: back to the client (query or form_post) or to a page of ours. */
 export type AuthorizationOutcome =
@@ -45,6 +54,8 @@ export class Authorization {
   constructor(
     private readonly deps: OAuthDeps,
     readonly profile: IssuerProfile,
+    /** The OpenID Provider honours the sign-in session; an authorization server without it keeps none. */
+    private readonly signIn?: SessionSupport,
   ) {
     this.pushed = new PushedRequests(deps, profile);
   }
@@ -59,8 +70,11 @@ export class Authorization {
     return client;
   }
 
-  /** RFC 6749 section 4.1.1 (+ RFC 7636, RFC 8707, RFC 9126 §4, OIDC Core 3.1.2.1, RFC 9207). */
-  async start(query: Record<string, string | undefined>): Promise<AuthorizationOutcome> {
+  /**
+   * RFC 6749 section 4.1.1 (+ RFC 7636, RFC 8707, RFC 9126 §4, OIDC Core 3.1.2.1, RFC 9207); `cookie` is
+   * the browser's sign-in session, if any.
+   */
+  async start(query: Record<string, string | undefined>, cookie?: string): Promise<AuthorizationOutcome> {
     const client = await this.clientFor(query.client_id);
     // RFC 9126 §4: a pushed request's parameters stand for the whole request; others are ignored.
     const params =
@@ -89,15 +103,42 @@ export class Authorization {
       return error('invalid_request', 'This client must push its authorization requests (RFC 9126 §6)');
     const checked = checkAuthorizationParams(params, client, redirectUri, this.profile);
     if (isRefusal(checked)) return error(checked.error, checked.description);
+    const use = await this.sessionUse(checked, client, params.id_token_hint, cookie);
+    if (use.kind === 'refuse') return error(use.error, use.description);
     await this.deps.clients.noteUse(client);
     const id = randomToken(24);
-    const request: AuthorizationRequest = {
-      issuer: this.profile.issuer,
-      ...checked,
-      expiresAt: this.deps.clock.now() + INTERACTION_TTL_MS,
-    };
-    await this.deps.interactions.create(id, { type: 'interaction.started', at: this.deps.clock.now(), ...request });
-    return { kind: 'interaction', id };
+    const at = this.deps.clock.now();
+    const request: AuthorizationRequest = { issuer: this.profile.issuer, ...checked, expiresAt: at + INTERACTION_TTL_MS };
+    await this.deps.interactions.create(id, { type: 'interaction.started', at, ...request });
+    if (use.kind === 'login') return { kind: 'interaction', id };
+    await this.deps.interactions.execute(id, {
+      type: 'interaction.authenticated',
+      at,
+      sub: use.session.user,
+      session: { authTime: use.session.authnInstant },
+    });
+    return use.kind === 'silent' ? this.decide(id, true) : { kind: 'interaction', id };
+  }
+
+  /** What the browser's sign-in session does for this request (services/oauth/session-use.ts). */
+  private async sessionUse(
+    request: { clientId: string; scope: string; prompt?: string; maxAge?: number },
+    client: OAuthClient,
+    idTokenHint: string | undefined,
+    cookie: string | undefined,
+  ) {
+    if (!this.signIn) {
+      // This authorization server keeps no sign-in session: every request shows the login page.
+      return request.prompt?.split(' ').includes('none')
+        ? ({ kind: 'refuse', error: 'login_required', description: 'This server keeps no sign-in session' } as const)
+        : ({ kind: 'login' } as const);
+    }
+    const hint = idTokenHint !== undefined ? await this.signIn.verifyIdTokenHint(idTokenHint) : undefined;
+    if (idTokenHint !== undefined && !hint)
+      return { kind: 'refuse', error: 'login_required', description: 'id_token_hint was not issued by this provider' } as const;
+    const hintMatches = (session: LiveSession) =>
+      !hint || hint.sub === this.deps.subjects.subjectFor(client, session.user);
+    return useOfSession(request, await this.signIn.sessions.live(cookie), this.deps.clock.now(), hintMatches);
   }
 
   /** The state of an interaction for its pages, or undefined if unknown, finished or expired. */
@@ -118,8 +159,18 @@ export class Authorization {
     };
   }
 
-  /** Checks the demo user's password; false when it does not match. */
-  async login(id: string, username: string, password: string): Promise<boolean> {
+  /**
+   * Checks the demo user's password; false when it does not match. At the OpenID Provider the login
+   * starts or renews the sign-in session: `cookie` is the one to set when a new session started.
+   */
+  async login(
+    id: string,
+    username: string,
+    password: string,
+    cookie?: string,
+    /** The password crossed no network in the clear (TLS, or a loopback origin). */
+    secure = false,
+  ): Promise<false | { newCookie?: string }> {
     const user = this.deps.users.get(username);
     if (!user || user.password !== password) return false;
     const outcome = await this.deps.interactions.execute(id, {
@@ -128,11 +179,16 @@ export class Authorization {
       sub: user.id,
     });
     if (!outcome.accepted) throw oauthError('invalid_request', 'This sign-in has expired or already finished');
-    return true;
+    if (!this.signIn) return {};
+    const signed = await this.signIn.sessions.signedIn(cookie, user.id, passwordLogin(secure), 'openid-provider');
+    return signed.isNew ? { newCookie: signed.cookie } : {};
   }
 
-  /** The person's consent decision: issues the code (or access_denied) and says where to send them. */
-  async decide(id: string, approve: boolean): Promise<AuthorizationOutcome> {
+  /**
+   * The person's consent decision: issues the code (or access_denied) and says where to send them. An
+   * approval is remembered in the browser's sign-in session when it is the same person's.
+   */
+  async decide(id: string, approve: boolean, cookie?: string): Promise<AuthorizationOutcome> {
     const at = this.deps.clock.now();
     const code = randomToken(32);
     const outcome = await this.deps.interactions.execute(
@@ -170,6 +226,8 @@ export class Authorization {
         : {}),
       expiresAt: at + CODE_TTL_MS,
     });
+    const session = await this.signIn?.sessions.live(cookie);
+    if (session?.user === sub) await this.signIn!.sessions.consented(cookie!, r.clientId, r.scope);
     return { ...base, params: { code, ...state, iss: this.profile.issuer } };
   }
 }

@@ -19,6 +19,7 @@ import type { ResourceGuard } from '../../../services/oauth/resource-guard.ts';
 import type { AccessTokenClaims } from '../../../services/oauth/tokens.ts';
 import { ClientMetadataDocuments } from '../../../services/oauth/clients/metadata-document.ts';
 import { documentGuard } from '../../outbound/document-guard.ts';
+import type { SignInSessions } from '../../../services/sessions/sign-in-sessions.ts';
 import type { GuardedHttp } from '../../outbound/guarded-http.ts';
 
 /** One authorization server of the origin (`/oidc`, the OpenID Provider, or `/oauth2`) and its services. */
@@ -32,6 +33,8 @@ interface OAuthServer {
 /** The OAuth 2.0 authorization server and the OpenID Provider of decisions section 3, as services. */
 export interface OAuthPart {
   deps: OAuthDeps;
+  /** The one sign-in session of the origin (the OpenID Provider's and the SAML IdP's). */
+  sessions: SignInSessions;
   clients: DemoClient[];
   users: DemoUser[];
   profiles: { op: IssuerProfile; as: IssuerProfile };
@@ -53,7 +56,14 @@ export interface OAuthPart {
 
 export function buildOAuth(
   config: Config,
-  shared: { log: EventLog; keys: KeyRing; clock: Clock; revokedAccessTokens: RevokedAccessTokens },
+  shared: {
+    log: EventLog;
+    keys: KeyRing;
+    clock: Clock;
+    revokedAccessTokens: RevokedAccessTokens;
+    /** The sign-in session the OpenID Provider shares with the SAML IdP; the plain AS keeps none. */
+    sessions: SignInSessions;
+  },
 ): OAuthPart {
   const base = config.baseUrl;
   const { keys, clock } = shared;
@@ -78,9 +88,12 @@ export function buildOAuth(
   const profiles = issuerProfiles(base);
   const servers = [profiles.op, profiles.as].map((profile) => {
     const tokenEndpoint = new OAuthTokenServer(deps, profile);
+    const signIn = profile.openid
+      ? { sessions: shared.sessions, verifyIdTokenHint: (t: string) => tokenEndpoint.tokens.verifyIdTokenHint(t) }
+      : undefined;
     return {
       profile,
-      authorization: new Authorization(deps, profile),
+      authorization: new Authorization(deps, profile, signIn),
       tokenEndpoint,
       introspection: new TokenIntrospection(deps, tokenEndpoint),
     };
@@ -89,6 +102,7 @@ export function buildOAuth(
   const guard = (options?: OAuthResourceOptions) => oauthResourceGuard(deps, as.tokenEndpoint.tokens, options);
   return {
     deps,
+    sessions: shared.sessions,
     clients,
     users,
     profiles,

@@ -83,7 +83,7 @@ export function buildSaml(
       // Persistent NameIDs are pairwise values per SP, salted like the OpenID Provider's pairwise subjects.
       { entityId: urls.entityId, signing: keys.idpSigning, persistentSalt: shared.keys.secret('pairwise-subject') },
       urls,
-      { users: shared.oauth.deps.users, serviceProvider: findSp, useOnce },
+      { users: shared.oauth.deps.users, serviceProvider: findSp, useOnce, sessions: shared.oauth.sessions },
     );
     const idpLogout = new SamlIdpLogout(idp, shared.clock, findSp, useOnce);
     const spEntity = `${base}/saml/sp`;

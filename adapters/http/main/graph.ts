@@ -46,6 +46,7 @@ import { buildOAuth, type OAuthPart } from './graph-oauth.ts';
 import { buildSsf } from './graph-ssf.ts';
 import { buildScim } from './graph-scim.ts';
 import { buildSaml } from './graph-saml.ts';
+import { SignInSessions } from '../../../services/sessions/sign-in-sessions.ts';
 import { MAIN_KEYS, MAIN_PROJECTIONS } from './routes.ts';
 
 const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
@@ -145,7 +146,8 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
   lookingGlass.trustCertificateAuthority(credentials.issuer.pki.iaca.pem);
   lookingGlass.trustCertificateAuthority(credentials.verifier.pki.ca.pem);
 
-  const oauth = buildOAuth(config, { log, keys, clock, revokedAccessTokens: read.revokedAccessTokens });
+  const sessions = new SignInSessions(log, clock);
+  const oauth = buildOAuth(config, { log, keys, clock, revokedAccessTokens: read.revokedAccessTokens, sessions });
   const saml = buildSaml(config, { log, clock, keys, oauth });
   const samlLab = async () => {
     const { idp } = await saml.services();

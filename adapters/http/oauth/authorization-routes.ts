@@ -18,6 +18,7 @@ import {
 } from './pages.ts';
 import { confirmErrorRedirectPage } from './confirm-redirect-page.ts';
 import { AUTHORIZE_PARAMS, formBody, noStore, str } from './schemas.ts';
+import { overTls, setSignInCookie, signInCookieOf } from '../sign-in-cookie.ts';
 
 /** The authorization endpoint of one issuer (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) and its login and consent pages. */
 export function authorizationRoutes(
@@ -51,7 +52,7 @@ export function authorizationRoutes(
     reply: FastifyReply,
   ) => {
     try {
-      return respond(reply, await authorization.start(params));
+      return respond(reply, await authorization.start(params, signInCookieOf(request)));
     } catch (error) {
       if (error instanceof UntrustedRedirectError)
         return sendAuthPage(request, reply, error.status, errorPage(error.error, error.description));
@@ -111,7 +112,9 @@ export function authorizationRoutes(
       const view = await authorization.view(id);
       if (!view || view.step !== 'login') return expired(request, reply);
       const { username = '', password = '' } = (request.body ?? {}) as { username?: string; password?: string };
-      if (!(await authorization.login(id, username, password))) {
+      const secure = overTls(request, profile.issuer);
+      const signedIn = await authorization.login(id, username, password, signInCookieOf(request), secure);
+      if (!signedIn) {
         return sendAuthPage(
           request,
           reply,
@@ -119,6 +122,7 @@ export function authorizationRoutes(
           loginPage(`${p}/interaction/${id}/login`, view.client, users, 'Unknown user or wrong password.'),
         );
       }
+      if (signedIn.newCookie) setSignInCookie(reply, signedIn.newCookie);
       return reply.redirect(`${p}/interaction/${id}`, 303);
     },
   );
@@ -137,7 +141,8 @@ export function authorizationRoutes(
       expired,
       consentPageOf: (id, view) =>
         consentPage(`${p}/interaction/${id}/consent`, view.client, view.request, deps.users.get(view.sub!)!),
-      decide: async (id, approve, reply) => respond(reply, await authorization.decide(id, approve)),
+      decide: async (id, approve, reply) =>
+        respond(reply, await authorization.decide(id, approve, signInCookieOf(reply.request))),
     }),
   );
 }

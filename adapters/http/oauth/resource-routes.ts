@@ -79,5 +79,5 @@ export function resourceRoutes(
     handler,
   );
 
-  logoutRoute(app, deps, tokenEndpoint);
+  logoutRoute(app, ctx, deps, tokenEndpoint);
 }

@@ -36,6 +36,7 @@ export const AUTHORIZE_PARAMS = [
   'request',
   'request_uri',
   'max_age',
+  'id_token_hint',
   'login_hint',
   'ui_locales',
   'claims',

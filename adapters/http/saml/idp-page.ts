@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
-import { cookieValue } from '../cookies.ts';
 import { sendAuthPage } from '../oauth/pages.ts';
 import { escapeHtml } from '../../../services/pages/render-html.ts';
-import { SESSION_COOKIE } from './post-form.ts';
+import { signInCookieOf } from '../sign-in-cookie.ts';
 
 /**
  * `{base}/saml/idp`: the IdP's page for people: its metadata, the demo SPs with IdP-initiated sign-in
@@ -15,8 +14,7 @@ export function samlIdpPage(app: FastifyInstance, saml: SamlPart): void {
     { schema: { summary: 'The SAML IdP’s page: IdP-initiated sign-in and single logout (HTML)', tags: ['saml'] } },
     async (request, reply) => {
       const { idp, serviceProviders } = await saml.services();
-      const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      const session = cookie ? await idp.liveSession(cookie) : undefined;
+      const session = await idp.sessions.live(signInCookieOf(request));
       const options = serviceProviders
         .map((sp) => `<option value="${escapeHtml(sp.id)}">${escapeHtml(sp.name)}</option>`)
         .join('');
@@ -53,7 +51,7 @@ export function samlIdpPage(app: FastifyInstance, saml: SamlPart): void {
           session
             ? {
                 kind: 'html',
-                html: `<p>Signed in as <strong>${escapeHtml(session.user)}</strong> (${escapeHtml(session.authnContext)}); SPs of this session: ${
+                html: `<p>Signed in as <strong>${escapeHtml(session.user)}</strong> (${escapeHtml(session.authnContext)}), the same session as at the OpenID Provider; SPs of this session: ${
                   session.participants.map((p) => `<code>${escapeHtml(p.sp)}</code>`).join(', ') || 'none yet'
                 }.</p><form method="post" action="/saml/idp/logout"><button type="submit">Sign out everywhere (single logout)</button></form><form method="post" action="/saml/idp/logout/skip"><button type="submit">An SP did not answer: skip it</button></form>`,
                 markdown: [{ kind: 'paragraph', inlines: [`Signed in as ${session.user}.`] }],

@@ -1,23 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
-import { cookieValue } from '../cookies.ts';
 import { loginPage, sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import type { DemoUser } from '../../../services/oauth/demo-users.ts';
-import { isLoopbackHost } from '../../../services/loopback.ts';
-import { SESSION_COOKIE, samlErrorPage, sendSsoOutcome } from './post-form.ts';
+import { samlErrorPage, sendSsoOutcome } from './post-form.ts';
+import { overTls, signInCookieOf } from '../sign-in-cookie.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
 const METADATA_TYPE = 'application/samlmetadata+xml';
 const LOGIN = '/saml/idp/login';
-
-const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cookie, SESSION_COOKIE);
-/**
- * Whether the password crosses no network in the clear (PasswordProtectedTransport, saml-authn-context
- * §3.4.20): the deployment is served over TLS, or it is a loopback development origin.
- */
-const overTls = (request: FastifyRequest, base: string) =>
-  base.startsWith('https:') || request.protocol === 'https' || isLoopbackHost(new URL(base).hostname);
 
 /** The SAML IdP at `{base}/saml/idp` (docs/saml.md): metadata, SSO over both bindings, the login page. */
 export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoUser[]): void {
@@ -37,7 +28,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
       await (await saml.services()).idp.refusedUnread(check, reason);
       return sendAuthPage(request, reply, 400, samlErrorPage(check, reason));
     }
-    const outcome = await (await saml.services()).idp.receive(received, sessionOf(request), overTls(request, base));
+    const outcome = await (await saml.services()).idp.receive(received, signInCookieOf(request), overTls(request, base));
     return sendSsoOutcome(request, reply, outcome, LOGIN);
   };
 
@@ -95,7 +86,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
       const { id } = request.params as { id: string };
       const { username = '', password = '' } = (request.body ?? {}) as { username?: string; password?: string };
       const { idp } = await saml.services();
-      const outcome = await idp.login(id, username, password, sessionOf(request), overTls(request, base));
+      const outcome = await idp.login(id, username, password, signInCookieOf(request), overTls(request, base));
       if (outcome) return sendSsoOutcome(request, reply, outcome, LOGIN);
       const page = await loginOf(id, 'Unknown user or wrong password.');
       return sendAuthPage(request, reply, 400, page ?? expired);
@@ -122,7 +113,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
           400,
           samlErrorPage('issuer_known', `No demo SP ${body.sp} (see /saml/demo/sps)`),
         );
-      const outcome = await idp.unsolicited(sp, sessionOf(request), overTls(request, base), body.RelayState);
+      const outcome = await idp.unsolicited(sp, signInCookieOf(request), overTls(request, base), body.RelayState);
       return sendSsoOutcome(request, reply, outcome, LOGIN);
     },
   );

@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SamlPart } from '../main/graph-saml.ts';
-import { cookieValue } from '../cookies.ts';
 import { sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
 import type { LogoutOutcome } from '../../../services/saml/idp/logout.ts';
-import { SESSION_COOKIE, samlErrorPage, sendPostForm } from './post-form.ts';
+import { samlErrorPage, sendPostForm } from './post-form.ts';
+import { clearSignInCookie, signInCookieOf } from '../sign-in-cookie.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
-const sessionOf = (request: FastifyRequest) => cookieValue(request.headers.cookie, SESSION_COOKIE);
 
-function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: LogoutOutcome): FastifyReply {
+export function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: LogoutOutcome): FastifyReply {
   if (outcome.kind === 'error')
     return sendAuthPage(
       request,
@@ -17,8 +16,9 @@ function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: Logou
       400,
       samlErrorPage(outcome.check, outcome.reason, 'This SAML logout cannot continue'),
     );
-  if ('endSession' in outcome && outcome.endSession)
-    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/saml/idp; HttpOnly; SameSite=None; Secure; Max-Age=0`);
+  if ('endSession' in outcome && outcome.endSession) clearSignInCookie(reply);
+  if (outcome.kind === 'done' && outcome.returnTo !== undefined)
+    return reply.header('cache-control', 'no-store').redirect(outcome.returnTo, 303);
   if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.url, 303);
   if (outcome.kind === 'post') return sendPostForm(reply, outcome);
   return sendAuthPage(request, reply, 200, {
@@ -45,7 +45,7 @@ export function samlLogoutRoutes(app: FastifyInstance, saml: SamlPart): void {
       reply,
       'refused' in received
         ? { kind: 'error', ...received.refused }
-        : await (await saml.services()).idpLogout.receive(received, sessionOf(request)),
+        : await (await saml.services()).idpLogout.receive(received, signInCookieOf(request)),
     );
   app.get(
     '/saml/idp/slo',
@@ -69,7 +69,7 @@ export function samlLogoutRoutes(app: FastifyInstance, saml: SamlPart): void {
       schema: { summary: 'Sign out at the IdP: every SP of the session is told (SAML profiles §4.4)', tags: ['saml'] },
     },
     async (request, reply) =>
-      sendLogout(request, reply, await (await saml.services()).idpLogout.start(sessionOf(request))),
+      sendLogout(request, reply, await (await saml.services()).idpLogout.start(signInCookieOf(request))),
   );
   app.post(
     '/saml/idp/logout/skip',
@@ -77,6 +77,6 @@ export function samlLogoutRoutes(app: FastifyInstance, saml: SamlPart): void {
       schema: { summary: 'The SP awaited by single logout did not answer: count it failed and go on', tags: ['saml'] },
     },
     async (request, reply) =>
-      sendLogout(request, reply, await (await saml.services()).idpLogout.skip(sessionOf(request))),
+      sendLogout(request, reply, await (await saml.services()).idpLogout.skip(signInCookieOf(request))),
   );
 }

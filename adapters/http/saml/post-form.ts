@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorPage, formPostPage, sendAuthPage } from '../oauth/pages.ts';
 import type { SsoOutcome } from '../../../services/saml/idp/service.ts';
-
-export const SESSION_COOKIE = 'portico_saml_idp';
+import { setSignInCookie } from '../sign-in-cookie.ts';
 
 /** A refusal with no endpoint of a known SP to send it to: shown here, naming its check (SAML profiles §4.1.3.5). */
 export const samlErrorPage = (check: string, reason: string, title = 'This SAML request cannot continue') =>
@@ -40,10 +39,6 @@ export function sendSsoOutcome(
 ): FastifyReply {
   if (outcome.kind === 'login') return reply.redirect(`${loginPath}/${outcome.pendingId}`, 303);
   if (outcome.kind === 'error') return sendAuthPage(request, reply, 400, samlErrorPage(outcome.check, outcome.reason));
-  if (outcome.newSession)
-    reply.header(
-      'set-cookie',
-      `${SESSION_COOKIE}=${outcome.newSession}; Path=/saml/idp; HttpOnly; SameSite=None; Secure`,
-    );
+  if (outcome.newSession) setSignInCookie(reply, outcome.newSession);
   return sendPostForm(reply, outcome);
 }

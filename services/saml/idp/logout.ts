@@ -10,7 +10,8 @@ import type { SamlIdp } from './service.ts';
 /** Where single logout sends the browser next. */
 export type LogoutOutcome =
   | (Outgoing & { endSession?: boolean })
-  | { kind: 'done'; failed: string[]; endSession: true }
+  /** Every SP answered; `returnTo` is where RP-initiated logout at the OpenID Provider asked to go then. */
+  | { kind: 'done'; failed: string[]; endSession: true; returnTo?: string }
   | { kind: 'error'; check: string; reason: string };
 
 const error = (check: string, reason: string): LogoutOutcome => ({ kind: 'error', check, reason });
@@ -46,24 +47,27 @@ export class SamlIdpLogout {
       : this.answered(sp, fields, cookie);
   }
 
-  /** The person signs out at the IdP: every SP of the session is told. */
-  async start(cookie: string | undefined): Promise<LogoutOutcome> {
-    const live = cookie ? await this.idp.liveSession(cookie) : undefined;
+  /**
+   * The person signs out at the IdP, or at the OpenID Provider (RP-initiated logout, which says where to
+   * go once done): every SP of the session is told.
+   */
+  async start(cookie: string | undefined, returnTo?: string): Promise<LogoutOutcome> {
+    const live = await this.idp.sessions.live(cookie);
     if (!live) return error('session', 'There is no session at this IdP to sign out of');
     await this.begin(
       cookie!,
       live.participants.map((p) => p.sp),
-      {},
+      returnTo !== undefined ? { returnTo } : {},
     );
     return this.advance(cookie!);
   }
 
   /** The SP now awaited never answered (its page failed): it counts as failed and logout goes on. */
   async skip(cookie: string | undefined): Promise<LogoutOutcome> {
-    const { snapshot } = await this.idp.sessions.get(sha256(cookie ?? ''));
+    const { snapshot } = await this.idp.sessions.runtime.get(sha256(cookie ?? ''));
     const current = snapshot.value === 'loggingOut' ? snapshot.context.logout?.pending[0] : undefined;
     if (!current) return error('session', 'No single logout is waiting for an SP');
-    await this.idp.sessions.execute(sha256(cookie!), {
+    await this.idp.sessions.runtime.execute(sha256(cookie!), {
       type: 'logout.sp_answered',
       at: this.clock.now(),
       sp: current,
@@ -78,7 +82,7 @@ export class SamlIdpLogout {
     message: ReceivedMessage,
     cookie: string | undefined,
   ): Promise<LogoutOutcome> {
-    const live = cookie ? await this.idp.liveSession(cookie) : undefined;
+    const live = await this.idp.sessions.live(cookie);
     const participant = live?.participants.find((p) => p.sp === sp.entityId);
     const matches =
       participant &&
@@ -113,12 +117,12 @@ export class SamlIdpLogout {
     response: LogoutFields,
     cookie: string | undefined,
   ): Promise<LogoutOutcome> {
-    const { snapshot } = await this.idp.sessions.get(sha256(cookie ?? ''));
+    const { snapshot } = await this.idp.sessions.runtime.get(sha256(cookie ?? ''));
     const logout = snapshot.value === 'loggingOut' ? snapshot.context.logout : undefined;
     const expected = logout?.requests.find(([entity]) => entity === sp.entityId)?.[1];
     if (!logout?.pending.includes(sp.entityId) || !expected || response.inResponseTo !== expected)
       return error('in_response_to', 'This LogoutResponse answers no LogoutRequest this session is waiting for');
-    await this.idp.sessions.execute(sha256(cookie!), {
+    await this.idp.sessions.runtime.execute(sha256(cookie!), {
       type: 'logout.sp_answered',
       at: this.clock.now(),
       sp: sp.entityId,
@@ -130,11 +134,11 @@ export class SamlIdpLogout {
   private async begin(
     cookie: string,
     others: string[],
-    initiator: { initiator?: string; requestId?: string; binding?: string; relayState?: string },
+    initiator: { initiator?: string; requestId?: string; binding?: string; relayState?: string; returnTo?: string },
   ) {
     const reachable: string[] = [];
     for (const entity of others) if ((await this.serviceProvider(entity))?.slo.length) reachable.push(entity);
-    await this.idp.sessions.execute(sha256(cookie), {
+    await this.idp.sessions.runtime.execute(sha256(cookie), {
       type: 'logout.started',
       at: this.clock.now(),
       ...initiator,
@@ -146,7 +150,7 @@ export class SamlIdpLogout {
   /** Sends the next SP its LogoutRequest, or ends the session and answers the initiator. */
   private async advance(cookie: string): Promise<LogoutOutcome> {
     const at = this.clock.now();
-    const { snapshot } = await this.idp.sessions.get(sha256(cookie));
+    const { snapshot } = await this.idp.sessions.runtime.get(sha256(cookie));
     const { logout, participants } = snapshot.context;
     if (!logout) return error('session', 'No single logout is under way');
     const next = logout.pending[0];
@@ -165,14 +169,20 @@ export class SamlIdpLogout {
       return outgoing(sp!.slo, undefined, 'SAMLRequest', xml, id, this.idp.identity.signing)!;
     }
     const failed = logout.failed;
-    await this.idp.sessions.execute(sha256(cookie), { type: 'session.ended', at, partial: failed.length > 0 });
+    await this.idp.sessions.runtime.execute(sha256(cookie), { type: 'session.ended', at, partial: failed.length > 0 });
     const initiator = logout.initiator ? await this.serviceProvider(logout.initiator) : undefined;
-    if (!initiator || !logout.requestId) return { kind: 'done', failed, endSession: true };
+    const done = {
+      kind: 'done' as const,
+      failed,
+      endSession: true as const,
+      ...(logout.returnTo !== undefined ? { returnTo: logout.returnTo } : {}),
+    };
+    if (!initiator || !logout.requestId) return done;
     const status: StatusFields = failed.length
       ? { code: STATUS.success, subCode: STATUS.partialLogout, message: `Not signed out of: ${failed.join(', ')}` }
       : { code: STATUS.success };
     const answer = this.respond(initiator, logout.requestId, logout.binding, status, logout.relayState);
-    return answer ? { ...answer, endSession: true } : { kind: 'done', failed, endSession: true };
+    return answer ? { ...answer, endSession: true } : done;
   }
 
   /** A signed LogoutResponse to `sp`'s SingleLogoutService, over the binding its request used when it can. */

@@ -4,10 +4,10 @@ import type { EventLog } from '../../event-log.ts';
 import { randomToken, sha256 } from '../../crypto/random.ts';
 import type { DemoUser } from '../../oauth/demo-users.ts';
 import { samlAuthnMachine } from '../../../machines/saml-exchange.ts';
-import { samlSessionMachine } from '../../../machines/saml-session.ts';
 import { newSamlId } from '../build.ts';
-import { AUTHN_CONTEXT, NAMEID, STATUS } from '../constants.ts';
+import { NAMEID, STATUS } from '../constants.ts';
 import type { ServiceProvider } from '../service-providers.ts';
+import { passwordLogin, type SignInSessions } from '../../sessions/sign-in-sessions.ts';
 import { checkAuthnRequest, OFFERED_CONTEXTS, type AuthnCheckDeps, type ReceivedMessage } from './authn-request.ts';
 import { nameIdFor, statusResponse, successResponse, type IdpIdentity } from './response.ts';
 
@@ -17,9 +17,6 @@ export type SsoOutcome =
   | { kind: 'login'; pendingId: string }
   | { kind: 'error'; check: string; reason: string };
 
-/** How long a sign-in session lasts at the IdP. */
-const SESSION_TTL_MS = 8 * 3_600_000;
-
 export interface IdpUrls {
   entityId: string;
   sso: string;
@@ -27,12 +24,11 @@ export interface IdpUrls {
 }
 
 /**
- * The SAML IdP (SAML profiles §4.1): checks each AuthnRequest, signs people in with the demo users,
- * keeps their session in the log, and answers each SP with a Response built for it.
+ * The SAML IdP (SAML profiles §4.1): checks each AuthnRequest, signs people in with the demo users in
+ * the sign-in session it shares with the OpenID Provider, and answers each SP with a Response built for it.
  */
 export class SamlIdp {
   readonly authn: ActorRuntime<typeof samlAuthnMachine>;
-  readonly sessions: ActorRuntime<typeof samlSessionMachine>;
 
   constructor(
     log: EventLog,
@@ -43,10 +39,14 @@ export class SamlIdp {
       users: ReadonlyMap<string, DemoUser>;
       serviceProvider: AuthnCheckDeps['serviceProvider'];
       useOnce: AuthnCheckDeps['useOnce'];
+      sessions: SignInSessions;
     },
   ) {
     this.authn = ActorRuntime.of(log, samlAuthnMachine, 'saml-authn');
-    this.sessions = ActorRuntime.of(log, samlSessionMachine, 'saml-session');
+  }
+
+  get sessions(): SignInSessions {
+    return this.deps.sessions;
   }
 
   /** An AuthnRequest arrived over HTTP-Redirect or HTTP-POST; `session` is the IdP's cookie, if any. */
@@ -125,8 +125,8 @@ export class SamlIdp {
     return this.continue(pendingId, session, secure);
   }
 
-  /** The context a login here gives: a password, over TLS or not (saml-authn-context §3.4.19, §3.4.20). */
-  private achieved = (secure: boolean) => (secure ? AUTHN_CONTEXT.protectedPassword : AUTHN_CONTEXT.password);
+  /** The context a login here gives (the sign-in session's vocabulary). */
+  private achieved = passwordLogin;
 
   /** Answers a pending request from the session when it may (no ForceAuthn, strong enough), else asks for a login. */
   async continue(pendingId: string, session: string | undefined, secure: boolean): Promise<SsoOutcome> {
@@ -141,7 +141,7 @@ export class SamlIdp {
         code: STATUS.responder,
         subCode: STATUS.noAuthnContext,
       });
-    const current = session ? await this.liveSession(session) : undefined;
+    const current = await this.sessions.live(session);
     const strongEnough = current && (!wanted || rank(current.authnContext) >= rank(wanted));
     if (current && strongEnough && !request.forceAuthn) return this.answer(pendingId, session!, current.user);
     if (request.isPassive)
@@ -162,33 +162,9 @@ export class SamlIdp {
   ): Promise<SsoOutcome | undefined> {
     const user = this.deps.users.get(username);
     if (!user || user.password !== password) return undefined;
-    const at = this.clock.now();
-    const authnContext = this.achieved(secure);
-    const current = session ? await this.liveSession(session) : undefined;
-    let cookie = session;
-    if (current && current.user === user.id) {
-      await this.sessions.execute(sha256(session!), { type: 'session.reauthenticated', at, authnContext });
-    } else {
-      cookie = randomToken(32);
-      await this.sessions.create(sha256(cookie), {
-        type: 'session.started',
-        at,
-        user: user.id,
-        authnContext,
-        expiresAt: at + SESSION_TTL_MS,
-      });
-    }
-    const outcome = await this.answer(pendingId, cookie!, user.id);
-    return outcome.kind === 'post' && cookie !== session ? { ...outcome, newSession: cookie! } : outcome;
-  }
-
-  /** The session a cookie names, when it is active and not expired. */
-  async liveSession(cookie: string) {
-    const { snapshot } = await this.sessions.get(sha256(cookie));
-    const c = snapshot.context;
-    return snapshot.value === 'active' && c.user && (c.expiresAt ?? 0) > this.clock.now()
-      ? { user: c.user, authnContext: c.authnContext!, authnInstant: c.authnInstant!, participants: c.participants }
-      : undefined;
+    const signed = await this.sessions.signedIn(session, user.id, this.achieved(secure), 'saml-idp');
+    const outcome = await this.answer(pendingId, signed.cookie, user.id);
+    return outcome.kind === 'post' && signed.isNew ? { ...outcome, newSession: signed.cookie } : outcome;
   }
 
   private async refuse(
@@ -215,7 +191,7 @@ export class SamlIdp {
     const request = snapshot.context.request!;
     const sp = await this.deps.serviceProvider(request.sp);
     const user = this.deps.users.get(userId);
-    const live = await this.liveSession(session);
+    const live = await this.sessions.live(session);
     if (!sp || !user || !live)
       return { kind: 'error', check: 'request_state', reason: 'The SP or the session is gone' };
     const previous = live.participants.find((p) => p.sp === sp.entityId);
@@ -249,7 +225,7 @@ export class SamlIdp {
     });
     if (!answered.accepted)
       return { kind: 'error', check: 'request_state', reason: 'This sign-in has already finished' };
-    await this.sessions.execute(sha256(session), {
+    await this.sessions.runtime.execute(sha256(session), {
       type: 'session.sp_joined',
       at,
       sp: sp.entityId,

@@ -58,7 +58,7 @@ describe('SAML flows of the catalog', () => {
       logins.map(async (id) => (await server.main.ctx.log.readStream(id)).map((e) => e.type)),
     );
     expect(types).toContainEqual(['login.requested', 'login.consumed', 'login.ended']);
-    const sessions = await server.main.ctx.log.streamIds('saml-session:');
+    const sessions = await server.main.ctx.log.streamIds('sign-in-session:');
     const ended = await Promise.all(
       sessions.map(async (id) => (await server.main.ctx.log.readStream(id)).map((e) => e.type)),
     );

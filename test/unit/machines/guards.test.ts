@@ -27,7 +27,7 @@ import {
   scimUserMachine,
 } from '../../../machines/scim-resource.ts';
 import { scimTenantGuards, scimTenantMachine } from '../../../machines/scim-tenant.ts';
-import { samlSessionGuards, samlSessionMachine } from '../../../machines/saml-session.ts';
+import { signInSessionGuards, signInSessionMachine } from '../../../machines/sign-in-session.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every guard is a pure, named function that a suite can import and call on its own.
@@ -52,7 +52,7 @@ const EXPORTED = [
   [scimGroupMachine, scimResourceGuards],
   [scimAgentMachine, scimResourceGuards],
   [scimTenantMachine, scimTenantGuards],
-  [samlSessionMachine, samlSessionGuards],
+  [signInSessionMachine, signInSessionGuards],
 ] as const;
 
 describe('machine guards', () => {

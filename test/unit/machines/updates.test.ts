@@ -21,7 +21,7 @@ import { walletExchangeUpdates } from '../../../machines/wallet-exchange.ts';
 import { scimResourceUpdates } from '../../../machines/scim-resource.ts';
 import { scimTenantUpdates } from '../../../machines/scim-tenant.ts';
 import { samlAuthnUpdates, samlLoginUpdates } from '../../../machines/saml-exchange.ts';
-import { samlSessionUpdates } from '../../../machines/saml-session.ts';
+import { signInSessionUpdates } from '../../../machines/sign-in-session.ts';
 import { samlServiceProviderUpdates } from '../../../machines/saml-service-provider.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
@@ -53,7 +53,7 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   scimTenant: scimTenantUpdates,
   samlAuthn: samlAuthnUpdates,
   samlLogin: samlLoginUpdates,
-  samlSession: samlSessionUpdates,
+  signInSession: signInSessionUpdates,
   samlServiceProvider: samlServiceProviderUpdates,
 };
 

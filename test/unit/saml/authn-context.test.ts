@@ -10,6 +10,7 @@ import { buildAuthnRequest, newSamlId } from '../../../services/saml/build.ts';
 import { AUTHN_CONTEXT, BINDING } from '../../../services/saml/constants.ts';
 import { SamlIdp, type SsoOutcome } from '../../../services/saml/idp/service.ts';
 import { demoServiceProviders } from '../../../services/saml/service-providers.ts';
+import { SignInSessions } from '../../../services/sessions/sign-in-sessions.ts';
 
 // Issue 49: RequestedAuthnContext asks for a stronger login when the session's is weaker. Over HTTP every
 // login here is PasswordProtectedTransport (TLS or loopback), so the rule is driven through the service with
@@ -37,6 +38,7 @@ beforeAll(async () => {
       users,
       serviceProvider: async (entityId) => sps.find((sp) => sp.entityId === entityId),
       useOnce: async (purpose, value) => !used.has(`${purpose} ${value}`) && Boolean(used.add(`${purpose} ${value}`)),
+      sessions: new SignInSessions(log, clock),
     },
   );
 });
@@ -78,14 +80,14 @@ describe('RequestedAuthnContext and the session', () => {
     );
     expect(signedIn?.kind).toBe('post');
     const cookie = (signedIn as { newSession?: string }).newSession!;
-    expect((await idp.liveSession(cookie))?.authnContext).toBe(AUTHN_CONTEXT.password);
+    expect((await idp.sessions.live(cookie))?.authnContext).toBe(AUTHN_CONTEXT.password);
 
     // Weaker or equal: answered from the session. Stronger: a new login, after which the session is stronger.
     expect((await idp.receive(request(AUTHN_CONTEXT.password), cookie, true)).kind).toBe('post');
     const stronger = await idp.receive(request(AUTHN_CONTEXT.protectedPassword), cookie, true);
     expect(stronger.kind, JSON.stringify(statusOf(stronger))).toBe('login');
     await idp.login((stronger as { pendingId: string }).pendingId, 'alice', 'alice-demo-password', cookie, true);
-    expect((await idp.liveSession(cookie))?.authnContext).toBe(AUTHN_CONTEXT.protectedPassword);
+    expect((await idp.sessions.live(cookie))?.authnContext).toBe(AUTHN_CONTEXT.protectedPassword);
     expect((await idp.receive(request(AUTHN_CONTEXT.protectedPassword), cookie, true)).kind).toBe('post');
 
     // Over plain HTTP this IdP cannot give PasswordProtectedTransport at all: NoAuthnContext.

@@ -1,13 +1,26 @@
 import fc from 'fast-check';
 import { initialTransition, transition, type AnyStateMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { samlSessionMachine, type SamlSessionEvent } from '../../../machines/saml-session.ts';
+import { signInSessionMachine, type SignInSessionEvent } from '../../../machines/sign-in-session.ts';
 import { invertedGuards } from '../../support/inverted-guards.ts';
 
-// Issue 49: the IdP session machine over generated event sequences; its rules catch any one inverted guard.
+// Issue 49: the sign-in session machine (the OpenID Provider's and the SAML IdP's) over generated event sequences; its rules catch any one inverted guard.
 const sp = fc.constantFrom('sp-a', 'sp-b', 'sp-c');
-const event: fc.Arbitrary<SamlSessionEvent> = fc.oneof(
-  fc.constant({ type: 'session.started' as const, at: 1, user: 'alice', authnContext: 'pw', expiresAt: 100 }),
+const event: fc.Arbitrary<SignInSessionEvent> = fc.oneof(
+  fc.constant({
+    type: 'session.started' as const,
+    at: 1,
+    user: 'alice',
+    authnContext: 'pw',
+    expiresAt: 100,
+    place: 'saml-idp' as const,
+  }),
+  fc.tuple(fc.constantFrom('app-a', 'app-b'), fc.subarray(['openid', 'email', 'profile'])).map(([clientId, s]) => ({
+    type: 'session.client_consented' as const,
+    at: 2,
+    clientId,
+    scope: s.join(' '),
+  })),
   sp.map((s) => ({
     type: 'session.sp_joined' as const,
     at: 2,
@@ -26,7 +39,7 @@ const event: fc.Arbitrary<SamlSessionEvent> = fc.oneof(
   fc.boolean().map((partial) => ({ type: 'session.ended' as const, at: 5, partial })),
 );
 
-function trace(machine: AnyStateMachine, list: SamlSessionEvent[]) {
+function trace(machine: AnyStateMachine, list: SignInSessionEvent[]) {
   let [snapshot] = initialTransition(machine, undefined);
   return list.map((e) => {
     const before = snapshot;
@@ -35,7 +48,7 @@ function trace(machine: AnyStateMachine, list: SamlSessionEvent[]) {
   });
 }
 
-type Rule = (machine: AnyStateMachine, list: SamlSessionEvent[]) => void;
+type Rule = (machine: AnyStateMachine, list: SignInSessionEvent[]) => void;
 
 const RULES: Record<string, Rule> = {
   'a logout answer is taken only from an SP still awaited, and only once (SAML profiles §4.4.3.2)': (machine, list) => {
@@ -48,6 +61,26 @@ const RULES: Record<string, Rule> = {
       } else expect(after).toBe(before);
     }
   },
+  'a client keeps every scope consented in the session, and a consent names one client once (OIDC Core §3.1.2.1)': (
+    machine,
+    list,
+  ) => {
+    const consented = new Map<string, Set<string>>();
+    for (const { e, before, after } of trace(machine, list)) {
+      if (e.type === 'session.started' && before.value === 'absent') consented.clear();
+      if (e.type !== 'session.client_consented') continue;
+      if (before.value !== 'active') {
+        expect(after).toBe(before);
+        continue;
+      }
+      const scopes = consented.get(e.clientId) ?? new Set<string>();
+      for (const s of e.scope.split(' ').filter(Boolean)) scopes.add(s);
+      consented.set(e.clientId, scopes);
+      const grants: Array<{ clientId: string; scope: string }> = after.context.grants;
+      expect(grants.filter((g) => g.clientId === e.clientId)).toHaveLength(1);
+      expect(new Set(grants.find((g) => g.clientId === e.clientId)!.scope.split(' ').filter(Boolean))).toEqual(scopes);
+    }
+  },
   'the session ends only when no SP is awaited (SAML core §3.7.3.2)': (machine, list) => {
     for (const { e, before, after } of trace(machine, list)) {
       if (e.type !== 'session.ended' || before.value !== 'loggingOut') continue;
@@ -56,17 +89,17 @@ const RULES: Record<string, Rule> = {
   },
 };
 
-describe('SAML IdP session machine', () => {
+describe('sign-in session machine', () => {
   const events = fc.array(event, { maxLength: 20 });
   it.each(Object.entries(RULES))('%s', (_name, rule) => {
     fc.assert(
-      fc.property(events, (list) => rule(samlSessionMachine, list)),
+      fc.property(events, (list) => rule(signInSessionMachine, list)),
       { numRuns: 1000 },
     );
   });
 
   it('has a rule that fails when any one guard is inverted', () => {
-    const mutants = invertedGuards(samlSessionMachine);
+    const mutants = invertedGuards(signInSessionMachine);
     expect(mutants.map(([name]) => name).sort()).toEqual(['awaitedSp', 'noneAwaited']);
     for (const [guard, mutant] of mutants) {
       const caught = Object.values(RULES).some(
