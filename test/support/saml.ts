@@ -18,7 +18,10 @@ const unescape = (s: string) =>
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 
-/** A browser of one person at the IdP: keeps its session cookie, follows the SSO steps, signs in when asked. */
+/**
+ * A browser of one person at this origin: keeps its sign-in session cookie (the OpenID Provider's and the
+ * SAML IdP's, Path=/), follows the SSO steps, signs in when asked.
+ */
 export class SamlBrowser {
   cookie: string | undefined;
 
@@ -29,7 +32,7 @@ export class SamlBrowser {
 
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookie && url.startsWith(`${this.base}/saml/idp`)) headers.set('cookie', this.cookie);
+    if (this.cookie && url.startsWith(`${this.base}/`)) headers.set('cookie', this.cookie);
     const response = await fetch(url, { ...init, headers, redirect: 'manual' });
     const set = response.headers.get('set-cookie');
     if (set) this.cookie = set.split(';')[0];
