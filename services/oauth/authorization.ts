@@ -108,7 +108,11 @@ export class Authorization {
     await this.deps.clients.noteUse(client);
     const id = randomToken(24);
     const at = this.deps.clock.now();
-    const request: AuthorizationRequest = { issuer: this.profile.issuer, ...checked, expiresAt: at + INTERACTION_TTL_MS };
+    const request: AuthorizationRequest = {
+      issuer: this.profile.issuer,
+      ...checked,
+      expiresAt: at + INTERACTION_TTL_MS,
+    };
     await this.deps.interactions.create(id, { type: 'interaction.started', at, ...request });
     if (use.kind === 'login') return { kind: 'interaction', id };
     await this.deps.interactions.execute(id, {
@@ -135,7 +139,11 @@ export class Authorization {
     }
     const hint = idTokenHint !== undefined ? await this.signIn.verifyIdTokenHint(idTokenHint) : undefined;
     if (idTokenHint !== undefined && !hint)
-      return { kind: 'refuse', error: 'login_required', description: 'id_token_hint was not issued by this provider' } as const;
+      return {
+        kind: 'refuse',
+        error: 'login_required',
+        description: 'id_token_hint was not issued by this provider',
+      } as const;
     const hintMatches = (session: LiveSession) =>
       !hint || hint.sub === this.deps.subjects.subjectFor(client, session.user);
     return useOfSession(request, await this.signIn.sessions.live(cookie), this.deps.clock.now(), hintMatches);

@@ -6,7 +6,7 @@ import { randomToken, sha256 } from '../crypto/random.ts';
 import { AUTHN_CONTEXT } from '../saml/constants.ts';
 
 /** How long a sign-in session lasts, from its first login. */
-export const SESSION_TTL_MS = 8 * 3_600_000;
+const SESSION_TTL_MS = 8 * 3_600_000;
 
 /**
  * How a login on the demo users' form is recorded, in the SAML authentication context classes both
@@ -85,7 +85,12 @@ export class SignInSessions {
 
   /** The person allowed an OIDC client these scopes in this session. */
   async consented(cookie: string, clientId: string, scope: string): Promise<void> {
-    await this.runtime.execute(sha256(cookie), { type: 'session.client_consented', at: this.clock.now(), clientId, scope });
+    await this.runtime.execute(sha256(cookie), {
+      type: 'session.client_consented',
+      at: this.clock.now(),
+      clientId,
+      scope,
+    });
   }
 
   /** Signs out a session no SAML SP must be told of (RP-initiated logout with no SP in the session). */

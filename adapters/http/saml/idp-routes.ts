@@ -28,7 +28,9 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
       await (await saml.services()).idp.refusedUnread(check, reason);
       return sendAuthPage(request, reply, 400, samlErrorPage(check, reason));
     }
-    const outcome = await (await saml.services()).idp.receive(received, signInCookieOf(request), overTls(request, base));
+    const outcome = await (
+      await saml.services()
+    ).idp.receive(received, signInCookieOf(request), overTls(request, base));
     return sendSsoOutcome(request, reply, outcome, LOGIN);
   };
 

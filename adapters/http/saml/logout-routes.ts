@@ -7,7 +7,6 @@ import { samlErrorPage, sendPostForm } from './post-form.ts';
 import { clearSignInCookie, signInCookieOf } from '../sign-in-cookie.ts';
 import { overPost, overRedirect, type Received } from './received.ts';
 
-
 export function sendLogout(request: FastifyRequest, reply: FastifyReply, outcome: LogoutOutcome): FastifyReply {
   if (outcome.kind === 'error')
     return sendAuthPage(

@@ -146,9 +146,7 @@ describe('the OpenID Provider’s sign-in session', () => {
     const bobsToken = (await idToken((await signIn(bob)).code)).raw;
     const alice = new SamlBrowser(server.url, 'alice');
     const alicesToken = (await idToken((await signIn(alice)).code)).raw;
-    expect((await authorize(alice, { prompt: 'none', id_token_hint: bobsToken })).back?.error).toBe(
-      'login_required',
-    );
+    expect((await authorize(alice, { prompt: 'none', id_token_hint: bobsToken })).back?.error).toBe('login_required');
     expect((await authorize(alice, { id_token_hint: bobsToken })).step).toBe('login');
     expect((await authorize(alice, { prompt: 'none', id_token_hint: alicesToken })).back?.code).toBeTruthy();
     const forged = `${alicesToken.slice(0, -4)}AAAA`;

@@ -78,7 +78,14 @@ const RULES: Record<string, Rule> = {
       consented.set(e.clientId, scopes);
       const grants: Array<{ clientId: string; scope: string }> = after.context.grants;
       expect(grants.filter((g) => g.clientId === e.clientId)).toHaveLength(1);
-      expect(new Set(grants.find((g) => g.clientId === e.clientId)!.scope.split(' ').filter(Boolean))).toEqual(scopes);
+      expect(
+        new Set(
+          grants
+            .find((g) => g.clientId === e.clientId)!
+            .scope.split(' ')
+            .filter(Boolean),
+        ),
+      ).toEqual(scopes);
     }
   },
   'the session ends only when no SP is awaited (SAML core §3.7.3.2)': (machine, list) => {
