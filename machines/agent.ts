@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 import { CLAIM_CODE_LIFETIME_MS, canDecide, pollOutcome, type Claim, type PollOutcome } from './claim-polling.ts';
 
@@ -220,3 +221,13 @@ export const agentMachine = setup({
 });
 
 export const scopeFor = (claimed: boolean) => (claimed ? 'agent:read agent:write' : 'agent:read');
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const agentStates = {
+  /** A person claimed the agent. */
+  claimed: inState('claimed'),
+  /** A claim is under way. */
+  claiming: inState('claiming'),
+  /** Revoked for good. */
+  revoked: inState('revoked'),
+};

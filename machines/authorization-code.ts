@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -115,3 +116,11 @@ export const authorizationCodeMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const authorizationCodeStates = {
+  /** The code was redeemed already: a second use is a replay (RFC 6749 §4.1.2). */
+  spent: inState('redeemed', 'replayed'),
+  /** Redeemed once, and not yet seen replayed. */
+  redeemed: inState('redeemed'),
+};

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -272,3 +273,11 @@ export const flowRunMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const flowRunStates = {
+  /** Not finished: running, paused in step mode, or waiting for the person. */
+  /** Paused in step mode, waiting for a command. */
+  paused: inState('paused'),
+  underWay: inState('running', 'paused', 'awaiting_user'),
+};

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -114,3 +115,13 @@ export const interactionMachine = setup({
     declined: { type: 'final', description: 'Declined: access_denied goes back to the client (RFC 6749 §4.1.2.1).' },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const interactionStates = {
+  /** The person is still at the login or the consent page. */
+  awaitingPerson: inState('login', 'consent'),
+};
+
+/** The page the person is at (login or consent), or undefined once the request was answered. */
+export const interactionPage = (snapshot: { value: unknown }): 'login' | 'consent' | undefined =>
+  interactionStates.awaitingPerson(snapshot) ? (snapshot.value as 'login' | 'consent') : undefined;

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions } from './updates.ts';
 import { issuanceUpdates } from './issuance-updates.ts';
 
@@ -287,3 +288,17 @@ export const issuanceMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const issuanceStates = {
+  /** Waiting on the holder before any token: an offer met past its lifetime in these states is closed as lapsed. */
+  lapsable: inState('offered', 'offer_fetched', 'authorization_requested', 'code_issued'),
+  /** The pre-authorized code may still be exchanged. */
+  preAuthorizable: inState('offered', 'offer_fetched'),
+  /** A pushed authorization request waits for the person. */
+  authorizationRequested: inState('authorization_requested'),
+  /** An authorization code was issued and not redeemed. */
+  codeIssued: inState('code_issued'),
+  /** The credential is deferred: a transaction_id will fetch it. */
+  deferred: inState('deferred'),
+};

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -152,3 +153,9 @@ export const oauthClientMachine = setup({
     deleted: { type: 'final', description: 'Deleted by its owner (RFC 7592 §2.3); the client id answers nothing.' },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const oauthClientStates = {
+  /** A registered client that was not deleted. */
+  registered: inState('registered'),
+};

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 import type { PresentationContext, PresentationEvent } from './presentation-types.ts';
@@ -219,3 +220,15 @@ export const presentationMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const presentationStates = {
+  /** A request exists (any state after new). */
+  /** Waiting for the wallet's answer: created, or its request object fetched. */
+  unanswered: inState('created', 'fetched'),
+  /** Its lifetime passed unanswered. */
+  expired: inState('expired'),
+  /** A DC API request is never fetched: one past created, unless by expiring, was answered. */
+  openToDcApi: inState('created', 'expired'),
+  created: inState('created', 'fetched', 'answered', 'verified', 'rejected', 'wallet_error', 'expired'),
+};

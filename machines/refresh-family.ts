@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -120,3 +121,9 @@ export const refreshFamilyMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const refreshFamilyStates = {
+  /** The family still issues tokens. */
+  active: inState('active'),
+};

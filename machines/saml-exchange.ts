@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -230,3 +231,13 @@ export const samlLoginMachine = setup({
     refused: { type: 'final', description: 'Refused, with the check named.' },
   },
 });
+
+/** The machines' deciders: what their states mean to the services that ask (machines/deciders.ts). */
+export const samlExchangeStates = {
+  /** An AuthnRequest (IdP) or a login (our SP) waits for its answer. */
+  awaitingAnswer: inState('requested'),
+  /** Our SP consumed the login's Response: signed in. */
+  consumed: inState('consumed'),
+  /** Our SP's single logout of this login is under way. */
+  loggingOut: inState('loggingOut'),
+};

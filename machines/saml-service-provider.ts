@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -59,3 +60,9 @@ export const samlServiceProviderMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const samlServiceProviderStates = {
+  /** A registered SP. */
+  registered: inState('registered'),
+};

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -112,3 +113,9 @@ export const scimAgentMachine = scimResourceMachineOf(
   'scim-agent',
 );
 export type ScimResourceMachine = typeof scimUserMachine;
+
+/** The machines' deciders: what their states mean to the services that ask (machines/deciders.ts). */
+export const scimResourceStates = {
+  /** The resource exists (active or not); deleted and absent ones do not. */
+  live: inState('active', 'inactive'),
+};

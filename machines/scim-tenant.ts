@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -83,3 +84,9 @@ export const scimTenantMachine = setup({
     seeded: { description: 'The tenant holds its resources.', on: nameEvents },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const scimTenantStates = {
+  /** Not seeded yet. */
+  empty: inState('empty'),
+};

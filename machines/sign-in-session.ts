@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /** Where the person signed in: the OpenID Provider's login page or the SAML IdP's (the same demo users). */
@@ -191,3 +192,11 @@ export const signInSessionMachine = setup({
     ended: { type: 'final', description: 'Signed out; the cookie no longer names a session.' },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const signInSessionStates = {
+  /** Signed in (expiry is read from the context). */
+  active: inState('active'),
+  /** Single logout is under way. */
+  loggingOut: inState('loggingOut'),
+};

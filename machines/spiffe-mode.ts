@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -102,3 +103,9 @@ export const spiffeModeMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const spiffeModeStates = {
+  /** Connected to a SPIFFE Workload API. */
+  full: inState('full'),
+};

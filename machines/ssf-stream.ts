@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 import type { SsfStreamContext, SsfStreamEvent } from './ssf-stream-types.ts';
 
@@ -240,3 +241,16 @@ export const ssfStreamMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const ssfStreamStates = {
+  /** Deleted by its receiver. */
+  deleted: inState('deleted'),
+  /** Receives nothing: disabled or deleted (SSF §8.1.1). */
+  silent: inState('disabled', 'deleted'),
+  /** Enabled: every queued event is delivered (SSF §8.1.1). */
+  delivering: inState('enabled'),
+};
+
+/** Whether the stream already has the status a receiver asks for (SSF §8.1.2.2: then nothing changes). */
+export const hasStatus = (snapshot: { value: unknown }, status: string): boolean => snapshot.value === status;

@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import { inState } from './deciders.ts';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
@@ -115,3 +116,9 @@ export const svidRotationMachine = setup({
     },
   },
 });
+
+/** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
+export const svidRotationStates = {
+  /** No SVID of this SPIFFE ID observed yet. */
+  unseen: inState('unseen'),
+};

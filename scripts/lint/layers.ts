@@ -21,6 +21,9 @@ const DENIED: Record<Layer, { deny: string[]; typeOnly?: string[]; packages?: Re
   adapters: { deny: ['scripts', 'test'] },
 };
 
+/** A snapshot's state compared by name: what a state means is decided by its machine (issue 46 §4). */
+const STATE_COMPARISON = /(?<!typeof )\bsnapshot\??\.value\s*[!=]==|\bsnapshot\??\.matches\(/;
+
 /** Lines that may never appear in a layer, with the rule they break. */
 const NEVER: Record<Layer, Array<[RegExp, string]>> = {
   machines: [
@@ -30,9 +33,13 @@ const NEVER: Record<Layer, Array<[RegExp, string]>> = {
   services: [
     [/from ['"](node:)?fs(\/promises)?['"]/, 'services reach files through a port (services/content/files.ts)'],
     [/from ['"](better-sqlite3|pg)['"]/, 'services reach the store through the event-log port'],
+    [STATE_COMPARISON, 'services ask a machine’s deciders what a state means (machines/deciders.ts)'],
   ],
   // The composition root builds the services; services own their runtimes (one per stream category).
-  adapters: [[/\bnew ActorRuntime\(|\bActorRuntime\.of\(|\bcreateActor\(/, 'adapters build no actors']],
+  adapters: [
+    [/\bnew ActorRuntime\(|\bActorRuntime\.of\(|\bcreateActor\(/, 'adapters build no actors'],
+    [STATE_COMPARISON, 'adapters ask a machine’s deciders what a state means (machines/deciders.ts)'],
+  ],
   projections: [],
 };
 

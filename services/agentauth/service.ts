@@ -1,4 +1,4 @@
-import { agentMachine, scopeFor } from '../../machines/agent.ts';
+import { agentMachine, scopeFor, agentStates } from '../../machines/agent.ts';
 import { pollOutcome } from '../../machines/claim-polling.ts';
 import type { AgentRegistry } from '../../projections/agent-registry.ts';
 import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
@@ -126,7 +126,7 @@ export class AgentAuthService {
     const { agentId, jtiHash } = await this.tokens.verifyAssertion(assertion, at);
     const outcome = await this.agents.execute(agentId, { type: 'agent.assertion_redeemed', at, jtiHash });
     if (!outcome.accepted) throw oauthError('invalid_grant', INVALID_ASSERTION);
-    const scope = scopeFor(outcome.snapshot.value === 'claimed');
+    const scope = scopeFor(agentStates.claimed(outcome.snapshot));
     return this.tokenResponse(agentId, scope, at);
   }
 
@@ -153,7 +153,9 @@ export class AgentAuthService {
     if (!outcome.accepted) {
       throw oauthError(
         'invalid_grant',
-        outcome.snapshot.value === 'claimed' ? 'The agent is already claimed' : 'The claim token is unknown or revoked',
+        agentStates.claimed(outcome.snapshot)
+          ? 'The agent is already claimed'
+          : 'The claim token is unknown or revoked',
       );
     }
     const verificationUri = `${this.settings.issuer}/claim`;
@@ -173,7 +175,7 @@ export class AgentAuthService {
     let replacement: { jwt: string } | undefined;
     const outcome = await this.agents.execute(agent.agent_id, async ({ snapshot }) => {
       const claim = snapshot.context.claim;
-      if (snapshot.value !== 'claiming' || !claim) return undefined;
+      if (!agentStates.claiming(snapshot) || !claim) return undefined;
       if (pollOutcome(claim, at) !== 'granted') return { type: 'agent.claim_polled', at };
       const issued = await this.tokens.issueAssertion(agent.agent_id, true, at, 2);
       replacement = issued;
@@ -240,7 +242,7 @@ export class AgentAuthService {
       claimed: ctx.claimedAt !== undefined,
       ...(ctx.ownerEmail ? { owner_email: ctx.ownerEmail } : {}),
       scope: claims.scope,
-      revoked: agent.snapshot.value === 'revoked',
+      revoked: agentStates.revoked(agent.snapshot),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { flowRunMachine } from '../../machines/flow-run.ts';
+import { type flowRunMachine, flowRunStates } from '../../machines/flow-run.ts';
 import type { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
@@ -20,7 +20,7 @@ export async function interruptUnfinishedRuns(
   for (const stream of await log.streamIds('run:')) {
     const id = stream.slice('run:'.length);
     const { snapshot } = await actors.get(id);
-    if (!(['running', 'paused', 'awaiting_user'] as const).some((state) => snapshot.matches(state))) continue;
+    if (!flowRunStates.underWay(snapshot)) continue;
     // On a log other instances share, a run that moved recently belongs to a live instance.
     if (log.shared && clock.now() - ((await log.readStream(stream)).at(-1)?.at ?? 0) < ABANDONED_RUN_MS) continue;
     await actors.execute(id, {

@@ -1,4 +1,4 @@
-import { flowRunMachine, type RecordedExchange } from '../../machines/flow-run.ts';
+import { flowRunMachine, flowRunStates, type RecordedExchange } from '../../machines/flow-run.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { Catalog, FlowStep } from '../content/catalog.ts';
@@ -241,12 +241,12 @@ export class FlowRuns {
     const { snapshot, version } = await this.actors.get(id);
     if (version === 0) throw notFound('No such run');
     requireRunToken(snapshot.context, authorization);
-    let state = String(snapshot.value);
-    if (state === 'paused' && this.expired(snapshot.context.pausedAt)) {
+    if (flowRunStates.paused(snapshot) && this.expired(snapshot.context.pausedAt)) {
       await this.expire(id);
-      state = 'expired';
+      throw oauthError('invalid_request:conflict', 'The run is expired, not paused');
     }
-    if (state !== 'paused') throw oauthError('invalid_request:conflict', `The run is ${state}, not paused`);
+    if (!flowRunStates.paused(snapshot))
+      throw oauthError('invalid_request:conflict', `The run is ${String(snapshot.value)}, not paused`);
     await this.stepper.command(id, command);
     return (await this.view(id))!;
   }

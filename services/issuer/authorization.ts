@@ -1,5 +1,6 @@
 import { offerOf } from './request-rules.ts';
-import { interactionMachine, type AuthorizationRequest } from '../../machines/interaction.ts';
+import { issuanceStates } from '../../machines/issuance.ts';
+import { interactionMachine, interactionPage, type AuthorizationRequest } from '../../machines/interaction.ts';
 import { isS256Challenge } from '../oauth/pkce.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
@@ -176,7 +177,7 @@ export class IssuerAuthorization {
       !streamId ||
       !loaded ||
       !par ||
-      loaded.snapshot.value !== 'authorization_requested' ||
+      !issuanceStates.authorizationRequested(loaded.snapshot) ||
       par.requestUriHash !== hash(value!) ||
       par.requestExpiresAt <= this.now
     ) {
@@ -214,8 +215,9 @@ export class IssuerAuthorization {
     const { snapshot } = await this.interactions.get(id);
     const request = snapshot.context.request;
     if (!request || request.issuer !== this.issuer.settings.issuer || this.now >= request.expiresAt) return undefined;
-    if (snapshot.value !== 'login' && snapshot.value !== 'consent') return undefined;
-    return { step: snapshot.value as 'login' | 'consent', request, sub: snapshot.context.sub };
+    const step = interactionPage(snapshot);
+    if (!step) return undefined;
+    return { step, request, sub: snapshot.context.sub };
   }
 
   async login(id: string, sub: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { listSignerFor } from '../status/signers.ts';
-import type { IssuanceEvent } from '../../machines/issuance.ts';
+import { issuanceStates, type IssuanceEvent } from '../../machines/issuance.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 import type { JWK } from 'jose';
@@ -205,7 +205,7 @@ export async function deferredCredential(
   const id = deferredTransactionId(body, offerId);
   const { snapshot } = await issuer.offers.get(offerId);
   const c = snapshot.context;
-  if (snapshot.value !== 'deferred' || !sameHash(id, c.transactionIdHash)) throw unknownTransactionId();
+  if (!issuanceStates.deferred(snapshot) || !sameHash(id, c.transactionIdHash)) throw unknownTransactionId();
   const at = issuer.clock.now();
   if (at < (c.readyAt ?? Infinity))
     return { status: 202, body: { transaction_id: id, interval: DEFERRED_INTERVAL_S }, encryptTo };

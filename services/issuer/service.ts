@@ -1,4 +1,4 @@
-import { issuanceMachine } from '../../machines/issuance.ts';
+import { issuanceMachine, issuanceStates } from '../../machines/issuance.ts';
 import { singleUseMachine } from '../../machines/single-use.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -168,12 +168,7 @@ export class IssuerService implements IssuerCore {
   /** An offer met after its lifetime is closed in the log (`issuance.expired`, reason lapsed) the first time. */
   async recordLapse(offerId: string): Promise<void> {
     const { snapshot } = await this.offers.get(offerId);
-    if (
-      snapshot.value === 'offered' ||
-      snapshot.value === 'offer_fetched' ||
-      snapshot.value === 'authorization_requested' ||
-      snapshot.value === 'code_issued'
-    ) {
+    if (issuanceStates.lapsable(snapshot)) {
       await this.offers.execute(offerId, { type: 'issuance.expired', at: this.clock.now(), reason: 'lapsed' });
     }
   }

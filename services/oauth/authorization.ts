@@ -1,4 +1,4 @@
-import type { AuthorizationRequest } from '../../machines/interaction.ts';
+import { interactionPage, type AuthorizationRequest } from '../../machines/interaction.ts';
 import { OAuthError, oauthError } from '../errors.ts';
 import { randomToken, sha256 } from '../crypto/random.ts';
 import type { OAuthClient } from './clients/client.ts';
@@ -155,9 +155,10 @@ export class Authorization {
     const request = snapshot.context.request;
     if (!request || request.issuer !== this.profile.issuer || this.deps.clock.now() >= request.expiresAt)
       return undefined;
-    if (snapshot.value !== 'login' && snapshot.value !== 'consent') return undefined;
+    const step = interactionPage(snapshot);
+    if (!step) return undefined;
     return {
-      step: snapshot.value as 'login' | 'consent',
+      step,
       request,
       client: (await this.deps.clients.find(request.clientId)) ?? {
         client_id: request.clientId,

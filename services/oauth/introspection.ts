@@ -1,4 +1,5 @@
 import { oauthError } from '../errors.ts';
+import { refreshFamilyStates } from '../../machines/refresh-family.ts';
 import { sha256 } from '../crypto/random.ts';
 import type { OAuthDeps } from './deps.ts';
 import type { OAuthTokenServer } from './token/oauth-server.ts';
@@ -99,7 +100,7 @@ export class TokenIntrospection {
     if (!familyId || !secret || token.split('.').length !== 2) return undefined;
     const { snapshot } = await this.deps.families.get(familyId);
     const ctx = snapshot.context;
-    if (snapshot.value !== 'active' || !ctx.grant || ctx.grant.issuer !== this.endpoint.profile.issuer)
+    if (!refreshFamilyStates.active(snapshot) || !ctx.grant || ctx.grant.issuer !== this.endpoint.profile.issuer)
       return undefined;
     if (ctx.currentHash !== sha256(secret) || this.deps.clock.now() >= ctx.grant.expiresAt) return undefined;
     return ctx;

@@ -1,4 +1,4 @@
-import { samlServiceProviderMachine } from '../../machines/saml-service-provider.ts';
+import { samlServiceProviderMachine, samlServiceProviderStates } from '../../machines/saml-service-provider.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { sha256 } from '../crypto/random.ts';
@@ -51,7 +51,7 @@ export class RegisteredServiceProviders {
 
   async find(entityId: string): Promise<ServiceProvider | undefined> {
     const { snapshot } = await this.actors.get(sha256(entityId));
-    const metadata = snapshot.value === 'registered' ? snapshot.context.metadata : undefined;
+    const metadata = samlServiceProviderStates.registered(snapshot) ? snapshot.context.metadata : undefined;
     if (!metadata) return undefined;
     try {
       return serviceProviderOf(metadata, this.clock.now());

@@ -10,6 +10,7 @@ import {
   type ScimLiveState,
   type ScimResourceEvent,
   type ScimResourceMachine,
+  scimResourceStates,
 } from '../../machines/scim-resource.ts';
 import { scimError } from './errors.ts';
 import { readResource, type Document } from './input.ts';
@@ -252,7 +253,7 @@ export class ScimService {
   }
 }
 
-const isLive = (loaded: Loaded<Machine>) => loaded.snapshot.value === 'active' || loaded.snapshot.value === 'inactive';
+const isLive = (loaded: Loaded<Machine>) => scimResourceStates.live(loaded.snapshot);
 const uniqueName = (type: ResourceType, doc: Document) =>
   type.unique && typeof doc[type.unique] === 'string' ? (doc[type.unique] as string) : undefined;
 const notFound = (type: ResourceType, id: string) => scimError(404, `No ${type.name} ${id} in this tenant`);

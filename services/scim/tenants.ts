@@ -2,7 +2,7 @@ import { sha256 } from '../crypto/random.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
-import { scimTenantMachine } from '../../machines/scim-tenant.ts';
+import { scimTenantMachine, scimTenantStates } from '../../machines/scim-tenant.ts';
 import { scimError } from './errors.ts';
 import type { ResourceType } from './resource-types.ts';
 
@@ -32,7 +32,7 @@ export class ScimTenants {
   /** True for the one call that gets to seed the tenant (its seed event accepted). */
   async claimSeeding(tenant: string): Promise<boolean> {
     const current = await this.actors.get(tenant);
-    if (current.snapshot.value !== 'empty') return false;
+    if (!scimTenantStates.empty(current.snapshot)) return false;
     const outcome = await this.actors.execute(tenant, { type: 'scim.tenant_seeded', at: this.clock.now() });
     return outcome.accepted;
   }

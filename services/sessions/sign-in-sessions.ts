@@ -1,4 +1,4 @@
-import { signInSessionMachine, type SignInPlace } from '../../machines/sign-in-session.ts';
+import { signInSessionMachine, type SignInPlace, signInSessionStates } from '../../machines/sign-in-session.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
@@ -44,7 +44,7 @@ export class SignInSessions {
     if (!cookie) return undefined;
     const { snapshot } = await this.runtime.get(sha256(cookie));
     const c = snapshot.context;
-    return snapshot.value === 'active' && c.user && (c.expiresAt ?? 0) > this.clock.now()
+    return signInSessionStates.active(snapshot) && c.user && (c.expiresAt ?? 0) > this.clock.now()
       ? {
           user: c.user,
           authnContext: c.authnContext!,

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { ssfStreamStates } from '../../machines/ssf-stream.ts';
 import type { SsfStreams } from './streams.ts';
 import { subjectsMatch } from './subjects.ts';
 
@@ -40,7 +41,7 @@ export class SsfEmitter {
     const candidates = await this.streams.receiving(event.eventType, event.clientId);
     for (const { id, stream } of candidates) {
       const c = stream.snapshot.context;
-      if (stream.snapshot.value === 'disabled' || stream.snapshot.value === 'deleted') continue;
+      if (ssfStreamStates.silent(stream.snapshot)) continue;
       if (!c.eventsDelivered.includes(event.eventType)) continue;
       if (event.happenedAt !== undefined && event.happenedAt < c.createdAt) continue;
       const subject = event.anySubject

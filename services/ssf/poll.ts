@@ -1,4 +1,4 @@
-import type { PendingSet } from '../../machines/ssf-stream.ts';
+import { ssfStreamStates, type PendingSet } from '../../machines/ssf-stream.ts';
 import { oauthError } from '../errors.ts';
 import type { EventLog } from '../event-log.ts';
 import type { Clock } from '../clock.ts';
@@ -62,8 +62,8 @@ const decrement = (counts: Map<string, number>, key: string) => {
   else counts.set(key, n);
 };
 
-const deliverable = (state: string, pending: readonly PendingSet[]) =>
-  state === 'enabled' ? pending : pending.filter((p) => p.control);
+const deliverable = (stream: { value: unknown }, pending: readonly PendingSet[]) =>
+  ssfStreamStates.delivering(stream) ? pending : pending.filter((p) => p.control);
 
 /**
  * `POST /ssf/poll/{stream_id}` (RFC 8936): acknowledgements and errors are recorded first (never
@@ -158,7 +158,7 @@ export class SsfPoll {
 
   private async ready(streamId: string) {
     const { snapshot } = await this.streams.actors.get(streamId);
-    return deliverable(String(snapshot.value), snapshot.context.pending);
+    return deliverable(snapshot, snapshot.context.pending);
   }
 
   /** The next commit to this stream (or the end of the long-poll time), listened for from now on. */

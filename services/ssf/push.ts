@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { ssfStreamStates } from '../../machines/ssf-stream.ts';
 import { randomToken } from '../crypto/random.ts';
 import type { EventLog } from '../event-log.ts';
 import type { OutboundHttp } from '../outbound.ts';
@@ -88,8 +89,8 @@ export class PushDelivery {
       const { snapshot } = await this.streams.actors.get(streamId);
       const c = snapshot.context;
       // A disabled stream is left alone: nothing is held for it, and one disabled for failing is not retried.
-      if (snapshot.value === 'deleted' || snapshot.value === 'disabled' || c.delivery?.method !== PUSH) return;
-      const next = c.pending.find((p) => snapshot.value === 'enabled' || p.control);
+      if (ssfStreamStates.silent(snapshot) || c.delivery?.method !== PUSH) return;
+      const next = c.pending.find((p) => ssfStreamStates.delivering(snapshot) || p.control);
       if (!next) return;
       const now = this.clock.now();
       // A retry the log scheduled waits for its time, whichever instance (or start) scheduled it.

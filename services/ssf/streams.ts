@@ -3,6 +3,8 @@ import {
   type SsfDelivery,
   type SsfStreamContext,
   type SsfStreamEvent,
+  ssfStreamStates,
+  hasStatus,
 } from '../../machines/ssf-stream.ts';
 import { ActorRuntime, type Loaded } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -69,7 +71,11 @@ export class SsfStreams {
   /** A stream of this client's, live; 404 otherwise (SSF 1.0 §8.1.1.2). */
   async owned(clientId: string, streamId: string): Promise<Stream> {
     const stream = await this.actors.get(streamId);
-    if (stream.version === 0 || stream.snapshot.value === 'deleted' || stream.snapshot.context.clientId !== clientId)
+    if (
+      stream.version === 0 ||
+      ssfStreamStates.deleted(stream.snapshot) ||
+      stream.snapshot.context.clientId !== clientId
+    )
       throw notFound('This client has no stream with this stream_id');
     return stream;
   }
@@ -93,7 +99,7 @@ export class SsfStreams {
     const found = [];
     for (const id of ids) {
       const stream = await this.actors.get(id);
-      if (stream.version > 0 && stream.snapshot.value !== 'deleted') found.push({ id, stream });
+      if (stream.version > 0 && !ssfStreamStates.deleted(stream.snapshot)) found.push({ id, stream });
     }
     return found;
   }
@@ -210,7 +216,7 @@ export class SsfStreams {
     const streamId = rules.streamIdOf(body.stream_id);
     const change = rules.statusChange(body);
     const current = await this.owned(clientId, streamId);
-    if (current.snapshot.value === change.status && current.snapshot.context.reason === change.reason)
+    if (hasStatus(current.snapshot, change.status) && current.snapshot.context.reason === change.reason)
       return this.status(clientId, streamId);
     await this.changeStatus(streamId, current.snapshot.context.clientId, change);
     return this.status(clientId, streamId);

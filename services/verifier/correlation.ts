@@ -1,4 +1,5 @@
 import type { VerifierCore } from './core.ts';
+import { presentationStates } from '../../machines/presentation.ts';
 
 /**
  * Correlation (docs/debugging.md): the presentation stream an answer names, after recording the
@@ -11,7 +12,7 @@ export async function correlatePresentation(
 ): Promise<string | undefined> {
   if (!requestId) return undefined;
   const loaded = await verifier.current(requestId);
-  if (loaded.snapshot.value === 'new') return undefined;
+  if (!presentationStates.created(loaded.snapshot)) return undefined;
   if (walletExchange && loaded.snapshot.context.walletExchange === undefined)
     await verifier.requests.execute(requestId, {
       type: 'presentation.correlated',

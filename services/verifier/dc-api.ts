@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import {
+  presentationStates,
   throughTheBrowser,
   type ClientIdPrefix,
   type PresentationContext as RequestState,
@@ -187,10 +188,9 @@ export async function receiveDcApiResponse(
   body: { origin?: unknown; data?: unknown },
 ): Promise<Record<string, unknown>> {
   const { id, loaded } = await dcApiRequest(verifier, transactionId);
-  const status = loaded.snapshot.value as string;
-  if (status !== 'created' && status !== 'expired')
+  if (!presentationStates.openToDcApi(loaded.snapshot))
     throw invalidRequest('replay: this request has already been answered');
-  requireUnanswered(status);
+  requireUnanswered(loaded.snapshot);
   if (typeof body.origin !== 'string' || body.origin === '' || body.origin.length > 500)
     throw invalidRequest('origin is required: the origin the browser reported');
   const data = dataObject(body.data);

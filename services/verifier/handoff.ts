@@ -1,4 +1,4 @@
-import { throughTheBrowser, type PresentationContext } from '../../machines/presentation.ts';
+import { presentationStates, throughTheBrowser, type PresentationContext } from '../../machines/presentation.ts';
 import { oauthError } from '../errors.ts';
 import type { VerifierCore } from './core.ts';
 import { byValueQuery } from './request-object.ts';
@@ -36,12 +36,11 @@ export function linksOf(
 export async function handoffLink(verifier: HandoffVerifier, id: string): Promise<string> {
   if (!REQUEST_ID.test(id)) throw oauthError('invalid_request_uri:unknown', 'No such request');
   const loaded = await verifier.current(id);
-  const status = loaded.snapshot.value as string;
   const state = loaded.snapshot.context;
-  if (status === 'new' || throughTheBrowser(state.responseMode))
+  if (!presentationStates.created(loaded.snapshot) || throughTheBrowser(state.responseMode))
     throw oauthError('invalid_request_uri:unknown', 'No such request');
-  if (status !== 'created' && status !== 'fetched')
-    throw invalidRequestUri(`The request is ${status}: nothing to hand to a wallet`);
+  if (!presentationStates.unanswered(loaded.snapshot))
+    throw invalidRequestUri(`The request is ${String(loaded.snapshot.value)}: nothing to hand to a wallet`);
   const links = linksOf(verifier, id, state);
   return links.haip ?? links.openid4vp;
 }

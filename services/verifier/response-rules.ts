@@ -1,4 +1,5 @@
 import { sameText } from '../crypto/compare.ts';
+import { presentationStates } from '../../machines/presentation.ts';
 import { decodeJwtHeader } from '../crypto/decode-jwt.ts';
 import { invalidRequest } from '../errors.ts';
 import { ENC_KID_SUFFIX, ERROR_CODE, hashOf, REQUEST_ID } from './rules.ts';
@@ -9,14 +10,14 @@ import { ENC_KID_SUFFIX, ERROR_CODE, hashOf, REQUEST_ID } from './rules.ts';
  */
 
 /** A request is answered once, before it expires. */
-export function requireUnanswered(status: string): void {
-  if (status === 'expired') throw invalidRequest('The request has expired');
-  if (status !== 'created' && status !== 'fetched') throw invalidRequest('The request has already been answered');
+export function requireUnanswered(request: { value: unknown }): void {
+  if (presentationStates.expired(request)) throw invalidRequest('The request has expired');
+  if (!presentationStates.unanswered(request)) throw invalidRequest('The request has already been answered');
 }
 
 /** §8.2: the `state` must be the one this verifier issued for the request (compared by its hash). */
-export function requireIssuedState(status: string, stateHash: string | undefined, state: string): void {
-  if (status === 'new' || stateHash === undefined || !sameText(hashOf(state), stateHash))
+export function requireIssuedState(request: { value: unknown }, stateHash: string | undefined, state: string): void {
+  if (!presentationStates.created(request) || stateHash === undefined || !sameText(hashOf(state), stateHash))
     throw invalidRequest('state names no request');
 }
 

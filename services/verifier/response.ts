@@ -1,5 +1,6 @@
 import { compactDecrypt, type JWK } from 'jose';
 import {
+  presentationStates,
   presentationMachine,
   type DisclosedPresentation,
   type PresentationEvent,
@@ -43,9 +44,8 @@ async function answerable(
   state: string,
 ): Promise<Loaded<typeof presentationMachine>> {
   const loaded = await verifier.current(id);
-  const status = loaded.snapshot.value as string;
-  requireIssuedState(status, loaded.snapshot.context.stateHash, state);
-  requireUnanswered(status);
+  requireIssuedState(loaded.snapshot, loaded.snapshot.context.stateHash, state);
+  requireUnanswered(loaded.snapshot);
   return loaded;
 }
 
@@ -53,10 +53,9 @@ async function answerable(
 async function receiveEncrypted(verifier: VerifierCore, response: unknown): Promise<Record<string, unknown>> {
   const { jwe, requestId: id } = encryptedResponse(response);
   const loaded = await verifier.current(id);
-  const status = loaded.snapshot.value as string;
-  if (status === 'new' || loaded.snapshot.context.responseMode !== 'direct_post.jwt')
+  if (!presentationStates.created(loaded.snapshot) || loaded.snapshot.context.responseMode !== 'direct_post.jwt')
     throw invalidRequest('the JWE kid names no request key');
-  requireUnanswered(status);
+  requireUnanswered(loaded.snapshot);
   const { payload, enc } = await decryptAnswer(verifier, id, jwe, loaded.snapshot.context);
   if (requestIdOfState(payload.state) !== id) throw invalidRequest('the encrypted response carries another state');
   const open = await answerable(verifier, id, payload.state as string);

@@ -1,4 +1,4 @@
-import { type DisclosedPresentation } from '../../machines/presentation.ts';
+import { type DisclosedPresentation, presentationStates } from '../../machines/presentation.ts';
 import { sameText } from '../crypto/compare.ts';
 import { invalidRequest, notFound } from '../errors.ts';
 
@@ -50,7 +50,11 @@ export async function requestOfTransaction(verifier: VerifierCore, transactionId
   if (!id) throw notFound(missing);
   const loaded = await verifier.current(id);
   const expected = loaded.snapshot.context.transactionIdHash;
-  if (loaded.snapshot.value === 'new' || expected === undefined || !sameText(hashOf(transactionId), expected))
+  if (
+    !presentationStates.created(loaded.snapshot) ||
+    expected === undefined ||
+    !sameText(hashOf(transactionId), expected)
+  )
     throw notFound(missing);
   return { id, loaded };
 }

@@ -31,7 +31,7 @@ import {
   invalidRequestUri,
   REQUEST_ID,
 } from './rules.ts';
-import { methodAllowed } from '../../machines/presentation.ts';
+import { methodAllowed, presentationStates } from '../../machines/presentation.ts';
 import {
   CLIENT_ID_PREFIXES,
   REQUEST_TTL_S,
@@ -225,8 +225,7 @@ export class VerifierService implements VerifierCore {
   /** The request as it stands, with a lapsed unanswered request marked expired first. */
   async current(id: string): Promise<Loaded<typeof presentationMachine>> {
     const loaded = await this.requests.get(id);
-    const status = loaded.snapshot.value;
-    if ((status === 'created' || status === 'fetched') && this.clock.now() >= loaded.snapshot.context.expiresAt) {
+    if (presentationStates.unanswered(loaded.snapshot) && this.clock.now() >= loaded.snapshot.context.expiresAt) {
       const outcome = await this.requests.execute(id, { type: 'presentation.expired', at: this.clock.now() });
       return outcome;
     }
@@ -239,16 +238,16 @@ export class VerifierService implements VerifierCore {
   async requestObject(id: string, method: 'get' | 'post', walletNonce?: string): Promise<string> {
     if (!REQUEST_ID.test(id)) throw oauthError('invalid_request_uri:unknown', 'No such request');
     const loaded = await this.current(id);
-    const status = loaded.snapshot.value as string;
-    if (status === 'new' || loaded.snapshot.context.requestUriMethod === undefined)
+    if (!presentationStates.created(loaded.snapshot) || loaded.snapshot.context.requestUriMethod === undefined)
       throw oauthError('invalid_request_uri:unknown', 'No such request');
     const allowed = loaded.snapshot.context.requestUriMethod.toUpperCase();
     if (!methodAllowed(loaded.snapshot.context.requestUriMethod, method))
       throw oauthError('invalid_request:method_not_allowed', `This request object is fetched with ${allowed}`, {
         allow: allowed,
       });
-    if (status === 'expired') throw invalidRequestUri('The request has expired');
-    if (status !== 'created' && status !== 'fetched') throw invalidRequestUri('The request has already been answered');
+    if (presentationStates.expired(loaded.snapshot)) throw invalidRequestUri('The request has expired');
+    if (!presentationStates.unanswered(loaded.snapshot))
+      throw invalidRequestUri('The request has already been answered');
     const at = this.clock.now();
     const outcome = await this.requests.execute(id, {
       type: 'presentation.request_fetched',

@@ -1,4 +1,4 @@
-import { spiffeModeMachine } from '../../machines/spiffe-mode.ts';
+import { spiffeModeMachine, spiffeModeStates } from '../../machines/spiffe-mode.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
@@ -32,7 +32,7 @@ export class SpiffeMode {
   async current() {
     const { snapshot } = await this.actors.get('service');
     return {
-      mode: snapshot.value === 'full' ? ('full' as const) : ('demo' as const),
+      mode: spiffeModeStates.full(snapshot) ? ('full' as const) : ('demo' as const),
       state: snapshot.value as string,
       context: snapshot.context,
     };

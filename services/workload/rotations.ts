@@ -3,6 +3,7 @@ import {
   svidRotationMachine,
   type SvidFacts,
   type SvidRotationEvent,
+  svidRotationStates,
 } from '../../machines/svid-rotation.ts';
 import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -57,7 +58,7 @@ export class SvidRotations {
       const facts = this.facts(svid);
       const outcome = await this.actors.execute(svid.spiffeId, ({ snapshot }): SvidRotationEvent | undefined => {
         const at = this.clock.now();
-        if (snapshot.value === 'unseen') return { type: 'svid.observed', at, ...facts };
+        if (svidRotationStates.unseen(snapshot)) return { type: 'svid.observed', at, ...facts };
         if (snapshot.context.serial === facts.serial) return undefined;
         return { type: 'svid.rotated', at, previousSerial: snapshot.context.serial!, ...facts };
       });

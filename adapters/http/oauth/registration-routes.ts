@@ -1,4 +1,5 @@
 import { countedAddress, type InternalCaller } from '../rate-limit.ts';
+import { refreshFamilyStates } from '../../../machines/refresh-family.ts';
 import type { FastifyInstance } from 'fastify';
 import { bearerToken } from '../../../services/oauth/authorization-header.ts';
 import { checkClientMetadata } from '../../../services/oauth/clients/registration-metadata.ts';
@@ -114,7 +115,7 @@ export function registrationRoutes(
       const families = await deps.clients.delete(clientId, token(request.headers.authorization));
       for (const family of families) {
         await deps.families.execute(family, ({ snapshot }) =>
-          snapshot.value === 'active'
+          refreshFamilyStates.active(snapshot)
             ? {
                 type: 'refresh.revoked',
                 at: deps.clock.now(),

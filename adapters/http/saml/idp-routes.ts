@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { samlExchangeStates } from '../../../machines/saml-exchange.ts';
 import type { SamlPart } from '../main/graph-saml.ts';
 import { loginPage, sendAuthPage } from '../oauth/pages.ts';
 import { formBody, str } from '../oauth/schemas.ts';
@@ -56,7 +57,7 @@ export function samlIdpRoutes(app: FastifyInstance, saml: SamlPart, users: DemoU
   const loginOf = async (id: string, error?: string) => {
     const { idp, serviceProviders } = await saml.services();
     const { snapshot } = await idp.authn.get(id);
-    const request = snapshot.value === 'requested' ? snapshot.context.request : undefined;
+    const request = samlExchangeStates.awaitingAnswer(snapshot) ? snapshot.context.request : undefined;
     if (!request) return undefined;
     const sp = serviceProviders.find((s) => s.entityId === request.sp);
     return loginPage(`${LOGIN}/${id}`, { client_id: request.sp, client_name: sp?.name ?? request.sp }, users, error);

@@ -1,4 +1,5 @@
 import { DPoPError } from '../../dpop/proof.ts';
+import { issuanceStates } from '../../../machines/issuance.ts';
 import { invalidRequest, oauthError } from '../../errors.ts';
 import { verifierMatches } from '../../oauth/pkce.ts';
 import { offerOf, sameHash } from '../request-rules.ts';
@@ -17,7 +18,14 @@ export const authorizationCodeGrant: IssuerGrantHandler = async (ctx, form) => {
   const offerId = offerOf(code);
   const loaded = offerId ? await ctx.offers.get(offerId) : undefined;
   const c = loaded?.snapshot.context;
-  if (!offerId || !loaded || !c || loaded.snapshot.value !== 'code_issued' || !sameHash(code, c.authCodeHash) || !c.par)
+  if (
+    !offerId ||
+    !loaded ||
+    !c ||
+    !issuanceStates.codeIssued(loaded.snapshot) ||
+    !sameHash(code, c.authCodeHash) ||
+    !c.par
+  )
     throw invalidGrant('The authorization code is unknown or was already used');
   if ((c.authCodeExpiresAt ?? 0) <= ctx.clock.now()) throw invalidGrant('The authorization code has expired');
   if (clientId !== c.par.clientId) throw invalidGrant('The code was issued to another client');

@@ -1,4 +1,4 @@
-import { TX_CODE_ATTEMPTS } from '../../../machines/issuance.ts';
+import { TX_CODE_ATTEMPTS, issuanceStates } from '../../../machines/issuance.ts';
 import { invalidRequest, oauthError } from '../../errors.ts';
 import { offerOf, sameHash } from '../request-rules.ts';
 import type { IssuerGrantContext, IssuerGrantHandler } from './context.ts';
@@ -18,7 +18,7 @@ export const preAuthorizedCodeGrant: IssuerGrantHandler = async (ctx, form) => {
   const invalidGrant = (why: string) => oauthError('invalid_grant', why);
   if (!offerId || !loaded || loaded.version === 0 || !c || !sameHash(code, c.codeHash))
     throw invalidGrant('The pre-authorized code is unknown');
-  if (loaded.snapshot.value !== 'offered' && loaded.snapshot.value !== 'offer_fetched')
+  if (!issuanceStates.preAuthorizable(loaded.snapshot))
     throw invalidGrant('The pre-authorized code was already used, burned or has expired');
   if (c.expiresAt <= ctx.clock.now()) {
     await ctx.recordLapse(offerId);

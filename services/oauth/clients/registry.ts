@@ -3,6 +3,7 @@ import {
   type OAuthClientContext,
   type OAuthClientEvent,
   type RegisteredMetadata,
+  oauthClientStates,
 } from '../../../machines/oauth-client.ts';
 import type { ActorRuntime } from '../../actors/runtime.ts';
 import type { Clock } from '../../clock.ts';
@@ -97,7 +98,7 @@ export class ClientRegistry {
     if (demo) return demo;
     if (isMetadataDocumentId(clientId)) return this.documents?.client(clientId);
     const { snapshot } = await this.registered.get(clientId);
-    if (snapshot.value !== 'registered' || this.clock.now() >= snapshot.context.expiresAt) return undefined;
+    if (!oauthClientStates.registered(snapshot) || this.clock.now() >= snapshot.context.expiresAt) return undefined;
     return clientFromMetadata('registered', clientId, snapshot.context.metadata!, snapshot.context.secretHash ?? null);
   }
 
@@ -184,7 +185,7 @@ export class ClientRegistry {
   private tokenFits(snapshot: { value: unknown; context: OAuthClientContext }, token: string): boolean {
     const hash = snapshot.context.registrationTokenHash;
     return (
-      snapshot.value === 'registered' &&
+      oauthClientStates.registered(snapshot) &&
       this.clock.now() < snapshot.context.expiresAt &&
       hash !== undefined &&
       sameText(sha256(token), hash)

@@ -1,4 +1,5 @@
 import { randomToken, sha256 } from '../../crypto/random.ts';
+import { authorizationCodeStates } from '../../../machines/authorization-code.ts';
 import { oauthError } from '../../errors.ts';
 import { verifierMatches } from '../pkce.ts';
 import { tokenResource } from '../resources.ts';
@@ -23,7 +24,7 @@ export const authorizationCodeGrant: OAuthGrantHandler = async (ctx, body) => {
   const { snapshot } = await deps.codes.get(codeId);
   const grant = snapshot.context.grant;
   if (!grant || grant.issuer !== profile.issuer) throw invalidGrant(CODE_UNUSABLE);
-  if (snapshot.value === 'redeemed' || snapshot.value === 'replayed') {
+  if (authorizationCodeStates.spent(snapshot)) {
     await revokeProductsOf(ctx, codeId);
     throw invalidGrant(CODE_UNUSABLE);
   }
@@ -53,7 +54,7 @@ export const authorizationCodeGrant: OAuthGrantHandler = async (ctx, body) => {
     ...(familyId ? { refreshFamily: familyId } : {}),
   });
   if (!redeemed.accepted) {
-    if (redeemed.snapshot.value === 'redeemed') await revokeProductsOf(ctx, codeId);
+    if (authorizationCodeStates.redeemed(redeemed.snapshot)) await revokeProductsOf(ctx, codeId);
     throw invalidGrant(CODE_UNUSABLE);
   }
   const response: TokenResponseBody = {
@@ -91,7 +92,7 @@ async function revokeProductsOf(ctx: OAuthGrantContext, codeId: string): Promise
   const { deps } = ctx;
   const { snapshot } = await deps.codes.get(codeId);
   const products = snapshot.context.products;
-  if (snapshot.value !== 'redeemed' || !products) return;
+  if (!authorizationCodeStates.redeemed(snapshot) || !products) return;
   await deps.codes.execute(codeId, {
     type: 'code.replayed',
     at: deps.clock.now(),

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import { signInSessionStates } from '../../../machines/sign-in-session.ts';
 import { sha256 } from '../../crypto/random.ts';
 import { buildLogoutRequest, buildLogoutResponse, newSamlId, type StatusFields } from '../build.ts';
 import { STATUS } from '../constants.ts';
@@ -65,7 +66,7 @@ export class SamlIdpLogout {
   /** The SP now awaited never answered (its page failed): it counts as failed and logout goes on. */
   async skip(cookie: string | undefined): Promise<LogoutOutcome> {
     const { snapshot } = await this.idp.sessions.runtime.get(sha256(cookie ?? ''));
-    const current = snapshot.value === 'loggingOut' ? snapshot.context.logout?.pending[0] : undefined;
+    const current = signInSessionStates.loggingOut(snapshot) ? snapshot.context.logout?.pending[0] : undefined;
     if (!current) return error('session', 'No single logout is waiting for an SP');
     await this.idp.sessions.runtime.execute(sha256(cookie!), {
       type: 'logout.sp_answered',
@@ -118,7 +119,7 @@ export class SamlIdpLogout {
     cookie: string | undefined,
   ): Promise<LogoutOutcome> {
     const { snapshot } = await this.idp.sessions.runtime.get(sha256(cookie ?? ''));
-    const logout = snapshot.value === 'loggingOut' ? snapshot.context.logout : undefined;
+    const logout = signInSessionStates.loggingOut(snapshot) ? snapshot.context.logout : undefined;
     const expected = logout?.requests.find(([entity]) => entity === sp.entityId)?.[1];
     if (!logout?.pending.includes(sp.entityId) || !expected || response.inResponseTo !== expected)
       return error('in_response_to', 'This LogoutResponse answers no LogoutRequest this session is waiting for');

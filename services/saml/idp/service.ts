@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { EventLog } from '../../event-log.ts';
 import { randomToken, sha256 } from '../../crypto/random.ts';
 import type { DemoUser } from '../../oauth/demo-users.ts';
-import { samlAuthnMachine } from '../../../machines/saml-exchange.ts';
+import { samlAuthnMachine, samlExchangeStates } from '../../../machines/saml-exchange.ts';
 import { newSamlId } from '../build.ts';
 import { NAMEID, STATUS } from '../constants.ts';
 import type { ServiceProvider } from '../service-providers.ts';
@@ -132,7 +132,7 @@ export class SamlIdp {
   async continue(pendingId: string, session: string | undefined, secure: boolean): Promise<SsoOutcome> {
     const { snapshot } = await this.authn.get(pendingId);
     const request = snapshot.context.request;
-    if (snapshot.value !== 'requested' || !request)
+    if (!samlExchangeStates.awaitingAnswer(snapshot) || !request)
       return { kind: 'error', check: 'request_state', reason: 'This sign-in has expired or already finished' };
     const wanted = request.authnContext;
     const rank = (c: string | undefined) => (c ? OFFERED_CONTEXTS.indexOf(c) : -1);

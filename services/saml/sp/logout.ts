@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import { samlExchangeStates } from '../../../machines/saml-exchange.ts';
 import { sha256 } from '../../crypto/random.ts';
 import { sameText } from '../../crypto/compare.ts';
 import { buildLogoutRequest, buildLogoutResponse, newSamlId, type StatusFields } from '../build.ts';
@@ -45,7 +46,7 @@ export class SamlSpLogout {
   /** The person signs out at our SP. */
   async start(cookie: string | undefined): Promise<SpLogoutOutcome> {
     const found = await this.loginOf(cookie);
-    const login = found?.snapshot.value === 'consumed' ? found.snapshot.context.login : undefined;
+    const login = found && samlExchangeStates.consumed(found.snapshot) ? found.snapshot.context.login : undefined;
     if (!found || !login) return error('session', 'There is no session at this SP to sign out of');
     const id = newSamlId();
     const xml = buildLogoutRequest({
@@ -79,7 +80,7 @@ export class SamlSpLogout {
     if (fields.kind === 'LogoutResponse') {
       if (
         !found ||
-        found.snapshot.value !== 'loggingOut' ||
+        !samlExchangeStates.loggingOut(found.snapshot) ||
         found.snapshot.context.logoutRequestId !== fields.inResponseTo
       )
         return error('in_response_to', 'This LogoutResponse answers no LogoutRequest of this session');
@@ -87,7 +88,7 @@ export class SamlSpLogout {
       await this.sp.logins.execute(found.stream, { type: 'login.ended', at, initiator: 'sp', partial });
       return { kind: 'done', partial, status: fields.status ?? '', endSession: true };
     }
-    const login = found?.snapshot.value === 'consumed' ? found.snapshot.context.login : undefined;
+    const login = found && samlExchangeStates.consumed(found.snapshot) ? found.snapshot.context.login : undefined;
     const matches =
       login &&
       login.nameId === fields.nameId &&

@@ -3,7 +3,7 @@ import { ActorRuntime } from '../../actors/runtime.ts';
 import type { Clock } from '../../clock.ts';
 import type { EventLog } from '../../event-log.ts';
 import { randomToken } from '../../crypto/random.ts';
-import { samlLoginMachine } from '../../../machines/saml-exchange.ts';
+import { samlLoginMachine, samlExchangeStates } from '../../../machines/saml-exchange.ts';
 import { buildAuthnRequest, newSamlId } from '../build.ts';
 import { BINDING } from '../constants.ts';
 import { redirectUrl } from '../redirect-binding.ts';
@@ -108,7 +108,7 @@ export class SamlSp {
     }
     if (!requestId) return ours;
     const { snapshot } = await this.logins.get(requestId);
-    const request = snapshot.value === 'requested' ? snapshot.context.request : undefined;
+    const request = samlExchangeStates.awaitingAnswer(snapshot) ? snapshot.context.request : undefined;
     return request?.idpSigning
       ? { entityId: request.idp, signing: request.idpSigning.map((pem) => new X509Certificate(pem)) }
       : ours;
@@ -130,7 +130,7 @@ export class SamlSp {
       nowMs: at,
       requestOpen: async (requestId) => {
         const { snapshot } = await this.logins.get(requestId);
-        return snapshot.value === 'requested' && snapshot.context.request?.idp === idp.entityId;
+        return samlExchangeStates.awaitingAnswer(snapshot) && snapshot.context.request?.idp === idp.entityId;
       },
       useOnce: this.useOnce,
     });
@@ -147,7 +147,7 @@ export class SamlSp {
     } else {
       // A refusal naming a request we never sent, or one already spent, is recorded on a stream of its own.
       const open = result.inResponseTo
-        ? (await this.logins.get(result.inResponseTo)).snapshot.value === 'requested'
+        ? samlExchangeStates.awaitingAnswer((await this.logins.get(result.inResponseTo)).snapshot)
         : false;
       await this.logins.execute(open ? stream : randomToken(16), {
         type: 'login.refused',

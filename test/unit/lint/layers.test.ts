@@ -38,6 +38,22 @@ describe('the layer check', () => {
   });
 });
 
+describe('the deciders rule (issue 46 §4)', () => {
+  it('finds a service or an adapter that compares a state by name, not one that reports it', () => {
+    write(
+      'services/decide.ts',
+      "if (loaded.snapshot.value === 'new') x();\nconst ok = found?.snapshot.matches('paused');\nconst shown = { status: snapshot.value };\nif (typeof snapshot.value !== 'string') y();\n",
+    );
+    write('adapters/http/decide.ts', "if (snapshot.value !== 'active') z();\n");
+    const found = layerBreaches(root).join('\n');
+    expect(found).toContain('services/decide.ts:1: services ask a machine’s deciders');
+    expect(found).toContain('services/decide.ts:2: services ask a machine’s deciders');
+    expect(found).not.toContain('services/decide.ts:3');
+    expect(found).not.toContain('services/decide.ts:4');
+    expect(found).toContain('adapters/http/decide.ts:1: adapters ask a machine’s deciders');
+  });
+});
+
 describe('the size rule', () => {
   it('names a source file over 300 lines', () => {
     write('scripts/long.ts', 'x;\n'.repeat(301));

@@ -20,22 +20,22 @@ const requestId = 'AAAAAAAAbbbbbbbbccccccccc'.slice(0, 24);
 
 describe('the response endpoint checks (OpenID4VP 1.0 §8)', () => {
   it('requireUnanswered: only a created or fetched request is answered', () => {
-    expect(refusal(() => requireUnanswered('created'))).toBeUndefined();
-    expect(refusal(() => requireUnanswered('fetched'))).toBeUndefined();
-    expect(refusal(() => requireUnanswered('expired'))).toMatch(/^400 invalid_request: The request has expired/);
+    expect(refusal(() => requireUnanswered({ value: 'created' }))).toBeUndefined();
+    expect(refusal(() => requireUnanswered({ value: 'fetched' }))).toBeUndefined();
+    expect(refusal(() => requireUnanswered({ value: 'expired' }))).toMatch(/^400 invalid_request: The request has expired/);
     for (const status of ['verified', 'rejected', 'wallet_error', 'response_received'])
-      expect(refusal(() => requireUnanswered(status))).toMatch(/already been answered/);
+      expect(refusal(() => requireUnanswered({ value: status }))).toMatch(/already been answered/);
   });
 
   it('requireIssuedState: the state whose hash the request keeps, and no other', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (issued, sent) => {
-        const outcome = refusal(() => requireIssuedState('created', hashOf(issued), sent));
+        const outcome = refusal(() => requireIssuedState({ value: 'created' }, hashOf(issued), sent));
         expect(outcome === undefined).toBe(issued === sent);
       }),
     );
-    expect(refusal(() => requireIssuedState('new', hashOf('s'), 's'))).toMatch(/state names no request/);
-    expect(refusal(() => requireIssuedState('created', undefined, 's'))).toMatch(/state names no request/);
+    expect(refusal(() => requireIssuedState({ value: 'new' }, hashOf('s'), 's'))).toMatch(/state names no request/);
+    expect(refusal(() => requireIssuedState({ value: 'created' }, undefined, 's'))).toMatch(/state names no request/);
   });
 
   it('requireClearResponseAllowed: direct_post.jwt takes only an error in the clear', () => {
