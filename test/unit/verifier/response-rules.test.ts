@@ -22,7 +22,9 @@ describe('the response endpoint checks (OpenID4VP 1.0 §8)', () => {
   it('requireUnanswered: only a created or fetched request is answered', () => {
     expect(refusal(() => requireUnanswered({ value: 'created' }))).toBeUndefined();
     expect(refusal(() => requireUnanswered({ value: 'fetched' }))).toBeUndefined();
-    expect(refusal(() => requireUnanswered({ value: 'expired' }))).toMatch(/^400 invalid_request: The request has expired/);
+    expect(refusal(() => requireUnanswered({ value: 'expired' }))).toMatch(
+      /^400 invalid_request: The request has expired/,
+    );
     for (const status of ['verified', 'rejected', 'wallet_error', 'response_received'])
       expect(refusal(() => requireUnanswered({ value: status }))).toMatch(/already been answered/);
   });
