@@ -65,6 +65,8 @@ export type FlowRunEvent =
       mode?: 'step';
       /** The run's capability (step controls; reading a targeted run), kept only as a hash. */
       run_token_hash?: string;
+      /** The instance whose memory holds the runner (services/instances.ts). */
+      instance?: string;
     }
   /** Step mode: the runner waits before sending `next_request`. */
   | { type: 'run.paused'; at: number; next_request: NextRequest; explanation?: string }
@@ -99,6 +101,8 @@ export interface FlowRunContext {
   options?: Record<string, unknown>;
   mode?: 'step';
   runTokenHash?: string;
+  /** The instance whose memory holds the runner: when it is gone, the run can only end as interrupted. */
+  instance?: string;
   /** While paused: what is sent next, and since when the run waits. */
   nextRequest?: NextRequest;
   pausedAt?: number;
@@ -128,6 +132,7 @@ export const flowRunUpdates = {
     startedAt: event.at,
     ...(event.mode ? { mode: event.mode } : {}),
     ...(event.run_token_hash ? { runTokenHash: event.run_token_hash } : {}),
+    ...(event.instance ? { instance: event.instance } : {}),
   }),
   recordPause: (_: FlowRunContext, event: E<'run.paused'>) => ({ nextRequest: event.next_request, pausedAt: event.at }),
   resume: () => ({ nextRequest: undefined, pausedAt: undefined }),

@@ -1,5 +1,5 @@
 import type { HttpTransport } from '../../services/flows/capture.ts';
-import type { TargetDeps } from '../../services/flows/runs.ts';
+import type { TargetDeps } from '../../services/flows/targets/waits.ts';
 import type { FlowRunners } from '../../services/flows/registry.ts';
 import type { GuardedHttp } from './guarded-http.ts';
 

@@ -1,34 +1,55 @@
-import { type flowRunMachine, flowRunStates } from '../../machines/flow-run.ts';
+import { flowRunStates, type flowRunMachine } from '../../machines/flow-run.ts';
 import type { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-log.ts';
+import type { InstanceLiveness } from '../instances.ts';
 
-/** A run with no event for this long on a shared log was left by an instance that stopped. */
+/** A run from before instances were recorded, silent this long on a shared log, was left by one that stopped. */
 const ABANDONED_RUN_MS = 10 * 60_000;
 
 /**
- * Closes runs that a stopped process left under way: each gets `run.interrupted`, so its status is
- * final and its event stream ends. Called once at start, before requests are served; on a shared log
- * only runs silent for ABANDONED_RUN_MS (another instance may be running the others).
+ * Runs whose runner died with its process: a run under way (running, paused in step mode, waiting for
+ * the person) lives in the memory of the instance that started it, with what it holds (the paused
+ * request, a target's secret). When that instance is gone, the run ends as `interrupted`, its reason
+ * recorded, as soon as any instance meets it: at start, or when it is read or commanded.
  */
-export async function interruptUnfinishedRuns(
-  log: EventLog,
-  actors: ActorRuntime<typeof flowRunMachine>,
-  clock: Clock,
-): Promise<number> {
-  let closed = 0;
-  for (const stream of await log.streamIds('run:')) {
-    const id = stream.slice('run:'.length);
-    const { snapshot } = await actors.get(id);
-    if (!flowRunStates.underWay(snapshot)) continue;
-    // On a log other instances share, a run that moved recently belongs to a live instance.
-    if (log.shared && clock.now() - ((await log.readStream(stream)).at(-1)?.at ?? 0) < ABANDONED_RUN_MS) continue;
-    await actors.execute(id, {
-      type: 'run.interrupted',
-      at: clock.now(),
-      reason: 'The service stopped while this run was under way',
-    });
-    closed += 1;
+export class AbandonedRuns {
+  constructor(
+    private readonly log: EventLog,
+    private readonly actors: ActorRuntime<typeof flowRunMachine>,
+    private readonly clock: Clock,
+    private readonly liveness: InstanceLiveness,
+  ) {}
+
+  /** Why run `id` can only end, or undefined while its instance may still hold it. */
+  private async abandoned(id: string): Promise<string | undefined> {
+    const { snapshot, version } = await this.actors.get(id);
+    if (version === 0 || !flowRunStates.underWay(snapshot)) return undefined;
+    const instance = snapshot.context.instance;
+    if (instance === this.liveness.self) return undefined;
+    if (instance !== undefined)
+      return (await this.liveness.alive(instance))
+        ? undefined
+        : `The instance that held this run (${instance}) stopped; its runner and what it held in memory are gone`;
+    // Recorded before instances were: on a shared log, only a long silence tells.
+    if (!this.log.shared) return 'The service stopped while this run was under way';
+    const last = (await this.log.readStream(`run:${id}`)).at(-1)?.at ?? 0;
+    return this.clock.now() - last >= ABANDONED_RUN_MS ? 'The service stopped while this run was under way' : undefined;
   }
-  return closed;
+
+  /** Ends run `id` as interrupted when its instance is gone; answers whether it did. */
+  async settle(id: string): Promise<boolean> {
+    const reason = await this.abandoned(id);
+    if (!reason) return false;
+    const outcome = await this.actors.execute(id, { type: 'run.interrupted', at: this.clock.now(), reason });
+    return outcome.accepted;
+  }
+
+  /** Closes every run a stopped instance left under way; once, at start, before requests are served. */
+  async settleAll(): Promise<number> {
+    let closed = 0;
+    for (const stream of await this.log.streamIds('run:'))
+      if (await this.settle(stream.slice('run:'.length))) closed += 1;
+    return closed;
+  }
 }

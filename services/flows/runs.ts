@@ -9,22 +9,15 @@ import { HttpCapture, type HttpTransport, type RequestGate } from './capture.ts'
 import { redactor } from './redact.ts';
 import { FlowFailure, type FlowRunner, type FlowRunners } from './registry.ts';
 import { targetContext, targetFor, targetOrigin, type AnyTarget } from './targets/target.ts';
-import { TargetWaits } from './targets/waits.ts';
+import { TargetWaits, type TargetDeps } from './targets/waits.ts';
 import type { RequestEdit } from './request-edit.ts';
 import { requireRunToken, runReadableWith } from './run-access.ts';
-import { interruptUnfinishedRuns } from './interrupted-runs.ts';
+import { AbandonedRuns } from './interrupted-runs.ts';
+import type { InstanceLiveness } from '../instances.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
 export type { RunView } from './run-view.ts';
-
-/** What runs against a user's own server need: the guarded transport, the pre-flight check, their runners. */
-export interface TargetDeps {
-  transport: HttpTransport;
-  /** Refuses a destination the outbound guard would refuse, before the run starts (nothing is sent). */
-  admit(url: string): Promise<void>;
-  runners: FlowRunners;
-}
 
 /**
  * Executes catalog flows for real over HTTP against the origin and keeps each run as the event stream
@@ -37,6 +30,7 @@ export class FlowRuns {
   readonly waits: TargetWaits;
   /** What the log keeps of a value: its secrets as keyed fingerprints. */
   private readonly redact: (value: unknown) => unknown;
+  private readonly abandoned: AbandonedRuns;
 
   constructor(
     private readonly log: EventLog,
@@ -52,12 +46,15 @@ export class FlowRuns {
       targets?: TargetDeps;
       /** The server secret that keys every fingerprint of a redacted secret. */
       fingerprintKey: Uint8Array;
+      /** Which instances run: a run whose instance is gone ends as interrupted. */
+      liveness: InstanceLiveness;
     },
   ) {
     this.redact = redactor(deps.fingerprintKey);
     this.actors = ActorRuntime.of(log, flowRunMachine, 'run', 1_000);
     this.stepper = new RunStepper(this.actors, deps.clock, this.redact);
     this.waits = new TargetWaits(this.actors, deps.clock, this.stepper, `${deps.base}/runs/callback`, this.redact);
+    this.abandoned = new AbandonedRuns(log, this.actors, deps.clock, deps.liveness);
   }
 
   executable(protocol: string, flow: string): boolean {
@@ -119,6 +116,7 @@ export class FlowRuns {
         options: this.redact(runOptions) as Record<string, unknown>,
         ...(stepped ? { mode: 'step' as const } : {}),
         ...(runToken ? { run_token_hash: sha256(runToken) } : {}),
+        instance: this.deps.liveness.self,
       })
       .catch((error: unknown) => {
         if (target) this.waits.end(client);
@@ -197,9 +195,9 @@ export class FlowRuns {
     return { ...logged, steps, exchanges: http.exchanges, tokens: http.tokens };
   }
 
-  /** Closes runs that a stopped process left under way (interrupted-runs.ts); once, at start. */
+  /** Closes runs that a stopped instance left under way (interrupted-runs.ts); once, at start. */
   interruptUnfinished(): Promise<number> {
-    return interruptUnfinishedRuns(this.log, this.actors, this.deps.clock);
+    return this.abandoned.settleAll();
   }
 
   /** `{base}/runs/callback`: the person is back from the target; answers the run that waited for them. */
@@ -241,6 +239,8 @@ export class FlowRuns {
     const { snapshot, version } = await this.actors.get(id);
     if (version === 0) throw notFound('No such run');
     requireRunToken(snapshot.context, authorization);
+    if (await this.abandoned.settle(id))
+      throw oauthError('invalid_request:conflict', 'The run is interrupted: the instance that held it stopped');
     if (flowRunStates.paused(snapshot) && this.expired(snapshot.context.pausedAt)) {
       await this.expire(id);
       throw oauthError('invalid_request:conflict', 'The run is expired, not paused');
@@ -270,8 +270,10 @@ export class FlowRuns {
     let events = await this.log.readStream(`run:${id}`);
     if (events.length === 0) return undefined;
     const last = events.at(-1)!;
-    // A run read after its pause lapsed is ended first, so nobody sees it paused for ever.
-    if (last.type === 'run.paused' && this.expired(last.at)) {
+    // A run read after its pause lapsed, or whose instance is gone, is ended first: nobody sees it under way for ever.
+    if (await this.abandoned.settle(id)) {
+      events = await this.log.readStream(`run:${id}`);
+    } else if (last.type === 'run.paused' && this.expired(last.at)) {
       await this.expire(id);
       events = await this.log.readStream(`run:${id}`);
     } else if (last.type === 'run.awaiting_user' && (await this.waits.expireIfLapsed(id, last.at))) {

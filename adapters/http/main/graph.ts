@@ -104,7 +104,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
   const keyList: Array<[string, SigningAlg]> = [['agentauth', 'ES256'], ...MAIN_KEYS];
   const keys = await FileKeyRing.open(config.keysFile, keyList);
   const stopWatchingKeys = keys.watch();
-  const { log, projections: projectionStore, rateLimits } = await openEventStore(config);
+  const { log, projections: projectionStore, rateLimits, liveness } = await openEventStore(config);
   const read = createMainProjections();
   const runner = new ProjectionRunner(projectionStore, read.all);
   await runner.start();
@@ -168,6 +168,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
       transport: fetch,
       targets: targetDeps(outbound, targetFlowRunners(samlLab)),
       fingerprintKey: keys.secret('fingerprint'),
+      liveness,
     },
   );
   const streamReaders = new StreamReaders();
@@ -275,6 +276,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     async closeStores() {
       await runner.stop();
       stopWatchingKeys();
+      await liveness.close();
       await log.close();
     },
   };

@@ -4,6 +4,16 @@ import type { Clock } from '../../clock.ts';
 import { oauthError } from '../../errors.ts';
 import { RunEnded, type RunStepper } from '../stepping.ts';
 import { USER_WAIT_MS, UserReturns } from './returns.ts';
+import type { HttpTransport } from '../capture.ts';
+import type { FlowRunners } from '../registry.ts';
+
+/** What runs against a user's own server need: the guarded transport, the pre-flight check, their runners. */
+export interface TargetDeps {
+  transport: HttpTransport;
+  /** Refuses a destination the outbound guard would refuse, before the run starts (nothing is sent). */
+  admit(url: string): Promise<void>;
+  runners: FlowRunners;
+}
 
 /** At most this many targeted runs at once per client address. */
 const TARGETED_RUNS_PER_CLIENT = 2;
