@@ -117,7 +117,7 @@ export const interactionMachine = setup({
 });
 
 /** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
-export const interactionStates = {
+const interactionStates = {
   /** The person is still at the login or the consent page. */
   awaitingPerson: inState('login', 'consent'),
 };

@@ -2,15 +2,14 @@ import { setup } from 'xstate';
 import { inState } from './deciders.ts';
 import { updateActions } from './updates.ts';
 import { issuanceUpdates } from './issuance-updates.ts';
+import { issuanceGuards } from './issuance-guards.ts';
 
 export { issuanceUpdates } from './issuance-updates.ts';
 import type { IssuanceContext, IssuanceEvent } from './issuance-types.ts';
 
 export type { CredentialStatusName, IssuanceContext, IssuanceEvent, IssuedCredentialRecord } from './issuance-types.ts';
 
-export const TX_CODE_ATTEMPTS = 5;
-
-const before = (context: IssuanceContext, at: number) => at < context.expiresAt;
+export { TX_CODE_ATTEMPTS } from './issuance-guards.ts';
 
 /** What an offer answers before its token, whether or not the wallet has fetched it yet. */
 const redeemable = {
@@ -44,6 +43,8 @@ const redeemable = {
   },
 } as const;
 
+export { issuanceGuards } from './issuance-guards.ts';
+
 /**
  * One credential offer of the OID4VCI issuer and what the wallet did with it (decisions section 8),
  * stream `issuance:<offer_id>`: offered -> (offer fetched) -> token -> credential (directly, or
@@ -51,45 +52,6 @@ const redeemable = {
  * expired (lapsed, or the pre-authorized code burned by wrong transaction codes). Secrets arrive as
  * hashes only. Time comes inside the events.
  */
-/** The arguments xstate gives a guard of this machine. */
-type IssuanceGuardArgs = { context: IssuanceContext; event: IssuanceEvent };
-
-/** The machine's guards: pure, named, importable on their own (time arrives in events). */
-export const issuanceGuards = {
-  /** An offer made for the authorization code grant (its issuer_state) may be requested by PAR. */
-  offersAuthorizationCode: ({ context }: IssuanceGuardArgs) =>
-    context.grant === 'authorization_code' && context.par === undefined,
-  /** The pushed request is used once, before it lapses. */
-  requestUriLive: ({ context, event }: IssuanceGuardArgs) =>
-    context.par !== undefined && event.at < context.par.requestExpiresAt,
-  /** The code lives 60 s. */
-  codeLive: ({ context, event }: IssuanceGuardArgs) =>
-    context.authCodeExpiresAt !== undefined && event.at < context.authCodeExpiresAt,
-  /** Tokens are issued only for a live offer. */
-  offerLive: ({ context, event }: IssuanceGuardArgs) => before(context, event.at),
-  /** The fifth wrong transaction code burns the pre-authorized code. */
-  lastTxCodeAttempt: ({ context }: IssuanceGuardArgs) => context.txCodeFailures + 1 >= TX_CODE_ATTEMPTS,
-  /** Once `credential_accepted` came, `credential_failure` is refused, even after a `credential_deleted`. */
-  notificationAllowed: ({ context, event }: IssuanceGuardArgs) =>
-    event.type === 'issuance.notified' &&
-    !(context.credentialAccepted === true && event.event === 'credential_failure'),
-  /** An issued credential with a status slot, not revoked: revocation is final. */
-  statusChangeable: ({ context, event }: IssuanceGuardArgs) => {
-    if (event.type !== 'credential.status_changed') return false;
-    const credential = context.credentials[event.n];
-    return credential?.listId !== undefined && credential.status !== 'revoked';
-  },
-  /** Nonce challenges count until the issuance has expired. */
-  notExpired: ({ context }: IssuanceGuardArgs) => context.expiredReason === undefined,
-  /** Only the first wallet exchange that names itself is kept. */
-  notCorrelated: ({ context }: IssuanceGuardArgs) => context.walletExchange === undefined,
-  /** An offer configured for deferral answers with a transaction id, any other with credentials. */
-  issuesNow: ({ context }: IssuanceGuardArgs) => !context.deferred,
-  defers: ({ context }: IssuanceGuardArgs) => context.deferred,
-  /** A deferred credential is collected once it is ready. */
-  deferredReady: ({ context, event }: IssuanceGuardArgs) => event.at >= (context.readyAt ?? Infinity),
-};
-
 export const issuanceMachine = setup({
   types: { context: {} as IssuanceContext, events: {} as IssuanceEvent },
   guards: issuanceGuards,
@@ -291,6 +253,10 @@ export const issuanceMachine = setup({
 
 /** The machine's deciders: what its states mean to the services that ask (machines/deciders.ts). */
 export const issuanceStates = {
+  /** The person signs in, or the code waits for its token request: reported as `authorization_requested` (decisions §8). */
+  authorizing: inState('authorizing', 'code_issued'),
+  /** Closed before its credentials were issued: lapsed, withdrawn, or burned by wrong transaction codes. */
+  expired: inState('expired'),
   /** Waiting on the holder before any token: an offer met past its lifetime in these states is closed as lapsed. */
   lapsable: inState('offered', 'offer_fetched', 'authorization_requested', 'code_issued'),
   /** The pre-authorized code may still be exchanged. */

@@ -81,5 +81,5 @@ export function postgresRateLimitStore(log: PostgresEventLog, now: () => number 
       return this;
     }
   }
-  return PostgresRateLimitStore as unknown as FastifyRateLimitStoreCtor;
+  return PostgresRateLimitStore;
 }

@@ -68,7 +68,17 @@ export class Catalog {
         specs: { kind: 'object[]', required: true },
         aliases: { kind: 'string[]' },
       });
-      const p = { ...(c.data as unknown as Protocol), aliases: (c.data.aliases as string[]) ?? [], body: c.body };
+      const d = c.data;
+      const p: Protocol = {
+        id: d.id as string,
+        name: d.name as string,
+        version: d.version as string,
+        description: d.description as string,
+        tags: d.tags as string[],
+        specs: d.specs as SpecRef[],
+        aliases: (d.aliases as string[] | undefined) ?? [],
+        body: c.body,
+      };
       if (`${p.id}.md` !== name) throw new ContentError(c.file, `id "${p.id}" must match the file name`);
       for (const s of p.specs)
         if (!s.id || !s.title || !s.url) throw new ContentError(c.file, 'every spec needs id, title and url');
@@ -95,10 +105,16 @@ export class Catalog {
           aliases: { kind: 'string[]' },
           extensions: { kind: 'string[]' },
         });
-        const f = {
-          ...(c.data as unknown as Flow),
-          aliases: (c.data.aliases as string[]) ?? [],
-          extensions: (c.data.extensions as string[]) ?? [],
+        const d = c.data;
+        const f: Flow = {
+          id: d.id as string,
+          protocol: d.protocol as string,
+          name: d.name as string,
+          description: d.description as string,
+          category: d.category as string,
+          steps: d.steps as FlowStep[],
+          aliases: (d.aliases as string[] | undefined) ?? [],
+          extensions: (d.extensions as string[] | undefined) ?? [],
           body: c.body,
         };
         if (f.protocol !== protocol)

@@ -158,7 +158,7 @@ export async function offerStatus(issuer: IssuerCore, offerId: string) {
   const { snapshot, version } = await issuer.offers.get(offerId);
   if (version === 0) throw notFound('No such credential offer');
   return {
-    ...statusDocument(String(snapshot.value), snapshot.context, issuer.clock.now()),
+    ...statusDocument(snapshot, snapshot.context, issuer.clock.now()),
     credentials: credentialEntries(issuer, snapshot.context),
   };
 }

@@ -1,21 +1,21 @@
-import type { IssuanceContext } from '../../machines/issuance.ts';
+import { issuanceStates, type IssuanceContext } from '../../machines/issuance.ts';
 
 /**
  * The status name of an issuance state (decisions §8): the login and the code wait under
  * `authorization_requested` until a token is issued, and an offer burned by wrong transaction codes
  * says so (`tx_code_burned`) instead of looking lapsed.
  */
-function statusName(state: string, expiredReason: string | undefined): string {
-  if (state === 'authorizing' || state === 'code_issued') return 'authorization_requested';
-  if (state === 'expired' && expiredReason === 'tx_code_burned') return 'tx_code_burned';
-  return state;
+function statusName(offer: { value: unknown }, expiredReason: string | undefined): string {
+  if (issuanceStates.authorizing(offer)) return 'authorization_requested';
+  if (issuanceStates.expired(offer) && expiredReason === 'tx_code_burned') return 'tx_code_burned';
+  return String(offer.value);
 }
 const TERMINAL_STATUSES = new Set(['expired', 'tx_code_burned', 'notified']);
 
 /** `GET /oid4vci/offers/{id}/status` (decisions §8): what the wallet did with an offer, folded from its stream. */
-export function statusDocument(state: string, c: IssuanceContext, nowMs: number) {
-  const lapsed = state !== 'expired' && c.expiresAt <= nowMs && (state === 'offered' || state === 'offer_fetched');
-  const status = lapsed ? 'expired' : statusName(state, c.expiredReason);
+export function statusDocument(offer: { value: unknown }, c: IssuanceContext, nowMs: number) {
+  const lapsed = c.expiresAt <= nowMs && issuanceStates.preAuthorizable(offer);
+  const status = lapsed ? 'expired' : statusName(offer, c.expiredReason);
   const expiredReason = lapsed ? 'lapsed' : c.expiredReason;
   return {
     status,

@@ -88,7 +88,7 @@ export async function presentationChecks(portico: string) {
     },
   } as never);
   // The library's verifyStatus is private in its types: replaced on the instance by the cached check above.
-  (sdJwt as unknown as { verifyStatus: typeof cachedStatusCheck }).verifyStatus = cachedStatusCheck;
+  Object.assign(sdJwt, { verifyStatus: cachedStatusCheck });
 
   /** One presentation checked by the libraries; returns the claims DCQL sees. */
   return async function verifyPresentation(

@@ -174,7 +174,8 @@ async function judge(pending: Request, body: Record<string, unknown>, origin?: s
     callbacks: callbacks as never,
     ...(origin !== undefined ? { origin } : {}),
   } as never);
-  const vpToken = (parsed as unknown as { dcql: { presentations: Record<string, unknown[]> } }).dcql.presentations;
+  if (!('dcql' in parsed) || !parsed.dcql) throw new Error('the peer parsed no DCQL response');
+  const vpToken: Record<string, unknown[]> = parsed.dcql.presentations;
   try {
     const record: Record<string, unknown[]> = {};
     const transactionHashes: TransactionHashes = {};

@@ -244,6 +244,22 @@ export function verifyDataIntegrityProof(
       'proof_signature',
       'the proof signature does not verify over the canonical document and proof configuration',
     );
-    return { proof: p as unknown as DataIntegrityProof, publicJwk: jwk };
+    return { proof: checkedProof(p), publicJwk: jwk };
   });
+}
+
+/** A proof whose members the checks above held: read into its type, each optional member only when a string. */
+function checkedProof(p: JsonObject): DataIntegrityProof {
+  const text = (name: string) => (typeof p[name] === 'string' ? { [name]: p[name] as string } : {});
+  return {
+    type: 'DataIntegrityProof',
+    cryptosuite: p.cryptosuite as Cryptosuite,
+    verificationMethod: p.verificationMethod as string,
+    proofPurpose: p.proofPurpose as string,
+    proofValue: p.proofValue as string,
+    ...text('created'),
+    ...text('expires'),
+    ...text('challenge'),
+    ...text('domain'),
+  };
 }
