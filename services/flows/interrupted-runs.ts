@@ -22,7 +22,7 @@ export class AbandonedRuns {
   ) {}
 
   /** Why run `id` can only end, or undefined while its instance may still hold it. */
-  private async abandoned(id: string): Promise<string | undefined> {
+  private async abandoned(id: string, atStart: boolean): Promise<string | undefined> {
     const { snapshot, version } = await this.actors.get(id);
     if (version === 0 || !flowRunStates.underWay(snapshot)) return undefined;
     const instance = snapshot.context.instance;
@@ -31,15 +31,16 @@ export class AbandonedRuns {
       return (await this.liveness.alive(instance))
         ? undefined
         : `The instance that held this run (${instance}) stopped; its runner and what it held in memory are gone`;
-    // Recorded before instances were: on a shared log, only a long silence tells.
+    // Recorded before instances were: met at start, or on a shared log after a long silence.
+    if (!atStart) return undefined;
     if (!this.log.shared) return 'The service stopped while this run was under way';
     const last = (await this.log.readStream(`run:${id}`)).at(-1)?.at ?? 0;
     return this.clock.now() - last >= ABANDONED_RUN_MS ? 'The service stopped while this run was under way' : undefined;
   }
 
   /** Ends run `id` as interrupted when its instance is gone; answers whether it did. */
-  async settle(id: string): Promise<boolean> {
-    const reason = await this.abandoned(id);
+  async settle(id: string, atStart = false): Promise<boolean> {
+    const reason = await this.abandoned(id, atStart);
     if (!reason) return false;
     const outcome = await this.actors.execute(id, { type: 'run.interrupted', at: this.clock.now(), reason });
     return outcome.accepted;
@@ -49,7 +50,7 @@ export class AbandonedRuns {
   async settleAll(): Promise<number> {
     let closed = 0;
     for (const stream of await this.log.streamIds('run:'))
-      if (await this.settle(stream.slice('run:'.length))) closed += 1;
+      if (await this.settle(stream.slice('run:'.length), true)) closed += 1;
     return closed;
   }
 }

@@ -1,4 +1,5 @@
 import { challenge } from './www-authenticate.ts';
+import { JWT_BEARER_ASSERTION } from './client-kit.ts';
 import { CLOCK_SKEW_S } from '../crypto/time-claims.ts';
 import { decodeJwt, importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
 import { sameText } from '../crypto/compare.ts';
@@ -7,7 +8,7 @@ import type { ClientAuthMethod } from './demo-clients.ts';
 import type { OAuthClient } from './clients/client.ts';
 import { sha256 } from '../crypto/random.ts';
 
-const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const CLIENT_ASSERTION_TYPE = JWT_BEARER_ASSERTION;
 /** Spec §5: `private_key_jwt` takes exactly these; any other `alg` (`Ed25519` too) is refused. */
 export const CLIENT_ASSERTION_ALGS = ['RS256', 'ES256', 'EdDSA'];
 

@@ -13,6 +13,48 @@ export function newPkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
+/** How a client authenticates at a token endpoint (RFC 6749 §2.3.1, RFC 7523 §2.2), by RFC 8414's method names. */
+export type ClientAuthentication =
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string }
+  | { method: 'private_key_jwt'; assertion: string }
+  | { method: 'none'; clientId: string };
+
+/** RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion. */
+export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** RFC 6749 §2.3.1: HTTP Basic over the client id and secret, each form-urlencoded first. */
+export const basicCredentials = (clientId: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+/**
+ * A request a client makes to a token endpoint (RFC 6749 §3.2), or to introspection and revocation, which
+ * authenticate clients the same way (RFC 7662 §2.1, RFC 7009 §2.1): the parameters and the client's
+ * authentication, as the form and headers any transport sends (the wallet's, a flow runner's recorded
+ * one, the model-based tester's). Without `client`, the form is the parameters alone (a client that
+ * proves itself otherwise, by attestation).
+ */
+export function clientRequest(
+  grant: Record<string, string>,
+  client?: ClientAuthentication,
+  headers: Record<string, string> = {},
+): { form: Record<string, string>; headers: Record<string, string> } {
+  switch (client?.method) {
+    case 'client_secret_basic':
+      return { form: grant, headers: { authorization: basicCredentials(client.clientId, client.secret), ...headers } };
+    case 'client_secret_post':
+      return { form: { ...grant, client_id: client.clientId, client_secret: client.secret }, headers };
+    case 'private_key_jwt':
+      return {
+        form: { ...grant, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: client.assertion },
+        headers,
+      };
+    case 'none':
+      return { form: { ...grant, client_id: client.clientId }, headers };
+    default:
+      return { form: grant, headers };
+  }
+}
+
 /** What a client reads of a refused response: its status, `DPoP-Nonce` and `WWW-Authenticate`, and its `error`. */
 export interface RefusedResponse {
   status: number;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { clientRequest } from '../../../services/oauth/client-kit.ts';
 import { authorizeAsPerson } from '../browser.ts';
 import type { Http } from '../http.ts';
 import { newPkcePair } from '../../../services/oauth/client-kit.ts';
@@ -43,19 +44,25 @@ export async function authorize(http: Http, scope: string): Promise<Grant> {
 }
 
 export const redeemCode = (http: Http, grant: Grant, verifier = grant.verifier) =>
-  http.call(`${PREFIX}/token`, {
-    form: {
-      grant_type: 'authorization_code',
-      code: grant.code,
-      redirect_uri: `${http.base}/callback`,
-      client_id: CLIENT_ID,
-      code_verifier: verifier,
-    },
-  });
+  http.call(
+    `${PREFIX}/token`,
+    clientRequest(
+      {
+        grant_type: 'authorization_code',
+        code: grant.code,
+        redirect_uri: `${http.base}/callback`,
+        code_verifier: verifier,
+      },
+      { method: 'none', clientId: CLIENT_ID },
+    ),
+  );
 
 /** RFC 7662: the documented read endpoint for these actors, whose streams are not exported. */
 export async function active(http: Http, token: string): Promise<boolean> {
-  const answer = await http.call(`${PREFIX}/introspect`, { form: { token, client_id: CLIENT_ID } });
+  const answer = await http.call(
+    `${PREFIX}/introspect`,
+    clientRequest({ token }, { method: 'none', clientId: CLIENT_ID }),
+  );
   expectAnswer('introspection', answer, 200);
   return answer.body.active === true;
 }

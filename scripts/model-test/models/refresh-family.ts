@@ -1,4 +1,5 @@
 import { expectAnswer, transitionKey, type MachineModel, type Step } from '../model.ts';
+import { clientRequest } from '../../../services/oauth/client-kit.ts';
 import { active, authorize, CLIENT_ID, PREFIX, redeemCode } from './oauth-client.ts';
 
 export interface RefreshModelState {
@@ -15,7 +16,10 @@ const move = (m: RefreshModelState, event: string, to: RefreshModelState['state'
 };
 
 const refresh = (m: RefreshModelState, token: string, http: Parameters<Step<RefreshModelState>['run']>[1]['http']) =>
-  http.call(`${PREFIX}/token`, { form: { grant_type: 'refresh_token', refresh_token: token, client_id: CLIENT_ID } });
+  http.call(
+    `${PREFIX}/token`,
+    clientRequest({ grant_type: 'refresh_token', refresh_token: token }, { method: 'none', clientId: CLIENT_ID }),
+  );
 
 const steps: Step<RefreshModelState>[] = [
   {
@@ -55,7 +59,10 @@ const steps: Step<RefreshModelState>[] = [
     check: (m) => m.current !== undefined,
     async run(m, { http }) {
       const answer = await http.call(`${PREFIX}/revoke`, {
-        form: { token: m.current!, token_type_hint: 'refresh_token', client_id: CLIENT_ID },
+        ...clientRequest(
+          { token: m.current!, token_type_hint: 'refresh_token' },
+          { method: 'none', clientId: CLIENT_ID },
+        ),
       });
       expectAnswer('RFC 7009 revocation', answer, 200);
       if (m.state === 'active') move(m, 'refresh.revoked', 'revoked');

@@ -1,10 +1,10 @@
 import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
-import { newPkcePair } from '../../oauth/client-kit.ts';
+import { basicCredentials, newPkcePair, clientRequest } from '../../oauth/client-kit.ts';
 import { member } from './json-member.ts';
 
 export const b64url = (b: Buffer) => b.toString('base64url');
-export const basic = (id: string, secret: string) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+/** The client kit's HTTP Basic credentials (RFC 6749 §2.3.1). */
+export const basic = basicCredentials;
 
 /** The client kit's PKCE pair (services/oauth/client-kit.ts). */
 export const pkcePair = newPkcePair;
@@ -72,10 +72,10 @@ export async function machineToken(run: RunContext, scope: string, step: string,
   const token = await run.http.send(
     step,
     `${run.base}/oauth2/token`,
-    {
-      form: { grant_type: 'client_credentials', scope },
-      headers: { authorization: basic(client.client_id, client.client_secret!) },
-    },
+    clientRequest(
+      { grant_type: 'client_credentials', scope },
+      { method: 'client_secret_basic', clientId: client.client_id, secret: client.client_secret! },
+    ),
     [note],
   );
   expectStatus(token.status, 200, 'token');

@@ -3,6 +3,7 @@ import { signDPoPProof } from '../../dpop/create.ts';
 import { randomBytes } from 'node:crypto';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { authorizeAsPerson, b64url, basic, checkAuthorizationResponse, demoClient, pkcePair } from './oauth-helpers.ts';
+import { clientRequest, type ClientAuthentication } from '../../oauth/client-kit.ts';
 
 const RESOURCE = '/oauth2/resource';
 
@@ -40,17 +41,21 @@ async function authorizationCode(run: RunContext, options: { clientId: string; p
   });
   const landed = await authorizeAsPerson(run, `${run.base}/oauth2/authorize?${params}`);
   const code = checkAuthorizationResponse(landed, `${run.base}/oauth2`, state);
-  const form: Record<string, string> = {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: redirectUri,
-    ...(pkce ? { code_verifier: pkce.verifier, client_id: client.client_id } : {}),
-  };
-  const headers = client.client_secret ? { authorization: basic(client.client_id, client.client_secret) } : undefined;
+  const request = clientRequest(
+    {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      ...(pkce ? { code_verifier: pkce.verifier } : {}),
+    },
+    client.client_secret
+      ? { method: 'client_secret_basic', clientId: client.client_id, secret: client.client_secret }
+      : { method: 'none', clientId: client.client_id },
+  );
   const token = await run.http.send(
     'Token request',
     `${run.base}/oauth2/token`,
-    { form, headers },
+    request,
     pkce
       ? [
           'RFC 7636 §4.5: code_verifier instead of a secret',
@@ -81,10 +86,11 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
     res = await run.http.send(
       'Token request (client_secret_basic)',
       url,
-      {
-        form: { grant_type: 'client_credentials', scope },
-        headers: { authorization: basic(client.client_id, client.client_secret!), ...(await dpop()) },
-      },
+      clientRequest(
+        { grant_type: 'client_credentials', scope },
+        { method: 'client_secret_basic', clientId: client.client_id, secret: client.client_secret! },
+        await dpop(),
+      ),
       ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: HTTP Basic with form-urlencoded id and secret'],
     );
   } else if (method === 'client_secret_post') {
@@ -92,15 +98,11 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
     res = await run.http.send(
       'Token request (client_secret_post)',
       url,
-      {
-        form: {
-          grant_type: 'client_credentials',
-          scope,
-          client_id: client.client_id,
-          client_secret: client.client_secret!,
-        },
-        headers: await dpop(),
-      },
+      clientRequest(
+        { grant_type: 'client_credentials', scope },
+        { method: 'client_secret_post', clientId: client.client_id, secret: client.client_secret! },
+        await dpop(),
+      ),
       ['RFC 6749 §4.4.2', 'RFC 6749 §2.3.1: credentials in the form body'],
     );
   } else if (method === 'private_key_jwt') {
@@ -120,15 +122,11 @@ async function clientCredentials(run: RunContext, prove?: DpopProver) {
     res = await run.http.send(
       'Token request (private_key_jwt)',
       url,
-      {
-        form: {
-          grant_type: 'client_credentials',
-          scope,
-          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-          client_assertion: assertion,
-        },
-        headers: await dpop(),
-      },
+      clientRequest(
+        { grant_type: 'client_credentials', scope },
+        { method: 'private_key_jwt', assertion },
+        await dpop(),
+      ),
       ['RFC 7523 §2.2: a JWT signed with the client key; iss = sub = client_id, aud = token endpoint, single-use jti'],
     );
   } else {
@@ -163,26 +161,30 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
 
   runners.register('oauth2', 'refresh-token', async (run) => {
     const { client, token } = await authorizationCode(run, { clientId: 'demo-app', pkce: false });
-    const auth = { authorization: basic(client.client_id, client.client_secret!) };
+    const auth: ClientAuthentication = {
+      method: 'client_secret_basic',
+      clientId: client.client_id,
+      secret: client.client_secret!,
+    };
     const url = `${run.base}/oauth2/token`;
     const first = await run.http.send(
       'Refresh',
       url,
-      { form: { grant_type: 'refresh_token', refresh_token: token.refresh_token! }, headers: auth },
+      clientRequest({ grant_type: 'refresh_token', refresh_token: token.refresh_token! }, auth),
       ['RFC 6749 §6', 'The refresh token rotates: a new one comes back'],
     );
     expectStatus(first.status, 200, 'refresh');
     const reuse = await run.http.send(
       'Reuse the rotated refresh token',
       url,
-      { form: { grant_type: 'refresh_token', refresh_token: token.refresh_token! }, headers: auth },
+      clientRequest({ grant_type: 'refresh_token', refresh_token: token.refresh_token! }, auth),
       ['RFC 9700 §4.14.2: reuse of a rotated token revokes the family'],
     );
     expectStatus(reuse.status, 400, 'reuse');
     const after = await run.http.send(
       'The newest refresh token is revoked too',
       url,
-      { form: { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, headers: auth },
+      clientRequest({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string }, auth),
       ['The whole family is revoked'],
     );
     expectStatus(after.status, 400, 'family revoked');

@@ -1,7 +1,8 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { clientRequest } from '../../oauth/client-kit.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { FlowFailure, expectStatus, type FlowRunners } from '../registry.ts';
-import { authorizeAsPerson, b64url, basic, checkAuthorizationResponse, demoClient, pkcePair } from './oauth-helpers.ts';
+import { authorizeAsPerson, b64url, checkAuthorizationResponse, demoClient, pkcePair } from './oauth-helpers.ts';
 
 export function registerOidcRunners(runners: FlowRunners): void {
   runners.register('oidc', 'authorization-code-id-token', async (run) => {
@@ -39,10 +40,10 @@ export function registerOidcRunners(runners: FlowRunners): void {
     const token = await run.http.send(
       'Token request',
       meta.token_endpoint,
-      {
-        form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier },
-        headers: { authorization: basic(client.client_id, client.client_secret!) },
-      },
+      clientRequest(
+        { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier },
+        { method: 'client_secret_basic', clientId: client.client_id, secret: client.client_secret! },
+      ),
       ['OIDC Core §3.1.3.1', 'The response carries an ID token'],
     );
     expectStatus(token.status, 200, 'token request');

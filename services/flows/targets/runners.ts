@@ -1,5 +1,6 @@
 import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
-import { basic, pkcePair } from '../runners/oauth-helpers.ts';
+import { clientRequest, type ClientAuthentication } from '../../oauth/client-kit.ts';
+import { pkcePair } from '../runners/oauth-helpers.ts';
 import { randomToken } from '../../crypto/random.ts';
 import {
   introspectionShape,
@@ -58,23 +59,19 @@ const endpoint = (metadata: Metadata, name: string): string => {
 };
 
 /** RFC 6749 §2.3.1: the client authenticates as the target was told (Basic, in the form, or not at all). */
-function clientAuthentication(target: Target): { headers: Record<string, string>; form: Record<string, string> } {
-  if (target.authMethod === 'client_secret_basic')
-    return { headers: { authorization: basic(target.clientId, target.clientSecret!) }, form: {} };
-  if (target.authMethod === 'client_secret_post')
-    return { headers: {}, form: { client_id: target.clientId, client_secret: target.clientSecret! } };
-  return { headers: {}, form: { client_id: target.clientId } };
-}
+const clientOf = (target: Target): ClientAuthentication =>
+  target.authMethod === 'none'
+    ? { method: 'none', clientId: target.clientId }
+    : { method: target.authMethod, clientId: target.clientId, secret: target.clientSecret! };
 
 async function clientCredentialsToken(run: RunContext, target: Target, metadata: Metadata) {
-  const auth = clientAuthentication(target);
   const res = await run.http.send(
     `Token request (${target.authMethod})`,
     endpoint(metadata, 'token_endpoint'),
-    {
-      form: { grant_type: 'client_credentials', ...(target.scope ? { scope: target.scope } : {}), ...auth.form },
-      headers: auth.headers,
-    },
+    clientRequest(
+      { grant_type: 'client_credentials', ...(target.scope ? { scope: target.scope } : {}) },
+      clientOf(target),
+    ),
     ['RFC 6749 §4.4.2'],
   );
   await run.check(tokenResponseShape(res));
@@ -115,20 +112,13 @@ async function authorizationCode(
   await run.check(issParameter(back, metadata, target.issuer));
   const code = back.get('code');
   if (!code) throw new FlowFailure(`The target sent no code: error=${back.get('error') ?? '(none)'}`);
-  const auth = clientAuthentication(target);
   const res = await run.http.send(
     'Token request (authorization_code)',
     endpoint(metadata, 'token_endpoint'),
-    {
-      form: {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: run.callbackUrl,
-        code_verifier: verifier,
-        ...auth.form,
-      },
-      headers: auth.headers,
-    },
+    clientRequest(
+      { grant_type: 'authorization_code', code, redirect_uri: run.callbackUrl, code_verifier: verifier },
+      clientOf(target),
+    ),
     ['RFC 6749 §4.1.3', 'RFC 7636 §4.5'],
   );
   await run.check(tokenResponseShape(res));
@@ -159,11 +149,11 @@ async function refreshToken(run: RunContext, target: Target) {
   const { metadata, tokens } = await authorizationCode(run, target, { openid: false });
   if (typeof tokens.refresh_token !== 'string')
     throw new FlowFailure('The target issued no refresh_token (ask for the scope it needs, e.g. offline_access)');
-  const auth = clientAuthentication(target);
+  const client = clientOf(target);
   const res = await run.http.send(
     'Token request (refresh_token)',
     endpoint(metadata, 'token_endpoint'),
-    { form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...auth.form }, headers: auth.headers },
+    clientRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, client),
     ['RFC 6749 §6'],
   );
   await run.check(tokenResponseShape(res));
@@ -190,7 +180,7 @@ export function registerTargetRunners(runners: FlowRunners): void {
     if (typeof metadata.introspection_endpoint !== 'string')
       throw new FlowFailure('The target does not advertise an introspection_endpoint (RFC 8414 §2)');
     const token = await clientCredentialsToken(run, target, metadata);
-    const auth = clientAuthentication(target);
+    const client = clientOf(target);
     for (const [label, value, active] of [
       ['the fresh token', token.access_token, true],
       ['a token it never issued', `not-a-token-${token.access_token.length}`, false],
@@ -198,7 +188,7 @@ export function registerTargetRunners(runners: FlowRunners): void {
       const res = await run.http.send(
         `Introspect ${label}`,
         metadata.introspection_endpoint,
-        { form: { token: value, ...auth.form }, headers: auth.headers },
+        clientRequest({ token: value }, client),
         ['RFC 7662 §2.1'],
       );
       await run.check(introspectionShape(res, active));

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import { clientRequest } from '../../oauth/client-kit.ts';
 import { generateHolderKey, type KeyPair } from '../../credentials/keys/index.ts';
 import { oauthError } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
@@ -102,7 +103,8 @@ export class IssuanceRuntime {
     const endpoint = view.asMetadata.token_endpoint;
     if (typeof endpoint !== 'string') throw new UpstreamError('The authorization server has no token_endpoint');
     const token = expectOk(
-      await wire.call('token', endpoint, { form }, { side: 'as', attest: true, dpop: true }),
+      // The wallet proves itself by attestation (its headers come from the wire), not in the form.
+      await wire.call('token', endpoint, clientRequest(form), { side: 'as', attest: true, dpop: true }),
       'The token endpoint',
     ).json;
     if (typeof token.access_token !== 'string') throw new UpstreamError('The token response has no access_token');
