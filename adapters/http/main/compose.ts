@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { closeWithinGrace } from '../shutdown.ts';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import { mkdirSync } from 'node:fs';
@@ -128,7 +129,7 @@ async function assemble(config: Config, options: MainOptions, graph: MainGraph):
       ctx.sse.closeAll();
       for (const hook of ctx.onClose) await hook();
       await ctx.outbound.close();
-      await app.close();
+      await closeWithinGrace(app);
       await graph.closeStores();
     },
   };

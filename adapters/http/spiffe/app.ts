@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { closeWithinGrace } from '../shutdown.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
@@ -102,7 +103,7 @@ export async function createSpiffeService(config: Config, options: SpiffeService
       if (timer) clearInterval(timer);
       draining.close();
       await mode.close();
-      await app.close();
+      await closeWithinGrace(app);
       await identity.recorded();
       await log.close();
     },

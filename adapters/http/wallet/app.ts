@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { closeWithinGrace } from '../shutdown.ts';
 import { faviconRoutes } from '../pages/assets.ts';
 import formbody from '@fastify/formbody';
 import { mkdirSync } from 'node:fs';
@@ -184,7 +185,7 @@ export async function createWalletService(config: Config, options: WalletOptions
       closed = true;
       clearInterval(sweeper);
       draining.close();
-      await app.close();
+      await closeWithinGrace(app);
       await outbound.close();
       await log.close();
     },
