@@ -1,4 +1,5 @@
 import { authorizeAsPerson } from '../browser.ts';
+import { clientRequest } from '../../../services/oauth/client-kit.ts';
 import type { Http } from '../http.ts';
 import { expectAnswer, expectEqual, ModelMismatch, type Step } from '../model.ts';
 import { holderKey, keyProof } from './holder.ts';
@@ -83,13 +84,14 @@ const offer = (name: string, body: Record<string, unknown>): Step<S> => ({
 });
 
 const preAuthorizedToken = (http: Http, m: S, txCode: string | undefined) =>
-  http.call('/oid4vci/token', {
-    form: {
+  http.call(
+    '/oid4vci/token',
+    clientRequest({
       grant_type: PRE_AUTHORIZED,
       'pre-authorized_code': m.offer!.preAuthorizedCode!,
       ...(txCode !== undefined ? { tx_code: txCode } : {}),
-    },
-  });
+    }),
+  );
 
 /** What the authorization server's code and PAR steps share: PKCE S256 and a pushed request (RFC 9126). */
 async function pushAuthorization(http: Http, m: S, issuerState?: string) {
@@ -198,15 +200,13 @@ export const issuanceSteps: Step<S>[] = [
     name: 'token with the code',
     check: (m) => m.code !== undefined,
     async run(m, { http }) {
-      const answer = await http.call('/oid4vci/token', {
-        form: {
-          grant_type: 'authorization_code',
-          code: m.code!,
-          redirect_uri: REDIRECT,
-          code_verifier: m.par!.verifier,
-          client_id: CLIENT,
-        },
-      });
+      const answer = await http.call(
+        '/oid4vci/token',
+        clientRequest(
+          { grant_type: 'authorization_code', code: m.code!, redirect_uri: REDIRECT, code_verifier: m.par!.verifier },
+          { method: 'none', clientId: CLIENT },
+        ),
+      );
       if (m.state !== 'code_issued') return expectAnswer('code used again', answer, 400, 'invalid_grant');
       expectAnswer('authorization_code grant', answer, 200);
       m.accessToken = answer.body.access_token;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { clientRequest } from '../../oauth/client-kit.ts';
 import { challengeParams } from '../../oauth/www-authenticate.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { authorizeAsPerson, b64url, checkAuthorizationResponse, pkcePair } from './oauth-helpers.ts';
@@ -96,16 +97,10 @@ async function authorize(run: RunContext, as: AuthorizationServer, clientId: str
   const token = await run.http.send(
     `Token (${label})`,
     as.token_endpoint,
-    {
-      form: {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        code_verifier: pkce.verifier,
-        client_id: clientId,
-        resource,
-      },
-    },
+    clientRequest(
+      { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource },
+      { method: 'none', clientId },
+    ),
     ['RFC 7636 §4.5: code_verifier', 'RFC 8707 §2.2: aud is the MCP endpoint'],
   );
   expectStatus(token.status, 200, 'token request');

@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { clientRequest } from '../../oauth/client-kit.ts';
 import { signKeyProof } from '../../issuer/proofs.ts';
 import { authorizeAsPerson } from './oauth-helpers.ts';
 import { newPkcePair } from '../../oauth/client-kit.ts';
@@ -53,13 +54,12 @@ export async function preAuthorized(
   const token = await run.http.send(
     'Token request (pre-authorized code)',
     as.body.token_endpoint,
-    {
-      form: {
-        grant_type: PRE_AUTHORIZED,
-        'pre-authorized_code': grant['pre-authorized_code'],
-        ...(grant.tx_code ? { tx_code: created.body.tx_code_value } : {}),
-      },
-    },
+    // Anonymous: the pre-authorized code is the grant, no client authenticates (OpenID4VCI §6.1).
+    clientRequest({
+      grant_type: PRE_AUTHORIZED,
+      'pre-authorized_code': grant['pre-authorized_code'],
+      ...(grant.tx_code ? { tx_code: created.body.tx_code_value as string } : {}),
+    }),
     [
       grant.tx_code
         ? 'OpenID4VCI §6.1: tx_code, sent to the person out of band (five wrong tries burn the code)'
@@ -172,15 +172,10 @@ async function authorizationCode(run: RunContext): Promise<void> {
   const token = await run.http.send(
     'Token request (authorization code + PKCE)',
     as.body.token_endpoint,
-    {
-      form: {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        code_verifier: verifier,
-        client_id: clientId,
-      },
-    },
+    clientRequest(
+      { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
+      { method: 'none', clientId },
+    ),
     [
       'RFC 7636 §4.5: the verifier proves the request came from this wallet',
       'authorization_details come back with credential_identifiers',
