@@ -1,8 +1,7 @@
 import { CLOCK_SKEW_S } from '../../crypto/time-claims.ts';
-import { compactVerify, createLocalJWKSet, importJWK, type JWK } from 'jose';
+import { compactVerify, createLocalJWKSet, errors, importJWK, type JWK } from 'jose';
 import { decodeJwtClaims, decodeJwtHeader } from '../../crypto/decode-jwt.ts';
 import { publicJwkOf } from '../keys/holder-keys.ts';
-import { canVerifySync, verifyJwsSync } from '../../crypto/jws.ts';
 import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
 import { decodeSdJwtParts, type DecodedSdJwt, type LocatedDisclosure, type SdJwtCheck } from './decode.ts';
 import { sdHashOf } from './key-binding.ts';
@@ -65,31 +64,27 @@ function holderKey(jwk: JWK, alg: string) {
   return key;
 }
 
-/**
- * The issuer's keys that could have signed a JWT with this header: the one named by `kid`, or
- * without a `kid` every key of the JWKS.
- */
-const candidateKeys = (jwks: { keys: JWK[] }, header: Record<string, unknown>) =>
-  header.kid === undefined ? jwks.keys : jwks.keys.filter((k) => k.kid === header.kid);
-
 async function verifyIssuerSignature(
   issuerJwt: string,
   header: Record<string, unknown>,
   jwks: { keys: JWK[] },
   algorithms: string[],
 ): Promise<void> {
-  // ES256/EdDSA keys are checked on the event loop (node:crypto); anything else goes to jose.
-  const alg = typeof header.alg === 'string' ? header.alg : '';
-  const candidates = candidateKeys(jwks, header).filter((k) => k.alg === undefined || k.alg === alg);
-  if (algorithms.includes(alg) && candidates.length > 0 && candidates.every((k) => canVerifySync(header, k, alg))) {
-    if (candidates.some((k) => verifyJwsSync(issuerJwt, k as Record<string, unknown>, alg))) return;
-    throw new CheckFailed(
-      'issuer_signature',
-      'the issuer JWT does not verify with the issuer JWKS (signature verification failed)',
-    );
-  }
+  // jose verifies (issue 46 §5): node:crypto on the event loop saved 16 µs of 893 per presentation (1.8%).
   try {
-    await compactVerify(issuerJwt, keySetOf(jwks), { algorithms });
+    await compactVerify(issuerJwt, keySetOf(jwks), { algorithms }).catch(async (error: unknown) => {
+      // No kid and several keys of the JWKS fit: any one of them may have signed it.
+      if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+      for await (const key of error)
+        if (
+          await compactVerify(issuerJwt, key, { algorithms }).then(
+            () => true,
+            () => false,
+          )
+        )
+          return;
+      throw new errors.JWSSignatureVerificationFailed();
+    });
   } catch (error) {
     throw new CheckFailed(
       'issuer_signature',
@@ -98,7 +93,7 @@ async function verifyIssuerSignature(
   }
 }
 
-/** Whether the KB-JWT is signed by the holder key: on the event loop where node:crypto can, else jose. */
+/** Whether the KB-JWT is signed by the holder key (jose). */
 async function holderSigned(
   kbJwt: string,
   header: Record<string, unknown>,
@@ -106,7 +101,6 @@ async function holderSigned(
   algorithms: string[],
 ): Promise<boolean> {
   const alg = header.alg as string;
-  if (canVerifySync(header, holderJwk, alg)) return verifyJwsSync(kbJwt, holderJwk as Record<string, unknown>, alg);
   try {
     await compactVerify(kbJwt, await holderKey(holderJwk, alg), { algorithms });
     return true;

@@ -283,6 +283,22 @@ describe('SD-JWT VC verification names the failing check', () => {
     expect((await verify(unbound, { keyBinding: undefined })).valid).toBe(true);
   });
 
+  it('an issuer JWT without kid verifies against a JWKS of several fitting keys, by whichever signed it', async () => {
+    const { kid: _kid, ...unnamed } = decodeSdJwt(credential).header as Record<string, unknown>;
+    void _kid;
+    const payload = decodeSdJwt(credential).payload;
+    const { SignJWT } = await import('jose');
+    const jwt = await new SignJWT(payload).setProtectedHeader({ ...unnamed, alg: 'ES256' }).sign(f.issuer.privateKey);
+    const disclosures = credential.split('~').slice(1).join('~');
+    const withoutKid = `${jwt}~${disclosures}`;
+    const other = await generateHolderKey('ES256');
+    const keys = [{ ...other.publicJwk, alg: 'ES256' }, { ...f.issuer.publicJwk, alg: 'ES256' }];
+    expect((await verify(withoutKid, { issuerJwks: { keys }, keyBinding: undefined })).valid).toBe(true);
+    expect(
+      await verify(withoutKid, { issuerJwks: { keys: [keys[0], { ...keys[0], x: keys[0].x }] }, keyBinding: undefined }),
+    ).toMatchObject({ valid: false, check: 'issuer_signature' });
+  });
+
   it('issuer signature by another key -> issuer_signature; typ JWT -> typ; expired -> validity', async () => {
     const other = await generateHolderKey('ES256');
     expect(
