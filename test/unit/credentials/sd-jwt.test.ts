@@ -292,10 +292,16 @@ describe('SD-JWT VC verification names the failing check', () => {
     const disclosures = credential.split('~').slice(1).join('~');
     const withoutKid = `${jwt}~${disclosures}`;
     const other = await generateHolderKey('ES256');
-    const keys = [{ ...other.publicJwk, alg: 'ES256' }, { ...f.issuer.publicJwk, alg: 'ES256' }];
+    const keys = [
+      { ...other.publicJwk, alg: 'ES256' },
+      { ...f.issuer.publicJwk, alg: 'ES256' },
+    ];
     expect((await verify(withoutKid, { issuerJwks: { keys }, keyBinding: undefined })).valid).toBe(true);
     expect(
-      await verify(withoutKid, { issuerJwks: { keys: [keys[0], { ...keys[0], x: keys[0].x }] }, keyBinding: undefined }),
+      await verify(withoutKid, {
+        issuerJwks: { keys: [keys[0], { ...keys[0], x: keys[0].x }] },
+        keyBinding: undefined,
+      }),
     ).toMatchObject({ valid: false, check: 'issuer_signature' });
   });
 
