@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { startMainServer, type TestServer } from './main-server.ts';
 
 /** The fields of the first HTML form of a page (the HTTP-POST binding's auto-submitted form). */
 export function readForm(html: string): { action: string; fields: Record<string, string> } {
@@ -96,3 +97,22 @@ export async function demoSps(base: string): Promise<{
 export const clockToRealTime = (clock: { now(): number; set(ms: number): void }) => () => {
   if (Date.now() > clock.now()) clock.set(Date.now());
 };
+
+/**
+ * One main origin for a file of SAML peer tests, started before them: the IdP's signing certificate and
+ * the demo SPs' published key, which the peer libraries use, and the manual clock kept at real time
+ * (the peers date their messages by it).
+ */
+export function useSamlPeerServer(): { server: TestServer; idpCert: string; demoKey: string } {
+  const peer = {} as { server: TestServer; idpCert: string; demoKey: string };
+  beforeAll(async () => {
+    peer.server = await startMainServer();
+    peer.idpCert = await idpCertificate(peer.server.url);
+    peer.demoKey = (await demoSps(peer.server.url)).service_providers.find(
+      (sp) => sp.id === 'demo-sp',
+    )!.published_private_key_pem!;
+  }, 30_000);
+  beforeEach(() => clockToRealTime(peer.server.clock)());
+  afterAll(() => peer.server.close());
+  return peer;
+}

@@ -1,34 +1,23 @@
 import { SAML } from '@node-saml/node-saml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMainServer, type TestServer } from '../../support/main-server.ts';
-import { demoSps, idpCertificate, SamlBrowser, clockToRealTime } from '../../support/saml.ts';
+import { describe, expect, it } from 'vitest';
+import { SamlBrowser, useSamlPeerServer } from '../../support/saml.ts';
 
-let server: TestServer;
-let idpCert: string;
-let demoKey: string;
+const peer = useSamlPeerServer();
 const SLO = 'http://127.0.0.1:8765/saml/slo';
-
-beforeAll(async () => {
-  server = await startMainServer();
-  idpCert = await idpCertificate(server.url);
-  demoKey = (await demoSps(server.url)).service_providers.find((sp) => sp.id === 'demo-sp')!.published_private_key_pem!;
-}, 30_000);
-beforeEach(() => clockToRealTime(server.clock)());
-afterAll(() => server.close());
 
 /** `@node-saml/node-saml` playing a demo SP, signing with the demo SPs' published key. */
 const nodeSaml = (sp: 'demo-sp' | 'demo-sp-strict') =>
   new SAML({
     callbackUrl: 'http://127.0.0.1:8765/saml/acs',
-    entryPoint: `${server.url}/saml/idp/sso`,
-    logoutUrl: `${server.url}/saml/idp/slo`,
+    entryPoint: `${peer.server.url}/saml/idp/sso`,
+    logoutUrl: `${peer.server.url}/saml/idp/slo`,
     logoutCallbackUrl: SLO,
-    issuer: `${server.url}/saml/demo/sps/${sp}`,
-    audience: `${server.url}/saml/demo/sps/${sp}`,
-    idpCert,
-    idpIssuer: `${server.url}/saml/idp`,
-    privateKey: demoKey,
-    decryptionPvk: demoKey,
+    issuer: `${peer.server.url}/saml/demo/sps/${sp}`,
+    audience: `${peer.server.url}/saml/demo/sps/${sp}`,
+    idpCert: peer.idpCert,
+    idpIssuer: `${peer.server.url}/saml/idp`,
+    privateKey: peer.demoKey,
+    decryptionPvk: peer.demoKey,
     signatureAlgorithm: 'sha256',
     digestAlgorithm: 'sha256',
     identifierFormat: null,
@@ -60,7 +49,7 @@ const decoded = async (url: string) => {
 
 describe('single logout with @node-saml/node-saml as the SPs', () => {
   it('[saml-profiles-003] propagates an SP’s LogoutRequest to the other SP of the session, then answers Success over HTTP-Redirect', async () => {
-    const browser = new SamlBrowser(server.url, 'alice');
+    const browser = new SamlBrowser(peer.server.url, 'alice');
     const { first, second, profiles } = await signedInTwice(browser);
     const start = await browser.fetch(await first.getLogoutUrlAsync(profiles[0], 'relay-out', {}));
     expect(start.status).toBe(303);
@@ -85,7 +74,7 @@ describe('single logout with @node-saml/node-saml as the SPs', () => {
   });
 
   it('[saml-core-003] answers Success with PartialLogout when another SP fails, or never answers', async () => {
-    const browser = new SamlBrowser(server.url, 'bob');
+    const browser = new SamlBrowser(peer.server.url, 'bob');
     const { first, second, profiles } = await signedInTwice(browser);
     const start = await browser.fetch(await first.getLogoutUrlAsync(profiles[0], '', {}));
     const request = queryOf(start.headers.get('location')!);
@@ -96,20 +85,22 @@ describe('single logout with @node-saml/node-saml as the SPs', () => {
     expect(final).toContain('urn:oasis:names:tc:SAML:2.0:status:PartialLogout');
 
     // At the IdP: the second SP never comes back; the person skips it.
-    const other = new SamlBrowser(server.url, 'alice');
+    const other = new SamlBrowser(peer.server.url, 'alice');
     await signedInTwice(other);
-    const out = await other.fetch(`${server.url}/saml/idp/logout`, { method: 'POST' });
+    const out = await other.fetch(`${peer.server.url}/saml/idp/logout`, { method: 'POST' });
     expect(out.status).toBe(303);
-    const skipped = await other.fetch(`${server.url}/saml/idp/logout/skip`, { method: 'POST' });
+    const skipped = await other.fetch(`${peer.server.url}/saml/idp/logout/skip`, { method: 'POST' });
     const skippedAgain =
-      skipped.status === 303 ? await other.fetch(`${server.url}/saml/idp/logout/skip`, { method: 'POST' }) : skipped;
+      skipped.status === 303
+        ? await other.fetch(`${peer.server.url}/saml/idp/logout/skip`, { method: 'POST' })
+        : skipped;
     const page = await skippedAgain.text();
     expect(skippedAgain.status).toBe(200);
     expect(page).toContain('Partial logout');
   });
 
   it('[saml-profiles-004] refuses an unsigned LogoutRequest, and one naming another principal', async () => {
-    const browser = new SamlBrowser(server.url, 'alice');
+    const browser = new SamlBrowser(peer.server.url, 'alice');
     const { profiles } = await signedInTwice(browser);
     const unsigned = new SAML({ ...nodeSaml('demo-sp').options, privateKey: undefined } as never);
     const refused = await browser.fetch(await unsigned.getLogoutUrlAsync(profiles[0], '', {}));

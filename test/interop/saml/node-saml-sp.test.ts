@@ -1,36 +1,25 @@
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMainServer, type TestServer } from '../../support/main-server.ts';
-import { demoSps, idpCertificate, readForm, SamlBrowser, clockToRealTime } from '../../support/saml.ts';
+import { describe, expect, it } from 'vitest';
+import { readForm, SamlBrowser, useSamlPeerServer } from '../../support/saml.ts';
 
-let server: TestServer;
-let idpCert: string;
-let demoKey: string;
+const peer = useSamlPeerServer();
 const ACS = 'http://127.0.0.1:8765/saml/acs';
-
-beforeAll(async () => {
-  server = await startMainServer();
-  idpCert = await idpCertificate(server.url);
-  demoKey = (await demoSps(server.url)).service_providers.find((sp) => sp.id === 'demo-sp')!.published_private_key_pem!;
-}, 30_000);
-beforeEach(() => clockToRealTime(server.clock)());
-afterAll(() => server.close());
 
 /** `@node-saml/node-saml` playing a demo SP, unmodified, with the demo SP's published key. */
 const nodeSaml = (sp: 'demo-sp' | 'demo-sp-strict', extra: Partial<ConstructorParameters<typeof SAML>[0]> = {}) =>
   new SAML({
     callbackUrl: ACS,
-    entryPoint: `${server.url}/saml/idp/sso`,
-    issuer: `${server.url}/saml/demo/sps/${sp}`,
-    audience: `${server.url}/saml/demo/sps/${sp}`,
-    idpCert,
-    idpIssuer: `${server.url}/saml/idp`,
+    entryPoint: `${peer.server.url}/saml/idp/sso`,
+    issuer: `${peer.server.url}/saml/demo/sps/${sp}`,
+    audience: `${peer.server.url}/saml/demo/sps/${sp}`,
+    idpCert: peer.idpCert,
+    idpIssuer: `${peer.server.url}/saml/idp`,
     wantAssertionsSigned: true,
     wantAuthnResponseSigned: sp === 'demo-sp-strict',
     signatureAlgorithm: 'sha256',
     digestAlgorithm: 'sha256',
     validateInResponseTo: ValidateInResponseTo.always,
-    ...(sp === 'demo-sp-strict' ? { privateKey: demoKey, decryptionPvk: demoKey } : {}),
+    ...(sp === 'demo-sp-strict' ? { privateKey: peer.demoKey, decryptionPvk: peer.demoKey } : {}),
     ...extra,
   });
 
@@ -38,7 +27,7 @@ describe('@node-saml/node-saml as an SP against our IdP', () => {
   it('[saml-bindings-001] signs in over HTTP-Redirect: an assertion signed for demo-sp, emailAddress NameID, attributes, RelayState', async () => {
     const sp = nodeSaml('demo-sp', { identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress' });
     const url = await sp.getAuthorizeUrlAsync('relay-1', undefined, {});
-    const browser = new SamlBrowser(server.url, 'alice');
+    const browser = new SamlBrowser(peer.server.url, 'alice');
     const form = await browser.responseForm(await browser.sso({ url }));
     expect(form.action).toBe(ACS);
     expect(form.fields.RelayState).toBe('relay-1');
@@ -47,13 +36,13 @@ describe('@node-saml/node-saml as an SP against our IdP', () => {
     expect(profile?.nameID).toBe('alice@example.com');
     expect(profile?.nameIDFormat).toBe('urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress');
     expect(profile?.['urn:oid:0.9.2342.19200300.100.1.3']).toBe('alice@example.com');
-    expect(profile?.issuer).toBe(`${server.url}/saml/idp`);
+    expect(profile?.issuer).toBe(`${peer.server.url}/saml/idp`);
   });
 
   it('[saml-profiles-001] signs in over HTTP-POST with a signed AuthnRequest; the assertion is encrypted (AES-256-GCM) and the response signed', async () => {
     const sp = nodeSaml('demo-sp-strict', { authnRequestBinding: 'HTTP-POST', identifierFormat: null });
     const html = await sp.getAuthorizeFormAsync('relay-2', undefined);
-    const browser = new SamlBrowser(server.url, 'bob');
+    const browser = new SamlBrowser(peer.server.url, 'bob');
     const form = await browser.responseForm(await browser.sso(readForm(html)));
     expect(form.xml).toContain('EncryptedAssertion');
     expect(form.xml).toContain('http://www.w3.org/2009/xmlenc11#aes256-gcm');
@@ -65,7 +54,7 @@ describe('@node-saml/node-saml as an SP against our IdP', () => {
   });
 
   it('[saml-core-001] the second SP of one browser session is answered without a new login', async () => {
-    const browser = new SamlBrowser(server.url, 'alice');
+    const browser = new SamlBrowser(peer.server.url, 'alice');
     const first = nodeSaml('demo-sp');
     await browser.responseForm(await browser.sso({ url: await first.getAuthorizeUrlAsync('', undefined, {}) }));
     const second = nodeSaml('demo-sp-strict');

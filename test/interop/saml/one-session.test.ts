@@ -1,36 +1,25 @@
 import { SAML } from '@node-saml/node-saml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMainServer, type TestServer } from '../../support/main-server.ts';
-import { clockToRealTime, demoSps, idpCertificate, readForm, SamlBrowser } from '../../support/saml.ts';
+import { describe, expect, it } from 'vitest';
+import { readForm, SamlBrowser, useSamlPeerServer } from '../../support/saml.ts';
 
 // Issue 49: "The sign-in is the demo users' login page of the OpenID Provider, one session for both."
 // A browser signs in at either, and the other answers from that session; logout at the OP reaches the SAML
 // SPs of the session. @node-saml/node-saml plays the demo SP.
-let server: TestServer;
-let idpCert: string;
-let demoKey: string;
+const peer = useSamlPeerServer();
 const SLO = 'http://127.0.0.1:8765/saml/slo';
-
-beforeAll(async () => {
-  server = await startMainServer();
-  idpCert = await idpCertificate(server.url);
-  demoKey = (await demoSps(server.url)).service_providers.find((sp) => sp.id === 'demo-sp')!.published_private_key_pem!;
-}, 30_000);
-beforeEach(() => clockToRealTime(server.clock)());
-afterAll(() => server.close());
 
 const demoSp = () =>
   new SAML({
     callbackUrl: 'http://127.0.0.1:8765/saml/acs',
-    entryPoint: `${server.url}/saml/idp/sso`,
-    logoutUrl: `${server.url}/saml/idp/slo`,
+    entryPoint: `${peer.server.url}/saml/idp/sso`,
+    logoutUrl: `${peer.server.url}/saml/idp/slo`,
     logoutCallbackUrl: SLO,
-    issuer: `${server.url}/saml/demo/sps/demo-sp`,
-    audience: `${server.url}/saml/demo/sps/demo-sp`,
-    idpCert,
-    idpIssuer: `${server.url}/saml/idp`,
-    privateKey: demoKey,
-    decryptionPvk: demoKey,
+    issuer: `${peer.server.url}/saml/demo/sps/demo-sp`,
+    audience: `${peer.server.url}/saml/demo/sps/demo-sp`,
+    idpCert: peer.idpCert,
+    idpIssuer: `${peer.server.url}/saml/idp`,
+    privateKey: peer.demoKey,
+    decryptionPvk: peer.demoKey,
     signatureAlgorithm: 'sha256',
     digestAlgorithm: 'sha256',
     identifierFormat: null,
@@ -44,10 +33,10 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields).toString(),
 });
 const authorizeUrl = (params: Record<string, string> = {}) =>
-  `${server.url}/oidc/authorize?${new URLSearchParams({
+  `${peer.server.url}/oidc/authorize?${new URLSearchParams({
     response_type: 'code',
     client_id: 'demo-app',
-    redirect_uri: `${server.url}/callback`,
+    redirect_uri: `${peer.server.url}/callback`,
     scope: 'openid',
     state: 'st',
     ...params,
@@ -56,7 +45,7 @@ const authorizeUrl = (params: Record<string, string> = {}) =>
 /** The OpenID Provider's authorization: which page it shows (login or consent), or where it sent the browser back. */
 async function oidcStep(browser: SamlBrowser, params: Record<string, string> = {}) {
   const res = await browser.fetch(authorizeUrl(params));
-  const location = new URL(res.headers.get('location')!, server.url);
+  const location = new URL(res.headers.get('location')!, peer.server.url);
   if (!location.pathname.includes('/interaction/')) return { back: Object.fromEntries(location.searchParams) };
   const page = await (await browser.fetch(location.href)).text();
   return { interaction: location.href, step: page.includes('name="password"') ? 'login' : 'consent' };
@@ -64,10 +53,10 @@ async function oidcStep(browser: SamlBrowser, params: Record<string, string> = {
 
 describe('one sign-in session for the OpenID Provider and the SAML IdP', () => {
   it('a login at the OpenID Provider answers a SAML AuthnRequest without a new login; the assertion’s AuthnInstant is that login', async () => {
-    const browser = new SamlBrowser(server.url, 'alice');
+    const browser = new SamlBrowser(peer.server.url, 'alice');
     const start = await oidcStep(browser);
     expect(start.step).toBe('login');
-    const loginAt = new Date(server.clock.now()).toISOString().slice(0, 19);
+    const loginAt = new Date(peer.server.clock.now()).toISOString().slice(0, 19);
     await browser.fetch(`${start.interaction}/login`, form({ username: 'alice', password: 'alice-demo-password' }));
     await browser.fetch(`${start.interaction}/consent`, form({ decision: 'approve' }));
 
@@ -82,18 +71,18 @@ describe('one sign-in session for the OpenID Provider and the SAML IdP', () => {
   });
 
   it('a login at the SAML IdP lets the OpenID Provider skip its login page', async () => {
-    const browser = new SamlBrowser(server.url, 'bob');
+    const browser = new SamlBrowser(peer.server.url, 'bob');
     const sp = demoSp();
     await browser.responseForm(await browser.sso({ url: await sp.getAuthorizeUrlAsync('', undefined, {}) }));
     expect(browser.cookie).toMatch(/^portico_session=/);
     expect((await oidcStep(browser)).step).toBe('consent');
     // The same person, whichever page they signed in on.
-    const sessions = await server.main.ctx.log.streamIds('sign-in-session:');
+    const sessions = await peer.server.main.ctx.log.streamIds('sign-in-session:');
     expect(sessions.length).toBeGreaterThan(0);
   });
 
   it('[oidc-rpinitiated-002] RP-initiated logout at the OpenID Provider tells the SAML SP of the session (a signed LogoutRequest), then returns to post_logout_redirect_uri', async () => {
-    const browser = new SamlBrowser(server.url, 'alice');
+    const browser = new SamlBrowser(peer.server.url, 'alice');
     const sp = demoSp();
     const form1 = await browser.responseForm(
       await browser.sso({ url: await sp.getAuthorizeUrlAsync('', undefined, {}) }),
@@ -104,7 +93,7 @@ describe('one sign-in session for the OpenID Provider and the SAML IdP', () => {
     await browser.fetch(`${start.interaction}/consent`, form({ decision: 'approve' }));
 
     const out = await browser.fetch(
-      `${server.url}/oidc/logout?${new URLSearchParams({ client_id: 'demo-app', post_logout_redirect_uri: `${server.url}/`, state: 'bye' })}`,
+      `${peer.server.url}/oidc/logout?${new URLSearchParams({ client_id: 'demo-app', post_logout_redirect_uri: `${peer.server.url}/`, state: 'bye' })}`,
     );
     expect(out.status).toBe(303);
     const toSp = out.headers.get('location')!;
@@ -116,7 +105,7 @@ describe('one sign-in session for the OpenID Provider and the SAML IdP', () => {
 
     const back = await browser.fetch(await sp.getLogoutResponseUrlAsync(request.profile!, '', {}, true));
     expect(back.status).toBe(303);
-    expect(back.headers.get('location')).toBe(`${server.url}/?state=bye`);
+    expect(back.headers.get('location')).toBe(`${peer.server.url}/?state=bye`);
     expect(back.headers.get('set-cookie')).toContain('Max-Age=0');
 
     // Signed out at both: the OP asks for a login, and so does the IdP.
