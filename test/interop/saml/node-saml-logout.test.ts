@@ -1,28 +1,12 @@
 import { SAML } from '@node-saml/node-saml';
+import { DEMO_SLO, nodeSamlDemoSp } from '../../support/node-saml.ts';
 import { describe, expect, it } from 'vitest';
 import { SamlBrowser, useSamlPeerServer } from '../../support/saml.ts';
 
 const peer = useSamlPeerServer();
-const SLO = 'http://127.0.0.1:8765/saml/slo';
+const SLO = DEMO_SLO;
 
-/** `@node-saml/node-saml` playing a demo SP, signing with the demo SPs' published key. */
-const nodeSaml = (sp: 'demo-sp' | 'demo-sp-strict') =>
-  new SAML({
-    callbackUrl: 'http://127.0.0.1:8765/saml/acs',
-    entryPoint: `${peer.server.url}/saml/idp/sso`,
-    logoutUrl: `${peer.server.url}/saml/idp/slo`,
-    logoutCallbackUrl: SLO,
-    issuer: `${peer.server.url}/saml/demo/sps/${sp}`,
-    audience: `${peer.server.url}/saml/demo/sps/${sp}`,
-    idpCert: peer.idpCert,
-    idpIssuer: `${peer.server.url}/saml/idp`,
-    privateKey: peer.demoKey,
-    decryptionPvk: peer.demoKey,
-    signatureAlgorithm: 'sha256',
-    digestAlgorithm: 'sha256',
-    identifierFormat: null,
-    wantAuthnResponseSigned: sp === 'demo-sp-strict',
-  });
+const nodeSaml = (sp: 'demo-sp' | 'demo-sp-strict') => nodeSamlDemoSp(peer, sp);
 
 /** Signs the browser in at both demo SPs; answers their node-saml instances and profiles. */
 async function signedInTwice(browser: SamlBrowser) {

@@ -1,4 +1,4 @@
-import { SAML } from '@node-saml/node-saml';
+import { DEMO_SLO, nodeSamlDemoSp } from '../../support/node-saml.ts';
 import { describe, expect, it } from 'vitest';
 import { readForm, SamlBrowser, useSamlPeerServer } from '../../support/saml.ts';
 
@@ -6,26 +6,9 @@ import { readForm, SamlBrowser, useSamlPeerServer } from '../../support/saml.ts'
 // A browser signs in at either, and the other answers from that session; logout at the OP reaches the SAML
 // SPs of the session. @node-saml/node-saml plays the demo SP.
 const peer = useSamlPeerServer();
-const SLO = 'http://127.0.0.1:8765/saml/slo';
+const SLO = DEMO_SLO;
 
-const demoSp = () =>
-  new SAML({
-    callbackUrl: 'http://127.0.0.1:8765/saml/acs',
-    entryPoint: `${peer.server.url}/saml/idp/sso`,
-    logoutUrl: `${peer.server.url}/saml/idp/slo`,
-    logoutCallbackUrl: SLO,
-    issuer: `${peer.server.url}/saml/demo/sps/demo-sp`,
-    audience: `${peer.server.url}/saml/demo/sps/demo-sp`,
-    idpCert: peer.idpCert,
-    idpIssuer: `${peer.server.url}/saml/idp`,
-    privateKey: peer.demoKey,
-    decryptionPvk: peer.demoKey,
-    signatureAlgorithm: 'sha256',
-    digestAlgorithm: 'sha256',
-    identifierFormat: null,
-    // demo-sp asks for signed assertions only (its metadata), not signed responses.
-    wantAuthnResponseSigned: false,
-  });
+const demoSp = () => nodeSamlDemoSp(peer, 'demo-sp');
 
 const form = (fields: Record<string, string>) => ({
   method: 'POST',
