@@ -8,7 +8,6 @@ import type { ClientAuthMethod } from './demo-clients.ts';
 import type { OAuthClient } from './clients/client.ts';
 import { sha256 } from '../crypto/random.ts';
 
-const CLIENT_ASSERTION_TYPE = JWT_BEARER_ASSERTION;
 /** Spec §5: `private_key_jwt` takes exactly these; any other `alg` (`Ed25519` too) is refused. */
 export const CLIENT_ASSERTION_ALGS = ['RS256', 'ES256', 'EdDSA'];
 
@@ -106,10 +105,10 @@ export async function authenticateClient(creds: ClientCredentials, deps: ClientA
     clientId = body.client_id;
     secret = body.client_secret;
   } else if (method === 'private_key_jwt') {
-    if (body.client_assertion_type !== CLIENT_ASSERTION_TYPE || !body.client_assertion) {
+    if (body.client_assertion_type !== JWT_BEARER_ASSERTION || !body.client_assertion) {
       throw oauthError(
         'invalid_request',
-        `client_assertion_type must be ${CLIENT_ASSERTION_TYPE} with a client_assertion`,
+        `client_assertion_type must be ${JWT_BEARER_ASSERTION} with a client_assertion`,
       );
     }
     try {

@@ -64,32 +64,29 @@ function holderKey(jwk: JWK, alg: string) {
   return key;
 }
 
-async function verifyIssuerSignature(
-  issuerJwt: string,
-  header: Record<string, unknown>,
-  jwks: { keys: JWK[] },
-  algorithms: string[],
-): Promise<void> {
+/** Whether one of the keys jose found fitting (several, when the JWT names no kid) signed the JWS. */
+async function someKeyVerifies(jws: string, fitting: errors.JWKSMultipleMatchingKeys, algorithms: string[]) {
+  for await (const key of fitting) {
+    try {
+      await compactVerify(jws, key, { algorithms });
+      return true;
+    } catch {
+      // not this key
+    }
+  }
+  return false;
+}
+
+async function verifyIssuerSignature(issuerJwt: string, jwks: { keys: JWK[] }, algorithms: string[]): Promise<void> {
   // jose verifies (issue 46 §5): node:crypto on the event loop saved 16 µs of 893 per presentation (1.8%).
   try {
-    await compactVerify(issuerJwt, keySetOf(jwks), { algorithms }).catch(async (error: unknown) => {
-      // No kid and several keys of the JWKS fit: any one of them may have signed it.
-      if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
-      for await (const key of error)
-        if (
-          await compactVerify(issuerJwt, key, { algorithms }).then(
-            () => true,
-            () => false,
-          )
-        )
-          return;
-      throw new errors.JWSSignatureVerificationFailed();
-    });
+    await compactVerify(issuerJwt, keySetOf(jwks), { algorithms });
   } catch (error) {
-    throw new CheckFailed(
-      'issuer_signature',
-      `the issuer JWT does not verify with the issuer JWKS (${(error as Error).message})`,
-    );
+    if (error instanceof errors.JWKSMultipleMatchingKeys && (await someKeyVerifies(issuerJwt, error, algorithms)))
+      return;
+    const reason =
+      error instanceof errors.JWKSMultipleMatchingKeys ? 'signature verification failed' : (error as Error).message;
+    throw new CheckFailed('issuer_signature', `the issuer JWT does not verify with the issuer JWKS (${reason})`);
   }
 }
 
@@ -205,7 +202,7 @@ export function verifySdJwtVc(
       'issuer_signature',
       `alg ${JSON.stringify(header.alg)} is not allowed`,
     );
-    await verifyIssuerSignature(parts.issuerJwt, header, options.issuerJwks, algorithms);
+    await verifyIssuerSignature(parts.issuerJwt, options.issuerJwks, algorithms);
     const known = options.decodedIssuerJwt;
     const decoded = decodeSdJwtParts(parts, header, known && known.jwt === parts.issuerJwt ? known.claims : undefined);
     const { payload } = decoded;
