@@ -1,4 +1,4 @@
-import type { AnyActorScope, AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
+import type { AnyActorScope, AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject } from 'xstate';
 
 /**
  * A transition of a flat machine, taken without xstate's general microstep algorithm.
@@ -25,24 +25,6 @@ interface AssignAction {
   assignment: Assigner | Record<string, unknown>;
 }
 
-interface StateNodeShape {
-  type: string;
-  key: string;
-  parent?: StateNodeShape;
-  entry: unknown[];
-  exit: unknown[];
-  invoke: unknown[];
-  always?: unknown[];
-  after: unknown[];
-  output?: unknown;
-  states: Record<string, StateNodeShape>;
-}
-
-interface TransitionShape {
-  target?: StateNodeShape[];
-  actions: unknown[];
-}
-
 const flatness = new WeakMap<AnyStateMachine, boolean>();
 /** Per machine, each state's snapshot as `resolveState` builds it (with an empty context). */
 const resolvedStates = new WeakMap<AnyStateMachine, Map<string, AnyMachineSnapshot>>();
@@ -63,9 +45,7 @@ function snapshotAt<S extends AnyMachineSnapshot>(
     if (resolved.status === 'done')
       resolved = {
         ...resolved,
-        _nodes: [...(resolved as unknown as { _nodes: Array<{ order: number }> })._nodes].sort(
-          (a, b) => b.order - a.order,
-        ),
+        _nodes: [...resolved._nodes].sort((a, b) => b.order - a.order),
       } as AnyMachineSnapshot;
     states.set(value, resolved);
   }
@@ -79,8 +59,8 @@ const isAssign = (action: unknown): action is AssignAction =>
 function isFlat(machine: AnyStateMachine): boolean {
   let flat = flatness.get(machine);
   if (flat === undefined) {
-    const root = machine.root as unknown as StateNodeShape;
-    const quiet = (node: StateNodeShape) =>
+    const root: AnyStateNode = machine.root;
+    const quiet = (node: AnyStateNode) =>
       node.entry.length === 0 &&
       node.exit.length === 0 &&
       node.invoke.length === 0 &&
@@ -147,13 +127,12 @@ export function flatStep<S extends AnyMachineSnapshot>(
     !isFlat(machine)
   )
     return undefined;
-  const enabled = machine.getTransitionData(snapshot, event) as unknown as TransitionShape[];
+  const enabled = machine.getTransitionData(snapshot, event);
   if (enabled.length === 0) return snapshot;
   if (enabled.length > 1) return undefined;
   const [transition] = enabled;
   const target = transition.target;
-  if (target && (target.length !== 1 || target[0].parent !== (machine.root as unknown as StateNodeShape)))
-    return undefined;
+  if (target && (target.length !== 1 || target[0].parent !== machine.root)) return undefined;
   let context = snapshot.context as Record<string, unknown>;
   for (const reference of transition.actions) {
     const action = assignActionOf(machine, reference);

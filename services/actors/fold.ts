@@ -22,7 +22,7 @@ function inertScope(machine: AnyStateMachine): AnyActorScope {
   if (!scope) {
     const self = createActor(machine);
     const ignore = () => undefined;
-    scope = {
+    const inert: AnyActorScope = {
       self,
       system: self.system,
       id: '',
@@ -32,8 +32,8 @@ function inertScope(machine: AnyStateMachine): AnyActorScope {
       stopChild: ignore,
       emit: ignore,
       actionExecutor: ignore,
-    } as unknown as AnyActorScope;
-    scopes.set(machine, scope);
+    };
+    scopes.set(machine, (scope = inert));
   }
   return scope;
 }

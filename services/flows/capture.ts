@@ -1,5 +1,6 @@
 import type { RecordedExchange } from '../../machines/flow-run.ts';
 import { findTokens } from './token-finder.ts';
+import { objectOf } from '../untrusted/json.ts';
 import { samlMessagesOf } from '../saml/found-messages.ts';
 import { applyEdit, type PendingRequest, type RequestEdit } from './request-edit.ts';
 
@@ -51,7 +52,11 @@ export class HttpCapture {
     private readonly gate?: RequestGate,
   ) {}
 
-  /** One request; `annotations` name the rules the step demonstrates. */
+  /**
+   * One request; `annotations` name the rules the step demonstrates. The answer's `json` is its body
+   * when that is a JSON object (else empty): the runners read members of it through `stringIn` and
+   * `numberIn`, so a missing member fails the run by name.
+   */
   async send(
     step: string,
     url: string,
@@ -150,6 +155,6 @@ export class HttpCapture {
       this.tokens.push(...found.map((t) => ({ ...t, step })));
     }
     await this.onExchange(exchange);
-    return { status: res.status, headers: res.headers, body: parsed as any, text };
+    return { status: res.status, headers: res.headers, body: parsed, json: objectOf(parsed) ?? {}, text };
   }
 }

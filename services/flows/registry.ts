@@ -1,3 +1,4 @@
+import type { JsonObject } from '../untrusted/json.ts';
 import type { HttpCapture } from './capture.ts';
 import type { CheckResult } from './targets/checks.ts';
 import type { SamlTarget, ScimTarget, Target } from './targets/target.ts';
@@ -53,4 +54,18 @@ export class FlowFailure extends Error {}
 
 export function expectStatus(actual: number, expected: number, what: string): void {
   if (actual !== expected) throw new FlowFailure(`${what}: expected HTTP ${expected}, got ${actual}`);
+}
+
+/** The string member `name` of an answer's JSON object; absent, empty or not a string fails the run. */
+export function stringIn(answer: { json: JsonObject }, name: string): string {
+  const value = answer.json[name];
+  if (typeof value !== 'string' || value === '') throw new FlowFailure(`the answer carries no ${name}`);
+  return value;
+}
+
+/** The number member `name` of an answer's JSON object; absent or not a number fails the run. */
+export function numberIn(answer: { json: JsonObject }, name: string): number {
+  const value = answer.json[name];
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new FlowFailure(`the answer carries no ${name}`);
+  return value;
 }

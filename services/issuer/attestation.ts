@@ -57,7 +57,7 @@ async function verifyAttesterSigned(
   const { header, claims } = decoded(jwt, fail);
   if (typeof header.typ !== 'string' || !types.includes(header.typ)) throw fail(`${what}: typ must be ${types[0]}`);
   if (header.alg !== 'ES256') throw fail(`${what}: alg must be ES256`);
-  const chain = await validateX5c(header.x5c as string[], {
+  const chain = await validateX5c(header.x5c, {
     trustAnchors: trust.trustAnchors,
     now: Math.floor(trust.nowMs / 1000),
   });

@@ -1,4 +1,4 @@
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { machineVersion } from '../streams/machine-version.ts';
 
 /** One transition of a machine as data. */
@@ -34,21 +34,6 @@ export interface MachineDefinition {
   updates: string[];
 }
 
-type TransitionNode = {
-  target?: Array<{ key: string }>;
-  guard?: unknown;
-  actions?: unknown[];
-  description?: string;
-};
-type StateNodeShape = {
-  key: string;
-  type: StateData['type'];
-  description?: string;
-  transitions: Map<string, TransitionNode[]>;
-  states: Record<string, StateNodeShape>;
-  initial?: { target: Array<{ key: string }> };
-};
-
 /** A guard's name: its reference, or `inline` for an anonymous function. */
 export function guardName(guard: unknown): string | undefined {
   if (guard === undefined) return undefined;
@@ -66,7 +51,7 @@ const actionName = (action: unknown): string | undefined =>
       ? (action as { type: string }).type
       : undefined;
 
-function transitionsOf(node: StateNodeShape): TransitionData[] {
+function transitionsOf(node: AnyStateNode): TransitionData[] {
   const out: TransitionData[] = [];
   for (const [event, candidates] of node.transitions)
     for (const t of candidates) {
@@ -95,7 +80,7 @@ export const SINGLE_STATE = 'active';
  * description), the events it takes and the guards it names, and the version exports carry.
  */
 export function machineDefinition(machine: AnyStateMachine): MachineDefinition {
-  const root = machine.root as unknown as StateNodeShape;
+  const root: AnyStateNode = machine.root;
   if (Object.keys(root.states).length === 0) {
     const on = transitionsOf(root);
     const description = machine.root.description;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { clientRequest } from '../../oauth/client-kit.ts';
 import { challengeParams } from '../../oauth/www-authenticate.ts';
-import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+import { FlowFailure, expectStatus, stringIn, type FlowRunners, type RunContext } from '../registry.ts';
 import { authorizeAsPerson, b64url, checkAuthorizationResponse, pkcePair } from './oauth-helpers.ts';
 
 /** The client metadata document the runner publishes for itself (served at this path of the origin). */
@@ -60,7 +60,7 @@ async function clientIdFor(run: RunContext, as: AuthorizationServer, redirectUri
     ['RFC 7591 §3.1: a public client, PKCE instead of a secret'],
   );
   expectStatus(registered.status, 201, 'registration');
-  return registered.body.client_id as string;
+  return registered.json.client_id as string;
 }
 
 /** PAR when the AS offers it (RFC 9126), then the person signs in; answers the token response. */
@@ -91,7 +91,7 @@ async function authorize(run: RunContext, as: AuthorizationServer, clientId: str
       ],
     );
     expectStatus(pushed.status, 201, 'pushed authorization request');
-    authorizeUrl = `${as.authorization_endpoint}?${new URLSearchParams({ client_id: clientId, request_uri: pushed.body.request_uri })}`;
+    authorizeUrl = `${as.authorization_endpoint}?${new URLSearchParams({ client_id: clientId, request_uri: stringIn(pushed, 'request_uri') })}`;
   }
   const code = checkAuthorizationResponse(await authorizeAsPerson(run, authorizeUrl), as.issuer, state);
   const token = await run.http.send(
@@ -104,7 +104,7 @@ async function authorize(run: RunContext, as: AuthorizationServer, clientId: str
     ['RFC 7636 §4.5: code_verifier', 'RFC 8707 §2.2: aud is the MCP endpoint'],
   );
   expectStatus(token.status, 200, 'token request');
-  return token.body.access_token as string;
+  return token.json.access_token as string;
 }
 
 /** The MCP authorization dance against `/mcp/user`, every exchange captured. */
@@ -125,7 +125,7 @@ export function registerMcpRunners(runners: FlowRunners): void {
       'RFC 9728 §3: resource and authorization_servers',
     ]);
     expectStatus(prm.status, 200, 'resource metadata');
-    const issuer = (prm.body.authorization_servers as string[])[0];
+    const issuer = (prm.json.authorization_servers as string[])[0];
     const asUrl = new URL(issuer);
     const asMetadata = await run.http.send(
       'Authorization server metadata',

@@ -1,6 +1,6 @@
 import { FlowFailure, expectStatus, type RunContext } from '../registry.ts';
 import { basicCredentials, newPkcePair, clientRequest } from '../../oauth/client-kit.ts';
-import { member } from './json-member.ts';
+import { memberAt } from '../../untrusted/json.ts';
 
 export const b64url = (b: Buffer) => b.toString('base64url');
 /** The client kit's HTTP Basic credentials (RFC 6749 §2.3.1). */
@@ -22,7 +22,7 @@ export async function demoClient(run: RunContext, id: string): Promise<DemoClien
     'Demo clients are public: every token minted here is public too',
   ]);
   expectStatus(res.status, 200, 'demo clients');
-  const client = (res.body.clients as DemoClientRecord[]).find((c) => c.client_id === id);
+  const client = (res.json.clients as DemoClientRecord[]).find((c) => c.client_id === id);
   if (!client) throw new FlowFailure(`demo client ${id} is not published`);
   return client;
 }
@@ -79,7 +79,7 @@ export async function machineToken(run: RunContext, scope: string, step: string,
     [note],
   );
   expectStatus(token.status, 200, 'token');
-  const accessToken = member(token.body, 'access_token');
+  const accessToken = memberAt(token.body, 'access_token');
   if (typeof accessToken !== 'string') throw new FlowFailure('The token response has no access_token');
   return accessToken;
 }

@@ -1,7 +1,7 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { signDPoPProof } from '../../dpop/create.ts';
 import { randomBytes } from 'node:crypto';
-import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+import { FlowFailure, expectStatus, stringIn, type FlowRunners, type RunContext } from '../registry.ts';
 import { authorizeAsPerson, b64url, basic, checkAuthorizationResponse, demoClient, pkcePair } from './oauth-helpers.ts';
 import { clientRequest, type ClientAuthentication } from '../../oauth/client-kit.ts';
 
@@ -184,7 +184,7 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
     const after = await run.http.send(
       'The newest refresh token is revoked too',
       url,
-      clientRequest({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string }, auth),
+      clientRequest({ grant_type: 'refresh_token', refresh_token: first.json.refresh_token as string }, auth),
       ['The whole family is revoked'],
     );
     expectStatus(after.status, 400, 'family revoked');
@@ -203,7 +203,7 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
       ['RFC 7662 §2.1: the caller authenticates as a client', 'RFC 7662 §2.2: active and the token metadata'],
     );
     expectStatus(res.status, 200, 'introspection');
-    if (res.body.active !== true) throw new FlowFailure('the fresh token should be active');
+    if (res.json.active !== true) throw new FlowFailure('the fresh token should be active');
   });
 
   runners.register('oauth2', 'token-revocation', async (run) => {
@@ -219,19 +219,19 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
     const revoked = await run.http.send(
       'Revocation request',
       `${run.base}/oauth2/revoke`,
-      { form: { token: token.body.access_token, token_type_hint: 'access_token' }, headers: auth },
+      { form: { token: stringIn(token, 'access_token'), token_type_hint: 'access_token' }, headers: auth },
       ['RFC 7009 §2.2: 200 whether or not the token was known'],
     );
     expectStatus(revoked.status, 200, 'revocation');
     const introspected = await run.http.send(
       'Introspection after revocation',
       `${run.base}/oauth2/introspect`,
-      { form: { token: token.body.access_token }, headers: auth },
+      { form: { token: stringIn(token, 'access_token') }, headers: auth },
       ['RFC 7662 §2.2: a revoked token is {active: false}'],
     );
-    if (introspected.body.active !== false) throw new FlowFailure('the revoked token is still active');
+    if (introspected.json.active !== false) throw new FlowFailure('the revoked token is still active');
     expectStatus(
-      (await callResource(run, token.body.access_token, 'Resource request with the revoked token')).status,
+      (await callResource(run, stringIn(token, 'access_token'), 'Resource request with the revoked token')).status,
       401,
       'revoked token at the resource',
     );
@@ -255,10 +255,10 @@ export function registerOAuth2Runners(runners: FlowRunners): void {
       ],
     );
     expectStatus(token.status, 200, 'DPoP token request');
-    if (token.body.token_type !== 'DPoP') throw new FlowFailure('token_type should be DPoP');
-    const ok = await callResourceWithProof(run, token.body.access_token, proof);
+    if (token.json.token_type !== 'DPoP') throw new FlowFailure('token_type should be DPoP');
+    const ok = await callResourceWithProof(run, stringIn(token, 'access_token'), proof);
     expectStatus(ok.status, 200, 'DPoP resource request');
-    const stolen = await callResource(run, token.body.access_token, 'The same token as a bearer token');
+    const stolen = await callResource(run, stringIn(token, 'access_token'), 'The same token as a bearer token');
     expectStatus(stolen.status, 401, 'bearer use of a DPoP-bound token');
   });
 }

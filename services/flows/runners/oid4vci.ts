@@ -1,9 +1,10 @@
+import { isJsonObject, stringOf, memberAt } from '../../untrusted/json.ts';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { clientRequest } from '../../oauth/client-kit.ts';
 import { signKeyProof } from '../../issuer/proofs.ts';
 import { authorizeAsPerson } from './oauth-helpers.ts';
 import { newPkcePair } from '../../oauth/client-kit.ts';
-import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+import { FlowFailure, expectStatus, stringIn, type FlowRunners, type RunContext } from '../registry.ts';
 
 const PRE_AUTHORIZED = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
@@ -30,7 +31,7 @@ export async function preAuthorized(
     ['The issuer hands the wallet openid-credential-offer://?credential_offer_uri=... (a QR code or a link)'],
   );
   expectStatus(created.status, 201, 'offer');
-  const offer = await run.http.send('Wallet dereferences the offer', created.body.credential_offer_uri, {}, [
+  const offer = await run.http.send('Wallet dereferences the offer', stringIn(created, 'credential_offer_uri'), {}, [
     'OpenID4VCI §4.1.3: credential_offer_uri by GET',
   ]);
   expectStatus(offer.status, 200, 'offer document');
@@ -41,7 +42,7 @@ export async function preAuthorized(
     ['OpenID4VCI §12.2.2: the well-known segment goes before the issuer path'],
   );
   expectStatus(metadata.status, 200, 'issuer metadata');
-  if (metadata.body.credential_issuer !== offer.body.credential_issuer)
+  if (metadata.json.credential_issuer !== offer.json.credential_issuer)
     throw new FlowFailure('credential_issuer of the metadata differs from the offer');
   const as = await run.http.send(
     'Authorization server metadata',
@@ -50,24 +51,27 @@ export async function preAuthorized(
     ["RFC 8414: token_endpoint of the issuer's own authorization server"],
   );
   expectStatus(as.status, 200, 'authorization server metadata');
-  const grant = offer.body.grants[PRE_AUTHORIZED] as { 'pre-authorized_code': string; tx_code?: unknown };
+  const grant = memberAt(offer.json, 'grants', PRE_AUTHORIZED);
+  const preAuthorizedCode = stringOf(memberAt(grant, 'pre-authorized_code'));
+  if (!preAuthorizedCode) throw new FlowFailure('the offer carries no pre-authorized_code');
+  const txCodeAsked = memberAt(grant, 'tx_code') !== undefined;
   const token = await run.http.send(
     'Token request (pre-authorized code)',
-    as.body.token_endpoint,
+    stringIn(as, 'token_endpoint'),
     // Anonymous: the pre-authorized code is the grant, no client authenticates (OpenID4VCI §6.1).
     clientRequest({
       grant_type: PRE_AUTHORIZED,
-      'pre-authorized_code': grant['pre-authorized_code'],
-      ...(grant.tx_code ? { tx_code: created.body.tx_code_value as string } : {}),
+      'pre-authorized_code': preAuthorizedCode,
+      ...(txCodeAsked ? { tx_code: stringIn(created, 'tx_code_value') } : {}),
     }),
     [
-      grant.tx_code
+      txCodeAsked
         ? 'OpenID4VCI §6.1: tx_code, sent to the person out of band (five wrong tries burn the code)'
         : 'OpenID4VCI §6.1: anonymous pre-authorized access, no client authentication',
     ],
   );
   expectStatus(token.status, 200, 'token');
-  const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' }, [
+  const nonce = await run.http.send('Nonce request', stringIn(metadata, 'nonce_endpoint'), { method: 'POST' }, [
     'OpenID4VCI §7: a fresh c_nonce for the key proofs',
   ]);
   expectStatus(nonce.status, 200, 'nonce');
@@ -76,12 +80,12 @@ export async function preAuthorized(
   const publicJwk = await exportJWK(publicKey);
   const proof = await signKeyProof(
     { alg: 'ES256', privateKey, publicJwk },
-    { aud: metadata.body.credential_issuer, iat: run.nowS(), nonce: nonce.body.c_nonce },
+    { aud: stringIn(metadata, 'credential_issuer'), iat: run.nowS(), nonce: stringIn(nonce, 'c_nonce') },
   );
-  const authorization = { authorization: `Bearer ${token.body.access_token}` };
+  const authorization = { authorization: `Bearer ${stringIn(token, 'access_token')}` };
   let issued = await run.http.send(
     'Credential request with a key proof',
-    metadata.body.credential_endpoint,
+    stringIn(metadata, 'credential_endpoint'),
     { json: { credential_configuration_id: configuration, proofs: { jwt: [proof] } }, headers: authorization },
     [
       'OpenID4VCI Appendix F.1: typ openid4vci-proof+jwt, aud the issuer, nonce the c_nonce',
@@ -90,23 +94,26 @@ export async function preAuthorized(
   );
   if (offerOptions.deferred) {
     expectStatus(issued.status, 202, 'deferred acceptance');
-    await run.wait(Number(issued.body.interval ?? 3) * 1000);
+    await run.wait(Number(issued.json.interval ?? 3) * 1000);
     issued = await run.http.send(
       'Deferred credential request',
-      metadata.body.deferred_credential_endpoint,
-      { json: { transaction_id: issued.body.transaction_id }, headers: authorization },
+      stringIn(metadata, 'deferred_credential_endpoint'),
+      { json: { transaction_id: issued.json.transaction_id }, headers: authorization },
       ['OpenID4VCI §9: 202 with the same transaction_id until ready, then the credential once'],
     );
   }
   expectStatus(issued.status, 200, 'credential');
   const notified = await run.http.send(
     'Notification: credential accepted',
-    metadata.body.notification_endpoint,
-    { json: { notification_id: issued.body.notification_id, event: 'credential_accepted' }, headers: authorization },
+    stringIn(metadata, 'notification_endpoint'),
+    { json: { notification_id: issued.json.notification_id, event: 'credential_accepted' }, headers: authorization },
     ['OpenID4VCI §11: 204'],
   );
   expectStatus(notified.status, 204, 'notification');
-  return { credential: issued.body.credentials[0].credential, privateKey, publicJwk };
+  const credential = memberAt(issued.json, 'credentials', 0, 'credential');
+  if (typeof credential !== 'string' && !isJsonObject(credential))
+    throw new FlowFailure('the credential response carries no credential');
+  return { credential, privateKey, publicJwk };
 }
 
 export function registerOid4vciRunners(runners: FlowRunners): void {
@@ -146,7 +153,7 @@ async function authorizationCode(run: RunContext): Promise<void> {
   const { verifier, challenge } = newPkcePair();
   const par = await run.http.send(
     'Pushed authorization request',
-    as.body.pushed_authorization_request_endpoint,
+    stringIn(as, 'pushed_authorization_request_endpoint'),
     {
       form: {
         client_id: clientId,
@@ -155,7 +162,7 @@ async function authorizationCode(run: RunContext): Promise<void> {
         code_challenge: challenge,
         code_challenge_method: 'S256',
         state: 'demo-state',
-        issuer_state: created.body.issuer_state,
+        issuer_state: stringIn(created, 'issuer_state'),
         authorization_details: JSON.stringify([
           { type: 'openid_credential', credential_configuration_id: configuration },
         ]),
@@ -164,14 +171,14 @@ async function authorizationCode(run: RunContext): Promise<void> {
     ['RFC 9126 §2.1: the request goes to the server directly, not through the browser', 'PKCE S256 is required'],
   );
   expectStatus(par.status, 201, 'PAR');
-  const authorizeUrl = `${as.body.authorization_endpoint}?${new URLSearchParams({ client_id: clientId, request_uri: par.body.request_uri })}`;
+  const authorizeUrl = `${stringIn(as, 'authorization_endpoint')}?${new URLSearchParams({ client_id: clientId, request_uri: stringIn(par, 'request_uri') })}`;
   const landed = await authorizeAsPerson(run, authorizeUrl);
-  if (landed.searchParams.get('iss') !== as.body.issuer) throw new FlowFailure('iss is not the issuer (RFC 9207)');
+  if (landed.searchParams.get('iss') !== as.json.issuer) throw new FlowFailure('iss is not the issuer (RFC 9207)');
   const code = landed.searchParams.get('code');
   if (!code) throw new FlowFailure(`no code: ${landed.searchParams.get('error') ?? 'unknown error'}`);
   const token = await run.http.send(
     'Token request (authorization code + PKCE)',
-    as.body.token_endpoint,
+    stringIn(as, 'token_endpoint'),
     clientRequest(
       { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
       { method: 'none', clientId },
@@ -182,19 +189,19 @@ async function authorizationCode(run: RunContext): Promise<void> {
     ],
   );
   expectStatus(token.status, 200, 'token');
-  const identifier = token.body.authorization_details?.[0]?.credential_identifiers?.[0];
-  const nonce = await run.http.send('Nonce request', metadata.body.nonce_endpoint, { method: 'POST' });
+  const identifier = memberAt(token.json, 'authorization_details', 0, 'credential_identifiers', 0);
+  const nonce = await run.http.send('Nonce request', stringIn(metadata, 'nonce_endpoint'), { method: 'POST' });
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   const proof = await signKeyProof(
     { alg: 'ES256', privateKey, publicJwk: await exportJWK(publicKey) },
-    { aud: metadata.body.credential_issuer, iat: run.nowS(), nonce: nonce.body.c_nonce, iss: clientId },
+    { aud: stringIn(metadata, 'credential_issuer'), iat: run.nowS(), nonce: stringIn(nonce, 'c_nonce'), iss: clientId },
   );
   const issued = await run.http.send(
     'Credential request by credential_identifier',
-    metadata.body.credential_endpoint,
+    stringIn(metadata, 'credential_endpoint'),
     {
       json: { credential_identifier: identifier, proofs: { jwt: [proof] } },
-      headers: { authorization: `Bearer ${token.body.access_token}` },
+      headers: { authorization: `Bearer ${stringIn(token, 'access_token')}` },
     },
     [
       'OpenID4VCI §8.2: with credential_identifiers in the token, the request names one of them',

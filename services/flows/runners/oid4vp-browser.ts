@@ -3,7 +3,9 @@ import type { JWK } from 'jose';
 import { encryptAnswer } from '../../oauth/client-kit.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { preAuthorized } from './oid4vci.ts';
-import { checkRequestObject, presentation, queryFor, type CredentialKind } from './oid4vp.ts';
+import { presentation, queryFor, type CredentialKind } from './oid4vp.ts';
+import { checkRequestObject, requestObjectOf, type RequestObject } from './request-object.ts';
+import { objectOf, stringsOf } from '../../untrusted/json.ts';
 
 /** The payment the transaction-data flow asks the holder to authorize (a demo type, docs/verifier.md). */
 const PAYMENT = {
@@ -20,20 +22,9 @@ interface Created {
   request_uri?: string;
   transaction_data?: string[];
   /** The data is the request itself (unsigned) or `{request: <JWS>}` (signed). */
-  digital?: { requests: Array<{ protocol: string; data: Request & { request?: string } }> };
+  digital?: { requests: Array<{ protocol: string; data: unknown }> };
   dc_api_response_uri?: string;
   result_uri: string;
-}
-
-/** The request parameters the runner's wallet reads (from a signed request object or the DC API data). */
-interface Request {
-  client_id?: string;
-  nonce: string;
-  state?: string;
-  response_uri?: string;
-  transaction_data?: unknown;
-  expected_origins?: unknown;
-  client_metadata?: { jwks?: { keys?: JWK[] }; encrypted_response_enc_values_supported?: unknown };
 }
 
 const kindOf = (run: RunContext, fallback: CredentialKind): CredentialKind => {
@@ -66,12 +57,12 @@ async function dcApiPresentation(run: RunContext, mode: 'dc_api' | 'dc_api.jwt')
   expectStatus(created.status, 201, 'request creation');
   const body = created.body as Created;
   const [{ protocol, data }] = body.digital?.requests ?? [];
-  let request: Request = data;
+  let request: RequestObject;
   if (mode === 'dc_api.jwt') {
-    request = (await checkRequestObject(run, String(data.request), String(body.client_id))) as Request;
+    request = await checkRequestObject(run, String(objectOf(data)?.request), String(body.client_id));
     if (!Array.isArray(request.expected_origins) || !request.expected_origins.includes(origin))
       throw new FlowFailure(`the signed request does not list ${origin} in expected_origins`);
-  }
+  } else request = requestObjectOf(data);
   const encryptionJwk =
     mode === 'dc_api.jwt' ? (request.client_metadata?.jwks?.keys?.[0] as JWK | undefined) : undefined;
   if (mode === 'dc_api.jwt' && !encryptionJwk)
@@ -119,9 +110,9 @@ async function transactionDataPresentation(run: RunContext): Promise<void> {
     'The signed request object carries transaction_data as created',
   ]);
   expectStatus(fetched.status, 200, 'request object');
-  const request = (await checkRequestObject(run, fetched.text, String(body.client_id))) as Request;
-  const entries = request.transaction_data as string[] | undefined;
-  if (!Array.isArray(entries) || entries.length !== 1) throw new FlowFailure('the request carries no transaction_data');
+  const request = await checkRequestObject(run, fetched.text, String(body.client_id));
+  const entries = stringsOf(request.transaction_data);
+  if (entries.length !== 1) throw new FlowFailure('the request carries no transaction_data');
   const shown = JSON.parse(Buffer.from(entries[0], 'base64url').toString('utf8')) as typeof PAYMENT;
   if (shown.amount !== PAYMENT.amount || shown.payee !== PAYMENT.payee)
     throw new FlowFailure('the transaction the wallet shows is not the one the verifier created');

@@ -1,7 +1,4 @@
-import { X509Certificate } from 'node:crypto';
-import { validatePath } from '../../credentials/x509/path.ts';
-import { CheckFailed } from '../../credentials/result.ts';
-import { compactVerify, decodeProtectedHeader, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { encryptAnswer } from '../../oauth/client-kit.ts';
 import {
   createDeviceResponse,
@@ -10,9 +7,9 @@ import {
   parseIssuerSigned,
 } from '../../credentials/mdoc/index.ts';
 import { presentSdJwtVc } from '../../credentials/sd-jwt/present.ts';
-import { x509Hash } from '../../credentials/x509/chain.ts';
-import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+import { FlowFailure, expectStatus, stringIn, type FlowRunners, type RunContext } from '../registry.ts';
 import { preAuthorized, type HeldCredential } from './oid4vci.ts';
+import { checkRequestObject, requiredMember, type RequestObject } from './request-object.ts';
 
 export type CredentialKind = 'sd-jwt' | 'mdoc';
 const MDL_NAMESPACE = 'org.iso.18013.5.1';
@@ -41,31 +38,10 @@ export const queryFor = (kind: CredentialKind, base: string) =>
         ],
       };
 
-/** The wallet's check of an x509_hash request object: the leaf's hash is the client_id, the chain ends at the verifier CA, the signature holds. */
-export async function checkRequestObject(run: RunContext, jwt: string, clientId: string): Promise<Record<string, any>> {
-  const header = decodeProtectedHeader(jwt);
-  if (header.typ !== 'oauth-authz-req+jwt') throw new FlowFailure(`request object typ is ${String(header.typ)}`);
-  const x5c = header.x5c ?? [];
-  const leaf = x5c[0] === undefined ? undefined : new X509Certificate(Buffer.from(x5c[0], 'base64'));
-  if (!leaf || `x509_hash:${x509Hash(leaf.raw)}` !== clientId)
-    throw new FlowFailure('the x5c leaf does not hash to the client_id');
-  const ca = await run.http.send('Wallet loads the verifier CA it trusts', `${run.base}/oid4vp/ca.pem`, {}, [
-    'OpenID4VP §5.9.3: x509_hash needs a chain to a trust anchor the wallet already has; a root carried in x5c never trusts itself',
-  ]);
-  // RFC 5280 §6 through the one path validator: signatures, validity dates at the run's clock, CA constraints.
-  try {
-    await validatePath(
-      x5c.map((c) => new Uint8Array(Buffer.from(c, 'base64'))),
-      [ca.text],
-      run.nowS(),
-      'x509_chain',
-    );
-  } catch (error) {
-    if (!(error instanceof CheckFailed)) throw error;
-    throw new FlowFailure(`the request object certificate does not chain to the verifier CA: ${error.reason}`);
-  }
-  const { payload } = await compactVerify(jwt, leaf.publicKey);
-  return JSON.parse(new TextDecoder().decode(payload)) as Record<string, any>;
+/** The held credential in its compact form (an SD-JWT VC or a base64url IssuerSigned), as these flows hold it. */
+function compactCredential(held: HeldCredential): string {
+  if (typeof held.credential !== 'string') throw new FlowFailure('the issued credential is not in compact form');
+  return held.credential;
 }
 
 /** Beyond the request: the verifier's encryption key, a DC API origin (the audience), KB-JWT transaction claims. */
@@ -83,7 +59,7 @@ export async function presentation(
   run: RunContext,
   kind: CredentialKind,
   held: HeldCredential,
-  request: Record<string, any>,
+  request: RequestObject,
   binding: RunnerBinding = {},
 ): Promise<Record<string, string[]>> {
   const { encryptionJwk, origin } = binding;
@@ -91,26 +67,26 @@ export async function presentation(
     const encryption = encryptionJwk ? { encryptionKey: encryptionJwk } : {};
     const sessionTranscript =
       origin !== undefined
-        ? await dcApiSessionTranscript({ origin, nonce: request.nonce as string, ...encryption })
+        ? await dcApiSessionTranscript({ origin, nonce: request.nonce, ...encryption })
         : await oid4vpSessionTranscript({
-            clientId: request.client_id,
+            clientId: requiredMember(request, 'client_id'),
             nonce: request.nonce,
-            responseUri: request.response_uri,
+            responseUri: requiredMember(request, 'response_uri'),
             ...encryption,
           });
     const response = createDeviceResponse({
-      issuerSigned: parseIssuerSigned(Buffer.from(String(held.credential), 'base64url')),
+      issuerSigned: parseIssuerSigned(Buffer.from(compactCredential(held), 'base64url')),
       disclose: { [MDL_NAMESPACE]: ['family_name', 'document_number'] },
       deviceKey: { privateKey: held.privateKey },
       sessionTranscript,
     });
     return { mdl: [Buffer.from(response).toString('base64url')] };
   }
-  const vp = await presentSdJwtVc(String(held.credential), {
+  const vp = await presentSdJwtVc(compactCredential(held), {
     disclose: [['family_name'], ['degree']],
     keyBinding: {
       holder: { alg: 'ES256', privateKey: held.privateKey },
-      aud: origin !== undefined ? `origin:${origin}` : request.client_id,
+      aud: origin !== undefined ? `origin:${origin}` : requiredMember(request, 'client_id'),
       nonce: request.nonce,
       now: run.nowS(),
       ...(binding.kbClaims ? { claims: binding.kbClaims } : {}),
@@ -148,12 +124,12 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
     ],
   );
   expectStatus(created.status, 201, 'request creation');
-  const fetched = await run.http.send('Wallet fetches the request object', created.body.request_uri, {}, [
+  const fetched = await run.http.send('Wallet fetches the request object', stringIn(created, 'request_uri'), {}, [
     'OpenID4VP §5.7 and RFC 9101: a signed request object by reference (typ oauth-authz-req+jwt)',
   ]);
   expectStatus(fetched.status, 200, 'request object');
-  const request = await checkRequestObject(run, fetched.text, created.body.client_id);
-  if (request.nonce !== created.body.nonce || request.response_uri !== created.body.response_uri)
+  const request = await checkRequestObject(run, fetched.text, stringIn(created, 'client_id'));
+  if (request.nonce !== created.json.nonce || request.response_uri !== created.json.response_uri)
     throw new FlowFailure('the request object does not carry the request as created');
 
   const encryptionJwk =
@@ -166,7 +142,7 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
     const { jwe, enc } = await encryptAnswer({ vp_token: vpToken, state: request.state }, encryptionJwk, request);
     answered = await run.http.send(
       'Wallet posts the encrypted response',
-      request.response_uri,
+      requiredMember(request, 'response_uri'),
       { form: { response: jwe } },
       [
         `OpenID4VP §8.3: ECDH-ES JWE to the verifier's ephemeral key, ${enc}`,
@@ -178,8 +154,8 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
   } else {
     answered = await run.http.send(
       'Wallet posts the vp_token',
-      request.response_uri,
-      { form: { vp_token: JSON.stringify(vpToken), state: request.state } },
+      requiredMember(request, 'response_uri'),
+      { form: { vp_token: JSON.stringify(vpToken), ...(request.state !== undefined ? { state: request.state } : {}) } },
       [
         'OpenID4VP §8.2: vp_token keyed by credential query id',
         kind === 'mdoc'
@@ -189,12 +165,12 @@ async function dcqlPresentation(run: RunContext, responseMode: 'direct_post' | '
     );
   }
   expectStatus(answered.status, 200, 'response');
-  const result = await run.http.send('Verifier reads the result', created.body.result_uri, {}, [
+  const result = await run.http.send('Verifier reads the result', stringIn(created, 'result_uri'), {}, [
     'Every failed check would be named in reasons',
   ]);
   expectStatus(result.status, 200, 'result');
-  if (result.body.status !== 'verified')
-    throw new FlowFailure(`the verifier rejected the presentation: ${JSON.stringify(result.body.reasons)}`);
+  if (result.json.status !== 'verified')
+    throw new FlowFailure(`the verifier rejected the presentation: ${JSON.stringify(result.json.reasons)}`);
 }
 
 export function registerOid4vpRunners(runners: FlowRunners): void {

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { clientRequest } from '../../oauth/client-kit.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import { FlowFailure, expectStatus, type FlowRunners } from '../registry.ts';
+import { FlowFailure, expectStatus, stringIn, type FlowRunners } from '../registry.ts';
 import { authorizeAsPerson, b64url, checkAuthorizationResponse, demoClient, pkcePair } from './oauth-helpers.ts';
 
 export function registerOidcRunners(runners: FlowRunners): void {
@@ -47,21 +47,25 @@ export function registerOidcRunners(runners: FlowRunners): void {
       ['OIDC Core §3.1.3.1', 'The response carries an ID token'],
     );
     expectStatus(token.status, 200, 'token request');
-    const { payload } = await jwtVerify(token.body.id_token, createRemoteJWKSet(new URL(meta.jwks_uri)), {
+    const { payload } = await jwtVerify(stringIn(token, 'id_token'), createRemoteJWKSet(new URL(meta.jwks_uri)), {
       issuer: meta.issuer,
       audience: client.client_id,
     });
     if (payload.nonce !== nonce) throw new FlowFailure('ID token nonce mismatch (OIDC Core §3.1.3.7 item 11)');
-    const atHash = createHash('sha256').update(token.body.access_token).digest().subarray(0, 16).toString('base64url');
+    const atHash = createHash('sha256')
+      .update(stringIn(token, 'access_token'))
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
     if (payload.at_hash !== atHash) throw new FlowFailure('at_hash does not match the access token');
     const info = await run.http.send(
       'UserInfo request',
       meta.userinfo_endpoint,
-      { headers: { authorization: `Bearer ${token.body.access_token}` } },
+      { headers: { authorization: `Bearer ${stringIn(token, 'access_token')}` } },
       ['OIDC Core §5.3.1: bearer token in the header', 'OIDC Core §5.3.2: sub equals the ID token sub'],
     );
     expectStatus(info.status, 200, 'userinfo');
-    if (info.body.sub !== payload.sub) throw new FlowFailure('UserInfo sub differs from the ID token sub');
+    if (info.json.sub !== payload.sub) throw new FlowFailure('UserInfo sub differs from the ID token sub');
   });
 
   runners.register('oidc', 'discovery', async (run) => {
@@ -69,9 +73,9 @@ export function registerOidcRunners(runners: FlowRunners): void {
       'OIDC Discovery §4.3: issuer equals the URL the document was fetched for',
     ]);
     expectStatus(config.status, 200, 'openid-configuration');
-    if (config.body.issuer !== run.base) throw new FlowFailure('issuer mismatch');
+    if (config.json.issuer !== run.base) throw new FlowFailure('issuer mismatch');
     expectStatus(
-      (await run.http.send('Provider keys', config.body.jwks_uri, {}, ['OIDC Discovery §3: jwks_uri'])).status,
+      (await run.http.send('Provider keys', stringIn(config, 'jwks_uri'), {}, ['OIDC Discovery §3: jwks_uri'])).status,
       200,
       'jwks',
     );
@@ -81,7 +85,7 @@ export function registerOidcRunners(runners: FlowRunners): void {
       {},
       ['RFC 8414 §3.1: the well-known segment goes before the issuer path'],
     );
-    if (as.body.issuer !== `${run.base}/oauth2`) throw new FlowFailure('RFC 8414 issuer mismatch');
+    if (as.json.issuer !== `${run.base}/oauth2`) throw new FlowFailure('RFC 8414 issuer mismatch');
     const prm = await run.http.send(
       'UserInfo protected resource metadata',
       `${run.base}/.well-known/oauth-protected-resource/oidc/userinfo`,

@@ -1,6 +1,6 @@
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 import { managementToken } from './ssf.ts';
-import { items, member, text } from './json-member.ts';
+import { stringOf, arrayOf, memberAt } from '../../untrusted/json.ts';
 import {
   ownScimEndpoint,
   patchOf,
@@ -27,7 +27,7 @@ async function createUser(call: ScimCall, label: string): Promise<{ id: string; 
     notes: ['RFC 7644 §3.3: 201 with the resource, its id, meta.location and the Location header'],
   });
   expectStatus(created.status, 201, 'user creation');
-  const id = text(member(created.body, 'id'));
+  const id = stringOf(memberAt(created.body, 'id'));
   if (!id) throw new FlowFailure('the created user has no id');
   return { id, userName, email: `${userName}@example.com` };
 }
@@ -59,7 +59,7 @@ async function provision(run: RunContext): Promise<void> {
   const found = await call('Find it by a filter', 'GET', `/Users?filter=${filter}`, {
     notes: ['RFC 7644 §3.4.2.2: userName is caseExact false, so the upper-case name finds it'],
   });
-  if (member(found.body, 'totalResults') !== 1) throw new FlowFailure('the filter did not find the user');
+  if (memberAt(found.body, 'totalResults') !== 1) throw new FlowFailure('the filter did not find the user');
   expectStatus(
     (await call('Delete it', 'DELETE', `/Users/${user.id}`, { notes: ['RFC 7644 §3.6: 204'] })).status,
     204,
@@ -80,7 +80,7 @@ async function groupMembership(run: RunContext): Promise<void> {
     notes: ['RFC 7643 §4.2: members name users (or groups) of the same service provider by id'],
   });
   expectStatus(created.status, 201, 'group creation');
-  const group = { id: text(member(created.body, 'id')) ?? '' };
+  const group = { id: stringOf(memberAt(created.body, 'id')) ?? '' };
   const added = await call('Add the second member', 'PATCH', `/Groups/${group.id}`, {
     body: patchOf({ op: 'add', path: 'members', value: [{ value: second.id }] }),
     notes: ['RFC 7644 §3.5.2.1: add to a multi-valued attribute joins the values'],
@@ -89,14 +89,14 @@ async function groupMembership(run: RunContext): Promise<void> {
   const read = await call("Read the member's groups", 'GET', `/Users/${second.id}?attributes=groups`, {
     notes: ['RFC 7643 §4.1.2: groups is readOnly, derived from the groups that hold the user'],
   });
-  if (!items(member(read.body, 'groups')).some((g) => member(g, 'value') === group.id))
+  if (!arrayOf(memberAt(read.body, 'groups')).some((g) => memberAt(g, 'value') === group.id))
     throw new FlowFailure("the user's groups do not show the group");
   const removed = await call('Remove the first member', 'PATCH', `/Groups/${group.id}`, {
     body: patchOf({ op: 'remove', path: `members[value eq "${first.id}"]` }),
     notes: ['RFC 7644 §3.5.2.2: a value filter removes only the matching member'],
   });
   expectStatus(removed.status, 200, 'remove member');
-  if (items(member(removed.body, 'members')).length !== 1) throw new FlowFailure('one member should remain');
+  if (arrayOf(memberAt(removed.body, 'members')).length !== 1) throw new FlowFailure('one member should remain');
   for (const id of [first.id, second.id]) await call('Clean up', 'DELETE', `/Users/${id}`);
   await call('Clean up', 'DELETE', `/Groups/${group.id}`);
 }
@@ -113,7 +113,7 @@ async function deprovisionAndSignal(run: RunContext): Promise<void> {
     ['SSF 1.0 §8.1.1.1: the receiver asks for RISC account-disabled and account-purged'],
   );
   expectStatus(stream.status, 201, 'stream');
-  const streamId = text(member(stream.body, 'stream_id')) ?? '';
+  const streamId = stringOf(memberAt(stream.body, 'stream_id')) ?? '';
   const subject = await run.http.send(
     "Add the user's email as a subject",
     `${run.base}/ssf/subjects:add`,
@@ -134,7 +134,7 @@ async function deprovisionAndSignal(run: RunContext): Promise<void> {
       ['RFC 8936 §2.4: the SET of the deactivation, about the email'],
     );
     expectStatus(polled.status, 200, 'poll');
-    const sets = member(polled.body, 'sets');
+    const sets = memberAt(polled.body, 'sets');
     const jtis = sets && typeof sets === 'object' ? Object.keys(sets) : [];
     if (jtis.length > 0) {
       await run.http.send('Acknowledge', `${run.base}/ssf/poll/${streamId}`, {
@@ -174,9 +174,9 @@ async function bulk(run: RunContext): Promise<void> {
     ],
   });
   expectStatus(answer.status, 200, 'bulk');
-  const ops = items(member(answer.body, 'Operations')).map((o) => ({
-    status: text(member(o, 'status')),
-    location: text(member(o, 'location')) ?? '',
+  const ops = arrayOf(memberAt(answer.body, 'Operations')).map((o) => ({
+    status: stringOf(memberAt(o, 'status')),
+    location: stringOf(memberAt(o, 'location')) ?? '',
   }));
   if (ops.map((o) => o.status).join() !== '201,201') throw new FlowFailure('both operations should create');
   const group = await call('Read the group', 'GET', ops[1].location, {

@@ -1,3 +1,4 @@
+import { stringOf, stringsOf, arrayOf, memberAt, type JsonObject } from '../../untrusted/json.ts';
 import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
 
 /**
@@ -12,17 +13,17 @@ async function requireFullMode(run: RunContext, spiffe: string): Promise<void> {
     'Full mode needs a reachable SPIFFE Workload API agent (spec section 3)',
   ]);
   expectStatus(health.status, 200, 'health');
-  if (health.body?.mode !== 'full') {
+  if (health.json.mode !== 'full') {
     throw new FlowFailure(
-      `The workload identity service at ${spiffe} is in demo mode (${health.body?.last_error ?? 'no Workload API agent'}); SPIFFE flows need full mode`,
+      `The workload identity service at ${spiffe} is in demo mode (${stringOf(health.json.last_error) ?? 'no Workload API agent'}); SPIFFE flows need full mode`,
     );
   }
 }
 
-function failedSteps(report: { steps?: Array<{ name: string; ok: boolean; detail: string }> }): string {
-  return (report.steps ?? [])
-    .filter((s) => !s.ok)
-    .map((s) => `${s.name}: ${s.detail}`)
+function failedSteps(report: JsonObject): string {
+  return arrayOf(report.steps)
+    .filter((s) => memberAt(s, 'ok') !== true)
+    .map((s) => `${String(memberAt(s, 'name'))}: ${String(memberAt(s, 'detail'))}`)
     .join('; ');
 }
 
@@ -48,7 +49,7 @@ export function registerSpiffeRunners(runners: FlowRunners, spiffeBaseUrl: strin
       'The peer is authenticated by its SPIFFE ID, not its host name',
     ]);
     expectStatus(call.status, 200, 'mTLS demo');
-    if (call.body.outcome !== 'success') throw new FlowFailure(`mTLS demo failed: ${failedSteps(call.body)}`);
+    if (call.json.outcome !== 'success') throw new FlowFailure(`mTLS demo failed: ${failedSteps(call.json)}`);
     const chain = await run.http.send('Our chain as PEM', `${spiffe}/spiffe/svid/x509/chain`, {}, [
       'application/x-pem-file, leaf first',
     ]);
@@ -60,8 +61,8 @@ export function registerSpiffeRunners(runners: FlowRunners, spiffeBaseUrl: strin
       ['X.509-SVID validation: chain to the bundle, one SPIFFE ID, leaf not a CA, validity, trust domain'],
     );
     expectStatus(verdict.status, 200, 'X.509 validation');
-    if (verdict.body.valid !== true)
-      throw new FlowFailure(`our own SVID did not validate: ${(verdict.body.reasons ?? []).join('; ')}`);
+    if (verdict.json.valid !== true)
+      throw new FlowFailure(`our own SVID did not validate: ${stringsOf(verdict.json.reasons).join('; ')}`);
   });
 
   runners.register('spiffe', 'jwt-svid-auth', async (run) => {
@@ -77,7 +78,7 @@ export function registerSpiffeRunners(runners: FlowRunners, spiffeBaseUrl: strin
       ],
     );
     expectStatus(fetched.status, 200, 'JWT-SVID');
-    const token = String(fetched.body.svid);
+    const token = String(fetched.json.svid);
     const accepted = await run.http.send(
       'Present the token',
       `${spiffe}/spiffe/validate/jwt`,
@@ -85,14 +86,14 @@ export function registerSpiffeRunners(runners: FlowRunners, spiffeBaseUrl: strin
       ['JWT-SVID §4: signature with the JWT bundle, aud, exp'],
     );
     expectStatus(accepted.status, 200, 'validation');
-    if (accepted.body.valid !== true)
-      throw new FlowFailure(`the JWT-SVID did not validate: ${(accepted.body.reasons ?? []).join('; ')}`);
+    if (accepted.json.valid !== true)
+      throw new FlowFailure(`the JWT-SVID did not validate: ${stringsOf(accepted.json.reasons).join('; ')}`);
     const roundTrip = await run.http.send('Validate', `${spiffe}/spiffe/demo/jwt-auth/call`, { json: { audience } }, [
       'Workload API §6.3: ValidateJWTSVID round trip through the agent',
     ]);
     expectStatus(roundTrip.status, 200, 'JWT auth demo');
-    if (roundTrip.body.outcome !== 'success')
-      throw new FlowFailure(`JWT auth demo failed: ${failedSteps(roundTrip.body)}`);
+    if (roundTrip.json.outcome !== 'success')
+      throw new FlowFailure(`JWT auth demo failed: ${failedSteps(roundTrip.json)}`);
     const refused = await run.http.send(
       'Refuse another audience',
       `${spiffe}/spiffe/validate/jwt`,
@@ -100,6 +101,6 @@ export function registerSpiffeRunners(runners: FlowRunners, spiffeBaseUrl: strin
       ["JWT-SVID §3.2: the validator's audience must be an aud element"],
     );
     expectStatus(refused.status, 200, 'validation');
-    if (refused.body.valid !== false) throw new FlowFailure('a token for another audience was accepted');
+    if (refused.json.valid !== false) throw new FlowFailure('a token for another audience was accepted');
   });
 }

@@ -1,4 +1,4 @@
-import { FlowFailure, expectStatus, type FlowRunners, type RunContext } from '../registry.ts';
+import { FlowFailure, expectStatus, stringIn, type FlowRunners, type RunContext } from '../registry.ts';
 import { machineToken } from './oauth-helpers.ts';
 
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
@@ -35,7 +35,7 @@ async function createStream(
     note,
   ]);
   expectStatus(created.status, 201, 'stream creation');
-  const streamId = String(created.body.stream_id);
+  const streamId = String(created.json.stream_id);
   const added = await run.http.send(
     'Add a subject',
     `${run.base}/ssf/subjects:add`,
@@ -67,7 +67,7 @@ async function poll(
 ) {
   const answer = await run.http.send(step, `${run.base}/ssf/poll/${streamId}`, { json: body, headers }, notes);
   expectStatus(answer.status, 200, 'poll');
-  return answer.body.sets as Record<string, string>;
+  return answer.json.sets as Record<string, string>;
 }
 
 export function registerSsfRunners(runners: FlowRunners): void {
@@ -87,8 +87,8 @@ export function registerSsfRunners(runners: FlowRunners): void {
       {
         delivery: {
           method: 'urn:ietf:rfc:8935',
-          endpoint_url: receiver.body.endpoint_url,
-          authorization_header: receiver.body.authorization_header,
+          endpoint_url: receiver.json.endpoint_url,
+          authorization_header: receiver.json.authorization_header,
         },
         events_requested: [`${RISC}account-disabled`, `${CAEP}session-revoked`],
       },
@@ -105,13 +105,13 @@ export function registerSsfRunners(runners: FlowRunners): void {
     for (let attempt = 0; ; attempt++) {
       const seen = await run.http.send(
         'Read the receiver',
-        `${run.base}/ssf/receivers/${receiver.body.receiver_id}`,
+        `${run.base}/ssf/receivers/${stringIn(receiver, 'receiver_id')}`,
         { headers: { accept: 'application/json' } },
         [
           'Each SET checked: typ secevent+jwt, signature by the jwks_uri keys, iss, aud, jti replay; 202 or an RFC 8935 error',
         ],
       );
-      const received = (seen.body.received ?? []) as Array<{ verdict: string }>;
+      const received = (seen.json.received ?? []) as Array<{ verdict: string }>;
       if (received.length >= 2) {
         if (received.some((r) => r.verdict !== 'accepted')) throw new FlowFailure('the receiver refused a SET');
         return;

@@ -1,4 +1,5 @@
-import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
+import { stringOf, type JsonObject } from '../../untrusted/json.ts';
+import { FlowFailure, stringIn, type FlowRunners, type RunContext } from '../registry.ts';
 import { clientRequest, type ClientAuthentication } from '../../oauth/client-kit.ts';
 import { pkcePair } from '../runners/oauth-helpers.ts';
 import { randomToken } from '../../crypto/random.ts';
@@ -75,9 +76,11 @@ async function clientCredentialsToken(run: RunContext, target: Target, metadata:
     ['RFC 6749 §4.4.2'],
   );
   await run.check(tokenResponseShape(res));
-  if (res.status !== 200 || typeof res.body?.access_token !== 'string')
-    throw new FlowFailure(`The target's token endpoint answered HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
-  return res.body as { access_token: string; token_type: string };
+  if (res.status !== 200 || typeof res.json.access_token !== 'string')
+    throw new FlowFailure(
+      `The target's token endpoint answered HTTP ${res.status} ${stringOf(res.json.error) ?? ''}`.trim(),
+    );
+  return { access_token: res.json.access_token, token_type: stringOf(res.json.token_type) ?? 'Bearer' };
 }
 
 /**
@@ -88,7 +91,7 @@ async function authorizationCode(
   run: RunContext,
   target: Target,
   options: { openid: boolean },
-): Promise<{ metadata: Metadata; tokens: Record<string, any> }> {
+): Promise<{ metadata: Metadata; tokens: JsonObject }> {
   const metadata = await discover(run, target);
   await run.check(pkceAdvertised(metadata));
   const { verifier, challenge } = pkcePair();
@@ -124,24 +127,26 @@ async function authorizationCode(
   await run.check(tokenResponseShape(res));
   await run.check(pkceHonoured(res.status));
   if (res.status !== 200)
-    throw new FlowFailure(`The target's token endpoint answered HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
-  if (!options.openid) return { metadata, tokens: res.body };
-  const idToken = res.body?.id_token;
+    throw new FlowFailure(
+      `The target's token endpoint answered HTTP ${res.status} ${stringOf(res.json.error) ?? ''}`.trim(),
+    );
+  if (!options.openid) return { metadata, tokens: res.json };
+  const idToken = res.json.id_token;
   if (typeof idToken !== 'string')
     throw new FlowFailure('The token response has no id_token (OpenID Connect Core §3.1.3.3)');
   const jwks = await run.http.send("The target's keys", endpoint(metadata, 'jwks_uri'), { follow: true }, [
     'RFC 7517 §5',
   ]);
-  for (const result of await idTokenChecks(idToken, jwks.body, {
+  for (const result of await idTokenChecks(idToken, jwks.json, {
     issuer: target.issuer,
     clientId: target.clientId,
     nonce,
     nowS: run.nowS(),
     code,
-    accessToken: res.body?.access_token,
+    accessToken: stringIn(res, 'access_token'),
   }))
     await run.check(result);
-  return { metadata, tokens: res.body };
+  return { metadata, tokens: res.json };
 }
 
 /** RFC 6749 §6: the code flow's refresh token, exchanged for a fresh access token. */
@@ -158,7 +163,9 @@ async function refreshToken(run: RunContext, target: Target) {
   );
   await run.check(tokenResponseShape(res));
   if (res.status !== 200)
-    throw new FlowFailure(`The target refused the refresh: HTTP ${res.status} ${res.body?.error ?? ''}`.trim());
+    throw new FlowFailure(
+      `The target refused the refresh: HTTP ${res.status} ${stringOf(res.json.error) ?? ''}`.trim(),
+    );
 }
 
 /** The flows that run against a target of the user's own (docs/flows.md, "Your own server as the target"). */

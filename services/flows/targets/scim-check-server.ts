@@ -1,7 +1,7 @@
 import { FlowFailure, type FlowRunners, type RunContext } from '../registry.ts';
 import { ownScimEndpoint, patchOf, runUserName, scimCaller, SCIM_USER, type ScimCall } from '../runners/scim-client.ts';
 import * as checks from './scim-checks.ts';
-import { items, member, text } from '../runners/json-member.ts';
+import { stringOf, arrayOf, memberAt } from '../../untrusted/json.ts';
 
 const PATCH_RULE = 'RFC 7644 §3.5.2';
 
@@ -22,7 +22,7 @@ async function checkServer(run: RunContext): Promise<void> {
   await record(checks.serviceProviderConfig(config));
   const features = checks.featuresOf(config.body);
   const isUser = (r: unknown) =>
-    member(r, 'name') === 'User' || member(r, 'id') === SCIM_USER || member(r, 'endpoint') === '/Users';
+    memberAt(r, 'name') === 'User' || memberAt(r, 'id') === SCIM_USER || memberAt(r, 'endpoint') === '/Users';
   await record(
     checks.discoveryList(
       await call('Resource types', 'GET', '/ResourceTypes'),
@@ -37,7 +37,7 @@ async function checkServer(run: RunContext): Promise<void> {
   const userName = `${prefix}.a`;
   const made = await call('Create a user', 'POST', '/Users', { body: userBody(userName) });
   await record(checks.created(made, userName));
-  const id = text(member(made.body, 'id'));
+  const id = stringOf(memberAt(made.body, 'id'));
   if (made.status !== 201 || id === undefined)
     throw new FlowFailure('The server made no user; the other checks need one');
   const read = await call('Read it back', 'GET', `/Users/${id}`);
@@ -53,7 +53,7 @@ async function checkServer(run: RunContext): Promise<void> {
   const others = [];
   for (const suffix of ['b', 'c']) {
     const other = await call('Create another user', 'POST', '/Users', { body: userBody(`${prefix}.${suffix}`) });
-    const otherId = text(member(other.body, 'id'));
+    const otherId = stringOf(memberAt(other.body, 'id'));
     if (otherId !== undefined) others.push(otherId);
   }
   await pages(call, record, features, prefix, [id, ...others]);
@@ -127,7 +127,7 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
     checks.patchApplied(
       replaced,
       afterReplace,
-      (r) => member(r, 'displayName') === 'Checked',
+      (r) => memberAt(r, 'displayName') === 'Checked',
       'patch replace',
       'RFC 7644 §3.5.2.3',
       'displayName replaced',
@@ -138,8 +138,8 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
   });
   const afterPath = await call('Read after the value path', 'GET', `/Users/${id}`);
   const workEmail = (r: unknown) =>
-    member(
-      items(member(r, 'emails')).find((e) => member(e, 'type') === 'work'),
+    memberAt(
+      arrayOf(memberAt(r, 'emails')).find((e) => memberAt(e, 'type') === 'work'),
       'value',
     );
   await record(
@@ -160,7 +160,7 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
     checks.patchApplied(
       removed,
       afterRemove,
-      (r) => r !== undefined && member(r, 'displayName') === undefined,
+      (r) => r !== undefined && memberAt(r, 'displayName') === undefined,
       'patch remove',
       'RFC 7644 §3.5.2.2',
       'displayName removed',
@@ -171,7 +171,7 @@ async function patches(call: ScimCall, record: RecordCheck, supported: boolean, 
 async function versions(call: ScimCall, record: RecordCheck, supported: boolean, id: string): Promise<void> {
   if (!supported) return record(checks.notApplicable('versions', 'RFC 7644 §3.14', 'etag.supported is false'));
   const read = await call('Read with its version', 'GET', `/Users/${id}`);
-  const etag = read.headers.get('etag') ?? text(member(read.body, 'meta', 'version')) ?? '';
+  const etag = read.headers.get('etag') ?? stringOf(memberAt(read.body, 'meta', 'version')) ?? '';
   const stale = await call('PATCH with a stale If-Match', 'PATCH', `/Users/${id}`, {
     body: patchOf({ op: 'replace', path: 'title', value: 'stale' }),
     headers: { 'if-match': 'W/"portico-stale-version"' },
@@ -211,7 +211,7 @@ async function pages(
   for (let i = 0; i <= ids.length; i++) {
     const page = await call('A page by cursor', 'GET', `${filter}&count=1&cursor=${encodeURIComponent(cursor)}`);
     walked.push(page);
-    const next = text(member(page.body, 'nextCursor'));
+    const next = stringOf(memberAt(page.body, 'nextCursor'));
     if (next === undefined) break;
     cursor = next;
   }

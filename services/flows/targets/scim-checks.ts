@@ -1,5 +1,5 @@
 import type { CheckResult } from './checks.ts';
-import { items, member, text } from '../runners/json-member.ts';
+import { stringOf, arrayOf, memberAt } from '../../untrusted/json.ts';
 
 /**
  * The named checks `scim/check-server` holds a SCIM service provider to, each a function of the
@@ -30,21 +30,21 @@ export const notApplicable = (check: string, rule: string, why: string): CheckRe
 });
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-const names = (v: unknown, name: string) => items(member(v, 'schemas')).includes(name);
+const names = (v: unknown, name: string) => arrayOf(memberAt(v, 'schemas')).includes(name);
 const statusIs = (a: Answer, expected: number[], problems: string[]) => {
   if (!expected.includes(a.status)) problems.push(`HTTP ${a.status}, not ${expected.join(' or ')}`);
 };
 
 /** What the configuration says is supported; absent members count as not supported. */
 export function featuresOf(config: unknown) {
-  const on = (name: string) => member(config, name, 'supported') === true;
+  const on = (name: string) => memberAt(config, name, 'supported') === true;
   return {
     patch: on('patch'),
     filter: on('filter'),
     etag: on('etag'),
     sort: on('sort'),
     bulk: on('bulk'),
-    cursor: member(config, 'pagination', 'cursor') === true,
+    cursor: memberAt(config, 'pagination', 'cursor') === true,
   };
 }
 
@@ -57,7 +57,7 @@ export function serviceProviderConfig(a: Answer): CheckResult {
   else {
     if (!names(body, SPC)) problems.push(`schemas does not name ${SPC}`);
     for (const name of ['patch', 'bulk', 'filter', 'changePassword', 'sort', 'etag'])
-      if (typeof member(body, name, 'supported') !== 'boolean')
+      if (typeof memberAt(body, name, 'supported') !== 'boolean')
         problems.push(`${name}.supported is not a boolean (RFC 7643 §5 says it is required)`);
     if (!Array.isArray(body.authenticationSchemes)) problems.push('authenticationSchemes is not an array');
   }
@@ -73,8 +73,8 @@ export function serviceProviderConfig(a: Answer): CheckResult {
 export function discoveryList(a: Answer, check: string, rule: string, userOf: (r: unknown) => boolean): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  const listed = member(a.body, 'Resources');
-  const resources = Array.isArray(listed) ? listed : Array.isArray(a.body) ? items(a.body) : undefined;
+  const listed = memberAt(a.body, 'Resources');
+  const resources = Array.isArray(listed) ? listed : Array.isArray(a.body) ? arrayOf(a.body) : undefined;
   if (!resources) problems.push('neither a ListResponse nor an array');
   else if (!resources.some(userOf)) problems.push('no User among them');
   return judged(check, rule, problems, 'lists the User with its endpoint and schema');
@@ -97,11 +97,11 @@ export function mediaType(answers: Answer[]): CheckResult {
 export function created(a: Answer, userName: string): CheckResult {
   const problems: string[] = [];
   statusIs(a, [201], problems);
-  if (typeof member(a.body, 'id') !== 'string') problems.push('no id in the body');
+  if (typeof memberAt(a.body, 'id') !== 'string') problems.push('no id in the body');
   else {
-    if (text(member(a.body, 'userName'))?.toLowerCase() !== userName.toLowerCase())
+    if (stringOf(memberAt(a.body, 'userName'))?.toLowerCase() !== userName.toLowerCase())
       problems.push('the body names another userName');
-    const location = text(member(a.body, 'meta', 'location'));
+    const location = stringOf(memberAt(a.body, 'meta', 'location'));
     if (location === undefined) problems.push('no meta.location');
     else if (a.headers.get('location') !== location)
       problems.push(`Location header ${a.headers.get('location') ?? '(none)'} is not meta.location`);
@@ -113,8 +113,8 @@ export function created(a: Answer, userName: string): CheckResult {
 export function readBack(a: Answer, id: string, userName: string): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  if (member(a.body, 'id') !== id) problems.push('another id, or none');
-  else if (text(member(a.body, 'userName'))?.toLowerCase() !== userName.toLowerCase())
+  if (memberAt(a.body, 'id') !== id) problems.push('another id, or none');
+  else if (stringOf(memberAt(a.body, 'userName'))?.toLowerCase() !== userName.toLowerCase())
     problems.push('another userName');
   return judged('read back', 'RFC 7644 §3.4.1', problems, 'the same id and userName');
 }
@@ -123,7 +123,7 @@ export function readBack(a: Answer, id: string, userName: string): CheckResult {
 export function uniqueness(a: Answer): CheckResult {
   const problems: string[] = [];
   statusIs(a, [409], problems);
-  const scimType = member(a.body, 'scimType');
+  const scimType = memberAt(a.body, 'scimType');
   if (a.status === 409 && scimType !== 'uniqueness')
     problems.push(`scimType is ${JSON.stringify(scimType)}, not uniqueness`);
   return judged('uniqueness', 'RFC 7644 §3.12', problems, '409 uniqueness');
@@ -134,10 +134,10 @@ export function listHolds(a: Answer, ids: string[], check: string, rule: string)
   const problems: string[] = [];
   statusIs(a, [200], problems);
   if (!names(a.body, LIST)) problems.push(`schemas does not name ${LIST}`);
-  const found = items(member(a.body, 'Resources')).map((r) => member(r, 'id'));
+  const found = arrayOf(memberAt(a.body, 'Resources')).map((r) => memberAt(r, 'id'));
   if (found.length !== ids.length || ids.some((id) => !found.includes(id)))
     problems.push(`found ${found.length} resource(s), not the ${ids.length} expected`);
-  const total = member(a.body, 'totalResults');
+  const total = memberAt(a.body, 'totalResults');
   if (total !== ids.length) problems.push(`totalResults is ${JSON.stringify(total)}, not ${ids.length}`);
   return judged(check, rule, problems, `a ListResponse of the ${ids.length} expected resource(s)`);
 }
@@ -154,9 +154,9 @@ export function errorOf(
   statusIs(a, [status], problems);
   if (!names(a.body, ERROR)) problems.push(`schemas does not name ${ERROR}`);
   else {
-    const said = member(a.body, 'status');
+    const said = memberAt(a.body, 'status');
     if (said !== String(status)) problems.push(`status is ${JSON.stringify(said)}, not "${status}" (a string)`);
-    const type = member(a.body, 'scimType');
+    const type = memberAt(a.body, 'scimType');
     if (scimType && type !== scimType) problems.push(`scimType is ${JSON.stringify(type)}, not ${scimType}`);
   }
   return judged(check, rule, problems, `${status}${scimType ? ` ${scimType}` : ''} as an Error message`);
@@ -180,7 +180,7 @@ export function patchApplied(
 /** RFC 7644 §3.14: a version, a refusal of a stale one (412), and 304 for a current copy. */
 export function versions(read: Answer, stale: Answer, notModified: Answer): CheckResult {
   const problems: string[] = [];
-  const etag = read.headers.get('etag') ?? member(read.body, 'meta', 'version');
+  const etag = read.headers.get('etag') ?? memberAt(read.body, 'meta', 'version');
   if (!etag) problems.push('neither an ETag header nor meta.version');
   if (stale.status !== 412) problems.push(`a stale If-Match got HTTP ${stale.status}, not 412`);
   if (notModified.status !== 304) problems.push(`a current If-None-Match got HTTP ${notModified.status}, not 304`);
@@ -196,10 +196,10 @@ export function versions(read: Answer, stale: Answer, notModified: Answer): Chec
 export function indexPage(a: Answer, total: number): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
-  const [totalResults, startIndex] = [member(a.body, 'totalResults'), member(a.body, 'startIndex')];
+  const [totalResults, startIndex] = [memberAt(a.body, 'totalResults'), memberAt(a.body, 'startIndex')];
   if (totalResults !== total) problems.push(`totalResults ${JSON.stringify(totalResults)}, not ${total}`);
   if (startIndex !== 2) problems.push(`startIndex ${JSON.stringify(startIndex)}, not 2`);
-  if (member(a.body, 'itemsPerPage') !== 1 || items(member(a.body, 'Resources')).length !== 1)
+  if (memberAt(a.body, 'itemsPerPage') !== 1 || arrayOf(memberAt(a.body, 'Resources')).length !== 1)
     problems.push('not one resource on the page');
   return judged(
     'index pagination',
@@ -212,11 +212,11 @@ export function indexPage(a: Answer, total: number): CheckResult {
 /** RFC 9865 §2: cursors walk every result once; the last page has no nextCursor. */
 export function cursorPages(pages: Answer[], ids: string[]): CheckResult {
   const problems: string[] = [];
-  const seen = pages.flatMap((p) => items(member(p.body, 'Resources')).map((r) => member(r, 'id')));
+  const seen = pages.flatMap((p) => arrayOf(memberAt(p.body, 'Resources')).map((r) => memberAt(r, 'id')));
   if (pages.some((p) => p.status !== 200)) problems.push('a page was not HTTP 200');
   if (seen.length !== ids.length || ids.some((id) => !seen.includes(id)))
     problems.push(`walked ${seen.length} resource(s), not the ${ids.length}`);
-  if (member(pages.at(-1)?.body, 'nextCursor') !== undefined) problems.push('the last page still has a nextCursor');
+  if (memberAt(pages.at(-1)?.body, 'nextCursor') !== undefined) problems.push('the last page still has a nextCursor');
   return judged('cursor pagination', 'RFC 9865 §2', problems, 'every result once, the last page without nextCursor');
 }
 

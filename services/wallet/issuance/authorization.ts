@@ -1,3 +1,4 @@
+import { stringOf, type JsonObject } from '../../untrusted/json.ts';
 import { randomToken } from '../../crypto/random.ts';
 import { newPkcePair } from '../../oauth/client-kit.ts';
 import { UpstreamError, upstreamErrorToken } from '../../outbound.ts';
@@ -7,7 +8,7 @@ import { receiveCredentials } from './credential-flow.ts';
 import type { IssuerView } from './discovery.ts';
 import type { IssuanceRuntime } from './runtime.ts';
 import { errorToken } from './outcome.ts';
-import { expectOk, interactionId, type IssuerWire } from './wire.ts';
+import { accessTokenOf, expectOk, interactionId, type IssuerWire } from './wire.ts';
 
 /** An authorization code issuance waiting for the callback (600 s, single use). */
 interface PendingAuthorization {
@@ -51,7 +52,8 @@ export class AuthorizationCodeIssuance {
     resource?: ProtectedResource,
   ): Promise<Record<string, unknown>> {
     const as = view.asMetadata;
-    if (typeof as.authorization_endpoint !== 'string')
+    const authorizationEndpoint = stringOf(as.authorization_endpoint);
+    if (authorizationEndpoint === undefined)
       throw new UpstreamError('The authorization server has no authorization_endpoint');
     const { verifier: codeVerifier, challenge: codeChallenge } = newPkcePair();
     const state = randomToken(16);
@@ -74,24 +76,18 @@ export class AuthorizationCodeIssuance {
       ...(issuerState ? { issuer_state: issuerState } : {}),
     };
     let authorizationUrl: string;
-    const usePar =
-      typeof as.pushed_authorization_request_endpoint === 'string' &&
-      (as.require_pushed_authorization_requests === true || as.pushed_authorization_request_endpoint);
-    if (usePar) {
+    // PAR whenever the server has an endpoint for it (and always when it requires it).
+    const parEndpoint = stringOf(as.pushed_authorization_request_endpoint);
+    if (parEndpoint) {
       const par = expectOk(
-        await wire.call(
-          'par',
-          as.pushed_authorization_request_endpoint,
-          { form: request },
-          { side: 'as', attest: true, dpop: true },
-        ),
+        await wire.call('par', parEndpoint, { form: request }, { side: 'as', attest: true, dpop: true }),
         'The pushed authorization request',
         [201, 200],
       ).json;
       if (typeof par.request_uri !== 'string') throw new UpstreamError('The PAR response has no request_uri');
-      authorizationUrl = `${as.authorization_endpoint}?${new URLSearchParams({ client_id: clientId, request_uri: par.request_uri })}`;
+      authorizationUrl = `${authorizationEndpoint}?${new URLSearchParams({ client_id: clientId, request_uri: par.request_uri })}`;
     } else {
-      authorizationUrl = `${as.authorization_endpoint}?${new URLSearchParams(request)}`;
+      authorizationUrl = `${authorizationEndpoint}?${new URLSearchParams(request)}`;
     }
     this.sweepPending();
     this.pendingAuthorizations.set(state, {
@@ -167,12 +163,8 @@ export class AuthorizationCodeIssuance {
   }
 
   /** The protected-resource mode's last hop: one GET with the (DPoP-bound) token, nonce retry included; 2xx or an upstream error. */
-  private async readResource(
-    wire: IssuerWire,
-    token: Record<string, any>,
-    resource: ProtectedResource,
-  ): Promise<number> {
-    const accessToken = { value: String(token.access_token), type: String(token.token_type ?? 'Bearer') };
+  private async readResource(wire: IssuerWire, token: JsonObject, resource: ProtectedResource): Promise<number> {
+    const accessToken = accessTokenOf(token);
     const response = await wire.call(
       'resource',
       resource.endpoint,

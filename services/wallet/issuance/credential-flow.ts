@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../untrusted/json.ts';
 import type { WalletSession } from '../sessions.ts';
 import { UpstreamError } from '../../outbound.ts';
 import { credentialEncryption, credentialRequest } from './credential-request.ts';
@@ -5,7 +6,7 @@ import { configurationsOf, issuerKeys, type IssuerView } from './discovery.ts';
 import { keyAttestation, keyProofs, proofCount, proofKeys } from './proofs.ts';
 import { needsKeyAttestation, type IssuanceRuntime } from './runtime.ts';
 import { storeCredentials } from './store.ts';
-import { expectOk, interactionId, type IssuerWire } from './wire.ts';
+import { accessTokenOf, expectOk, interactionId, type IssuerWire } from './wire.ts';
 
 const DEFERRED_POLLS = 10;
 
@@ -15,11 +16,13 @@ export async function receiveCredentials(
   session: WalletSession,
   wire: IssuerWire,
   view: IssuerView,
-  token: Record<string, any>,
+  token: JsonObject,
   configurationIds: string[],
   options: { anonymous: boolean },
 ): Promise<Record<string, unknown>> {
-  const accessToken = { value: String(token.access_token), type: String(token.token_type ?? 'Bearer') };
+  const credentialEndpoint = view.credentialEndpoint;
+  if (!credentialEndpoint) throw new UpstreamError('The issuer metadata has no usable credential_endpoint');
+  const accessToken = accessTokenOf(token);
   const jwks = await issuerKeys(wire, view);
   const identifiers = credentialIdentifiers(token);
   const stored: string[] = [];
@@ -56,14 +59,7 @@ export async function receiveCredentials(
     const encryption = await credentialEncryption(view, rt.deps.settings.haipEnabled);
     if (encryption.response)
       request.credential_response_encryption = { jwk: encryption.response.publicJwk, enc: encryption.response.enc };
-    let response = await credentialRequest(
-      wire,
-      view.metadata.credential_endpoint,
-      request,
-      accessToken,
-      encryption,
-      'credential',
-    );
+    let response = await credentialRequest(wire, credentialEndpoint, request, accessToken, encryption, 'credential');
     let polls = 0;
     while (response.status === 202) {
       if (++polls > DEFERRED_POLLS || typeof view.metadata.deferred_credential_endpoint !== 'string')
@@ -121,7 +117,7 @@ export async function receiveCredentials(
 }
 
 /** `authorization_details[].credential_identifiers` of a token response, by configuration (behaviour 8). */
-function credentialIdentifiers(token: Record<string, any>): Map<string, string> {
+function credentialIdentifiers(token: JsonObject): Map<string, string> {
   const out = new Map<string, string>();
   for (const detail of Array.isArray(token.authorization_details) ? token.authorization_details : []) {
     const id = detail?.credential_identifiers?.[0];

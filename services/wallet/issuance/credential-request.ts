@@ -1,3 +1,4 @@
+import { isJsonObject, objectOf, arrayOf, memberAt, type JsonObject } from '../../untrusted/json.ts';
 import { CompactEncrypt, compactDecrypt, generateKeyPair, exportJWK, importJWK, type JWK } from 'jose';
 import { UpstreamError } from '../../outbound.ts';
 import type { IssuerView } from './discovery.ts';
@@ -11,14 +12,14 @@ export interface CredentialEncryption {
 
 /** Behaviours 6 and 7: encrypt the request when the issuer requires it; ask for an encrypted response when required or on the HAIP path. */
 export async function credentialEncryption(view: IssuerView, haipEnabled: boolean): Promise<CredentialEncryption> {
-  const requestEnc = view.metadata.credential_request_encryption;
-  const responseEnc = view.metadata.credential_response_encryption;
+  const requestEnc = objectOf(view.metadata.credential_request_encryption);
+  const responseEnc = objectOf(view.metadata.credential_response_encryption);
   const pickEnc = (values: unknown) => (Array.isArray(values) && values.includes('A256GCM') ? 'A256GCM' : 'A128GCM');
   const out: CredentialEncryption = {};
   if (requestEnc?.encryption_required === true) {
-    const jwk = (Array.isArray(requestEnc.jwks?.keys) ? requestEnc.jwks.keys : []).find(
-      (k: JWK) => k && (k.alg === 'ECDH-ES' || k.use === 'enc'),
-    );
+    const jwk: JWK | undefined = arrayOf(memberAt(requestEnc, 'jwks', 'keys'))
+      .filter(isJsonObject)
+      .find((k) => k.alg === 'ECDH-ES' || k.use === 'enc');
     if (!jwk) throw new UpstreamError('The issuer requires encrypted requests but publishes no ECDH-ES key');
     out.request = { jwk, enc: pickEnc(requestEnc.enc_values_supported) };
   }
@@ -41,7 +42,7 @@ export async function credentialRequest(
   accessToken: { value: string; type: string },
   encryption: CredentialEncryption,
   step: 'credential' | 'deferred',
-): Promise<{ status: number; body: Record<string, any> }> {
+): Promise<{ status: number; body: JsonObject }> {
   let jwe: string | undefined;
   if (encryption.request) {
     jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(body)))
@@ -69,7 +70,7 @@ export async function credentialRequest(
       });
       return {
         status: response.status,
-        body: JSON.parse(new TextDecoder().decode(plaintext)) as Record<string, any>,
+        body: JSON.parse(new TextDecoder().decode(plaintext)) as JsonObject,
       };
     } catch {
       throw new UpstreamError('The encrypted credential response does not decrypt with the wallet key');

@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../untrusted/json.ts';
 import type { JWK } from 'jose';
 import { oauthError } from '../../errors.ts';
 import { UpstreamError } from '../../outbound.ts';
@@ -6,9 +7,11 @@ import { expectOk, type IssuerWire } from './wire.ts';
 /** What the wallet learned about an issuer, after the trust rules passed. */
 export interface IssuerView {
   credentialIssuer: string;
-  metadata: Record<string, any>;
+  metadata: JsonObject;
+  /** The metadata's `credential_endpoint`, an http(s) URL (none for a resource reached by FAPI discovery). */
+  credentialEndpoint?: string;
   authorizationServer: string;
-  asMetadata: Record<string, any>;
+  asMetadata: JsonObject;
 }
 
 /** `https://host/path` + `/.well-known/<name>` inserted before the path (RFC 8414 §3, OpenID4VCI 1.0 §12.2.2). */
@@ -28,13 +31,13 @@ const isHttpUrl = (value: unknown): value is string => {
 };
 
 /** The issuer metadata trust rule (spec wallet behaviour 9): its `credential_issuer` is the one the offer named. */
-function checkIssuerIdentity(metadata: Record<string, any>, expected: string): void {
+function checkIssuerIdentity(metadata: JsonObject, expected: string): void {
   if (metadata.credential_issuer !== expected)
     throw oauthError('issuer_mismatch', `The issuer metadata names another credential_issuer than ${expected}`);
 }
 
 /** The discovery rule (spec wallet behaviour 4): the document's `issuer` is the one its URL implies; else nothing more is fetched. */
-function checkDiscoveredIssuer(metadata: Record<string, any>, expected: string): void {
+function checkDiscoveredIssuer(metadata: JsonObject, expected: string): void {
   if (metadata.issuer !== expected)
     throw oauthError(
       'discovery_issuer_mismatch',
@@ -46,12 +49,12 @@ function checkDiscoveredIssuer(metadata: Record<string, any>, expected: string):
  * The issuer's `credential_configurations_supported` as a map of the entries that are objects; the
  * metadata comes from the network, so anything else (an array, nulls, `__proto__`) is left out.
  */
-export function configurationsOf(metadata: Record<string, any> | undefined): Map<string, Record<string, any>> {
+export function configurationsOf(metadata: JsonObject | undefined): Map<string, JsonObject> {
   const raw: unknown = metadata?.credential_configurations_supported;
-  const out = new Map<string, Record<string, any>>();
+  const out = new Map<string, JsonObject>();
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
   for (const [id, value] of Object.entries(raw))
-    if (value && typeof value === 'object' && !Array.isArray(value)) out.set(id, value as Record<string, any>);
+    if (value && typeof value === 'object' && !Array.isArray(value)) out.set(id, value as JsonObject);
   return out;
 }
 
@@ -76,8 +79,8 @@ export async function discoverIssuer(
     'The credential issuer metadata',
   ).json;
   checkIssuerIdentity(metadata, credentialIssuer);
-  if (!metadata.credential_endpoint || !isHttpUrl(metadata.credential_endpoint))
-    throw new UpstreamError('The issuer metadata has no usable credential_endpoint');
+  const credentialEndpoint = metadata.credential_endpoint;
+  if (!isHttpUrl(credentialEndpoint)) throw new UpstreamError('The issuer metadata has no usable credential_endpoint');
   const servers = Array.isArray(metadata.authorization_servers) ? metadata.authorization_servers.filter(isHttpUrl) : [];
   const asIssuer =
     authorizationServer && (servers.length === 0 || servers.includes(authorizationServer))
@@ -88,7 +91,7 @@ export async function discoverIssuer(
     'The authorization server metadata',
   ).json;
   checkDiscoveredIssuer(asMetadata, asIssuer);
-  return { credentialIssuer, metadata, authorizationServer: asIssuer, asMetadata };
+  return { credentialIssuer, metadata, credentialEndpoint, authorizationServer: asIssuer, asMetadata };
 }
 
 /**
@@ -98,7 +101,7 @@ export async function discoverIssuer(
 export async function discoverOpenIdProvider(
   wire: IssuerWire,
   discoveryUrl: string,
-): Promise<{ issuer: string; metadata: Record<string, any> }> {
+): Promise<{ issuer: string; metadata: JsonObject }> {
   const suffix = '/.well-known/openid-configuration';
   if (!isHttpUrl(discoveryUrl) || !new URL(discoveryUrl).pathname.endsWith(suffix))
     throw oauthError('invalid_request', `discovery_url must be a full …${suffix} URL`);

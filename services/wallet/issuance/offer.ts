@@ -1,3 +1,4 @@
+import { isJsonObject, stringsOf, type JsonObject } from '../../untrusted/json.ts';
 import { OAuthError, oauthError } from '../../errors.ts';
 import { expectOk, type IssuerWire } from './wire.ts';
 
@@ -18,14 +19,64 @@ export interface CredentialOffer {
 
 const invalidOffer = (description: string) => oauthError('invalid_request', `offer: ${description}`);
 
+type Grants = NonNullable<CredentialOffer['grants']>;
+type PreAuthorizedGrant = NonNullable<Grants[typeof PRE_AUTHORIZED_GRANT]>;
+
+/** Optional string members of a grant, each refused when present as anything else. */
+function optionalStrings(from: JsonObject, names: string[], where: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = from[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw invalidOffer(`${where}.${name} must be a string`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The pre-authorized code grant (OpenID4VCI 1.0 §4.1.1): its code, and a `tx_code` object when one is asked. */
+function checkPreAuthorizedGrant(grant: unknown): PreAuthorizedGrant {
+  if (!isJsonObject(grant) || typeof grant['pre-authorized_code'] !== 'string')
+    throw invalidOffer('the pre-authorized_code grant needs a pre-authorized_code');
+  const txCode = grant.tx_code;
+  if (txCode !== undefined && !isJsonObject(txCode)) throw invalidOffer('tx_code must be an object');
+  if (txCode && txCode.length !== undefined && !Number.isInteger(txCode.length))
+    throw invalidOffer('tx_code.length must be an integer');
+  return {
+    'pre-authorized_code': grant['pre-authorized_code'],
+    ...optionalStrings(grant, ['authorization_server'], 'pre-authorized_code'),
+    ...(txCode
+      ? {
+          tx_code: {
+            ...(typeof txCode.length === 'number' ? { length: txCode.length } : {}),
+            ...optionalStrings(txCode, ['input_mode', 'description'], 'tx_code'),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The grants the wallet knows, each checked; grants of other types are left out. */
+function checkGrants(grants: unknown): Grants {
+  if (!isJsonObject(grants)) throw invalidOffer('grants must be an object');
+  const pre = grants[PRE_AUTHORIZED_GRANT];
+  const code = grants.authorization_code;
+  if (code !== undefined && !isJsonObject(code)) throw invalidOffer('the authorization_code grant must be an object');
+  return {
+    ...(pre !== undefined ? { [PRE_AUTHORIZED_GRANT]: checkPreAuthorizedGrant(pre) } : {}),
+    ...(code
+      ? { authorization_code: optionalStrings(code, ['issuer_state', 'authorization_server'], 'authorization_code') }
+      : {}),
+  };
+}
+
 /** The shape rule of a credential offer (OpenID4VCI 1.0 §4.1.1). */
 function checkOffer(value: unknown): CredentialOffer {
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw invalidOffer('a credential offer is a JSON object');
-  const offer = value as Record<string, any>;
-  if (typeof offer.credential_issuer !== 'string' || !/^https?:\/\//.test(offer.credential_issuer))
+  if (!isJsonObject(value)) throw invalidOffer('a credential offer is a JSON object');
+  const issuer = value.credential_issuer;
+  if (typeof issuer !== 'string' || !/^https?:\/\//.test(issuer))
     throw invalidOffer('credential_issuer must be an http(s) URL');
-  const ids = offer.credential_configuration_ids;
+  const ids = value.credential_configuration_ids;
   if (
     !Array.isArray(ids) ||
     ids.length === 0 ||
@@ -33,12 +84,11 @@ function checkOffer(value: unknown): CredentialOffer {
     ids.some((id) => typeof id !== 'string' || id.length > 200)
   )
     throw invalidOffer('credential_configuration_ids must be a non-empty array of strings');
-  if (offer.grants !== undefined && (typeof offer.grants !== 'object' || Array.isArray(offer.grants)))
-    throw invalidOffer('grants must be an object');
-  const pre = offer.grants?.[PRE_AUTHORIZED_GRANT];
-  if (pre !== undefined && (typeof pre !== 'object' || typeof pre['pre-authorized_code'] !== 'string'))
-    throw invalidOffer('the pre-authorized_code grant needs a pre-authorized_code');
-  return offer as CredentialOffer;
+  return {
+    credential_issuer: issuer,
+    credential_configuration_ids: stringsOf(ids),
+    ...(value.grants !== undefined ? { grants: checkGrants(value.grants) } : {}),
+  };
 }
 
 /**
@@ -47,10 +97,10 @@ function checkOffer(value: unknown): CredentialOffer {
  * by reference it is fetched through the outbound guard.
  */
 export async function resolveOffer(wire: IssuerWire, input: unknown): Promise<CredentialOffer> {
-  if (input && typeof input === 'object' && !Array.isArray(input)) {
-    const ref = (input as Record<string, unknown>).credential_offer_uri;
+  if (isJsonObject(input)) {
+    const ref = input.credential_offer_uri;
     if (typeof ref === 'string') return fetchOffer(wire, ref);
-    const byValue = (input as Record<string, unknown>).credential_offer;
+    const byValue = input.credential_offer;
     return checkOffer(byValue ?? input);
   }
   if (typeof input !== 'string' || input.length > 16_384)

@@ -1,3 +1,4 @@
+import { memberAt, type JsonObject } from '../../untrusted/json.ts';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { keyProofHeader, keyProofPayload, signKeyProof } from '../../issuer/proofs.ts';
 import { generateHolderKey, publicJwkOf, type KeyPair } from '../../credentials/keys/index.ts';
@@ -10,9 +11,9 @@ export const WALLET_BATCH_CAP = 3;
 const KEY_ATTESTATION_TTL_S = 300;
 
 /** How many proofs to send (spec wallet behaviour 5): one, or min(batch_size, 3) when the issuer offers batches. */
-export function proofCount(metadata: Record<string, any>): number {
-  const size = metadata.batch_credential_issuance?.batch_size;
-  return Number.isInteger(size) && size > 1 ? Math.min(size, WALLET_BATCH_CAP) : 1;
+export function proofCount(metadata: JsonObject): number {
+  const size = memberAt(metadata, 'batch_credential_issuance', 'batch_size');
+  return typeof size === 'number' && Number.isInteger(size) && size > 1 ? Math.min(size, WALLET_BATCH_CAP) : 1;
 }
 
 /** Pairwise-distinct proof keys: the key the credential must be bound to first, then fresh ones. */

@@ -1,3 +1,4 @@
+import { memberAt, type JsonObject } from '../../untrusted/json.ts';
 import type { Clock } from '../../clock.ts';
 import { clientRequest } from '../../oauth/client-kit.ts';
 import { generateHolderKey, type KeyPair } from '../../credentials/keys/index.ts';
@@ -23,8 +24,8 @@ export interface IssuanceDeps {
 }
 
 /** A configuration whose JWT proofs must carry key attestations (HAIP). */
-export const needsKeyAttestation = (configuration: Record<string, any> | undefined) =>
-  configuration?.proof_types_supported?.jwt?.key_attestations_required !== undefined;
+export const needsKeyAttestation = (configuration: JsonObject | undefined) =>
+  memberAt(configuration, 'proof_types_supported', 'jwt', 'key_attestations_required') !== undefined;
 
 /** What every step of the wallet's issuance shares: its dependencies, the clock in seconds, the wires. */
 export class IssuanceRuntime {
@@ -48,7 +49,7 @@ export class IssuanceRuntime {
   }
 
   /** A wire for one exchange: DPoP when the AS lists algorithms, attestation once HAIP material is on. */
-  async wire(recorder: ExchangeRecorder, asMetadata?: Record<string, any>): Promise<IssuerWire> {
+  async wire(recorder: ExchangeRecorder, asMetadata?: JsonObject): Promise<IssuerWire> {
     const dpop =
       Array.isArray(asMetadata?.dpop_signing_alg_values_supported) &&
       asMetadata.dpop_signing_alg_values_supported.includes('ES256')
@@ -99,7 +100,7 @@ export class IssuanceRuntime {
   }
 
   /** The token request (DPoP and attestation as the wire was built for). */
-  async token(wire: IssuerWire, view: IssuerView, form: Record<string, string>): Promise<Record<string, any>> {
+  async token(wire: IssuerWire, view: IssuerView, form: Record<string, string>): Promise<JsonObject> {
     const endpoint = view.asMetadata.token_endpoint;
     if (typeof endpoint !== 'string') throw new UpstreamError('The authorization server has no token_endpoint');
     const token = expectOk(

@@ -13,7 +13,7 @@ import {
 } from './discovery.ts';
 import { PRE_AUTHORIZED_GRANT, resolveOffer } from './offer.ts';
 import { errorToken, withExchanges } from './outcome.ts';
-import { IssuanceRuntime, type IssuanceDeps } from './runtime.ts';
+import { IssuanceRuntime, needsKeyAttestation, type IssuanceDeps } from './runtime.ts';
 import { importRawCredential } from './store.ts';
 import { expectOk } from './wire.ts';
 
@@ -118,9 +118,8 @@ export class WalletIssuance {
       return body.credential_configuration_id;
     }
     const format = body.credential_format ?? this.rt.deps.settings.defaultCredentialFormat;
-    const haip = (c: Record<string, any>) => c.proof_types_supported?.jwt?.key_attestations_required !== undefined;
     const found = [...configurations].find(
-      ([, c]) => c.format === format && (this.rt.deps.settings.haipEnabled || !haip(c)),
+      ([, c]) => c.format === format && (this.rt.deps.settings.haipEnabled || !needsKeyAttestation(c)),
     );
     if (!found) throw invalidRequest(`The issuer offers no configuration of format ${format}`);
     return found[0];

@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../untrusted/json.ts';
 import { randomUUID } from 'node:crypto';
 import { signDPoPProof } from '../../dpop/create.ts';
 import { dpopNonceAsked } from '../../oauth/client-kit.ts';
@@ -23,7 +24,7 @@ export interface WireResponse {
   status: number;
   headers: Record<string, string>;
   /** The parsed JSON body, when it is JSON. */
-  json?: Record<string, any>;
+  json?: JsonObject;
   text: string;
 }
 
@@ -168,11 +169,11 @@ export class IssuerWire {
     note?: string,
   ): Promise<WireResponse> {
     const text = response.body.length <= MAX_TEXT ? response.body.toString('utf8') : '';
-    let json: Record<string, any> | undefined;
+    let json: JsonObject | undefined;
     if (/json/.test(response.headers['content-type'] ?? '')) {
       try {
         const parsed: unknown = JSON.parse(text);
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, any>;
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as JsonObject;
       } catch {
         json = undefined;
       }
@@ -212,12 +213,19 @@ export class IssuerWire {
   }
 }
 
+/** The access token of a token response (RFC 6749 §5.1) as the resource calls send it; no string token is an upstream error. */
+export function accessTokenOf(token: JsonObject): { value: string; type: string } {
+  const { access_token: value, token_type: type } = token;
+  if (typeof value !== 'string' || value === '') throw new UpstreamError('The token response carries no access_token');
+  return { value, type: typeof type === 'string' ? type : 'Bearer' };
+}
+
 /** A 2xx answer, else the 502 the caller sees (status and an error token at most, never the body). */
 export function expectOk(
   response: WireResponse,
   what: string,
   statuses: number[] = [200],
-): WireResponse & { json: Record<string, any> } {
+): WireResponse & { json: JsonObject } {
   if (!statuses.includes(response.status))
     throw new UpstreamError(
       `${what} answered HTTP ${response.status}`,
@@ -226,5 +234,5 @@ export function expectOk(
     );
   if (!response.json && response.status !== 204)
     throw new UpstreamError(`${what} did not answer a JSON object`, response.status);
-  return response as WireResponse & { json: Record<string, any> };
+  return response as WireResponse & { json: JsonObject };
 }

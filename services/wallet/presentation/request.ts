@@ -1,3 +1,4 @@
+import { memberAt, type JsonObject } from '../../untrusted/json.ts';
 import { CLOCK_SKEW_S, failedTimeClaim } from '../../crypto/time-claims.ts';
 import { X509Certificate } from 'node:crypto';
 import {
@@ -13,6 +14,7 @@ import { resolveVerificationKey } from '../../credentials/keys/resolve.ts';
 import { validateX5c } from '../../credentials/x509/x5c.ts';
 import { randomToken } from '../../crypto/random.ts';
 import { oauthError, invalidRequest } from '../../errors.ts';
+import { jwksKeys } from '../../untrusted/jwk.ts';
 import { wellKnown } from '../issuance/discovery.ts';
 import { expectOk, type IssuerWire } from '../issuance/wire.ts';
 
@@ -20,7 +22,7 @@ import { expectOk, type IssuerWire } from '../issuance/wire.ts';
 export interface ResolvedRequest {
   clientId: string;
   prefix: string;
-  params: Record<string, any>;
+  params: JsonObject;
   /** Whether the request's signature and client identifier were verified for its prefix. */
   verified: boolean;
   error?: string;
@@ -86,11 +88,11 @@ const parseJsonParam = (value: unknown, name: string) => {
 export async function loadRequest(
   wire: IssuerWire,
   input: Record<string, string>,
-): Promise<{ params: Record<string, any>; jwt?: string }> {
+): Promise<{ params: JsonObject; jwt?: string }> {
   if (input.request !== undefined)
     throw refused('request objects by value (request=) are not accepted: use request_uri');
   if (input.request_uri === undefined) {
-    const params: Record<string, any> = { ...input };
+    const params: JsonObject = { ...input };
     for (const name of ['dcql_query', 'client_metadata', 'transaction_data'])
       if (params[name] !== undefined) params[name] = parseJsonParam(params[name], name);
     return { params };
@@ -116,9 +118,9 @@ export async function loadRequest(
   );
   if (fetched.status !== 200) expectOk(fetched, 'The request URI');
   const jwt = fetched.text.trim();
-  let payload: Record<string, any>;
+  let payload: JsonObject;
   try {
-    payload = decodeJwt(jwt) as Record<string, any>;
+    payload = decodeJwt(jwt) as JsonObject;
   } catch {
     throw refused('The request URI did not answer a signed request object');
   }
@@ -132,7 +134,7 @@ export async function loadRequest(
 /** The authentication rule of each client identifier prefix (OpenID4VP 1.0 §5.9.3; spec wallet behaviour 2 and section 7). */
 export async function authenticateRequest(
   wire: IssuerWire,
-  loaded: { params: Record<string, any>; jwt?: string },
+  loaded: { params: JsonObject; jwt?: string },
   trust: RequestTrust,
 ): Promise<ResolvedRequest> {
   const { params, jwt } = loaded;
@@ -145,9 +147,9 @@ export async function authenticateRequest(
     return { ...base, verified: false, error: 'redirect_uri requests are not authenticated' };
   }
   if (!jwt) throw refused(`${prefix} requests must be signed request objects passed by reference`);
-  let header: Record<string, any>;
+  let header: JsonObject;
   try {
-    header = decodeProtectedHeader(jwt) as Record<string, any>;
+    header = decodeProtectedHeader(jwt) as JsonObject;
   } catch {
     throw refused('The request object header is not readable');
   }
@@ -189,7 +191,7 @@ export async function authenticateRequest(
           error: 'the leaf certificate does not name the client identifier in its subjectAltName',
         };
       // Over the DC API there is no response_uri: the browser's origin stands in (checked against expected_origins).
-      if (params.response_uri !== undefined && new URL(String(params.response_uri)).hostname !== identifier)
+      if (params.response_uri !== undefined && new URL(responseUriOf(params)).hostname !== identifier)
         return { ...base, verified: false, error: 'the response URI host is not the client identifier' };
     }
     return (await verifyWith(chain.leaf.publicKey))
@@ -212,9 +214,9 @@ export async function authenticateRequest(
   }
   // verifier_attestation: only attestations of configured issuers count (spec section 7).
   const attestation = typeof header.jwt === 'string' ? header.jwt : '';
-  let claims: Record<string, any>;
+  let claims: JsonObject;
   try {
-    claims = decodeJwt(attestation) as Record<string, any>;
+    claims = decodeJwt(attestation) as JsonObject;
   } catch {
     return { ...base, verified: false, error: 'the request carries no verifier attestation (jwt header)' };
   }
@@ -230,7 +232,7 @@ export async function authenticateRequest(
     return { ...base, verified: false, error: 'the attestation issuer metadata does not name it or has no jwks_uri' };
   const jwks = expectOk(await wire.call('jwks', metadata.jwks_uri), 'The attestation issuer JWKS').json;
   try {
-    const { payload } = await jwtVerify(attestation, createLocalJWKSet(jwks as { keys: JWK[] }), {
+    const { payload } = await jwtVerify(attestation, createLocalJWKSet({ keys: jwksKeys(jwks) }), {
       typ: 'verifier-attestation+jwt',
       issuer: String(claims.iss),
       currentDate: new Date(trust.nowS * 1000),
@@ -252,15 +254,22 @@ export async function authenticateRequest(
   }
 }
 
+/** The request's `response_uri`, an http(s) URL, which every request answered by direct post carries. */
+export function responseUriOf(params: JsonObject): string {
+  const uri = params.response_uri;
+  if (typeof uri !== 'string' || !/^https?:\/\//.test(uri) || !URL.canParse(uri))
+    throw refused('response_uri is required (an http(s) URL)');
+  return uri;
+}
+
 /** The request rules every prefix shares: response mode, response URI, nonce, DCQL (transaction data: `requestTransactions`). */
-export function checkRequestParams(params: Record<string, any>): void {
+export function checkRequestParams(params: JsonObject): void {
   if (params.response_type !== 'vp_token') throw refused('response_type must be vp_token');
   if (params.response_mode !== 'direct_post' && params.response_mode !== 'direct_post.jwt')
     throw refused('response_mode must be direct_post or direct_post.jwt');
-  if (typeof params.response_uri !== 'string' || !/^https?:\/\//.test(params.response_uri))
-    throw refused('response_uri is required');
+  responseUriOf(params);
   if (typeof params.nonce !== 'string' || params.nonce === '') throw refused('nonce is required');
   if (!params.dcql_query || typeof params.dcql_query !== 'object') throw refused('dcql_query is required');
-  if (params.response_mode === 'direct_post.jwt' && !Array.isArray(params.client_metadata?.jwks?.keys))
+  if (params.response_mode === 'direct_post.jwt' && !Array.isArray(memberAt(params, 'client_metadata', 'jwks', 'keys')))
     throw invalidRequest('direct_post.jwt needs client_metadata.jwks');
 }

@@ -1,3 +1,5 @@
+import { jwksKeys } from '../../untrusted/jwk.ts';
+import { memberAt, type JsonObject } from '../../untrusted/json.ts';
 import type { JWK } from 'jose';
 import { encryptAnswer } from '../../oauth/client-kit.ts';
 import type { CredentialMatch } from '../../credentials/dcql/types.ts';
@@ -14,6 +16,7 @@ import { createJwtVp } from '../../credentials/w3c/jwt-vc.ts';
 import { createLdpVp } from '../../credentials/w3c/ldp-vc.ts';
 import { invalidRequest, oauthError } from '../../errors.ts';
 import { IssuerWire } from '../issuance/wire.ts';
+import { responseUriOf } from './request.ts';
 import { UpstreamError, upstreamErrorToken } from '../../outbound.ts';
 import type { HeldCredential, WalletSession } from '../sessions.ts';
 
@@ -36,11 +39,10 @@ export function disclosed(
 }
 
 /** Behaviour 1: the verifier's ECDH-ES key from client_metadata.jwks. */
-export function encryptionKey(params: Record<string, any>): JWK {
-  const keys = (params.client_metadata?.jwks?.keys ?? []) as JWK[];
+export function encryptionKey(params: JsonObject): JWK {
+  const keys = jwksKeys(memberAt(params, 'client_metadata', 'jwks'));
   const key = keys.find(
-    (k) =>
-      k && k.kty === 'EC' && (k.use === undefined || k.use === 'enc') && (k.alg === undefined || k.alg === 'ECDH-ES'),
+    (k) => k.kty === 'EC' && (k.use === undefined || k.use === 'enc') && (k.alg === undefined || k.alg === 'ECDH-ES'),
   );
   if (!key) throw invalidRequest('direct_post.jwt without an ECDH-ES key in client_metadata.jwks');
   return key;
@@ -77,7 +79,7 @@ export async function presentation(
   session: WalletSession,
   held: HeldCredential,
   paths: Array<Array<string | number>>,
-  params: Record<string, any>,
+  params: JsonObject,
   binding: PresentationBinding = {},
 ): Promise<unknown> {
   const { encryptionJwk, transactions, origin } = binding;
@@ -167,7 +169,7 @@ export async function sendResponse(
     );
   }
   const wire = new IssuerWire(deps.outbound, pending.recorder, deps.trustedOrigins);
-  const response = await wire.call('response', params.response_uri, { form });
+  const response = await wire.call('response', responseUriOf(params), { form });
   if (response.status < 200 || response.status >= 300)
     throw new UpstreamError(
       `The verifier's response URI answered HTTP ${response.status}`,

@@ -5,14 +5,21 @@ import { randomToken } from '../../crypto/random.ts';
 import { invalidRequest, OAuthError, oauthError } from '../../errors.ts';
 import type { DeviceKey } from '../device-key.ts';
 import type { ExchangeRecorder, WalletExchanges } from '../exchange.ts';
-import { configurationsOf, wellKnown } from '../issuance/discovery.ts';
 import type { WalletIssuance } from '../issuance/service.ts';
 import { IssuerWire } from '../issuance/wire.ts';
 import { type OutboundHttp } from '../../outbound.ts';
 import type { HeldStatus, WalletCredentialStatus } from '../credential-status.ts';
 import type { WalletSession } from '../sessions.ts';
 import type { WalletSettings } from '../settings.ts';
-import { authenticateRequest, checkRequestParams, loadRequest, requestInput, type ResolvedRequest } from './request.ts';
+import {
+  authenticateRequest,
+  checkRequestParams,
+  loadRequest,
+  requestInput,
+  responseUriOf,
+  type ResolvedRequest,
+} from './request.ts';
+import { inferConfiguration } from './inferred-configuration.ts';
 
 import { disclosed, encryptionKey, presentation, sendResponse } from './response.ts';
 import { presentThroughBrowser, type DcApiBody } from './dc-api.ts';
@@ -90,7 +97,7 @@ export class WalletPresentation {
       requireAuthenticated(resolved);
       checkRequestParams(resolved.params);
       const transactions = requestTransactions(resolved.params);
-      const trustedTarget = this.deps.trustedOrigins.has(new URL(resolved.params.response_uri).origin);
+      const trustedTarget = this.deps.trustedOrigins.has(new URL(responseUriOf(resolved.params)).origin);
       const pending: PendingRequest = {
         id: `req_${randomToken(12)}`,
         resolved,
@@ -111,7 +118,9 @@ export class WalletPresentation {
   async view(session: WalletSession, pending: PendingRequest): Promise<Record<string, unknown>> {
     const { resolved } = pending;
     const evaluation = await this.match(session, resolved.params.dcql_query as DcqlQuery);
-    const inferred = evaluation.satisfied ? undefined : await this.inferConfiguration(pending).catch(() => undefined);
+    const inferred = evaluation.satisfied
+      ? undefined
+      : await inferConfiguration(this.deps, pending).catch(() => undefined);
     return {
       request_id: pending.id,
       client_id: resolved.clientId,
@@ -168,26 +177,6 @@ export class WalletPresentation {
     }
   }
 
-  /** The issuer configuration a request asks for (format and doctype/vct of its first credential query), for auto-issuance. */
-  private async inferConfiguration(pending: PendingRequest): Promise<string | undefined> {
-    if (!pending.trustedTarget) return undefined;
-    const first = (pending.resolved.params.dcql_query as DcqlQuery).credentials?.[0];
-    if (!first) return undefined;
-    const wire = new IssuerWire(this.deps.outbound, pending.recorder, this.deps.trustedOrigins);
-    const response = await wire.call(
-      'metadata',
-      wellKnown(`${this.deps.settings.issuerBaseUrl}/oid4vci`, 'openid-credential-issuer'),
-    );
-    const configurations = configurationsOf(response.json);
-    const haip = (c: Record<string, any>) => c.proof_types_supported?.jwt?.key_attestations_required !== undefined;
-    const fits = (c: Record<string, any>) =>
-      c.format === first.format &&
-      (first.meta?.doctype_value === undefined || c.doctype === first.meta.doctype_value) &&
-      (first.meta?.vct_values === undefined || first.meta.vct_values.includes(c.vct));
-    const found = [...configurations].find(([, c]) => fits(c) && (this.deps.settings.haipEnabled || !haip(c)));
-    return found?.[0];
-  }
-
   /** `POST /api/present`: the selected credentials, exactly the asked claims, to the verifier's response URI. */
   async present(session: WalletSession, body: PresentBody): Promise<Record<string, unknown>> {
     const pending = body.request_id
@@ -199,7 +188,7 @@ export class WalletPresentation {
     const answer = await sendResponse(this.deps, pending, { vp_token: vpToken }, encryptionJwk);
     session.pending.delete(pending.id);
     await pending.recorder.presented(
-      resolved.params.response_uri,
+      responseUriOf(resolved.params),
       answer.upstream_status as number,
       presented,
       answer.enc as string | undefined,
@@ -213,7 +202,7 @@ export class WalletPresentation {
    */
   async vpTokenFor(session: WalletSession, pending: PendingRequest, body: PresentBody) {
     const { resolved } = pending;
-    const verifier = pending.origin ?? new URL(resolved.params.response_uri).origin;
+    const verifier = pending.origin ?? new URL(responseUriOf(resolved.params)).origin;
     if (!pending.trustedTarget && body.approve_external_trust !== true)
       throw oauthError(
         'external_approval_required',
@@ -288,7 +277,7 @@ export class WalletPresentation {
       !pending.trustedTarget
     )
       return;
-    const configuration = await this.inferConfiguration(pending);
+    const configuration = await inferConfiguration(this.deps, pending);
     if (!configuration) return;
     await this.deps.issuance.issue(session, { credential_configuration_id: configuration }, app);
   }

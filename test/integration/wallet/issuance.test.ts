@@ -219,4 +219,33 @@ describe('wallet OID4VCI client against our issuer', () => {
       'invalid_request',
     );
   });
+
+  it('refuses an offer whose grant members have the wrong type (OpenID4VCI 1.0 §4.1.1), naming the member', async () => {
+    const s = newSession();
+    const offer = (grants: unknown) => ({
+      offer: {
+        credential_issuer: `${main.url}/oid4vci`,
+        credential_configuration_ids: ['UniversityDegreeCredential'],
+        grants,
+      },
+    });
+    const pre = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+    const cases: Array<[unknown, string]> = [
+      [[], 'grants must be an object'],
+      [{ [pre]: { 'pre-authorized_code': 'code', authorization_server: 42 } }, 'authorization_server must be a string'],
+      [{ [pre]: { 'pre-authorized_code': 'code', tx_code: 'yes' } }, 'tx_code must be an object'],
+      [{ [pre]: { 'pre-authorized_code': 'code', tx_code: { length: '4' } } }, 'tx_code.length must be an integer'],
+      [{ [pre]: { 'pre-authorized_code': 'code', tx_code: { input_mode: 1 } } }, 'tx_code.input_mode must be a string'],
+      [{ authorization_code: { issuer_state: {} } }, 'authorization_code.issuer_state must be a string'],
+      [{ authorization_code: 'state' }, 'the authorization_code grant must be an object'],
+    ];
+    for (const [grants, description] of cases) {
+      const answer = await call(s, '/api/import', offer(grants));
+      expect(answer.status, description).toBe(400);
+      expect(answer.body.error).toBe('invalid_request');
+      expect(answer.body.error_description).toContain(description);
+      // Refused before any call: no hop to the issuer was made.
+      expect(answer.body._protocol_exchanges ?? []).toEqual([]);
+    }
+  });
 });
