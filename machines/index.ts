@@ -5,6 +5,7 @@ import { authorizationCodeMachine } from './authorization-code.ts';
 import { interactionMachine } from './interaction.ts';
 import { refreshFamilyMachine } from './refresh-family.ts';
 import { singleUseMachine } from './single-use.ts';
+import { clientPlacesMachine } from './client-places.ts';
 import { flowRunMachine } from './flow-run.ts';
 import { spiffeModeMachine } from './spiffe-mode.ts';
 import { svidRotationMachine } from './svid-rotation.ts';
@@ -34,6 +35,7 @@ export const MACHINES_BY_STREAM_PREFIX: Record<string, AnyStateMachine> = {
   refresh: refreshFamilyMachine,
   interaction: interactionMachine,
   once: singleUseMachine,
+  places: clientPlacesMachine,
   run: flowRunMachine,
   'spiffe-mode': spiffeModeMachine,
   'x509-svid': svidRotationMachine,

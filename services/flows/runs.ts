@@ -14,6 +14,7 @@ import type { RequestEdit } from './request-edit.ts';
 import { requireRunToken, runReadableWith } from './run-access.ts';
 import { AbandonedRuns } from './interrupted-runs.ts';
 import type { InstanceLiveness } from '../instances.ts';
+import type { ClientPlaces } from '../places/client-places.ts';
 import { runView, type RunView } from './run-view.ts';
 import { PAUSE_LIMIT_MS, RunEnded, RunStepper } from './stepping.ts';
 
@@ -48,13 +49,23 @@ export class FlowRuns {
       fingerprintKey: Uint8Array;
       /** Which instances run: a run whose instance is gone ends as interrupted. */
       liveness: InstanceLiveness;
+      /** Per-caller limits decided in the log: targeted runs per address. */
+      places: ClientPlaces;
     },
   ) {
     this.redact = redactor(deps.fingerprintKey);
     this.actors = ActorRuntime.of(log, flowRunMachine, 'run', 1_000);
     this.stepper = new RunStepper(this.actors, deps.clock, this.redact);
-    this.waits = new TargetWaits(this.actors, deps.clock, this.stepper, `${deps.base}/runs/callback`, this.redact);
     this.abandoned = new AbandonedRuns(log, this.actors, deps.clock, deps.liveness);
+    this.waits = new TargetWaits(
+      this.actors,
+      deps.clock,
+      this.stepper,
+      `${deps.base}/runs/callback`,
+      this.redact,
+      deps.places,
+      (runId) => this.abandoned.settle(runId),
+    );
   }
 
   executable(protocol: string, flow: string): boolean {
@@ -91,17 +102,9 @@ export class FlowRuns {
     if (!runner && target) throw invalidRequest(`${protocol}/${flowId} cannot run against a target of your own`);
     if (!runner)
       throw oauthError('flow_not_executable', `${protocol}/${flowId} is described but cannot be run in this build`);
-    if (target) {
-      this.waits.reserve(client);
-      try {
-        await this.deps.targets!.admit(targetOrigin(target));
-      } catch (error) {
-        this.waits.end(client);
-        throw error;
-      }
-    }
-    const { mode, ...runOptions } = options;
     const id = randomToken(12);
+    if (target) await this.waits.admit(client, id, () => this.deps.targets!.admit(targetOrigin(target)));
+    const { mode, ...runOptions } = options;
     // A 128-bit capability, shown once and kept only as its hash: step mode's controls, and the only
     // way to read a targeted run (services/flows/run-access.ts).
     const stepped = mode === 'step';
@@ -118,8 +121,8 @@ export class FlowRuns {
         ...(runToken ? { run_token_hash: sha256(runToken) } : {}),
         instance: this.deps.liveness.self,
       })
-      .catch((error: unknown) => {
-        if (target) this.waits.end(client);
+      .catch(async (error: unknown) => {
+        if (target) await this.waits.end(client, id);
         throw error;
       });
     const firstStop = this.stepper.nextStop(id);
@@ -128,9 +131,8 @@ export class FlowRuns {
       flow.steps.find((s) => s.name === name || name.toLowerCase().startsWith(s.name.toLowerCase()))?.description;
     const gate = stepped ? this.stepper.gate(id, explain) : undefined;
     const done = this.execute({ id, steps: flow.steps, runner, options: runOptions, gate, target, client }).finally(
-      () => {
-        if (target) this.waits.end(client);
-      },
+      // A place not given back (the log failing here) lapses when next counted: the run has ended.
+      () => (target ? this.waits.end(client, id).catch(() => undefined) : undefined),
     );
     return { id, done, firstStop, targeted: target !== undefined, ...(runToken ? { runToken } : {}) };
   }
@@ -260,9 +262,11 @@ export class FlowRuns {
     return pausedAt !== undefined && this.deps.clock.now() - pausedAt >= PAUSE_LIMIT_MS;
   }
 
-  private async expire(id: string): Promise<void> {
+  /** Ends a paused run as expired; answers true (the run has ended). */
+  private async expire(id: string): Promise<true> {
     if (this.stepper.holds(id)) await this.stepper.command(id, { kind: 'expire' });
     else await this.actors.execute(id, { type: 'run.expired', at: this.deps.clock.now() });
+    return true;
   }
 
   /** A run as the log holds it (secrets redacted), or undefined. */
@@ -271,14 +275,11 @@ export class FlowRuns {
     if (events.length === 0) return undefined;
     const last = events.at(-1)!;
     // A run read after its pause lapsed, or whose instance is gone, is ended first: nobody sees it under way for ever.
-    if (await this.abandoned.settle(id)) {
-      events = await this.log.readStream(`run:${id}`);
-    } else if (last.type === 'run.paused' && this.expired(last.at)) {
-      await this.expire(id);
-      events = await this.log.readStream(`run:${id}`);
-    } else if (last.type === 'run.awaiting_user' && (await this.waits.expireIfLapsed(id, last.at))) {
-      events = await this.log.readStream(`run:${id}`);
-    }
+    const ended =
+      (await this.abandoned.settle(id)) ||
+      (last.type === 'run.paused' && this.expired(last.at) && (await this.expire(id))) ||
+      (last.type === 'run.awaiting_user' && (await this.waits.expireIfLapsed(id, last.at)));
+    if (ended) events = await this.log.readStream(`run:${id}`);
     return this.fold(id, events);
   }
 

@@ -24,6 +24,13 @@ function edgesOf(node: DirectedGraphNode, out: Edge[] = []): Edge[] {
 /**
  * The shortest event path from the initial state to every state, over the machine's directed graph
  * (xstate/graph `toDirectedGraph`), each step with the guard it needs. A state no path reaches is absent.
+ *
+ * These are the definition's paths, guards named, not a simulation. xstate/graph's `getShortestPaths`
+ * answers another question (which snapshots events reach, guards evaluated on a simulated context) and
+ * cannot give these: measured on 2026-11-29 over the published machines without event payloads, it
+ * throws on `agent` (its guards read payload members) and `setReceiver` (a guard it cannot evaluate),
+ * reaches 2 of 4 states of `authorizationCode` and 2 of 5 of `interaction`, and exhausts a 4 GB heap
+ * on a machine whose context grows with every event.
  */
 export function shortestPaths(machine: AnyStateMachine): Record<string, PathStep[]> {
   const graph = toDirectedGraph(machine);

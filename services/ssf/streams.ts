@@ -15,6 +15,8 @@ import type { KeyRing } from '../keys.ts';
 import { POLL, type SsfSettings } from './configuration.ts';
 import { EVENTS_SUPPORTED, STREAM_UPDATED, VERIFICATION } from './event-types.ts';
 import * as rules from './requests.ts';
+import type { ClientPlaces, PlaceRule } from '../places/client-places.ts';
+import { streamPlaces } from './stream-places.ts';
 import type { Sealer } from './sealed.ts';
 import { issuedSet, type SetEvent } from './set.ts';
 import { subjectFault, subjectKey } from './subjects.ts';
@@ -28,6 +30,8 @@ export interface SsfDeps {
   clock: Clock;
   settings: SsfSettings;
   sealer: Sealer;
+  /** Per-client limits decided in the log: a client's live streams. */
+  places: ClientPlaces;
   /** Refuses a push endpoint the outbound guard would refuse, before anything is stored. */
   vetEndpoint(url: string): Promise<void>;
   /** The live streams' ids, from a read model (projections/live-ssf-streams.ts), oldest first. */
@@ -45,8 +49,12 @@ export interface SsfDeps {
 export class SsfStreams {
   readonly actors: ActorRuntime<typeof ssfStreamMachine>;
 
+  /** A client's places: each live stream holds one; a deleted or never-created stream holds none. */
+  private readonly streamPlaces: PlaceRule;
+
   constructor(private readonly deps: SsfDeps) {
     this.actors = ActorRuntime.of(deps.log, ssfStreamMachine, 'ssf-stream');
+    this.streamPlaces = streamPlaces(deps.settings.maxStreamsPerClient, deps.live, this.actors);
   }
 
   private now(): number {
@@ -117,46 +125,37 @@ export class SsfStreams {
     };
   }
 
-  /** Stream creations under way, per client: each waits for the one before, so the count it checks is exact. */
-  private readonly creating = new Map<string, Promise<unknown>>();
-
   /**
    * `POST /ssf/streams` (SSF 1.0 §8.1.1.1): 201 with the configuration; a client holds at most five.
-   * A client's creations run one at a time in this process, so concurrent requests cannot both take the
-   * last place (the count and the creation are one turn for that client).
+   * The new stream takes one of the client's places first (services/places/client-places.ts: one turn
+   * of the log, so concurrent requests, on any instance, cannot both take the last place).
    */
-  create(clientId: string, raw: unknown): Promise<ReturnType<SsfStreams['view']>> {
-    const before = this.creating.get(clientId) ?? Promise.resolve();
-    const mine = before.catch(() => undefined).then(() => this.createNow(clientId, raw));
-    const settled = mine.catch(() => undefined);
-    this.creating.set(clientId, settled);
-    void settled.then(() => {
-      if (this.creating.get(clientId) === settled) this.creating.delete(clientId);
-    });
-    return mine;
-  }
-
-  private async createNow(clientId: string, raw: unknown) {
+  async create(clientId: string, raw: unknown): Promise<ReturnType<SsfStreams['view']>> {
     const body = rules.objectBody(raw);
     const requested = body.events_requested === undefined ? [] : rules.eventsRequested(body.events_requested);
     const description = body.description === undefined ? undefined : rules.description(body.description);
     const deliveryRequest = rules.delivery(body.delivery);
-    if ((await this.ofClient(clientId)).length >= this.deps.settings.maxStreamsPerClient)
+    const streamId = randomToken(16);
+    if (!(await this.deps.places.take(this.streamPlaces, clientId, streamId)))
       throw oauthError(
         'invalid_request:forbidden',
         `A client may hold at most ${this.deps.settings.maxStreamsPerClient} streams; delete one first`,
       );
-    const streamId = randomToken(16);
-    const outcome = await this.actors.create(streamId, {
-      type: 'ssf.stream_created',
-      at: this.now(),
-      client_id: clientId,
-      delivery: await this.deliveryOf(streamId, deliveryRequest),
-      events_requested: requested,
-      events_delivered: rules.eventsDelivered(requested),
-      ...(description !== undefined ? { description } : {}),
-    });
-    return this.view(streamId, outcome.snapshot.context);
+    try {
+      const outcome = await this.actors.create(streamId, {
+        type: 'ssf.stream_created',
+        at: this.now(),
+        client_id: clientId,
+        delivery: await this.deliveryOf(streamId, deliveryRequest),
+        events_requested: requested,
+        events_delivered: rules.eventsDelivered(requested),
+        ...(description !== undefined ? { description } : {}),
+      });
+      return this.view(streamId, outcome.snapshot.context);
+    } catch (error) {
+      await this.deps.places.release(this.streamPlaces, clientId, streamId);
+      throw error;
+    }
   }
 
   /** `PATCH` (update) and `PUT` (replace) `/ssf/streams` (SSF 1.0 §8.1.1.3, §8.1.1.4). */
@@ -196,6 +195,7 @@ export class SsfStreams {
   async remove(clientId: string, streamId: string) {
     await this.owned(clientId, streamId);
     await this.actors.execute(streamId, { type: 'ssf.stream_deleted', at: this.now() });
+    await this.deps.places.release(this.streamPlaces, clientId, streamId);
   }
 
   async status(clientId: string, streamId: string) {

@@ -22,7 +22,7 @@ import { scimBodyOf } from '../../../services/scim/errors.ts';
 /** The SCIM service provider's paths: errors there carry RFC 7644 §3.12's members too. */
 const isScimPath = (path: string) => path === '/scim/v2' || path.startsWith('/scim/v2/');
 
-export { createMainProjections } from './graph.ts';
+export { createMainProjections } from './projections.ts';
 
 export interface MainOrigin {
   app: FastifyInstance;

@@ -20,6 +20,7 @@ import { isOwnReceiverEndpoint } from '../../../services/ssf/requests.ts';
 import { oauthError } from '../../../services/errors.ts';
 import { keyedFingerprint } from '../../../services/crypto/fingerprint.ts';
 import { GuardedHttp } from '../../outbound/guarded-http.ts';
+import type { ClientPlaces } from '../../../services/places/client-places.ts';
 
 /** What a management call presents: its `Authorization` and DPoP headers, method and URL. */
 interface SsfCall {
@@ -65,6 +66,7 @@ export function buildSsf(
     keys: KeyRing;
     clock: Clock;
     live: LiveSsfStreams;
+    places: ClientPlaces;
     statusLists: StatusLists;
     outbound: GuardedHttp;
     /** `{base}/oauth2`'s tokens with scope `ssf` (graph.ts). */
@@ -83,6 +85,7 @@ export function buildSsf(
     settings,
     sealer,
     live: shared.live,
+    places: shared.places,
     // Our origin only at a receiver's events path; every other destination through the outbound guard.
     vetEndpoint: async (url) => {
       if (new URL(url).origin !== new URL(base).origin) return outbound.vet(url);

@@ -9,15 +9,7 @@ import { GuardedHttp } from '../../outbound/guarded-http.ts';
 import { targetDeps } from '../../outbound/guarded-transport.ts';
 import type { Clock } from '../../../services/clock.ts';
 import type { SigningAlg } from '../../../services/keys.ts';
-import { AgentRegistry } from '../../../projections/agent-registry.ts';
-import { CredentialStatus } from '../../../projections/credential-status.ts';
-import { LiveSsfStreams } from '../../../projections/live-ssf-streams.ts';
-import { ScimResources } from '../../../projections/scim-resources.ts';
-import { RevocationFeed } from '../../../projections/revocation-feed.ts';
-import { RevokedAccessTokens } from '../../../projections/revoked-access-tokens.ts';
-import { RunIndex } from '../../../projections/run-index.ts';
 import { ProjectionRunner } from '../../../projections/runner.ts';
-import type { Projection } from '../../../projections/types.ts';
 import { AgentAuthService } from '../../../services/agentauth/service.ts';
 import { agentAuthSettings } from '../../../services/agentauth/settings.ts';
 import { AgentTokens } from '../../../services/agentauth/tokens.ts';
@@ -32,6 +24,7 @@ import { FlowRuns } from '../../../services/flows/runs.ts';
 import { LookingGlass, ourIssuers } from '../../../services/lookingglass/service.ts';
 import { MachineRegistry } from '../../../services/machines/registry.ts';
 import { TokenRuns } from '../../../services/mcp/token-runs.ts';
+import { ClientPlaces } from '../../../services/places/client-places.ts';
 import { mcpServerConfig } from '../../../services/mcp/config.ts';
 import { MCP_READ } from '../../../services/oauth/scopes.ts';
 import { StreamReaders } from '../../../services/streams/readers.ts';
@@ -47,34 +40,13 @@ import { buildSsf } from './graph-ssf.ts';
 import { buildScim } from './graph-scim.ts';
 import { buildSaml } from './graph-saml.ts';
 import { SignInSessions } from '../../../services/sessions/sign-in-sessions.ts';
-import { MAIN_KEYS, MAIN_PROJECTIONS } from './routes.ts';
+import { MAIN_KEYS } from './routes.ts';
+import { createMainProjections } from './projections.ts';
 
 const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 const CONTENT_DIR = join(ROOT_DIR, 'content');
 /** Step mode: how often paused runs are looked at (a run left paused for 10 minutes ends as expired). */
 const IDLE_SWEEP_MS = 30_000;
-
-/** Every read model the main origin keeps in its log's database. */
-export function createMainProjections() {
-  const registry = new AgentRegistry();
-  const feed = new RevocationFeed();
-  const revokedAccessTokens = new RevokedAccessTokens();
-  const runIndex = new RunIndex();
-  const credentialStatus = new CredentialStatus();
-  const liveSsfStreams = new LiveSsfStreams();
-  const scimResources = new ScimResources();
-  const all: Projection[] = [
-    registry,
-    feed,
-    revokedAccessTokens,
-    runIndex,
-    credentialStatus,
-    liveSsfStreams,
-    scimResources,
-    ...MAIN_PROJECTIONS.map((make) => make()),
-  ];
-  return { registry, feed, revokedAccessTokens, runIndex, credentialStatus, liveSsfStreams, scimResources, all };
-}
 
 export interface GraphOptions {
   clock: Clock;
@@ -153,6 +125,8 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     const { idp } = await saml.services();
     return { entityId: idp.identity.entityId, signing: idp.identity.signing };
   };
+  // Per-caller limits decided in the log (SSF streams per client, targeted runs per address).
+  const places = new ClientPlaces(log, clock);
   const flowRuns = new FlowRuns(
     log,
     catalog,
@@ -169,6 +143,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
       targets: targetDeps(outbound, targetFlowRunners(samlLab)),
       fingerprintKey: keys.secret('fingerprint'),
       liveness,
+      places,
     },
   );
   const streamReaders = new StreamReaders();
@@ -177,6 +152,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     keys,
     clock,
     live: read.liveSsfStreams,
+    places,
     statusLists: credentials.credentialStatus.lists,
     outbound,
     guard: oauth.guard({ scope: 'ssf', say: { missing: 'An access token with scope ssf is required' } }),

@@ -1,4 +1,5 @@
-import type { flowRunMachine } from '../../../machines/flow-run.ts';
+import { flowRunStates, type flowRunMachine } from '../../../machines/flow-run.ts';
+import { UNMADE_HOLDER_MS, type ClientPlaces, type PlaceRule } from '../../places/client-places.ts';
 import type { ActorRuntime } from '../../actors/runtime.ts';
 import type { Clock } from '../../clock.ts';
 import { oauthError } from '../../errors.ts';
@@ -24,7 +25,8 @@ const TARGETED_RUNS_PER_CLIENT = 2;
  */
 export class TargetWaits {
   private readonly returns = new UserReturns();
-  private readonly underway = new Map<string, number>();
+  /** A client's places: each targeted run under way holds one until it ends, or its instance is gone. */
+  private readonly runPlaces: PlaceRule;
 
   constructor(
     private readonly actors: ActorRuntime<typeof flowRunMachine>,
@@ -32,24 +34,51 @@ export class TargetWaits {
     private readonly stepper: RunStepper,
     readonly callbackUrl: string,
     private readonly redact: (value: unknown) => unknown,
-  ) {}
-
-  /**
-   * Takes one of the client's places for a targeted run, or refuses a third while two are under way
-   * (429). Checked and taken in one synchronous turn, so concurrent requests cannot both pass; the
-   * place is given back by `end`, when the run ends or fails to start.
-   */
-  reserve(client: string): void {
-    const underway = this.underway.get(client) ?? 0;
-    if (underway >= TARGETED_RUNS_PER_CLIENT)
-      throw oauthError('rate_limited', `At most ${TARGETED_RUNS_PER_CLIENT} runs against a target at once per client`);
-    this.underway.set(client, underway + 1);
+    private readonly places: ClientPlaces,
+    /** Ends a run whose instance is gone as interrupted; answers whether it did. */
+    settleAbandoned: (runId: string) => Promise<boolean>,
+  ) {
+    this.runPlaces = {
+      kind: 'targeted-runs',
+      limit: TARGETED_RUNS_PER_CLIENT,
+      // Before places were kept, each process counted its own runs in memory: none to count in.
+      heldBefore: async () => [],
+      lapsed: async (held, now) => {
+        const gone = [];
+        for (const { holder, at } of held) {
+          const { version, snapshot } = await actors.get(holder);
+          if (version === 0 ? now - at >= UNMADE_HOLDER_MS : !flowRunStates.underWay(snapshot)) gone.push(holder);
+          else if (version > 0 && (await settleAbandoned(holder))) gone.push(holder);
+        }
+        return gone;
+      },
+    };
   }
 
-  end(client: string): void {
-    const left = (this.underway.get(client) ?? 1) - 1;
-    if (left > 0) this.underway.set(client, left);
-    else this.underway.delete(client);
+  /**
+   * Takes one of the client's places for targeted run `runId`, or refuses a third while two are under
+   * way (429). Counted and taken in one turn of the log (services/places/client-places.ts), so
+   * concurrent requests on any instance cannot both pass; `end` gives the place back when the run ends
+   * or fails to start, and a run whose instance stopped gives it back when it is met.
+   */
+  private async reserve(client: string, runId: string): Promise<void> {
+    if (!(await this.places.take(this.runPlaces, client, runId)))
+      throw oauthError('rate_limited', `At most ${TARGETED_RUNS_PER_CLIENT} runs against a target at once per client`);
+  }
+
+  /** `reserve`, then the target's pre-flight check (`vet`); a refused target gives the place back. */
+  async admit(client: string, runId: string, vet: () => Promise<void>): Promise<void> {
+    await this.reserve(client, runId);
+    try {
+      await vet();
+    } catch (error) {
+      await this.end(client, runId);
+      throw error;
+    }
+  }
+
+  async end(client: string, runId: string): Promise<void> {
+    await this.places.release(this.runPlaces, client, runId);
   }
 
   /** The run waits in `awaiting_user` until the person comes back with `state`, or 10 minutes pass. */

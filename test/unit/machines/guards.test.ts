@@ -28,6 +28,7 @@ import {
 } from '../../../machines/scim-resource.ts';
 import { scimTenantGuards, scimTenantMachine } from '../../../machines/scim-tenant.ts';
 import { signInSessionGuards, signInSessionMachine } from '../../../machines/sign-in-session.ts';
+import { clientPlacesGuards, clientPlacesMachine } from '../../../machines/client-places.ts';
 import { machineDefinition } from '../../../services/machines/definition.ts';
 
 // Issue 32: every guard is a pure, named function that a suite can import and call on its own.
@@ -53,6 +54,7 @@ const EXPORTED = [
   [scimAgentMachine, scimResourceGuards],
   [scimTenantMachine, scimTenantGuards],
   [signInSessionMachine, signInSessionGuards],
+  [clientPlacesMachine, clientPlacesGuards],
 ] as const;
 
 describe('machine guards', () => {

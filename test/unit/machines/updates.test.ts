@@ -9,6 +9,7 @@ import { presentationUpdates } from '../../../machines/presentation.ts';
 import { refreshFamilyUpdates, type FamilyContext } from '../../../machines/refresh-family.ts';
 import { setReceiverUpdates } from '../../../machines/set-receiver.ts';
 import { singleUseUpdates } from '../../../machines/single-use.ts';
+import { clientPlacesUpdates } from '../../../machines/client-places.ts';
 import { spiffeModeUpdates } from '../../../machines/spiffe-mode.ts';
 import { ssfReceiverUpdates } from '../../../machines/ssf-receiver.ts';
 import { ssfStreamUpdates } from '../../../machines/ssf-stream.ts';
@@ -45,6 +46,7 @@ const UPDATES: Record<string, Record<string, unknown>> = {
   oauthClient: oauthClientUpdates,
   pushedRequest: pushedRequestUpdates,
   tokenRuns: tokenRunsUpdates,
+  clientPlaces: clientPlacesUpdates,
   svidRotation: svidRotationUpdates,
   'wallet-exchange': walletExchangeUpdates,
   scimUser: scimResourceUpdates,
