@@ -15,7 +15,9 @@ import { PushDelivery } from '../../../services/ssf/push.ts';
 import { SsfReceivers } from '../../../services/ssf/receiver.ts';
 import { Sealer } from '../../../services/ssf/sealed.ts';
 import { SsfStreams } from '../../../services/ssf/streams.ts';
-import { PerClientWindow } from '../../../services/ssf/client-window.ts';
+import { memoryWindowCounter, PerClientWindow } from '../../../services/ssf/client-window.ts';
+import { sharedWindowCounter } from '../../store/shared-window-counter.ts';
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { isOwnReceiverEndpoint } from '../../../services/ssf/requests.ts';
 import { oauthError } from '../../../services/errors.ts';
 import { keyedFingerprint } from '../../../services/crypto/fingerprint.ts';
@@ -67,6 +69,8 @@ export function buildSsf(
     clock: Clock;
     live: LiveSsfStreams;
     places: ClientPlaces;
+    /** The rate-limit store instances share (PostgreSQL), when there is one. */
+    rateLimits?: FastifyRateLimitStoreCtor;
     statusLists: StatusLists;
     outbound: GuardedHttp;
     /** `{base}/oauth2`'s tokens with scope `ssf` (graph.ts). */
@@ -116,7 +120,10 @@ export function buildSsf(
   /** A valid access token of `{base}/oauth2` with scope `ssf` (RFC 6750 §3.1): its client. */
   const clientOfToken = async (call: SsfCall) => (await guard.admit(call)).claims.client_id;
   // Each management call counts against its client too, not only its address (issue 45 item 36).
-  const perClient = new PerClientWindow(config.rateLimitPerMinute, clock);
+  const perClient = new PerClientWindow(
+    config.rateLimitPerMinute,
+    shared.rateLimits ? sharedWindowCounter(shared.rateLimits) : memoryWindowCounter(clock),
+  );
   const receivers = new SsfReceivers({
     log,
     clock,
@@ -144,7 +151,7 @@ export function buildSsf(
     receivers,
     clientOf: async (call) => {
       const client = await clientOfToken(call);
-      perClient.take(client);
+      await perClient.take(client);
       return client;
     },
     receiver: (id) => receivers.view(id),

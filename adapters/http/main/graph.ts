@@ -153,6 +153,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     clock,
     live: read.liveSsfStreams,
     places,
+    ...(rateLimits ? { rateLimits } : {}),
     statusLists: credentials.credentialStatus.lists,
     outbound,
     guard: oauth.guard({ scope: 'ssf', say: { missing: 'An access token with scope ssf is required' } }),

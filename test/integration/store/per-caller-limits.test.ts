@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, json, startMainServer, type TestServer } from '../../support/main-server.ts';
+import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { ssfToken } from '../../support/ssf.ts';
 
@@ -76,10 +76,14 @@ describe.skipIf(!postgresAvailable)('per-caller limits across two instances on o
     expect(listed.body).toHaveLength(5);
 
     // A stream deleted on one instance gives its place back to a creation on the other.
-    const deleted = await exchange(first.url, `/ssf/streams?stream_id=${racing[0]!.body.stream_id as string}`, {
-      method: 'DELETE',
-      headers: bearer(first),
-    });
+    const deleted = await exchange(
+      first.url,
+      `/ssf/streams?stream_id=${racing.find((r) => r.status === 201)!.body.stream_id as string}`,
+      {
+        method: 'DELETE',
+        headers: bearer(first),
+      },
+    );
     expect(deleted.status).toBe(204);
     expect((await create(second)).status).toBe(201);
     expect((await create(first)).status).toBe(403);
@@ -145,5 +149,58 @@ describe.skipIf(!postgresAvailable)('per-caller limits across two instances on o
       expect(['failed', 'interrupted']).toContain(read.body.status);
     }
     release();
+  });
+});
+
+describe.skipIf(!postgresAvailable)('the Shared Signals per-client window across two instances', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    // Four calls a minute; each call comes from an address of its own (X-Forwarded-For from a trusted proxy),
+    // so only the per-client window can refuse.
+    const env = {
+      EVENT_STORE: 'postgres',
+      DATABASE_URL: await postgres!.database(),
+      RATE_LIMIT_PER_MINUTE: '4',
+      TRUST_PROXY: '127.0.0.1',
+    };
+    dir = mkdtempSync(join(tmpdir(), 'portico-window-'));
+    [a, b] = [await startMainServer({ env, dataDir: dir }), await startMainServer({ env, dataDir: dir })];
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("counts one client's calls on both instances against one window", async () => {
+    let address = 10;
+    const from = () => ({ 'x-forwarded-for': `192.0.2.${address++}` });
+    const token = async (server: TestServer) => {
+      const answer = await exchange(
+        server.url,
+        '/oauth2/token',
+        form(
+          { grant_type: 'client_credentials', scope: 'ssf' },
+          {
+            authorization: `Basic ${Buffer.from('machine-client:machine-client-secret').toString('base64')}`,
+            ...from(),
+          },
+        ),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body.access_token as string;
+    };
+    const tokens = new Map([
+      [a, await token(a)],
+      [b, await token(b)],
+    ]);
+    const list = (server: TestServer) =>
+      exchange(server.url, '/ssf/streams', { headers: { authorization: `Bearer ${tokens.get(server)!}`, ...from() } });
+    const answers = [];
+    for (const server of [a, b, a, b, a, b]) answers.push(await list(server));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(answers[4]!.body.error_description).toContain('Shared Signals calls a minute from this client');
   });
 });
