@@ -89,12 +89,38 @@ export class MetadataRefused extends Error {
   }
 }
 
+/**
+ * An endpoint's Location: an absolute http(s) URL without userinfo (SAML metadata §2.2.2). The IdP sends
+ * a browser there with an auto-submitted form, so any other scheme (`javascript:`, `data:`) is refused.
+ */
+function checkedLocation(url: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password)
+    throw new MetadataRefused(
+      'metadata_endpoint',
+      `An endpoint Location is not an http(s) URL: ${JSON.stringify(url.slice(0, 100))}`,
+    );
+  return url;
+}
+
+/** An entity identifier: a URI of at most 1024 characters (SAML core §8.3.6), with no space or control character. */
+function checkedEntityId(entityId: string): string {
+  if (entityId.length > 1024 || !/^[a-z][a-z0-9+.-]*:[^\s\u0000-\u001f\u007f-\u009f]+$/iu.test(entityId))
+    throw new MetadataRefused('metadata_shape', 'The entityID is not a URI of at most 1024 characters');
+  return entityId;
+}
+
 const endpointsOf = (descriptor: Element | undefined, name: string): Endpoint[] =>
   descriptor
     ? childElements(descriptor, NS.metadata, name).flatMap((el) => {
         const binding = attr(el, 'Binding');
         const url = attr(el, 'Location');
-        return binding && url ? [{ binding, url }] : [];
+        return binding && url ? [{ binding, url: checkedLocation(url) }] : [];
       })
     : [];
 
@@ -108,6 +134,7 @@ export function readMetadata(xml: string, nowMs: number): PeerMetadata {
     throw new MetadataRefused('metadata_shape', 'The metadata is not an md:EntityDescriptor');
   const entityId = attr(root, 'entityID');
   if (!entityId) throw new MetadataRefused('metadata_shape', 'The EntityDescriptor has no entityID');
+  checkedEntityId(entityId);
   const idp = childElements(root, NS.metadata, 'IDPSSODescriptor')[0];
   const sp = childElements(root, NS.metadata, 'SPSSODescriptor')[0];
   const descriptor = idp ?? sp;
@@ -132,7 +159,7 @@ export function readMetadata(xml: string, nowMs: number): PeerMetadata {
           ? [
               {
                 binding,
-                url,
+                url: checkedLocation(url),
                 isDefault: attr(el, 'isDefault') === 'true',
                 ...(Number.isInteger(index) ? { index } : {}),
               },

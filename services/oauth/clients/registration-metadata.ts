@@ -8,6 +8,8 @@ const SUPPORTED_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'pr
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 const MAX_URIS = 20;
 const MAX_TEXT = 2000;
+/** An entry of a list of names (grant types, contacts): RFC 5321's longest address is 254 characters. */
+const MAX_ITEM = 320;
 
 const invalidMetadata = (description: string) => oauthError('invalid_client_metadata', description);
 const invalidRedirect = (description: string) => oauthError('invalid_redirect_uri', description);
@@ -57,7 +59,28 @@ function text(body: Record<string, unknown>, name: string): string | undefined {
   return value;
 }
 
-/** An http(s) URL; whether it may be fetched (https, public addresses) is the outbound guard's to say. */
+/**
+ * Control characters, line and paragraph separators, and the bidirectional embedding, override and
+ * isolate controls: characters that let a name shown on the consent page read as another (RFC 7591 §5,
+ * RFC 6819 §4.2.2's client impersonation), or break a line of a log or a page.
+ */
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** Text shown to people (a client's name, its contacts): one Unicode normal form (NFC), nothing unshowable. */
+function displayText(value: string, name: string): string {
+  if (UNSHOWABLE.test(value)) throw invalidMetadata(`${name} contains control or bidirectional formatting characters`);
+  return value.normalize('NFC');
+}
+
+const shownText = (body: Record<string, unknown>, name: string): string | undefined => {
+  const value = text(body, name);
+  return value === undefined ? undefined : displayText(value, name);
+};
+
+/**
+ * An http(s) URL without userinfo, kept in its normal form (RFC 7591 §3.2.1 lets the server replace a
+ * value; the answer shows the one kept); whether it may be fetched is the outbound guard's to say.
+ */
 function webUrl(body: Record<string, unknown>, name: string): string | undefined {
   const value = text(body, name);
   if (value === undefined) return undefined;
@@ -68,15 +91,20 @@ function webUrl(body: Record<string, unknown>, name: string): string | undefined
     url = undefined;
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-    throw invalidMetadata(`${name} must be an absolute https URL`);
-  return value;
+    throw invalidMetadata(`${name} must be an absolute http(s) URL`);
+  if (url.username || url.password) throw invalidMetadata(`${name} must not carry credentials`);
+  return url.href;
 }
 
 function strings(body: Record<string, unknown>, name: string, fallback: string[]): string[] {
   const value = body[name];
   if (value === undefined) return fallback;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string') || value.length > MAX_URIS)
-    throw invalidMetadata(`${name} must be an array of strings`);
+  if (
+    !Array.isArray(value) ||
+    value.some((v) => typeof v !== 'string' || v.length > MAX_ITEM) ||
+    value.length > MAX_URIS
+  )
+    throw invalidMetadata(`${name} must be an array of at most ${MAX_URIS} strings of at most ${MAX_ITEM} characters`);
   return [...new Set(value as string[])];
 }
 
@@ -159,7 +187,7 @@ export function checkClientMetadata(body: unknown): RegisteredMetadata {
   const optional = (name: string, value: string | string[] | undefined) =>
     value === undefined ? {} : { [name]: value };
   return {
-    client_name: text(b, 'client_name') ?? 'Registered client',
+    client_name: shownText(b, 'client_name') ?? 'Registered client',
     redirect_uris,
     post_logout_redirect_uris: uriList(b, 'post_logout_redirect_uris', false),
     grant_types,
@@ -173,8 +201,11 @@ export function checkClientMetadata(body: unknown): RegisteredMetadata {
     ...optional('logo_uri', webUrl(b, 'logo_uri')),
     ...optional('tos_uri', webUrl(b, 'tos_uri')),
     ...optional('policy_uri', webUrl(b, 'policy_uri')),
-    ...optional('contacts', b.contacts === undefined ? undefined : strings(b, 'contacts', [])),
-    ...optional('software_id', text(b, 'software_id')),
-    ...optional('software_version', text(b, 'software_version')),
+    ...optional(
+      'contacts',
+      b.contacts === undefined ? undefined : strings(b, 'contacts', []).map((c) => displayText(c, 'contacts')),
+    ),
+    ...optional('software_id', shownText(b, 'software_id')),
+    ...optional('software_version', shownText(b, 'software_version')),
   };
 }

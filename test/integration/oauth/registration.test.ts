@@ -160,6 +160,38 @@ describe('POST /oauth2/register (RFC 7591)', () => {
     expect(res.body.error_description).toBeTypeOf('string');
   });
 
+  // Issue 45 item 39: stored values are validated and normalised before they are kept, not only escaped on pages.
+  it('keeps shown text in one normal form without control or bidi characters, and URLs normalised without credentials', async () => {
+    const refused = async (metadata: Record<string, unknown>, say: string) => {
+      const res = await register({ ...valid(), ...metadata });
+      expect([res.status, res.body.error]).toEqual([400, 'invalid_client_metadata']);
+      expect(res.body.error_description).toContain(say);
+    };
+    // U+202E turns "Bank\u202Eppa" into what reads as "Bankapp" reversed on the consent page.
+    await refused({ client_name: 'My Bank\u202Egnp.exe' }, 'bidirectional');
+    await refused({ client_name: 'line one\nline two' }, 'control');
+    await refused({ contacts: ['ops@example.com\u0000'] }, 'control');
+    await refused({ contacts: [`${'a'.repeat(400)}@example.com`] }, 'at most 320 characters');
+    await refused({ software_id: 'id\u2066x' }, 'bidirectional');
+    await refused({ logo_uri: 'https://user:pass@example.com/logo.png' }, 'credentials');
+    const kept = await register({
+      ...valid(),
+      client_name: 'Cafe\u0301',
+      client_uri: 'HTTPS://Example.COM/a/../b',
+      policy_uri: 'https://example.com/p?q=a b',
+    });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(201);
+    expect(kept.body).toMatchObject({
+      client_name: 'Café',
+      client_uri: 'https://example.com/b',
+      policy_uri: 'https://example.com/p?q=a%20b',
+    });
+    const read = await fetch(kept.body.registration_client_uri as string, {
+      headers: { authorization: `Bearer ${kept.body.registration_access_token as string}` },
+    });
+    expect(await read.json()).toMatchObject({ client_name: 'Café', client_uri: 'https://example.com/b' });
+  });
+
   it('refuses a body that is not JSON with the contract error', async () => {
     const res = await fetch(`${server.url}/oauth2/register`, {
       method: 'POST',

@@ -98,4 +98,26 @@ describe('SAML SP registration (DYNAMIC_CLIENTS)', () => {
     );
     expect(demo.status).toBe(400);
   });
+
+  // Issue 45 item 39: what is stored is validated first. The IdP posts a browser to the ACS Location with an
+  // auto-submitted form, so a javascript: or data: Location would run script on this origin.
+  it('refuses an endpoint Location that is not an http(s) URL, and an entityID that is not a URI', async () => {
+    const register = async (metadata: string) => {
+      const response = await fetch(`${on.url}/saml/idp/sps`, json({ metadata }));
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const renamed = (name: string) => spMetadata.replaceAll('registered-sp.example', name);
+    for (const location of [
+      'javascript:alert(document.domain)',
+      'data:text/html,<script>1</script>',
+      'http://u:p@127.0.0.1:9000/acs',
+    ]) {
+      const answer = await register(renamed('bad-acs.example').replace('http://127.0.0.1:9000/acs', location));
+      expect([answer.status, answer.body.error]).toEqual([400, 'invalid_request']);
+      expect(answer.body.error_description).toContain('metadata_endpoint');
+    }
+    const spaced = await register(spMetadata.replace('https://registered-sp.example/saml', 'not a uri'));
+    expect(spaced.status).toBe(400);
+    expect(spaced.body.error_description).toContain('entityID');
+  });
 });
