@@ -64,4 +64,32 @@ describe.skipIf(!chromiumAvailable)('page layouts at 1280 px and 390 px', () => 
     }
     expect(overflowing).toEqual([]);
   });
+
+  // Issue 45 item 32: the labels Graphviz places in a machine's drawing never cover one another.
+  it('no two labels of any machine drawing overlap', async () => {
+    const machines = (await exchange(shared.server.url, '/api/machines', {})).body.machines as Array<{ id: string }>;
+    const overlapping: string[] = [];
+    for (const { id } of machines) {
+      const { page } = await openPage(shared.browser, shared.server.url, `/machines/${id}`);
+      const found = await page.evaluate(() => {
+        const boxes = Array.from(document.querySelectorAll('svg text')).map((t) => {
+          const box = (t as SVGGraphicsElement).getBoundingClientRect();
+          return { text: t.textContent ?? '', left: box.left, right: box.right, top: box.top, bottom: box.bottom };
+        });
+        const out: string[] = [];
+        // Overlap by more than a pixel either way: text boxes include their glyphs' side bearings.
+        for (let i = 0; i < boxes.length; i++)
+          for (let j = i + 1; j < boxes.length; j++) {
+            const [a, b] = [boxes[i]!, boxes[j]!];
+            const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+            const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            if (x > 1 && y > 1) out.push(`"${a.text}" / "${b.text}"`);
+          }
+        return out;
+      });
+      overlapping.push(...found.map((f) => `${id}: ${f}`));
+      await page.close();
+    }
+    expect(overlapping).toEqual([]);
+  });
 });

@@ -14,7 +14,7 @@ footer{color:var(--muted);font-size:.9em;border-top:1px solid var(--line)}
 main h1,main h2,main h3,main p,main li,main dd,main code{overflow-wrap:anywhere}
 header nav a{margin-right:1rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem}
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid var(--line);padding:.4rem .6rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-figure{margin:1.5rem 0;overflow:auto}figcaption{color:var(--muted);font-size:.9em}svg text{fill:var(--fg);font:13px system-ui,sans-serif}
+figure{margin:1.5rem 0;overflow:auto}figcaption{color:var(--muted);font-size:.9em}svg text{fill:var(--fg)}svg text:not([font-family]){font:13px system-ui,sans-serif}
 svg .lifeline{stroke:var(--line)}svg .msg{stroke:var(--accent)}svg .box{fill:var(--bg);stroke:var(--muted)}
 input[type=search]{width:min(100%,36rem);font-size:1.05rem;padding:.6rem .8rem}form[role=search]{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.5rem}form[role=search] label{flex-basis:100%}form[role=search] button{margin:0}
 .jwt{font:0.9em/1.5 ui-monospace,monospace;overflow-wrap:anywhere;word-break:break-all;padding:.75rem;border:1px solid var(--line);border-radius:6px}.jwt-h{color:#b3261e}.jwt-p{color:#6a1b9a}.jwt-s{color:#0b57d0}.jwt-legend{font-size:.9em}
