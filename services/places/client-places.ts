@@ -1,11 +1,14 @@
 import { clientPlacesMachine, type Place } from '../../machines/client-places.ts';
-import { ActorRuntime } from '../actors/runtime.ts';
+import { ActorRuntime, StreamBusy, type Command } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { sha256 } from '../crypto/random.ts';
 import type { EventLog } from '../event-log.ts';
 
 /** A holder not made this long after its place was taken died before it was (a crash between the two). */
 export const UNMADE_HOLDER_MS = 60_000;
+
+/** Turns of a contended command (each of the runtime's own retries) before the caller is told to try again. */
+const CONTENDED_TURNS = 5;
 
 /** A limit of places per caller, and how to tell which places are still held. */
 export interface PlaceRule {
@@ -42,9 +45,23 @@ export class ClientPlaces {
     return `${rule.kind}:${sha256(caller)}`;
   }
 
+  /**
+   * One command on a caller's places. A caller's concurrent requests on several instances race for
+   * one stream, and each lost race is another request served; a command that lost every retry of one
+   * turn is decided again, up to a bound, before the caller is told to try again (503).
+   */
+  private async decide(stream: string, command: Command<typeof clientPlacesMachine>) {
+    for (let turn = 1; ; turn++)
+      try {
+        return await this.actors.execute(stream, command);
+      } catch (error) {
+        if (!(error instanceof StreamBusy) || turn >= CONTENDED_TURNS) throw error;
+      }
+  }
+
   /** Takes a place for `holder`; false when the caller already holds `rule.limit` places. */
   async take(rule: PlaceRule, caller: string, holder: string): Promise<boolean> {
-    const outcome = await this.actors.execute(this.streamOf(rule, caller), async ({ snapshot }) => {
+    const outcome = await this.decide(this.streamOf(rule, caller), async ({ snapshot }) => {
       const at = this.clock.now();
       const counted = snapshot.context.counted
         ? []
@@ -62,6 +79,6 @@ export class ClientPlaces {
 
   /** Gives `holder`'s place back (nothing when it holds none). */
   async release(rule: PlaceRule, caller: string, holder: string): Promise<void> {
-    await this.actors.execute(this.streamOf(rule, caller), { type: 'place.released', at: this.clock.now(), holder });
+    await this.decide(this.streamOf(rule, caller), { type: 'place.released', at: this.clock.now(), holder });
   }
 }
