@@ -22,3 +22,16 @@ export async function startTargetBeside(
     },
   };
 }
+
+/** Answers a test's target holds back until the test releases them, so runs stay under way as long as it needs. */
+export function heldAnswers(): { hold(answer: () => void): void; release(): void } {
+  let held: Array<() => void> = [];
+  return {
+    hold: (answer) => void held.push(answer),
+    release() {
+      const answers = held;
+      held = [];
+      for (const answer of answers) answer();
+    },
+  };
+}

@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, json, type TestServer } from '../../support/main-server.ts';
-import { startTargetBeside } from '../../support/target-server.ts';
+import { heldAnswers, startTargetBeside } from '../../support/target-server.ts';
 
 // Issue 33: a deliberately misbehaving target produces exactly the failing checks, and no more.
 type Json = Record<string, any>;
 let portico: TestServer;
 let close: () => Promise<void>;
 let base = '';
-let held: Array<() => void> = [];
-const release = () => {
-  const answers = held;
-  held = [];
-  for (const answer of answers) answer();
-};
+const { hold, release } = heldAnswers();
 /** How the tiny target misbehaves, per issuer path: `/good`, `/wrong-issuer`, `/bad-token`, `/oidc-only`, `/slow`. */
 const behave = (
   path: string,
@@ -41,7 +36,7 @@ beforeAll(async () => {
       const answer = () =>
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
       // `/slow` holds its answers until the test releases them, so runs stay under way as long as it needs.
-      if (path === '/slow') held.push(answer);
+      if (path === '/slow') hold(answer);
       else answer();
     };
     if (m && b.rfc8414) return send(200, metadata);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, form, json, startMainServer, type TestServer } from '../../support/main-server.ts';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { ssfToken } from '../../support/ssf.ts';
+import { heldAnswers } from '../../support/target-server.ts';
 
 // Issue 45 items 36 and 39: the per-caller limits (five Shared Signals streams per client, two targeted runs
 // at once per address) are decided in one turn of the log, so two instances sharing one PostgreSQL cannot
@@ -18,12 +19,7 @@ let second: TestServer;
 let firstClosed = false;
 let target: Server;
 let base = '';
-let held: Array<() => void> = [];
-const release = () => {
-  const answers = held;
-  held = [];
-  for (const answer of answers) answer();
-};
+const { hold, release } = heldAnswers();
 
 beforeAll(async () => {
   if (!postgresAvailable) return;
@@ -32,7 +28,7 @@ beforeAll(async () => {
     const send = (body: unknown) => () =>
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     if (req.url!.startsWith('/.well-known/')) return send({ issuer: base, token_endpoint: `${base}/token` })();
-    held.push(send({ access_token: 'opaque', token_type: 'Bearer', expires_in: 300 }));
+    hold(send({ access_token: 'opaque', token_type: 'Bearer', expires_in: 300 }));
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', () => resolve()));
   base = `http://127.0.0.1:${(target.address() as { port: number }).port}`;
@@ -59,6 +55,13 @@ afterAll(async () => {
 });
 
 type Json = Record<string, any>;
+/** A targeted run of the client-credentials flow against the holding target, answered at once (202). */
+const start = (server: TestServer) =>
+  exchange(
+    server.url,
+    '/api/protocols/oauth2/demo/client-credentials',
+    json({ target: { issuer: base, client_id: 'c', client_secret: 's' } }, { prefer: 'respond-async' }),
+  );
 
 describe.skipIf(!postgresAvailable)('per-caller limits across two instances on one PostgreSQL', () => {
   it('eight concurrent stream creations of one client, four on each instance: exactly five streams', async () => {
@@ -90,12 +93,6 @@ describe.skipIf(!postgresAvailable)('per-caller limits across two instances on o
   });
 
   it('four concurrent targeted runs from one address, two on each instance: exactly two start', async () => {
-    const start = (server: TestServer) =>
-      exchange(
-        server.url,
-        '/api/protocols/oauth2/demo/client-credentials',
-        json({ target: { issuer: base, client_id: 'c', client_secret: 's' } }, { prefer: 'respond-async' }),
-      );
     const answers = await Promise.all([start(first), start(second), start(first), start(second)]);
     expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 429, 429]);
     expect(answers.find((a) => a.status === 429)!.body.error).toBe('rate_limited');
@@ -127,21 +124,15 @@ describe.skipIf(!postgresAvailable)('per-caller limits across two instances on o
   });
 
   it('the places of runs whose instance stopped are given back to the address on the other instance', async () => {
-    const start = (server: TestServer) =>
-      exchange(
-        server.url,
-        '/api/protocols/oauth2/demo/client-credentials',
-        json({ target: { issuer: base, client_id: 'c', client_secret: 's' } }, { prefer: 'respond-async' }),
-      );
-    const held = [await start(first), await start(first)];
-    expect(held.map((a) => a.status)).toEqual([202, 202]);
+    const holding = [await start(first), await start(first)];
+    expect(holding.map((a) => a.status)).toEqual([202, 202]);
     expect((await start(second)).status).toBe(429);
     await first.close();
     firstClosed = true;
     // The runs' instance is gone: their places are free again.
     const next = await start(second);
     expect(next.status, JSON.stringify(next.body)).toBe(202);
-    for (const { run_id, run_token } of held.map((a) => a.body as Json)) {
+    for (const { run_id, run_token } of holding.map((a) => a.body as Json)) {
       const read = await exchange(second.url, `/api/runs/${run_id as string}`, {
         headers: { authorization: `Bearer ${run_token as string}` },
       });
