@@ -38,7 +38,9 @@ async function clientTokens(base: string): Promise<{ user: string; resource: str
  * each warmed up first so the JIT has seen it.
  */
 const bench: Bench = async () => {
-  const server = await startChildServer();
+  // /mcp/user and the dynamic client it registers are extensions, off by default (decisions §11): the
+  // bench turns both on to measure them.
+  const server = await startChildServer({ env: { MCP_USER_ENDPOINT: 'true', DYNAMIC_CLIENTS: 'true' } });
   try {
     const reg = (await (await post(`${server.url}/agentauth/identity`, { type: 'anonymous' })).json()) as {
       identity_assertion: string;
