@@ -14,6 +14,7 @@ import { fold, toMachineEvent } from '../../services/actors/fold.ts';
 import { BoundedCache } from '../../services/bounded-cache.ts';
 import type { StoredEvent } from '../../services/event-log.ts';
 import { startChildServer } from '../support/child-server.ts';
+import { AUTOMATIC_SIGNALS_CHECKPOINT } from '../../services/ssf/automatic.ts';
 import { opsPerSecond, type Bench, type BenchRow } from './types.ts';
 import { loadToolSettings } from '../../adapters/config.ts';
 
@@ -195,10 +196,12 @@ async function restartTime(count: number): Promise<{ startMs: number; healthMs: 
   log.db.transaction(() => {
     for (const e of events) insert.run(e.sequence, e.streamId, e.version, e.type, JSON.stringify(e.data), e.at);
   })();
-  // The service's own projections, caught up as a running service would have left them.
+  // The service's own projections, caught up as a running service would have left them, and the
+  // automatic signals' checkpoint where a running service keeps it (at the head: it reads on each commit).
   const runner = new ProjectionRunner(new SqliteProjectionStore(log), createMainProjections().all);
   await runner.start();
   await runner.stop();
+  await log.saveCheckpoint(AUTOMATIC_SIGNALS_CHECKPOINT, events.at(-1)!.sequence);
   await log.close();
   const started = performance.now();
   const server = await startChildServer({ dataDir: dir });

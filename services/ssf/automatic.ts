@@ -5,7 +5,9 @@ import { SCIM_SIGNALLED, scimSignalOf } from '../scim/signals.ts';
 
 const SESSION_REVOKED = `${CAEP}session-revoked`;
 const CREDENTIAL_CHANGE = `${CAEP}credential-change`;
-const CHECKPOINT = 'ssf_automatic';
+/** Where the automatic signals have read the log up to (a running service keeps it near the head). */
+export const AUTOMATIC_SIGNALS_CHECKPOINT = 'ssf_automatic';
+const CHECKPOINT = AUTOMATIC_SIGNALS_CHECKPOINT;
 /** The facts that are signalled; a commit with none of them costs the follower nothing. */
 const SIGNALLED = new Set<string>([
   'agent.revoked',
