@@ -2,7 +2,7 @@ import { setup } from 'xstate';
 import { updateActions, type ContextUpdate } from './updates.ts';
 
 /**
- * The places one caller holds in a limited resource, stream `places:<kind>:<hash of the caller>`: the
+ * The places one caller holds in a limited resource, stream `places:<kind>:<keyed fingerprint of the caller>`: the
  * Shared Signals streams an OAuth client holds, the targeted flow runs an address has under way (issue
  * 45 items 36 and 39). Counting the places and taking one are one turn of this stream, and the log
  * refuses an append on a stream that moved, so instances sharing one log cannot both take the last place.
@@ -63,7 +63,7 @@ export const clientPlacesMachine = setup({
 }).createMachine({
   id: 'clientPlaces',
   description:
-    'The places one caller holds in a limited resource, stream places:<kind>:<caller hash>: Shared Signals streams per client, targeted runs per address (service spec §8, decisions).',
+    'The places one caller holds in a limited resource, stream places:<kind>:<keyed caller fingerprint>: Shared Signals streams per client, targeted runs per address (service spec §8, decisions).',
   context: { places: [], counted: false },
   meta: {
     guards: {

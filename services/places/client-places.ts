@@ -1,7 +1,7 @@
 import { clientPlacesMachine, type Place } from '../../machines/client-places.ts';
 import { ActorRuntime, StreamBusy, type Command } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
-import { sha256 } from '../crypto/random.ts';
+import { keyedFingerprint } from '../crypto/fingerprint.ts';
 import type { EventLog } from '../event-log.ts';
 
 /** A holder not made this long after its place was taken died before it was (a crash between the two). */
@@ -37,12 +37,14 @@ export class ClientPlaces {
   constructor(
     log: EventLog,
     private readonly clock: Clock,
+    /** The server secret that keys the caller's fingerprint in the stream id (an address is never stored whole). */
+    private readonly fingerprintKey: Uint8Array,
   ) {
     this.actors = ActorRuntime.of(log, clientPlacesMachine, 'places');
   }
 
   private streamOf(rule: PlaceRule, caller: string): string {
-    return `${rule.kind}:${sha256(caller)}`;
+    return `${rule.kind}:${keyedFingerprint(this.fingerprintKey, caller)}`;
   }
 
   /**

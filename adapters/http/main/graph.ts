@@ -126,7 +126,7 @@ export async function buildMainGraph(config: Config, options: GraphOptions): Pro
     return { entityId: idp.identity.entityId, signing: idp.identity.signing };
   };
   // Per-caller limits decided in the log (SSF streams per client, targeted runs per address).
-  const places = new ClientPlaces(log, clock);
+  const places = new ClientPlaces(log, clock, keys.secret('fingerprint'));
   const flowRuns = new FlowRuns(
     log,
     catalog,

@@ -42,7 +42,7 @@ describe('client places', () => {
   it('counts earlier holders in once, gives back lapsed places before counting, and refuses at the limit', async () => {
     const log = new SqliteEventLog(join(dir, 'events.db'));
     const clock = new ManualClock(1_000_000);
-    const places = new ClientPlaces(log, clock);
+    const places = new ClientPlaces(log, clock, new Uint8Array(32).fill(7));
     const made = new Set(['old-1']);
     const rule: PlaceRule = {
       kind: 'test',
