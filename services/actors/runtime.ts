@@ -70,6 +70,11 @@ export class ActorRuntime<M extends AnyStateMachine> {
     cacheSize = 10_000,
     /** Short streams (a few events each) fold faster than a snapshot is written: they may go without. */
     private readonly snapshots = true,
+    /**
+     * How often a command is decided again after another writer moved its stream, before StreamBusy.
+     * Each lost race is another command served; streams many instances write at once may allow more.
+     */
+    private readonly conflictRetries = MAX_CONFLICT_RETRIES,
   ) {
     this.cache = new BoundedCache(cacheSize);
     // Widened first: a machine of any input starts here without one (the machines here take none).
@@ -87,6 +92,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
     streamPrefix: string,
     cacheSize?: number,
     snapshots?: boolean,
+    conflictRetries?: number,
   ): ActorRuntime<M> {
     let runtimes = runtimesByLog.get(log);
     if (!runtimes) runtimesByLog.set(log, (runtimes = new Map()));
@@ -96,7 +102,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
         throw new Error(`the ${streamPrefix}: streams already fold through another machine`);
       return existing as ActorRuntime<M>;
     }
-    const made = new ActorRuntime(log, machine, streamPrefix, cacheSize, snapshots);
+    const made = new ActorRuntime(log, machine, streamPrefix, cacheSize, snapshots, conflictRetries);
     runtimes.set(streamPrefix, made as ActorRuntime<AnyStateMachine>);
     return made;
   }
@@ -152,7 +158,7 @@ export class ActorRuntime<M extends AnyStateMachine> {
   }
 
   private async run(id: string, command: Command<M>, fresh: boolean): Promise<Outcome<M>> {
-    for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
+    for (let attempt = 0; attempt <= this.conflictRetries; attempt++) {
       const cached = fresh && attempt === 0 ? this.cache.get(id) : undefined;
       const current = cached ?? (await this.get(id));
       const decided =

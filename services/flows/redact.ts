@@ -1,3 +1,4 @@
+import { isJsonObject } from '../untrusted/json.ts';
 import { accessTokenFromHeader } from '../oauth/authorization-header.ts';
 import { keyedFingerprint } from '../crypto/fingerprint.ts';
 
@@ -36,14 +37,12 @@ const URL_WITH_PARTS = /^[a-z][a-z0-9+.-]*:\/\/\S*[?#/]/i;
 
 const isSecretName = (name: string) => SECRET_NAME.test(name);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A base64url segment that decodes to a JSON object with `alg` (or `enc`): a JOSE header. */
 function isJoseHeader(segment: string): boolean {
   if (!/^eyJ[A-Za-z0-9_-]+$/.test(segment)) return false;
   try {
     const header: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return isObject(header) && (typeof header.alg === 'string' || typeof header.enc === 'string');
+    return isJsonObject(header) && (typeof header.alg === 'string' || typeof header.enc === 'string');
   } catch {
     return false;
   }
@@ -68,7 +67,7 @@ function redactWith(fingerprint: Fingerprint, value: unknown, key = ''): unknown
     return value;
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, key));
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const jwk = isJwk(value);
     return Object.fromEntries(
       Object.entries(value).map(([k, v]) => [

@@ -1,5 +1,5 @@
 import { clientPlacesMachine, type Place } from '../../machines/client-places.ts';
-import { ActorRuntime, StreamBusy, type Command } from '../actors/runtime.ts';
+import { ActorRuntime } from '../actors/runtime.ts';
 import type { Clock } from '../clock.ts';
 import { keyedFingerprint } from '../crypto/fingerprint.ts';
 import type { EventLog } from '../event-log.ts';
@@ -7,12 +7,15 @@ import type { EventLog } from '../event-log.ts';
 /** A holder not made this long after its place was taken died before it was (a crash between the two). */
 export const UNMADE_HOLDER_MS = 60_000;
 
-/** Turns of a contended command (each of the runtime's own retries) before the caller is told to try again. */
-const CONTENDED_TURNS = 5;
+/**
+ * A caller's concurrent requests on several instances race for its one stream: a command is decided again
+ * this often after losing a race (each loss is another request served) before the caller gets 503.
+ */
+const CONTENDED_RETRIES = 19;
 
 /** A limit of places per caller, and how to tell which places are still held. */
 export interface PlaceRule {
-  /** The resource limited: a part of the stream id (`places:<kind>:<caller hash>`). */
+  /** The resource limited: a part of the stream id (`places:<kind>:<keyed caller fingerprint>`). */
   kind: string;
   limit: number;
   /** What the caller held before its places were kept in the log (counted in once). */
@@ -40,30 +43,16 @@ export class ClientPlaces {
     /** The server secret that keys the caller's fingerprint in the stream id (an address is never stored whole). */
     private readonly fingerprintKey: Uint8Array,
   ) {
-    this.actors = ActorRuntime.of(log, clientPlacesMachine, 'places');
+    this.actors = ActorRuntime.of(log, clientPlacesMachine, 'places', 10_000, true, CONTENDED_RETRIES);
   }
 
   private streamOf(rule: PlaceRule, caller: string): string {
     return `${rule.kind}:${keyedFingerprint(this.fingerprintKey, caller)}`;
   }
 
-  /**
-   * One command on a caller's places. A caller's concurrent requests on several instances race for
-   * one stream, and each lost race is another request served; a command that lost every retry of one
-   * turn is decided again, up to a bound, before the caller is told to try again (503).
-   */
-  private async decide(stream: string, command: Command<typeof clientPlacesMachine>) {
-    for (let turn = 1; ; turn++)
-      try {
-        return await this.actors.execute(stream, command);
-      } catch (error) {
-        if (!(error instanceof StreamBusy) || turn >= CONTENDED_TURNS) throw error;
-      }
-  }
-
   /** Takes a place for `holder`; false when the caller already holds `rule.limit` places. */
   async take(rule: PlaceRule, caller: string, holder: string): Promise<boolean> {
-    const outcome = await this.decide(this.streamOf(rule, caller), async ({ snapshot }) => {
+    const outcome = await this.actors.execute(this.streamOf(rule, caller), async ({ snapshot }) => {
       const at = this.clock.now();
       const counted = snapshot.context.counted
         ? []
@@ -81,6 +70,6 @@ export class ClientPlaces {
 
   /** Gives `holder`'s place back (nothing when it holds none). */
   async release(rule: PlaceRule, caller: string, holder: string): Promise<void> {
-    await this.decide(this.streamOf(rule, caller), { type: 'place.released', at: this.clock.now(), holder });
+    await this.actors.execute(this.streamOf(rule, caller), { type: 'place.released', at: this.clock.now(), holder });
   }
 }

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../untrusted/json.ts';
 /** A verdict of one named check on a target's answer, with the rule it holds the server to. */
 export interface CheckResult {
   check: string;
@@ -13,8 +14,6 @@ const verdict = (check: string, rule: string, passed: boolean, good: string, bad
   rule,
   detail: passed ? good : bad,
 });
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** RFC 8414 §3.3 (and OpenID Connect Discovery §4.3): the metadata's issuer is the one it was fetched for. */
 export function issuerMatches(published: unknown, expected: string, rule: string): CheckResult {
@@ -34,7 +33,7 @@ export function tokenResponseShape(response: { status: number; headers: Headers;
   const body = response.body;
   if (response.status !== 200) problems.push(`HTTP ${response.status}, not 200`);
   if (!(response.headers.get('content-type') ?? '').includes('application/json')) problems.push('not application/json');
-  if (!isObject(body)) problems.push('the body is not a JSON object');
+  if (!isJsonObject(body)) problems.push('the body is not a JSON object');
   else {
     if (typeof body.access_token !== 'string' || !body.access_token) problems.push('no access_token');
     if (typeof body.token_type !== 'string') problems.push('no token_type');
@@ -56,7 +55,7 @@ export function tokenResponseShape(response: { status: number; headers: Headers;
 /** RFC 7662 §2.2: an introspection response is a JSON object whose `active` is a boolean. */
 export function introspectionShape(response: { status: number; body: unknown }, expectActive: boolean): CheckResult {
   const body = response.body;
-  const active = isObject(body) ? body.active : undefined;
+  const active = isJsonObject(body) ? body.active : undefined;
   const problems: string[] = [];
   if (response.status !== 200) problems.push(`HTTP ${response.status}, not 200`);
   if (typeof active !== 'boolean') problems.push('active is not a boolean');

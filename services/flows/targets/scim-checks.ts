@@ -1,5 +1,5 @@
 import type { CheckResult } from './checks.ts';
-import { stringOf, arrayOf, memberAt } from '../../untrusted/json.ts';
+import { isJsonObject, stringOf, arrayOf, memberAt } from '../../untrusted/json.ts';
 
 /**
  * The named checks `scim/check-server` holds a SCIM service provider to, each a function of the
@@ -29,7 +29,6 @@ export const notApplicable = (check: string, rule: string, why: string): CheckRe
   detail: why,
 });
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const names = (v: unknown, name: string) => arrayOf(memberAt(v, 'schemas')).includes(name);
 const statusIs = (a: Answer, expected: number[], problems: string[]) => {
   if (!expected.includes(a.status)) problems.push(`HTTP ${a.status}, not ${expected.join(' or ')}`);
@@ -53,7 +52,7 @@ export function serviceProviderConfig(a: Answer): CheckResult {
   const problems: string[] = [];
   statusIs(a, [200], problems);
   const body = a.body;
-  if (!isObject(body)) problems.push('the body is not a JSON object');
+  if (!isJsonObject(body)) problems.push('the body is not a JSON object');
   else {
     if (!names(body, SPC)) problems.push(`schemas does not name ${SPC}`);
     for (const name of ['patch', 'bulk', 'filter', 'changePassword', 'sort', 'etag'])

@@ -4,13 +4,20 @@ import { expectOk, type IssuerWire } from './wire.ts';
 
 export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
+/** What an offer says of the transaction code it asks for (OpenID4VCI 1.0 §4.1.1); `length` an integer. */
+export interface TxCode {
+  length?: number;
+  input_mode?: string;
+  description?: string;
+}
+
 export interface CredentialOffer {
   credential_issuer: string;
   credential_configuration_ids: string[];
   grants?: {
     'urn:ietf:params:oauth:grant-type:pre-authorized_code'?: {
       'pre-authorized_code': string;
-      tx_code?: { length?: number; input_mode?: string; description?: string };
+      tx_code?: TxCode;
       authorization_server?: string;
     };
     authorization_code?: { issuer_state?: string; authorization_server?: string };

@@ -11,7 +11,7 @@ import {
   discoverOpenIdProvider,
   type IssuerView,
 } from './discovery.ts';
-import { PRE_AUTHORIZED_GRANT, resolveOffer } from './offer.ts';
+import { PRE_AUTHORIZED_GRANT, resolveOffer, type TxCode } from './offer.ts';
 import { errorToken, withExchanges } from './outcome.ts';
 import { IssuanceRuntime, needsKeyAttestation, type IssuanceDeps } from './runtime.ts';
 import { importRawCredential } from './store.ts';
@@ -278,14 +278,11 @@ export class WalletIssuance {
   }
 }
 
-/** The offer's tx_code object as the caller may see it: only its typed members (the offer may come from any issuer). */
-function txCodeDescription(value: unknown): Record<string, unknown> {
-  const t = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+/** The offer's tx_code as the caller may see it: only values in range (the offer may come from any issuer). */
+function txCodeDescription(t: TxCode | undefined): Record<string, unknown> {
   return {
-    ...(Number.isInteger(t.length) && (t.length as number) > 0 && (t.length as number) < 100
-      ? { length: t.length }
-      : {}),
-    ...(t.input_mode === 'numeric' || t.input_mode === 'text' ? { input_mode: t.input_mode } : {}),
-    ...(typeof t.description === 'string' ? { description: t.description.slice(0, 300) } : {}),
+    ...(t?.length !== undefined && t.length > 0 && t.length < 100 ? { length: t.length } : {}),
+    ...(t?.input_mode === 'numeric' || t?.input_mode === 'text' ? { input_mode: t.input_mode } : {}),
+    ...(t?.description !== undefined ? { description: t.description.slice(0, 300) } : {}),
   };
 }
