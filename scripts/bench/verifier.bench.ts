@@ -15,6 +15,16 @@ const STATUS_HANDLING = {
   mdoc: "status: ours checks the list (cached for its ttl); the peer's @auth0/mdl checks none",
 } as const;
 const ROUNDS = 5;
+const KINDS = ['SD-JWT VC', 'mdoc'] as const;
+
+/** `BENCH_VERIFIER_KINDS=mdoc` (comma-separated) runs only those credential kinds; unset, both. */
+function kindsToRun(): readonly (typeof KINDS)[number][] {
+  const asked = process.env.BENCH_VERIFIER_KINDS;
+  if (!asked) return KINDS;
+  const kinds = KINDS.filter((k) => asked.split(',').includes(k));
+  if (kinds.length === 0) throw new Error(`BENCH_VERIFIER_KINDS names none of ${KINDS.join(', ')}`);
+  return kinds;
+}
 
 const bench: Bench = async () => {
   const server = await startChildServer();
@@ -45,7 +55,7 @@ const bench: Bench = async () => {
       },
     };
     const rows = [];
-    for (const kind of ['SD-JWT VC', 'mdoc'] as const) {
+    for (const kind of kindsToRun()) {
       const r = await interleavedRounds(
         ROUNDS,
         () => flowFigure(presentationFlow(server.url, QUERIES[kind], presenters[kind]), server.child.pid!, DURATION_MS),

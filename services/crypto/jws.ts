@@ -47,6 +47,19 @@ export function canVerifySync(
     curves !== undefined &&
     typeof jwk.crv === 'string' &&
     curves.includes(jwk.crv) &&
+    header.alg === alg &&
+    headerVerifiableSync(header)
+  );
+}
+
+/**
+ * Whether a JWS with this header can go to `verifyJwsWithKeySync` once a key fitting its `alg` is found
+ * (by jose's key-set selection, which checks the curve): ES256 or EdDSA, no `crit`, no `b64`.
+ */
+export function headerVerifiableSync(header: Record<string, unknown>): header is { alg: string } {
+  return (
+    typeof header.alg === 'string' &&
+    SYNC_VERIFY_CURVES.has(header.alg) &&
     header.crit === undefined &&
     header.b64 === undefined
   );
@@ -54,10 +67,13 @@ export function canVerifySync(
 
 /**
  * Verifies a JWS compact serialization with a public JWK on the event loop (see `signJwt` for why).
- * Callers check `canVerifySync` first; anything malformed is simply not verified. Kept for the issuer's
- * key proofs only (issue 46 §5, measured side by side): through jose the SD-JWT VC issuance bench fell
- * from 1,028 to 774 flows/s (server CPU per flow 1,075 -> 1,492 µs); the verifier's SD-JWT checks moved to
- * jose, where this saved 16 µs of 893 per presentation. `test/unit/crypto/verify-sync.test.ts` holds it to jose.
+ * Callers check `canVerifySync` first; anything malformed is simply not verified. Used where a request
+ * verifies signatures on every call, the issuer's key proofs and the verifier's SD-JWT VC presentations
+ * (issuer JWT and KB-JWT). Measured: jose's `compactVerify` costs about 144 µs of CPU per ES256
+ * verification on this machine (73 µs of it on the event loop, the rest on the thread pool) against
+ * 81 µs here; through jose the SD-JWT VC issuance bench fell from 1,028 to 774 flows/s (issue 46 §5) and
+ * the verifier's server CPU per presentation rose by about 120 µs (issue 45 item 40).
+ * `test/unit/crypto/verify-sync.test.ts` holds it to jose.
  */
 export function verifyJwsSync(jws: string, jwk: Record<string, unknown>, alg: string): boolean {
   let key: KeyObject;
@@ -84,19 +100,54 @@ function publicKeyOf(jwk: Record<string, unknown>): KeyObject {
   return key;
 }
 
-/** `verifyJwsSync` with a key already imported. */
-function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
+/** The bytes a compact JWS signs and its signature, or undefined when it is not three base64url parts. */
+function signedParts(jws: string): { input: Buffer; signature: Buffer } | undefined {
   const parts = jws.split('.');
-  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return false;
+  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return undefined;
+  return { input: Buffer.from(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2], 'base64url') };
+}
+
+/** `verifyJwsSync` with a key already imported (one that fits `alg`). */
+export function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
+  const signed = signedParts(jws);
+  if (!signed) return false;
   try {
-    const input = Buffer.from(`${parts[0]}.${parts[1]}`);
-    const signature = Buffer.from(parts[2], 'base64url');
     return alg === 'ES256'
-      ? verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
-      : verify(null, input, key, signature);
+      ? verify('sha256', signed.input, { key, dsaEncoding: 'ieee-p1363' }, signed.signature)
+      : verify(null, signed.input, key, signed.signature);
   } catch {
     return false;
   }
+}
+
+/**
+ * `verifyJwsWithKeySync` on libuv's thread pool: node:crypto's callback form keeps about 17 µs of an
+ * ES256 verification on the event loop instead of 81 (WebCrypto through jose keeps about 70), for about
+ * 98 µs of CPU in all. Worth it where the event loop, not the machine, sets the pace.
+ */
+export function verifyJwsWithKeyAsync(jws: string, key: KeyObject, alg: string): Promise<boolean> {
+  const signed = signedParts(jws);
+  if (!signed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (error: Error | null, valid: boolean) => resolve(error === null && valid);
+    try {
+      if (alg === 'ES256') verify('sha256', signed.input, { key, dsaEncoding: 'ieee-p1363' }, signed.signature, done);
+      else verify(null, signed.input, key, signed.signature, done);
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** `verifyJwsSync` on libuv's thread pool (see `verifyJwsWithKeyAsync`). */
+export function verifyJwsAsync(jws: string, jwk: Record<string, unknown>, alg: string): Promise<boolean> {
+  let key: KeyObject;
+  try {
+    key = publicKeyOf(jwk);
+  } catch {
+    return Promise.resolve(false);
+  }
+  return verifyJwsWithKeyAsync(jws, key, alg);
 }
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of an EC, OKP or RSA public JWK, computed synchronously. */

@@ -9,7 +9,13 @@ import {
   type JWK,
 } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canVerifySync, jwkThumbprintSync, verifyJwsSync } from '../../../services/crypto/jws.ts';
+import {
+  canVerifySync,
+  headerVerifiableSync,
+  jwkThumbprintSync,
+  verifyJwsAsync,
+  verifyJwsSync,
+} from '../../../services/crypto/jws.ts';
 
 type Pair = { alg: string; jwk: JWK; privateKey: CryptoKey };
 const pairs: Pair[] = [];
@@ -40,7 +46,7 @@ function mutate(jws: string, index: number, replacement: string): string {
   return jws.slice(0, at) + replacement + jws.slice(at + 1);
 }
 
-describe('synchronous JWS verification', () => {
+describe('JWS verification with node:crypto (on the event loop and on the thread pool)', () => {
   it('agrees with jose on genuine, altered and mismatched-key signatures', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -55,9 +61,10 @@ describe('synchronous JWS verification', () => {
           const key = pairs[verifier];
           const header = { alg };
           if (!canVerifySync(header, key.jwk, alg)) return;
-          expect(verifyJwsSync(candidate, key.jwk as Record<string, unknown>, alg)).toBe(
-            await joseVerifies(candidate, key.jwk, alg),
-          );
+          const expected = await joseVerifies(candidate, key.jwk, alg);
+          expect(verifyJwsSync(candidate, key.jwk as Record<string, unknown>, alg)).toBe(expected);
+          // The thread-pool form answers the same.
+          expect(await verifyJwsAsync(candidate, key.jwk as Record<string, unknown>, alg)).toBe(expected);
         },
       ),
       { numRuns: 300 },
@@ -73,6 +80,12 @@ describe('synchronous JWS verification', () => {
     expect(canVerifySync({ alg: 'ES384' }, es384.jwk, 'ES384')).toBe(false);
     expect(canVerifySync({ alg: 'ES256' }, es384.jwk, 'ES256')).toBe(false);
     expect(canVerifySync({ alg: 'ES256' }, eddsa.jwk, 'ES256')).toBe(false);
+    expect(canVerifySync({ alg: 'EdDSA' }, es256.jwk, 'ES256')).toBe(false);
+    expect(headerVerifiableSync({ alg: 'ES256' })).toBe(true);
+    expect(headerVerifiableSync({ alg: 'EdDSA' })).toBe(true);
+    expect(headerVerifiableSync({ alg: 'RS256' })).toBe(false);
+    expect(headerVerifiableSync({ alg: 'ES256', crit: ['b64'], b64: false })).toBe(false);
+    expect(headerVerifiableSync({})).toBe(false);
   });
 
   it('computes the RFC 7638 thumbprint jose computes, and the RFC 7638 §3.1 example', async () => {
