@@ -108,7 +108,7 @@ function signedParts(jws: string): { input: Buffer; signature: Buffer } | undefi
 }
 
 /** `verifyJwsSync` with a key already imported (one that fits `alg`). */
-export function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
+function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
   const signed = signedParts(jws);
   if (!signed) return false;
   try {
