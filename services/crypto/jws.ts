@@ -1,6 +1,6 @@
-import { type KeyObject, createHash, createPublicKey, sign, verify } from 'node:crypto';
+import { type KeyObject, createHash, sign, verify } from 'node:crypto';
 import type { SigningKey } from '../keys.ts';
-import { asKeyObject } from './key-object.ts';
+import { asKeyObject, publicKeyOfJwk } from './key-object.ts';
 
 const encodeJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -78,26 +78,11 @@ export function headerVerifiableSync(header: Record<string, unknown>): header is
 export function verifyJwsSync(jws: string, jwk: Record<string, unknown>, alg: string): boolean {
   let key: KeyObject;
   try {
-    key = publicKeyOf(jwk);
+    key = publicKeyOfJwk(jwk);
   } catch {
     return false;
   }
   return verifyJwsWithKeySync(jws, key, alg);
-}
-
-/** Public keys imported from JWKs, by their members (bounded): verifiers see the same keys again and again. */
-const importedKeys = new Map<string, KeyObject>();
-const IMPORTED_KEYS_MAX = 1024;
-function publicKeyOf(jwk: Record<string, unknown>): KeyObject {
-  const id = JSON.stringify([jwk.kty, jwk.crv, jwk.x, jwk.y, jwk.n, jwk.e]);
-  let key = importedKeys.get(id);
-  if (!key) {
-    const { kty, crv, x, y, n, e } = jwk;
-    key = createPublicKey({ key: { kty, crv, x, y, n, e } as never, format: 'jwk' });
-    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.delete(importedKeys.keys().next().value as string);
-    importedKeys.set(id, key);
-  }
-  return key;
 }
 
 /** The bytes a compact JWS signs and its signature, or undefined when it is not three base64url parts. */
@@ -143,7 +128,7 @@ export function verifyJwsWithKeyAsync(jws: string, key: KeyObject, alg: string):
 export function verifyJwsAsync(jws: string, jwk: Record<string, unknown>, alg: string): Promise<boolean> {
   let key: KeyObject;
   try {
-    key = publicKeyOf(jwk);
+    key = publicKeyOfJwk(jwk);
   } catch {
     return Promise.resolve(false);
   }

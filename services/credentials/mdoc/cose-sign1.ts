@@ -1,6 +1,6 @@
-import { KeyObject, X509Certificate, createPublicKey, sign, verify } from 'node:crypto';
+import { KeyObject, X509Certificate, sign, verify } from 'node:crypto';
 import type { JWK } from 'jose';
-import { asKeyObject } from '../../crypto/key-object.ts';
+import { asKeyObject, publicKeyOfCertificate, publicKeyOfJwk } from '../../crypto/key-object.ts';
 import { Tag, decodeCbor, encodeCbor, isMap } from './cbor.ts';
 
 /** COSE header labels and algorithms used here (RFC 9052 §3.1, RFC 9360 for x5chain). */
@@ -81,7 +81,7 @@ export function verifyCoseSign1(
     key instanceof KeyObject
       ? key
       : key instanceof X509Certificate
-        ? key.publicKey
-        : createPublicKey({ key: key as import('node:crypto').JsonWebKey, format: 'jwk' });
+        ? publicKeyOfCertificate(key)
+        : publicKeyOfJwk(key as Record<string, unknown>);
   return verify(HASH[alg], toBeSigned(sign1[0], payload), { key: publicKey, dsaEncoding: 'ieee-p1363' }, sign1[3]);
 }
