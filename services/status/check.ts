@@ -2,14 +2,13 @@ import { BoundedCache } from '../bounded-cache.ts';
 import type { Clock } from '../clock.ts';
 import { STATUS_INVALID, STATUS_SUSPENDED, statusAt, statusTypeName } from '../credentials/status-list/bits.ts';
 import { bitstringStatus, verifyBitstringListCredential } from '../credentials/status-list/bitstring-credential.ts';
+import { STATUS_LIST_CWT_MEDIA, STATUS_LIST_JWT_MEDIA } from '../credentials/status-list/token.ts';
 import {
-  STATUS_LIST_CWT_MEDIA,
-  STATUS_LIST_JWT_MEDIA,
   verifyStatusListCwt,
   verifyStatusListJwt,
   type StatusListKeyResolver,
-} from '../credentials/status-list/token.ts';
-import { withCheckTrail } from '../credentials/result.ts';
+} from '../credentials/status-list/verify-token.ts';
+import { CheckTrail } from '../credentials/result.ts';
 import { StatusListUnavailable, type StatusListSource } from './source.ts';
 
 /** A credential's pointer into a status list. */
@@ -134,7 +133,9 @@ export class StatusChecker {
       const reason = error instanceof StatusListUnavailable ? error.message : 'the list could not be fetched';
       return { failure: reason, held: [] };
     }
-    const { value: read, held } = await withCheckTrail(() => this.verify(reference, fetched, nowS));
+    const trail = new CheckTrail();
+    const read = await this.verify(reference, fetched, nowS, trail);
+    const held = trail.list();
     if ('failure' in read) return { failure: read.failure, held };
     const ttlS = Math.min(Math.max(read.ttlS ?? DEFAULT_TTL_S, 0), MAX_TTL_S);
     const until = Math.min(now + ttlS * 1000, read.expMs ?? Infinity);
@@ -147,10 +148,11 @@ export class StatusChecker {
     reference: StatusReference,
     fetched: { contentType: string; body: Buffer },
     nowS: number,
+    trail: CheckTrail,
   ): Promise<{ valueAt: (idx: number) => number | undefined; ttlS?: number; expMs?: number } | { failure: string }> {
     const text = fetched.body.toString('utf8').trim();
     if (reference.kind === 'token') {
-      const expect = { uri: reference.uri, nowS, keyFor: this.trust.keyFor };
+      const expect = { uri: reference.uri, nowS, keyFor: this.trust.keyFor, trail };
       const asCwt = fetched.contentType.split(';')[0].trim().toLowerCase() === STATUS_LIST_CWT_MEDIA;
       const result = asCwt
         ? await verifyStatusListCwt(new Uint8Array(fetched.body), expect)
@@ -167,6 +169,7 @@ export class StatusChecker {
       reference,
       nowS,
       trustedIssuers: this.trust.w3cIssuers(),
+      trail,
     });
     if (!result.valid) return { failure: `${result.check}: ${result.reason}` };
     const c = result.contents;

@@ -1,6 +1,6 @@
 import { exportJWK, type JWK } from 'jose';
 import { CheckFailed } from '../credentials/result.ts';
-import type { StatusListKeyResolver } from '../credentials/status-list/token.ts';
+import type { StatusListKeyResolver } from '../credentials/status-list/verify-token.ts';
 import { validateX5c } from '../credentials/x509/x5c.ts';
 import type { StatusTrust } from './check.ts';
 
@@ -16,9 +16,9 @@ export interface IssuerTrustAnchors {
  * issuer's published keys, by `kid`, or an `x5c` leaf chaining to a trusted IACA root.
  */
 export function statusTrustOf(anchors: IssuerTrustAnchors, nowS: () => number): StatusTrust {
-  const keyFor: StatusListKeyResolver = async (header) => {
+  const keyFor: StatusListKeyResolver = async (header, trail) => {
     if (header.x5c !== undefined) {
-      const chain = await validateX5c(header.x5c, { trustAnchors: [...anchors.iacaRoots], now: nowS() });
+      const chain = await validateX5c(header.x5c, { trustAnchors: [...anchors.iacaRoots], now: nowS(), trail });
       if (!chain.valid) throw new CheckFailed('status_list_signature', `x5c: ${chain.reason}`);
       return exportJWK(chain.leaf.publicKey);
     }

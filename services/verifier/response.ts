@@ -13,7 +13,8 @@ import type { DcqlQuery, StoredCredential } from '../credentials/dcql/types.ts';
 import { randomToken } from '../crypto/random.ts';
 import { invalidRequest } from '../errors.ts';
 import { dcqlReasons } from './dcql-verdict.ts';
-import { checkPresentation, type Presented } from './presentations.ts';
+import type { Presented } from './presentation-outcome.ts';
+import { checkPresentation } from './presentations.ts';
 import {
   encryptedResponse,
   requireClearResponseAllowed,

@@ -1,7 +1,7 @@
 import type { CredentialStatusView } from '../../machines/presentation.ts';
 import type { StatusChecker } from '../status/check.ts';
 import { outcomeView, referenceView, type References } from '../status/references.ts';
-import type { CheckVerdict } from './presentations.ts';
+import type { CheckVerdict } from './presentation-outcome.ts';
 
 /** What the status rule found for one presentation's credentials. */
 export interface StatusRuleOutcome {

@@ -1,5 +1,5 @@
 import { nullRecord } from '../../untrusted/keys.ts';
-import { CheckFailed, ensure } from '../result.ts';
+import { CheckFailed, type CheckTrail } from '../result.ts';
 import { dataItemBytes, decodeCbor, isMap, type Tag } from './cbor.ts';
 
 /** What an MSO lets the device sign (ISO 18013-5 §9.1.2.4): whole namespaces, or elements of one. */
@@ -31,6 +31,7 @@ export function keyAuthorizationsOf(value: unknown): KeyAuthorizations {
 export function deviceSignedElements(
   nameSpacesBytes: Tag,
   allowed: KeyAuthorizations | undefined,
+  trail: CheckTrail,
 ): Record<string, Record<string, unknown>> {
   let decoded: unknown;
   try {
@@ -38,18 +39,18 @@ export function deviceSignedElements(
   } catch {
     fail('deviceSigned.nameSpaces is not CBOR');
   }
-  ensure(isMap(decoded), 'device_authentication', 'deviceSigned.nameSpaces must be a map');
+  trail.ensure(isMap(decoded), 'device_authentication', 'deviceSigned.nameSpaces must be a map');
   const out = nullRecord<Record<string, unknown>>();
   for (const [ns, elements] of decoded) {
-    ensure(
+    trail.ensure(
       typeof ns === 'string' && isMap(elements),
       'device_authentication',
       'a device namespace maps names to values',
     );
     const values = nullRecord();
     for (const [id, value] of elements) {
-      ensure(typeof id === 'string', 'device_authentication', 'a device-signed element is named by a string');
-      ensure(
+      trail.ensure(typeof id === 'string', 'device_authentication', 'a device-signed element is named by a string');
+      trail.ensure(
         !!allowed && (allowed.nameSpaces.includes(ns) || (allowed.dataElements[ns] ?? []).includes(id)),
         'device_authentication',
         `the device signed ${ns}/${id}, which the MSO's keyAuthorizations do not allow`,

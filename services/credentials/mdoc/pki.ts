@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import { ensure } from '../result.ts';
+import { type CheckTrail } from '../result.ts';
 import { KEY_USAGE, keyUsageOf } from '../x509/chain.ts';
 import { validatePath } from '../x509/path.ts';
 
@@ -16,24 +16,25 @@ export async function validateDocumentSignerChain(
   x5chain: Uint8Array[],
   trustedRoots: (Uint8Array | string)[],
   nowSeconds: number,
+  trail: CheckTrail,
 ): Promise<{ leaf: X509Certificate; root: X509Certificate }> {
-  ensure(trustedRoots.length > 0, 'chain', 'no trusted IACA root is configured');
-  const { leaf, root } = await validatePath(x5chain, trustedRoots, nowSeconds, 'chain');
-  ensure(root.ca, 'chain', 'the IACA root is not a CA');
+  trail.ensure(trustedRoots.length > 0, 'chain', 'no trusted IACA root is configured');
+  const { leaf, root } = await validatePath(x5chain, trustedRoots, nowSeconds, 'chain', trail);
+  trail.ensure(root.ca, 'chain', 'the IACA root is not a CA');
   const rootUsage = keyUsageOf(root);
-  ensure(
+  trail.ensure(
     rootUsage === undefined || (rootUsage & KEY_USAGE.keyCertSign) !== 0,
     'chain',
     'the IACA root key usage lacks keyCertSign',
   );
-  ensure(!leaf.ca, 'chain', 'the document signer certificate must not be a CA');
+  trail.ensure(!leaf.ca, 'chain', 'the document signer certificate must not be a CA');
   const leafUsage = keyUsageOf(leaf);
-  ensure(
+  trail.ensure(
     leafUsage !== undefined && (leafUsage & KEY_USAGE.digitalSignature) !== 0,
     'chain',
     'the document signer key usage lacks digitalSignature',
   );
-  ensure(
+  trail.ensure(
     (leaf.keyUsage ?? []).includes(MDL_DS_EKU),
     'chain',
     `the document signer lacks extended key usage ${MDL_DS_EKU}`,

@@ -1,3 +1,4 @@
+import type { CheckTrail } from '../result.ts';
 import type { JWK } from 'jose';
 import type { KeyAuthorizations } from './device-signed.ts';
 
@@ -10,6 +11,8 @@ export interface VerifyIssuerSignedOptions {
   /** Verification time, seconds since the epoch. */
   now: number;
   expectedDocType?: string;
+  /** Where the checks that held are noted, when the caller reports them. */
+  trail?: CheckTrail;
 }
 
 export interface VerifiedMdoc {

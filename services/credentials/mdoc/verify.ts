@@ -1,7 +1,7 @@
 import { createHash, type X509Certificate } from 'node:crypto';
 import type { JWK } from 'jose';
 import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
-import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
+import { CheckFailed, runChecks, type Result, type CheckTrail } from '../result.ts';
 import { Tag, dataItemBytes, decodeCbor, encodeCbor, isMap, mapGet, tdateSeconds } from './cbor.ts';
 import { coseKeyToJwk } from './cose-key.ts';
 import { HEADER_X5CHAIN, parseCoseSign1, verifyCoseSign1, type CoseSign1 } from './cose-sign1.ts';
@@ -34,12 +34,12 @@ function decodeMso(issuerAuth: CoseSign1): Map<unknown, unknown> {
   return fail('format', 'the IssuerAuth payload is not a tag-24 MobileSecurityObject');
 }
 
-function x5chainOf(issuerAuth: CoseSign1): Uint8Array[] {
+function x5chainOf(trail: CheckTrail, issuerAuth: CoseSign1): Uint8Array[] {
   const raw =
     issuerAuth[1].get(HEADER_X5CHAIN) ??
     mapGet(issuerAuth[0].length ? decodeCbor(issuerAuth[0]) : undefined, HEADER_X5CHAIN);
   const list = raw instanceof Uint8Array ? [raw] : Array.isArray(raw) ? raw : [];
-  ensure(
+  trail.ensure(
     list.length > 0 && list.every((c) => c instanceof Uint8Array),
     'chain',
     'IssuerAuth carries no x5chain (label 33)',
@@ -49,46 +49,56 @@ function x5chainOf(issuerAuth: CoseSign1): Uint8Array[] {
 
 /** IssuerSigned checks shared by the wallet (before storing, behaviour 10) and the verifier. */
 async function checkIssuerSigned(
+  trail: CheckTrail,
   issuerSigned: unknown,
   options: VerifyIssuerSignedOptions,
   documentDocType?: string,
 ): Promise<VerifiedMdoc> {
-  ensure(isMap(issuerSigned), 'format', 'IssuerSigned must be a map');
+  trail.ensure(isMap(issuerSigned), 'format', 'IssuerSigned must be a map');
   let issuerAuth: CoseSign1;
   try {
     issuerAuth = parseCoseSign1(issuerSigned.get('issuerAuth'));
   } catch (error) {
     return fail('format', `issuerAuth: ${(error as Error).message}`);
   }
-  ensure(issuerAuth[2] !== null, 'format', 'issuerAuth has no payload');
+  trail.ensure(issuerAuth[2] !== null, 'format', 'issuerAuth has no payload');
   const mso = decodeMso(issuerAuth);
   const docType = mso.get('docType');
   const valueDigests = mso.get('valueDigests');
   const validityInfo = mso.get('validityInfo');
   const deviceKeyInfo = mso.get('deviceKeyInfo');
-  ensure(mso.get('version') === '1.0', 'format', 'MSO version must be "1.0"');
-  ensure(
+  trail.ensure(mso.get('version') === '1.0', 'format', 'MSO version must be "1.0"');
+  trail.ensure(
     typeof docType === 'string' && isMap(valueDigests) && isMap(validityInfo) && isMap(deviceKeyInfo),
     'format',
     'the MSO lacks docType, valueDigests, validityInfo or deviceKeyInfo',
   );
 
   // chain, then the IssuerAuth signature with the document signer's key
-  const { leaf } = await validateDocumentSignerChain(x5chainOf(issuerAuth), options.trustedRoots, options.now);
+  const { leaf } = await validateDocumentSignerChain(
+    x5chainOf(trail, issuerAuth),
+    options.trustedRoots,
+    options.now,
+    trail,
+  );
   let signatureOk = false;
   try {
     signatureOk = verifyCoseSign1(issuerAuth, leaf as X509Certificate);
   } catch (error) {
     fail('signature', (error as Error).message);
   }
-  ensure(signatureOk, 'signature', 'the IssuerAuth signature does not verify with the document signer certificate');
+  trail.ensure(
+    signatureOk,
+    'signature',
+    'the IssuerAuth signature does not verify with the document signer certificate',
+  );
 
-  ensure(
+  trail.ensure(
     documentDocType === undefined || documentDocType === docType,
     'doctype',
     `the document docType ${documentDocType} differs from the MSO docType ${docType}`,
   );
-  ensure(
+  trail.ensure(
     options.expectedDocType === undefined || options.expectedDocType === docType,
     'doctype',
     `docType ${docType} is not the expected ${options.expectedDocType}`,
@@ -96,15 +106,19 @@ async function checkIssuerSigned(
 
   // digests of every released item
   const hash = msoDigestHash(mso.get('digestAlgorithm'));
-  ensure(hash, 'digest', `unsupported digestAlgorithm ${String(mso.get('digestAlgorithm'))}`);
+  trail.ensure(hash, 'digest', `unsupported digestAlgorithm ${String(mso.get('digestAlgorithm'))}`);
   const nameSpaces = issuerSigned.get('nameSpaces') ?? new Map();
-  ensure(isMap(nameSpaces), 'format', 'nameSpaces must be a map');
+  trail.ensure(isMap(nameSpaces), 'format', 'nameSpaces must be a map');
   const claims: VerifiedMdoc['claims'] = nullRecord();
   for (const [ns, items] of nameSpaces) {
-    ensure(typeof ns === 'string' && Array.isArray(items), 'format', 'each namespace maps a name to an array of items');
-    ensure(!isPrototypeName(ns), 'format', `a namespace must not be named ${ns}`);
+    trail.ensure(
+      typeof ns === 'string' && Array.isArray(items),
+      'format',
+      'each namespace maps a name to an array of items',
+    );
+    trail.ensure(!isPrototypeName(ns), 'format', `a namespace must not be named ${ns}`);
     const expected = valueDigests.get(ns);
-    ensure(isMap(expected), 'digest', `the MSO has no digests for namespace ${ns}`);
+    trail.ensure(isMap(expected), 'digest', `the MSO has no digests for namespace ${ns}`);
     const seenIds = new Set<number>();
     const out = nullRecord();
     for (const wrapped of items) {
@@ -117,7 +131,7 @@ async function checkIssuerSigned(
       const id = mapGet(item, 'digestID');
       const identifier = mapGet(item, 'elementIdentifier');
       const random = mapGet(item, 'random');
-      ensure(
+      trail.ensure(
         typeof id === 'number' &&
           typeof identifier === 'string' &&
           random instanceof Uint8Array &&
@@ -126,17 +140,17 @@ async function checkIssuerSigned(
         'format',
         `an item of ${ns} lacks digestID, random, elementIdentifier or elementValue`,
       );
-      ensure(!isPrototypeName(identifier), 'format', `an element must not be named ${identifier}`);
-      ensure(
+      trail.ensure(!isPrototypeName(identifier), 'format', `an element must not be named ${identifier}`);
+      trail.ensure(
         !seenIds.has(id) && !Object.hasOwn(out, identifier),
         'digest',
         `${ns}/${identifier}: digestID or element released twice`,
       );
       seenIds.add(id);
       const digest: unknown = expected.get(id);
-      ensure(digest instanceof Uint8Array, 'digest', `${ns}/${identifier}: digestID ${id} is not in the MSO`);
+      trail.ensure(digest instanceof Uint8Array, 'digest', `${ns}/${identifier}: digestID ${id} is not in the MSO`);
       const actual = issuerSignedItemDigest(hash, wrapped as Tag);
-      ensure(
+      trail.ensure(
         actual.equals(Buffer.from(digest)),
         'digest',
         `${ns}/${identifier}: the item does not match its MSO digest`,
@@ -155,18 +169,18 @@ async function checkIssuerSigned(
   } catch (error) {
     return fail('format', `validityInfo: ${(error as Error).message}`);
   }
-  ensure(
+  trail.ensure(
     validFrom >= signed && validUntil > validFrom,
     'validity',
     'validityInfo is inconsistent (signed <= validFrom < validUntil)',
   );
-  ensure(
+  trail.ensure(
     signed * 1000 >= Date.parse(leaf.validFrom) && signed * 1000 <= Date.parse(leaf.validTo),
     'validity',
     'the MSO was signed outside the document signer certificate validity',
   );
-  ensure(options.now >= validFrom, 'validity', 'the mdoc is not yet valid (validFrom)');
-  ensure(options.now < validUntil, 'validity', 'the mdoc has expired (validUntil)');
+  trail.ensure(options.now >= validFrom, 'validity', 'the mdoc is not yet valid (validFrom)');
+  trail.ensure(options.now < validUntil, 'validity', 'the mdoc has expired (validUntil)');
 
   let deviceKey: JWK;
   try {
@@ -190,7 +204,7 @@ export function verifyIssuerSigned(
   issuerSigned: Uint8Array | Map<unknown, unknown>,
   options: VerifyIssuerSignedOptions,
 ): Promise<Result<VerifiedMdoc, MdocCheck>> {
-  return runChecks<VerifiedMdoc, MdocCheck>(async () => {
+  return runChecks<VerifiedMdoc, MdocCheck>(options.trail, async (trail: CheckTrail) => {
     let value: unknown = issuerSigned;
     if (issuerSigned instanceof Uint8Array) {
       try {
@@ -199,7 +213,7 @@ export function verifyIssuerSigned(
         fail('format', 'not CBOR');
       }
     }
-    return checkIssuerSigned(value, options);
+    return checkIssuerSigned(trail, value, options);
   });
 }
 
@@ -213,38 +227,38 @@ export function verifyDeviceResponse(
   encoded: Uint8Array,
   options: VerifyDeviceResponseOptions,
 ): Promise<Result<{ documents: VerifiedMdoc[] }, MdocCheck>> {
-  return runChecks<{ documents: VerifiedMdoc[] }, MdocCheck>(async () => {
+  return runChecks<{ documents: VerifiedMdoc[] }, MdocCheck>(options.trail, async (trail: CheckTrail) => {
     let response: unknown;
     try {
       response = decodeCbor(encoded);
     } catch {
       fail('format', 'not CBOR');
     }
-    ensure(isMap(response), 'format', 'a DeviceResponse is a map');
-    ensure(response.get('version') === '1.0', 'format', 'DeviceResponse version must be "1.0"');
-    ensure(
+    trail.ensure(isMap(response), 'format', 'a DeviceResponse is a map');
+    trail.ensure(response.get('version') === '1.0', 'format', 'DeviceResponse version must be "1.0"');
+    trail.ensure(
       response.get('status') === 0,
       'format',
       `DeviceResponse status is ${String(response.get('status'))}, not 0 (OK)`,
     );
     const documents = response.get('documents');
-    ensure(Array.isArray(documents) && documents.length > 0, 'format', 'the DeviceResponse has no documents');
+    trail.ensure(Array.isArray(documents) && documents.length > 0, 'format', 'the DeviceResponse has no documents');
     return {
       documents: await mapInOrder(documents, async (doc) => {
-        ensure(isMap(doc) && typeof doc.get('docType') === 'string', 'format', 'a document needs a docType');
+        trail.ensure(isMap(doc) && typeof doc.get('docType') === 'string', 'format', 'a document needs a docType');
         const docType = doc.get('docType') as string;
-        const verified = await checkIssuerSigned(doc.get('issuerSigned'), options, docType);
+        const verified = await checkIssuerSigned(trail, doc.get('issuerSigned'), options, docType);
         const deviceSigned = doc.get('deviceSigned');
-        ensure(isMap(deviceSigned), 'device_authentication', 'the document has no deviceSigned');
+        trail.ensure(isMap(deviceSigned), 'device_authentication', 'the document has no deviceSigned');
         const nameSpacesBytes = deviceSigned.get('nameSpaces');
-        ensure(
+        trail.ensure(
           nameSpacesBytes instanceof Tag && nameSpacesBytes.tag === 24,
           'device_authentication',
           'deviceSigned.nameSpaces must be a tag-24 data item',
         );
         const deviceAuth = deviceSigned.get('deviceAuth');
-        ensure(isMap(deviceAuth), 'device_authentication', 'deviceSigned has no deviceAuth');
-        ensure(
+        trail.ensure(isMap(deviceAuth), 'device_authentication', 'deviceSigned has no deviceAuth');
+        trail.ensure(
           !deviceAuth.has('deviceMac'),
           'device_authentication',
           'deviceMac is not supported (no reader key agreement in OpenID4VP); a deviceSignature is required',
@@ -252,7 +266,11 @@ export function verifyDeviceResponse(
         let ok = false;
         try {
           const signature = parseCoseSign1(deviceAuth.get('deviceSignature'));
-          ensure(signature[2] === null, 'device_authentication', 'the device signature payload must be detached (nil)');
+          trail.ensure(
+            signature[2] === null,
+            'device_authentication',
+            'the device signature payload must be detached (nil)',
+          );
           ok = verifyCoseSign1(
             signature,
             verified.deviceKey,
@@ -262,12 +280,12 @@ export function verifyDeviceResponse(
           if (error instanceof CheckFailed) throw error;
           fail('device_authentication', (error as Error).message);
         }
-        ensure(
+        trail.ensure(
           ok,
           'device_authentication',
           'the device signature does not verify over this SessionTranscript with the MSO device key',
         );
-        const signedByDevice = deviceSignedElements(nameSpacesBytes, verified.keyAuthorizations);
+        const signedByDevice = deviceSignedElements(nameSpacesBytes, verified.keyAuthorizations, trail);
         return Object.keys(signedByDevice).length ? { ...verified, deviceSigned: signedByDevice } : verified;
       }),
     };

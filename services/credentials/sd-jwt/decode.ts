@@ -1,7 +1,7 @@
 import { decodeJwtClaims, decodeJwtHeader } from '../../crypto/decode-jwt.ts';
 import { MAX_NESTING } from '../../untrusted/depth.ts';
 import { isPrototypeName, nullRecord } from '../../untrusted/keys.ts';
-import { CheckFailed, ensure } from '../result.ts';
+import { CheckFailed, CheckTrail } from '../result.ts';
 import { parseDisclosure, type Disclosure } from './disclosure.ts';
 import { splitSdJwt } from './serialization.ts';
 import type { ClaimPath, SdJwtParts } from './types.ts';
@@ -66,11 +66,12 @@ export function rebuildClaims(
   payload: Record<string, unknown>,
   parsed: Disclosure[],
   mode: 'strict' | 'lenient',
+  trail: CheckTrail = new CheckTrail(),
 ): RebuiltClaims {
   const strict = mode === 'strict';
   const byDigest = new Map<string, Disclosure>();
   for (const d of parsed) {
-    ensure(!byDigest.has(d.digest), 'duplicate_disclosure', 'the same disclosure is presented twice');
+    trail.ensure(!byDigest.has(d.digest), 'duplicate_disclosure', 'the same disclosure is presented twice');
     byDigest.set(d.digest, d);
   }
 
@@ -79,10 +80,10 @@ export function rebuildClaims(
   // The path of the value being rebuilt, pushed and popped on the way (copied only where a disclosure lands).
   const path: Array<string | number> = [];
   const see = (digest: unknown) => {
-    if (strict) ensure(typeof digest === 'string', 'format', 'a digest must be a string');
+    if (strict) trail.ensure(typeof digest === 'string', 'format', 'a digest must be a string');
     const d = typeof digest === 'string' ? byDigest.get(digest) : undefined;
     if (!strict && !d) return undefined;
-    ensure(
+    trail.ensure(
       !seen.has(digest as string),
       'duplicate_digest',
       'a digest value appears more than once in the payload and disclosures',
@@ -92,7 +93,7 @@ export function rebuildClaims(
   };
   /** A disclosure of the wrong kind: an error in strict mode, treated as undisclosed in lenient mode. */
   const rightKind = (ok: boolean, reason: string) => {
-    if (strict) ensure(ok, 'disclosure_format', reason);
+    if (strict) trail.ensure(ok, 'disclosure_format', reason);
     return ok;
   };
 
@@ -137,7 +138,7 @@ export function rebuildClaims(
         out[k] = rebuildAt(k, v);
       }
       if (value._sd !== undefined) {
-        if (strict) ensure(Array.isArray(value._sd), 'format', '_sd must be an array of digests');
+        if (strict) trail.ensure(Array.isArray(value._sd), 'format', '_sd must be an array of digests');
         for (const digest of Array.isArray(value._sd) ? value._sd : []) {
           const d = strict ? see(digest) : byDigest.get(String(digest));
           if (!d || !rightKind(d.name !== undefined, 'an array-element disclosure is referenced from _sd')) continue; // undisclosed claim or decoy
@@ -156,7 +157,7 @@ export function rebuildClaims(
   const claims = rebuild(payload) as Record<string, unknown>;
   const unreferenced = parsed.filter((d) => !located.some((l) => l.digest === d.digest));
   if (strict)
-    ensure(
+    trail.ensure(
       unreferenced.length === 0,
       'disclosure_unreferenced',
       `${unreferenced.length} disclosure(s) match no digest in the payload (tampered, or a child presented without its parent)`,
@@ -186,6 +187,7 @@ export function decodeSdJwtParts(
   parts: SdJwtParts,
   knownHeader?: Record<string, unknown>,
   knownPayload?: Record<string, unknown>,
+  trail: CheckTrail = new CheckTrail(),
 ): DecodedSdJwt {
   let header: Record<string, unknown>;
   let payload: Record<string, unknown>;
@@ -196,7 +198,7 @@ export function decodeSdJwtParts(
     throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
   }
   const alg = payload._sd_alg ?? 'sha-256';
-  ensure(alg === 'sha-256', 'sd_alg', `unsupported _sd_alg ${JSON.stringify(alg)} (only sha-256)`);
+  trail.ensure(alg === 'sha-256', 'sd_alg', `unsupported _sd_alg ${JSON.stringify(alg)} (only sha-256)`);
 
   const parsed: Disclosure[] = [];
   for (const encoded of parts.disclosures) {
@@ -206,6 +208,6 @@ export function decodeSdJwtParts(
       throw new CheckFailed('disclosure_format', (error as Error).message);
     }
   }
-  const { claims, disclosures } = rebuildClaims(payload, parsed, 'strict');
+  const { claims, disclosures } = rebuildClaims(payload, parsed, 'strict', trail);
   return { parts, header, payload, claims, disclosures };
 }

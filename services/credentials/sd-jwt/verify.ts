@@ -4,7 +4,7 @@ import { decodeJwtClaims, decodeJwtHeader } from '../../crypto/decode-jwt.ts';
 import { canVerifySync, headerVerifiableSync, verifyJwsAsync, verifyJwsWithKeyAsync } from '../../crypto/jws.ts';
 import { asKeyObject } from '../../crypto/key-object.ts';
 import { publicJwkOf } from '../keys/holder-keys.ts';
-import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
+import { CheckFailed, runChecks, type Result, type CheckTrail } from '../result.ts';
 import { decodeSdJwtParts, type DecodedSdJwt, type LocatedDisclosure, type SdJwtCheck } from './decode.ts';
 import { sdHashOf } from './key-binding.ts';
 import { splitSdJwt } from './serialization.ts';
@@ -31,6 +31,8 @@ export interface VerifySdJwtVcOptions {
   algorithms?: string[];
   /** The issuer JWT's claims as the caller already decoded them, used when `jwt` is this SD-JWT's issuer JWT. */
   decodedIssuerJwt?: { jwt: string; claims: Record<string, unknown> };
+  /** Where the checks that held are noted, when the caller reports them. */
+  trail?: CheckTrail;
 }
 
 export interface VerifiedSdJwtVc {
@@ -133,16 +135,20 @@ async function holderSigned(
   }
 }
 
-function checkValidity(payload: Record<string, unknown>, now: number, skew: number): void {
+function checkValidity(trail: CheckTrail, payload: Record<string, unknown>, now: number, skew: number): void {
   for (const k of ['iat', 'nbf', 'exp'])
-    ensure(payload[k] === undefined || typeof payload[k] === 'number', 'validity', `${k} must be a number`);
-  ensure(typeof payload.exp !== 'number' || now < payload.exp + skew, 'validity', 'the credential has expired (exp)');
-  ensure(
+    trail.ensure(payload[k] === undefined || typeof payload[k] === 'number', 'validity', `${k} must be a number`);
+  trail.ensure(
+    typeof payload.exp !== 'number' || now < payload.exp + skew,
+    'validity',
+    'the credential has expired (exp)',
+  );
+  trail.ensure(
     typeof payload.nbf !== 'number' || now >= payload.nbf - skew,
     'validity',
     'the credential is not yet valid (nbf)',
   );
-  ensure(
+  trail.ensure(
     typeof payload.iat !== 'number' || payload.iat - skew <= now,
     'validity',
     'the credential is issued in the future (iat)',
@@ -150,6 +156,7 @@ function checkValidity(payload: Record<string, unknown>, now: number, skew: numb
 }
 
 async function verifyKeyBinding(
+  trail: CheckTrail,
   kbJwt: string | undefined,
   decoded: DecodedSdJwt,
   holderJwk: JWK | undefined,
@@ -158,8 +165,8 @@ async function verifyKeyBinding(
   skew: number,
   algorithms: string[],
 ) {
-  ensure(holderJwk, 'holder_binding', 'a key binding is required but the credential has no cnf.jwk');
-  ensure(kbJwt, 'kb_jwt', 'a key binding JWT is required but none was presented');
+  trail.ensure(holderJwk, 'holder_binding', 'a key binding is required but the credential has no cnf.jwk');
+  trail.ensure(kbJwt, 'kb_jwt', 'a key binding JWT is required but none was presented');
   let header: Record<string, unknown>;
   let kb: Record<string, unknown>;
   try {
@@ -168,32 +175,32 @@ async function verifyKeyBinding(
   } catch {
     throw new CheckFailed('kb_jwt', 'the key binding JWT is not a JWT');
   }
-  ensure(
+  trail.ensure(
     header.typ === KB_JWT_TYP,
     'kb_jwt',
     `the key binding JWT typ is ${JSON.stringify(header.typ)}, not ${KB_JWT_TYP}`,
   );
-  ensure(
+  trail.ensure(
     typeof header.alg === 'string' && algorithms.includes(header.alg),
     'kb_jwt',
     `key binding alg ${JSON.stringify(header.alg)} is not allowed`,
   );
-  ensure(
+  trail.ensure(
     await holderSigned(kbJwt, header, holderJwk, algorithms),
     'kb_signature',
     'the key binding JWT is not signed by the cnf.jwk holder key',
   );
-  ensure(
+  trail.ensure(
     kb.sd_hash === sdHashOf(decoded.parts.issuerJwt, decoded.parts.disclosures),
     'sd_hash',
     'sd_hash does not match the presented issuer JWT and disclosures',
   );
-  ensure(kb.nonce === options.nonce, 'nonce', 'the key binding nonce is not the one the verifier sent');
-  ensure(kb.aud === options.aud, 'aud', 'the key binding aud is not this verifier');
-  ensure(typeof kb.iat === 'number', 'kb_freshness', 'the key binding JWT has no numeric iat');
+  trail.ensure(kb.nonce === options.nonce, 'nonce', 'the key binding nonce is not the one the verifier sent');
+  trail.ensure(kb.aud === options.aud, 'aud', 'the key binding aud is not this verifier');
+  trail.ensure(typeof kb.iat === 'number', 'kb_freshness', 'the key binding JWT has no numeric iat');
   const maxAge = options.maxAge ?? 300;
-  ensure(kb.iat <= now + skew, 'kb_freshness', 'the key binding JWT is issued in the future');
-  ensure(kb.iat >= now - maxAge - skew, 'kb_freshness', `the key binding JWT is older than ${maxAge} s`);
+  trail.ensure(kb.iat <= now + skew, 'kb_freshness', 'the key binding JWT is issued in the future');
+  trail.ensure(kb.iat >= now - maxAge - skew, 'kb_freshness', `the key binding JWT is older than ${maxAge} s`);
   return { aud: kb.aud, nonce: kb.nonce, iat: kb.iat, claims: kb };
 }
 
@@ -207,7 +214,7 @@ export function verifySdJwtVc(
   text: string,
   options: VerifySdJwtVcOptions,
 ): Promise<Result<VerifiedSdJwtVc, SdJwtCheck>> {
-  return runChecks<VerifiedSdJwtVc, SdJwtCheck>(async () => {
+  return runChecks<VerifiedSdJwtVc, SdJwtCheck>(options.trail, async (trail: CheckTrail) => {
     const algorithms = options.algorithms ?? ALGS;
     const skew = options.clockSkew ?? CLOCK_SKEW_S;
     // Signature first (RFC 9901 §7.1 step 2), then the disclosures.
@@ -219,38 +226,48 @@ export function verifySdJwtVc(
     } catch (error) {
       throw new CheckFailed('format', `not an SD-JWT: ${(error as Error).message}`);
     }
-    ensure(
+    trail.ensure(
       header.typ === SD_JWT_VC_TYP || header.typ === LEGACY_SD_JWT_VC_TYP,
       'typ',
       `typ ${JSON.stringify(header.typ)} is not ${SD_JWT_VC_TYP}`,
     );
-    ensure(
+    trail.ensure(
       typeof header.alg === 'string' && algorithms.includes(header.alg),
       'issuer_signature',
       `alg ${JSON.stringify(header.alg)} is not allowed`,
     );
     await verifyIssuerSignature(parts.issuerJwt, header, options.issuerJwks, algorithms);
     const known = options.decodedIssuerJwt;
-    const decoded = decodeSdJwtParts(parts, header, known && known.jwt === parts.issuerJwt ? known.claims : undefined);
+    const decoded = decodeSdJwtParts(
+      parts,
+      header,
+      known && known.jwt === parts.issuerJwt ? known.claims : undefined,
+      trail,
+    );
     const { payload } = decoded;
-    ensure(typeof payload.iss === 'string', 'iss', 'the credential has no iss');
-    ensure(
+    trail.ensure(typeof payload.iss === 'string', 'iss', 'the credential has no iss');
+    trail.ensure(
       options.expectedIssuer === undefined || payload.iss === options.expectedIssuer,
       'iss',
       'iss is not the expected issuer',
     );
-    ensure(typeof payload.vct === 'string', 'vct', 'an SD-JWT VC needs a vct string');
-    ensure(
+    trail.ensure(typeof payload.vct === 'string', 'vct', 'an SD-JWT VC needs a vct string');
+    trail.ensure(
       !options.expectedVcts || options.expectedVcts.includes(payload.vct),
       'vct',
       `vct ${payload.vct} is not one of the expected types`,
     );
-    checkValidity(payload, options.now, skew);
+    checkValidity(trail, payload, options.now, skew);
     const cnf = payload.cnf as { jwk?: JWK } | undefined;
-    ensure(cnf === undefined || (typeof cnf === 'object' && cnf !== null), 'holder_binding', 'cnf must be an object');
+    trail.ensure(
+      cnf === undefined || (typeof cnf === 'object' && cnf !== null),
+      'holder_binding',
+      'cnf must be an object',
+    );
     const holderJwk = cnf?.jwk;
     const keyBinding = options.keyBinding
       ? await verifyKeyBinding(
+          trail,
           decoded.parts.kbJwt,
           decoded,
           holderJwk,

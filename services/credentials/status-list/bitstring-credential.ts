@@ -1,4 +1,4 @@
-import { CheckFailed, ensure, held, runChecks, type Result } from '../result.ts';
+import { CheckFailed, runChecks, type Result, CheckTrail } from '../result.ts';
 import { issueJwtVc, verifyJwtVc } from '../w3c/jwt-vc.ts';
 import type { SigningKey } from '../sd-jwt/types.ts';
 import { bitAt, decodeBitstring } from './bits.ts';
@@ -95,14 +95,17 @@ export interface BitstringListContents {
 }
 
 /** The list credential's subject, read: purpose and the decoded bitstring. */
-function listSubject(vc: Record<string, unknown>): Omit<BitstringListContents, 'issuer' | 'id' | 'validUntil'> {
+function listSubject(
+  vc: Record<string, unknown>,
+  trail: CheckTrail,
+): Omit<BitstringListContents, 'issuer' | 'id' | 'validUntil'> {
   const subject = vc.credentialSubject as Record<string, unknown> | undefined;
-  ensure(
+  trail.ensure(
     subject && typeof subject === 'object' && subject.type === 'BitstringStatusList',
     'status_list_format',
     'credentialSubject is not a BitstringStatusList',
   );
-  ensure(typeof subject.encodedList === 'string', 'status_list_format', 'encodedList is missing');
+  trail.ensure(typeof subject.encodedList === 'string', 'status_list_format', 'encodedList is missing');
   let bytes: Uint8Array;
   try {
     bytes = decodeBitstring(subject.encodedList);
@@ -117,8 +120,11 @@ function listSubject(vc: Record<string, unknown>): Omit<BitstringListContents, '
 }
 
 /** A list credential's claims, unverified (the looking glass). */
-export function readBitstringListCredential(vc: Record<string, unknown>): BitstringListContents {
-  ensure(
+export function readBitstringListCredential(
+  vc: Record<string, unknown>,
+  trail: CheckTrail = new CheckTrail(),
+): BitstringListContents {
+  trail.ensure(
     Array.isArray(vc.type) && vc.type.includes('BitstringStatusListCredential'),
     'status_list_typ',
     'the credential is not a BitstringStatusListCredential',
@@ -128,31 +134,35 @@ export function readBitstringListCredential(vc: Record<string, unknown>): Bitstr
     issuer,
     id: String(vc.id),
     validUntil: typeof vc.validUntil === 'string' ? vc.validUntil : undefined,
-    ...listSubject(vc),
+    ...listSubject(vc, trail),
   };
 }
 
 /** §3.2 validation: signature, type, the list is the one referenced, its purpose, its validity. */
 export function verifyBitstringListCredential(
   jwt: string,
-  expect: { reference: BitstringReference; nowS: number; trustedIssuers: readonly string[] },
+  expect: { reference: BitstringReference; nowS: number; trustedIssuers: readonly string[]; trail?: CheckTrail },
 ): Promise<Result<{ contents: BitstringListContents }, StatusListCheck>> {
-  return runChecks(async () => {
-    const verified = await verifyJwtVc(jwt, { now: expect.nowS, format: 'jwt_vc_json' });
+  return runChecks(expect.trail, async (trail: CheckTrail) => {
+    const verified = await verifyJwtVc(jwt, { now: expect.nowS, format: 'jwt_vc_json', trail });
     if (!verified.valid)
       throw new CheckFailed(
         verified.check === 'validity' ? 'status_list_expiry' : 'status_list_signature',
         verified.reason,
       );
-    const contents = readBitstringListCredential(verified.credential as Record<string, unknown>);
-    ensure(
+    const contents = readBitstringListCredential(verified.credential as Record<string, unknown>, trail);
+    trail.ensure(
       expect.trustedIssuers.includes(contents.issuer),
       'status_list_signature',
       'the list is not signed by an issuer this verifier trusts',
     );
-    held('status_list_signature');
-    ensure(contents.id === expect.reference.url, 'status_list_sub', 'the list credential id is not the referenced URL');
-    ensure(
+    trail.held('status_list_signature');
+    trail.ensure(
+      contents.id === expect.reference.url,
+      'status_list_sub',
+      'the list credential id is not the referenced URL',
+    );
+    trail.ensure(
       contents.purpose === expect.reference.purpose,
       'status_list_sub',
       `the list's statusPurpose is ${contents.purpose}, not ${expect.reference.purpose}`,

@@ -1,5 +1,4 @@
-import { SignJWT, compactVerify, decodeProtectedHeader, type JWK, type JWTHeaderParameters } from 'jose';
-import { isExpired, isFromTheFuture } from '../../crypto/time-claims.ts';
+import { SignJWT, decodeProtectedHeader, type JWTHeaderParameters } from 'jose';
 import type { SigningKey } from '../../keys.ts';
 import { Tag, decodeCbor, encodeCbor, isMap } from '../mdoc/cbor.ts';
 import {
@@ -9,9 +8,8 @@ import {
   HEADER_X5CHAIN,
   parseCoseSign1,
   signCoseSign1,
-  verifyCoseSign1,
 } from '../mdoc/cose-sign1.ts';
-import { CheckFailed, ensure, held, runChecks, type Result } from '../result.ts';
+import { CheckFailed, CheckTrail } from '../result.ts';
 import { inflateTokenList, isAllowedBits } from './bits.ts';
 
 /**
@@ -20,7 +18,7 @@ import { inflateTokenList, isAllowedBits } from './bits.ts';
  * and whose `status_list` holds `bits` and the ZLIB-compressed bytes.
  */
 
-const STATUS_LIST_JWT_TYP = 'statuslist+jwt';
+export const STATUS_LIST_JWT_TYP = 'statuslist+jwt';
 export const STATUS_LIST_JWT_MEDIA = 'application/statuslist+jwt';
 export const STATUS_LIST_CWT_MEDIA = 'application/statuslist+cwt';
 
@@ -30,7 +28,7 @@ const CWT_EXP = 4;
 const CWT_IAT = 6;
 const CWT_TTL = 65534;
 const CWT_STATUS_LIST = 65533;
-const COSE_TYP = 16;
+export const COSE_TYP = 16;
 
 export interface StatusListClaims {
   sub: string;
@@ -117,8 +115,8 @@ const fail = (check: StatusListCheck, reason: string): never => {
 };
 
 /** The `status_list` member, checked: allowed `bits`, and `lst` that inflates. */
-function statusListOf(bits: unknown, lst: Uint8Array | undefined) {
-  ensure(isAllowedBits(bits), 'status_list_format', 'status_list.bits must be 1, 2, 4 or 8');
+function statusListOf(trail: CheckTrail, bits: unknown, lst: Uint8Array | undefined) {
+  trail.ensure(isAllowedBits(bits), 'status_list_format', 'status_list.bits must be 1, 2, 4 or 8');
   if (!lst) return fail('status_list_format', 'status_list.lst is missing');
   try {
     return { bits, lst, bytes: new Uint8Array(inflateTokenList(lst)) };
@@ -130,7 +128,10 @@ function statusListOf(bits: unknown, lst: Uint8Array | undefined) {
 const numberOrUndefined = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
 /** A JWT token's header and contents, unverified (the looking glass shows what it says). */
-export function readStatusListJwt(jwt: string): { header: JWTHeaderParameters; contents: StatusListContents } {
+export function readStatusListJwt(
+  jwt: string,
+  trail: CheckTrail = new CheckTrail(),
+): { header: JWTHeaderParameters; contents: StatusListContents } {
   const parts = jwt.split('.');
   if (parts.length !== 3) fail('status_list_format', 'a Status List Token JWT has three parts');
   let header: JWTHeaderParameters;
@@ -141,17 +142,17 @@ export function readStatusListJwt(jwt: string): { header: JWTHeaderParameters; c
   } catch {
     return fail('status_list_format', 'the JWT header or payload is not base64url JSON');
   }
-  ensure(payload && typeof payload === 'object', 'status_list_format', 'the JWT payload is not an object');
+  trail.ensure(payload && typeof payload === 'object', 'status_list_format', 'the JWT payload is not an object');
   const list = payload.status_list as { bits?: unknown; lst?: unknown } | undefined;
-  ensure(list && typeof list === 'object', 'status_list_format', 'the status_list claim is missing');
-  ensure(
+  trail.ensure(list && typeof list === 'object', 'status_list_format', 'the status_list claim is missing');
+  trail.ensure(
     typeof list.lst === 'string' && /^[A-Za-z0-9_-]*$/.test(list.lst),
     'status_list_format',
     'lst is not base64url',
   );
-  ensure(typeof payload.sub === 'string', 'status_list_format', 'the sub claim is missing');
-  ensure(typeof payload.iat === 'number', 'status_list_format', 'the iat claim is missing');
-  const { bits, lst, bytes } = statusListOf(list.bits, Buffer.from(list.lst, 'base64url'));
+  trail.ensure(typeof payload.sub === 'string', 'status_list_format', 'the sub claim is missing');
+  trail.ensure(typeof payload.iat === 'number', 'status_list_format', 'the iat claim is missing');
+  const { bits, lst, bytes } = statusListOf(trail, list.bits, Buffer.from(list.lst, 'base64url'));
   return {
     header,
     contents: {
@@ -167,10 +168,10 @@ export function readStatusListJwt(jwt: string): { header: JWTHeaderParameters; c
 }
 
 /** A COSE `x5chain` value as base64 DER certificates; undefined when absent, a format failure when malformed. */
-function x5cOf(x5chain: unknown): string[] | undefined {
+function x5cOf(trail: CheckTrail, x5chain: unknown): string[] | undefined {
   if (x5chain === undefined) return undefined;
   const certificates = Array.isArray(x5chain) ? x5chain : [x5chain];
-  ensure(
+  trail.ensure(
     certificates.length > 0 && certificates.every((c) => c instanceof Uint8Array),
     'status_list_format',
     'x5chain (33) is not a certificate or an array of them',
@@ -179,7 +180,10 @@ function x5cOf(x5chain: unknown): string[] | undefined {
 }
 
 /** A CWT token's protected header and contents, unverified. */
-export function readStatusListCwt(token: Uint8Array): {
+export function readStatusListCwt(
+  token: Uint8Array,
+  trail: CheckTrail = new CheckTrail(),
+): {
   header: Map<unknown, unknown>;
   kid?: string;
   /** The COSE `x5chain` (protected or unprotected), as base64 DER certificates. */
@@ -192,7 +196,7 @@ export function readStatusListCwt(token: Uint8Array): {
   let claims: unknown;
   try {
     const decoded = decodeCbor(token);
-    ensure(decoded instanceof Tag && decoded.tag === 18, 'status_list_format', 'not a COSE_Sign1_Tagged (18)');
+    trail.ensure(decoded instanceof Tag && decoded.tag === 18, 'status_list_format', 'not a COSE_Sign1_Tagged (18)');
     sign1 = parseCoseSign1(decoded);
     header = sign1[0].length ? decodeCbor(sign1[0]) : new Map();
     claims = sign1[2] ? decodeCbor(sign1[2]) : undefined;
@@ -200,18 +204,18 @@ export function readStatusListCwt(token: Uint8Array): {
     if (error instanceof CheckFailed) throw error;
     return fail('status_list_format', 'the token is not a CBOR COSE_Sign1');
   }
-  ensure(isMap(header), 'status_list_format', 'the protected header is not a map');
-  ensure(isMap(claims), 'status_list_format', 'the payload is not a CWT claims map');
+  trail.ensure(isMap(header), 'status_list_format', 'the protected header is not a map');
+  trail.ensure(isMap(claims), 'status_list_format', 'the payload is not a CWT claims map');
   const list = claims.get(CWT_STATUS_LIST);
-  ensure(isMap(list), 'status_list_format', 'the status list claim (65533) is missing');
+  trail.ensure(isMap(list), 'status_list_format', 'the status list claim (65533) is missing');
   const sub = claims.get(CWT_SUB);
   const iat = claims.get(CWT_IAT);
-  ensure(typeof sub === 'string', 'status_list_format', 'the subject claim (2) is missing');
-  ensure(typeof iat === 'number', 'status_list_format', 'the issued-at claim (6) is missing');
+  trail.ensure(typeof sub === 'string', 'status_list_format', 'the subject claim (2) is missing');
+  trail.ensure(typeof iat === 'number', 'status_list_format', 'the issued-at claim (6) is missing');
   const rawLst = list.get('lst');
-  const { bits, lst, bytes } = statusListOf(list.get('bits'), rawLst instanceof Uint8Array ? rawLst : undefined);
+  const { bits, lst, bytes } = statusListOf(trail, list.get('bits'), rawLst instanceof Uint8Array ? rawLst : undefined);
   const kid = header.get(HEADER_KID) ?? sign1[1].get(HEADER_KID);
-  const x5c = x5cOf(header.get(HEADER_X5CHAIN) ?? sign1[1].get(HEADER_X5CHAIN));
+  const x5c = x5cOf(trail, header.get(HEADER_X5CHAIN) ?? sign1[1].get(HEADER_X5CHAIN));
   return {
     header,
     kid: kid instanceof Uint8Array ? new TextDecoder().decode(kid) : typeof kid === 'string' ? kid : undefined,
@@ -227,67 +231,4 @@ export function readStatusListCwt(token: Uint8Array): {
       bytes,
     },
   };
-}
-
-/** Resolves the key that must have signed a token, from its header (`kid`, `x5c`); throws a CheckFailed otherwise. */
-export type StatusListKeyResolver = (header: { kid?: string; x5c?: string[] }) => Promise<JWK>;
-
-export interface StatusListExpectations {
-  /** The `uri` of the reference: the token's subject must equal it. */
-  uri: string;
-  nowS: number;
-  keyFor: StatusListKeyResolver;
-}
-
-/** The time rules of §8.3: `iat` not from the future, `exp` (when present) not passed. */
-function checkTimes(contents: StatusListContents, nowS: number): void {
-  ensure(!isFromTheFuture(contents.iat, nowS), 'status_list_expiry', 'the token was issued in the future');
-  ensure(
-    contents.exp === undefined || !isExpired(contents.exp, nowS),
-    'status_list_expiry',
-    'the Status List Token has expired',
-  );
-}
-
-/** §8.3 on a JWT: typ, signature by a trusted key, sub = the referenced uri, not expired. */
-export function verifyStatusListJwt(
-  jwt: string,
-  expect: StatusListExpectations,
-): Promise<Result<{ contents: StatusListContents }, StatusListCheck>> {
-  return runChecks(async () => {
-    const { header, contents } = readStatusListJwt(jwt);
-    ensure(header.typ === STATUS_LIST_JWT_TYP, 'status_list_typ', `typ must be ${STATUS_LIST_JWT_TYP}`);
-    const jwk = await expect.keyFor({ kid: header.kid, x5c: header.x5c });
-    try {
-      await compactVerify(jwt, jwk, { algorithms: ['ES256', 'ES384', 'EdDSA'] });
-    } catch {
-      fail('status_list_signature', 'the signature does not verify with the key trusted for this issuer');
-    }
-    held('status_list_signature');
-    ensure(contents.sub === expect.uri, 'status_list_sub', 'sub is not the uri the credential references');
-    checkTimes(contents, expect.nowS);
-    return { contents };
-  });
-}
-
-/** §8.3 on a CWT: typ, signature, subject, times. */
-export function verifyStatusListCwt(
-  token: Uint8Array,
-  expect: StatusListExpectations,
-): Promise<Result<{ contents: StatusListContents }, StatusListCheck>> {
-  return runChecks(async () => {
-    const { header, kid, x5c, sign1, contents } = readStatusListCwt(token);
-    ensure(header.get(COSE_TYP) === STATUS_LIST_CWT_MEDIA, 'status_list_typ', `typ must be ${STATUS_LIST_CWT_MEDIA}`);
-    const jwk = await expect.keyFor({ kid, x5c });
-    let valid = false;
-    try {
-      valid = verifyCoseSign1(sign1, jwk);
-    } catch {
-      valid = false;
-    }
-    ensure(valid, 'status_list_signature', 'the COSE signature does not verify with the key trusted for this issuer');
-    ensure(contents.sub === expect.uri, 'status_list_sub', 'the subject is not the uri the credential references');
-    checkTimes(contents, expect.nowS);
-    return { contents };
-  });
 }

@@ -4,7 +4,7 @@ import { concatBytes, sha256, utf8 } from '../bytes.ts';
 import { multibaseDecode, multibaseEncode } from '../keys/base58.ts';
 import { DidResolutionError } from '../keys/did-document.ts';
 import { resolveDid, resolveVerificationKey } from '../keys/resolve.ts';
-import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
+import { CheckFailed, runChecks, type Result, type CheckTrail } from '../result.ts';
 import { canonizeJsonLd } from './canonize.ts';
 import { DATA_INTEGRITY_V2_CONTEXT, VC_V2_CONTEXT, createDocumentLoader } from './document-loader.ts';
 
@@ -119,9 +119,11 @@ export interface VerifyProofOptions {
   /** Seconds since the epoch, for `expires`. */
   now: number;
   extraContexts?: Record<string, unknown>;
+  /** Where the checks that held are noted, when the caller reports them. */
+  trail?: CheckTrail;
 }
 
-async function keyFor(vm: string, purpose: string, options: VerifyProofOptions): Promise<JWK> {
+async function keyFor(trail: CheckTrail, vm: string, purpose: string, options: VerifyProofOptions): Promise<JWK> {
   try {
     if (vm.startsWith('did:')) {
       const doc = resolveDid(vm);
@@ -134,14 +136,14 @@ async function keyFor(vm: string, purpose: string, options: VerifyProofOptions):
         keyAgreement: doc.keyAgreement,
       };
       const related = Object.hasOwn(relationships, purpose) ? relationships[purpose] : undefined;
-      ensure(
+      trail.ensure(
         Array.isArray(related) && related.includes(vm),
         'verification_method',
         `${vm} is not listed under ${purpose} in its DID document`,
       );
       return resolveVerificationKey(vm);
     }
-    ensure(options.resolveVerificationMethod, 'verification_method', `cannot resolve verification method ${vm}`);
+    trail.ensure(options.resolveVerificationMethod, 'verification_method', `cannot resolve verification method ${vm}`);
     return await options.resolveVerificationMethod(vm);
   } catch (error) {
     if (error instanceof CheckFailed) throw error;
@@ -157,67 +159,67 @@ export function verifyDataIntegrityProof(
   document: JsonObject,
   options: VerifyProofOptions,
 ): Promise<Result<{ proof: DataIntegrityProof; publicJwk: JWK }, DataIntegrityCheck>> {
-  return runChecks(async () => {
+  return runChecks(options.trail, async (trail: CheckTrail) => {
     const { proof, ...unsecured } = document;
-    ensure(
+    trail.ensure(
       proof && typeof proof === 'object' && !Array.isArray(proof),
       'proof_format',
       'the document needs exactly one proof object',
     );
     const p = proof as JsonObject;
-    ensure(
+    trail.ensure(
       p.type === 'DataIntegrityProof',
       'proof_format',
       `proof type ${JSON.stringify(p.type)} is not DataIntegrityProof`,
     );
-    ensure(
+    trail.ensure(
       typeof p.cryptosuite === 'string' && p.cryptosuite in SUITES,
       'cryptosuite',
       `unsupported cryptosuite ${JSON.stringify(p.cryptosuite)}`,
     );
-    ensure(
+    trail.ensure(
       typeof p.proofValue === 'string' &&
         typeof p.verificationMethod === 'string' &&
         typeof p.proofPurpose === 'string',
       'proof_format',
       'proofValue, verificationMethod and proofPurpose must be strings',
     );
-    ensure(
+    trail.ensure(
       p.created === undefined || (typeof p.created === 'string' && !Number.isNaN(Date.parse(p.created))),
       'proof_format',
       'created must be a date-time',
     );
     const contexts = contextsOf(unsecured);
-    ensure(
+    trail.ensure(
       contexts.includes(VC_V2_CONTEXT) ||
         contexts.includes(DATA_INTEGRITY_V2_CONTEXT) ||
         contexts.includes('https://w3id.org/security/data-integrity/v1'),
       'context',
       'the document @context does not define DataIntegrityProof',
     );
-    ensure(
+    trail.ensure(
       p.proofPurpose === options.expectedProofPurpose,
       'proof_purpose',
       `proofPurpose ${String(p.proofPurpose)} is not ${options.expectedProofPurpose}`,
     );
-    ensure(
+    trail.ensure(
       options.challenge === undefined || p.challenge === options.challenge,
       'challenge',
       'the proof challenge is not the expected nonce',
     );
-    ensure(
+    trail.ensure(
       options.domain === undefined || p.domain === options.domain,
       'domain',
       'the proof domain is not the expected client_id',
     );
-    ensure(
+    trail.ensure(
       p.expires === undefined || (typeof p.expires === 'string' && Date.parse(p.expires) / 1000 > options.now),
       'proof_time',
       'the proof has expired',
     );
     const suite = SUITES[p.cryptosuite as Cryptosuite];
-    const jwk = await keyFor(p.verificationMethod as string, p.proofPurpose as string, options);
-    ensure(
+    const jwk = await keyFor(trail, p.verificationMethod as string, p.proofPurpose as string, options);
+    trail.ensure(
       jwk.kty === suite.kty && jwk.crv === suite.crv,
       'verification_method',
       `${p.cryptosuite} needs a ${suite.crv} key, the verification method is ${String(jwk.crv ?? jwk.kty)}`,
@@ -239,7 +241,7 @@ export function verifyDataIntegrityProof(
       },
       signature,
     );
-    ensure(
+    trail.ensure(
       ok,
       'proof_signature',
       'the proof signature does not verify over the canonical document and proof configuration',

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DidResolutionError } from '../keys/did-document.ts';
 import { resolveVerificationKey } from '../keys/resolve.ts';
 import { MAX_NESTING, withinNesting } from '../../untrusted/depth.ts';
-import { CheckFailed, ensure, runChecks, type Result } from '../result.ts';
+import { CheckFailed, runChecks, type Result, type CheckTrail } from '../result.ts';
 import type { SigningKey } from '../sd-jwt/types.ts';
 import { canonizeJsonLd } from './canonize.ts';
 import { createDocumentLoader } from './document-loader.ts';
@@ -69,6 +69,7 @@ export async function issueJwtVc(input: {
 
 /** Key lookup: a DID URL in `kid` (or a DID `iss`) resolves offline; otherwise the given JWKS. */
 async function verifyWithIssuerKey(
+  trail: CheckTrail,
   jwt: string,
   header: JsonObject,
   iss: unknown,
@@ -89,7 +90,7 @@ async function verifyWithIssuerKey(
       : jwks
         ? createLocalJWKSet(jwks)
         : undefined;
-    ensure(key, check, 'no key: the issuer is not a DID and no JWKS was given');
+    trail.ensure(key, check, 'no key: the issuer is not a DID and no JWKS was given');
     const { payload } =
       typeof key === 'function'
         ? await compactVerify(jwt, key, { algorithms: ALGS })
@@ -112,6 +113,8 @@ export interface VerifyJwtVcOptions {
   /** Issuer keys when the issuer is not a DID (its jwks_uri document). */
   issuerJwks?: { keys: JWK[] };
   format?: JwtVcFormat;
+  /** Where the checks that held are noted, when the caller reports them. */
+  trail?: CheckTrail;
 }
 
 export interface VerifiedJwtVc {
@@ -121,34 +124,34 @@ export interface VerifiedJwtVc {
 }
 
 /** Header and claims of a JWT before any check; anything else is a `format` failure. */
-function decodeUnverified(jwt: string): { header: JsonObject; claims: JsonObject } {
+function decodeUnverified(trail: CheckTrail, jwt: string): { header: JsonObject; claims: JsonObject } {
   let decoded: { header: JsonObject; claims: JsonObject };
   try {
     decoded = { header: decodeProtectedHeader(jwt) as JsonObject, claims: decodeJwt(jwt) as JsonObject };
   } catch {
     throw new CheckFailed('format', 'not a JWT');
   }
-  ensure(withinNesting(decoded.claims), 'format', `the claims nest deeper than ${MAX_NESTING} levels`);
+  trail.ensure(withinNesting(decoded.claims), 'format', `the claims nest deeper than ${MAX_NESTING} levels`);
   return decoded;
 }
 
 export function verifyJwtVc(jwt: string, options: VerifyJwtVcOptions): Promise<Result<VerifiedJwtVc, JwtVcCheck>> {
-  return runChecks<VerifiedJwtVc, JwtVcCheck>(async () => {
-    const { header, claims } = decodeUnverified(jwt);
-    const payload = await verifyWithIssuerKey(jwt, header, claims.iss, options.issuerJwks, 'signature');
+  return runChecks<VerifiedJwtVc, JwtVcCheck>(options.trail, async (trail: CheckTrail) => {
+    const { header, claims } = decodeUnverified(trail, jwt);
+    const payload = await verifyWithIssuerKey(trail, jwt, header, claims.iss, options.issuerJwks, 'signature');
     const skew = options.clockSkew ?? CLOCK_SKEW_S;
-    ensure(
+    trail.ensure(
       typeof payload.exp !== 'number' || options.now < payload.exp + skew,
       'validity',
       'the credential has expired (exp)',
     );
-    ensure(
+    trail.ensure(
       typeof payload.nbf !== 'number' || options.now >= payload.nbf - skew,
       'validity',
       'the credential is not yet valid (nbf)',
     );
     const vc = payload.vc as JsonObject | undefined;
-    ensure(
+    trail.ensure(
       vc &&
         typeof vc === 'object' &&
         Array.isArray(vc.type) &&
@@ -157,14 +160,14 @@ export function verifyJwtVc(jwt: string, options: VerifyJwtVcOptions): Promise<R
       'vc_claim',
       'the vc claim needs a type including VerifiableCredential and a credentialSubject',
     );
-    ensure(vc.issuer === undefined || idOf(vc.issuer) === payload.iss, 'iss', 'iss differs from vc.issuer');
-    ensure(
+    trail.ensure(vc.issuer === undefined || idOf(vc.issuer) === payload.iss, 'iss', 'iss differs from vc.issuer');
+    trail.ensure(
       vc.id === undefined || payload.jti === undefined || vc.id === payload.jti,
       'vc_claim',
       'jti differs from vc.id',
     );
     if (options.format === 'jwt_vc_json-ld') {
-      ensure(vc['@context'] !== undefined, 'jsonld', 'jwt_vc_json-ld needs an @context');
+      trail.ensure(vc['@context'] !== undefined, 'jsonld', 'jwt_vc_json-ld needs an @context');
       try {
         await canonizeJsonLd(vc, createDocumentLoader());
       } catch (error) {
@@ -209,48 +212,59 @@ export function verifyJwtVp(
   jwt: string,
   options: VerifyJwtVcOptions & { aud: string; nonce: string; maxAge?: number },
 ): Promise<Result<{ holder: string; credentials: VerifiedJwtVc[] }, JwtVcCheck>> {
-  return runChecks<{ holder: string; credentials: VerifiedJwtVc[] }, JwtVcCheck>(async () => {
-    const { header, claims } = decodeUnverified(jwt);
-    ensure(
-      typeof claims.iss === 'string' && claims.iss.startsWith('did:'),
-      'holder_binding',
-      'the VP iss must be the holder DID',
-    );
-    const payload = await verifyWithIssuerKey(jwt, header, claims.iss, undefined, 'signature');
-    const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    ensure(aud.includes(options.aud), 'aud', 'the VP aud is not this verifier');
-    ensure(payload.nonce === options.nonce, 'nonce', 'the VP nonce is not the one the verifier sent');
-    const skew = options.clockSkew ?? CLOCK_SKEW_S;
-    ensure(
-      typeof payload.iat === 'number' &&
-        payload.iat <= options.now + skew &&
-        payload.iat >= options.now - (options.maxAge ?? 300) - skew,
-      'freshness',
-      'the VP iat is outside the freshness window',
-    );
-    ensure(typeof payload.exp !== 'number' || options.now < payload.exp + skew, 'validity', 'the VP has expired');
-    const vp = payload.vp as JsonObject | undefined;
-    ensure(
-      vp && Array.isArray(vp.type) && vp.type.includes('VerifiablePresentation'),
-      'vp_claim',
-      'the vp claim needs type VerifiablePresentation',
-    );
-    ensure(vp.holder === undefined || vp.holder === payload.iss, 'holder_binding', 'vp.holder differs from iss');
-    const list = (Array.isArray(vp.verifiableCredential) ? vp.verifiableCredential : [vp.verifiableCredential]).filter(
-      (c) => c !== undefined,
-    );
-    const credentials: VerifiedJwtVc[] = [];
-    for (const [i, credential] of list.entries()) {
-      ensure(typeof credential === 'string', 'credential', `credential ${i} is not a JWT`);
-      const r = await verifyJwtVc(credential, options);
-      ensure(r.valid, 'credential', r.valid ? '' : `credential ${i}: ${r.check}: ${r.reason}`);
-      ensure(
-        r.payload.sub === undefined || r.payload.sub === payload.iss,
+  return runChecks<{ holder: string; credentials: VerifiedJwtVc[] }, JwtVcCheck>(
+    options.trail,
+    async (trail: CheckTrail) => {
+      const { header, claims } = decodeUnverified(trail, jwt);
+      trail.ensure(
+        typeof claims.iss === 'string' && claims.iss.startsWith('did:'),
         'holder_binding',
-        `credential ${i} is about ${String(r.payload.sub)}, not the presenting holder`,
+        'the VP iss must be the holder DID',
       );
-      credentials.push(r);
-    }
-    return { holder: payload.iss as string, credentials };
-  });
+      const payload = await verifyWithIssuerKey(trail, jwt, header, claims.iss, undefined, 'signature');
+      const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+      trail.ensure(aud.includes(options.aud), 'aud', 'the VP aud is not this verifier');
+      trail.ensure(payload.nonce === options.nonce, 'nonce', 'the VP nonce is not the one the verifier sent');
+      const skew = options.clockSkew ?? CLOCK_SKEW_S;
+      trail.ensure(
+        typeof payload.iat === 'number' &&
+          payload.iat <= options.now + skew &&
+          payload.iat >= options.now - (options.maxAge ?? 300) - skew,
+        'freshness',
+        'the VP iat is outside the freshness window',
+      );
+      trail.ensure(
+        typeof payload.exp !== 'number' || options.now < payload.exp + skew,
+        'validity',
+        'the VP has expired',
+      );
+      const vp = payload.vp as JsonObject | undefined;
+      trail.ensure(
+        vp && Array.isArray(vp.type) && vp.type.includes('VerifiablePresentation'),
+        'vp_claim',
+        'the vp claim needs type VerifiablePresentation',
+      );
+      trail.ensure(
+        vp.holder === undefined || vp.holder === payload.iss,
+        'holder_binding',
+        'vp.holder differs from iss',
+      );
+      const list = (
+        Array.isArray(vp.verifiableCredential) ? vp.verifiableCredential : [vp.verifiableCredential]
+      ).filter((c) => c !== undefined);
+      const credentials: VerifiedJwtVc[] = [];
+      for (const [i, credential] of list.entries()) {
+        trail.ensure(typeof credential === 'string', 'credential', `credential ${i} is not a JWT`);
+        const r = await verifyJwtVc(credential, { ...options, trail });
+        trail.ensure(r.valid, 'credential', r.valid ? '' : `credential ${i}: ${r.check}: ${r.reason}`);
+        trail.ensure(
+          r.payload.sub === undefined || r.payload.sub === payload.iss,
+          'holder_binding',
+          `credential ${i} is about ${String(r.payload.sub)}, not the presenting holder`,
+        );
+        credentials.push(r);
+      }
+      return { holder: payload.iss as string, credentials };
+    },
+  );
 }

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
 import { MAX_NESTING, withinNesting } from '../../untrusted/depth.ts';
-import { ensure, runChecks, type Result } from '../result.ts';
+import { runChecks, type Result, type CheckTrail } from '../result.ts';
 import {
   addDataIntegrityProof,
   verifyDataIntegrityProof,
@@ -43,28 +43,30 @@ export interface VerifyLdpOptions {
   now: number;
   resolveVerificationMethod?: (url: string) => JWK | Promise<JWK>;
   extraContexts?: Record<string, unknown>;
+  /** Where the checks that held are noted, when the caller reports them. */
+  trail?: CheckTrail;
 }
 
-function checkCredentialShape(vc: JsonObject, now: number): void {
-  ensure(
+function checkCredentialShape(trail: CheckTrail, vc: JsonObject, now: number): void {
+  trail.ensure(
     Array.isArray(vc.type) && vc.type.includes('VerifiableCredential'),
     'credential_format',
     'type must include VerifiableCredential',
   );
-  ensure(
+  trail.ensure(
     vc.credentialSubject && typeof vc.credentialSubject === 'object',
     'credential_format',
     'credentialSubject is required',
   );
-  ensure(typeof idOf(vc.issuer) === 'string', 'credential_format', 'issuer (or issuer.id) is required');
+  trail.ensure(typeof idOf(vc.issuer) === 'string', 'credential_format', 'issuer (or issuer.id) is required');
   const from = vc.validFrom ?? vc.issuanceDate;
   const until = vc.validUntil ?? vc.expirationDate;
-  ensure(
+  trail.ensure(
     from === undefined || (typeof from === 'string' && Date.parse(from) / 1000 <= now),
     'validity',
     'the credential is not yet valid',
   );
-  ensure(
+  trail.ensure(
     until === undefined || (typeof until === 'string' && Date.parse(until) / 1000 > now),
     'validity',
     'the credential has expired',
@@ -76,12 +78,12 @@ export function verifyLdpVc(
   vc: JsonObject,
   options: VerifyLdpOptions,
 ): Promise<Result<{ credential: JsonObject; publicJwk: JWK }, LdpCheck>> {
-  return runChecks<{ credential: JsonObject; publicJwk: JWK }, LdpCheck>(async () => {
-    ensure(withinNesting(vc), 'credential_format', `the credential nests deeper than ${MAX_NESTING} levels`);
-    checkCredentialShape(vc, options.now);
-    const result = await verifyDataIntegrityProof(vc, { ...options, expectedProofPurpose: 'assertionMethod' });
-    ensure(result.valid, result.valid ? 'proof_signature' : result.check, result.valid ? '' : result.reason);
-    ensure(
+  return runChecks<{ credential: JsonObject; publicJwk: JWK }, LdpCheck>(options.trail, async (trail: CheckTrail) => {
+    trail.ensure(withinNesting(vc), 'credential_format', `the credential nests deeper than ${MAX_NESTING} levels`);
+    checkCredentialShape(trail, vc, options.now);
+    const result = await verifyDataIntegrityProof(vc, { ...options, trail, expectedProofPurpose: 'assertionMethod' });
+    trail.ensure(result.valid, result.valid ? 'proof_signature' : result.check, result.valid ? '' : result.reason);
+    trail.ensure(
       controllerOf(result.proof.verificationMethod) === idOf(vc.issuer),
       'issuer',
       'the proof key is not controlled by the credential issuer',
@@ -126,16 +128,16 @@ export function verifyLdpVp(
   vp: JsonObject,
   options: VerifyLdpOptions & { challenge: string; domain: string },
 ): Promise<Result<{ credentials: JsonObject[] }, LdpCheck>> {
-  return runChecks<{ credentials: JsonObject[] }, LdpCheck>(async () => {
-    ensure(withinNesting(vp), 'credential_format', `the presentation nests deeper than ${MAX_NESTING} levels`);
-    ensure(
+  return runChecks<{ credentials: JsonObject[] }, LdpCheck>(options.trail, async (trail: CheckTrail) => {
+    trail.ensure(withinNesting(vp), 'credential_format', `the presentation nests deeper than ${MAX_NESTING} levels`);
+    trail.ensure(
       Array.isArray(vp.type) && vp.type.includes('VerifiablePresentation'),
       'credential_format',
       'type must include VerifiablePresentation',
     );
-    const proof = await verifyDataIntegrityProof(vp, { ...options, expectedProofPurpose: 'authentication' });
-    ensure(proof.valid, proof.valid ? 'proof_signature' : proof.check, proof.valid ? '' : proof.reason);
-    ensure(
+    const proof = await verifyDataIntegrityProof(vp, { ...options, trail, expectedProofPurpose: 'authentication' });
+    trail.ensure(proof.valid, proof.valid ? 'proof_signature' : proof.check, proof.valid ? '' : proof.reason);
+    trail.ensure(
       vp.holder === undefined || controllerOf(proof.proof.verificationMethod) === idOf(vp.holder),
       'issuer',
       'the presentation proof key is not controlled by the holder',
@@ -145,8 +147,8 @@ export function verifyLdpVp(
     ).filter(Boolean) as JsonObject[];
     const { challenge: _challenge, domain: _domain, ...credentialOptions } = options;
     for (const [i, vc] of credentials.entries()) {
-      const r = await verifyLdpVc(vc, credentialOptions);
-      ensure(r.valid, 'credential', r.valid ? '' : `credential ${i}: ${r.check}: ${r.reason}`);
+      const r = await verifyLdpVc(vc, { ...credentialOptions, trail });
+      trail.ensure(r.valid, 'credential', r.valid ? '' : `credential ${i}: ${r.check}: ${r.reason}`);
     }
     return { credentials };
   });

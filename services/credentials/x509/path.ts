@@ -1,6 +1,6 @@
 import { createHash, type X509Certificate } from 'node:crypto';
 import * as pkijs from 'pkijs';
-import { CheckFailed, ensure } from '../result.ts';
+import { CheckFailed, CheckTrail } from '../result.ts';
 import { parseCertificate } from './chain.ts';
 
 /**
@@ -32,9 +32,10 @@ export async function validatePath<C extends string>(
   anchors: (Uint8Array | string)[],
   nowSeconds: number,
   check: C,
+  trail: CheckTrail = new CheckTrail(),
 ): Promise<ValidatedPath> {
-  ensure(chainDer.length > 0, check, 'the certificate chain is empty');
-  ensure(anchors.length > 0, check, 'no trust anchor is configured');
+  trail.ensure(chainDer.length > 0, check, 'the certificate chain is empty');
+  trail.ensure(anchors.length > 0, check, 'no trust anchor is configured');
   let chain: X509Certificate[];
   let roots: X509Certificate[];
   try {
@@ -48,19 +49,19 @@ export async function validatePath<C extends string>(
   const key = printed.map(([print]) => print).join('.');
   let prints = builtPaths.get(key);
   if (!prints) {
-    prints = await buildPath(chain, roots, nowSeconds, check);
+    prints = await buildPath(chain, roots, nowSeconds, check, trail);
     if (builtPaths.size >= BUILT_MAX) builtPaths.delete(builtPaths.keys().next().value as string);
     builtPaths.set(key, prints);
   }
   const path = prints.map((p) => byPrint.get(p)!);
   for (const cert of path)
-    ensure(
+    trail.ensure(
       within(cert, nowSeconds),
       check,
       `certificate "${label(cert)}" is not valid at the verification time (${cert.validFrom} - ${cert.validTo})`,
     );
   for (const cert of path.slice(1))
-    ensure(cert.ca, check, `certificate "${label(cert)}" issues certificates but is not a CA`);
+    trail.ensure(cert.ca, check, `certificate "${label(cert)}" issues certificates but is not a CA`);
   return { leaf: path[0], root: path[path.length - 1], path };
 }
 
@@ -74,6 +75,7 @@ async function buildPath<C extends string>(
   roots: X509Certificate[],
   nowSeconds: number,
   check: C,
+  trail: CheckTrail,
 ): Promise<string[]> {
   const leaf = chain[0];
   // A leaf that is itself a trust anchor is its own path (a pinned certificate).
@@ -112,7 +114,7 @@ async function buildPath<C extends string>(
   const prints = result.certificatePath.map((c) => fingerprint(new Uint8Array(c.toSchema().toBER(false))));
   // pkijs lists the path from the end entity to the anchor; make sure of that order.
   if (prints[0] !== fingerprint(leaf.raw)) prints.reverse();
-  ensure(prints[0] === fingerprint(leaf.raw), check, 'the validated path does not start at the leaf');
-  ensure(anchorPrints.has(prints[prints.length - 1]), check, 'the chain does not lead to a trusted anchor');
+  trail.ensure(prints[0] === fingerprint(leaf.raw), check, 'the validated path does not start at the leaf');
+  trail.ensure(anchorPrints.has(prints[prints.length - 1]), check, 'the chain does not lead to a trusted anchor');
   return prints;
 }

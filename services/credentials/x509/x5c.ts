@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
-import { ensure, runChecks, type Result } from '../result.ts';
+import { runChecks, type Result, type CheckTrail } from '../result.ts';
 import { certificateDer, x509Hash } from './chain.ts';
 import { validatePath } from './path.ts';
 
@@ -15,19 +15,26 @@ const isCertificateChain = (value: unknown): value is string[] =>
  */
 export async function validateX5c(
   x5c: unknown,
-  options: { trustAnchors?: string[]; systemRoots?: boolean; now: number; expectedHash?: string },
+  options: {
+    trustAnchors?: string[];
+    systemRoots?: boolean;
+    now: number;
+    expectedHash?: string;
+    trail?: CheckTrail;
+  },
 ): Promise<Result<{ leaf: X509Certificate; x509Hash: string }, 'x5c'>> {
-  return runChecks<{ leaf: X509Certificate; x509Hash: string }, 'x5c'>(async () => {
-    ensure(isCertificateChain(x5c), 'x5c', 'x5c must be a non-empty array of base64 DER certificates');
+  return runChecks<{ leaf: X509Certificate; x509Hash: string }, 'x5c'>(options.trail, async (trail: CheckTrail) => {
+    trail.ensure(isCertificateChain(x5c), 'x5c', 'x5c must be a non-empty array of base64 DER certificates');
     const anchors = [...(options.trustAnchors ?? []), ...(options.systemRoots ? rootCertificates : [])];
     const { leaf } = await validatePath(
       x5c.map((c) => certificateDer(c)),
       anchors,
       options.now,
       'x5c',
+      trail,
     );
     const hash = x509Hash(new Uint8Array(leaf.raw));
-    ensure(
+    trail.ensure(
       options.expectedHash === undefined || options.expectedHash === hash,
       'x5c',
       'the leaf certificate does not match the x509_hash client identifier',
