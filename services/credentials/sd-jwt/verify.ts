@@ -83,7 +83,7 @@ async function someKeyVerifies(jws: string, fitting: errors.JWKSMultipleMatching
 
 /**
  * Whether the issuer key jose's key-set selection finds signed the JWT. ES256 and EdDSA are checked with
- * node:crypto on the event loop (`services/crypto/jws.ts` gives the figures), the rest by jose.
+ * node:crypto on libuv's thread pool (`services/crypto/jws.ts` gives the figures), the rest by jose.
  */
 async function issuerKeySigned(
   issuerJwt: string,
