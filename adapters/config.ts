@@ -193,6 +193,8 @@ export function loadToolSettings(env: Record<string, string | undefined> = proce
     buildCommit: env.BUILD_COMMIT || undefined,
     /** BENCH_RESTART_EVENTS: how many events the restart bench writes before it restarts. */
     benchRestartEvents: integer(env, 'BENCH_RESTART_EVENTS', 1_000_000),
+    /** BENCH_VERIFIER_KINDS: the credential kinds the verifier bench runs (comma-separated; unset, all). */
+    benchVerifierKinds: env.BENCH_VERIFIER_KINDS ? env.BENCH_VERIFIER_KINDS.split(',') : undefined,
     /** BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each bench server process, written there. */
     benchCpuProfileDir: env.BENCH_CPU_PROFILE || undefined,
     /** PORTICO_URL: the origin a peer bench process compares against. */

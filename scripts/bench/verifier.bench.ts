@@ -1,3 +1,4 @@
+import { loadToolSettings } from '../../adapters/config.ts';
 import {
   createDeviceResponse,
   oid4vpHandoverOfThumbprint,
@@ -19,9 +20,9 @@ const KINDS = ['SD-JWT VC', 'mdoc'] as const;
 
 /** `BENCH_VERIFIER_KINDS=mdoc` (comma-separated) runs only those credential kinds; unset, both. */
 function kindsToRun(): readonly (typeof KINDS)[number][] {
-  const asked = process.env.BENCH_VERIFIER_KINDS;
+  const asked = loadToolSettings().benchVerifierKinds;
   if (!asked) return KINDS;
-  const kinds = KINDS.filter((k) => asked.split(',').includes(k));
+  const kinds = KINDS.filter((k) => asked.includes(k));
   if (kinds.length === 0) throw new Error(`BENCH_VERIFIER_KINDS names none of ${KINDS.join(', ')}`);
   return kinds;
 }
