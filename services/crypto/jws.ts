@@ -53,8 +53,8 @@ export function canVerifySync(
 }
 
 /**
- * Whether a JWS with this header can go to `verifyJwsWithKeySync` once a key fitting its `alg` is found
- * (by jose's key-set selection, which checks the curve): ES256 or EdDSA, no `crit`, no `b64`.
+ * Whether a JWS with this header can go to node:crypto (`verifyJwsWithKeyAsync`) once a key fitting its
+ * `alg` is found (by jose's key-set selection, which checks the curve): ES256 or EdDSA, no `crit`, no `b64`.
  */
 export function headerVerifiableSync(header: Record<string, unknown>): header is { alg: string } {
   return (
@@ -65,26 +65,6 @@ export function headerVerifiableSync(header: Record<string, unknown>): header is
   );
 }
 
-/**
- * Verifies a JWS compact serialization with a public JWK on the event loop (see `signJwt` for why).
- * Callers check `canVerifySync` first; anything malformed is simply not verified. Used where a request
- * verifies signatures on every call, the issuer's key proofs and the verifier's SD-JWT VC presentations
- * (issuer JWT and KB-JWT). Measured: jose's `compactVerify` costs about 144 µs of CPU per ES256
- * verification on this machine (73 µs of it on the event loop, the rest on the thread pool) against
- * 81 µs here; through jose the SD-JWT VC issuance bench fell from 1,028 to 774 flows/s (issue 46 §5) and
- * the verifier's server CPU per presentation rose by about 120 µs (issue 45 item 40).
- * `test/unit/crypto/verify-sync.test.ts` holds it to jose.
- */
-export function verifyJwsSync(jws: string, jwk: Record<string, unknown>, alg: string): boolean {
-  let key: KeyObject;
-  try {
-    key = publicKeyOfJwk(jwk);
-  } catch {
-    return false;
-  }
-  return verifyJwsWithKeySync(jws, key, alg);
-}
-
 /** The bytes a compact JWS signs and its signature, or undefined when it is not three base64url parts. */
 function signedParts(jws: string): { input: Buffer; signature: Buffer } | undefined {
   const parts = jws.split('.');
@@ -92,32 +72,53 @@ function signedParts(jws: string): { input: Buffer; signature: Buffer } | undefi
   return { input: Buffer.from(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2], 'base64url') };
 }
 
-/** `verifyJwsSync` with a key already imported (one that fits `alg`). */
-function verifyJwsWithKeySync(jws: string, key: KeyObject, alg: string): boolean {
-  const signed = signedParts(jws);
-  if (!signed) return false;
+/** node:crypto's digest and key for a JWS `alg` (ES256 signatures are r || s, IEEE P1363, as JWS carries them). */
+const verifierOf = (alg: string, key: KeyObject) =>
+  alg === 'ES256' ? { digest: 'sha256', key: { key, dsaEncoding: 'ieee-p1363' as const } } : { digest: null, key };
+
+/** A JWK's public key, or undefined when it does not import. */
+function importedKey(jwk: Record<string, unknown>): KeyObject | undefined {
   try {
-    return alg === 'ES256'
-      ? verify('sha256', signed.input, { key, dsaEncoding: 'ieee-p1363' }, signed.signature)
-      : verify(null, signed.input, key, signed.signature);
+    return publicKeyOfJwk(jwk);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Verifies a JWS compact serialization with a public JWK on the event loop (see `signJwt` for why).
+ * Callers check `canVerifySync` first; anything malformed is simply not verified. Used for the issuer's
+ * key proofs: through jose the SD-JWT VC issuance bench fell from 1,028 to 774 flows/s (issue 46 §5);
+ * jose's `compactVerify` costs about 144 µs of CPU per ES256 verification on this machine (73 of them on
+ * the event loop) against 81 here. `test/unit/crypto/verify-sync.test.ts` holds it to jose.
+ */
+export function verifyJwsSync(jws: string, jwk: Record<string, unknown>, alg: string): boolean {
+  const key = importedKey(jwk);
+  const signed = signedParts(jws);
+  if (!key || !signed) return false;
+  const verifier = verifierOf(alg, key);
+  try {
+    return verify(verifier.digest, signed.input, verifier.key, signed.signature);
   } catch {
     return false;
   }
 }
 
 /**
- * `verifyJwsWithKeySync` on libuv's thread pool: node:crypto's callback form keeps about 17 µs of an
- * ES256 verification on the event loop instead of 81 (WebCrypto through jose keeps about 70), for about
- * 98 µs of CPU in all. Worth it where the event loop, not the machine, sets the pace.
+ * The same check on libuv's thread pool, with a key already imported (one that fits `alg`): node:crypto's
+ * callback form keeps about 17 µs of an ES256 verification on the event loop instead of 81 (WebCrypto
+ * through jose keeps about 70), for about 98 µs of CPU in all. Used by the verifier's SD-JWT VC checks
+ * (issuer JWT and KB-JWT), where the event loop, not the machine, sets the pace (issue 45 item 40).
  */
 export function verifyJwsWithKeyAsync(jws: string, key: KeyObject, alg: string): Promise<boolean> {
   const signed = signedParts(jws);
   if (!signed) return Promise.resolve(false);
+  const verifier = verifierOf(alg, key);
   return new Promise((resolve) => {
-    const done = (error: Error | null, valid: boolean) => resolve(error === null && valid);
     try {
-      if (alg === 'ES256') verify('sha256', signed.input, { key, dsaEncoding: 'ieee-p1363' }, signed.signature, done);
-      else verify(null, signed.input, key, signed.signature, done);
+      verify(verifier.digest, signed.input, verifier.key, signed.signature, (error, valid) =>
+        resolve(error === null && valid),
+      );
     } catch {
       resolve(false);
     }
@@ -126,13 +127,8 @@ export function verifyJwsWithKeyAsync(jws: string, key: KeyObject, alg: string):
 
 /** `verifyJwsSync` on libuv's thread pool (see `verifyJwsWithKeyAsync`). */
 export function verifyJwsAsync(jws: string, jwk: Record<string, unknown>, alg: string): Promise<boolean> {
-  let key: KeyObject;
-  try {
-    key = publicKeyOfJwk(jwk);
-  } catch {
-    return Promise.resolve(false);
-  }
-  return verifyJwsWithKeyAsync(jws, key, alg);
+  const key = importedKey(jwk);
+  return key ? verifyJwsWithKeyAsync(jws, key, alg) : Promise.resolve(false);
 }
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of an EC, OKP or RSA public JWK, computed synchronously. */
